@@ -1,0 +1,79 @@
+/* blendsync/base.h — results, allocator, limits: what every module of the core shares.
+ *
+ * Index
+ *   bsync_result            one enum of every failure the core reports (stable ids)
+ *   bsync_result_string()   the stable, human-readable text of a code
+ *   bsync_allocator         allocation callbacks given at setup (never used per tick)
+ *   BSYNC_MAX_*             hard limits that bound the per-tick scratch space
+ *
+ * Does not: print, abort, or keep any global state. Every function returns a code instead.
+ */
+#ifndef BLENDSYNC_BASE_H
+#define BLENDSYNC_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSYNC_VERSION_MAJOR 0
+#define BSYNC_VERSION_MINOR 1
+#define BSYNC_VERSION_PATCH 0
+#define BSYNC_VERSION_STRING "0.1.0"
+
+/* Limits. They bound stack scratch space on the per-tick path. */
+#define BSYNC_MAX_JOINTS 1024      /* joints in one skeleton */
+#define BSYNC_MAX_BLEND_POSES 64   /* poses blended by one bsync_pose_blend call */
+#define BSYNC_MAX_NAME 64          /* bytes of a joint name, including the terminating NUL */
+#define BSYNC_NO_PARENT (-1)       /* parent index of a root joint */
+
+/* X-macro of every result: id, text. The numeric values are stable: append only. */
+#define BSYNC_RESULTS(X)                                                              \
+    X(OK, "ok")                                                                       \
+    X(INVALID_ARGUMENT, "invalid argument (null pointer or out-of-range value)")      \
+    X(OUT_OF_MEMORY, "out of memory (the allocator returned null)")                   \
+    X(BUFFER_TOO_SMALL, "buffer too small (query the size first)")                    \
+    X(LIMIT_EXCEEDED, "a hard limit (BSYNC_MAX_*) was exceeded")                      \
+    X(OVERFLOW, "value out of the fixed-point range")                                 \
+    X(NOT_FINITE, "value is not finite (NaN or infinity)")                            \
+    X(PARSE_ERROR, "text is not a number")                                            \
+    X(BAD_HIERARCHY, "parent index must be less than the joint's own index")          \
+    X(DUPLICATE_NAME, "two joints have the same name")                                \
+    X(BAD_NAME, "empty or too long name")                                             \
+    X(NOT_FOUND, "no such name")                                                      \
+    X(KEYS_UNSORTED, "key times must be strictly ascending")                          \
+    X(KEY_OUT_OF_RANGE, "key time outside [0, duration]")                             \
+    X(BAD_ROTATION, "rotation key is zero or cannot be normalised")                   \
+    X(BAD_DURATION, "duration must be >= 0 and representable")                        \
+    X(NO_SUCH_JOINT, "track refers to a joint the skeleton does not have")            \
+    X(DUPLICATE_TRACK, "two tracks of the same kind for one joint")                   \
+    X(BAD_BLOB, "data block is corrupt (magic, version, size or checksum)")           \
+    X(MISMATCH, "objects do not belong together (joint counts or skeletons differ)") \
+    X(BAD_TICK_RATE, "tick rate must be between 1 and 1000 Hz")
+
+typedef enum bsync_result {
+#define BSYNC_RESULT_ENUM_(id, text) BSYNC_##id,
+    BSYNC_RESULTS(BSYNC_RESULT_ENUM_)
+#undef BSYNC_RESULT_ENUM_
+    BSYNC_RESULT_COUNT
+} bsync_result;
+
+/* Stable text of a result code; "unknown result" for a value outside the enum. Never null. */
+const char* bsync_result_string(bsync_result r);
+
+/* Allocation callbacks. A zero-initialised allocator means malloc/free. The object that allocates
+ * remembers the allocator, so its destroy call frees with the same one; free_fn gets the size
+ * that was allocated (arena-friendly). No process-wide allocator exists. Only setup and teardown
+ * calls (builders, create/destroy) allocate; the per-tick functions never do. */
+typedef struct bsync_allocator {
+    void* (*alloc_fn)(size_t size, size_t align, void* user);
+    void (*free_fn)(void* ptr, size_t size, void* user);
+    void* user;
+} bsync_allocator;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_BASE_H */

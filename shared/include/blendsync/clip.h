@@ -1,0 +1,107 @@
+/* blendsync/clip.h — animation clips: per-joint translation/rotation/scale keys in fixed point.
+ *
+ * Index
+ *   bsync_track_kind, bsync_raw_track, bsync_clip_desc   the editable (raw) form
+ *   bsync_clip_validate                                   check a desc against a skeleton
+ *   bsync_clip_memory_size / bsync_clip_init              build into caller memory
+ *   bsync_clip_create / bsync_clip_destroy                build with an allocator / free it
+ *   bsync_clip_duration, _joint_count, _track_count, _name, _block_size
+ *   bsync_clip_track_info                                 what a built track holds (tools, checksums)
+ *
+ * Time unit: seconds, as fix16. A key time is in [0, duration]. The loop flag is the clip's default
+ * playback mode (bsync_clip_loops); sampling takes the mode explicitly (sample.h).
+ *
+ * Rules checked by validate (and so by init/create):
+ *   duration >= 0                                              else BSYNC_BAD_DURATION
+ *   track_count == 0 or tracks != NULL; every track has key_count >= 1 and times != NULL and the
+ *     values pointer of its kind != NULL                       else BSYNC_INVALID_ARGUMENT
+ *   track.joint < skeleton joint count                         else BSYNC_NO_SUCH_JOINT
+ *   at most one track of each kind per joint                   else BSYNC_DUPLICATE_TRACK
+ *   key times strictly ascending                               else BSYNC_KEYS_UNSORTED
+ *   key times in [0, duration]                                 else BSYNC_KEY_OUT_OF_RANGE
+ *   rotation keys not zero                                     else BSYNC_BAD_ROTATION
+ *   name NULL or shorter than BSYNC_MAX_NAME bytes             else BSYNC_BAD_NAME
+ *   total keys < 2^24                                          else BSYNC_LIMIT_EXCEEDED
+ *
+ * What the builder does to the data, so that every machine gets the same bits:
+ *   - rotation keys are normalised (bsync_quat_normalize) and made sign-continuous: a key whose dot
+ *     product with the previous key is negative is negated (same rotation, shortest interpolation);
+ *   - tracks are stored sorted by (joint, kind), whatever order the desc gave them in;
+ *   - a joint without a track of some kind takes that component from the skeleton's rest pose.
+ *
+ * The built clip is one block with offsets only (relocatable: memcpy gives a working copy),
+ * 8-byte aligned, immutable, and shared by any number of samplers.
+ *
+ * Does not: allocate except in bsync_clip_create, keep globals, or print.
+ */
+#ifndef BLENDSYNC_CLIP_H
+#define BLENDSYNC_CLIP_H
+
+#include "blendsync/base.h"
+#include "blendsync/fixed.h"
+#include "blendsync/skeleton.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bsync_track_kind {
+    BSYNC_TRACK_TRANSLATION = 0,
+    BSYNC_TRACK_ROTATION = 1,
+    BSYNC_TRACK_SCALE = 2
+} bsync_track_kind;
+
+typedef struct bsync_raw_track {
+    uint32_t joint;           /* index in the skeleton */
+    bsync_track_kind kind;
+    uint32_t key_count;       /* >= 1 */
+    const fix16_t* times;     /* key_count seconds, strictly ascending, in [0, duration] */
+    const bsync_vec3* vec3s;  /* key_count values for TRANSLATION and SCALE tracks */
+    const bsync_quat* quats;  /* key_count values for ROTATION tracks */
+} bsync_raw_track;
+
+typedef struct bsync_clip_desc {
+    const char* name;             /* may be NULL (stored as "") */
+    fix16_t duration;             /* seconds, >= 0 */
+    int loop;                     /* default playback: nonzero = wrap, 0 = clamp */
+    const bsync_raw_track* tracks;
+    uint32_t track_count;
+} bsync_clip_desc;
+
+typedef struct bsync_clip bsync_clip; /* opaque; lives in one block */
+
+/* Read-only view of one built track (index in [0, track_count), sorted by joint, then kind). */
+typedef struct bsync_track_info {
+    uint32_t joint;
+    bsync_track_kind kind;
+    uint32_t key_count;
+    const fix16_t* times;
+    const bsync_vec3* vec3s; /* NULL for rotation tracks */
+    const bsync_quat* quats; /* NULL for translation and scale tracks */
+} bsync_track_info;
+
+bsync_result bsync_clip_validate(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
+/* Bytes the built clip needs; 0 if the desc is invalid for this skeleton. */
+size_t bsync_clip_memory_size(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
+/* Build into `mem` (8-byte aligned). BSYNC_BUFFER_TOO_SMALL if size is short. Writes nothing to
+ * *out on failure. The clip does not point to the skeleton; it records its joint count. */
+bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc,
+                             const bsync_skeleton* skeleton, bsync_clip** out);
+bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton* skeleton,
+                               const bsync_allocator* allocator, bsync_clip** out);
+void bsync_clip_destroy(bsync_clip* clip);
+
+size_t bsync_clip_block_size(const bsync_clip* clip);
+fix16_t bsync_clip_duration(const bsync_clip* clip);
+int bsync_clip_loops(const bsync_clip* clip);
+const char* bsync_clip_name(const bsync_clip* clip);
+/* Joint count of the skeleton the clip was built for. */
+uint32_t bsync_clip_joint_count(const bsync_clip* clip);
+uint32_t bsync_clip_track_count(const bsync_clip* clip);
+/* BSYNC_INVALID_ARGUMENT if index >= track_count. */
+bsync_result bsync_clip_track_info(const bsync_clip* clip, uint32_t index, bsync_track_info* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_CLIP_H */

@@ -1,0 +1,374 @@
+/* blendsync/fixed.h — Q16.16 fixed-point arithmetic, vectors, quaternions and transforms.
+ *
+ * Index
+ *   scalars     bsync_fx_add  bsync_fx_sub  bsync_fx_neg  bsync_fx_abs  bsync_fx_mul  bsync_fx_div
+ *               bsync_fx_sqrt  bsync_fx_lerp  bsync_fx_clamp  bsync_fx_min  bsync_fx_max
+ *   integers    bsync_i64_asr (arithmetic shift without implementation-defined behaviour)
+ *               bsync_u64_isqrt
+ *   trig        bsync_fx_sin  bsync_fx_cos  bsync_fx_atan2  (fixed_trig.c; see the bounds below)
+ *   vec3        bsync_vec3_make add sub neg scale mul(component-wise) dot cross length_sq length
+ *               lerp  bsync_vec3_angle
+ *   quat        bsync_quat_identity mul conj dot normalize rotate nlerp from_axis_angle
+ *   transform   bsync_trs_identity compose transform_point
+ *   conversion  bsync_fx_from_double  bsync_fx_to_double  bsync_fx_from_int  bsync_fx_parse
+ *               bsync_fx_format (fixed_text.c)
+ *
+ * The value type is libfixmath's fix16_t (int32_t, value = raw / 65536). libfixmath is the
+ * reference definition of the arithmetic: where fix16_mul, fix16_div and fix16_sqrt return a
+ * result that is not their overflow sentinel, bsync_fx_mul, bsync_fx_div and bsync_fx_sqrt return
+ * the same bits (tests/unit/test_fixed_reference.c proves it over millions of inputs). Where they
+ * overflow, the functions here SATURATE instead:
+ *
+ *   Saturation rule: a result whose exact rounded value is above  32767.99998 (raw 0x7FFFFFFF)
+ *   becomes BSYNC_FX_MAX (raw 0x7FFFFFFF); one below -32767.99998 becomes BSYNC_FX_MIN
+ *   (raw -0x7FFFFFFF). INT32_MIN (0x80000000, libfixmath's fix16_overflow) is never produced by any
+ *   function in this header, so it never flows on. It is accepted as an input and treated as the
+ *   number -32768.0.
+ *
+ *   Rounding rule: products and quotients round to nearest, ties away from zero (as libfixmath).
+ *
+ *   Division by zero: x/0 is BSYNC_FX_MAX for x > 0, BSYNC_FX_MIN for x < 0 and 0 for x = 0.
+ *   Square root of a negative number is 0 (libfixmath returns -sqrt(|x|)).
+ *
+ * Overflow bounds of the vector functions. Dot products, squared lengths and cross products
+ * accumulate exact 64-bit products split into a high and a low part, so no intermediate overflows
+ * for ANY int32 inputs; only the final result saturates by the rule above. bsync_vec3_length is exact
+ * (correctly rounded sqrt of the exact 64-bit sum of squares) for every input. Quaternion functions
+ * expect unit-range components (|c| <= 2.0); they stay free of undefined behaviour for any input, and
+ * bsync_quat_normalize accepts any magnitude.
+ *
+ * Everything here is integer arithmetic on int32/int64/uint64 (no __int128, no floats except the
+ * two conversion functions marked "edges only"), so it gives the same bits on 32- and 64-bit targets,
+ * with gcc and clang, at every optimisation level.
+ *
+ * Does not: call libfixmath (its caches are not thread-safe and its library is unoptimised), call
+ * libm, allocate, or keep state.
+ */
+#ifndef BLENDSYNC_FIXED_H
+#define BLENDSYNC_FIXED_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <libfixmath/fix16.h>
+
+#include "blendsync/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSYNC_FX_ONE ((fix16_t)0x00010000)
+#define BSYNC_FX_HALF ((fix16_t)0x00008000)
+#define BSYNC_FX_MAX ((fix16_t)0x7FFFFFFF)
+#define BSYNC_FX_MIN ((fix16_t)(-0x7FFFFFFF))
+#define BSYNC_FX_PI ((fix16_t)205887)      /* round(pi * 65536) */
+#define BSYNC_FX_HALF_PI ((fix16_t)102944) /* round(pi/2 * 65536) */
+#define BSYNC_FX_TWO_PI ((fix16_t)411775)  /* round(2 pi * 65536) */
+
+typedef struct bsync_vec3 { fix16_t x, y, z; } bsync_vec3;
+typedef struct bsync_quat { fix16_t x, y, z, w; } bsync_quat;
+/* Translation, rotation (unit quaternion), scale (per axis). Applied to a point p as
+ * t + rotate(r, s * p). */
+typedef struct bsync_trs { bsync_vec3 t; bsync_quat r; bsync_vec3 s; } bsync_trs;
+
+/* ---------------------------------------------------------------- integer helpers */
+
+/* Arithmetic shift right (floor division by 2^s) for s in 0..63, defined for every int64 value. */
+static inline int64_t bsync_i64_asr(int64_t v, unsigned s) {
+    if (v >= 0) return (int64_t)((uint64_t)v >> s);
+    return -(int64_t)(((uint64_t)(-(v + 1))) >> s) - 1;
+}
+
+/* Saturate an int64 to the fix16 result range [BSYNC_FX_MIN, BSYNC_FX_MAX]. */
+static inline fix16_t bsync_fx_sat64(int64_t v) {
+    if (v > (int64_t)0x7FFFFFFF) return BSYNC_FX_MAX;
+    if (v < -(int64_t)0x7FFFFFFF) return BSYNC_FX_MIN;
+    return (fix16_t)v;
+}
+
+/* Magnitude of an int64 as uint64 (defined for INT64_MIN). */
+static inline uint64_t bsync_u64_abs(int64_t v) {
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* Apply a sign to a magnitude and saturate: neg ? -m : m. */
+static inline fix16_t bsync_fx_signed_sat(uint64_t m, int neg) {
+    if (m > 0x7FFFFFFFu) return neg ? BSYNC_FX_MIN : BSYNC_FX_MAX;
+    return neg ? (fix16_t)(-(int64_t)m) : (fix16_t)m;
+}
+
+/* floor(sqrt(n)) for every uint64 n, bit by bit (no floats). */
+static inline uint64_t bsync_u64_isqrt(uint64_t n) {
+    uint64_t root = 0, bit = (uint64_t)1 << 62;
+    while (bit > n) bit >>= 2;
+    while (bit != 0) {
+        if (n >= root + bit) {
+            n -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    return root;
+}
+
+/* Round a value given in 2^-32 units (a sum of raw fix16 products) to fix16, ties away from zero,
+ * saturating. The value is hi * 2^16 + lo (hi any int64 with |hi| < 2^62, lo >= 0 any int64 < 2^62). */
+static inline fix16_t bsync_fx_round_q32_(int64_t hi, int64_t lo) {
+    int64_t whole = hi + bsync_i64_asr(lo, 16); /* floor(value / 2^16) */
+    int64_t frac = lo & 0xFFFF;                 /* lo >= 0, so the mask is defined */
+    if (whole >= 0) return bsync_fx_sat64(whole + (frac >= 0x8000 ? 1 : 0));
+    /* value = whole + frac/65536 < 0; |value| = (-whole-1) + (65536-frac)/65536 when frac > 0 */
+    if (frac == 0) return bsync_fx_sat64(whole);
+    return bsync_fx_sat64(-((-whole - 1) + ((65536 - frac) >= 0x8000 ? 1 : 0)));
+}
+
+/* Accumulator of exact raw products (each |p| <= 2^62) in 2^-32 units, for up to 4 terms. */
+typedef struct bsync_acc_ { int64_t hi, lo; } bsync_acc_;
+static inline void bsync_acc_add_(bsync_acc_* a, int64_t product) {
+    a->hi += bsync_i64_asr(product, 16);
+    a->lo += product & 0xFFFF; /* two's complement low bits; defined on int64 via & */
+}
+static inline void bsync_acc_mul_add_(bsync_acc_* a, fix16_t x, fix16_t y) {
+    bsync_acc_add_(a, (int64_t)x * (int64_t)y);
+}
+static inline void bsync_acc_mul_sub_(bsync_acc_* a, fix16_t x, fix16_t y) {
+    /* -(x*y) computed as (-x)*y in int64: |x| <= 2^31 so -x fits */
+    bsync_acc_add_(a, -(int64_t)x * (int64_t)y);
+}
+static inline fix16_t bsync_acc_result_(const bsync_acc_* a) { return bsync_fx_round_q32_(a->hi, a->lo); }
+
+/* ---------------------------------------------------------------- scalars */
+
+static inline fix16_t bsync_fx_from_int(int32_t i) {
+    return bsync_fx_sat64((int64_t)i * 65536);
+}
+static inline fix16_t bsync_fx_add(fix16_t a, fix16_t b) { return bsync_fx_sat64((int64_t)a + b); }
+static inline fix16_t bsync_fx_sub(fix16_t a, fix16_t b) { return bsync_fx_sat64((int64_t)a - b); }
+static inline fix16_t bsync_fx_neg(fix16_t a) { return bsync_fx_sat64(-(int64_t)a); }
+static inline fix16_t bsync_fx_abs(fix16_t a) { return bsync_fx_sat64(a < 0 ? -(int64_t)a : (int64_t)a); }
+static inline fix16_t bsync_fx_min(fix16_t a, fix16_t b) { return a < b ? a : b; }
+static inline fix16_t bsync_fx_max(fix16_t a, fix16_t b) { return a > b ? a : b; }
+static inline fix16_t bsync_fx_clamp(fix16_t x, fix16_t lo, fix16_t hi) {
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* a * b, rounded to nearest with ties away from zero; saturating. Bit-identical to fix16_mul
+ * wherever fix16_mul does not overflow. */
+static inline fix16_t bsync_fx_mul(fix16_t a, fix16_t b) {
+    int64_t p = (int64_t)a * (int64_t)b;
+    uint64_t m = bsync_u64_abs(p);
+    return bsync_fx_signed_sat((m + 0x8000u) >> 16, p < 0);
+}
+
+/* a / b, rounded to nearest with ties away from zero; saturating; x/0 as documented above.
+ * Bit-identical to fix16_div wherever fix16_div does not overflow. */
+static inline fix16_t bsync_fx_div(fix16_t a, fix16_t b) {
+    if (b == 0) return a > 0 ? BSYNC_FX_MAX : (a < 0 ? BSYNC_FX_MIN : 0);
+    uint64_t n = bsync_u64_abs(a), d = bsync_u64_abs(b);
+    uint64_t q2 = (n << 17) / d; /* floor(2 |a/b| * 2^16); n <= 2^31 so n << 17 <= 2^48 */
+    return bsync_fx_signed_sat((q2 + 1) >> 1, (a < 0) != (b < 0));
+}
+
+/* Square root, rounded to nearest; 0 for negative inputs. Bit-identical to fix16_sqrt for x >= 0. */
+static inline fix16_t bsync_fx_sqrt(fix16_t x) {
+    if (x <= 0) return 0;
+    uint64_t n = (uint64_t)x << 16;
+    uint64_t r = bsync_u64_isqrt(n);
+    if (n - r * r > r) r++; /* n >= (r + 1/2)^2  <=>  n - r^2 > r  for integers */
+    return (fix16_t)r;      /* sqrt(2^47) < 2^24: always in range */
+}
+
+/* a + (b - a) * t with t clamped to [0, 1]; exact 64-bit intermediate, rounded ties away from zero.
+ * Returns a at t = 0 and b at t = 1 exactly. */
+static inline fix16_t bsync_fx_lerp(fix16_t a, fix16_t b, fix16_t t) {
+    if (t <= 0) return a;
+    if (t >= BSYNC_FX_ONE) return b;
+    int64_t p = ((int64_t)b - (int64_t)a) * (int64_t)t; /* |b-a| < 2^32, t < 2^16 */
+    uint64_t m = (bsync_u64_abs(p) + 0x8000u) >> 16;
+    int64_t d = p < 0 ? -(int64_t)m : (int64_t)m;
+    return bsync_fx_sat64((int64_t)a + d);
+}
+
+/* ---------------------------------------------------------------- trig (fixed_trig.c)
+ * Angles in radians (fix16). Error bounds, asserted against libm in tests/unit/test_fixed_trig.c:
+ *   bsync_fx_sin, bsync_fx_cos: |error| <= 1e-4 for every input (argument reduced exactly mod 2 pi);
+ *   bsync_fx_atan2:             |error| <= 1e-4 rad for every (y, x); atan2(0, 0) = 0;
+ *                               result in [-pi, pi].
+ * No tables, no caches, no globals. */
+fix16_t bsync_fx_sin(fix16_t angle);
+fix16_t bsync_fx_cos(fix16_t angle);
+fix16_t bsync_fx_atan2(fix16_t y, fix16_t x);
+
+/* ---------------------------------------------------------------- vec3 */
+
+static inline bsync_vec3 bsync_vec3_make(fix16_t x, fix16_t y, fix16_t z) {
+    bsync_vec3 v = {x, y, z};
+    return v;
+}
+static inline bsync_vec3 bsync_vec3_add(bsync_vec3 a, bsync_vec3 b) {
+    return bsync_vec3_make(bsync_fx_add(a.x, b.x), bsync_fx_add(a.y, b.y), bsync_fx_add(a.z, b.z));
+}
+static inline bsync_vec3 bsync_vec3_sub(bsync_vec3 a, bsync_vec3 b) {
+    return bsync_vec3_make(bsync_fx_sub(a.x, b.x), bsync_fx_sub(a.y, b.y), bsync_fx_sub(a.z, b.z));
+}
+static inline bsync_vec3 bsync_vec3_neg(bsync_vec3 a) {
+    return bsync_vec3_make(bsync_fx_neg(a.x), bsync_fx_neg(a.y), bsync_fx_neg(a.z));
+}
+static inline bsync_vec3 bsync_vec3_scale(bsync_vec3 a, fix16_t s) {
+    return bsync_vec3_make(bsync_fx_mul(a.x, s), bsync_fx_mul(a.y, s), bsync_fx_mul(a.z, s));
+}
+/* Component-wise product. */
+static inline bsync_vec3 bsync_vec3_mul(bsync_vec3 a, bsync_vec3 b) {
+    return bsync_vec3_make(bsync_fx_mul(a.x, b.x), bsync_fx_mul(a.y, b.y), bsync_fx_mul(a.z, b.z));
+}
+/* Exact sum of products, rounded once; saturating. No intermediate overflow for any input. */
+static inline fix16_t bsync_vec3_dot(bsync_vec3 a, bsync_vec3 b) {
+    bsync_acc_ acc = {0, 0};
+    bsync_acc_mul_add_(&acc, a.x, b.x);
+    bsync_acc_mul_add_(&acc, a.y, b.y);
+    bsync_acc_mul_add_(&acc, a.z, b.z);
+    return bsync_acc_result_(&acc);
+}
+static inline fix16_t bsync_vec3_length_sq(bsync_vec3 a) { return bsync_vec3_dot(a, a); }
+/* Each component is one exact difference of products rounded once. */
+static inline bsync_vec3 bsync_vec3_cross(bsync_vec3 a, bsync_vec3 b) {
+    bsync_acc_ x = {0, 0}, y = {0, 0}, z = {0, 0};
+    bsync_acc_mul_add_(&x, a.y, b.z); bsync_acc_mul_sub_(&x, a.z, b.y);
+    bsync_acc_mul_add_(&y, a.z, b.x); bsync_acc_mul_sub_(&y, a.x, b.z);
+    bsync_acc_mul_add_(&z, a.x, b.y); bsync_acc_mul_sub_(&z, a.y, b.x);
+    return bsync_vec3_make(bsync_acc_result_(&x), bsync_acc_result_(&y), bsync_acc_result_(&z));
+}
+/* Correctly rounded length for every input (the sum of squares is exact in uint64: 3 * 2^62 < 2^64);
+ * saturates at BSYNC_FX_MAX. */
+static inline fix16_t bsync_vec3_length(bsync_vec3 a) {
+    uint64_t ax = bsync_u64_abs(a.x), ay = bsync_u64_abs(a.y), az = bsync_u64_abs(a.z);
+    uint64_t s = ax * ax + ay * ay + az * az;
+    uint64_t r = bsync_u64_isqrt(s);
+    if (s - r * r > r) r++;
+    return bsync_fx_signed_sat(r, 0);
+}
+static inline bsync_vec3 bsync_vec3_lerp(bsync_vec3 a, bsync_vec3 b, fix16_t t) {
+    return bsync_vec3_make(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t), bsync_fx_lerp(a.z, b.z, t));
+}
+/* Angle between two vectors in [0, pi], as atan2(|a x b|, a . b) (never acos); 0 if either is zero.
+ * Inputs up to |c| <= 128 keep the cross product exact. */
+fix16_t bsync_vec3_angle(bsync_vec3 a, bsync_vec3 b);
+
+/* ---------------------------------------------------------------- quaternions */
+
+static inline bsync_quat bsync_quat_make(fix16_t x, fix16_t y, fix16_t z, fix16_t w) {
+    bsync_quat q = {x, y, z, w};
+    return q;
+}
+static inline bsync_quat bsync_quat_identity(void) { return bsync_quat_make(0, 0, 0, BSYNC_FX_ONE); }
+static inline bsync_quat bsync_quat_conj(bsync_quat q) {
+    return bsync_quat_make(bsync_fx_neg(q.x), bsync_fx_neg(q.y), bsync_fx_neg(q.z), q.w);
+}
+static inline bsync_quat bsync_quat_neg(bsync_quat q) {
+    return bsync_quat_make(bsync_fx_neg(q.x), bsync_fx_neg(q.y), bsync_fx_neg(q.z), bsync_fx_neg(q.w));
+}
+/* 4-component dot product, exact and rounded once. */
+static inline fix16_t bsync_quat_dot(bsync_quat a, bsync_quat b) {
+    bsync_acc_ acc = {0, 0};
+    bsync_acc_mul_add_(&acc, a.x, b.x);
+    bsync_acc_mul_add_(&acc, a.y, b.y);
+    bsync_acc_mul_add_(&acc, a.z, b.z);
+    bsync_acc_mul_add_(&acc, a.w, b.w);
+    return bsync_acc_result_(&acc);
+}
+/* Hamilton product a * b (apply b first, then a). Each component is the exact sum of four products
+ * rounded once. */
+static inline bsync_quat bsync_quat_mul(bsync_quat a, bsync_quat b) {
+    bsync_acc_ x = {0, 0}, y = {0, 0}, z = {0, 0}, w = {0, 0};
+    bsync_acc_mul_add_(&x, a.w, b.x); bsync_acc_mul_add_(&x, a.x, b.w);
+    bsync_acc_mul_add_(&x, a.y, b.z); bsync_acc_mul_sub_(&x, a.z, b.y);
+    bsync_acc_mul_add_(&y, a.w, b.y); bsync_acc_mul_sub_(&y, a.x, b.z);
+    bsync_acc_mul_add_(&y, a.y, b.w); bsync_acc_mul_add_(&y, a.z, b.x);
+    bsync_acc_mul_add_(&z, a.w, b.z); bsync_acc_mul_add_(&z, a.x, b.y);
+    bsync_acc_mul_sub_(&z, a.y, b.x); bsync_acc_mul_add_(&z, a.z, b.w);
+    bsync_acc_mul_add_(&w, a.w, b.w); bsync_acc_mul_sub_(&w, a.x, b.x);
+    bsync_acc_mul_sub_(&w, a.y, b.y); bsync_acc_mul_sub_(&w, a.z, b.z);
+    return bsync_quat_make(bsync_acc_result_(&x), bsync_acc_result_(&y), bsync_acc_result_(&z),
+                           bsync_acc_result_(&w));
+}
+
+/* Scale q to unit length. The length is computed with about 14 extra bits (isqrt of the exact sum
+ * of squares scaled by 2^k), each component divided and rounded once (ties away from zero), so an
+ * exactly unit input (such as the identity) comes back unchanged and every component of the result
+ * is within one raw step of the exact unit quaternion. A zero quaternion gives the identity. Any
+ * input magnitude is accepted. *out_was_zero (when not null) is set to 1 if q was zero, else 0. */
+bsync_quat bsync_quat_normalize_ex(bsync_quat q, int* out_was_zero);
+static inline bsync_quat bsync_quat_normalize(bsync_quat q) { return bsync_quat_normalize_ex(q, NULL); }
+
+/* Rotate v by the unit quaternion q: v + 2w (u x v) + 2 u x (u x v), u = q.xyz. */
+static inline bsync_vec3 bsync_quat_rotate(bsync_quat q, bsync_vec3 v) {
+    bsync_vec3 u = bsync_vec3_make(q.x, q.y, q.z);
+    bsync_vec3 t = bsync_vec3_cross(u, v);
+    t = bsync_vec3_make(bsync_fx_add(t.x, t.x), bsync_fx_add(t.y, t.y), bsync_fx_add(t.z, t.z));
+    return bsync_vec3_add(bsync_vec3_add(v, bsync_vec3_scale(t, q.w)), bsync_vec3_cross(u, t));
+}
+
+/* Normalised linear interpolation along the shorter arc: b is negated when dot(a, b) < 0 (the
+ * hemisphere alignment), components are lerped with t clamped to [0, 1], the result normalised.
+ * t = 0 gives normalize(a), t = 1 gives normalize(+-b). */
+static inline bsync_quat bsync_quat_nlerp(bsync_quat a, bsync_quat b, fix16_t t) {
+    if (bsync_quat_dot(a, b) < 0) b = bsync_quat_neg(b);
+    return bsync_quat_normalize(bsync_quat_make(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t),
+                                                bsync_fx_lerp(a.z, b.z, t), bsync_fx_lerp(a.w, b.w, t)));
+}
+
+/* Rotation of `angle` radians about `axis` (normalised here; a zero axis gives the identity). */
+bsync_quat bsync_quat_from_axis_angle(bsync_vec3 axis, fix16_t angle);
+
+/* ---------------------------------------------------------------- transforms */
+
+static inline bsync_trs bsync_trs_identity(void) {
+    bsync_trs x;
+    x.t = bsync_vec3_make(0, 0, 0);
+    x.r = bsync_quat_identity();
+    x.s = bsync_vec3_make(BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE);
+    return x;
+}
+static inline bsync_vec3 bsync_trs_transform_point(const bsync_trs* x, bsync_vec3 p) {
+    return bsync_vec3_add(x->t, bsync_quat_rotate(x->r, bsync_vec3_mul(x->s, p)));
+}
+/* parent ∘ local: the transform that applies local, then parent. Translation = parent applied to
+ * local.t; rotation = parent.r * local.r (not renormalised: unit inputs stay unit within rounding);
+ * scale = component-wise parent.s * local.s. Like ozz's and most engines' TRS hierarchies, this
+ * ignores the shear that a non-uniform parent scale puts on a rotated child (exact for uniform scale). */
+static inline bsync_trs bsync_trs_compose(const bsync_trs* parent, const bsync_trs* local) {
+    bsync_trs out;
+    out.t = bsync_trs_transform_point(parent, local->t);
+    out.r = bsync_quat_mul(parent->r, local->r);
+    out.s = bsync_vec3_mul(parent->s, local->s);
+    return out;
+}
+
+/* ---------------------------------------------------------------- conversions (fixed_text.c)
+ * Edges only: importing float assets and printing. Never upstream of a checksum except through
+ * bsync_fx_from_double at import, which is exact for the double it is given. */
+
+/* round(v * 65536), ties away from zero. NaN/inf -> BSYNC_NOT_FINITE; outside
+ * [BSYNC_FX_MIN, BSYNC_FX_MAX] after rounding -> BSYNC_OVERFLOW. *out untouched on failure. */
+bsync_result bsync_fx_from_double(double v, fix16_t* out);
+/* raw / 65536 (exact in double). Display only. */
+static inline double bsync_fx_to_double(fix16_t v) { return (double)v / 65536.0; }
+
+/* Parse a decimal number: optional sign, digits, optional '.' and digits, optional exponent
+ * (e|E, sign, digits), as JSON writes numbers. The value is rounded EXACTLY (all digits count; no
+ * float is involved) to the nearest raw step, ties away from zero. `len` bytes of `text` are read
+ * (no terminator needed); the whole span must be the number, else BSYNC_PARSE_ERROR. Out of range ->
+ * BSYNC_OVERFLOW. */
+bsync_result bsync_fx_parse(const char* text, size_t len, fix16_t* out);
+
+/* Shortest decimal text that bsync_fx_parse turns back into the same raw value (5 fractional digits
+ * always suffice, since 1e-5 < 2^-16), e.g. "1", "-0.5", "0.00002". NUL-terminated; `cap` >= 16
+ * always suffices. Returns the length written (excluding NUL), or 0 if cap is too small. */
+size_t bsync_fx_format(fix16_t v, char* buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_FIXED_H */

@@ -1,0 +1,58 @@
+/* blendsync/sample.h — the local pose of a clip at a time.
+ *
+ * Index
+ *   bsync_loop_mode                         wrap or clamp, always explicit
+ *   bsync_sample_cursor_memory_size / _init per-instance cursor in caller memory
+ *   bsync_sample_cursor_reset               forget the history (same results, slower next call)
+ *   bsync_clip_sample                       sample every joint into a local pose
+ *
+ * Time policy (seconds, fix16):
+ *   BSYNC_LOOP_CLAMP: t is clamped to [0, duration]. t = duration (and beyond) gives the last state.
+ *   BSYNC_LOOP_WRAP:  t is wrapped into [0, duration) by an exact integer modulo (negative times
+ *                     wrap from the end); so t = duration samples the same pose as t = 0.
+ *                     A zero-length clip always samples t = 0.
+ * Within a track: before the first key -> the first key's value; after the last key -> the last
+ * key's value; exactly at a key -> that key's value, bit for bit; between keys k and k+1 ->
+ *   alpha = (t - t_k) / (t_k+1 - t_k)  (bsync_fx_div, so in [0, 1]),
+ *   translation/scale: bsync_vec3_lerp(v_k, v_k+1, alpha); rotation: bsync_quat_nlerp(q_k, q_k+1, alpha).
+ * A one-key track is constant. Joints without a track of a kind take that component from the rest
+ * pose given to bsync_clip_sample.
+ *
+ * The cursor only makes the key search O(1) for forward (and slowly backward) playback: it remembers
+ * the last key index of each track. Its content depends on history, so results never depend on it:
+ * sampling with any cursor, a fresh cursor or none (NULL, a binary search per track) gives the same
+ * bits. Never checksum a cursor.
+ *
+ * Does not: allocate, keep globals, or print.
+ */
+#ifndef BLENDSYNC_SAMPLE_H
+#define BLENDSYNC_SAMPLE_H
+
+#include "blendsync/base.h"
+#include "blendsync/fixed.h"
+#include "blendsync/clip.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bsync_loop_mode { BSYNC_LOOP_CLAMP = 0, BSYNC_LOOP_WRAP = 1 } bsync_loop_mode;
+
+typedef struct bsync_sample_cursor bsync_sample_cursor; /* opaque, caller memory */
+
+/* Bytes a cursor for this clip needs (8-byte aligned memory). */
+size_t bsync_sample_cursor_memory_size(const bsync_clip* clip);
+bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* clip, bsync_sample_cursor** out);
+void bsync_sample_cursor_reset(bsync_sample_cursor* cursor);
+
+/* Sample `clip` at `time` into out_local[0 .. joint_count). `rest` is the skeleton's rest pose
+ * (joint_count entries). cursor may be NULL; a cursor made for another clip -> BSYNC_MISMATCH.
+ * joint_count must equal bsync_clip_joint_count(clip), else BSYNC_MISMATCH. Writes nothing on failure. */
+bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode,
+                               const bsync_trs* rest, uint32_t joint_count,
+                               bsync_sample_cursor* cursor, bsync_trs* out_local);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_SAMPLE_H */

@@ -1,0 +1,78 @@
+/* blendsync/skeleton.h — joints, parents and the rest pose, in one immutable relocatable block.
+ *
+ * Index
+ *   bsync_joint_desc, bsync_skeleton_desc    the editable (raw) form, given by the caller
+ *   bsync_skeleton_validate                  check a desc without building it
+ *   bsync_skeleton_memory_size               bytes a built skeleton needs
+ *   bsync_skeleton_init                      build into caller memory (no allocation)
+ *   bsync_skeleton_create / _destroy         build with an allocator / free it
+ *   bsync_skeleton_joint_count, _parent, _parents, _joint_name, _rest_pose
+ *   bsync_skeleton_find                      index of a joint by name
+ *
+ * Rules checked by validate (and therefore by init/create), each with its own result code:
+ *   joints != NULL and 1 <= joint_count <= BSYNC_MAX_JOINTS        else BSYNC_INVALID_ARGUMENT /
+ *                                                                 BSYNC_LIMIT_EXCEEDED
+ *   every parent is BSYNC_NO_PARENT or in [0, own index)          else BSYNC_BAD_HIERARCHY
+ *     (parents before children, so local-to-model is one forward loop)
+ *   every name is non-empty, shorter than BSYNC_MAX_NAME bytes    else BSYNC_BAD_NAME
+ *   names are unique (byte comparison)                            else BSYNC_DUPLICATE_NAME
+ *   the rest rotation is not zero (it is normalised when built)   else BSYNC_BAD_ROTATION
+ *
+ * The built block holds only offsets, never pointers: it can be copied or memory-mapped anywhere
+ * (memcpy of bsync_skeleton_memory_size bytes gives a working copy). It is aligned to 8 bytes.
+ *
+ * Does not: allocate except in bsync_skeleton_create, keep globals, or print.
+ */
+#ifndef BLENDSYNC_SKELETON_H
+#define BLENDSYNC_SKELETON_H
+
+#include "blendsync/base.h"
+#include "blendsync/fixed.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bsync_joint_desc {
+    const char* name;  /* NUL-terminated, 1..BSYNC_MAX_NAME-1 bytes */
+    int32_t parent;    /* BSYNC_NO_PARENT or an index lower than this joint's */
+    bsync_trs rest;    /* rest (bind) local transform */
+} bsync_joint_desc;
+
+typedef struct bsync_skeleton_desc {
+    const bsync_joint_desc* joints;
+    uint32_t joint_count;
+} bsync_skeleton_desc;
+
+typedef struct bsync_skeleton bsync_skeleton; /* opaque; lives in one block */
+
+bsync_result bsync_skeleton_validate(const bsync_skeleton_desc* desc);
+/* Size in bytes of the built skeleton for this desc; 0 if the desc is invalid. */
+size_t bsync_skeleton_memory_size(const bsync_skeleton_desc* desc);
+/* Build into `mem` (8-byte aligned, `size` >= bsync_skeleton_memory_size). Writes nothing to *out on
+ * failure. BSYNC_BUFFER_TOO_SMALL if size is short; validation codes as above. */
+bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_desc* desc, bsync_skeleton** out);
+/* Allocate (allocator may be NULL: malloc) and build. */
+bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_allocator* allocator,
+                                   bsync_skeleton** out);
+/* Free a skeleton made by bsync_skeleton_create (NULL is ignored). Not for init'ed ones. */
+void bsync_skeleton_destroy(bsync_skeleton* skeleton);
+
+/* Size of the whole block (what memory_size returned when it was built). */
+size_t bsync_skeleton_block_size(const bsync_skeleton* skeleton);
+uint32_t bsync_skeleton_joint_count(const bsync_skeleton* skeleton);
+/* Parent of joint i (BSYNC_NO_PARENT for roots); BSYNC_NO_PARENT also for i out of range. */
+int32_t bsync_skeleton_parent(const bsync_skeleton* skeleton, uint32_t joint);
+/* All parents, joint_count entries, each < its own index or BSYNC_NO_PARENT. */
+const int16_t* bsync_skeleton_parents(const bsync_skeleton* skeleton);
+/* Name of joint i ("" for i out of range). */
+const char* bsync_skeleton_joint_name(const bsync_skeleton* skeleton, uint32_t joint);
+/* Rest pose, joint_count local transforms (rotations normalised). */
+const bsync_trs* bsync_skeleton_rest_pose(const bsync_skeleton* skeleton);
+/* Index of the joint named `name`: BSYNC_OK, or BSYNC_NOT_FOUND (then *out_index is untouched). */
+bsync_result bsync_skeleton_find(const bsync_skeleton* skeleton, const char* name, uint32_t* out_index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_SKELETON_H */

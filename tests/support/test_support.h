@@ -1,0 +1,28 @@
+/* test_support.h — small helpers shared by the cmocka tests (not part of the product). */
+#ifndef BSYNC_TEST_SUPPORT_H
+#define BSYNC_TEST_SUPPORT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "blendsync/base.h"
+
+/* The ../shared folder (BSYNC_SHARED_DIR, default ../shared) if it exists, else NULL. */
+const char* bsync_test_shared_dir(void);
+/* Path of a file inside the shared folder, in a static buffer; NULL when the file is absent. */
+const char* bsync_test_shared_path(const char* relative);
+
+/* An allocator that counts calls and live bytes (wraps malloc). */
+typedef struct bsync_test_counting_allocator {
+    bsync_allocator allocator; /* hand &this->allocator to the core */
+    size_t allocs, frees, live_bytes;
+} bsync_test_counting_allocator;
+void bsync_test_counting_allocator_init(bsync_test_counting_allocator* c);
+
+/* Deterministic pseudo-random numbers for stratified sweeps (splitmix64). */
+uint64_t bsync_test_rand(uint64_t* state);
+
+#endif
