@@ -1,2 +1,39 @@
+/* main.c — `blendsync`: the command-line tool. Dispatches to one cmd_<name>.c per subcommand. */
 #include <stdio.h>
-int main(void) { return 0; }
+#include <string.h>
+
+#include "blendsync/base.h"
+#include "commands.h"
+
+typedef struct command {
+    const char* name;
+    int (*run)(int argc, char** argv);
+    const char* summary;
+} command;
+
+static const command k_commands[] = {
+    {"demo", bsync_cmd_demo, "blend the built-in humanoid's idle/walk/run tick by tick and print checksums"},
+};
+
+static void usage(FILE* f) {
+    fprintf(f, "usage: blendsync <command> [options]   (blendsync <command> --help for its options)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", k_commands[i].name, k_commands[i].summary);
+    fprintf(f, "\nblendsync %s\n", BSYNC_VERSION_STRING);
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("blendsync %s\n", BSYNC_VERSION_STRING);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        if (!strcmp(argv[1], k_commands[i].name)) return k_commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "blendsync: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

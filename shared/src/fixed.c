@@ -1,4 +1,4 @@
-/* fixed.c — the out-of-line parts of blendsync/fixed.h: quaternion normalisation, angles, axis-angle. */
+/* fixed.c — the out-of-line parts of blendsync/fixed.h: quaternion normalisation. */
 #include "blendsync/fixed.h"
 
 /* round(num / den) with ties away from zero, for |num| < 2^62 and 0 < den < 2^62, saturating. */
@@ -41,20 +41,4 @@ bsync_quat bsync_quat_normalize_ex(bsync_quat q, int* out_was_zero) {
     return bsync_quat_make(r[0], r[1], r[2], r[3]);
 }
 
-fix16_t bsync_vec3_angle(bsync_vec3 a, bsync_vec3 b) {
-    if ((a.x == 0 && a.y == 0 && a.z == 0) || (b.x == 0 && b.y == 0 && b.z == 0)) return 0;
-    fix16_t sin_part = bsync_vec3_length(bsync_vec3_cross(a, b));
-    fix16_t cos_part = bsync_vec3_dot(a, b);
-    return bsync_fx_atan2(sin_part, cos_part);
-}
-
-bsync_quat bsync_quat_from_axis_angle(bsync_vec3 axis, fix16_t angle) {
-    fix16_t len = bsync_vec3_length(axis);
-    if (len == 0) return bsync_quat_identity();
-    fix16_t half = (fix16_t)bsync_i64_asr(angle, 1);
-    fix16_t s = bsync_fx_sin(half), c = bsync_fx_cos(half);
-    bsync_quat q = bsync_quat_make(bsync_fx_mul(bsync_fx_div(axis.x, len), s),
-                                   bsync_fx_mul(bsync_fx_div(axis.y, len), s),
-                                   bsync_fx_mul(bsync_fx_div(axis.z, len), s), c);
-    return bsync_quat_normalize(q);
-}
+/* bsync_vec3_angle and bsync_quat_from_axis_angle live in fixed_trig.c (they share its internals). */

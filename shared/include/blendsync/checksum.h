@@ -22,9 +22,17 @@
  *   pose joint j = seed BSYNC_CHECKSUM_SEED_JOINT; u32 j; trs of joint j.
  *   skeleton     = seed BSYNC_CHECKSUM_SEED_SKELETON; u32 joint_count; per joint: u32 name length,
  *                  the name bytes, i32 parent, trs rest.
- *   clip         = seed BSYNC_CHECKSUM_SEED_CLIP; u32 name length, name bytes, fx duration, u32 loop,
- *                  u32 joint_count, u32 track_count; per track (in stored order): u32 joint, u32 kind,
- *                  u32 key_count, the key times, the key values.
+ *   clip         = seed BSYNC_CHECKSUM_SEED_CLIP; u32 name length, name bytes, fx duration, u32 loop
+ *                  (1 if bsync_clip_loops is nonzero, else 0), u32 joint_count, u32 track_count; per
+ *                  track (in stored order): u32 joint, u32 kind, u32 key_count, the key_count key
+ *                  times (fx), then the key_count key values (vec3, or quat for rotation tracks).
+ *   Names are fed without their terminating NUL (length = bytes before the NUL).
+ *   "seed S" means the XXH64 stream starts with seed S; the checksum is its digest.
+ *
+ * NULL handling: bsync_checksum_init/_bytes/_final and the feeders ignore a NULL state (final gives
+ * 0); _bytes with data NULL or len 0 feeds nothing; bsync_checksum_pose with pose NULL and
+ * joint_count > 0, and bsync_checksum_skeleton/_clip with NULL, return 0; bsync_checksum_pose_joints
+ * writes nothing when pose or out_per_joint is NULL.
  *
  * Does not: allocate, keep globals, or read uninitialised or padding bytes.
  */

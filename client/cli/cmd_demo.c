@@ -1,0 +1,188 @@
+/* cmd_demo.c — `blendsync demo`: the built-in humanoid blended from idle to walk to run and back,
+ * tick by tick in fixed point, printing weights, a bone position and the pose checksum.
+ *
+ * The speed parameter follows a fixed script over the run (idle, accelerate to a walk, to a run, slow
+ * to a jog); 1D weights are tents between the clips' root speeds (0, 1.4, 3.5 m/s); the clips share
+ * one normalised phase whose rate is the weighted mean of their cycle rates (the time sync that
+ * Unity's blend trees apply), advanced with the exact integer clock of time.h; each tick samples
+ * the three clips, blends them, computes model space and checksums the pose. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/checksum.h"
+#include "blendsync/pose.h"
+#include "blendsync/procedural.h"
+#include "blendsync/sample.h"
+#include "blendsync/time.h"
+#include "commands.h"
+
+#define CLIPS BSYNC_PROCEDURAL_CLIP_COUNT
+
+static const fix16_t k_thresholds[CLIPS] = {BSYNC_PROCEDURAL_SPEED_IDLE, BSYNC_PROCEDURAL_SPEED_WALK,
+                                            BSYNC_PROCEDURAL_SPEED_RUN};
+
+/* Target speed at tick t of n: idle for 15%, to walk by 45%, to run by 75%, then down to 0.7 m/s. */
+static fix16_t scripted_speed(int64_t t, int64_t n) {
+    static const struct { int per_mille; fix16_t speed; } k[] = {
+        {0, 0}, {150, 0}, {450, BSYNC_PROCEDURAL_SPEED_WALK}, {750, BSYNC_PROCEDURAL_SPEED_RUN},
+        {1000, 45875 /* 0.7 m/s */}};
+    int64_t pm = n > 1 ? t * 1000 / (n - 1) : 1000;
+    for (size_t i = 1; i < sizeof k / sizeof k[0]; i++) {
+        if (pm <= k[i].per_mille) {
+            fix16_t f = bsync_fx_div(bsync_fx_from_int((int32_t)(pm - k[i - 1].per_mille)),
+                                     bsync_fx_from_int(k[i].per_mille - k[i - 1].per_mille));
+            return bsync_fx_lerp(k[i - 1].speed, k[i].speed, f);
+        }
+    }
+    return k[sizeof k / sizeof k[0] - 1].speed;
+}
+
+/* Tents between sorted thresholds, clamped at the ends. */
+static void weights_1d(fix16_t x, fix16_t* w) {
+    for (int i = 0; i < CLIPS; i++) w[i] = 0;
+    if (x <= k_thresholds[0]) { w[0] = BSYNC_FX_ONE; return; }
+    if (x >= k_thresholds[CLIPS - 1]) { w[CLIPS - 1] = BSYNC_FX_ONE; return; }
+    for (int i = 0; i + 1 < CLIPS; i++) {
+        if (x <= k_thresholds[i + 1]) {
+            fix16_t f = bsync_fx_div(bsync_fx_sub(x, k_thresholds[i]), bsync_fx_sub(k_thresholds[i + 1], k_thresholds[i]));
+            w[i + 1] = f;
+            w[i] = bsync_fx_sub(BSYNC_FX_ONE, f);
+            return;
+        }
+    }
+}
+
+static int parse_int(const char* s, long lo, long hi, long* out) {
+    char* end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) return 0;
+    *out = v;
+    return 1;
+}
+
+static void demo_usage(FILE* f) {
+    fprintf(f,
+            "usage: blendsync demo [--ticks N] [--rate HZ] [--every K] [--quiet]\n"
+            "  --ticks N   ticks to simulate (default 300; 1..10000000)\n"
+            "  --rate HZ   tick rate (default 30; 15..60)\n"
+            "  --every K   print a row every K ticks (default: once a second)\n"
+            "  --quiet     print only the summary\n");
+}
+
+int bsync_cmd_demo(int argc, char** argv) {
+    long ticks = 300, rate = 30, every = -1;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        long* target = NULL;
+        long lo = 1, hi = 10000000;
+        if (!strcmp(argv[i], "--ticks")) target = &ticks;
+        else if (!strcmp(argv[i], "--rate")) { target = &rate; lo = 15; hi = 60; }
+        else if (!strcmp(argv[i], "--every")) target = &every;
+        else if (!strcmp(argv[i], "--quiet")) { quiet = 1; continue; }
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { demo_usage(stdout); return 0; }
+        else { fprintf(stderr, "blendsync demo: unknown option '%s'\n", argv[i]); demo_usage(stderr); return 2; }
+        if (i + 1 >= argc || !parse_int(argv[i + 1], lo, hi, target)) {
+            fprintf(stderr, "blendsync demo: %s needs a whole number from %ld to %ld\n", argv[i], lo, hi);
+            return 2;
+        }
+        i++;
+    }
+    if (every < 0) every = rate;
+
+    bsync_procedural_humanoid h;
+    bsync_result r = bsync_procedural_humanoid_create(NULL, &h);
+    if (r != BSYNC_OK) {
+        fprintf(stderr, "blendsync demo: cannot build the humanoid: %s\n", bsync_result_string(r));
+        return 2;
+    }
+    const uint32_t n = bsync_skeleton_joint_count(h.skeleton);
+    const bsync_trs* rest = bsync_skeleton_rest_pose(h.skeleton);
+    uint32_t hand = 0;
+    bsync_skeleton_find(h.skeleton, "hand_l", &hand);
+
+    /* Setup-time memory: one local pose and one cursor per clip, the blend result, model space. */
+    bsync_trs* poses = calloc((size_t)n * (CLIPS + 2), sizeof *poses);
+    bsync_sample_cursor* cursors[CLIPS];
+    void* cursor_mem[CLIPS] = {0};
+    int ok = poses != NULL;
+    for (int c = 0; ok && c < CLIPS; c++) {
+        size_t sz = bsync_sample_cursor_memory_size(h.clips[c]);
+        cursor_mem[c] = malloc(sz);
+        ok = cursor_mem[c] && bsync_sample_cursor_init(cursor_mem[c], sz, h.clips[c], &cursors[c]) == BSYNC_OK;
+    }
+    if (!ok) {
+        fprintf(stderr, "blendsync demo: out of memory\n");
+        return 2;
+    }
+    bsync_trs* blended = poses + (size_t)n * CLIPS;
+    bsync_trs* model = blended + n;
+
+    /* One shared normalised cycle: a 1-second "clip" whose speed is the weighted cycle rate. */
+    bsync_clip_time phase = bsync_time_start();
+    fix16_t w[CLIPS];
+    uint64_t checksum = 0;
+
+    if (!quiet) {
+        printf("blendsync demo: built-in humanoid, %u joints; clips", n);
+        for (int c = 0; c < CLIPS; c++)
+            printf(" %s %.3f s%s", bsync_clip_name(h.clips[c]), bsync_fx_to_double(bsync_clip_duration(h.clips[c])),
+                   c + 1 < CLIPS ? "," : "");
+        printf("; %ld ticks at %ld Hz\n\n", ticks, rate);
+        printf("%6s %7s %7s %7s %7s %6s   %-26s %s\n", "tick", "speed", "idle", "walk", "run", "phase",
+               "hand_l position (m)", "pose checksum");
+    }
+    for (long t = 0; t < ticks; t++) {
+        fix16_t speed = scripted_speed(t, ticks);
+        weights_1d(speed, w);
+
+        bsync_pose_input in[CLIPS];
+        for (int c = 0; c < CLIPS; c++) {
+            fix16_t d = bsync_clip_duration(h.clips[c]);
+            fix16_t local_t = bsync_time_seconds(&phase, d, BSYNC_LOOP_WRAP);
+            r = bsync_clip_sample(h.clips[c], local_t, BSYNC_LOOP_WRAP, rest, n, cursors[c], poses + (size_t)n * c);
+            if (r != BSYNC_OK) break;
+            in[c].local = poses + (size_t)n * c;
+            in[c].weight = w[c];
+            in[c].joint_weights = NULL;
+        }
+        if (r == BSYNC_OK) r = bsync_pose_blend(rest, n, in, CLIPS, blended);
+        if (r == BSYNC_OK) r = bsync_pose_local_to_model(bsync_skeleton_parents(h.skeleton), n, blended, 0, n, model);
+        if (r != BSYNC_OK) {
+            fprintf(stderr, "blendsync demo: tick %ld: %s\n", t, bsync_result_string(r));
+            return 2;
+        }
+        checksum = bsync_checksum_pose(blended, n);
+
+        if (!quiet && (t % every == 0 || t == ticks - 1)) {
+            bsync_vec3 p = model[hand].t;
+            printf("%6ld %7.3f %7.4f %7.4f %7.4f %6.3f   (%7.4f, %7.4f, %7.4f)  %016llx\n", t,
+                   bsync_fx_to_double(speed), bsync_fx_to_double(w[0]), bsync_fx_to_double(w[1]),
+                   bsync_fx_to_double(w[2]), bsync_fx_to_double(bsync_time_normalized(&phase)),
+                   bsync_fx_to_double(p.x), bsync_fx_to_double(p.y), bsync_fx_to_double(p.z),
+                   (unsigned long long)checksum);
+        }
+
+        /* advance the shared phase by one tick at the weighted cycle rate sum(w_i / d_i) */
+        fix16_t cycle_rate = 0;
+        for (int c = 0; c < CLIPS; c++)
+            cycle_rate = bsync_fx_add(cycle_rate, bsync_fx_div(w[c], bsync_clip_duration(h.clips[c])));
+        bsync_time_step step;
+        r = bsync_time_step_init(BSYNC_FX_ONE, cycle_rate, (uint32_t)rate, &step);
+        if (r != BSYNC_OK) {
+            fprintf(stderr, "blendsync demo: %s\n", bsync_result_string(r));
+            return 2;
+        }
+        bsync_time_advance(&phase, &step);
+    }
+
+    printf("%sjoints %u, ticks %ld at %ld Hz (%.3f s), final weights idle %.4f walk %.4f run %.4f\n",
+           quiet ? "" : "\n", n, ticks, rate, (double)ticks / (double)rate, bsync_fx_to_double(w[0]),
+           bsync_fx_to_double(w[1]), bsync_fx_to_double(w[2]));
+    printf("final pose checksum %016llx\n", (unsigned long long)checksum);
+
+    for (int c = 0; c < CLIPS; c++) free(cursor_mem[c]);
+    free(poses);
+    bsync_procedural_humanoid_destroy(&h);
+    return 0;
+}

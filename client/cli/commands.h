@@ -1,0 +1,8 @@
+/* commands.h — the subcommands of the `blendsync` tool; one cmd_<name>.c each. */
+#ifndef BLENDSYNC_CLI_COMMANDS_H
+#define BLENDSYNC_CLI_COMMANDS_H
+
+/* Each returns the process exit status: 0 success, 1 a finding (mismatch, warning), 2 an error. */
+int bsync_cmd_demo(int argc, char** argv);
+
+#endif

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages blendsync needs, if any are missing.
+# As root it runs apt-get; otherwise it prints the exact command to run and exits 1.
+set -euo pipefail
+
+packages=(
+  cmake make gcc clang gcc-multilib    # build; clang and -m32 for the determinism test
+  libfixmath-dev libcjson-dev libcmocka-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "blendsync needs these Debian packages: ${missing[*]}" >&2
+  echo "run as root:  apt-get update && $cmd" >&2
+  exit 1
+fi
+echo "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$cmd

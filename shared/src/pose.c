@@ -1,0 +1,212 @@
+/* pose.c — weighted pose blending, additive layers and local-to-model (see pose.h for the rules).
+ *
+ * All sums are exact int64 sums of raw products, rounded once (ties away from zero). No floats,
+ * no allocation, no globals. */
+#include "blendsync/pose.h"
+
+#include <stdint.h>
+
+#define POSE_MAX_WEIGHT ((int64_t)64 * 65536) /* 64.0 */
+
+/* |v| / den rounded to nearest, ties away from zero, with the sign of v; saturated to fix16.
+ * den > 0, |v| < 2^62, den < 2^62. */
+static fix16_t div_round_sat(int64_t v, uint64_t den) {
+    uint64_t m = bsync_u64_abs(v);
+    uint64_t q = (m / den) + ((m % den) >= den - (m % den) ? 1u : 0u); /* rem >= den/2 (exact) */
+    return bsync_fx_signed_sat(q, v < 0);
+}
+
+/* v / 2^s rounded to nearest, ties away from zero (symmetric: f(-v) = -f(v)). |v| < 2^62, s < 62. */
+static int64_t shift_round(int64_t v, unsigned s) {
+    if (s == 0) return v;
+    uint64_t m = bsync_u64_abs(v);
+    uint64_t r = (m + ((uint64_t)1 << (s - 1))) >> s;
+    return v < 0 ? -(int64_t)r : (int64_t)r;
+}
+
+/* Do the byte ranges [a, a + an) and [b, b + bn) overlap? Empty ranges never overlap. */
+static int ranges_overlap(const void* a, size_t an, const void* b, size_t bn) {
+    if (!a || !b || an == 0 || bn == 0) return 0;
+    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+    return pa < pb + bn && pb < pa + an;
+}
+
+static fix16_t clamp_unit(fix16_t v) { return bsync_fx_clamp(v, 0, BSYNC_FX_ONE); }
+
+/* ---------------------------------------------------------------- blend */
+
+typedef struct blend_acc_ {
+    int64_t t[3], s[3], r[4];
+} blend_acc_;
+
+/* acc += w * x, with the rotation multiplied by `sign` (+1 / -1; the negation is exact in int64). */
+static void blend_add(blend_acc_* acc, int64_t w, const bsync_trs* x, int64_t sign) {
+    acc->t[0] += w * x->t.x;
+    acc->t[1] += w * x->t.y;
+    acc->t[2] += w * x->t.z;
+    acc->s[0] += w * x->s.x;
+    acc->s[1] += w * x->s.y;
+    acc->s[2] += w * x->s.z;
+    int64_t sw = sign * w;
+    acc->r[0] += sw * x->r.x;
+    acc->r[1] += sw * x->r.y;
+    acc->r[2] += sw * x->r.z;
+    acc->r[3] += sw * x->r.w;
+}
+
+/* The weighted sum of rotations is normalised from its exact int64 components: they are scaled
+ * (rounded symmetrically) so that the largest magnitude is below 2^30, which keeps about 14 more bits
+ * than rounding to fix16 first, then handed to bsync_quat_normalize (which only needs the direction). */
+static bsync_quat normalize_sum(const int64_t r[4]) {
+    uint64_t mx = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t a = bsync_u64_abs(r[i]);
+        if (a > mx) mx = a;
+    }
+    unsigned s = 0;
+    while ((mx >> s) >= ((uint64_t)1 << 29)) s++; /* after rounding, every |c| <= 2^29 < 2^30 */
+    bsync_quat q = bsync_quat_make((fix16_t)shift_round(r[0], s), (fix16_t)shift_round(r[1], s),
+                                   (fix16_t)shift_round(r[2], s), (fix16_t)shift_round(r[3], s));
+    return bsync_quat_normalize(q);
+}
+
+bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
+                              uint32_t input_count, bsync_trs* out_local) {
+    if (!rest || !out_local || (!inputs && input_count > 0)) return BSYNC_INVALID_ARGUMENT;
+    if (joint_count > BSYNC_MAX_JOINTS || input_count > BSYNC_MAX_BLEND_POSES) return BSYNC_LIMIT_EXCEEDED;
+    const size_t out_bytes = (size_t)joint_count * sizeof(bsync_trs);
+    if (ranges_overlap(out_local, out_bytes, rest, out_bytes)) return BSYNC_INVALID_ARGUMENT;
+    if (ranges_overlap(out_local, out_bytes, inputs, (size_t)input_count * sizeof(bsync_pose_input)))
+        return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < input_count; i++) {
+        const bsync_pose_input* in = &inputs[i];
+        if ((int64_t)in->weight > POSE_MAX_WEIGHT) return BSYNC_INVALID_ARGUMENT;
+        if (in->weight <= 0) continue; /* never read: local and mask may be anything, even NULL */
+        if (!in->local) return BSYNC_INVALID_ARGUMENT;
+        if (ranges_overlap(out_local, out_bytes, in->local, out_bytes)) return BSYNC_INVALID_ARGUMENT;
+        if (ranges_overlap(out_local, out_bytes, in->joint_weights, (size_t)joint_count * sizeof(fix16_t)))
+            return BSYNC_INVALID_ARGUMENT;
+    }
+
+    for (uint32_t j = 0; j < joint_count; j++) {
+        uint32_t active[BSYNC_MAX_BLEND_POSES];
+        int64_t weight[BSYNC_MAX_BLEND_POSES];
+        uint32_t n = 0;
+        int64_t total = 0; /* <= 64 * 64.0 = 2^28 raw */
+        for (uint32_t i = 0; i < input_count; i++) {
+            const bsync_pose_input* in = &inputs[i];
+            if (in->weight <= 0) continue;
+            fix16_t w = in->weight;
+            if (in->joint_weights) w = bsync_fx_mul(w, clamp_unit(in->joint_weights[j]));
+            if (w <= 0) continue;
+            active[n] = i;
+            weight[n] = w;
+            n++;
+            total += w;
+        }
+        if (n == 0) {
+            out_local[j] = rest[j];
+            continue;
+        }
+        if (n == 1 && total >= BSYNC_FX_ONE) {
+            out_local[j] = inputs[active[0]].local[j]; /* bit for bit, rotation not renormalised */
+            continue;
+        }
+        blend_acc_ acc = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0, 0}};
+        const bsync_quat q0 = inputs[active[0]].local[j].r;
+        for (uint32_t k = 0; k < n; k++) {
+            const bsync_trs* x = &inputs[active[k]].local[j];
+            blend_add(&acc, weight[k], x, bsync_quat_dot(q0, x->r) < 0 ? -1 : 1);
+        }
+        if (total < BSYNC_FX_ONE) {
+            const bsync_trs* x = &rest[j];
+            blend_add(&acc, (int64_t)BSYNC_FX_ONE - total, x, bsync_quat_dot(q0, x->r) < 0 ? -1 : 1);
+        }
+        const uint64_t den = (uint64_t)(total > BSYNC_FX_ONE ? total : BSYNC_FX_ONE);
+        bsync_trs o;
+        o.t = bsync_vec3_make(div_round_sat(acc.t[0], den), div_round_sat(acc.t[1], den),
+                              div_round_sat(acc.t[2], den));
+        o.s = bsync_vec3_make(div_round_sat(acc.s[0], den), div_round_sat(acc.s[1], den),
+                              div_round_sat(acc.s[2], den));
+        o.r = normalize_sum(acc.r);
+        out_local[j] = o;
+    }
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- additive */
+
+/* base + w * (add - ref), exact product rounded once, saturated. */
+static fix16_t additive_component(fix16_t base, fix16_t add, fix16_t ref, fix16_t w) {
+    int64_t d = ((int64_t)add - (int64_t)ref) * (int64_t)w; /* |d| <= 2^32 * 2^16 */
+    return bsync_fx_sat64((int64_t)base + shift_round(d, 16));
+}
+
+/* base * (1 + w * (add / ref - 1)); ref == 0 -> base. */
+static fix16_t additive_scale(fix16_t base, fix16_t add, fix16_t ref, fix16_t w) {
+    if (ref == 0) return base;
+    fix16_t ratio = bsync_fx_div(add, ref);
+    int64_t d = ((int64_t)ratio - (int64_t)BSYNC_FX_ONE) * (int64_t)w;
+    fix16_t f = bsync_fx_sat64((int64_t)BSYNC_FX_ONE + shift_round(d, 16));
+    return bsync_fx_mul(base, f);
+}
+
+bsync_result bsync_pose_blend_additive(const bsync_trs* base, const bsync_trs* additive,
+                                       const bsync_trs* reference, uint32_t joint_count, fix16_t weight,
+                                       const fix16_t* joint_weights, bsync_trs* out_local) {
+    if (!base || !additive || !reference || !out_local) return BSYNC_INVALID_ARGUMENT;
+    if (joint_count > BSYNC_MAX_JOINTS) return BSYNC_LIMIT_EXCEEDED;
+    const size_t bytes = (size_t)joint_count * sizeof(bsync_trs);
+    if (ranges_overlap(out_local, bytes, base, bytes) || ranges_overlap(out_local, bytes, additive, bytes) ||
+        ranges_overlap(out_local, bytes, reference, bytes) ||
+        ranges_overlap(out_local, bytes, joint_weights, (size_t)joint_count * sizeof(fix16_t)))
+        return BSYNC_INVALID_ARGUMENT;
+
+    const fix16_t wg = clamp_unit(weight);
+    for (uint32_t j = 0; j < joint_count; j++) {
+        fix16_t w = wg;
+        if (joint_weights && w > 0) w = bsync_fx_mul(w, clamp_unit(joint_weights[j]));
+        const bsync_trs* b = &base[j];
+        if (w <= 0) {
+            out_local[j] = *b;
+            continue;
+        }
+        const bsync_trs* a = &additive[j];
+        const bsync_trs* r = &reference[j];
+        bsync_trs o;
+        o.t = bsync_vec3_make(additive_component(b->t.x, a->t.x, r->t.x, w),
+                              additive_component(b->t.y, a->t.y, r->t.y, w),
+                              additive_component(b->t.z, a->t.z, r->t.z, w));
+        o.s = bsync_vec3_make(additive_scale(b->s.x, a->s.x, r->s.x, w), additive_scale(b->s.y, a->s.y, r->s.y, w),
+                              additive_scale(b->s.z, a->s.z, r->s.z, w));
+        bsync_quat delta = bsync_quat_mul(bsync_quat_conj(r->r), a->r);
+        o.r = bsync_quat_mul(b->r, bsync_quat_nlerp(bsync_quat_identity(), delta, w));
+        out_local[j] = o;
+    }
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- local to model */
+
+bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_count, const bsync_trs* local,
+                                       uint32_t from, uint32_t to, bsync_trs* out_model) {
+    if (!parents || !local || !out_model) return BSYNC_INVALID_ARGUMENT;
+    if (joint_count > BSYNC_MAX_JOINTS) return BSYNC_LIMIT_EXCEEDED;
+    if (from > to || to > joint_count) return BSYNC_INVALID_ARGUMENT;
+    const size_t bytes = (size_t)joint_count * sizeof(bsync_trs);
+    if (ranges_overlap(out_model, bytes, local, bytes) ||
+        ranges_overlap(out_model, bytes, parents, (size_t)joint_count * sizeof(int16_t)))
+        return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t j = from; j < to; j++) {
+        int32_t p = parents[j];
+        if (p != BSYNC_NO_PARENT && (p < 0 || (uint32_t)p >= j)) return BSYNC_BAD_HIERARCHY;
+    }
+    for (uint32_t j = from; j < to; j++) {
+        int32_t p = parents[j];
+        if (p == BSYNC_NO_PARENT)
+            out_model[j] = local[j];
+        else
+            out_model[j] = bsync_trs_compose(&out_model[p], &local[j]);
+    }
+    return BSYNC_OK;
+}

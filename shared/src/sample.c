@@ -1,0 +1,149 @@
+/* sample.c — sampling a clip into a local pose; the optional per-instance key cursor.
+ *
+ * Key search: for a time strictly inside a track's key range, the interval is the unique k with
+ * times[k] <= t < times[k+1]. Without a cursor it is found by binary search (O(log keys)); with a
+ * cursor the remembered k (and then k+1) is checked first (O(1) for playback moving forward by less
+ * than a key per call), falling back to the binary search. Both find the same unique k, so results
+ * never depend on the cursor. */
+#include "blendsync/sample.h"
+#include "internal/clip_block.h"
+
+#define CURSOR_MAGIC 0x52534342u /* "BCSR" */
+
+struct bsync_sample_cursor {
+    uint32_t magic;
+    uint32_t track_count;
+    uint64_t fingerprint; /* the clip's content fingerprint */
+    /* uint32_t last_key[track_count] follows */
+};
+
+_Static_assert(sizeof(struct bsync_sample_cursor) == 16, "cursor header must be 16 bytes");
+
+static uint32_t* cursor_keys(bsync_sample_cursor* c) {
+    return (uint32_t*)((unsigned char*)c + sizeof(struct bsync_sample_cursor));
+}
+
+size_t bsync_sample_cursor_memory_size(const bsync_clip* clip) {
+    if (!clip) return 0;
+    size_t n = sizeof(struct bsync_sample_cursor) + (size_t)clip->track_count * sizeof(uint32_t);
+    return (n + 7u) & ~(size_t)7u;
+}
+
+bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* clip, bsync_sample_cursor** out) {
+    if (!mem || !clip || !out || ((uintptr_t)mem & 7u) != 0) return BSYNC_INVALID_ARGUMENT;
+    if (size < bsync_sample_cursor_memory_size(clip)) return BSYNC_BUFFER_TOO_SMALL;
+    bsync_sample_cursor* c = (bsync_sample_cursor*)mem;
+    c->magic = CURSOR_MAGIC;
+    c->track_count = clip->track_count;
+    c->fingerprint = clip->fingerprint;
+    bsync_sample_cursor_reset(c);
+    *out = c;
+    return BSYNC_OK;
+}
+
+void bsync_sample_cursor_reset(bsync_sample_cursor* cursor) {
+    if (!cursor) return;
+    uint32_t* keys = cursor_keys(cursor);
+    for (uint32_t i = 0; i < cursor->track_count; i++) keys[i] = 0;
+}
+
+/* Clip-local time per the policy in sample.h. */
+static fix16_t local_time(fix16_t t, fix16_t duration, bsync_loop_mode mode) {
+    if (mode == BSYNC_LOOP_WRAP) {
+        if (duration <= 0) return 0;
+        fix16_t r = t % duration; /* duration > 0, so no overflow; r has the sign of t */
+        return r < 0 ? r + duration : r;
+    }
+    if (t < 0) return 0;
+    return t > duration ? duration : t;
+}
+
+/* k with times[k] <= t < times[k+1], for times[0] < t < times[n-1] (so n >= 2). */
+static uint32_t search(const fix16_t* times, uint32_t n, fix16_t t) {
+    uint32_t lo = 0, hi = n - 1; /* invariant: times[lo] <= t < times[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (times[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static uint32_t find_interval(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached) {
+    if (cached) {
+        uint32_t k = *cached;
+        if (k < n - 1 && times[k] <= t) { /* n >= 2; any cached value is range-checked */
+            if (t < times[k + 1]) return k;
+            if (k < n - 2 && t < times[k + 2]) {
+                *cached = k + 1;
+                return k + 1;
+            }
+        }
+        k = search(times, n, t);
+        *cached = k;
+        return k;
+    }
+    return search(times, n, t);
+}
+
+/* Position of t within the track: *k and *alpha for the interpolation, or returns the key index to
+ * copy exactly (first key before the range, last key after it, key k exactly at times[k]). */
+typedef struct locate_ {
+    uint32_t k;
+    int exact;     /* nonzero: use key k as is */
+    fix16_t alpha; /* between keys k and k+1 */
+} locate_;
+
+static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached) {
+    locate_ l = {0, 1, 0};
+    if (t <= times[0]) return l;
+    if (t >= times[n - 1]) {
+        l.k = n - 1;
+        return l;
+    }
+    uint32_t k = find_interval(times, n, t, cached);
+    l.k = k;
+    if (t == times[k]) return l;
+    l.exact = 0;
+    /* 0 <= times[k] < t < times[k+1] <= duration: the differences cannot overflow */
+    l.alpha = bsync_fx_div(t - times[k], times[k + 1] - times[k]);
+    return l;
+}
+
+bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                               uint32_t joint_count, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+    if (!clip || !rest || !out_local) return BSYNC_INVALID_ARGUMENT;
+    if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
+    if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
+    if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
+                   cursor->fingerprint != clip->fingerprint))
+        return BSYNC_MISMATCH;
+
+    const fix16_t t = local_time(time, clip->duration, mode);
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    const int16_t* lookup = bsync_clip_lookup_(clip);
+    uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
+
+    for (uint32_t j = 0; j < joint_count; j++) {
+        bsync_trs x = rest[j]; /* read before writing: out_local may equal rest */
+        const int16_t* slots = &lookup[j * 3u];
+        for (uint32_t kind = 0; kind < 3; kind++) {
+            if (slots[kind] < 0) continue;
+            const uint32_t ti = (uint32_t)slots[kind];
+            const bsync_clip_track_* tr = &tracks[ti];
+            const fix16_t* times = bsync_clip_times_(clip, tr);
+            locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL);
+            if (kind == BSYNC_TRACK_ROTATION) {
+                const bsync_quat* q = bsync_clip_quats_(clip, tr);
+                x.r = l.exact ? q[l.k] : bsync_quat_nlerp(q[l.k], q[l.k + 1], l.alpha);
+            } else {
+                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+                bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                if (kind == BSYNC_TRACK_TRANSLATION) x.t = value;
+                else x.s = value;
+            }
+        }
+        out_local[j] = x;
+    }
+    return BSYNC_OK;
+}

@@ -1,0 +1,104 @@
+/* determinism_sweep.c — prints one XXH64 digest per area of the core over fixed pseudo-random inputs.
+ * tests/cli/determinism.sh builds it (and the CLI's demo) with gcc and clang, -O0 and -O3, -m32 and
+ * under sanitizers, and requires every build to print the same digests. */
+#include <stdio.h>
+
+#include "blendsync/checksum.h"
+#include "blendsync/fixed.h"
+#include "blendsync/pose.h"
+#include "blendsync/procedural.h"
+#include "blendsync/sample.h"
+#include "blendsync/time.h"
+
+static uint64_t rng(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+/* a raw value of random magnitude: full range, or below 2^k for a random k */
+static fix16_t any_fx(uint64_t* s) {
+    uint64_t r = rng(s);
+    unsigned k = (unsigned)(r >> 58) % 32;
+    uint32_t v = (uint32_t)r;
+    if (k) v &= (1u << k) - 1;
+    return (r >> 57) & 1 ? -(fix16_t)(v & 0x7FFFFFFF) : (fix16_t)(v & 0x7FFFFFFF);
+}
+static bsync_quat any_quat(uint64_t* s) {
+    bsync_quat q = {(fix16_t)(int16_t)rng(s) * 2, (fix16_t)(int16_t)rng(s) * 2, (fix16_t)(int16_t)rng(s) * 2,
+                    (fix16_t)(int16_t)rng(s) * 2};
+    return q;
+}
+
+int main(void) {
+    bsync_checksum_state h;
+    uint64_t s = 1;
+
+    bsync_checksum_init(&h, 0);
+    for (int i = 0; i < 200000; i++) {
+        fix16_t a = any_fx(&s), b = any_fx(&s);
+        bsync_checksum_fx(&h, bsync_fx_mul(a, b));
+        bsync_checksum_fx(&h, bsync_fx_div(a, b));
+        bsync_checksum_fx(&h, bsync_fx_sqrt(a));
+        bsync_checksum_fx(&h, bsync_fx_lerp(a, b, (fix16_t)(rng(&s) & 0x1FFFF)));
+    }
+    printf("scalar %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+    bsync_checksum_init(&h, 0);
+    for (int i = 0; i < 200000; i++) {
+        fix16_t a = any_fx(&s), b = any_fx(&s);
+        bsync_checksum_fx(&h, bsync_fx_sin(a));
+        bsync_checksum_fx(&h, bsync_fx_cos(a));
+        bsync_checksum_fx(&h, bsync_fx_atan2(a, b));
+    }
+    printf("trig %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+    bsync_checksum_init(&h, 0);
+    for (int i = 0; i < 100000; i++) {
+        bsync_vec3 a = {any_fx(&s), any_fx(&s), any_fx(&s)}, b = {any_fx(&s), any_fx(&s), any_fx(&s)};
+        bsync_quat p = any_quat(&s), q = any_quat(&s);
+        bsync_checksum_fx(&h, bsync_vec3_dot(a, b));
+        bsync_checksum_vec3(&h, bsync_vec3_cross(a, b));
+        bsync_checksum_fx(&h, bsync_vec3_length(a));
+        bsync_checksum_quat(&h, bsync_quat_normalize(p));
+        bsync_checksum_quat(&h, bsync_quat_mul(p, q));
+        bsync_checksum_quat(&h, bsync_quat_nlerp(p, q, (fix16_t)(rng(&s) & 0xFFFF)));
+        bsync_checksum_vec3(&h, bsync_quat_rotate(bsync_quat_normalize(p), a));
+    }
+    printf("vector %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+    /* the humanoid: every clip sampled at 2000 times, blended, to model space */
+    bsync_procedural_humanoid hum;
+    if (bsync_procedural_humanoid_create(NULL, &hum) != BSYNC_OK) return 2;
+    printf("skeleton %016llx\n", (unsigned long long)bsync_checksum_skeleton(hum.skeleton));
+    bsync_checksum_init(&h, 0);
+    for (int c = 0; c < BSYNC_PROCEDURAL_CLIP_COUNT; c++) bsync_checksum_u64(&h, bsync_checksum_clip(hum.clips[c]));
+    printf("clips %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+    enum { N = 23 };
+    if (bsync_skeleton_joint_count(hum.skeleton) != N) return 2;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(hum.skeleton);
+    bsync_trs local[3][N], blended[N], model[N];
+    bsync_clip_time t = bsync_time_start();
+    bsync_time_step step;
+    bsync_time_step_init(bsync_clip_duration(hum.clips[1]), 75000, 60, &step);
+    bsync_checksum_init(&h, 0);
+    for (int i = 0; i < 2000; i++) {
+        bsync_pose_input in[3];
+        for (int c = 0; c < 3; c++) {
+            fix16_t d = bsync_clip_duration(hum.clips[c]);
+            bsync_clip_sample(hum.clips[c], bsync_time_seconds(&t, d, BSYNC_LOOP_WRAP), BSYNC_LOOP_WRAP, rest, N,
+                              NULL, local[c]);
+            in[c].local = local[c];
+            in[c].weight = (fix16_t)(rng(&s) & 0xFFFF);
+            in[c].joint_weights = NULL;
+        }
+        bsync_pose_blend(rest, N, in, 3, blended);
+        bsync_pose_local_to_model(bsync_skeleton_parents(hum.skeleton), N, blended, 0, N, model);
+        bsync_checksum_u64(&h, bsync_checksum_pose(model, N));
+        bsync_time_advance(&t, &step);
+    }
+    printf("poses %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    bsync_procedural_humanoid_destroy(&hum);
+    return 0;
+}
