@@ -130,7 +130,7 @@ int bsync_cmd_demo(int argc, char** argv) {
                    c + 1 < CLIPS ? "," : "");
         printf("; %ld ticks at %ld Hz\n\n", ticks, rate);
         printf("%6s %7s %7s %7s %7s %6s   %-26s %s\n", "tick", "speed", "idle", "walk", "run", "phase",
-               "hand_l position (m)", "pose checksum");
+               "hand_l from root (m)", "pose checksum");
     }
     for (long t = 0; t < ticks; t++) {
         fix16_t speed = scripted_speed(t, ticks);
@@ -155,7 +155,7 @@ int bsync_cmd_demo(int argc, char** argv) {
         checksum = bsync_checksum_pose(blended, n);
 
         if (!quiet && (t % every == 0 || t == ticks - 1)) {
-            bsync_vec3 p = model[hand].t;
+            bsync_vec3 p = bsync_vec3_sub(model[hand].t, model[0].t); /* root motion aside */
             printf("%6ld %7.3f %7.4f %7.4f %7.4f %6.3f   (%7.4f, %7.4f, %7.4f)  %016llx\n", t,
                    bsync_fx_to_double(speed), bsync_fx_to_double(w[0]), bsync_fx_to_double(w[1]),
                    bsync_fx_to_double(w[2]), bsync_fx_to_double(bsync_time_normalized(&phase)),

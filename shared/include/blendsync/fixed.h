@@ -23,7 +23,8 @@
  *   becomes BSYNC_FX_MAX (raw 0x7FFFFFFF); one below -32767.99998 becomes BSYNC_FX_MIN
  *   (raw -0x7FFFFFFF). INT32_MIN (0x80000000, libfixmath's fix16_overflow) is never produced by any
  *   function in this header, so it never flows on. It is accepted as an input and treated as the
- *   number -32768.0.
+ *   number -32768.0. (Functions that hand an input back unchanged — make, min, max, clamp, lerp at
+ *   t <= 0 or t >= 1, the w of conj — pass INT32_MIN through like any other input value.)
  *
  *   Rounding rule: products and quotients round to nearest, ties away from zero (as libfixmath).
  *
@@ -194,9 +195,11 @@ static inline fix16_t bsync_fx_lerp(fix16_t a, fix16_t b, fix16_t t) {
 /* ---------------------------------------------------------------- trig (fixed_trig.c)
  * Angles in radians (fix16). Error bounds, asserted against libm in tests/unit/test_fixed_trig.c:
  *   bsync_fx_sin, bsync_fx_cos: |error| <= 1e-4 for every input (argument reduced exactly mod 2 pi);
+ *                               results in [-1, 1]; sin(0) = 0 and cos(0) = 1 exactly.
  *   bsync_fx_atan2:             |error| <= 1e-4 rad for every (y, x); atan2(0, 0) = 0;
- *                               result in [-pi, pi].
- * No tables, no caches, no globals. */
+ *                               result in [-BSYNC_FX_PI, BSYNC_FX_PI]; atan2(0, x < 0) = +pi.
+ * Internally Q30 polynomials after an exact reduction, rounded once: the measured error is about half
+ * a raw step (7.7e-6; see docs/numerics.md). No trig tables, no caches, no globals. */
 fix16_t bsync_fx_sin(fix16_t angle);
 fix16_t bsync_fx_cos(fix16_t angle);
 fix16_t bsync_fx_atan2(fix16_t y, fix16_t x);
@@ -253,7 +256,9 @@ static inline bsync_vec3 bsync_vec3_lerp(bsync_vec3 a, bsync_vec3 b, fix16_t t) 
     return bsync_vec3_make(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t), bsync_fx_lerp(a.z, b.z, t));
 }
 /* Angle between two vectors in [0, pi], as atan2(|a x b|, a . b) (never acos); 0 if either is zero.
- * Inputs up to |c| <= 128 keep the cross product exact. */
+ * Valid for ANY int32 components: each vector is first scaled by a power of two (the angle does not
+ * depend on lengths), cross and dot are exact in int64, so near-parallel and antiparallel vectors keep
+ * full precision. Error as bsync_fx_atan2 (<= 1e-4 rad; about half a raw step measured). */
 fix16_t bsync_vec3_angle(bsync_vec3 a, bsync_vec3 b);
 
 /* ---------------------------------------------------------------- quaternions */
@@ -310,16 +315,41 @@ static inline bsync_vec3 bsync_quat_rotate(bsync_quat q, bsync_vec3 v) {
     return bsync_vec3_add(bsync_vec3_add(v, bsync_vec3_scale(t, q.w)), bsync_vec3_cross(u, t));
 }
 
-/* Normalised linear interpolation along the shorter arc: b is negated when dot(a, b) < 0 (the
- * hemisphere alignment), components are lerped with t clamped to [0, 1], the result normalised.
- * t = 0 gives normalize(a), t = 1 gives normalize(+-b). */
+/* Sign (-1, 0, 1) of the EXACT dot product a . b (not of its rounded value). */
+static inline int bsync_quat_dot_sign_(bsync_quat a, bsync_quat b) {
+    bsync_acc_ acc = {0, 0};
+    bsync_acc_mul_add_(&acc, a.x, b.x);
+    bsync_acc_mul_add_(&acc, a.y, b.y);
+    bsync_acc_mul_add_(&acc, a.z, b.z);
+    bsync_acc_mul_add_(&acc, a.w, b.w);
+    int64_t whole = acc.hi + bsync_i64_asr(acc.lo, 16);
+    if (whole < 0) return -1;
+    return (whole > 0 || (acc.lo & 0xFFFF) != 0) ? 1 : 0;
+}
+/* 1 if the first nonzero component of q in the order w, x, y, z is negative. */
+static inline int bsync_quat_lex_negative_(bsync_quat q) {
+    if (q.w != 0) return q.w < 0;
+    if (q.x != 0) return q.x < 0;
+    if (q.y != 0) return q.y < 0;
+    return q.z < 0;
+}
+
+/* Normalised linear interpolation along the shorter arc: b is negated when the exact dot(a, b) < 0
+ * (the hemisphere alignment; when the exact dot is 0, b is negated if its first nonzero component in
+ * the order w, x, y, z is negative, so b and -b ALWAYS give the same result), components are lerped
+ * with t clamped to [0, 1], the result normalised. t = 0 gives normalize(a), t = 1 gives
+ * normalize(+-b). */
 static inline bsync_quat bsync_quat_nlerp(bsync_quat a, bsync_quat b, fix16_t t) {
-    if (bsync_quat_dot(a, b) < 0) b = bsync_quat_neg(b);
+    int sgn = bsync_quat_dot_sign_(a, b);
+    if (sgn < 0 || (sgn == 0 && bsync_quat_lex_negative_(b))) b = bsync_quat_neg(b);
     return bsync_quat_normalize(bsync_quat_make(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t),
                                                 bsync_fx_lerp(a.z, b.z, t), bsync_fx_lerp(a.w, b.w, t)));
 }
 
-/* Rotation of `angle` radians about `axis` (normalised here; a zero axis gives the identity). */
+/* Rotation of `angle` radians about `axis` (any length; a zero axis gives the identity):
+ * (axis/|axis| * sin(angle/2), cos(angle/2)) with the half angle taken exactly (no rounding of
+ * angle/2) and each component rounded once from a Q30 intermediate, so every component is within
+ * one raw step of the exact unit quaternion. Not renormalised afterwards. */
 bsync_quat bsync_quat_from_axis_angle(bsync_vec3 axis, fix16_t angle);
 
 /* ---------------------------------------------------------------- transforms */
@@ -351,21 +381,28 @@ static inline bsync_trs bsync_trs_compose(const bsync_trs* parent, const bsync_t
  * bsync_fx_from_double at import, which is exact for the double it is given. */
 
 /* round(v * 65536), ties away from zero. NaN/inf -> BSYNC_NOT_FINITE; outside
- * [BSYNC_FX_MIN, BSYNC_FX_MAX] after rounding -> BSYNC_OVERFLOW. *out untouched on failure. */
+ * [BSYNC_FX_MIN, BSYNC_FX_MAX] after rounding -> BSYNC_OVERFLOW; null out -> BSYNC_INVALID_ARGUMENT.
+ * *out untouched on failure. Plain double arithmetic only (no libm). */
 bsync_result bsync_fx_from_double(double v, fix16_t* out);
 /* raw / 65536 (exact in double). Display only. */
 static inline double bsync_fx_to_double(fix16_t v) { return (double)v / 65536.0; }
 
-/* Parse a decimal number: optional sign, digits, optional '.' and digits, optional exponent
- * (e|E, sign, digits), as JSON writes numbers. The value is rounded EXACTLY (all digits count; no
- * float is involved) to the nearest raw step, ties away from zero. `len` bytes of `text` are read
- * (no terminator needed); the whole span must be the number, else BSYNC_PARSE_ERROR. Out of range ->
- * BSYNC_OVERFLOW. */
+/* Parse a decimal number in exactly JSON's number grammar:
+ *     -? ( 0 | [1-9][0-9]* ) ( . [0-9]+ )? ( [eE] [+-]? [0-9]+ )?
+ * so "+1", "01", "1.", ".5", "1e", "", "-", " 1", "0x1", "inf" and "nan" are BSYNC_PARSE_ERROR. The
+ * value is rounded EXACTLY (any number of digits, any exponent; integer arithmetic only) to the
+ * nearest raw step, ties away from zero. `len` bytes of `text` are read (no terminator needed); the
+ * whole span must be the number, else BSYNC_PARSE_ERROR (also for len > 2^40). A result outside
+ * [BSYNC_FX_MIN, BSYNC_FX_MAX] -> BSYNC_OVERFLOW (so "-32768" overflows). "-0" is 0. Null text or
+ * out -> BSYNC_INVALID_ARGUMENT. *out untouched on failure. */
 bsync_result bsync_fx_parse(const char* text, size_t len, fix16_t* out);
 
 /* Shortest decimal text that bsync_fx_parse turns back into the same raw value (5 fractional digits
- * always suffice, since 1e-5 < 2^-16), e.g. "1", "-0.5", "0.00002". NUL-terminated; `cap` >= 16
- * always suffices. Returns the length written (excluding NUL), or 0 if cap is too small. */
+ * always suffice, since 1e-5 < 2^-16), e.g. "1", "-0.5", "0.00002"; of two shortest candidates the
+ * nearer to the exact value is chosen. NUL-terminated; `cap` >= 16 always suffices (the longest is
+ * "-32767.99998", 12 bytes). Returns the length written (excluding NUL), or 0 if cap is too small
+ * (buf then holds "" when cap >= 1) or buf is null. INT32_MIN (never produced) formats as "-32768",
+ * which bsync_fx_parse rejects as out of range. */
 size_t bsync_fx_format(fix16_t v, char* buf, size_t cap);
 
 #ifdef __cplusplus
