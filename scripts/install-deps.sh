@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake make gcc clang gcc-multilib    # build; clang and -m32 for the determinism test
+  qemu-user                            # runs the -m32 build where the kernel cannot (qemu-i386)
   libfixmath-dev libcjson-dev libcmocka-dev
 )
 

@@ -22,6 +22,16 @@ variants=(
   "gcc-asan-ubsan|gcc|-O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
 )
 
+# 32-bit programs run natively where the kernel has IA-32 emulation, else under qemu-i386 (Debian's
+# qemu-user, installed by scripts/install-deps.sh).
+printf 'int main(void){return 0;}\n' >"$work/probe.c"
+runner32=""
+if gcc -m32 -o "$work/probe32" "$work/probe.c" 2>/dev/null && ! "$work/probe32" 2>/dev/null; then
+  runner32=qemu-i386
+  command -v qemu-i386 >/dev/null || { echo "FAIL: 32-bit programs cannot run here and qemu-i386 is missing"; exit 1; }
+  echo "32-bit variants run under qemu-i386 (no IA-32 emulation in this kernel)"
+fi
+
 reference=""
 status=0
 for v in "${variants[@]}"; do
@@ -36,7 +46,10 @@ for v in "${variants[@]}"; do
   # shellcheck disable=SC2086
   "$cc" "${flags[@]}" $opts "${inc[@]}" -o "$work/blendsync-$name" "${cli[@]}" "${core[@]}"
   out="$work/out-$name.txt"
-  { "$work/sweep-$name"; "$work/blendsync-$name" demo --ticks 1500 --rate 60 --quiet; } >"$out"
+  run=""
+  case "$opts" in *-m32*) run=$runner32 ;; esac
+  # shellcheck disable=SC2086
+  { $run "$work/sweep-$name"; $run "$work/blendsync-$name" demo --ticks 1500 --rate 60 --quiet; } >"$out"
   if [ -z "$reference" ]; then
     reference=$out
     echo "reference ($name):"

@@ -26,7 +26,10 @@
  *   number -32768.0. (Functions that hand an input back unchanged — make, min, max, clamp, lerp at
  *   t <= 0 or t >= 1, the w of conj — pass INT32_MIN through like any other input value.)
  *
- *   Rounding rule: products and quotients round to nearest, ties away from zero (as libfixmath).
+ *   Rounding rule: products round to nearest, ties away from zero, exactly (as fix16_mul). Quotients
+ *   and square roots round the same way except for libfixmath's documented off-by-one-step quirks,
+ *   which bsync_fx_div and bsync_fx_sqrt reproduce bit for bit (see them below). The vector and
+ *   quaternion sums below (dot, cross, length, quat_mul) are exact and rounded once.
  *
  *   Division by zero: x/0 is BSYNC_FX_MAX for x > 0, BSYNC_FX_MIN for x < 0 and 0 for x = 0.
  *   Square root of a negative number is 0 (libfixmath returns -sqrt(|x|)).
@@ -163,22 +166,41 @@ static inline fix16_t bsync_fx_mul(fix16_t a, fix16_t b) {
     return bsync_fx_signed_sat((m + 0x8000u) >> 16, p < 0);
 }
 
-/* a / b, rounded to nearest with ties away from zero; saturating; x/0 as documented above.
- * Bit-identical to fix16_div wherever fix16_div does not overflow. */
+/* a / b; saturating; x/0 as documented above. Bit-identical to fix16_div wherever fix16_div does not
+ * overflow, INCLUDING its rounding quirk: libfixmath computes Q = floor(2^17 |a/b|) and returns
+ * (Q + 1) >> 1 (round half away from zero), but for |b| >= 2^20 it starts from the estimate
+ * q0 = floor(|a| / (floor(|b| / 2^17) + 1)) and continues from the remainder |a| - floor(q0 |b| / 2^17),
+ * which drops the low bits of q0 |b| / 2^17; Q can then be one unit (2^-17) too large, so a quotient whose
+ * fraction is just below one half (down to about 0.47 raw steps measured) rounds away from zero.
+ * The same arithmetic is reproduced exactly here. Error vs the exact quotient: < 0.5 + 2^-3 raw steps
+ * (see docs/numerics.md for the measured maximum). */
 static inline fix16_t bsync_fx_div(fix16_t a, fix16_t b) {
     if (b == 0) return a > 0 ? BSYNC_FX_MAX : (a < 0 ? BSYNC_FX_MIN : 0);
     uint64_t n = bsync_u64_abs(a), d = bsync_u64_abs(b);
-    uint64_t q2 = (n << 17) / d; /* floor(2 |a/b| * 2^16); n <= 2^31 so n << 17 <= 2^48 */
-    return bsync_fx_signed_sat((q2 + 1) >> 1, (a < 0) != (b < 0));
+    uint64_t q; /* Q in units of 2^-17 */
+    if (d >= ((uint64_t)1 << 20)) {
+        uint64_t q0 = n / ((d >> 17) + 1);        /* <= 2^28 */
+        uint64_t r = n - ((q0 * d) >> 17);        /* q0 * d < 2^60; r < 2^32 */
+        q = q0 + (r << 17) / d;
+    } else {
+        q = (n << 17) / d; /* n << 17 <= 2^48 */
+    }
+    return bsync_fx_signed_sat((q + 1) >> 1, (a < 0) != (b < 0));
 }
 
-/* Square root, rounded to nearest; 0 for negative inputs. Bit-identical to fix16_sqrt for x >= 0. */
+/* Square root; 0 for negative inputs. Bit-identical to fix16_sqrt for every x >= 0, including its
+ * quirk: libfixmath takes r1 = floor(sqrt(x)) and rem = x - r1^2; when rem > 65535 it continues from
+ * an approximated remainder that is 2^14 too small, i.e. it returns round(sqrt(x * 2^16 - 2^14))
+ * instead of round(sqrt(x * 2^16)). The two differ only where the exact root's fraction is within
+ * about 0.001 raw steps above one half, so the error vs the exact root is < 0.5011 raw steps
+ * (measured maximum in docs/numerics.md). Always in range: sqrt(2^47) < 2^24. */
 static inline fix16_t bsync_fx_sqrt(fix16_t x) {
     if (x <= 0) return 0;
-    uint64_t n = (uint64_t)x << 16;
+    uint64_t r1 = bsync_u64_isqrt((uint64_t)x);
+    uint64_t n = ((uint64_t)x << 16) - ((uint64_t)x - r1 * r1 > 65535u ? 16384u : 0u);
     uint64_t r = bsync_u64_isqrt(n);
-    if (n - r * r > r) r++; /* n >= (r + 1/2)^2  <=>  n - r^2 > r  for integers */
-    return (fix16_t)r;      /* sqrt(2^47) < 2^24: always in range */
+    if (n - r * r > r) r++; /* round to nearest: n >= (r + 1/2)^2  <=>  n - r^2 > r  for integers */
+    return (fix16_t)r;
 }
 
 /* a + (b - a) * t with t clamped to [0, 1]; exact 64-bit intermediate, rounded ties away from zero.
