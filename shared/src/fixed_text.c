@@ -12,6 +12,7 @@
  * No stdio, no libm, no allocation: this file is part of the core library.
  */
 #include <float.h>
+#include <stdint.h>
 
 #include "blendsync/fixed.h"
 
@@ -56,7 +57,9 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bsync_result bsync_fx_parse(const char* text, size_t len, fix16_t* out) {
     if (!text || !out) return BSYNC_INVALID_ARGUMENT;
+#if SIZE_MAX > 0xFFFFFFFFu
     if ((uint64_t)len > LEN_LIMIT) return BSYNC_PARSE_ERROR;
+#endif
     size_t i = 0;
     int neg = 0;
     if (i < len && text[i] == '-') {

@@ -54,9 +54,9 @@ static void test_sincos_full_domain(void** state) {
             track_sincos(&es, &ec, (fix16_t)(-v > INT32_MIN ? -v : INT32_MIN));
         }
     }
-    print_message("sin: %ld inputs, max |error| %.3g (%.3f raw steps) at raw %d\n", es.count, es.max_err,
+    print_message("sin: %ld inputs, max |error| %.3g (%.5f raw steps) at raw %d\n", es.count, es.max_err,
                   es.max_err * 65536, es.worst_in);
-    print_message("cos: %ld inputs, max |error| %.3g (%.3f raw steps) at raw %d\n", ec.count, ec.max_err,
+    print_message("cos: %ld inputs, max |error| %.3g (%.5f raw steps) at raw %d\n", ec.count, ec.max_err,
                   ec.max_err * 65536, ec.worst_in);
     assert_true(es.max_err <= CONTRACT_BOUND);
     assert_true(ec.max_err <= CONTRACT_BOUND);
@@ -131,7 +131,7 @@ static void test_atan2_full_domain(void** state) {
         track_atan2(&e, x + d, x);
         track_atan2(&e, (int32_t)llround(x * 0.41421356237309503) + d, x);
     }
-    print_message("atan2: %ld inputs, max |error| %.3g rad (%.3f raw steps)\n", e.count, e.max_err,
+    print_message("atan2: %ld inputs, max |error| %.3g rad (%.5f raw steps)\n", e.count, e.max_err,
                   e.max_err * 65536);
     assert_true(e.max_err <= CONTRACT_BOUND);
     assert_true(e.max_err <= DESIGN_BOUND);
@@ -197,7 +197,7 @@ static void test_vec3_angle(void** state) {
         if (e2 > max_err) max_err = e2;
         n += 2;
     }
-    print_message("vec3_angle: %ld pairs, max |error| %.3g rad (%.3f raw steps)\n", n, max_err, max_err * 65536);
+    print_message("vec3_angle: %ld pairs, max |error| %.3g rad (%.5f raw steps)\n", n, max_err, max_err * 65536);
     assert_true(max_err <= DESIGN_BOUND);
 
     /* exact cases */

@@ -11,10 +11,12 @@
  * Time unit: seconds, as fix16. A key time is in [0, duration]. The loop flag is the clip's default
  * playback mode (bsync_clip_loops); sampling takes the mode explicitly (sample.h).
  *
- * Rules checked by validate (and so by init/create):
+ * Rules checked by validate (and so by init/create), tracks in the order given:
+ *   desc != NULL and skeleton != NULL                           else BSYNC_INVALID_ARGUMENT
  *   duration >= 0                                              else BSYNC_BAD_DURATION
  *   track_count == 0 or tracks != NULL; every track has key_count >= 1 and times != NULL and the
- *     values pointer of its kind != NULL                       else BSYNC_INVALID_ARGUMENT
+ *     values pointer of its kind != NULL, and kind is one of the three
+ *                                                              else BSYNC_INVALID_ARGUMENT
  *   track.joint < skeleton joint count                         else BSYNC_NO_SUCH_JOINT
  *   at most one track of each kind per joint                   else BSYNC_DUPLICATE_TRACK
  *   key times strictly ascending                               else BSYNC_KEYS_UNSORTED
@@ -22,6 +24,7 @@
  *   rotation keys not zero                                     else BSYNC_BAD_ROTATION
  *   name NULL or shorter than BSYNC_MAX_NAME bytes             else BSYNC_BAD_NAME
  *   total keys < 2^24                                          else BSYNC_LIMIT_EXCEEDED
+ *     (the running total is checked before a track's keys are read)
  *
  * What the builder does to the data, so that every machine gets the same bits:
  *   - rotation keys are normalised (bsync_quat_normalize) and made sign-continuous: a key whose dot
@@ -30,7 +33,11 @@
  *   - a joint without a track of some kind takes that component from the skeleton's rest pose.
  *
  * The built clip is one block with offsets only (relocatable: memcpy gives a working copy),
- * 8-byte aligned, immutable, and shared by any number of samplers.
+ * 8-byte aligned, immutable, and shared by any number of samplers. It starts with a magic/version
+ * word, has the same layout on 32- and 64-bit targets, and every byte is written (padding zero), so
+ * two builds of one desc (in any track order) are byte-identical apart from the allocator slot that
+ * only bsync_clip_create fills in. A per-joint table maps (joint, kind) to its track, so sampling
+ * costs O(joints + tracks), never a search over tracks.
  *
  * Does not: allocate except in bsync_clip_create, keep globals, or print.
  */
@@ -83,8 +90,10 @@ typedef struct bsync_track_info {
 bsync_result bsync_clip_validate(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
 /* Bytes the built clip needs; 0 if the desc is invalid for this skeleton. */
 size_t bsync_clip_memory_size(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
-/* Build into `mem` (8-byte aligned). BSYNC_BUFFER_TOO_SMALL if size is short. Writes nothing to
- * *out on failure. The clip does not point to the skeleton; it records its joint count. */
+/* Build into `mem` (8-byte aligned). BSYNC_INVALID_ARGUMENT if mem or out is NULL or mem is not
+ * 8-byte aligned; validation codes; then BSYNC_BUFFER_TOO_SMALL if size is short. Writes nothing
+ * (neither `mem` nor *out) on failure. The clip does not point to the skeleton; it records its joint
+ * count. create makes exactly one allocation (none if validation fails; BSYNC_OUT_OF_MEMORY). */
 bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc,
                              const bsync_skeleton* skeleton, bsync_clip** out);
 bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton* skeleton,
@@ -93,7 +102,7 @@ void bsync_clip_destroy(bsync_clip* clip);
 
 size_t bsync_clip_block_size(const bsync_clip* clip);
 fix16_t bsync_clip_duration(const bsync_clip* clip);
-int bsync_clip_loops(const bsync_clip* clip);
+int bsync_clip_loops(const bsync_clip* clip); /* 1 if desc.loop was nonzero, else 0 */
 const char* bsync_clip_name(const bsync_clip* clip);
 /* Joint count of the skeleton the clip was built for. */
 uint32_t bsync_clip_joint_count(const bsync_clip* clip);

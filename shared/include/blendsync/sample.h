@@ -21,7 +21,9 @@
  * The cursor only makes the key search O(1) for forward (and slowly backward) playback: it remembers
  * the last key index of each track. Its content depends on history, so results never depend on it:
  * sampling with any cursor, a fresh cursor or none (NULL, a binary search per track) gives the same
- * bits. Never checksum a cursor.
+ * bits (cached indices are range-checked, so even a corrupted cursor cannot change a result). Never
+ * checksum a cursor. A cursor is tied to the clip's content (a fingerprint taken at build), so it
+ * also fits a memcpy'd copy of its clip.
  *
  * Does not: allocate, keep globals, or print.
  */
@@ -42,12 +44,14 @@ typedef struct bsync_sample_cursor bsync_sample_cursor; /* opaque, caller memory
 
 /* Bytes a cursor for this clip needs (8-byte aligned memory). */
 size_t bsync_sample_cursor_memory_size(const bsync_clip* clip);
+/* BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments, BSYNC_BUFFER_TOO_SMALL if size is short. */
 bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* clip, bsync_sample_cursor** out);
 void bsync_sample_cursor_reset(bsync_sample_cursor* cursor);
 
 /* Sample `clip` at `time` into out_local[0 .. joint_count). `rest` is the skeleton's rest pose
  * (joint_count entries). cursor may be NULL; a cursor made for another clip -> BSYNC_MISMATCH.
- * joint_count must equal bsync_clip_joint_count(clip), else BSYNC_MISMATCH. Writes nothing on failure. */
+ * joint_count must equal bsync_clip_joint_count(clip), else BSYNC_MISMATCH. NULL clip, rest or
+ * out_local, or a mode other than the two -> BSYNC_INVALID_ARGUMENT. Writes nothing on failure. */
 bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode,
                                const bsync_trs* rest, uint32_t joint_count,
                                bsync_sample_cursor* cursor, bsync_trs* out_local);

@@ -14,12 +14,15 @@
  *                                                                 BSYNC_LIMIT_EXCEEDED
  *   every parent is BSYNC_NO_PARENT or in [0, own index)          else BSYNC_BAD_HIERARCHY
  *     (parents before children, so local-to-model is one forward loop)
- *   every name is non-empty, shorter than BSYNC_MAX_NAME bytes    else BSYNC_BAD_NAME
+ *   every name is non-NULL, non-empty, shorter than BSYNC_MAX_NAME else BSYNC_BAD_NAME
  *   names are unique (byte comparison)                            else BSYNC_DUPLICATE_NAME
  *   the rest rotation is not zero (it is normalised when built)   else BSYNC_BAD_ROTATION
  *
  * The built block holds only offsets, never pointers: it can be copied or memory-mapped anywhere
- * (memcpy of bsync_skeleton_memory_size bytes gives a working copy). It is aligned to 8 bytes.
+ * (memcpy of bsync_skeleton_memory_size bytes gives a working copy). It is aligned to 8 bytes, starts
+ * with a magic/version word, has the same layout on 32- and 64-bit targets, and every byte of it is
+ * written (padding is zero), so two builds of one desc are byte-identical apart from the allocator
+ * slot that only bsync_skeleton_create fills in.
  *
  * Does not: allocate except in bsync_skeleton_create, keep globals, or print.
  */
@@ -49,10 +52,12 @@ typedef struct bsync_skeleton bsync_skeleton; /* opaque; lives in one block */
 bsync_result bsync_skeleton_validate(const bsync_skeleton_desc* desc);
 /* Size in bytes of the built skeleton for this desc; 0 if the desc is invalid. */
 size_t bsync_skeleton_memory_size(const bsync_skeleton_desc* desc);
-/* Build into `mem` (8-byte aligned, `size` >= bsync_skeleton_memory_size). Writes nothing to *out on
- * failure. BSYNC_BUFFER_TOO_SMALL if size is short; validation codes as above. */
+/* Build into `mem` (8-byte aligned, `size` >= bsync_skeleton_memory_size). Writes nothing (neither
+ * `mem` nor *out) on failure. BSYNC_INVALID_ARGUMENT if mem or out is NULL or mem is not 8-byte
+ * aligned; validation codes as above; then BSYNC_BUFFER_TOO_SMALL if size is short. */
 bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_desc* desc, bsync_skeleton** out);
-/* Allocate (allocator may be NULL: malloc) and build. */
+/* Allocate (allocator may be NULL: malloc) and build: exactly one allocation of
+ * bsync_skeleton_memory_size bytes, none if validation fails; BSYNC_OUT_OF_MEMORY if it fails. */
 bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_allocator* allocator,
                                    bsync_skeleton** out);
 /* Free a skeleton made by bsync_skeleton_create (NULL is ignored). Not for init'ed ones. */
@@ -69,7 +74,9 @@ const int16_t* bsync_skeleton_parents(const bsync_skeleton* skeleton);
 const char* bsync_skeleton_joint_name(const bsync_skeleton* skeleton, uint32_t joint);
 /* Rest pose, joint_count local transforms (rotations normalised). */
 const bsync_trs* bsync_skeleton_rest_pose(const bsync_skeleton* skeleton);
-/* Index of the joint named `name`: BSYNC_OK, or BSYNC_NOT_FOUND (then *out_index is untouched). */
+/* Index of the joint named `name`: BSYNC_OK, or BSYNC_NOT_FOUND (then *out_index is untouched);
+ * BSYNC_INVALID_ARGUMENT for a NULL argument. A linear scan (setup-time use: at most
+ * BSYNC_MAX_JOINTS byte comparisons). Accessors given NULL return 0 / NULL / "" / BSYNC_NO_PARENT. */
 bsync_result bsync_skeleton_find(const bsync_skeleton* skeleton, const char* name, uint32_t* out_index);
 
 #ifdef __cplusplus

@@ -24,6 +24,10 @@
  * zero-length clips have no cycle, sample them at 0); any fix16 speed. `cycles` saturates at
  * +-(2^62) instead of overflowing (no reachable match gets there).
  *
+ * Positions are only meaningful when made by these functions from bsync_time_start (carry < den,
+ * |cycles| <= 2^62); anything else gives an unspecified position but never undefined behaviour.
+ * NULL arguments make advance/advance_n do nothing and bsync_time_seconds return 0.
+ *
  * Does not: allocate, keep globals, or use floating point.
  */
 #ifndef BLENDSYNC_TIME_H
@@ -57,6 +61,8 @@ static inline bsync_clip_time bsync_time_start(void) {
     return t;
 }
 
+/* BSYNC_BAD_TICK_RATE, then BSYNC_BAD_DURATION as above; BSYNC_INVALID_ARGUMENT for a NULL out.
+ * *out is written only on success. */
 bsync_result bsync_time_step_init(fix16_t duration, fix16_t speed, uint32_t tick_rate, bsync_time_step* out);
 void bsync_time_advance(bsync_clip_time* time, const bsync_time_step* step);
 /* n >= 0 ticks at once (64-bit exact); identical to calling bsync_time_advance n times. */
