@@ -1,7 +1,7 @@
 /* clip.c — the clip block: validation against a skeleton, layout, build, accessors.
  * The layout is described in internal/clip_block.h (shared with sample.c). */
 #include "blendsync/clip.h"
-#include "internal/alloc.h"
+#include "internal/block.h"
 #include "internal/clip_block.h"
 
 #define CLIP_MAX_TOTAL_KEYS ((uint64_t)1 << 24) /* total keys must stay below this */
@@ -95,9 +95,9 @@ bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc
 
     const uint32_t joint_count = bsync_skeleton_joint_count(skeleton);
     struct bsync_clip* c = (struct bsync_clip*)mem;
-    c->magic = BSYNC_CLIP_MAGIC;
-    c->version = BSYNC_CLIP_VERSION;
-    c->block_size = need;
+    c->head.magic = BSYNC_CLIP_MAGIC;
+    c->head.version = BSYNC_CLIP_VERSION;
+    c->head.block_size = need;
     c->duration = desc->duration;
     c->loop = desc->loop ? 1u : 0u;
     c->joint_count = joint_count;
@@ -168,20 +168,14 @@ bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton
         bsync_allocator_free(&a, mem, need);
         return r;
     }
-    c->alloc.allocator = a;
+    c->head.alloc.allocator = a;
     *out = c;
     return BSYNC_OK;
 }
 
-void bsync_clip_destroy(bsync_clip* clip) {
-    if (!clip) return;
-    bsync_allocator a = clip->alloc.allocator;
-    size_t size = (size_t)clip->block_size;
-    if (!a.free_fn) return; /* made by init: not ours to free */
-    bsync_allocator_free(&a, clip, size);
-}
+void bsync_clip_destroy(bsync_clip* clip) { bsync_block_destroy(clip ? &clip->head : NULL); }
 
-size_t bsync_clip_block_size(const bsync_clip* clip) { return clip ? (size_t)clip->block_size : 0; }
+size_t bsync_clip_block_size(const bsync_clip* clip) { return clip ? (size_t)clip->head.block_size : 0; }
 fix16_t bsync_clip_duration(const bsync_clip* clip) { return clip ? clip->duration : 0; }
 int bsync_clip_loops(const bsync_clip* clip) { return clip ? (int)clip->loop : 0; }
 const char* bsync_clip_name(const bsync_clip* clip) { return clip ? clip->name : ""; }

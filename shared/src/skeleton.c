@@ -11,19 +11,13 @@
  * except for the allocator slot, which only bsync_skeleton_create fills in.
  */
 #include "blendsync/skeleton.h"
-#include "internal/alloc.h"
+#include "internal/block.h"
 
 #define SKELETON_MAGIC 0x4C4B5342u /* "BSKL" in little-endian byte order */
 #define SKELETON_VERSION 1u
 
 struct bsync_skeleton {
-    uint32_t magic;
-    uint32_t version;
-    uint64_t block_size;
-    union {
-        bsync_allocator allocator; /* zero unless made by bsync_skeleton_create */
-        uint64_t raw[4];           /* fixes the slot at 32 bytes on every target */
-    } alloc;
+    bsync_block_header head; /* magic, version, block size, allocator */
     uint32_t joint_count;
     uint32_t rest_offset;
     uint32_t parents_offset;
@@ -100,9 +94,9 @@ bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_de
 
     const uint32_t n = desc->joint_count;
     struct bsync_skeleton* s = (struct bsync_skeleton*)mem;
-    s->magic = SKELETON_MAGIC;
-    s->version = SKELETON_VERSION;
-    s->block_size = need;
+    s->head.magic = SKELETON_MAGIC;
+    s->head.version = SKELETON_VERSION;
+    s->head.block_size = need;
     s->joint_count = n;
     size_t off = sizeof(struct bsync_skeleton);
     s->rest_offset = (uint32_t)off;
@@ -144,21 +138,15 @@ bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_
         bsync_allocator_free(&a, mem, need);
         return r;
     }
-    s->alloc.allocator = a;
+    s->head.alloc.allocator = a;
     *out = s;
     return BSYNC_OK;
 }
 
-void bsync_skeleton_destroy(bsync_skeleton* skeleton) {
-    if (!skeleton) return;
-    bsync_allocator a = skeleton->alloc.allocator;
-    size_t size = (size_t)skeleton->block_size;
-    if (!a.free_fn) return; /* made by init: not ours to free */
-    bsync_allocator_free(&a, skeleton, size);
-}
+void bsync_skeleton_destroy(bsync_skeleton* skeleton) { bsync_block_destroy(skeleton ? &skeleton->head : NULL); }
 
 size_t bsync_skeleton_block_size(const bsync_skeleton* skeleton) {
-    return skeleton ? (size_t)skeleton->block_size : 0;
+    return skeleton ? (size_t)skeleton->head.block_size : 0;
 }
 
 uint32_t bsync_skeleton_joint_count(const bsync_skeleton* skeleton) { return skeleton ? skeleton->joint_count : 0; }

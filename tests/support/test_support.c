@@ -50,3 +50,22 @@ uint64_t bsync_test_rand(uint64_t* state) {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+static void* failing_alloc(size_t size, size_t align, void* user) {
+    (void)size;
+    (void)align;
+    (*(int*)user)++;
+    return NULL;
+}
+
+static void failing_free(void* p, size_t size, void* user) {
+    (void)p;
+    (void)size;
+    (void)user;
+    fail_msg("free called for a failed allocation");
+}
+
+bsync_allocator bsync_test_failing_allocator(int* calls) {
+    bsync_allocator a = {failing_alloc, failing_free, calls};
+    return a;
+}

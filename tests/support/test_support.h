@@ -22,6 +22,10 @@ typedef struct bsync_test_counting_allocator {
 } bsync_test_counting_allocator;
 void bsync_test_counting_allocator_init(bsync_test_counting_allocator* c);
 
+/* An allocator whose alloc_fn always returns NULL and counts its calls in *calls; its free_fn fails
+ * the test (nothing was allocated, so nothing may be freed). */
+bsync_allocator bsync_test_failing_allocator(int* calls);
+
 /* Deterministic pseudo-random numbers for stratified sweeps (splitmix64). */
 uint64_t bsync_test_rand(uint64_t* state);
 

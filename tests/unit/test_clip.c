@@ -249,18 +249,6 @@ static void test_create_destroy_counting(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
-static void* failing_alloc(size_t size, size_t align, void* user) {
-    (void)size;
-    (void)align;
-    (*(int*)user)++;
-    return NULL;
-}
-static void failing_free(void* p, size_t size, void* user) {
-    (void)p;
-    (void)size;
-    (void)user;
-    fail_msg("free called for a failed allocation");
-}
 
 static void test_out_of_memory(void** state) {
     (void)state;
@@ -269,7 +257,7 @@ static void test_out_of_memory(void** state) {
     bsync_clip_desc d;
     make_desc(&d, tr);
     int calls = 0;
-    bsync_allocator a = {failing_alloc, failing_free, &calls};
+    bsync_allocator a = bsync_test_failing_allocator(&calls);
     bsync_clip* c = NULL;
     assert_int_equal(bsync_clip_create(&d, sk, &a, &c), BSYNC_OUT_OF_MEMORY);
     assert_int_equal(calls, 1);

@@ -161,18 +161,6 @@ static void test_create_destroy_counting(void** state) {
     assert_int_equal(bsync_skeleton_create(&d, NULL, NULL), BSYNC_INVALID_ARGUMENT);
 }
 
-static void* failing_alloc(size_t size, size_t align, void* user) {
-    (void)size;
-    (void)align;
-    (*(int*)user)++;
-    return NULL;
-}
-static void failing_free(void* p, size_t size, void* user) {
-    (void)p;
-    (void)size;
-    (void)user;
-    fail_msg("free called for a failed allocation");
-}
 
 static void test_out_of_memory(void** state) {
     (void)state;
@@ -180,7 +168,7 @@ static void test_out_of_memory(void** state) {
     make_joints(j);
     bsync_skeleton_desc d = {j, 4};
     int calls = 0;
-    bsync_allocator a = {failing_alloc, failing_free, &calls};
+    bsync_allocator a = bsync_test_failing_allocator(&calls);
     bsync_skeleton* s = NULL;
     assert_int_equal(bsync_skeleton_create(&d, &a, &s), BSYNC_OUT_OF_MEMORY);
     assert_int_equal(calls, 1);

@@ -14,6 +14,7 @@
 #define BLENDSYNC_INTERNAL_CLIP_BLOCK_H
 
 #include "blendsync/clip.h"
+#include "block.h"
 
 #define BSYNC_CLIP_MAGIC 0x504C4342u /* "BCLP" in little-endian byte order */
 #define BSYNC_CLIP_VERSION 1u
@@ -28,13 +29,7 @@ typedef struct bsync_clip_track_ {
 } bsync_clip_track_;
 
 struct bsync_clip {
-    uint32_t magic;
-    uint32_t version;
-    uint64_t block_size;
-    union {
-        bsync_allocator allocator; /* zero unless made by bsync_clip_create */
-        uint64_t raw[4];           /* fixes the slot at 32 bytes on every target */
-    } alloc;
+    bsync_block_header head; /* magic, version, block size, allocator */
     uint64_t fingerprint;
     fix16_t duration;
     uint32_t loop;
