@@ -28,6 +28,10 @@ extern "C" {
 #define BSYNC_MAX_BLEND_POSES 64   /* poses blended by one bsync_pose_blend call */
 #define BSYNC_MAX_NAME 64          /* bytes of a joint name, including the terminating NUL */
 #define BSYNC_NO_PARENT (-1)       /* parent index of a root joint */
+#define BSYNC_MAX_BLEND_CHILDREN 64 /* children of one blend node */
+#define BSYNC_MAX_BLEND_NODES 256   /* nodes of one blend tree */
+#define BSYNC_MAX_PARAMETERS 256    /* parameters of one blend tree */
+#define BSYNC_MAX_MOTIONS 1024      /* leaf motions of one blend tree */
 
 /* X-macro of every result: id, text. The numeric values are stable: append only. */
 #define BSYNC_RESULTS(X)                                                              \
@@ -51,7 +55,11 @@ extern "C" {
     X(DUPLICATE_TRACK, "two tracks of the same kind for one joint")                   \
     X(BAD_BLOB, "data block is corrupt (magic, version, size or checksum)")           \
     X(MISMATCH, "objects do not belong together (joint counts or skeletons differ)") \
-    X(BAD_TICK_RATE, "tick rate must be between 1 and 1000 Hz")
+    X(BAD_TICK_RATE, "tick rate must be between 1 and 1000 Hz")                      \
+    X(BAD_LAYOUT, "blend space layout is unusable (see the diagnostics)")             \
+    X(CYCLE, "the node graph has a cycle")                                            \
+    X(CONFIG_ERROR, "configuration file is invalid (see the error message)")          \
+    X(IO_ERROR, "file could not be read or written")
 
 typedef enum bsync_result {
 #define BSYNC_RESULT_ENUM_(id, text) BSYNC_##id,
@@ -62,6 +70,14 @@ typedef enum bsync_result {
 
 /* Stable text of a result code; "unknown result" for a value outside the enum. Never null. */
 const char* bsync_result_string(bsync_result r);
+
+/* A detailed error for the file-facing functions (config, import): the code plus a message that
+ * names the file and the place in it, e.g.
+ * "loco.json: /nodes/move/children/2/position: expected an array of 2 numbers". */
+typedef struct bsync_error {
+    bsync_result code;
+    char message[512];
+} bsync_error;
 
 /* Allocation callbacks. A zero-initialised allocator means malloc/free. The object that allocates
  * remembers the allocator, so its destroy call frees with the same one; free_fn gets the size

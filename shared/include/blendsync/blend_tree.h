@@ -1,0 +1,93 @@
+/* blendsync/blend_tree.h — nested blend nodes over named parameters and motions.
+ *
+ * Index
+ *   bsync_blend_child_ref, bsync_blend_node_desc, bsync_blend_tree_desc   the definition
+ *   bsync_blend_tree_create / _destroy
+ *   bsync_blend_tree_eval_node        weights of one node's children
+ *   bsync_blend_tree_eval_leaves      flattened weights of every motion under a node
+ *   accessors: parameters, motions, nodes, children, the built blend space of a node
+ *
+ * A tree has parameters (name, default value), motions (leaf names: clips, or names that are not
+ * bound to clip data yet, which is valid for designing), and nodes. Each node is a blend space
+ * (blend_space.h) whose children are motions or other nodes. A node's parameters are indices into
+ * the tree's parameters: 1 for Simple1D, 2 (x, y) for the 2D types, one per child for Direct.
+ * The node graph must be acyclic (BSYNC_CYCLE otherwise); a node may be used by several parents.
+ *
+ * Flattening: the weight of a motion under node N is the sum, over every path from N down to it, of
+ * the product of the weights along the path (bsync_fx_mul, rounded per step as written in the
+ * docs); children with weight 0 are not descended into. Flattened weights of a node whose own
+ * weights sum to one sum to one within (depth x children) raw steps; they are not re-normalised.
+ *
+ * Does not: allocate except in create, keep globals, use floating point, or print. Evaluation
+ * needs no scratch memory from the caller beyond its outputs (recursion depth <= node count, and
+ * stack use is bounded by BSYNC_MAX_BLEND_CHILDREN per level).
+ */
+#ifndef BLENDSYNC_BLEND_TREE_H
+#define BLENDSYNC_BLEND_TREE_H
+
+#include "blendsync/base.h"
+#include "blendsync/blend_space.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bsync_blend_child_kind { BSYNC_CHILD_MOTION = 0, BSYNC_CHILD_NODE = 1 } bsync_blend_child_kind;
+
+typedef struct bsync_blend_child_ref {
+    bsync_blend_child_kind kind;
+    uint32_t index; /* into the tree's motions or nodes */
+} bsync_blend_child_ref;
+
+typedef struct bsync_blend_node_desc {
+    const char* name;                     /* unique, 1..BSYNC_MAX_NAME-1 bytes */
+    bsync_blend_space_desc space;         /* space.child_count children */
+    const bsync_blend_child_ref* children;
+    const uint32_t* params;               /* indices into the tree's parameters (see above) */
+} bsync_blend_node_desc;
+
+typedef struct bsync_blend_tree_desc {
+    const char* const* parameter_names;   /* unique */
+    const fix16_t* parameter_defaults;    /* may be NULL: all 0 */
+    uint32_t parameter_count;
+    const char* const* motion_names;      /* unique */
+    uint32_t motion_count;
+    const bsync_blend_node_desc* nodes;
+    uint32_t node_count;
+    uint32_t root;                        /* index of the root node */
+} bsync_blend_tree_desc;
+
+typedef struct bsync_blend_tree bsync_blend_tree;
+
+/* Per-node diagnostics of a create call: node i's warnings in diags[i] (array of node_count; may be
+ * NULL). On BSYNC_BAD_LAYOUT or another node error, *out_failed_node (may be NULL) names the node. */
+bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bsync_allocator* allocator,
+                                     bsync_blend_tree** out, bsync_blend_diagnostics* diags,
+                                     uint32_t* out_failed_node);
+void bsync_blend_tree_destroy(bsync_blend_tree* tree);
+
+/* params: all parameter_count values of the tree (bsync_blend_tree_parameter_count). */
+bsync_result bsync_blend_tree_eval_node(const bsync_blend_tree* tree, uint32_t node, const fix16_t* params,
+                                        fix16_t* out_child_weights);
+bsync_result bsync_blend_tree_eval_leaves(const bsync_blend_tree* tree, uint32_t node, const fix16_t* params,
+                                          fix16_t* out_motion_weights /* motion_count */);
+
+uint32_t bsync_blend_tree_parameter_count(const bsync_blend_tree* tree);
+const char* bsync_blend_tree_parameter_name(const bsync_blend_tree* tree, uint32_t i);
+fix16_t bsync_blend_tree_parameter_default(const bsync_blend_tree* tree, uint32_t i);
+bsync_result bsync_blend_tree_find_parameter(const bsync_blend_tree* tree, const char* name, uint32_t* out);
+uint32_t bsync_blend_tree_motion_count(const bsync_blend_tree* tree);
+const char* bsync_blend_tree_motion_name(const bsync_blend_tree* tree, uint32_t i);
+uint32_t bsync_blend_tree_node_count(const bsync_blend_tree* tree);
+uint32_t bsync_blend_tree_root(const bsync_blend_tree* tree);
+const char* bsync_blend_tree_node_name(const bsync_blend_tree* tree, uint32_t node);
+bsync_result bsync_blend_tree_find_node(const bsync_blend_tree* tree, const char* name, uint32_t* out);
+const bsync_blend_space* bsync_blend_tree_node_space(const bsync_blend_tree* tree, uint32_t node);
+bsync_blend_child_ref bsync_blend_tree_node_child(const bsync_blend_tree* tree, uint32_t node, uint32_t child);
+/* The tree parameter feeding the node's k-th parameter slot. */
+uint32_t bsync_blend_tree_node_param(const bsync_blend_tree* tree, uint32_t node, uint32_t k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_BLEND_TREE_H */
