@@ -13,6 +13,8 @@ typedef struct command {
 
 static const command k_commands[] = {
     {"demo", bsync_cmd_demo, "blend the built-in humanoid's idle/walk/run tick by tick and print checksums"},
+    {"weights", bsync_cmd_weights, "print a blend node's weights for given parameter values"},
+    {"plot", bsync_cmd_plot, "draw a blend space as a PNG picture"},
 };
 
 static void usage(FILE* f) {

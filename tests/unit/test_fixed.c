@@ -368,9 +368,43 @@ static void test_trs_compose(void** state) {
     assert_true(vec_close(moved, bsync_vec3_make(BSYNC_FX_ONE + 1, 2 * BSYNC_FX_ONE + 2, 3), 0));
 }
 
+
+/* r = isqrt(n) must satisfy the definition r^2 <= n < (r+1)^2 (checked without overflow). */
+static int isqrt_is_floor(uint64_t n, uint64_t r) {
+    if (r > 0xFFFFFFFFu) return 0;
+    if (r * r > n) return 0;
+    uint64_t r1 = r + 1; /* for integers, r1^2 > n  <=>  r1 > floor(n / r1) */
+    return r1 > n / r1;
+}
+
+static void test_isqrt_definition(void** state) {
+    (void)state;
+    uint64_t s = 99;
+    long checked = 0;
+    for (uint64_t n = 0; n < 1000000; n++, checked++) assert_true(isqrt_is_floor(n, bsync_u64_isqrt(n)));
+    for (int i = 0; i < 2000000; i++, checked++) {
+        uint64_t r = bsync_test_rand(&s);
+        uint64_t n = r >> (r & 63);
+        assert_true(isqrt_is_floor(n, bsync_u64_isqrt(n)));
+    }
+    /* perfect squares and their neighbours, across the whole range */
+    for (uint64_t k = 1; k <= 0xFFFFFFFFu; k = k * 3 + 1) {
+        uint64_t sq = k * k;
+        assert_int_equal(bsync_u64_isqrt(sq), k);
+        assert_int_equal(bsync_u64_isqrt(sq - 1), k - 1);
+        if (k < 0xFFFFFFFFu) assert_int_equal(bsync_u64_isqrt(sq + 1), k);
+        checked += 3;
+    }
+    assert_int_equal(bsync_u64_isqrt(UINT64_MAX), 0xFFFFFFFFu);
+    assert_int_equal(bsync_u64_isqrt((uint64_t)0xFFFFFFFFu * 0xFFFFFFFFu), 0xFFFFFFFFu);
+    assert_int_equal(bsync_u64_isqrt((uint64_t)0xFFFFFFFFu * 0xFFFFFFFFu - 1), 0xFFFFFFFEu);
+    assert_int_equal(bsync_u64_isqrt((uint64_t)1 << 62), (uint64_t)1 << 31);
+    print_message("isqrt: %ld inputs satisfy r^2 <= n < (r+1)^2\n", checked);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_saturating_scalars), cmocka_unit_test(test_lerp),
+        cmocka_unit_test(test_saturating_scalars), cmocka_unit_test(test_isqrt_definition), cmocka_unit_test(test_lerp),
         cmocka_unit_test(test_dot_cross_length),   cmocka_unit_test(test_quat_identities),
         cmocka_unit_test(test_quat_rotate),        cmocka_unit_test(test_quat_normalize),
         cmocka_unit_test(test_quat_nlerp),         cmocka_unit_test(test_trs_compose),
