@@ -3,6 +3,7 @@
  * under sanitizers, and requires every build to print the same digests. */
 #include <stdio.h>
 
+#include "blendsync/blend_space.h"
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
 #include "blendsync/pose.h"
@@ -66,6 +67,37 @@ int main(void) {
         bsync_checksum_vec3(&h, bsync_quat_rotate(bsync_quat_normalize(p), a));
     }
     printf("vector %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+
+    /* every blend-space type on random layouts (a jittered 3x3 grid) at random parameter points */
+    bsync_checksum_init(&h, 0);
+    for (int type = 0; type < BSYNC_BLEND_TYPE_COUNT; type++) {
+        for (int layout = 0; layout < 40; layout++) {
+            bsync_vec2 pos[9];
+            fix16_t thr[9];
+            for (int i = 0; i < 9; i++) {
+                pos[i].x = (fix16_t)((i % 3 - 1) * 65536 + (int32_t)(rng(&s) % 20000) - 10000);
+                pos[i].y = (fix16_t)((i / 3 - 1) * 65536 + (int32_t)(rng(&s) % 20000) - 10000);
+                thr[i] = (fix16_t)(i * 30000 + (int32_t)(rng(&s) % 20000));
+            }
+            if (type == BSYNC_BLEND_SIMPLE_DIRECTIONAL_2D || type == BSYNC_BLEND_FREEFORM_DIRECTIONAL_2D)
+                pos[4].x = pos[4].y = 0; /* a centre motion */
+            bsync_blend_space_desc d = {(bsync_blend_type)type, 9, thr, pos, (uint32_t)(layout % 8) + 1, layout & 1};
+            bsync_blend_space* bs = NULL;
+            if (bsync_blend_space_create(&d, NULL, &bs, NULL) != BSYNC_OK) {
+                bsync_checksum_u32(&h, 0xDEAD);
+                continue;
+            }
+            for (int k = 0; k < 200; k++) {
+                fix16_t p[9], w[9];
+                for (int i = 0; i < 9; i++) p[i] = (fix16_t)((int32_t)(rng(&s) % 262144) - 131072);
+                if (bsync_blend_space_eval(bs, p, bsync_blend_space_param_count(bs), w) != BSYNC_OK) return 2;
+                for (int i = 0; i < 9; i++) bsync_checksum_fx(&h, w[i]);
+            }
+            bsync_blend_space_destroy(bs);
+        }
+    }
+    printf("blend %016llx\n", (unsigned long long)bsync_checksum_final(&h));
 
     /* the humanoid: every clip sampled at 2000 times, blended, to model space */
     bsync_procedural_humanoid hum;

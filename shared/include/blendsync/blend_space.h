@@ -25,14 +25,26 @@
  *
  * Parameters. Simple1D takes 1 value, the 2D types take 2 (x, y), Direct takes child_count values.
  * Values are fix16; NaN and infinity do not exist in fix16 (the text and float edges map NaN to 0
- * and saturate infinities before a value gets here). 2D points farther from the layout's centre
- * than BSYNC_BLEND_FAR_FACTOR times the layout's size are pulled back radially (direction kept) to
- * that distance, which keeps every intermediate in range; 1D values are clamped by the tents.
+ * and saturate infinities before a value gets here). Every int32 value, INT32_MIN included, is
+ * accepted. 2D layout: its "centre" is the centre of the positions' bounding box (rounded down to a
+ * raw step) and its "size" is max(width, height) of that box. A 2D point farther from the centre
+ * than BSYNC_BLEND_FAR_FACTOR * size is pulled back radially (direction kept, Q30 scale factor) to
+ * that distance; a layout of size 0 (all positions equal) maps every point to its centre. 1D values
+ * are clamped by the tents.
  *
  * Exact sums. Every type but Direct returns weights >= 0 that sum to exactly BSYNC_FX_ONE: after the
  * type's own rounding, the difference between BSYNC_FX_ONE and the sum is added to the largest
- * weight (the lowest index among equals). This is the only rounding fix-up, and it is the same on
- * every machine.
+ * weight (the lowest index among equals; if that would go negative it becomes 0 and the rest goes to
+ * the next largest). This is the only rounding fix-up, and it is the same on every machine. Direct
+ * with `normalize` and a positive sum follows the same rule; otherwise Direct is not normalised.
+ *
+ * Coincident children (equal positions, or equal thresholds hit exactly) share their weight equally
+ * up to the rounding: each gets floor(v / m) of the group's weight v and the remainder (< m raw steps)
+ * goes to the lowest child indices (through the exact-sum rule where the type does not place it). Weight exactly BSYNC_FX_ONE at a child's own position (others 0) is promised by Simple1D
+ * (distinct thresholds), FreeformCartesian2D, FreeformDirectional2D, InverseDistance2D and Delaunay2D
+ * for children without coincident twins, and by SimpleDirectional2D when no gap between neighbouring
+ * directions is 180 deg or more, no two children share a direction, and (for the centre) there is
+ * one centre child.
  *
  * Build-time work. Everything that depends only on the layout (sorted thresholds, directions and
  * angles, pair vectors, the triangulation) is computed by init/create; eval allocates nothing and
@@ -68,8 +80,10 @@ const char* bsync_blend_type_name(bsync_blend_type type);
 /* BSYNC_OK, or BSYNC_NOT_FOUND for a name that is not one of the seven (exact, case-sensitive). */
 bsync_result bsync_blend_type_from_name(const char* name, bsync_blend_type* out);
 
-/* How far a 2D point may be from the layout before it is pulled back (times the layout's size). */
-#define BSYNC_BLEND_FAR_FACTOR 64
+/* How far a 2D point may be from the layout's centre before it is pulled back (times the layout's
+ * size). 4096 keeps InverseDistance2D within 1e-4 of its limit far away (the weights tend to uniform
+ * as 1/distance), and every type's arithmetic is exact-in-int64 for any fix16 point anyway. */
+#define BSYNC_BLEND_FAR_FACTOR 4096
 
 typedef struct bsync_blend_space_desc {
     bsync_blend_type type;
@@ -80,7 +94,9 @@ typedef struct bsync_blend_space_desc {
     int normalize;                /* Direct: nonzero divides by the sum when the sum is positive */
 } bsync_blend_space_desc;
 
-/* Warnings (the layout works, but a designer should look) found while building. */
+/* Warnings (the layout works, but a designer should look) found while building. CLOSE_SAMPLES and
+ * DUPLICATE_POSITION are reported for every pair of every 2D type (a < b); GAP_180 names the two
+ * neighbouring directions around the gap, counter-clockwise (a, a when there is one direction). */
 typedef enum bsync_blend_warning_code {
     BSYNC_BLEND_WARN_DUPLICATE_THRESHOLD = 1, /* Simple1D: equal thresholds (a hard switch) a, b */
     BSYNC_BLEND_WARN_CLOSE_SAMPLES = 2,       /* 2D: a and b closer than 1% of the layout's size */
@@ -89,7 +105,8 @@ typedef enum bsync_blend_warning_code {
     BSYNC_BLEND_WARN_SAME_DIRECTION = 5,      /* SimpleDirectional2D: b points where a does (b never chosen) */
     BSYNC_BLEND_WARN_NO_CENTER = 6,           /* FreeformDirectional2D: no motion at (0, 0) */
     BSYNC_BLEND_WARN_MULTIPLE_CENTERS = 7,    /* directional types: a and b both at (0, 0) (they share) */
-    BSYNC_BLEND_WARN_COLLINEAR = 8            /* Delaunay2D: all samples on a line (1D tents used) */
+    BSYNC_BLEND_WARN_COLLINEAR = 8,           /* Delaunay2D: all samples on a line (1D tents used) */
+    BSYNC_BLEND_WARN_SMALL_GAP = 9            /* SimpleDirectional2D: directions a, b less than 2 deg apart */
 } bsync_blend_warning_code;
 
 typedef struct bsync_blend_warning {

@@ -13,14 +13,44 @@
  * the tree's parameters: 1 for Simple1D, 2 (x, y) for the 2D types, one per child for Direct.
  * The node graph must be acyclic (BSYNC_CYCLE otherwise); a node may be used by several parents.
  *
- * Flattening: the weight of a motion under node N is the sum, over every path from N down to it, of
- * the product of the weights along the path (bsync_fx_mul, rounded per step as written in the
- * docs); children with weight 0 are not descended into. Flattened weights of a node whose own
- * weights sum to one sum to one within (depth x children) raw steps; they are not re-normalised.
+ * Validation (create; the first failure is returned, and *out_failed_node names the node when the
+ * failure belongs to one, else it is set to UINT32_MAX):
+ *   BSYNC_INVALID_ARGUMENT  null desc/out/arrays, node_count 0, root out of range, a child or a
+ *                           parameter index out of range (failed node set)
+ *   BSYNC_LIMIT_EXCEEDED    more than BSYNC_MAX_BLEND_NODES nodes, BSYNC_MAX_PARAMETERS parameters or
+ *                           BSYNC_MAX_MOTIONS motions; a node's child_count outside
+ *                           1..BSYNC_MAX_BLEND_CHILDREN (failed node set)
+ *   BSYNC_BAD_NAME          an empty name or one of BSYNC_MAX_NAME bytes or more (failed node set
+ *                           when it is a node's name)
+ *   BSYNC_DUPLICATE_NAME    two parameters, two motions or two nodes with one name, or a node named
+ *                           like a motion (parameters have their own name space)
+ *   BSYNC_MISMATCH          a node's parameter count is not its type's arity (1 for Simple1D, 2 for
+ *                           the 2D types, child_count for Direct) (failed node set)
+ *   BSYNC_CYCLE             a node reaches itself; the failed node is one ON the cycle
+ *   any blend space error   (bsync_blend_space_validate: BSYNC_BAD_LAYOUT, ...) (failed node set)
+ *   BSYNC_OUT_OF_MEMORY     the allocator returned null
+ * The tree is one block (bsync_blend_tree_destroy frees it); each node's blend space is built inside
+ * it with bsync_blend_space_init.
+ *
+ * Flattening (eval_leaves): every node reachable from N gets a mass: N has mass 1; the nodes are
+ * visited once each in a topological order fixed at create (parents before children), and a node
+ * of mass m > 0 evaluates its weights w_i and adds bsync_fx_mul(m, w_i) (saturating add) to the mass
+ * of child i (a node) or to the output weight of child i (a motion). Children with weight 0 are not
+ * descended into. For a tree without shared nodes this is exactly the product of the weights along
+ * the path, rounded per step from the top (mul(mul(w1, w2), w3)); a node used by several parents is
+ * evaluated once and its parents' contributions are summed BEFORE being multiplied down, so the
+ * cost is one evaluation per reachable node (never exponential in the depth). Every rounding is at
+ * most half a raw step, so flattened weights of a node whose own weights sum to one sum to one
+ * within (edges with nonzero weight)/2 raw steps; they are not re-normalised. Direct nodes that are
+ * not normalised can make masses above 1; products and sums saturate, never overflow.
  *
  * Does not: allocate except in create, keep globals, use floating point, or print. Evaluation
- * needs no scratch memory from the caller beyond its outputs (recursion depth <= node count, and
- * stack use is bounded by BSYNC_MAX_BLEND_CHILDREN per level).
+ * needs no scratch memory from the caller beyond its outputs; it does not recurse (stack use is
+ * about 1.6 KB: one mass per node, one weight and one parameter value per child).
+ *
+ * Eval errors: BSYNC_INVALID_ARGUMENT for a null tree/params/output or a node out of range.
+ * Accessors given an index out of range return 0, "" (names), UINT32_MAX (indices) or
+ * {BSYNC_CHILD_MOTION, UINT32_MAX} (children).
  */
 #ifndef BLENDSYNC_BLEND_TREE_H
 #define BLENDSYNC_BLEND_TREE_H
@@ -44,6 +74,8 @@ typedef struct bsync_blend_node_desc {
     bsync_blend_space_desc space;         /* space.child_count children */
     const bsync_blend_child_ref* children;
     const uint32_t* params;               /* indices into the tree's parameters (see above) */
+    uint32_t param_count;                 /* 0: the type's arity (read that many from params);
+                                             else it must equal the arity (BSYNC_MISMATCH) */
 } bsync_blend_node_desc;
 
 typedef struct bsync_blend_tree_desc {
@@ -83,6 +115,10 @@ uint32_t bsync_blend_tree_root(const bsync_blend_tree* tree);
 const char* bsync_blend_tree_node_name(const bsync_blend_tree* tree, uint32_t node);
 bsync_result bsync_blend_tree_find_node(const bsync_blend_tree* tree, const char* name, uint32_t* out);
 const bsync_blend_space* bsync_blend_tree_node_space(const bsync_blend_tree* tree, uint32_t node);
+/* The node's child count (as its space's) and its parameter slot count (its type's arity). */
+uint32_t bsync_blend_tree_node_child_count(const bsync_blend_tree* tree, uint32_t node);
+uint32_t bsync_blend_tree_node_param_count(const bsync_blend_tree* tree, uint32_t node);
+bsync_result bsync_blend_tree_find_motion(const bsync_blend_tree* tree, const char* name, uint32_t* out);
 bsync_blend_child_ref bsync_blend_tree_node_child(const bsync_blend_tree* tree, uint32_t node, uint32_t child);
 /* The tree parameter feeding the node's k-th parameter slot. */
 uint32_t bsync_blend_tree_node_param(const bsync_blend_tree* tree, uint32_t node, uint32_t k);

@@ -22,9 +22,18 @@
  * Numbers become fix16 by exact decimal rounding of their text (bsync_fx_parse), never through a
  * float; a number outside Q16.16's range is an error naming its path.
  *
+ * "parameters", "root" and "nodes" are required; a parameter's "default" is optional (0). Fields per
+ * type: Simple1D "parameter" + children {"motion", "threshold"}; the 2D types "parameters" [x, y] +
+ * children {"motion", "position": [x, y]} (InverseDistance2D also "power", an integer 1..8);
+ * Direct "normalize" (bool, optional) + children {"motion", "parameter"}. Nodes are indexed in file
+ * order, parameters in file order, motions in order of first use (one motion per name).
+ * The text must be strict JSON (RFC 8259); invalid JSON is reported as "FILE:LINE:COLUMN: invalid
+ * JSON: ..." at the first offending byte (columns count bytes from 1).
+ *
  * Errors fill a bsync_error whose message names the file and the JSON path, e.g.
  *   "loco.json: /nodes/move/children/2/position: expected an array of 2 numbers"
- * and return BSYNC_CONFIG_ERROR (BSYNC_IO_ERROR when the file cannot be read). Layout warnings of
+ * and return BSYNC_CONFIG_ERROR (BSYNC_IO_ERROR when the file cannot be read, BSYNC_OUT_OF_MEMORY
+ * when an allocation fails, BSYNC_INVALID_ARGUMENT for null arguments). *out is NULL on failure. Layout warnings of
  * the blend spaces are reported per node through `diags` (node_count entries, may be NULL).
  */
 #ifndef BLENDSYNC_IO_CONFIG_H
