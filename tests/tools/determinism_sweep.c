@@ -6,6 +6,7 @@
 #include "blendsync/blend_space.h"
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
+#include "blendsync/param.h"
 #include "blendsync/pose.h"
 #include "blendsync/procedural.h"
 #include "blendsync/sample.h"
@@ -98,6 +99,31 @@ int main(void) {
         }
     }
     printf("blend %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+
+    /* parameter filters: dead zone + SmoothDamp, scalar and 2D, over random target sequences */
+    bsync_checksum_init(&h, 0);
+    for (int f = 0; f < 60; f++) {
+        bsync_param_filter_desc fd = {(fix16_t)(rng(&s) % 20000), 0, NULL, (fix16_t)(rng(&s) % 80000) + 1,
+                                      (fix16_t)(rng(&s) % 400000), (uint32_t)(f & 1)};
+        bsync_param_filter pf;
+        if (bsync_param_filter_init(&pf, &fd, 30u + (uint32_t)(f % 4) * 10u) != BSYNC_OK) return 2;
+        bsync_param_state ps;
+        bsync_param_state_init(&pf, &ps, 0, 0);
+        fix16_t tx = 0, ty = 0;
+        for (int k = 0; k < 600; k++) {
+            if (k % 50 == 0) {
+                tx = (fix16_t)((int32_t)(rng(&s) % 400000) - 200000);
+                ty = (fix16_t)((int32_t)(rng(&s) % 400000) - 200000);
+            }
+            int changed = 0;
+            if (fd.pair) bsync_param_filter_step2(&pf, &ps, tx, ty, &changed);
+            else bsync_param_filter_step(&pf, &ps, tx, &changed);
+            bsync_checksum_u32(&h, (uint32_t)changed);
+            bsync_param_checksum_feed(&ps, &h);
+        }
+    }
+    printf("filters %016llx\n", (unsigned long long)bsync_checksum_final(&h));
 
     /* the humanoid: every clip sampled at 2000 times, blended, to model space */
     bsync_procedural_humanoid hum;
