@@ -15,6 +15,7 @@ static const command k_commands[] = {
     {"demo", bsync_cmd_demo, "blend the built-in humanoid's idle/walk/run tick by tick and print checksums"},
     {"weights", bsync_cmd_weights, "print a blend node's weights for given parameter values"},
     {"plot", bsync_cmd_plot, "draw a blend space as a PNG picture"},
+    {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
 };
 
 static void usage(FILE* f) {

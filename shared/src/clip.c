@@ -195,3 +195,96 @@ bsync_result bsync_clip_track_info(const bsync_clip* clip, uint32_t index, bsync
     *out = info;
     return BSYNC_OK;
 }
+
+/* ------------------------------------------------------------------ untrusted blocks */
+
+static uint64_t fnv1a64_more(uint64_t h, const unsigned char* p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+bsync_result bsync_clip_block_validate(const void* mem, size_t size, const bsync_skeleton* skeleton,
+                                       const bsync_clip** out) {
+    if (!mem || !out || ((uintptr_t)mem & 7u) != 0) return BSYNC_INVALID_ARGUMENT;
+    if (size < sizeof(struct bsync_clip)) return BSYNC_BAD_BLOB;
+    const unsigned char* base = (const unsigned char*)mem;
+    const struct bsync_clip* c = (const struct bsync_clip*)mem;
+    const bsync_block_header* h = &c->head;
+    if (h->magic != BSYNC_CLIP_MAGIC || h->version != BSYNC_CLIP_VERSION || h->block_size != (uint64_t)size)
+        return BSYNC_BAD_BLOB;
+    if (h->alloc.raw[0] != 0 || h->alloc.raw[1] != 0 || h->alloc.raw[2] != 0 || h->alloc.raw[3] != 0)
+        return BSYNC_BAD_BLOB;
+    if (c->reserved != 0 || c->loop > 1u || c->duration < 0) return BSYNC_BAD_BLOB;
+    const uint32_t jc = c->joint_count;
+    if (jc == 0 || jc > BSYNC_MAX_JOINTS) return BSYNC_BAD_BLOB;
+    /* name: NUL-terminated inside the field, zero after the NUL */
+    size_t nl = clip_name_length(c->name);
+    if (nl >= BSYNC_MAX_NAME) return BSYNC_BAD_BLOB;
+    for (size_t i = nl; i < BSYNC_MAX_NAME; i++)
+        if (c->name[i] != 0) return BSYNC_BAD_BLOB;
+    const uint32_t tc = c->track_count;
+    if (tc > jc * 3u) return BSYNC_BAD_BLOB;
+    size_t off = sizeof(struct bsync_clip);
+    if (c->tracks_offset != off) return BSYNC_BAD_BLOB;
+    off += (size_t)tc * sizeof(bsync_clip_track_);
+    if (c->lookup_offset != off) return BSYNC_BAD_BLOB;
+    size_t lookup_end = off + (size_t)jc * 3u * sizeof(int16_t);
+    off += align_up((size_t)jc * 3u * sizeof(int16_t), 4);
+    if (off > size) return BSYNC_BAD_BLOB;
+    for (size_t i = lookup_end; i < off; i++)
+        if (base[i] != 0) return BSYNC_BAD_BLOB;
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(c);
+    const int16_t* lookup = bsync_clip_lookup_(c);
+    uint64_t total = 0;
+    uint32_t prev_slot = 0;
+    for (uint32_t i = 0; i < tc; i++) {
+        const bsync_clip_track_* t = &tracks[i];
+        if (t->kind > 2u || t->joint >= jc || t->key_count == 0 || t->reserved != 0) return BSYNC_BAD_BLOB;
+        uint32_t slot = t->joint * 3u + t->kind;
+        if (i > 0 && slot <= prev_slot) return BSYNC_BAD_BLOB;
+        prev_slot = slot;
+        total += t->key_count;
+        if (total >= CLIP_MAX_TOTAL_KEYS) return BSYNC_BAD_BLOB;
+        if (t->times_offset != off) return BSYNC_BAD_BLOB;
+        off += (size_t)t->key_count * sizeof(fix16_t);
+        if (t->values_offset != off) return BSYNC_BAD_BLOB;
+        off += (size_t)t->key_count * value_size(t->kind);
+        if (off > size) return BSYNC_BAD_BLOB;
+    }
+    if (total != c->total_keys || align_up(off, 8) != size) return BSYNC_BAD_BLOB;
+    for (size_t i = off; i < size; i++)
+        if (base[i] != 0) return BSYNC_BAD_BLOB;
+    /* the lookup table is exactly the one the tracks imply */
+    uint32_t next = 0;
+    for (uint32_t slot = 0; slot < jc * 3u; slot++) {
+        int16_t want = -1;
+        if (next < tc && tracks[next].joint * 3u + tracks[next].kind == slot) want = (int16_t)next++;
+        if (lookup[slot] != want) return BSYNC_BAD_BLOB;
+    }
+    for (uint32_t i = 0; i < tc; i++) {
+        const bsync_clip_track_* t = &tracks[i];
+        const fix16_t* times = bsync_clip_times_(c, t);
+        for (uint32_t k = 0; k < t->key_count; k++) {
+            if (times[k] < 0 || times[k] > c->duration) return BSYNC_BAD_BLOB;
+            if (k > 0 && times[k] <= times[k - 1]) return BSYNC_BAD_BLOB;
+        }
+        if (t->kind == BSYNC_TRACK_ROTATION) {
+            const bsync_quat* q = bsync_clip_quats_(c, t);
+            for (uint32_t k = 0; k < t->key_count; k++)
+                if (quat_is_zero(q[k])) return BSYNC_BAD_BLOB;
+        }
+    }
+    /* fingerprint: FNV-1a 64 of the block with the (zero) allocator slot and the fingerprint as zero */
+    const size_t fp = offsetof(struct bsync_clip, fingerprint);
+    static const unsigned char zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t f = fnv1a64_more(0xCBF29CE484222325ull, base, fp);
+    f = fnv1a64_more(f, zeros, 8);
+    f = fnv1a64_more(f, base + fp + 8, size - fp - 8);
+    if (f != c->fingerprint) return BSYNC_BAD_BLOB;
+    if (skeleton && bsync_skeleton_joint_count(skeleton) != jc) return BSYNC_MISMATCH;
+    *out = c;
+    return BSYNC_OK;
+}

@@ -184,3 +184,52 @@ bsync_result bsync_skeleton_find(const bsync_skeleton* skeleton, const char* nam
     }
     return BSYNC_NOT_FOUND;
 }
+
+/* ------------------------------------------------------------------ untrusted blocks */
+
+static int alloc_slot_zero(const bsync_block_header* h) {
+    return h->alloc.raw[0] == 0 && h->alloc.raw[1] == 0 && h->alloc.raw[2] == 0 && h->alloc.raw[3] == 0;
+}
+
+bsync_result bsync_skeleton_block_validate(const void* mem, size_t size, const bsync_skeleton** out) {
+    if (!mem || !out || ((uintptr_t)mem & 7u) != 0) return BSYNC_INVALID_ARGUMENT;
+    if (size < sizeof(struct bsync_skeleton)) return BSYNC_BAD_BLOB;
+    const unsigned char* base = (const unsigned char*)mem;
+    const struct bsync_skeleton* s = (const struct bsync_skeleton*)mem;
+    if (s->head.magic != SKELETON_MAGIC || s->head.version != SKELETON_VERSION) return BSYNC_BAD_BLOB;
+    if (s->head.block_size != (uint64_t)size || !alloc_slot_zero(&s->head)) return BSYNC_BAD_BLOB;
+    const uint32_t n = s->joint_count;
+    if (n == 0 || n > BSYNC_MAX_JOINTS) return BSYNC_BAD_BLOB;
+    size_t off = sizeof(struct bsync_skeleton);
+    if (s->rest_offset != off) return BSYNC_BAD_BLOB;
+    off += (size_t)n * sizeof(bsync_trs);
+    if (s->parents_offset != off) return BSYNC_BAD_BLOB;
+    off += align_up((size_t)n * sizeof(int16_t), 4);
+    if (s->names_offset != off) return BSYNC_BAD_BLOB;
+    off += (size_t)n * sizeof(uint32_t);
+    if (off > size) return BSYNC_BAD_BLOB;
+    /* padding after the parents (when n is odd) */
+    for (size_t i = s->parents_offset + (size_t)n * sizeof(int16_t); i < s->names_offset; i++)
+        if (base[i] != 0) return BSYNC_BAD_BLOB;
+    const int16_t* parents = (const int16_t*)(base + s->parents_offset);
+    const uint32_t* name_offsets = (const uint32_t*)(base + s->names_offset);
+    const bsync_trs* rest = (const bsync_trs*)(base + s->rest_offset);
+    for (uint32_t i = 0; i < n; i++) {
+        if (parents[i] != BSYNC_NO_PARENT && (parents[i] < 0 || (uint32_t)parents[i] >= i)) return BSYNC_BAD_BLOB;
+        if (quat_is_zero(rest[i].r)) return BSYNC_BAD_BLOB;
+        if (name_offsets[i] != off) return BSYNC_BAD_BLOB;
+        size_t len = 0;
+        while (off + len < size && base[off + len] != 0 && len < BSYNC_MAX_NAME) len++;
+        if (len == 0 || len >= BSYNC_MAX_NAME || off + len >= size) return BSYNC_BAD_BLOB;
+        off += len + 1;
+    }
+    if (align_up(off, 8) != size) return BSYNC_BAD_BLOB;
+    for (size_t i = off; i < size; i++)
+        if (base[i] != 0) return BSYNC_BAD_BLOB;
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t k = 0; k < i; k++)
+            if (names_equal((const char*)(base + name_offsets[k]), (const char*)(base + name_offsets[i])))
+                return BSYNC_BAD_BLOB;
+    *out = s;
+    return BSYNC_OK;
+}

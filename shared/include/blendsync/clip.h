@@ -7,6 +7,7 @@
  *   bsync_clip_create / bsync_clip_destroy                build with an allocator / free it
  *   bsync_clip_duration, _joint_count, _track_count, _name, _block_size
  *   bsync_clip_track_info                                 what a built track holds (tools, checksums)
+ *   bsync_clip_block_validate                             check untrusted bytes (a loaded file) are a clip
  *
  * Time unit: seconds, as fix16. A key time is in [0, duration]. The loop flag is the clip's default
  * playback mode (bsync_clip_loops); sampling takes the mode explicitly (sample.h).
@@ -99,6 +100,18 @@ bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc
 bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton* skeleton,
                                const bsync_allocator* allocator, bsync_clip** out);
 void bsync_clip_destroy(bsync_clip* clip);
+
+/* Check that `size` bytes at `mem` (8-byte aligned) are exactly a clip block as bsync_clip_init writes
+ * it, for `skeleton` (NULL: any joint count 1..BSYNC_MAX_JOINTS): magic, version, block size == size,
+ * zero allocator slot and reserved fields, loop 0 or 1, duration >= 0, a NUL-terminated name with
+ * zero bytes after the NUL, tracks sorted by (joint, kind) with kinds < 3, joints < joint count,
+ * key counts >= 1, total keys < 2^24, every offset equal to the layout's, the lookup table matching
+ * the tracks, key times strictly ascending in [0, duration], rotation keys non-zero, padding zero,
+ * and the content fingerprint. Reads nothing outside [mem, mem + size). BSYNC_OK and *out = mem, else
+ * BSYNC_BAD_BLOB (BSYNC_MISMATCH when only the joint count differs from the skeleton's,
+ * BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments); *out untouched on failure. */
+bsync_result bsync_clip_block_validate(const void* mem, size_t size, const bsync_skeleton* skeleton,
+                                       const bsync_clip** out);
 
 size_t bsync_clip_block_size(const bsync_clip* clip);
 fix16_t bsync_clip_duration(const bsync_clip* clip);

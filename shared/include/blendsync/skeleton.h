@@ -8,6 +8,7 @@
  *   bsync_skeleton_create / _destroy         build with an allocator / free it
  *   bsync_skeleton_joint_count, _parent, _parents, _joint_name, _rest_pose
  *   bsync_skeleton_find                      index of a joint by name
+ *   bsync_skeleton_block_validate            check untrusted bytes (a loaded file) are a skeleton block
  *
  * Rules checked by validate (and therefore by init/create), each with its own result code:
  *   joints != NULL and 1 <= joint_count <= BSYNC_MAX_JOINTS        else BSYNC_INVALID_ARGUMENT /
@@ -62,6 +63,15 @@ bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_
                                    bsync_skeleton** out);
 /* Free a skeleton made by bsync_skeleton_create (NULL is ignored). Not for init'ed ones. */
 void bsync_skeleton_destroy(bsync_skeleton* skeleton);
+
+/* Check that `size` bytes at `mem` (8-byte aligned) are exactly a skeleton block as
+ * bsync_skeleton_init writes it (the blocks of a file, io/clip_file.h): magic, version, block size ==
+ * size, a zero allocator slot, 1..BSYNC_MAX_JOINTS joints, every offset equal to the layout's, names
+ * packed in order, 1..BSYNC_MAX_NAME-1 bytes, NUL-terminated and unique, parents valid, rest
+ * rotations non-zero, padding zero. Reads nothing outside [mem, mem + size). BSYNC_OK and *out = mem,
+ * else BSYNC_BAD_BLOB (BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments); *out untouched on
+ * failure. A block that passes can be used in place (never destroyed: it has no allocator). */
+bsync_result bsync_skeleton_block_validate(const void* mem, size_t size, const bsync_skeleton** out);
 
 /* Size of the whole block (what memory_size returned when it was built). */
 size_t bsync_skeleton_block_size(const bsync_skeleton* skeleton);

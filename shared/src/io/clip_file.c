@@ -1,0 +1,203 @@
+/* clip_file.c — the .bsclip file: see blendsync/io/clip_file.h for the layout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blendsync/checksum.h"
+#include "blendsync/io/clip_file.h"
+#include "../internal/block.h"
+#include "import_internal.h"
+
+static const unsigned char k_magic[8] = {'B', 'S', 'C', 'L', 'I', 'P', '\r', '\n'};
+
+static size_t align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
+
+static void put32(unsigned char* p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put64(unsigned char* p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get32(const unsigned char* p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t get64(const unsigned char* p) { return (uint64_t)get32(p) | ((uint64_t)get32(p + 4) << 32); }
+
+uint64_t bsync_clip_file_checksum(const void* data, size_t size) {
+    if (!data || size < 32) return 0;
+    static const unsigned char zeros[8] = {0};
+    bsync_checksum_state st;
+    bsync_checksum_init(&st, 0);
+    bsync_checksum_bytes(&st, data, 24);
+    bsync_checksum_bytes(&st, zeros, 8);
+    bsync_checksum_bytes(&st, (const unsigned char*)data + 32, size - 32);
+    return bsync_checksum_final(&st);
+}
+
+size_t bsync_clip_file_size(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count) {
+    if (!skeleton || (clip_count && !clips) || clip_count > BSYNC_IMPORT_MAX_CLIPS) return 0;
+    size_t size = BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)(clip_count + 1) * 16;
+    size = align8(size) + align8(bsync_skeleton_block_size(skeleton));
+    for (uint32_t i = 0; i < clip_count; i++) {
+        if (!clips[i]) return 0;
+        size += align8(bsync_clip_block_size(clips[i]));
+    }
+    return size;
+}
+
+bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const bsync_clip* const* clips,
+                                          uint32_t clip_count, void* buf, size_t size) {
+    if (!skeleton || !buf || (clip_count && !clips)) return BSYNC_INVALID_ARGUMENT;
+    if (clip_count > BSYNC_IMPORT_MAX_CLIPS) return BSYNC_LIMIT_EXCEEDED;
+    for (uint32_t i = 0; i < clip_count; i++)
+        if (!clips[i] || bsync_clip_joint_count(clips[i]) != bsync_skeleton_joint_count(skeleton))
+            return BSYNC_INVALID_ARGUMENT;
+    size_t need = bsync_clip_file_size(skeleton, clips, clip_count);
+    if (need == 0) return BSYNC_INVALID_ARGUMENT;
+    if (size < need) return BSYNC_BUFFER_TOO_SMALL;
+    unsigned char* p = buf;
+    memset(p, 0, need);
+    memcpy(p, k_magic, 8);
+    put32(p + 8, BSYNC_CLIP_FILE_VERSION);
+    put32(p + 12, BSYNC_CLIP_FILE_HEADER_SIZE);
+    put64(p + 16, need);
+    put32(p + 32, clip_count + 1);
+    put32(p + 36, 1); /* metres, Y up, right-handed */
+    size_t off = align8(BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)(clip_count + 1) * 16);
+    for (uint32_t b = 0; b <= clip_count; b++) {
+        const void* blk = b == 0 ? (const void*)skeleton : (const void*)clips[b - 1];
+        size_t bs = b == 0 ? bsync_skeleton_block_size(skeleton) : bsync_clip_block_size(clips[b - 1]);
+        put64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16, off);
+        put64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8, bs);
+        memcpy(p + off, blk, bs);
+        /* the allocator slot belongs to the process that built the block: stored as zero */
+        memset(p + off + offsetof(bsync_block_header, alloc), 0, sizeof(((bsync_block_header*)0)->alloc));
+        off += align8(bs);
+    }
+    put64(p + 24, bsync_clip_file_checksum(p, need));
+    return BSYNC_OK;
+}
+
+bsync_result bsync_clip_file_save(const char* path, const bsync_skeleton* skeleton, const bsync_clip* const* clips,
+                                  uint32_t clip_count, bsync_error* err) {
+    if (!path) return imp_fail(err, BSYNC_INVALID_ARGUMENT, "(no path)", "no output path");
+    size_t size = bsync_clip_file_size(skeleton, clips, clip_count);
+    if (size == 0) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "nothing valid to write");
+    void* buf = malloc(size);
+    if (!buf) return imp_fail(err, BSYNC_OUT_OF_MEMORY, path, "out of memory");
+    bsync_result r = bsync_clip_file_write_memory(skeleton, clips, clip_count, buf, size);
+    if (r != BSYNC_OK) {
+        free(buf);
+        return imp_fail(err, r, path, "cannot serialise: %s", bsync_result_string(r));
+    }
+    size_t pl = strlen(path);
+    char* tmp = malloc(pl + 32);
+    if (!tmp) {
+        free(buf);
+        return imp_fail(err, BSYNC_OUT_OF_MEMORY, path, "out of memory");
+    }
+    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+    FILE* f = fopen(tmp, "wb");
+    int ok = f != NULL;
+    if (ok) ok = fwrite(buf, 1, size, f) == size;
+    if (f && fclose(f) != 0) ok = 0;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) remove(tmp);
+    free(tmp);
+    free(buf);
+    if (!ok) return imp_fail(err, BSYNC_IO_ERROR, path, "cannot write the file");
+    return BSYNC_OK;
+}
+
+static bsync_result bad(bsync_error* err, const char* name, const char* what, uint32_t block) {
+    if (block == UINT32_MAX) return imp_fail(err, BSYNC_BAD_BLOB, name, "not a valid .bsclip file: %s", what);
+    return imp_fail(err, BSYNC_BAD_BLOB, name, "not a valid .bsclip file: block %u (%s): %s", (unsigned)block,
+                    block == 0 ? "skeleton" : "clip", what);
+}
+
+bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const char* name, bsync_asset* out,
+                                         bsync_error* err) {
+    if (!name) name = "(memory)";
+    if (!out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, name, "no output asset");
+    memset(out, 0, sizeof *out);
+    if (!data) return imp_fail(err, BSYNC_INVALID_ARGUMENT, name, "no data");
+    const unsigned char* p = data;
+    const uint32_t endian_probe = 1;
+    if (*(const unsigned char*)&endian_probe != 1) return bad(err, name, "big-endian hosts are not supported", UINT32_MAX);
+    if (size < BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "shorter than the 64-byte header", UINT32_MAX);
+    if (memcmp(p, k_magic, 8) != 0) return bad(err, name, "bad magic", UINT32_MAX);
+    if (get32(p + 8) != BSYNC_CLIP_FILE_VERSION) return bad(err, name, "unsupported version", UINT32_MAX);
+    if (get32(p + 12) != BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "bad header size", UINT32_MAX);
+    if (get64(p + 16) != (uint64_t)size) return bad(err, name, "file size in the header differs (truncated?)", UINT32_MAX);
+    if (get64(p + 24) != bsync_clip_file_checksum(p, size)) return bad(err, name, "checksum mismatch", UINT32_MAX);
+    uint32_t blocks = get32(p + 32);
+    if (blocks < 1 || blocks > BSYNC_IMPORT_MAX_CLIPS + 1) return bad(err, name, "bad block count", UINT32_MAX);
+    if (get32(p + 36) != 1) return bad(err, name, "unknown convention", UINT32_MAX);
+    for (int i = 40; i < 64; i++)
+        if (p[i] != 0) return bad(err, name, "reserved header bytes are not zero", UINT32_MAX);
+    size_t dir_end = BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)blocks * 16;
+    if (dir_end > size) return bad(err, name, "block directory runs past the end", UINT32_MAX);
+    /* the blocks: contiguous, 8-aligned, zero padding, ending at the file size */
+    size_t expect = align8(dir_end);
+    for (size_t i = dir_end; i < expect && i < size; i++)
+        if (p[i] != 0) return bad(err, name, "padding is not zero", UINT32_MAX);
+    for (uint32_t b = 0; b < blocks; b++) {
+        uint64_t off = get64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
+        uint64_t bs = get64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
+        if (off != expect || bs > size || off > size - bs) return bad(err, name, "offset or size out of place", b);
+        size_t end = (size_t)(off + bs);
+        expect = align8(end);
+        for (size_t i = end; i < expect && i < size; i++)
+            if (p[i] != 0) return bad(err, name, "padding is not zero", b);
+    }
+    if (expect != size) return bad(err, name, "blocks do not end at the file size", UINT32_MAX);
+    /* own, 8-aligned copy (malloc aligns to at least 8 on every supported target) */
+    unsigned char* mem = malloc(size);
+    if (!mem) return imp_fail(err, BSYNC_OUT_OF_MEMORY, name, "out of memory");
+    memcpy(mem, p, size);
+    out->memory_ = mem;
+    const bsync_skeleton* skel = NULL;
+    {
+        uint64_t off = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE), bs = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + 8);
+        if (bsync_skeleton_block_validate(mem + off, (size_t)bs, &skel) != BSYNC_OK) {
+            bsync_asset_free(out);
+            return bad(err, name, "the skeleton block is corrupt", 0);
+        }
+    }
+    out->skeleton = (bsync_skeleton*)(uintptr_t)skel;
+    out->clip_count = blocks - 1;
+    out->clips = calloc(blocks, sizeof *out->clips);
+    out->stats = calloc(blocks, sizeof *out->stats);
+    if (!out->clips || !out->stats) {
+        bsync_asset_free(out);
+        return imp_fail(err, BSYNC_OUT_OF_MEMORY, name, "out of memory");
+    }
+    for (uint32_t b = 1; b < blocks; b++) {
+        uint64_t off = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
+        uint64_t bs = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
+        const bsync_clip* clip = NULL;
+        bsync_result r = bsync_clip_block_validate(mem + off, (size_t)bs, skel, &clip);
+        if (r != BSYNC_OK) {
+            bsync_asset_free(out);
+            return bad(err, name, r == BSYNC_MISMATCH ? "built for another joint count" : "the clip block is corrupt", b);
+        }
+        out->clips[b - 1] = (bsync_clip*)(uintptr_t)clip;
+    }
+    out->file_checksum = get64(mem + 24);
+    snprintf(out->source, sizeof out->source, "%.200s: blendsync clip file v%u (metres, Y up)", imp_basename(name),
+             (unsigned)BSYNC_CLIP_FILE_VERSION);
+    return BSYNC_OK;
+}
+
+bsync_result bsync_clip_file_load(const char* path, bsync_asset* out, bsync_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!path || !out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "no path or output given");
+    unsigned char* data;
+    size_t size;
+    bsync_result r = imp_read_file(path, &data, &size, err);
+    if (r != BSYNC_OK) return r;
+    r = bsync_clip_file_load_memory(data, size, path, out, err);
+    free(data);
+    return r;
+}
