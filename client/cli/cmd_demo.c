@@ -3,9 +3,10 @@
  *
  * The speed parameter follows a fixed script over the run (idle, accelerate to a walk, to a run, slow
  * to a jog); 1D weights are tents between the clips' root speeds (0, 1.4, 3.5 m/s); the clips share
- * one normalised phase whose rate is the weighted mean of their cycle rates (the time sync that
- * Unity's blend trees apply), advanced with the exact integer clock of time.h; each tick samples
- * the three clips, blends them, computes model space and checksums the pose. */
+ * one normalised phase whose cycle length is the weighted mean of their lengths (the time sync that
+ * Unity's blend trees apply: L = sum of w_i * L_i), advanced with the exact integer clock of
+ * time.h; each tick samples the three clips, blends them, computes model space and checksums the
+ * pose. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,10 +164,12 @@ int bsync_cmd_demo(int argc, char** argv) {
                    (unsigned long long)checksum);
         }
 
-        /* advance the shared phase by one tick at the weighted cycle rate sum(w_i / d_i) */
-        fix16_t cycle_rate = 0;
+        /* advance the shared phase by one tick: Unity's synchronised cycle length L = sum(w_i * d_i)
+         * (weights sum to one), so the phase moves 1/L cycles per second */
+        fix16_t cycle_length = 0;
         for (int c = 0; c < CLIPS; c++)
-            cycle_rate = bsync_fx_add(cycle_rate, bsync_fx_div(w[c], bsync_clip_duration(h.clips[c])));
+            cycle_length = bsync_fx_add(cycle_length, bsync_fx_mul(w[c], bsync_clip_duration(h.clips[c])));
+        fix16_t cycle_rate = bsync_fx_div(BSYNC_FX_ONE, cycle_length);
         bsync_time_step step;
         r = bsync_time_step_init(BSYNC_FX_ONE, cycle_rate, (uint32_t)rate, &step);
         if (r != BSYNC_OK) {
