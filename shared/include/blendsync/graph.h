@@ -1,0 +1,126 @@
+/* blendsync/graph.h — the immutable blend-graph definition (issue 4, "Definition and instances").
+ *
+ * Index
+ *   bsync_graph_sync, bsync_graph_node_options   per-node time options (sync, time_scale, cycle_offset)
+ *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters
+ *   bsync_graph_create / _destroy                build (one allocation) / free
+ *   bsync_graph_hash                             identity of everything that affects simulation
+ *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint
+ *
+ * A graph is built once from a blend tree (blend_tree.h), a skeleton, a clip for each motion (or NULL),
+ * a tick rate and per-parameter filters (param.h), and is then shared, read-only, by any number of
+ * instances (instance.h). It points to the tree, skeleton, clips and filter curves (it does not copy
+ * them): they must outlive the graph and must not change.
+ *
+ * Time options per node (bsync_graph_node_options; NULL = defaults for every node):
+ *   sync          BSYNC_SYNC_NORMALIZED (default): the node plays its children in one normalised time
+ *                 (Unity's synchronised blend tree): its cycle length is
+ *                     L = sum over children with weight w_i > 0 of  w_i * L_i / time_scale_i
+ *                 (L_i = the clip's duration; a child node's own L; a motion without clip data, or a
+ *                 clip of duration 0, counts as 1 second), and every child is sampled at the node's
+ *                 phase (+ its cycle_offset). BSYNC_SYNC_NONE: every motion child plays its clip at
+ *                 its own rate (time_scale_i clip seconds per second), each with its own clock; a child
+ *                 node of a NONE node keeps its own phase.
+ *   time_scales   NULL (all 1.0) or child_count values in [1/1024, 1024] (raw 64 .. 0x4000000).
+ *   cycle_offsets NULL (all 0) or child_count values in [0, 1): added to the phase the child is
+ *                 sampled at (in 2^-16 cycle steps).
+ * Which phase drives a child node's sampling: a node N other than the root takes its FIRST parent P
+ * (lowest node index, then lowest child slot). If P is synchronised, N's children are sampled at P's
+ * sampling phase + the cycle offset of N's slot in P (so a synchronised tree shares one time, as in
+ * Unity); otherwise (or for the root, or a node no other node uses) at N's own phase. Every node keeps
+ * and advances its own phase anyway (at own_scale / L_N cycles per second, own_scale = the time scale of
+ * N's slot in a NONE first parent, else 1), so a node's phase is defined even when nothing samples it.
+ *
+ * Build checks (bsync_graph_create), first failure returned:
+ *   BSYNC_INVALID_ARGUMENT  NULL desc/tree/out; clips given for a motion while skeleton is NULL;
+ *                           a filter desc param_filter_init rejects; a pair filter on the last
+ *                           parameter or whose partner (next parameter) has a non-zero filter desc;
+ *                           a sync value other than the two; time_scale or cycle_offset out of range
+ *   BSYNC_BAD_TICK_RATE     tick_rate outside 15..60
+ *   BSYNC_MISMATCH          a clip whose joint count is not the skeleton's
+ *   BSYNC_LIMIT_EXCEEDED    more than BSYNC_MAX_BLEND_POSES (motion child slots that have a clip):
+ *                           they bound the poses one pose call blends and the instance's scratch
+ *   BSYNC_OUT_OF_MEMORY     the allocator returned null
+ *
+ * Hash (bsync_graph_hash): XXH64 (checksum.h), seed BSYNC_CHECKSUM_SEED_GRAPH, fed canonically
+ * (little-endian fields, names without NUL, each preceded by its u32 length) in this order:
+ *   u32 1 (format), u32 tick_rate;
+ *   u32 parameter_count; per parameter: name, fx default, fx dead_zone, fx dead_zone_range (0 -> 1.0),
+ *     u32 has_curve, [bsync_curve_checksum_feed], fx smooth_time (<= 0 -> 0), fx max_speed (<= 0 -> 0
+ *     or with smoothing off), u32 pair (a pair's second parameter: u32 2);
+ *   u32 motion_count; per motion: name, u32 bound, [u64 bsync_checksum_clip];
+ *   u32 node_count, u32 root; per node: name, u32 sync, u32 param_count, the u32 parameter indices,
+ *     u32 child_count, per child: u32 kind, u32 index, fx time_scale, fx cycle_offset; then u64 n and
+ *     the n bytes of the node's built blend space after its 48-byte block header (type, counts,
+ *     resolved power, normalize, sorted layout, precomputed data: a fixed layout, fully written,
+ *     little-endian on the supported targets);
+ *   u64 bsync_checksum_skeleton (0 without a skeleton).
+ * So two graphs built from equal inputs have equal hashes, and any change to the tick rate, a name, a
+ * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton or a
+ * clip's content changes it. Server and clients compare it before playing together.
+ *
+ * Does not: allocate except in create, keep globals, use floating point, or print.
+ */
+#ifndef BLENDSYNC_GRAPH_H
+#define BLENDSYNC_GRAPH_H
+
+#include "blendsync/base.h"
+#include "blendsync/fixed.h"
+#include "blendsync/skeleton.h"
+#include "blendsync/clip.h"
+#include "blendsync/blend_tree.h"
+#include "blendsync/param.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSYNC_CHECKSUM_SEED_GRAPH ((uint64_t)0x626c656e64677266ull) /* "blendgrf" */
+#define BSYNC_GRAPH_MIN_TICK_RATE 15u
+#define BSYNC_GRAPH_MAX_TICK_RATE 60u
+#define BSYNC_GRAPH_MIN_TIME_SCALE ((fix16_t)64)        /* 1/1024 */
+#define BSYNC_GRAPH_MAX_TIME_SCALE ((fix16_t)0x4000000) /* 1024 */
+
+typedef enum bsync_graph_sync { BSYNC_SYNC_NORMALIZED = 0, BSYNC_SYNC_NONE = 1 } bsync_graph_sync;
+
+typedef struct bsync_graph_node_options {
+    bsync_graph_sync sync;
+    const fix16_t* time_scales;   /* NULL or child_count values (see above) */
+    const fix16_t* cycle_offsets; /* NULL or child_count values in [0, 1) */
+} bsync_graph_node_options;
+
+typedef struct bsync_graph_desc {
+    const bsync_blend_tree* tree;
+    const bsync_skeleton* skeleton;               /* NULL only when no clip is bound (no poses then) */
+    const bsync_clip* const* clips;               /* NULL or motion_count entries, each may be NULL */
+    uint32_t tick_rate;                           /* 15..60 Hz */
+    const bsync_param_filter_desc* filters;       /* NULL or parameter_count entries (zero = none) */
+    const bsync_graph_node_options* node_options; /* NULL or node_count entries (zero = defaults) */
+} bsync_graph_desc;
+
+typedef struct bsync_graph bsync_graph; /* opaque, one block */
+
+bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out);
+void bsync_graph_destroy(bsync_graph* graph); /* NULL is ignored */
+
+/* Accessors (NULL graph: 0 / NULL). */
+uint64_t bsync_graph_hash(const bsync_graph* graph);
+const bsync_blend_tree* bsync_graph_tree(const bsync_graph* graph);
+const bsync_skeleton* bsync_graph_skeleton(const bsync_graph* graph);
+uint32_t bsync_graph_tick_rate(const bsync_graph* graph);
+uint32_t bsync_graph_parameter_count(const bsync_graph* graph);
+uint32_t bsync_graph_motion_count(const bsync_graph* graph);
+uint32_t bsync_graph_node_count(const bsync_graph* graph);
+uint32_t bsync_graph_joint_count(const bsync_graph* graph); /* 0 without a skeleton */
+/* The clip bound to motion i (NULL when none or i out of range). */
+const bsync_clip* bsync_graph_motion_clip(const bsync_graph* graph, uint32_t motion);
+/* The length L_i a motion counts with in the cycle-length rule (duration, or 1.0 s; 0 out of range). */
+fix16_t bsync_graph_motion_length(const bsync_graph* graph, uint32_t motion);
+/* Index of a joint by name, for bsync_instance_joint_query (BSYNC_NOT_FOUND; BSYNC_INVALID_ARGUMENT
+ * for NULL arguments or a graph without a skeleton). */
+bsync_result bsync_graph_find_joint(const bsync_graph* graph, const char* name, uint32_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_GRAPH_H */

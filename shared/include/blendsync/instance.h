@@ -1,0 +1,149 @@
+/* blendsync/instance.h — one character's blend state over a graph: tick, blend state, pose, snapshots.
+ *
+ * Index
+ *   bsync_instance_memory_size / _init        the instance in caller memory (8-byte aligned)
+ *   bsync_instance_input, bsync_instance_tick  advance exactly one tick
+ *   blend state   _tick_count _parameter _target _parameter_state _leaf_weights _node_weights
+ *                 _node_time _node_phase _node_sample_phase _node_length
+ *   checksums     _state_checksum _parameter_checksum _node_checksum _pose_checksum
+ *   pose          _pose (local, and model on request)  _joint_query (model transforms of chosen joints)
+ *   snapshots     _save _load
+ *
+ * State (what a snapshot holds and the state checksum covers): the tick counter, per parameter its
+ * last target and its filter state (param.h), every node's own phase clock and every clock of a motion
+ * child of a BSYNC_SYNC_NONE node (time.h positions on a normalised 1-second cycle for nodes; on the
+ * clip's own duration for those motion clocks). Everything else is derived from it: filtered
+ * parameter values, node child weights (recomputed only for a node whose filtered parameters changed:
+ * the dirty flag), flattened leaf weights, cycle lengths, phase steps; and caches that never affect a
+ * result: sample cursors and pose scratch. The instance is plain data with offsets only (no pointers
+ * but the one to its graph), so memcpy of its memory_size bytes is a working copy for the same graph.
+ *
+ * One tick (bsync_instance_tick), in order:
+ *   1. each parameter's filter steps toward its target (a pair with bsync_param_filter_step2 on the
+ *      pair's first parameter's state; the second parameter's state stays zero) and reports a change;
+ *   2. each node with a changed parameter re-evaluates its child weights (bsync_blend_tree_eval_node);
+ *   3. if any node changed: masses and leaf weights are flattened exactly as bsync_blend_tree_eval_leaves
+ *      does from the root (so the leaf weights equal it bit for bit), and every node's cycle length is
+ *      recomputed bottom-up: L_N = sum over children with w_i > 0 of round(min(w_i, 64) * L_i / time_scale_i),
+ *      in raw fix16 steps, saturated (see graph.h for L_i); then the node's phase step is
+ *      bsync_time_step_init(1.0, speed, tick_rate) with speed = bsync_fx_div(own_scale, L_N), so the carry
+ *      is exact (its denominator is tick_rate * 65536 whatever the speed); L_N == 0 gives speed 0;
+ *   4. every node's phase advances one step (zero-weight subtrees too), and every NONE motion clock
+ *      advances by bsync_time_step_init(duration, time_scale, tick_rate) (constant; a motion without
+ *      clip data, or of duration 0, counts with duration 1.0 s);
+ *   5. the tick counter increments.
+ * init starts every parameter at rest on its tree default (bsync_param_state_init), all clocks at
+ * zero, tick 0, and computes the derived state, so the blend state is valid before the first tick.
+ *
+ * Sampling (pose): every motion child slot whose flattened contribution (mass of its node * weight) is
+ * > 0 and that has a clip is sampled (with its own cursor) at seconds = bsync_time_seconds(phase,
+ * duration, WRAP) where phase = the node's sampling phase (graph.h) + the slot's cycle offset (a NONE
+ * node: the slot's own clock's phase + offset); the samples are blended by bsync_pose_blend with the
+ * contributions (capped at 64.0) as weights, so the weight of motions without clip data goes to the
+ * rest pose (the blend's remainder rule). Zero-weight slots are never sampled. The model pose, when
+ * asked, is bsync_pose_local_to_model of the result. A joint query computes the same blended local pose
+ * (clips sample every joint) and then composes only the ancestor chains of the joints asked for,
+ * bit-identical to the full model pose for those joints.
+ *
+ * Checksums (XXH64, checksum.h feeders, never cursors or caches):
+ *   state     = seed BSYNC_CHECKSUM_SEED_STATE; u64 tick; u32 P; per parameter bsync_param_checksum_feed;
+ *               u32 N; per node: i64 cycles, u32 phase, u64 carry; u32 C; per NONE motion clock the same;
+ *               u32 M; per motion its leaf weight (fx); u32 S; per child slot (nodes in index order,
+ *               children in order) its node-local weight (fx).
+ *   parameter = seed BSYNC_CHECKSUM_SEED_PARAM; u32 index; fx filtered value; bsync_param_checksum_feed.
+ *   node      = seed BSYNC_CHECKSUM_SEED_NODE; u32 index; i64 cycles, u32 phase, u64 carry; fx L_N;
+ *               u32 child_count; per child: fx weight, and for a NONE node's motion child its clock.
+ *   pose      = bsync_checksum_pose of the blended local pose; per joint bsync_checksum_pose_joints.
+ *
+ * Snapshot bytes (all little-endian; never raw struct memory):
+ *   u32 magic "BSNP" (0x504E5342), u32 version 1, u64 graph hash, u32 total length, u32 0,
+ *   u64 tick, u32 P, per parameter: fx target, fx value[0], fx value[1], u32 settled, then i64 value and
+ *   i64 velocity of smooth[0] and of smooth[1]; u32 N, per node clock: i64 cycles, u32 phase, u64 carry;
+ *   u32 C, per NONE motion clock the same; then u64 XXH64 (seed 0) of every byte before it.
+ *   Total: 32 + 4 + 48 P + 4 + 20 N + 4 + 20 C + 8 bytes (bsync_instance_snapshot_size).
+ * Load checks, before anything is written (the instance is untouched on failure): length, magic,
+ * version (BSYNC_BAD_BLOB), graph hash (BSYNC_MISMATCH), the XXH64, the counts, and every field's range
+ * (settled 0/1, the second component and smooth[1] zero for a scalar parameter, the whole state zero for
+ * a pair's second parameter, smooth values within the fix16 range * 2^16, velocities within +-2^58,
+ * |cycles| <= 2^62, carry < the clock's denominator) -> BSYNC_BAD_BLOB. Loading then recomputes the
+ * derived state and resets the cursors.
+ *
+ * Errors: BSYNC_INVALID_ARGUMENT for NULL arguments, a misaligned or an instance made for no graph;
+ * BSYNC_BUFFER_TOO_SMALL for short memory or buffers; pose calls on a graph without a skeleton ->
+ * BSYNC_MISMATCH; a joint index out of range -> BSYNC_INVALID_ARGUMENT.
+ *
+ * Does not: allocate (ever: the instance lives in caller memory), keep globals, use floating point.
+ */
+#ifndef BLENDSYNC_INSTANCE_H
+#define BLENDSYNC_INSTANCE_H
+
+#include "blendsync/base.h"
+#include "blendsync/fixed.h"
+#include "blendsync/time.h"
+#include "blendsync/param.h"
+#include "blendsync/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSYNC_CHECKSUM_SEED_STATE ((uint64_t)0x626c656e64737461ull) /* "blendsta" */
+#define BSYNC_CHECKSUM_SEED_PARAM ((uint64_t)0x626c656e64707261ull) /* "blendpra" */
+#define BSYNC_CHECKSUM_SEED_NODE ((uint64_t)0x626c656e646e6f64ull)  /* "blendnod" */
+#define BSYNC_SNAPSHOT_MAGIC 0x504E5342u                            /* "BSNP" little-endian */
+#define BSYNC_SNAPSHOT_VERSION 1u
+
+typedef struct bsync_instance bsync_instance; /* opaque, caller memory */
+
+typedef struct bsync_instance_input {
+    const fix16_t* targets;  /* parameter_count targets (a pair: x in the first, y in the second) */
+    uint32_t target_count;   /* must equal the graph's parameter count */
+} bsync_instance_input;
+
+/* Bytes an instance of this graph needs (0 for NULL). Includes the pose scratch: one local pose per
+ * motion slot with a clip, plus one. */
+size_t bsync_instance_memory_size(const bsync_graph* graph);
+bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out);
+const bsync_graph* bsync_instance_graph(const bsync_instance* inst);
+
+/* Advance exactly one tick. BSYNC_INVALID_ARGUMENT for NULL arguments or a wrong target_count
+ * (nothing changes then). */
+bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input);
+
+/* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
+uint64_t bsync_instance_tick_count(const bsync_instance* inst);
+fix16_t bsync_instance_parameter(const bsync_instance* inst, uint32_t param);  /* filtered value */
+fix16_t bsync_instance_target(const bsync_instance* inst, uint32_t param);     /* last target */
+const bsync_param_state* bsync_instance_parameter_state(const bsync_instance* inst, uint32_t param);
+const fix16_t* bsync_instance_leaf_weights(const bsync_instance* inst);        /* motion_count */
+const fix16_t* bsync_instance_node_weights(const bsync_instance* inst, uint32_t node); /* child_count */
+const bsync_clip_time* bsync_instance_node_time(const bsync_instance* inst, uint32_t node); /* own clock */
+fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t node);  /* own phase, [0, 1) */
+/* The phase the node's children are sampled at (its driver's phase + offset), as 2^-32 units. */
+uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t node);
+fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t node); /* L_N, seconds */
+
+/* ---- checksums */
+uint64_t bsync_instance_state_checksum(const bsync_instance* inst);
+uint64_t bsync_instance_parameter_checksum(const bsync_instance* inst, uint32_t param);
+uint64_t bsync_instance_node_checksum(const bsync_instance* inst, uint32_t node);
+/* Computes the pose (into the instance's scratch) and checksums it; out_per_joint: NULL or
+ * joint_count entries. */
+bsync_result bsync_instance_pose_checksum(bsync_instance* inst, uint64_t* out, uint64_t* out_per_joint);
+
+/* ---- pose. out_local: joint_count transforms; out_model: NULL or joint_count transforms. */
+bsync_result bsync_instance_pose(bsync_instance* inst, bsync_trs* out_local, bsync_trs* out_model);
+/* Model transforms of joints[0 .. count) into out_model[0 .. count) (any order, repeats allowed). */
+bsync_result bsync_instance_joint_query(bsync_instance* inst, const uint32_t* joints, uint32_t count,
+                                        bsync_trs* out_model);
+
+/* ---- snapshots */
+size_t bsync_instance_snapshot_size(const bsync_graph* graph);
+/* *written (may be NULL) = bytes written; BSYNC_BUFFER_TOO_SMALL when cap is short (nothing written). */
+bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t cap, size_t* written);
+bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_INSTANCE_H */

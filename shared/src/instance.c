@@ -1,0 +1,584 @@
+/* instance.c — one character's state over a graph: tick, blend state, checksums, pose, snapshots
+ * (see blendsync/instance.h for the contract).
+ *
+ * Memory layout (caller memory, 8-aligned; offsets from the instance start, so a memcpy is a copy):
+ *   struct bsync_instance, then 8-aligned arrays: targets fx[P], filtered fx[P], states[P],
+ *   changed u32[P], weights fx[S], contrib fx[S], mass fx[N], length fx[N], steps[N], clocks[N],
+ *   slot_clocks[C], leaf fx[M], cursors (B, each bound_cursor_bytes), scratch trs[(B + 1) * J].
+ */
+#include "blendsync/instance.h"
+
+#include "blendsync/checksum.h"
+#include "blendsync/pose.h"
+#include "blendsync/sample.h"
+#include "internal/graph_impl.h"
+
+#define INSTANCE_MAGIC 0x54534E49u /* "INST" */
+
+struct bsync_instance {
+    const bsync_graph* graph;
+    uint64_t pad_ptr_;  /* reserved, 0 */
+    uint64_t tick;
+    uint64_t size;
+    uint32_t magic;
+    uint32_t reserved;
+    uint64_t off_targets, off_filtered, off_states, off_changed, off_weights, off_contrib, off_mass;
+    uint64_t off_length, off_steps, off_clocks, off_slot_clocks, off_leaf, off_cursors, off_scratch;
+};
+
+#define ARR(inst, T, field) ((T*)(void*)((unsigned char*)(inst) + (size_t)(inst)->field))
+#define CARR(inst, T, field) ((const T*)(const void*)((const unsigned char*)(inst) + (size_t)(inst)->field))
+
+static size_t align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
+
+static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
+    const size_t P = g->param_count, S = g->slot_count, N = g->node_count, C = g->clock_count;
+    const size_t M = g->motion_count, B = g->bound_count, J = g->joint_count;
+    size_t off = align8(sizeof(struct bsync_instance));
+    li->off_targets = off; off = align8(off + P * sizeof(fix16_t));
+    li->off_filtered = off; off = align8(off + P * sizeof(fix16_t));
+    li->off_states = off; off = align8(off + P * sizeof(bsync_param_state));
+    li->off_changed = off; off = align8(off + P * sizeof(uint32_t));
+    li->off_weights = off; off = align8(off + S * sizeof(fix16_t));
+    li->off_contrib = off; off = align8(off + S * sizeof(fix16_t));
+    li->off_mass = off; off = align8(off + N * sizeof(fix16_t));
+    li->off_length = off; off = align8(off + N * sizeof(fix16_t));
+    li->off_steps = off; off = align8(off + N * sizeof(bsync_time_step));
+    li->off_clocks = off; off = align8(off + N * sizeof(bsync_clip_time));
+    li->off_slot_clocks = off; off = align8(off + C * sizeof(bsync_clip_time));
+    li->off_leaf = off; off = align8(off + M * sizeof(fix16_t));
+    li->off_cursors = off;
+    for (size_t b = 0; b < B; b++) off += (size_t)g->bound_cursor_bytes[b];
+    off = align8(off);
+    li->off_scratch = off;
+    off = align8(off + (B + 1) * J * sizeof(bsync_trs));
+    return off;
+}
+
+static int valid(const bsync_instance* inst) { return inst && inst->magic == INSTANCE_MAGIC && inst->graph; }
+
+size_t bsync_instance_memory_size(const bsync_graph* graph) {
+    if (!graph) return 0;
+    struct bsync_instance li;
+    return layout(graph, &li);
+}
+
+const bsync_graph* bsync_instance_graph(const bsync_instance* inst) { return valid(inst) ? inst->graph : NULL; }
+
+static bsync_sample_cursor* cursor_of(bsync_instance* inst, uint32_t bound) {
+    unsigned char* p = (unsigned char*)inst + (size_t)inst->off_cursors;
+    for (uint32_t b = 0; b < bound; b++) p += (size_t)inst->graph->bound_cursor_bytes[b];
+    return (bsync_sample_cursor*)(void*)p;
+}
+
+/* ---------------------------------------------------------------- derived state */
+
+static void eval_node_weights(bsync_instance* inst, uint32_t n) {
+    const bsync_graph* g = inst->graph;
+    fix16_t* w = ARR(inst, fix16_t, off_weights) + g->nodes[n].first_slot;
+    /* cannot fail: the tree, node index and pointers are valid */
+    (void)bsync_blend_tree_eval_node(g->tree, n, CARR(inst, fix16_t, off_filtered), w);
+}
+
+/* Masses, slot contributions, leaf weights, cycle lengths and phase steps from the node weights. */
+static void flatten_and_lengths(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    const fix16_t* w = CARR(inst, fix16_t, off_weights);
+    fix16_t* contrib = ARR(inst, fix16_t, off_contrib);
+    fix16_t* mass = ARR(inst, fix16_t, off_mass);
+    fix16_t* leaf = ARR(inst, fix16_t, off_leaf);
+    fix16_t* length = ARR(inst, fix16_t, off_length);
+    bsync_time_step* steps = ARR(inst, bsync_time_step, off_steps);
+    for (uint32_t n = 0; n < g->node_count; n++) mass[n] = 0;
+    for (uint32_t s = 0; s < g->slot_count; s++) contrib[s] = 0;
+    for (uint32_t m = 0; m < g->motion_count; m++) leaf[m] = 0;
+    mass[g->root] = BSYNC_FX_ONE;
+    for (uint32_t i = 0; i < g->node_count; i++) {
+        const uint32_t n = g->topo[i];
+        const fix16_t m = mass[n];
+        if (m <= 0) continue;
+        const graph_node* gn = &g->nodes[n];
+        for (uint32_t k = 0; k < gn->child_count; k++) {
+            const uint32_t s = gn->first_slot + k;
+            if (w[s] <= 0) continue;
+            const fix16_t c = bsync_fx_mul(m, w[s]);
+            if (c <= 0) continue;
+            const graph_slot* gs = &g->slots[s];
+            if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) {
+                mass[gs->index] = bsync_fx_add(mass[gs->index], c);
+            } else {
+                leaf[gs->index] = bsync_fx_add(leaf[gs->index], c);
+                contrib[s] = c;
+            }
+        }
+    }
+    for (uint32_t i = g->node_count; i-- > 0;) { /* children before parents */
+        const uint32_t n = g->topo[i];
+        const graph_node* gn = &g->nodes[n];
+        uint64_t sum = 0;
+        for (uint32_t k = 0; k < gn->child_count; k++) {
+            const uint32_t s = gn->first_slot + k;
+            if (w[s] <= 0) continue;
+            const graph_slot* gs = &g->slots[s];
+            const uint64_t wi = (uint64_t)(w[s] > 64 * BSYNC_FX_ONE ? 64 * BSYNC_FX_ONE : w[s]);
+            const uint64_t li = (uint64_t)(gs->kind == (uint32_t)BSYNC_CHILD_NODE ? length[gs->index]
+                                                                                 : g->motion_length[gs->index]);
+            const uint64_t ts = (uint64_t)gs->time_scale;        /* >= 64 */
+            sum += (wi * li + ts / 2) / ts;                       /* <= 2^53 / 64 per term */
+        }
+        length[n] = sum > (uint64_t)BSYNC_FX_MAX ? BSYNC_FX_MAX : (fix16_t)sum;
+        const fix16_t speed = length[n] > 0 ? bsync_fx_div(gn->own_scale, length[n]) : 0;
+        (void)bsync_time_step_init(BSYNC_FX_ONE, speed, g->tick_rate, &steps[n]); /* rate valid */
+    }
+}
+
+static void derive_all(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    const bsync_param_state* st = CARR(inst, bsync_param_state, off_states);
+    fix16_t* filtered = ARR(inst, fix16_t, off_filtered);
+    uint32_t* changed = ARR(inst, uint32_t, off_changed);
+    for (uint32_t i = 0; i < g->param_count; i++) {
+        changed[i] = 0;
+        if (g->param_kind[i] == GRAPH_PARAM_PAIR_SECOND) filtered[i] = st[i - 1].value[1];
+        else filtered[i] = st[i].value[0];
+    }
+    for (uint32_t n = 0; n < g->node_count; n++) eval_node_weights(inst, n);
+    flatten_and_lengths(inst);
+}
+
+static void reset_cursors(bsync_instance* inst) {
+    for (uint32_t b = 0; b < inst->graph->bound_count; b++) bsync_sample_cursor_reset(cursor_of(inst, b));
+}
+
+bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out) {
+    if (!mem || !graph || !out || ((uintptr_t)mem & 7u) != 0) return BSYNC_INVALID_ARGUMENT;
+    struct bsync_instance li;
+    size_t need = layout(graph, &li);
+    if (size < need) return BSYNC_BUFFER_TOO_SMALL;
+    unsigned char* base = (unsigned char*)mem;
+    for (size_t i = 0; i < need; i++) base[i] = 0;
+    struct bsync_instance* inst = (struct bsync_instance*)mem;
+    *inst = li;
+    inst->graph = graph;
+    inst->pad_ptr_ = 0;
+    inst->tick = 0;
+    inst->size = need;
+    inst->magic = INSTANCE_MAGIC;
+    inst->reserved = 0;
+    const bsync_graph* g = graph;
+    fix16_t* targets = ARR(inst, fix16_t, off_targets);
+    bsync_param_state* st = ARR(inst, bsync_param_state, off_states);
+    for (uint32_t i = 0; i < g->param_count; i++) targets[i] = bsync_blend_tree_parameter_default(g->tree, i);
+    for (uint32_t i = 0; i < g->param_count; i++) {
+        if (g->param_kind[i] == GRAPH_PARAM_PAIR_SECOND) continue;
+        fix16_t y = g->param_kind[i] == GRAPH_PARAM_PAIR_FIRST ? targets[i + 1] : 0;
+        bsync_param_state_init(&g->filters[i], &st[i], targets[i], y);
+    }
+    for (uint32_t b = 0; b < g->bound_count; b++) {
+        bsync_sample_cursor* c = NULL;
+        const bsync_clip* clip = g->clips[g->slots[g->bound_slot[b]].index];
+        (void)bsync_sample_cursor_init(cursor_of(inst, b), (size_t)g->bound_cursor_bytes[b], clip, &c);
+    }
+    derive_all(inst);
+    *out = inst;
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- tick */
+
+bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input) {
+    if (!valid(inst) || !input) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (input->target_count != g->param_count || (g->param_count > 0 && !input->targets))
+        return BSYNC_INVALID_ARGUMENT;
+    fix16_t* targets = ARR(inst, fix16_t, off_targets);
+    fix16_t* filtered = ARR(inst, fix16_t, off_filtered);
+    bsync_param_state* st = ARR(inst, bsync_param_state, off_states);
+    uint32_t* changed = ARR(inst, uint32_t, off_changed);
+    /* 1. filters */
+    for (uint32_t i = 0; i < g->param_count; i++) {
+        const uint32_t kind = g->param_kind[i];
+        targets[i] = input->targets[i];
+        if (kind == GRAPH_PARAM_PAIR_SECOND) continue;
+        int ch = 0;
+        if (kind == GRAPH_PARAM_PAIR_FIRST) {
+            (void)bsync_param_filter_step2(&g->filters[i], &st[i], input->targets[i], input->targets[i + 1], &ch);
+            filtered[i] = st[i].value[0];
+            filtered[i + 1] = st[i].value[1];
+            changed[i] = changed[i + 1] = ch ? 1u : 0u;
+        } else {
+            (void)bsync_param_filter_step(&g->filters[i], &st[i], input->targets[i], &ch);
+            filtered[i] = st[i].value[0];
+            changed[i] = ch ? 1u : 0u;
+        }
+    }
+    /* 2. dirty nodes */
+    int any = 0;
+    for (uint32_t n = 0; n < g->node_count; n++) {
+        const graph_node* gn = &g->nodes[n];
+        int dirty = 0;
+        for (uint32_t k = 0; k < gn->param_count && !dirty; k++) dirty = changed[g->param_refs[gn->first_param + k]] != 0;
+        if (!dirty) continue;
+        eval_node_weights(inst, n);
+        any = 1;
+    }
+    /* 3. flatten, lengths, steps */
+    if (any) flatten_and_lengths(inst);
+    /* 4. clocks */
+    bsync_clip_time* clocks = ARR(inst, bsync_clip_time, off_clocks);
+    const bsync_time_step* steps = CARR(inst, bsync_time_step, off_steps);
+    for (uint32_t n = 0; n < g->node_count; n++) bsync_time_advance(&clocks[n], &steps[n]);
+    bsync_clip_time* sc = ARR(inst, bsync_clip_time, off_slot_clocks);
+    for (uint32_t c = 0; c < g->clock_count; c++) bsync_time_advance(&sc[c], &g->clock_steps[c]);
+    /* 5. */
+    inst->tick++;
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- blend state */
+
+uint64_t bsync_instance_tick_count(const bsync_instance* inst) { return valid(inst) ? inst->tick : 0; }
+
+fix16_t bsync_instance_parameter(const bsync_instance* inst, uint32_t p) {
+    return valid(inst) && p < inst->graph->param_count ? CARR(inst, fix16_t, off_filtered)[p] : 0;
+}
+fix16_t bsync_instance_target(const bsync_instance* inst, uint32_t p) {
+    return valid(inst) && p < inst->graph->param_count ? CARR(inst, fix16_t, off_targets)[p] : 0;
+}
+const bsync_param_state* bsync_instance_parameter_state(const bsync_instance* inst, uint32_t p) {
+    return valid(inst) && p < inst->graph->param_count ? &CARR(inst, bsync_param_state, off_states)[p] : NULL;
+}
+const fix16_t* bsync_instance_leaf_weights(const bsync_instance* inst) {
+    return valid(inst) ? CARR(inst, fix16_t, off_leaf) : NULL;
+}
+const fix16_t* bsync_instance_node_weights(const bsync_instance* inst, uint32_t n) {
+    if (!valid(inst) || n >= inst->graph->node_count) return NULL;
+    return CARR(inst, fix16_t, off_weights) + inst->graph->nodes[n].first_slot;
+}
+const bsync_clip_time* bsync_instance_node_time(const bsync_instance* inst, uint32_t n) {
+    return valid(inst) && n < inst->graph->node_count ? &CARR(inst, bsync_clip_time, off_clocks)[n] : NULL;
+}
+fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t n) {
+    const bsync_clip_time* t = bsync_instance_node_time(inst, n);
+    return t ? bsync_time_normalized(t) : 0;
+}
+static uint32_t sample_phase(const bsync_instance* inst, uint32_t n) {
+    const graph_node* gn = &inst->graph->nodes[n];
+    return CARR(inst, bsync_clip_time, off_clocks)[gn->driver].phase + gn->offset32; /* wraps */
+}
+uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t n) {
+    return valid(inst) && n < inst->graph->node_count ? sample_phase(inst, n) : 0;
+}
+fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t n) {
+    return valid(inst) && n < inst->graph->node_count ? CARR(inst, fix16_t, off_length)[n] : 0;
+}
+
+/* ---------------------------------------------------------------- checksums */
+
+static void feed_clock(bsync_checksum_state* c, const bsync_clip_time* t) {
+    bsync_checksum_i64(c, t->cycles);
+    bsync_checksum_u32(c, t->phase);
+    bsync_checksum_u64(c, t->carry);
+}
+
+uint64_t bsync_instance_state_checksum(const bsync_instance* inst) {
+    if (!valid(inst)) return 0;
+    const bsync_graph* g = inst->graph;
+    bsync_checksum_state c;
+    bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_STATE);
+    bsync_checksum_u64(&c, inst->tick);
+    const bsync_param_state* st = CARR(inst, bsync_param_state, off_states);
+    bsync_checksum_u32(&c, g->param_count);
+    for (uint32_t i = 0; i < g->param_count; i++) bsync_param_checksum_feed(&st[i], &c);
+    const bsync_clip_time* clocks = CARR(inst, bsync_clip_time, off_clocks);
+    bsync_checksum_u32(&c, g->node_count);
+    for (uint32_t n = 0; n < g->node_count; n++) feed_clock(&c, &clocks[n]);
+    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
+    bsync_checksum_u32(&c, g->clock_count);
+    for (uint32_t k = 0; k < g->clock_count; k++) feed_clock(&c, &sc[k]);
+    const fix16_t* leaf = CARR(inst, fix16_t, off_leaf);
+    bsync_checksum_u32(&c, g->motion_count);
+    for (uint32_t m = 0; m < g->motion_count; m++) bsync_checksum_fx(&c, leaf[m]);
+    const fix16_t* w = CARR(inst, fix16_t, off_weights);
+    bsync_checksum_u32(&c, g->slot_count);
+    for (uint32_t s = 0; s < g->slot_count; s++) bsync_checksum_fx(&c, w[s]);
+    return bsync_checksum_final(&c);
+}
+
+uint64_t bsync_instance_parameter_checksum(const bsync_instance* inst, uint32_t p) {
+    if (!valid(inst) || p >= inst->graph->param_count) return 0;
+    bsync_checksum_state c;
+    bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_PARAM);
+    bsync_checksum_u32(&c, p);
+    bsync_checksum_fx(&c, CARR(inst, fix16_t, off_filtered)[p]);
+    bsync_param_checksum_feed(&CARR(inst, bsync_param_state, off_states)[p], &c);
+    return bsync_checksum_final(&c);
+}
+
+uint64_t bsync_instance_node_checksum(const bsync_instance* inst, uint32_t n) {
+    if (!valid(inst) || n >= inst->graph->node_count) return 0;
+    const bsync_graph* g = inst->graph;
+    const graph_node* gn = &g->nodes[n];
+    bsync_checksum_state c;
+    bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_NODE);
+    bsync_checksum_u32(&c, n);
+    feed_clock(&c, &CARR(inst, bsync_clip_time, off_clocks)[n]);
+    bsync_checksum_fx(&c, CARR(inst, fix16_t, off_length)[n]);
+    bsync_checksum_u32(&c, gn->child_count);
+    const fix16_t* w = CARR(inst, fix16_t, off_weights);
+    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
+    for (uint32_t k = 0; k < gn->child_count; k++) {
+        const graph_slot* gs = &g->slots[gn->first_slot + k];
+        bsync_checksum_fx(&c, w[gn->first_slot + k]);
+        if (gs->clock != GRAPH_NONE) feed_clock(&c, &sc[gs->clock]);
+    }
+    return bsync_checksum_final(&c);
+}
+
+/* ---------------------------------------------------------------- pose */
+
+static bsync_trs* scratch_pose(bsync_instance* inst, uint32_t i) {
+    return ARR(inst, bsync_trs, off_scratch) + (size_t)i * inst->graph->joint_count;
+}
+
+static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    const uint32_t J = g->joint_count;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
+    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
+    bsync_pose_input inputs[BSYNC_MAX_BLEND_POSES];
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < g->bound_count; b++) {
+        const uint32_t s = g->bound_slot[b];
+        const fix16_t c = contrib[s];
+        if (c <= 0) continue;
+        const graph_slot* gs = &g->slots[s];
+        const bsync_clip* clip = g->clips[gs->index];
+        uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : sample_phase(inst, gs->node);
+        phase += gs->offset32; /* wraps mod 2^32 */
+        const fix16_t dur = bsync_clip_duration(clip);
+        fix16_t seconds = 0;
+        if (dur > 0) {
+            bsync_clip_time t = bsync_time_start();
+            t.phase = phase;
+            seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
+        }
+        bsync_trs* dst = scratch_pose(inst, b);
+        bsync_result r = bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, J, cursor_of(inst, b), dst);
+        if (r != BSYNC_OK) return r;
+        inputs[count].local = dst;
+        inputs[count].weight = c > 64 * BSYNC_FX_ONE ? 64 * BSYNC_FX_ONE : c;
+        inputs[count].joint_weights = NULL;
+        count++;
+    }
+    return bsync_pose_blend(rest, J, count ? inputs : NULL, count, out_local);
+}
+
+bsync_result bsync_instance_pose(bsync_instance* inst, bsync_trs* out_local, bsync_trs* out_model) {
+    if (!valid(inst) || !out_local) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    bsync_result r = blend_local(inst, out_local);
+    if (r != BSYNC_OK || !out_model) return r;
+    return bsync_pose_local_to_model(bsync_skeleton_parents(g->skeleton), g->joint_count, out_local, 0,
+                                     g->joint_count, out_model);
+}
+
+bsync_result bsync_instance_joint_query(bsync_instance* inst, const uint32_t* joints, uint32_t count,
+                                        bsync_trs* out_model) {
+    if (!valid(inst) || (count > 0 && (!joints || !out_model))) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    for (uint32_t i = 0; i < count; i++)
+        if (joints[i] >= g->joint_count) return BSYNC_INVALID_ARGUMENT;
+    bsync_trs* local = scratch_pose(inst, g->bound_count);
+    bsync_result r = blend_local(inst, local);
+    if (r != BSYNC_OK) return r;
+    const int16_t* parents = bsync_skeleton_parents(g->skeleton);
+    uint16_t chain[BSYNC_MAX_JOINTS];
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t len = 0;
+        int32_t j = (int32_t)joints[i];
+        while (j >= 0 && len < BSYNC_MAX_JOINTS) { /* parents are lower indices: the walk ends */
+            chain[len++] = (uint16_t)j;
+            j = parents[j];
+        }
+        bsync_trs m = local[chain[len - 1]];
+        for (uint32_t k = len - 1; k-- > 0;) m = bsync_trs_compose(&m, &local[chain[k]]);
+        out_model[i] = m;
+    }
+    return BSYNC_OK;
+}
+
+bsync_result bsync_instance_pose_checksum(bsync_instance* inst, uint64_t* out, uint64_t* out_per_joint) {
+    if (!valid(inst) || !out) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    bsync_trs* local = scratch_pose(inst, g->bound_count);
+    bsync_result r = blend_local(inst, local);
+    if (r != BSYNC_OK) return r;
+    *out = bsync_checksum_pose(local, g->joint_count);
+    if (out_per_joint) bsync_checksum_pose_joints(local, g->joint_count, out_per_joint);
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- snapshots */
+
+typedef struct writer { unsigned char* p; } writer;
+static void w_u32(writer* w, uint32_t v) {
+    for (int i = 0; i < 4; i++) *w->p++ = (unsigned char)(v >> (8 * i));
+}
+static void w_u64(writer* w, uint64_t v) {
+    for (int i = 0; i < 8; i++) *w->p++ = (unsigned char)(v >> (8 * i));
+}
+static uint32_t r_u32(const unsigned char** p) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)(*p)[i] << (8 * i);
+    *p += 4;
+    return v;
+}
+static uint64_t r_u64(const unsigned char** p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)(*p)[i] << (8 * i);
+    *p += 8;
+    return v;
+}
+/* Two's complement reinterpretation without implementation-defined conversions. */
+static int32_t to_i32(uint32_t v) { return v <= 0x7FFFFFFFu ? (int32_t)v : -(int32_t)(~v) - 1; }
+static int64_t to_i64(uint64_t v) {
+    return v <= 0x7FFFFFFFFFFFFFFFull ? (int64_t)v : -(int64_t)(~v) - 1;
+}
+
+size_t bsync_instance_snapshot_size(const bsync_graph* g) {
+    if (!g) return 0;
+    return 32u + 4u + 48u * (size_t)g->param_count + 4u + 20u * (size_t)g->node_count + 4u +
+           20u * (size_t)g->clock_count + 8u;
+}
+
+static void w_clock(writer* w, const bsync_clip_time* t) {
+    w_u64(w, (uint64_t)t->cycles);
+    w_u32(w, t->phase);
+    w_u64(w, t->carry);
+}
+
+bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t cap, size_t* written) {
+    if (!valid(inst) || !buf) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    const size_t total = bsync_instance_snapshot_size(g);
+    if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
+    writer w = {(unsigned char*)buf};
+    w_u32(&w, BSYNC_SNAPSHOT_MAGIC);
+    w_u32(&w, BSYNC_SNAPSHOT_VERSION);
+    w_u64(&w, g->hash);
+    w_u32(&w, (uint32_t)total);
+    w_u32(&w, 0);
+    w_u64(&w, inst->tick);
+    const fix16_t* targets = CARR(inst, fix16_t, off_targets);
+    const bsync_param_state* st = CARR(inst, bsync_param_state, off_states);
+    w_u32(&w, g->param_count);
+    for (uint32_t i = 0; i < g->param_count; i++) {
+        w_u32(&w, (uint32_t)targets[i]);
+        w_u32(&w, (uint32_t)st[i].value[0]);
+        w_u32(&w, (uint32_t)st[i].value[1]);
+        w_u32(&w, st[i].settled);
+        for (int k = 0; k < 2; k++) {
+            w_u64(&w, (uint64_t)st[i].smooth[k].value);
+            w_u64(&w, (uint64_t)st[i].smooth[k].velocity);
+        }
+    }
+    const bsync_clip_time* clocks = CARR(inst, bsync_clip_time, off_clocks);
+    w_u32(&w, g->node_count);
+    for (uint32_t n = 0; n < g->node_count; n++) w_clock(&w, &clocks[n]);
+    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
+    w_u32(&w, g->clock_count);
+    for (uint32_t c = 0; c < g->clock_count; c++) w_clock(&w, &sc[c]);
+    const uint64_t h = bsync_checksum_xxh64(buf, total - 8u, 0);
+    w_u64(&w, h);
+    if (written) *written = total;
+    return BSYNC_OK;
+}
+
+#define SMOOTH_VALUE_LIMIT ((int64_t)BSYNC_FX_MAX * 65536)
+#define SMOOTH_VELOCITY_LIMIT ((int64_t)1 << 58)
+#define CYCLES_LIMIT ((int64_t)1 << 62)
+
+static int read_clock(const unsigned char** p, uint64_t den, bsync_clip_time* out) {
+    bsync_clip_time t = bsync_time_start();
+    t.cycles = to_i64(r_u64(p));
+    t.phase = r_u32(p);
+    t.carry = r_u64(p);
+    if (t.cycles > CYCLES_LIMIT || t.cycles < -CYCLES_LIMIT || t.carry >= den) return 0;
+    if (out) *out = t;
+    return 1;
+}
+
+/* Reads (and when `apply`, stores) the body; returns 0 on a bad field. */
+static int read_body(bsync_instance* inst, const unsigned char* p, int apply) {
+    const bsync_graph* g = inst->graph;
+    const uint64_t tick = r_u64(&p);
+    if (r_u32(&p) != g->param_count) return 0;
+    fix16_t* targets = ARR(inst, fix16_t, off_targets);
+    bsync_param_state* st = ARR(inst, bsync_param_state, off_states);
+    for (uint32_t i = 0; i < g->param_count; i++) {
+        bsync_param_state s;
+        const fix16_t target = to_i32(r_u32(&p));
+        s.value[0] = to_i32(r_u32(&p));
+        s.value[1] = to_i32(r_u32(&p));
+        s.settled = r_u32(&p);
+        s.pad_ = 0;
+        for (int k = 0; k < 2; k++) {
+            s.smooth[k].value = to_i64(r_u64(&p));
+            s.smooth[k].velocity = to_i64(r_u64(&p));
+            if (s.smooth[k].value > SMOOTH_VALUE_LIMIT || s.smooth[k].value < -SMOOTH_VALUE_LIMIT) return 0;
+            if (s.smooth[k].velocity > SMOOTH_VELOCITY_LIMIT || s.smooth[k].velocity < -SMOOTH_VELOCITY_LIMIT)
+                return 0;
+        }
+        if (s.settled > 1u || s.value[0] == INT32_MIN || s.value[1] == INT32_MIN) return 0;
+        const uint32_t kind = g->param_kind[i];
+        if (kind != GRAPH_PARAM_PAIR_FIRST &&
+            (s.value[1] != 0 || s.smooth[1].value != 0 || s.smooth[1].velocity != 0))
+            return 0;
+        if (kind == GRAPH_PARAM_PAIR_SECOND &&
+            (s.value[0] != 0 || s.settled != 0 || s.smooth[0].value != 0 || s.smooth[0].velocity != 0))
+            return 0;
+        if (apply) {
+            targets[i] = target;
+            st[i] = s;
+        }
+    }
+    if (r_u32(&p) != g->node_count) return 0;
+    bsync_clip_time* clocks = ARR(inst, bsync_clip_time, off_clocks);
+    for (uint32_t n = 0; n < g->node_count; n++)
+        if (!read_clock(&p, bsync_graph_node_den_(g), apply ? &clocks[n] : NULL)) return 0;
+    if (r_u32(&p) != g->clock_count) return 0;
+    bsync_clip_time* sc = ARR(inst, bsync_clip_time, off_slot_clocks);
+    for (uint32_t c = 0; c < g->clock_count; c++)
+        if (!read_clock(&p, g->clock_steps[c].den, apply ? &sc[c] : NULL)) return 0;
+    if (apply) inst->tick = tick;
+    return 1;
+}
+
+bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len) {
+    if (!valid(inst) || !buf) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    const size_t total = bsync_instance_snapshot_size(g);
+    const unsigned char* p = (const unsigned char*)buf;
+    if (len < 32u) return BSYNC_BAD_BLOB;
+    if (r_u32(&p) != BSYNC_SNAPSHOT_MAGIC) return BSYNC_BAD_BLOB;
+    if (r_u32(&p) != BSYNC_SNAPSHOT_VERSION) return BSYNC_BAD_BLOB;
+    const uint64_t hash = r_u64(&p);
+    const uint32_t declared = r_u32(&p);
+    const uint32_t zero = r_u32(&p);
+    if (declared != len || zero != 0) return BSYNC_BAD_BLOB;
+    if (hash != g->hash) return BSYNC_MISMATCH;
+    if (len != total) return BSYNC_BAD_BLOB;
+    const unsigned char* tail = (const unsigned char*)buf + total - 8u;
+    if (r_u64(&tail) != bsync_checksum_xxh64(buf, total - 8u, 0)) return BSYNC_BAD_BLOB;
+    if (!read_body(inst, p, 0)) return BSYNC_BAD_BLOB;
+    (void)read_body(inst, p, 1);
+    derive_all(inst);
+    reset_cursors(inst);
+    return BSYNC_OK;
+}

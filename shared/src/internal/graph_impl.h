@@ -1,0 +1,61 @@
+/* internal/graph_impl.h — the graph block as graph.c builds it and instance*.c read it. Not public.
+ *
+ * The block holds pointers (to the tree, skeleton, clips, curves) and pointers into itself, so it is
+ * not relocatable; it is never serialised (its identity is bsync_graph_hash). */
+#ifndef BLENDSYNC_INTERNAL_GRAPH_IMPL_H
+#define BLENDSYNC_INTERNAL_GRAPH_IMPL_H
+
+#include "blendsync/graph.h"
+#include "blendsync/time.h"
+#include "block.h"
+
+#define GRAPH_NONE UINT32_MAX
+
+enum { GRAPH_PARAM_SCALAR = 0, GRAPH_PARAM_PAIR_FIRST = 1, GRAPH_PARAM_PAIR_SECOND = 2 };
+
+typedef struct graph_slot {
+    uint32_t kind;       /* BSYNC_CHILD_MOTION or BSYNC_CHILD_NODE */
+    uint32_t index;      /* motion or node index */
+    fix16_t time_scale;  /* [1/1024, 1024] */
+    fix16_t cycle_offset;/* [0, 1) as given (hash) */
+    uint32_t offset32;   /* cycle_offset in 2^-32 cycle units */
+    uint32_t clock;      /* NONE-node motion slot: its clock index, else GRAPH_NONE */
+    uint32_t bound;      /* motion slot with a clip: its bound index (cursor, scratch), else GRAPH_NONE */
+    uint32_t node;       /* owner node */
+} graph_slot;
+
+typedef struct graph_node {
+    uint32_t first_slot, child_count;
+    uint32_t first_param, param_count; /* into param_refs */
+    uint32_t sync;                     /* bsync_graph_sync */
+    uint32_t driver;                   /* node whose own clock drives this node's sampling */
+    uint32_t offset32;                 /* added to the driver's phase */
+    fix16_t own_scale;                 /* speed factor of the node's own phase */
+} graph_node;
+
+struct bsync_graph {
+    bsync_block_header head;
+    uint64_t hash;
+    const bsync_blend_tree* tree;
+    const bsync_skeleton* skeleton;
+    uint32_t tick_rate, param_count, motion_count, node_count;
+    uint32_t slot_count, clock_count, bound_count, joint_count;
+    uint32_t root, max_children;
+    const bsync_clip** clips;       /* motion_count */
+    fix16_t* motion_length;         /* motion_count: duration, or 1.0 s */
+    bsync_param_filter* filters;    /* param_count */
+    uint32_t* param_kind;           /* param_count: GRAPH_PARAM_* */
+    graph_node* nodes;              /* node_count */
+    graph_slot* slots;              /* slot_count */
+    uint32_t* param_refs;           /* the nodes' parameter indices */
+    uint32_t* topo;                 /* node_count, parents before children */
+    bsync_time_step* clock_steps;   /* clock_count */
+    uint32_t* clock_slot;           /* clock_count -> slot */
+    uint32_t* bound_slot;           /* bound_count -> slot */
+    uint64_t* bound_cursor_bytes;   /* bound_count: cursor size (rounded up to 8) */
+};
+
+/* The denominator of node clocks (bsync_time_step_init(1.0, ., rate)). */
+static inline uint64_t bsync_graph_node_den_(const bsync_graph* g) { return (uint64_t)g->tick_rate * 65536u; }
+
+#endif
