@@ -275,13 +275,9 @@ bsync_result bsync_blend_space_init(void* mem, size_t size, const bsync_blend_sp
     if (r != BSYNC_OK) return r;
     if (size < need) return BSYNC_BUFFER_TOO_SMALL;
 
-    unsigned char* base = (unsigned char*)mem;
-    for (size_t i = 0; i < need; i++) base[i] = 0;
+    unsigned char* base = bsync_block_start(mem, need, BLEND_MAGIC, BLEND_VERSION);
     struct bsync_blend_space* s = (struct bsync_blend_space*)mem;
     const uint32_t n = desc->child_count;
-    s->head.magic = BLEND_MAGIC;
-    s->head.version = BLEND_VERSION;
-    s->head.block_size = need;
     s->type = (uint32_t)desc->type;
     s->child_count = n;
     s->param_count = param_count_of(desc);
@@ -349,18 +345,13 @@ bsync_result bsync_blend_space_create(const bsync_blend_space_desc* desc, const 
     size_t need;
     bsync_result r = validate_and_size(desc, &need);
     if (r != BSYNC_OK) return r;
-    bsync_allocator a = bsync_allocator_resolve(allocator);
-    void* mem = bsync_allocator_alloc(&a, need);
+    bsync_allocator a;
+    void* mem = bsync_block_alloc(allocator, need, &a);
     if (!mem) return BSYNC_OUT_OF_MEMORY;
     bsync_blend_space* s = NULL;
-    r = bsync_blend_space_init(mem, need, desc, &s, diag);
-    if (r != BSYNC_OK) {
-        bsync_allocator_free(&a, mem, need);
-        return r;
-    }
-    s->head.alloc.allocator = a;
-    *out = s;
-    return BSYNC_OK;
+    r = bsync_block_adopt(bsync_blend_space_init(mem, need, desc, &s, diag), mem, need, &a);
+    if (r == BSYNC_OK) *out = s;
+    return r;
 }
 
 void bsync_blend_space_destroy(bsync_blend_space* space) { bsync_block_destroy(space ? &space->head : NULL); }

@@ -231,16 +231,13 @@ bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bs
     if (out_failed_node) *out_failed_node = failed;
     if (r != BSYNC_OK) return r;
 
-    bsync_allocator a = bsync_allocator_resolve(allocator);
-    unsigned char* base = (unsigned char*)bsync_allocator_alloc(&a, p.size);
+    bsync_allocator a;
+    unsigned char* base = (unsigned char*)bsync_block_alloc(allocator, p.size, &a);
     if (!base) return BSYNC_OUT_OF_MEMORY;
-    for (size_t i = 0; i < p.size; i++) base[i] = 0;
+    bsync_block_start(base, p.size, TREE_MAGIC, TREE_VERSION);
 
     const uint32_t n = desc->node_count, np = desc->parameter_count, nm = desc->motion_count;
     struct bsync_blend_tree* t = (struct bsync_blend_tree*)base;
-    t->head.magic = TREE_MAGIC;
-    t->head.version = TREE_VERSION;
-    t->head.block_size = p.size;
     t->parameter_count = np;
     t->motion_count = nm;
     t->node_count = n;
@@ -309,8 +306,7 @@ bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bs
         r = bsync_blend_space_init(base + off, p.space_size[i], &nd->space, &space, diags ? &diags[i] : NULL);
         if (r != BSYNC_OK) {
             if (out_failed_node) *out_failed_node = i;
-            bsync_allocator_free(&a, base, p.size);
-            return r;
+            return bsync_block_adopt(r, base, p.size, &a);
         }
         off += align_up(p.space_size[i], 8);
     }

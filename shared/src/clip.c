@@ -90,14 +90,10 @@ bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc
     if (r != BSYNC_OK) return r;
     if (size < need) return BSYNC_BUFFER_TOO_SMALL;
 
-    unsigned char* base = (unsigned char*)mem;
-    for (size_t i = 0; i < need; i++) base[i] = 0;
+    unsigned char* base = bsync_block_start(mem, need, BSYNC_CLIP_MAGIC, BSYNC_CLIP_VERSION);
 
     const uint32_t joint_count = bsync_skeleton_joint_count(skeleton);
     struct bsync_clip* c = (struct bsync_clip*)mem;
-    c->head.magic = BSYNC_CLIP_MAGIC;
-    c->head.version = BSYNC_CLIP_VERSION;
-    c->head.block_size = need;
     c->duration = desc->duration;
     c->loop = desc->loop ? 1u : 0u;
     c->joint_count = joint_count;
@@ -159,18 +155,13 @@ bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton
     size_t need;
     bsync_result r = validate_and_size(desc, skeleton, &need);
     if (r != BSYNC_OK) return r;
-    bsync_allocator a = bsync_allocator_resolve(allocator);
-    void* mem = bsync_allocator_alloc(&a, need);
+    bsync_allocator a;
+    void* mem = bsync_block_alloc(allocator, need, &a);
     if (!mem) return BSYNC_OUT_OF_MEMORY;
     bsync_clip* c = NULL;
-    r = bsync_clip_init(mem, need, desc, skeleton, &c);
-    if (r != BSYNC_OK) { /* only a misaligned allocation can get here */
-        bsync_allocator_free(&a, mem, need);
-        return r;
-    }
-    c->head.alloc.allocator = a;
-    *out = c;
-    return BSYNC_OK;
+    r = bsync_block_adopt(bsync_clip_init(mem, need, desc, skeleton, &c), mem, need, &a); /* fails only if misaligned */
+    if (r == BSYNC_OK) *out = c;
+    return r;
 }
 
 void bsync_clip_destroy(bsync_clip* clip) { bsync_block_destroy(clip ? &clip->head : NULL); }

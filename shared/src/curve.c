@@ -71,12 +71,8 @@ bsync_result bsync_curve_init(void* mem, size_t size, const bsync_curve_desc* de
     bsync_result r = validate_and_size(desc, &need);
     if (r != BSYNC_OK) return r;
     if (size < need) return BSYNC_BUFFER_TOO_SMALL;
-    unsigned char* base = (unsigned char*)mem;
-    for (size_t i = 0; i < need; i++) base[i] = 0;
+    unsigned char* base = bsync_block_start(mem, need, CURVE_MAGIC, CURVE_VERSION);
     struct bsync_curve* c = (struct bsync_curve*)mem;
-    c->head.magic = CURVE_MAGIC;
-    c->head.version = CURVE_VERSION;
-    c->head.block_size = need;
     c->key_count = desc->key_count;
     c->pre_wrap = (uint32_t)desc->pre_wrap;
     c->post_wrap = (uint32_t)desc->post_wrap;
@@ -108,18 +104,13 @@ bsync_result bsync_curve_create(const bsync_curve_desc* desc, const bsync_alloca
     size_t need;
     bsync_result r = validate_and_size(desc, &need);
     if (r != BSYNC_OK) return r;
-    bsync_allocator a = bsync_allocator_resolve(allocator);
-    void* mem = bsync_allocator_alloc(&a, need);
+    bsync_allocator a;
+    void* mem = bsync_block_alloc(allocator, need, &a);
     if (!mem) return BSYNC_OUT_OF_MEMORY;
     bsync_curve* c = NULL;
-    r = bsync_curve_init(mem, need, desc, &c);
-    if (r != BSYNC_OK) {
-        bsync_allocator_free(&a, mem, need);
-        return r;
-    }
-    c->head.alloc.allocator = a;
-    *out = c;
-    return BSYNC_OK;
+    r = bsync_block_adopt(bsync_curve_init(mem, need, desc, &c), mem, need, &a);
+    if (r == BSYNC_OK) *out = c;
+    return r;
 }
 
 void bsync_curve_destroy(bsync_curve* curve) { bsync_block_destroy(curve ? &curve->head : NULL); }
@@ -189,7 +180,7 @@ static fix16_t eval_segment(const stored_key* k0, const stored_key* k1, int64_t 
     const int64_t dx = (int64_t)k1->time - k0->time; /* > 0 */
     if ((k0->flags & BSYNC_CURVE_OUT_STEPPED) || (k1->flags & BSYNC_CURVE_IN_STEPPED)) return k0->value;
     const int64_t d = t - k0->time; /* in [0, dx] */
-    const int64_t s = (int64_t)bsync_w_div_u128(bsync_w_mul_u64((uint64_t)d, (uint64_t)Q32_ONE), (uint64_t)dx, NULL);
+    const int64_t s = (int64_t)bsync_u128_divmod_u64(bsync_u128_mul_u64((uint64_t)d, (uint64_t)Q32_ONE), (uint64_t)dx, NULL);
     const int64_t v0 = (int64_t)k0->value * 65536, v1 = (int64_t)k1->value * 65536;
     const int64_t m0 = bsync_w_sat((int64_t)k0->out_tangent * dx); /* raw * raw = W units */
     const int64_t m1 = bsync_w_sat((int64_t)k1->in_tangent * dx);

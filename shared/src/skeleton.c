@@ -89,14 +89,10 @@ bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_de
     if (r != BSYNC_OK) return r;
     if (size < need) return BSYNC_BUFFER_TOO_SMALL;
 
-    unsigned char* base = (unsigned char*)mem;
-    for (size_t i = 0; i < need; i++) base[i] = 0;
+    unsigned char* base = bsync_block_start(mem, need, SKELETON_MAGIC, SKELETON_VERSION);
 
     const uint32_t n = desc->joint_count;
     struct bsync_skeleton* s = (struct bsync_skeleton*)mem;
-    s->head.magic = SKELETON_MAGIC;
-    s->head.version = SKELETON_VERSION;
-    s->head.block_size = need;
     s->joint_count = n;
     size_t off = sizeof(struct bsync_skeleton);
     s->rest_offset = (uint32_t)off;
@@ -129,18 +125,13 @@ bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_
     size_t need;
     bsync_result r = validate_and_size(desc, &need);
     if (r != BSYNC_OK) return r;
-    bsync_allocator a = bsync_allocator_resolve(allocator);
-    void* mem = bsync_allocator_alloc(&a, need);
+    bsync_allocator a;
+    void* mem = bsync_block_alloc(allocator, need, &a);
     if (!mem) return BSYNC_OUT_OF_MEMORY;
     bsync_skeleton* s = NULL;
-    r = bsync_skeleton_init(mem, need, desc, &s);
-    if (r != BSYNC_OK) { /* only a misaligned allocation can get here */
-        bsync_allocator_free(&a, mem, need);
-        return r;
-    }
-    s->head.alloc.allocator = a;
-    *out = s;
-    return BSYNC_OK;
+    r = bsync_block_adopt(bsync_skeleton_init(mem, need, desc, &s), mem, need, &a); /* fails only if misaligned */
+    if (r == BSYNC_OK) *out = s;
+    return r;
 }
 
 void bsync_skeleton_destroy(bsync_skeleton* skeleton) { bsync_block_destroy(skeleton ? &skeleton->head : NULL); }

@@ -110,11 +110,9 @@ static int dot_sign(int64_t a, int64_t b, int64_t c, int64_t d) {
     int s2 = (c == 0 || d == 0) ? 0 : ((c < 0) != (d < 0) ? -1 : 1);
     if (s1 == 0) return s2;
     if (s2 == 0 || s1 == s2) return s1;
-    bsync_w_u128 p1 = bsync_w_mul_u64(bsync_u64_abs(a), bsync_u64_abs(b));
-    bsync_w_u128 p2 = bsync_w_mul_u64(bsync_u64_abs(c), bsync_u64_abs(d));
-    if (p1.hi != p2.hi) return p1.hi > p2.hi ? s1 : s2;
-    if (p1.lo != p2.lo) return p1.lo > p2.lo ? s1 : s2;
-    return 0;
+    int c12 = bsync_u128_cmp(bsync_u128_mul_u64(bsync_u64_abs(a), bsync_u64_abs(b)),
+                             bsync_u128_mul_u64(bsync_u64_abs(c), bsync_u64_abs(d)));
+    return c12 > 0 ? s1 : (c12 < 0 ? s2 : 0);
 }
 
 int bsync_smooth_step2(const bsync_smooth* s, bsync_smooth_state st[2], const fix16_t target[2]) {
@@ -126,12 +124,10 @@ int bsync_smooth_step2(const bsync_smooth* s, bsync_smooth_state st[2], const fi
     int64_t ch[2] = {cur[0] - tgt[0], cur[1] - tgt[1]}; /* |ch| < 2^48 */
     if (s->max_change >= 0) {
         /* |change|^2 > max_change^2, exactly in 128 bits (each square < 2^96, max_change^2 <= 2^100) */
-        bsync_w_u128 a = bsync_w_mul_u64(bsync_u64_abs(ch[0]), bsync_u64_abs(ch[0]));
-        bsync_w_u128 b = bsync_w_mul_u64(bsync_u64_abs(ch[1]), bsync_u64_abs(ch[1]));
-        bsync_w_u128 sq = {a.hi + b.hi, a.lo + b.lo};
-        if (sq.lo < a.lo) sq.hi++;
-        bsync_w_u128 lim = bsync_w_mul_u64((uint64_t)s->max_change, (uint64_t)s->max_change);
-        if (sq.hi > lim.hi || (sq.hi == lim.hi && sq.lo > lim.lo)) {
+        bsync_u128 sq = bsync_u128_add(bsync_u128_mul_u64(bsync_u64_abs(ch[0]), bsync_u64_abs(ch[0])),
+                                       bsync_u128_mul_u64(bsync_u64_abs(ch[1]), bsync_u64_abs(ch[1])));
+        bsync_u128 lim = bsync_u128_mul_u64((uint64_t)s->max_change, (uint64_t)s->max_change);
+        if (bsync_u128_cmp(sq, lim) > 0) {
             /* scale the change to length max_change: ch * max_change / |ch|, with |ch| taken with
              * about 30 significant bits: components shifted right by k to below 2^30, the sum of
              * squares normalised to [2^60, 2^62) by 4^m before the integer square root, so

@@ -6,13 +6,14 @@
  * new complement is carry' + rem (- den). So n ticks in either direction move P by
  *     n * whole + floor((c + n * rem) / den)      with c = carry (forward) or carry' (backward)
  * and leave c' = (c + n * rem) mod den. bsync_time_advance_n evaluates exactly that in 128-bit
- * arithmetic built from 64-bit parts (no __int128); the saturating cycle count is monotone in
+ * arithmetic built from 64-bit parts (internal/wide_math.h, no __int128); the saturating cycle count is monotone in
  * each direction, so saturating once equals saturating at every tick.
  *
  * Precondition (true of every position made by these functions from bsync_time_start):
  * carry < den and |cycles| <= 2^62. Other inputs give unspecified positions but no undefined
  * behaviour. */
 #include "blendsync/time.h"
+#include "internal/wide_math.h"
 
 #define CYCLES_LIMIT ((int64_t)1 << 62)
 #define U63 ((uint64_t)1 << 63)
@@ -74,61 +75,29 @@ void bsync_time_advance(bsync_clip_time* time, const bsync_time_step* step) {
     }
 }
 
-/* ---------------------------------------------------------------- 128-bit helpers */
-
-typedef struct u128_ { uint64_t hi, lo; } u128_;
-
-static u128_ mul_64x64(uint64_t a, uint64_t b) {
-    const uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
-    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    const uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu); /* < 3 * 2^32 */
-    u128_ r;
-    r.lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
-    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    return r;
-}
-
-static u128_ add_64(u128_ a, uint64_t b) {
-    a.lo += b;
-    if (a.lo < b) a.hi++;
-    return a;
-}
-
-/* a / d and a % d for 0 < d < 2^47, when the quotient is known to fit in 64 bits: long division
- * in 16-bit digits (the running remainder stays below d * 2^16 < 2^63). */
-static uint64_t divmod_128(u128_ a, uint64_t d, uint64_t* rem) {
-    uint64_t r = 0, q = 0;
-    for (int i = 7; i >= 0; i--) {
-        const uint64_t word = i >= 4 ? a.hi : a.lo;
-        const uint64_t digit = (word >> (16 * (i & 3))) & 0xFFFFu;
-        r = (r << 16) | digit;
-        q = (q << 16) | (r / d);
-        r %= d;
-    }
-    *rem = r;
-    return q;
-}
-
 void bsync_time_advance_n(bsync_clip_time* time, const bsync_time_step* step, uint64_t n) {
     if (!time || !step || step->den == 0 || n == 0) return;
     const uint64_t den = step->den;
     /* c is the carry (forward) or its complement (backward); both advance by n * rem. */
     const uint64_t c = step->negative ? den - 1 - time->carry : time->carry;
     uint64_t c_new;
-    const uint64_t q = divmod_128(add_64(mul_64x64(n, step->rem), c), den, &c_new); /* q <= n */
-    u128_ s = add_64(mul_64x64(n, step->whole), q); /* phase units moved: < 2^127 + 2^64 */
+    /* q <= n fits in 64 bits, so the division does not saturate */
+    const uint64_t q = bsync_u128_divmod_u64(bsync_u128_add_u64(bsync_u128_mul_u64(n, step->rem), c), den, &c_new);
+    bsync_u128 s = bsync_u128_add_u64(bsync_u128_mul_u64(n, step->whole), q); /* phase units moved: < 2^127 + 2^64 */
     if (!step->negative) {
         time->carry = c_new;
-        s = add_64(s, time->phase);
+        s = bsync_u128_add_u64(s, time->phase);
         time->phase = (uint32_t)s.lo;
-        const uint64_t whole_cycles = (s.hi >> 31) ? U63 : ((s.hi << 32) | (s.lo >> 32));
+        const bsync_u128 w = bsync_u128_shr(s, 32);
+        const uint64_t whole_cycles = (w.hi || w.lo >= U63) ? U63 : w.lo;
         time->cycles = cycles_add(time->cycles, whole_cycles);
     } else {
         time->carry = den - 1 - c_new;
         const uint32_t low = (uint32_t)s.lo;
         const uint64_t borrow = time->phase < low ? 1u : 0u;
         time->phase = (uint32_t)(time->phase - low);
-        const uint64_t whole_cycles = (s.hi >> 31) ? U63 : ((s.hi << 32) | (s.lo >> 32)) + borrow;
+        const bsync_u128 w = bsync_u128_shr(s, 32);
+        const uint64_t whole_cycles = (w.hi || w.lo >= U63) ? U63 : w.lo + borrow;
         time->cycles = cycles_sub(time->cycles, whole_cycles);
     }
 }

@@ -8,35 +8,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "blendsync/blend_space.h"
+
+#include "bench_util.h"
 
 #define EVALS 200000
 static volatile int64_t g_sink;
 static fix16_t g_params[1024][9];
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-static int cmp_double(const void* x, const void* y) {
-    double a = *(const double*)x, b = *(const double*)y;
-    return (a > b) - (a < b);
-}
-
 static double run_once(const bsync_blend_space* s) {
     fix16_t w[BSYNC_MAX_BLEND_CHILDREN];
     uint32_t pc = bsync_blend_space_param_count(s);
     int64_t acc = 0;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (int i = 0; i < EVALS; i++) {
         bsync_blend_space_eval(s, g_params[i & 1023], pc, w);
         acc += w[0];
     }
     g_sink = acc;
-    return (now_ns() - t0) / EVALS;
+    return (bench_now_ns() - t0) / EVALS;
 }
 
 static void bench(const char* name, const bsync_blend_space_desc* d, int runs) {
@@ -47,7 +38,7 @@ static void bench(const char* name, const bsync_blend_space_desc* d, int runs) {
     }
     double* t = malloc(sizeof(double) * (size_t)runs);
     for (int r = 0; r < runs; r++) t[r] = run_once(s);
-    qsort(t, (size_t)runs, sizeof(double), cmp_double);
+    bench_sort(t, runs);
     printf("{\"case\": \"%s\", \"type\": \"%s\", \"children\": %u, \"ns_per_eval_median\": %.1f, \"min\": %.1f, "
            "\"runs\": %d}\n",
            name, bsync_blend_type_name(d->type), d->child_count, t[runs / 2], t[0], runs);

@@ -4,7 +4,6 @@
  * the same inputs; sampling + blending + local-to-model + checksum of the 23-joint humanoid per tick. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <libfixmath/fix16.h>
 
@@ -15,31 +14,23 @@
 #include "blendsync/sample.h"
 #include "blendsync/time.h"
 
+#include "bench_util.h"
+
 #define OPS 4000000
 static fix16_t g_a[4096], g_b[4096];
 static volatile int64_t g_sink;
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-static int cmp_double(const void* x, const void* y) {
-    double a = *(const double*)x, b = *(const double*)y;
-    return (a > b) - (a < b);
-}
-
 #define OP_BENCH(fn_name, expr)                                                \
     static double fn_name(void) {                                              \
         int64_t acc = 0;                                                       \
-        double t0 = now_ns();                                                  \
+        double t0 = bench_now_ns();                                                  \
         for (int i = 0; i < OPS; i++) {                                        \
             fix16_t a = g_a[i & 4095], b = g_b[i & 4095];                      \
             (void)b;                                                           \
             acc += (expr);                                                     \
         }                                                                      \
         g_sink = acc;                                                          \
-        return (now_ns() - t0) / OPS;                                          \
+        return (bench_now_ns() - t0) / OPS;                                          \
     }
 OP_BENCH(bench_bsync_mul, bsync_fx_mul(a, b))
 OP_BENCH(bench_fix16_mul, fix16_mul(a, b))
@@ -61,7 +52,7 @@ static double bench_character_tick(void) {
     bsync_time_step step;
     bsync_time_step_init(BSYNC_FX_ONE, 70000, 60, &step);
     uint64_t acc = 0;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (int i = 0; i < TICKS; i++) {
         bsync_pose_input in[3];
         for (int c = 0; c < 3; c++) {
@@ -78,7 +69,7 @@ static double bench_character_tick(void) {
         bsync_time_advance(&t, &step);
     }
     g_sink = (int64_t)acc;
-    return (now_ns() - t0) / TICKS;
+    return (bench_now_ns() - t0) / TICKS;
 }
 
 typedef struct bench_case { const char* name; double (*run)(void); const char* unit; } bench_case;
@@ -103,7 +94,7 @@ int main(int argc, char** argv) {
     if (!samples) return 2;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (int r = 0; r < runs; r++) samples[r] = cases[c].run();
-        qsort(samples, (size_t)runs, sizeof *samples, cmp_double);
+        bench_sort(samples, runs);
         printf("{\"name\": \"%s\", \"runs\": %d, \"median\": %.3f, \"min\": %.3f, \"unit\": \"%s\"}\n", cases[c].name,
                runs, samples[runs / 2], samples[0], cases[c].unit);
     }

@@ -1,7 +1,9 @@
 #include "test_support.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 const char* bsync_test_shared_dir(void) {
@@ -68,4 +70,65 @@ static void failing_free(void* p, size_t size, void* user) {
 bsync_allocator bsync_test_failing_allocator(int* calls) {
     bsync_allocator a = {failing_alloc, failing_free, calls};
     return a;
+}
+
+char* bsync_test_read_file(const char* path, size_t* size) {
+    if (size) *size = 0;
+    FILE* f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, len = 0;
+    char* buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+        if (len == cap) {
+            char* nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (!buf) return NULL;
+    buf[len] = '\0';
+    if (size) *size = len;
+    return buf;
+}
+
+cJSON* bsync_test_load_json(const char* path) {
+    char* text = bsync_test_read_file(path, NULL);
+    assert_non_null(text);
+    cJSON* root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    return root;
+}
+
+double bsync_test_json_number(const cJSON* j) {
+    if (cJSON_IsNumber(j)) return j->valuedouble;
+    if (cJSON_IsString(j)) {
+        if (strcmp(j->valuestring, "inf") == 0) return INFINITY;
+        if (strcmp(j->valuestring, "-inf") == 0) return -INFINITY;
+        if (strcmp(j->valuestring, "nan") == 0) return NAN;
+    }
+    fail_msg("not a number in a vector file");
+    return 0;
+}
+
+void bsync_test_assert_partition(const fix16_t* w, size_t n) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(w[i] >= 0);
+        sum += w[i];
+    }
+    assert_int_equal(sum, BSYNC_FX_ONE);
 }

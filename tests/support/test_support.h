@@ -7,6 +7,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "blendsync/fixed.h"
 
 #include "blendsync/base.h"
 
@@ -14,6 +17,18 @@
 const char* bsync_test_shared_dir(void);
 /* Path of a file inside the shared folder, in a static buffer; NULL when the file is absent. */
 const char* bsync_test_shared_path(const char* relative);
+
+/* The whole file at path, malloc'd and NUL-terminated (free with free()); NULL when it cannot be
+ * opened or read. *size (when size is not NULL) gets the byte count. */
+char* bsync_test_read_file(const char* path, size_t* size);
+/* Read and parse a JSON file, asserting that both succeed; free the result with cJSON_Delete. */
+cJSON* bsync_test_load_json(const char* path);
+/* A JSON number, or one of the strings "inf", "-inf", "nan" (the vector files' non-finite values);
+ * anything else fails the test. */
+double bsync_test_json_number(const cJSON* j);
+
+/* Assert that n blend weights are all >= 0 and sum to exactly 1.0 (65536 raw). */
+void bsync_test_assert_partition(const fix16_t* w, size_t n);
 
 /* An allocator that counts calls and live bytes (wraps malloc). */
 typedef struct bsync_test_counting_allocator {

@@ -69,16 +69,6 @@ static fix16_t fx_of_json(const cJSON* j) {
     return (fix16_t)lround(v);
 }
 
-/* Common invariants of every Delaunay2D result. */
-static void check_basic(const fix16_t* w, uint32_t n) {
-    int64_t sum = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        assert_true(w[i] >= 0);
-        sum += w[i];
-    }
-    assert_int_equal(sum, ONE);
-}
-
 /* Number of warnings with this code (and, when a != UINT32_MAX, these children). */
 static uint32_t warn_count(const bsync_blend_diagnostics* d, bsync_blend_warning_code code, uint32_t a, uint32_t b) {
     uint32_t k = 0;
@@ -148,7 +138,7 @@ static void test_general_triangle_vs_double(void** state) {
         double ref[3] = {1 - w1 - w2, w1, w2};
         fix16_t w[3];
         dl_eval(&s, q, w);
-        check_basic(w, 3);
+        bsync_test_assert_partition(w, 3);
         for (int i = 0; i < 3; i++) {
             double de = fabs(w[i] - ref[i] * ONE);
             if (de > worst) worst = de;
@@ -293,7 +283,7 @@ static void test_duplicates(void** state) {
     assert_int_equal(warn_count(&diag, BSYNC_BLEND_WARN_DUPLICATE_POSITION, 1, 3), 1);
     fix16_t w4[4];
     dl_eval(&s, V(2, 2), w4);
-    check_basic(w4, 4);
+    bsync_test_assert_partition(w4, 4);
     assert_int_equal(w4[0], 0);
     for (int i = 1; i < 4; i++) assert_true(abs(w4[i] - ONE / 3) <= 1);
     dl_free(&s);
@@ -305,7 +295,7 @@ static void test_duplicates(void** state) {
     assert_int_equal(warn_count(&diag, BSYNC_BLEND_WARN_COLLINEAR, UINT32_MAX, 0), 0);
     fix16_t w5[5];
     dl_eval(&s, V(-7, 1), w5);
-    check_basic(w5, 5);
+    bsync_test_assert_partition(w5, 5);
     for (int i = 0; i < 5; i++) assert_true(abs(w5[i] - ONE / 5) <= 1);
     dl_free(&s);
 }
@@ -350,7 +340,7 @@ static void test_bound_and_validation(void** state) {
     dl_eval(&s, ok[1], w);
     assert_int_equal(w[1], ONE);
     dl_eval(&s, (bsync_vec2){BSYNC_FX_MIN, BSYNC_FX_MAX}, w);
-    check_basic(w, 3);
+    bsync_test_assert_partition(w, 3);
     dl_eval(&s, (bsync_vec2){0, -B / 2}, w); /* inside: (0, -B/2) = 1/2 a + 1/4 b + 1/4 c */
     assert_int_equal(w[0], ONE / 2);
     assert_int_equal(w[1], ONE / 4);
@@ -617,7 +607,7 @@ static void test_random_layouts(void** state) {
             bsync_vec2 q = {(fix16_t)((int64_t)(bsync_test_rand(&rng) % (uint64_t)span) - span / 2),
                             (fix16_t)((int64_t)(bsync_test_rand(&rng) % (uint64_t)span) - span / 2)};
             dl_eval(&s, q, w);
-            check_basic(w, n);
+            bsync_test_assert_partition(w, n);
             uint32_t nz = 0;
             double sx = 0, sy = 0;
             for (uint32_t i = 0; i < n; i++) {
@@ -786,22 +776,6 @@ static void test_large_coordinates_i128(void** state) {
 
 /* ------------------------------------------------------------------ the spec's vectors */
 
-static char* read_text(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* buf = malloc((size_t)len + 1);
-    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[len] = 0;
-    fclose(f);
-    return buf;
-}
-
 static void test_vectors(void** state) {
     (void)state;
     static const char* files[] = {"cartesian_grid_3x3.json", "degenerate_180_gap.json", "degenerate_collinear.json",
@@ -814,11 +788,7 @@ static void test_vectors(void** state) {
         snprintf(rel, sizeof rel, "reference/vectors/%s", files[f]);
         const char* path = bsync_test_shared_path(rel);
         if (!path) continue;
-        char* text = read_text(path);
-        assert_non_null(text);
-        cJSON* root = cJSON_Parse(text);
-        free(text);
-        assert_non_null(root);
+        cJSON* root = bsync_test_load_json(path);
         files_read++;
         const cJSON* pts = cJSON_GetObjectItem(root, "points");
         uint32_t n = (uint32_t)cJSON_GetArraySize(pts);
@@ -875,7 +845,7 @@ static void test_vectors(void** state) {
             bsync_vec2 q = {fx_of_json(cJSON_GetArrayItem(par, 0)), fx_of_json(cJSON_GetArrayItem(par, 1))};
             fix16_t w[64];
             dl_eval(&s, q, w);
-            check_basic(w, n);
+            bsync_test_assert_partition(w, n);
             const cJSON* exp = cJSON_GetObjectItem(c, "expected");
             double err = 0;
             for (uint32_t i = 0; i < n; i++) {

@@ -761,15 +761,6 @@ static int random_layout(uint64_t* st, int n, double scale, double sep, bsync_ve
     return 1;
 }
 
-static void check_sum(const fix16_t* w, int n) {
-    int64_t sum = 0;
-    for (int i = 0; i < n; i++) {
-        assert_true(w[i] >= 0);
-        sum += w[i];
-    }
-    assert_int_equal(sum, ONE);
-}
-
 static void test_properties_freeform_idw(void** state) {
     (void)state;
     uint64_t st = 12345;
@@ -826,7 +817,7 @@ static void test_properties_freeform_idw(void** state) {
             qd[0] = D(q[0]);
             qd[1] = D(q[1]);
             bsync_blend_space_eval(s, q, 2, w);
-            check_sum(w, n);
+            bsync_test_assert_partition(w, n);
             pc.evals++;
             /* against the double reference */
             double r[16];
@@ -906,7 +897,7 @@ static void test_properties_directional_1d(void** state) {
             qd[0] = D(q[0]);
             qd[1] = D(q[1]);
             bsync_blend_space_eval(s, q, 2, w);
-            check_sum(w, n);
+            bsync_test_assert_partition(w, n);
             evals++;
             double r[16];
             ref_sd((const double(*)[2])pd, n, qd, r);
@@ -943,7 +934,7 @@ static void test_properties_directional_1d(void** state) {
         for (int j = 0; j < 8; j++) {
             fix16_t p = (fix16_t)((int64_t)(bsync_test_rand(&st) % 8000001) - 4000000);
             bsync_blend_space_eval(s1, &p, 1, w);
-            check_sum(w, m);
+            bsync_test_assert_partition(w, m);
             evals++;
             /* reference: tents between sorted neighbours */
             double lo = -1e30, hi = 1e30;
@@ -1006,7 +997,7 @@ static void test_properties_degenerate(void** state) {
             if (j == 2) q[0] = (fix16_t)((int64_t)(r >> 8) % 200000), q[1] = (fix16_t)((int64_t)(r >> 40) % 200000);
             fix16_t w[16];
             assert_int_equal(bsync_blend_space_eval(s, q, 2, w), BSYNC_OK);
-            check_sum(w, n);
+            bsync_test_assert_partition(w, n);
             for (int a = 0; a < n; a++)
                 for (int b = a + 1; b < n; b++)
                     if (pos[a].x == pos[b].x && pos[a].y == pos[b].y) assert_true(abs(w[a] - w[b]) <= 1 + n);

@@ -33,31 +33,6 @@ static fix16_t d_to_fx(double v) {
     return out;
 }
 
-static double json_num(const cJSON* j) {
-    if (cJSON_IsNumber(j)) return j->valuedouble;
-    if (cJSON_IsString(j)) {
-        if (strcmp(j->valuestring, "nan") == 0) return NAN;
-        if (strcmp(j->valuestring, "inf") == 0) return INFINITY;
-        if (strcmp(j->valuestring, "-inf") == 0) return -INFINITY;
-    }
-    fail_msg("not a number in a vector file");
-    return 0;
-}
-
-static char* read_file(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    size_t got = fread(buf, 1, (size_t)len, f);
-    fclose(f);
-    buf[got] = '\0';
-    return buf;
-}
-
 typedef struct type_stats {
     const char* algorithm;
     bsync_blend_type type;
@@ -102,7 +77,7 @@ static void check_invariants(const cJSON* c, const fix16_t* w, uint32_t n, const
             /* q is inside the hull exactly when the expected weights reproduce it */
             double ex = 0, ey = 0, gx = 0, gy = 0;
             for (uint32_t i = 0; i < n; i++) {
-                double e = json_num(cJSON_GetArrayItem(exp, (int)i));
+                double e = bsync_test_json_number(cJSON_GetArrayItem(exp, (int)i));
                 ex += e * fx_to_d(pos[i].x);
                 ey += e * fx_to_d(pos[i].y);
                 gx += fx_to_d(w[i]) * fx_to_d(pos[i].x);
@@ -119,11 +94,7 @@ static void check_invariants(const cJSON* c, const fix16_t* w, uint32_t n, const
 }
 
 static void check_file(const char* path, const char* fname) {
-    char* text = read_file(path);
-    assert_non_null(text);
-    cJSON* root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON* root = bsync_test_load_json(path);
     const cJSON* cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
     const cJSON* thr = cJSON_GetObjectItemCaseSensitive(root, "thresholds");
     const cJSON* pts = cJSON_GetObjectItemCaseSensitive(root, "points");
@@ -141,10 +112,10 @@ static void check_file(const char* path, const char* fname) {
     for (uint32_t i = 0; i < n; i++) {
         const cJSON* e = cJSON_GetArrayItem(layout, (int)i);
         if (thr) {
-            th[i] = d_to_fx(json_num(e));
+            th[i] = d_to_fx(bsync_test_json_number(e));
         } else {
-            pos[i].x = d_to_fx(json_num(cJSON_GetArrayItem(e, 0)));
-            pos[i].y = d_to_fx(json_num(cJSON_GetArrayItem(e, 1)));
+            pos[i].x = d_to_fx(bsync_test_json_number(cJSON_GetArrayItem(e, 0)));
+            pos[i].y = d_to_fx(bsync_test_json_number(cJSON_GetArrayItem(e, 1)));
         }
     }
     int idx = 0;
@@ -170,7 +141,7 @@ static void check_file(const char* path, const char* fname) {
         if (st->type == BSYNC_BLEND_SIMPLE_1D) d.thresholds = th;
         else d.positions = pos;
         const cJSON* pw = cJSON_GetObjectItemCaseSensitive(c, "power");
-        if (pw) d.power = (uint32_t)json_num(pw);
+        if (pw) d.power = (uint32_t)bsync_test_json_number(pw);
         bsync_blend_space* s = NULL;
         assert_int_equal(bsync_blend_space_create(&d, NULL, &s, NULL), BSYNC_OK);
         const cJSON* param = cJSON_GetObjectItemCaseSensitive(c, "param");
@@ -178,11 +149,11 @@ static void check_file(const char* path, const char* fname) {
         fix16_t fq[2];
         uint32_t pc = 1;
         if (cJSON_IsArray(param)) {
-            q[0] = json_num(cJSON_GetArrayItem(param, 0));
-            q[1] = json_num(cJSON_GetArrayItem(param, 1));
+            q[0] = bsync_test_json_number(cJSON_GetArrayItem(param, 0));
+            q[1] = bsync_test_json_number(cJSON_GetArrayItem(param, 1));
             pc = 2;
         } else {
-            q[0] = json_num(param);
+            q[0] = bsync_test_json_number(param);
         }
         fq[0] = d_to_fx(q[0]);
         fq[1] = d_to_fx(q[1]);
@@ -203,14 +174,14 @@ static void check_file(const char* path, const char* fname) {
             st->invariant_cases++;
         } else {
             for (uint32_t i = 0; i < n; i++) {
-                double err = fabs(fx_to_d(w[i]) - json_num(cJSON_GetArrayItem(exp, (int)i)));
+                double err = fabs(fx_to_d(w[i]) - bsync_test_json_number(cJSON_GetArrayItem(exp, (int)i)));
                 if (err > st->worst) {
                     st->worst = err;
                     snprintf(st->worst_where, sizeof st->worst_where, "%.100s", where);
                 }
                 if (err > st->tol) {
                     fprintf(stderr, "%s: weight %u = %.6f, expected %.6f\n", where, i, fx_to_d(w[i]),
-                            json_num(cJSON_GetArrayItem(exp, (int)i)));
+                            bsync_test_json_number(cJSON_GetArrayItem(exp, (int)i)));
                     fail_msg("%s: error %g above %g", where, err, st->tol);
                 }
             }

@@ -67,22 +67,6 @@ static double ref_eval(const bsync_curve_key* k, uint32_t n, double t) {
 
 /* ---------------------------------------------------------------- vectors */
 
-static char* read_file(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static int jinf(const cJSON* j) { return cJSON_IsString(j) && strstr(j->valuestring, "inf") != NULL; }
 
 static void test_vectors(void** state) {
@@ -92,11 +76,7 @@ static void test_vectors(void** state) {
         skip();
         return;
     }
-    char* text = read_file(path);
-    assert_non_null(text);
-    cJSON* root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON* root = bsync_test_load_json(path);
     const cJSON* cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
     const cJSON* c;
     int ncases = 0, npoints = 0;

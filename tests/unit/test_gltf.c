@@ -635,19 +635,6 @@ static void quat_matrix(const double qi[4], const double s[3], double m[16]) {
     m[15] = 1;
 }
 
-static char* slurp(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
-
 static void test_pab_oracle(void** state) {
     (void)state;
     const char* p = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf");
@@ -659,10 +646,7 @@ static void test_pab_oracle(void** state) {
     snprintf(gpath, sizeof gpath, "%s", p);
     const char* rp = bsync_test_shared_path("data/ozz-animation-pab/converted/reference_poses.json");
     assert_non_null(rp);
-    char* text = slurp(rp);
-    assert_non_null(text);
-    cJSON* ref = cJSON_Parse(text);
-    assert_non_null(ref);
+    cJSON* ref = bsync_test_load_json(rp);
     bsync_asset a;
     bsync_error e;
     assert_int_equal(bsync_gltf_import_file(gpath, NULL, &a, &e), BSYNC_OK);
@@ -771,7 +755,6 @@ static void test_pab_oracle(void** state) {
     free(model);
     bsync_asset_free(&a);
     cJSON_Delete(ref);
-    free(text);
 }
 
 int main(void) {

@@ -78,34 +78,6 @@ static void ref_step2(double cur[2], double vel[2], const double tgt[2], double 
 
 /* ---------------------------------------------------------------- vectors */
 
-static char* read_file(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* a JSON number, or a string "inf"/"-inf"/"nan" */
-static double jnum(const cJSON* j) {
-    if (cJSON_IsNumber(j)) return j->valuedouble;
-    if (cJSON_IsString(j)) {
-        if (strcmp(j->valuestring, "inf") == 0) return INFINITY;
-        if (strcmp(j->valuestring, "-inf") == 0) return -INFINITY;
-        if (strcmp(j->valuestring, "nan") == 0) return NAN;
-    }
-    fail_msg("not a number in the vector file");
-    return 0;
-}
-
 typedef struct group_stat {
     char name[64];
     double worst_value, worst_velocity;
@@ -119,11 +91,7 @@ static void test_vectors(void** state) {
         skip();
         return;
     }
-    char* text = read_file(path);
-    assert_non_null(text);
-    cJSON* root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
+    cJSON* root = bsync_test_load_json(path);
     const cJSON* cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
     assert_true(cJSON_IsArray(cases));
     group_stat groups[16];
@@ -133,12 +101,12 @@ static void test_vectors(void** state) {
     cJSON_ArrayForEach(c, cases) {
         const char* name = cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring;
         const cJSON* in = cJSON_GetObjectItemCaseSensitive(c, "inputs");
-        double cur = jnum(cJSON_GetObjectItemCaseSensitive(in, "current"));
-        double tgt = jnum(cJSON_GetObjectItemCaseSensitive(in, "target"));
-        double vel = jnum(cJSON_GetObjectItemCaseSensitive(in, "velocity"));
-        double st = jnum(cJSON_GetObjectItemCaseSensitive(in, "smooth_time"));
-        double ms = jnum(cJSON_GetObjectItemCaseSensitive(in, "max_speed"));
-        double dt = jnum(cJSON_GetObjectItemCaseSensitive(in, "dt"));
+        double cur = bsync_test_json_number(cJSON_GetObjectItemCaseSensitive(in, "current"));
+        double tgt = bsync_test_json_number(cJSON_GetObjectItemCaseSensitive(in, "target"));
+        double vel = bsync_test_json_number(cJSON_GetObjectItemCaseSensitive(in, "velocity"));
+        double st = bsync_test_json_number(cJSON_GetObjectItemCaseSensitive(in, "smooth_time"));
+        double ms = bsync_test_json_number(cJSON_GetObjectItemCaseSensitive(in, "max_speed"));
+        double dt = bsync_test_json_number(cJSON_GetObjectItemCaseSensitive(in, "dt"));
         uint32_t rate = 0;
         if (dt > 0) {
             rate = (uint32_t)lround(1.0 / dt);
@@ -160,7 +128,8 @@ static void test_vectors(void** state) {
             bsync_smooth_step(&s, &ss, t);
             v = bsync_smooth_value(&ss);
             w = bsync_smooth_velocity(&ss);
-            double ev = jnum(cJSON_GetArrayItem(row, 0)), ew = jnum(cJSON_GetArrayItem(row, 1));
+            double ev = bsync_test_json_number(cJSON_GetArrayItem(row, 0));
+            double ew = bsync_test_json_number(cJSON_GetArrayItem(row, 1));
             double errv = fabs(fxd(v) - ev);
             if (errv > groups[g].worst_value) groups[g].worst_value = errv;
             if (errv > 1e-3) fail_msg("%s: value %.6f, expected %.6f", name, fxd(v), ev);

@@ -17,6 +17,7 @@
 #include "blendsync/io/bvh.h"
 #include "blendsync/io/clip_file.h"
 #include "blendsync/io/gltf.h"
+#include "file_internal.h"
 #include "import_internal.h"
 
 bsync_result imp_fail(bsync_error* err, bsync_result code, const char* file, const char* fmt, ...) {
@@ -152,46 +153,23 @@ const char* imp_basename(const char* path) {
 }
 
 bsync_result imp_read_file(const char* path, unsigned char** out, size_t* out_size, bsync_error* err) {
-    *out = NULL;
-    *out_size = 0;
-    FILE* f = fopen(path, "rb");
-    if (!f) return imp_fail(err, BSYNC_IO_ERROR, path, "cannot open the file");
-    size_t cap = 1 << 16, len = 0;
-    unsigned char* buf = malloc(cap + 1);
-    if (!buf) {
-        fclose(f);
-        return imp_fail(err, BSYNC_OUT_OF_MEMORY, path, "out of memory reading the file");
+    bsync_io_file_status st;
+    bsync_result r = bsync_io_read_file(path, out, out_size, &st);
+    switch (r) {
+    case BSYNC_OK: return BSYNC_OK;
+    case BSYNC_OUT_OF_MEMORY: return imp_fail(err, r, path, "out of memory reading the file");
+    case BSYNC_LIMIT_EXCEEDED: return imp_fail(err, r, path, "file larger than 2 GiB");
+    default: return imp_fail(err, r, path, st.opened ? "read error" : "cannot open the file");
     }
-    for (;;) {
-        if (len == cap) {
-            if (cap > ((size_t)1 << 31)) {
-                free(buf);
-                fclose(f);
-                return imp_fail(err, BSYNC_LIMIT_EXCEEDED, path, "file larger than 2 GiB");
-            }
-            unsigned char* nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return imp_fail(err, BSYNC_OUT_OF_MEMORY, path, "out of memory reading the file");
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return imp_fail(err, BSYNC_IO_ERROR, path, "read error");
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *out_size = len;
-    return BSYNC_OK;
+}
+
+bsync_result imp_read_input(const char* path, bsync_asset* out, unsigned char** data, size_t* size,
+                            bsync_error* err) {
+    *data = NULL;
+    *size = 0;
+    if (out) memset(out, 0, sizeof *out);
+    if (!path || !out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "no path or output given");
+    return imp_read_file(path, data, size, err);
 }
 
 /* ------------------------------------------------------------------ conversion */

@@ -365,11 +365,9 @@ done:
 
 bsync_result bsync_bvh_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
                                    bsync_error* err) {
-    if (out) memset(out, 0, sizeof *out);
-    if (!path || !out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "no path or output given");
     unsigned char* data;
     size_t size;
-    bsync_result r = imp_read_file(path, &data, &size, err);
+    bsync_result r = imp_read_input(path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     r = bsync_bvh_import_memory((const char*)data, size, path, options, out, err);
     free(data);

@@ -191,11 +191,9 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
 }
 
 bsync_result bsync_clip_file_load(const char* path, bsync_asset* out, bsync_error* err) {
-    if (out) memset(out, 0, sizeof *out);
-    if (!path || !out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "no path or output given");
     unsigned char* data;
     size_t size;
-    bsync_result r = imp_read_file(path, &data, &size, err);
+    bsync_result r = imp_read_input(path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     r = bsync_clip_file_load_memory(data, size, path, out, err);
     free(data);

@@ -11,7 +11,6 @@
  * stores k in the node's valueint (unused otherwise: values come from the text), and a number is
  * converted from its span with bsync_fx_parse when the parser uses it.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "blendsync/fixed.h"
 #include "blendsync/io/config.h"
+#include "file_internal.h"
 
 typedef struct span {
     size_t off, len;
@@ -789,44 +789,19 @@ bsync_result bsync_config_load_file(const char* path, const bsync_allocator* all
         set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(errno));
+    unsigned char* buf;
+    size_t n;
+    bsync_io_file_status st;
+    bsync_result rr = bsync_io_read_file(path, &buf, &n, &st);
+    if (rr == BSYNC_IO_ERROR) {
+        set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
         return BSYNC_IO_ERROR;
     }
-    size_t cap = 4096, n = 0;
-    char* buf = (char*)malloc(cap);
-    int read_error = 0;
-    while (buf) {
-        if (n == cap) {
-            char* grown = cap <= ((size_t)1 << 30) ? (char*)realloc(buf, cap * 2) : NULL;
-            if (!grown) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            read_error = ferror(f);
-            break;
-        }
-    }
-    int saved = errno;
-    fclose(f);
-    if (!buf) {
+    if (rr != BSYNC_OK) {
         set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
         return BSYNC_OUT_OF_MEMORY;
     }
-    if (read_error) {
-        free(buf);
-        set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(saved));
-        return BSYNC_IO_ERROR;
-    }
-    bsync_result r = bsync_config_parse(buf, n, path, allocator, out, diags, err);
+    bsync_result r = bsync_config_parse((const char*)buf, n, path, allocator, out, diags, err);
     free(buf);
     return r;
 }

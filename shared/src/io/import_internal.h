@@ -63,6 +63,9 @@ int imp_clip_wanted(const bsync_import_options* o, const char* name);
 
 /* Read a whole file into malloc'd memory (+1 NUL byte, not counted). */
 bsync_result imp_read_file(const char* path, unsigned char** out, size_t* out_size, bsync_error* err);
+/* The start of every *_import_file / *_load: clear *out, check path and out, read the file. */
+bsync_result imp_read_input(const char* path, bsync_asset* out, unsigned char** data, size_t* size,
+                            bsync_error* err);
 
 /* The last path component. */
 const char* imp_basename(const char* path);

@@ -1,0 +1,56 @@
+/* io/file.c — read a whole file into memory (see file_internal.h). */
+#include "file_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
+                                bsync_io_file_status* status) {
+    bsync_io_file_status st = {0, 0};
+    *out = NULL;
+    *out_size = 0;
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        st.sys_errno = errno;
+        if (status) *status = st;
+        return BSYNC_IO_ERROR;
+    }
+    st.opened = 1;
+    size_t cap = (size_t)1 << 16, len = 0;
+    unsigned char* buf = malloc(cap + 1);
+    bsync_result r = buf ? BSYNC_OK : BSYNC_OUT_OF_MEMORY;
+    while (r == BSYNC_OK) {
+        if (len == cap) {
+            if (cap >= BSYNC_IO_FILE_MAX) {
+                /* full at the limit: one more byte means the file is too large */
+                if (fgetc(f) != EOF) r = BSYNC_LIMIT_EXCEEDED;
+                break;
+            }
+            unsigned char* nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                r = BSYNC_OUT_OF_MEMORY;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    if (r == BSYNC_OK && ferror(f)) {
+        st.sys_errno = errno;
+        r = BSYNC_IO_ERROR;
+    }
+    fclose(f);
+    if (status) *status = st;
+    if (r != BSYNC_OK) {
+        free(buf);
+        return r;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *out_size = len;
+    return BSYNC_OK;
+}

@@ -1,0 +1,29 @@
+/* io/file_internal.h — reading a whole file into memory, for the io readers (config.c, and the
+ * importers through imp_read_file in asset.c). Not a public header. */
+#ifndef BLENDSYNC_IO_FILE_INTERNAL_H
+#define BLENDSYNC_IO_FILE_INTERNAL_H
+
+#include <stddef.h>
+#include "blendsync/base.h"
+
+/* The largest file bsync_io_read_file reads: 2 GiB. */
+#define BSYNC_IO_FILE_MAX ((size_t)1 << 31)
+
+/* Why a read failed, for the caller's message. */
+typedef struct bsync_io_file_status {
+    int opened;    /* 1 once the file was opened (a BSYNC_IO_ERROR with opened == 0: cannot open) */
+    int sys_errno; /* errno at the open or read failure, else 0 */
+} bsync_io_file_status;
+
+/* Read the whole file at `path` into a malloc'd buffer (*out, free with free()) of *out_size bytes
+ * followed by a '\0' that *out_size does not count. Returns
+ *   BSYNC_OK
+ *   BSYNC_IO_ERROR        the file cannot be opened or a read failed (see *status)
+ *   BSYNC_OUT_OF_MEMORY   no memory for the buffer
+ *   BSYNC_LIMIT_EXCEEDED  the file is larger than BSYNC_IO_FILE_MAX bytes
+ * On failure *out is NULL and *out_size 0. The caller words the error message. status may be
+ * NULL. */
+bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
+                                bsync_io_file_status* status);
+
+#endif
