@@ -8,7 +8,9 @@
 
 const char* bsync_test_shared_dir(void) {
     const char* d = getenv("BSYNC_SHARED_DIR");
-    if (!d || !*d) d = "../shared";
+    /* default: ../shared beside the project, as an absolute path fixed when CMake configured the
+     * build, so a test program finds it whatever directory it is started from */
+    if (!d || !*d) d = BSYNC_SHARED_DIR_DEFAULT;
     struct stat st;
     if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
     return d;

@@ -13,7 +13,8 @@
 
 #include "blendsync/base.h"
 
-/* The ../shared folder (BSYNC_SHARED_DIR, default ../shared) if it exists, else NULL. */
+/* The ../shared folder (BSYNC_SHARED_DIR; default ../shared beside the project, fixed at configure
+ * time) if it exists, else NULL. */
 const char* bsync_test_shared_dir(void);
 /* Path of a file inside the shared folder, in a static buffer; NULL when the file is absent. */
 const char* bsync_test_shared_path(const char* relative);
