@@ -57,6 +57,8 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
     if (!d || !d->tree) return BSYNC_INVALID_ARGUMENT;
     if (d->tick_rate < BSYNC_GRAPH_MIN_TICK_RATE || d->tick_rate > BSYNC_GRAPH_MAX_TICK_RATE)
         return BSYNC_BAD_TICK_RATE;
+    /* root motion: only KEEP is simulated so far (graph.h) */
+    if (d->root_motion != BSYNC_ROOT_MOTION_KEEP || d->root_rotation != BSYNC_ROOT_ROTATION_YAW) return BSYNC_INVALID_ARGUMENT;
     const bsync_blend_tree* t = d->tree;
     p->P = bsync_blend_tree_parameter_count(t);
     p->M = bsync_blend_tree_motion_count(t);

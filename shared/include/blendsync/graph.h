@@ -89,6 +89,22 @@ typedef struct bsync_graph_node_options {
     const fix16_t* cycle_offsets; /* NULL or child_count values in [0, 1) */
 } bsync_graph_node_options;
 
+/* Root motion (issue 4). KEEP (default): the root joint moves in the pose as animated, nothing is
+ * extracted. EXTRACT: each tick the root joint's motion is taken out of the blended pose and reported
+ * as a per-tick delta (translation + yaw, or the full rotation), correct across loop wraps; the pose
+ * keeps the root in place. NONE: the root joint stays at its rest transform and no delta is reported.
+ * (Being implemented; until the instance supports it, create refuses EXTRACT and NONE with
+ * BSYNC_INVALID_ARGUMENT.) */
+typedef enum bsync_root_motion_mode {
+    BSYNC_ROOT_MOTION_KEEP = 0,
+    BSYNC_ROOT_MOTION_EXTRACT = 1,
+    BSYNC_ROOT_MOTION_NONE = 2
+} bsync_root_motion_mode;
+typedef enum bsync_root_motion_rotation {
+    BSYNC_ROOT_ROTATION_YAW = 0,  /* only the rotation about +Y is extracted */
+    BSYNC_ROOT_ROTATION_FULL = 1
+} bsync_root_motion_rotation;
+
 typedef struct bsync_graph_desc {
     const bsync_blend_tree* tree;
     const bsync_skeleton* skeleton;               /* NULL only when no clip is bound (no poses then) */
@@ -96,6 +112,9 @@ typedef struct bsync_graph_desc {
     uint32_t tick_rate;                           /* 15..60 Hz */
     const bsync_param_filter_desc* filters;       /* NULL or parameter_count entries (zero = none) */
     const bsync_graph_node_options* node_options; /* NULL or node_count entries (zero = defaults) */
+    bsync_root_motion_mode root_motion;           /* zero: KEEP */
+    bsync_root_motion_rotation root_rotation;     /* zero: YAW */
+    uint32_t root_joint;                          /* the joint whose motion is root motion (zero: 0) */
 } bsync_graph_desc;
 
 typedef struct bsync_graph bsync_graph; /* opaque, one block */
