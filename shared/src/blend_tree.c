@@ -15,6 +15,7 @@
  */
 #include "blendsync/blend_tree.h"
 #include "internal/block.h"
+#include "internal/names.h"
 
 #define TREE_MAGIC 0x45525442u /* "BTRE" */
 #define TREE_VERSION 1u
@@ -43,20 +44,8 @@ typedef struct child_rec {
     uint32_t index;
 } child_rec;
 
-static size_t align_up(size_t v, size_t a) { return (v + (a - 1)) & ~(a - 1); }
 
-static size_t name_length(const char* name) {
-    if (!name) return 0;
-    for (size_t i = 0; i < BSYNC_MAX_NAME; i++)
-        if (name[i] == '\0') return i;
-    return 0;
-}
 
-static int names_equal(const char* a, const char* b) {
-    size_t i = 0;
-    while (a[i] != '\0' && a[i] == b[i]) i++;
-    return a[i] == b[i];
-}
 
 static uint32_t type_arity(bsync_blend_type type, uint32_t child_count) {
     switch (type) {
@@ -69,10 +58,10 @@ static uint32_t type_arity(bsync_blend_type type, uint32_t child_count) {
 /* Names of one list: valid and unique. */
 static bsync_result check_names(const char* const* names, uint32_t count, size_t* bytes) {
     for (uint32_t i = 0; i < count; i++) {
-        size_t len = name_length(names[i]);
+        size_t len = bsync_name_length(names[i]);
         if (len == 0) return BSYNC_BAD_NAME;
         for (uint32_t k = 0; k < i; k++)
-            if (names_equal(names[k], names[i])) return BSYNC_DUPLICATE_NAME;
+            if (bsync_names_equal(names[k], names[i])) return BSYNC_DUPLICATE_NAME;
         *bytes += len + 1;
     }
     return BSYNC_OK;
@@ -146,13 +135,13 @@ static bsync_result validate_and_plan(const bsync_blend_tree_desc* desc, plan* p
     if (r != BSYNC_OK) return r;
     for (uint32_t i = 0; i < n; i++) {
         const char* name = desc->nodes[i].name;
-        size_t len = name_length(name);
+        size_t len = bsync_name_length(name);
         *failed = i;
         if (len == 0) return BSYNC_BAD_NAME;
         for (uint32_t k = 0; k < i; k++)
-            if (names_equal(desc->nodes[k].name, name)) return BSYNC_DUPLICATE_NAME;
+            if (bsync_names_equal(desc->nodes[k].name, name)) return BSYNC_DUPLICATE_NAME;
         for (uint32_t m = 0; m < desc->motion_count; m++)
-            if (names_equal(desc->motion_names[m], name)) return BSYNC_DUPLICATE_NAME;
+            if (bsync_names_equal(desc->motion_names[m], name)) return BSYNC_DUPLICATE_NAME;
         name_bytes += len + 1;
     }
 
@@ -193,15 +182,15 @@ static bsync_result validate_and_plan(const bsync_blend_tree_desc* desc, plan* p
     size += (size_t)desc->parameter_count * sizeof(fix16_t);
     size += (size_t)desc->parameter_count * sizeof(uint32_t);
     size += (size_t)desc->motion_count * sizeof(uint32_t);
-    size = align_up(size, 8);
+    size = bsync_align_up(size, 8);
     size += (size_t)n * sizeof(node_rec);
     size += (size_t)n * sizeof(uint32_t);
-    size = align_up(size, 8);
+    size = bsync_align_up(size, 8);
     size += (size_t)total_children * sizeof(child_rec);
     size += (size_t)total_slots * sizeof(uint32_t);
     size += name_bytes;
-    size = align_up(size, 8);
-    for (uint32_t i = 0; i < n; i++) size += align_up(p->space_size[i], 8);
+    size = bsync_align_up(size, 8);
+    for (uint32_t i = 0; i < n; i++) size += bsync_align_up(p->space_size[i], 8);
     if (size > (size_t)UINT32_MAX) return BSYNC_LIMIT_EXCEEDED;
     p->size = size;
     p->names_bytes = name_bytes;
@@ -215,7 +204,7 @@ static const node_rec* node_at(const bsync_blend_tree* t, uint32_t i) {
 }
 
 static size_t copy_name(unsigned char* base, size_t off, const char* name) {
-    size_t len = name_length(name);
+    size_t len = bsync_name_length(name);
     for (size_t c = 0; c < len; c++) base[off + c] = (unsigned char)name[c];
     return off + len + 1; /* NUL from the zero fill */
 }
@@ -249,12 +238,12 @@ bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bs
     off += (size_t)np * sizeof(uint32_t);
     t->mnames_offset = (uint32_t)off;
     off += (size_t)nm * sizeof(uint32_t);
-    off = align_up(off, 8);
+    off = bsync_align_up(off, 8);
     t->nodes_offset = (uint32_t)off;
     off += (size_t)n * sizeof(node_rec);
     t->topo_offset = (uint32_t)off;
     off += (size_t)n * sizeof(uint32_t);
-    off = align_up(off, 8);
+    off = bsync_align_up(off, 8);
     t->refs_offset = (uint32_t)off;
     off += (size_t)p.total_children * sizeof(child_rec);
     t->slots_offset = (uint32_t)off;
@@ -281,7 +270,7 @@ bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bs
         nodes[i].name_offset = (uint32_t)off;
         off = copy_name(base, off, desc->nodes[i].name);
     }
-    off = align_up(off, 8);
+    off = bsync_align_up(off, 8);
     for (uint32_t i = 0; i < n; i++) {
         topo[i] = p.topo[i];
         nodes[p.topo[i]].topo_pos = i;
@@ -308,7 +297,7 @@ bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bs
             if (out_failed_node) *out_failed_node = i;
             return bsync_block_adopt(r, base, p.size, &a);
         }
-        off += align_up(p.space_size[i], 8);
+        off += bsync_align_up(p.space_size[i], 8);
     }
     t->head.alloc.allocator = a;
     *out = t;
@@ -389,7 +378,7 @@ fix16_t bsync_blend_tree_parameter_default(const bsync_blend_tree* tree, uint32_
 bsync_result bsync_blend_tree_find_parameter(const bsync_blend_tree* tree, const char* name, uint32_t* out) {
     if (!tree || !name || !out) return BSYNC_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < tree->parameter_count; i++)
-        if (names_equal(name_at(tree, tree->pnames_offset, i), name)) {
+        if (bsync_names_equal(name_at(tree, tree->pnames_offset, i), name)) {
             *out = i;
             return BSYNC_OK;
         }
@@ -406,7 +395,7 @@ const char* bsync_blend_tree_motion_name(const bsync_blend_tree* tree, uint32_t 
 bsync_result bsync_blend_tree_find_motion(const bsync_blend_tree* tree, const char* name, uint32_t* out) {
     if (!tree || !name || !out) return BSYNC_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < tree->motion_count; i++)
-        if (names_equal(name_at(tree, tree->mnames_offset, i), name)) {
+        if (bsync_names_equal(name_at(tree, tree->mnames_offset, i), name)) {
             *out = i;
             return BSYNC_OK;
         }
@@ -425,7 +414,7 @@ const char* bsync_blend_tree_node_name(const bsync_blend_tree* tree, uint32_t no
 bsync_result bsync_blend_tree_find_node(const bsync_blend_tree* tree, const char* name, uint32_t* out) {
     if (!tree || !name || !out) return BSYNC_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < tree->node_count; i++)
-        if (names_equal(bsync_blend_tree_node_name(tree, i), name)) {
+        if (bsync_names_equal(bsync_blend_tree_node_name(tree, i), name)) {
             *out = i;
             return BSYNC_OK;
         }

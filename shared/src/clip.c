@@ -6,7 +6,6 @@
 
 #define CLIP_MAX_TOTAL_KEYS ((uint64_t)1 << 24) /* total keys must stay below this */
 
-static size_t align_up(size_t v, size_t a) { return (v + (a - 1)) & ~(a - 1); }
 
 static int quat_is_zero(bsync_quat q) { return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 0; }
 
@@ -57,9 +56,9 @@ static bsync_result validate_and_size(const bsync_clip_desc* desc, const bsync_s
     }
     size_t size = sizeof(struct bsync_clip);
     size += (size_t)desc->track_count * sizeof(bsync_clip_track_);
-    size += align_up((size_t)joint_count * 3u * sizeof(int16_t), 4);
+    size += bsync_align_up((size_t)joint_count * 3u * sizeof(int16_t), 4);
     size += data_bytes;
-    *out_size = align_up(size, 8);
+    *out_size = bsync_align_up(size, 8);
     return BSYNC_OK;
 }
 
@@ -105,7 +104,7 @@ bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc
     c->tracks_offset = (uint32_t)off;
     off += (size_t)desc->track_count * sizeof(bsync_clip_track_);
     c->lookup_offset = (uint32_t)off;
-    off += align_up((size_t)joint_count * 3u * sizeof(int16_t), 4);
+    off += bsync_align_up((size_t)joint_count * 3u * sizeof(int16_t), 4);
 
     bsync_clip_track_* tracks = (bsync_clip_track_*)(base + c->tracks_offset);
     int16_t* lookup = (int16_t*)(base + c->lookup_offset);
@@ -223,7 +222,7 @@ bsync_result bsync_clip_block_validate(const void* mem, size_t size, const bsync
     off += (size_t)tc * sizeof(bsync_clip_track_);
     if (c->lookup_offset != off) return BSYNC_BAD_BLOB;
     size_t lookup_end = off + (size_t)jc * 3u * sizeof(int16_t);
-    off += align_up((size_t)jc * 3u * sizeof(int16_t), 4);
+    off += bsync_align_up((size_t)jc * 3u * sizeof(int16_t), 4);
     if (off > size) return BSYNC_BAD_BLOB;
     for (size_t i = lookup_end; i < off; i++)
         if (base[i] != 0) return BSYNC_BAD_BLOB;
@@ -245,7 +244,7 @@ bsync_result bsync_clip_block_validate(const void* mem, size_t size, const bsync
         off += (size_t)t->key_count * value_size(t->kind);
         if (off > size) return BSYNC_BAD_BLOB;
     }
-    if (total != c->total_keys || align_up(off, 8) != size) return BSYNC_BAD_BLOB;
+    if (total != c->total_keys || bsync_align_up(off, 8) != size) return BSYNC_BAD_BLOB;
     for (size_t i = off; i < size; i++)
         if (base[i] != 0) return BSYNC_BAD_BLOB;
     /* the lookup table is exactly the one the tracks imply */

@@ -30,7 +30,6 @@ typedef struct stored_key {
 } stored_key;
 _Static_assert(sizeof(stored_key) == 28, "stored key is 7 words");
 
-static size_t align_up(size_t v, size_t a) { return (v + (a - 1)) & ~(a - 1); }
 
 static const stored_key* keys_of(const bsync_curve* c) {
     return (const stored_key*)(const void*)((const unsigned char*)c + sizeof(struct bsync_curve));
@@ -54,7 +53,7 @@ static bsync_result validate_and_size(const bsync_curve_desc* desc, size_t* out_
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++)
             if (desc->keys[i].time == desc->keys[j].time) return BSYNC_KEYS_UNSORTED;
-    if (out_size) *out_size = align_up(sizeof(struct bsync_curve) + (size_t)n * sizeof(stored_key), 8);
+    if (out_size) *out_size = bsync_align_up(sizeof(struct bsync_curve) + (size_t)n * sizeof(stored_key), 8);
     return BSYNC_OK;
 }
 

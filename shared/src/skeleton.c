@@ -12,6 +12,7 @@
  */
 #include "blendsync/skeleton.h"
 #include "internal/block.h"
+#include "internal/names.h"
 
 #define SKELETON_MAGIC 0x4C4B5342u /* "BSKL" in little-endian byte order */
 #define SKELETON_VERSION 1u
@@ -27,22 +28,8 @@ struct bsync_skeleton {
 _Static_assert(sizeof(struct bsync_skeleton) == 64, "skeleton header must be 64 bytes on every target");
 _Static_assert(sizeof(bsync_trs) == 40, "bsync_trs must be 40 bytes");
 
-static size_t align_up(size_t v, size_t a) { return (v + (a - 1)) & ~(a - 1); }
 
-/* Length of a name if it is valid (1 .. BSYNC_MAX_NAME-1 bytes), else 0. Reads at most
- * BSYNC_MAX_NAME bytes and never past the NUL. */
-static size_t name_length(const char* name) {
-    if (!name) return 0;
-    for (size_t i = 0; i < BSYNC_MAX_NAME; i++)
-        if (name[i] == '\0') return i;
-    return 0;
-}
 
-static int names_equal(const char* a, const char* b) {
-    size_t i = 0;
-    while (a[i] != '\0' && a[i] == b[i]) i++;
-    return a[i] == b[i];
-}
 
 static int quat_is_zero(bsync_quat q) { return q.x == 0 && q.y == 0 && q.z == 0 && q.w == 0; }
 
@@ -56,19 +43,19 @@ static bsync_result validate_and_size(const bsync_skeleton_desc* desc, size_t* o
         const bsync_joint_desc* j = &desc->joints[i];
         if (j->parent != BSYNC_NO_PARENT && (j->parent < 0 || (uint32_t)j->parent >= i))
             return BSYNC_BAD_HIERARCHY;
-        size_t len = name_length(j->name);
+        size_t len = bsync_name_length(j->name);
         if (len == 0) return BSYNC_BAD_NAME;
         for (uint32_t k = 0; k < i; k++)
-            if (names_equal(desc->joints[k].name, j->name)) return BSYNC_DUPLICATE_NAME;
+            if (bsync_names_equal(desc->joints[k].name, j->name)) return BSYNC_DUPLICATE_NAME;
         if (quat_is_zero(j->rest.r)) return BSYNC_BAD_ROTATION;
         name_bytes += len + 1;
     }
     size_t size = sizeof(struct bsync_skeleton);
     size += (size_t)n * sizeof(bsync_trs);
-    size += align_up((size_t)n * sizeof(int16_t), 4);
+    size += bsync_align_up((size_t)n * sizeof(int16_t), 4);
     size += (size_t)n * sizeof(uint32_t);
     size += name_bytes;
-    *out_size = align_up(size, 8);
+    *out_size = bsync_align_up(size, 8);
     return BSYNC_OK;
 }
 
@@ -98,7 +85,7 @@ bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_de
     s->rest_offset = (uint32_t)off;
     off += (size_t)n * sizeof(bsync_trs);
     s->parents_offset = (uint32_t)off;
-    off += align_up((size_t)n * sizeof(int16_t), 4);
+    off += bsync_align_up((size_t)n * sizeof(int16_t), 4);
     s->names_offset = (uint32_t)off;
     off += (size_t)n * sizeof(uint32_t);
 
@@ -111,7 +98,7 @@ bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_de
         rest[i].r = bsync_quat_normalize(j->rest.r);
         parents[i] = (int16_t)j->parent;
         name_offsets[i] = (uint32_t)off;
-        size_t len = name_length(j->name);
+        size_t len = bsync_name_length(j->name);
         for (size_t c = 0; c < len; c++) base[off + c] = (unsigned char)j->name[c];
         off += len + 1; /* NUL already written by the zero fill */
     }
@@ -168,7 +155,7 @@ const bsync_trs* bsync_skeleton_rest_pose(const bsync_skeleton* skeleton) {
 bsync_result bsync_skeleton_find(const bsync_skeleton* skeleton, const char* name, uint32_t* out_index) {
     if (!skeleton || !name || !out_index) return BSYNC_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < skeleton->joint_count; i++) {
-        if (names_equal(bsync_skeleton_joint_name(skeleton, i), name)) {
+        if (bsync_names_equal(bsync_skeleton_joint_name(skeleton, i), name)) {
             *out_index = i;
             return BSYNC_OK;
         }
@@ -195,7 +182,7 @@ bsync_result bsync_skeleton_block_validate(const void* mem, size_t size, const b
     if (s->rest_offset != off) return BSYNC_BAD_BLOB;
     off += (size_t)n * sizeof(bsync_trs);
     if (s->parents_offset != off) return BSYNC_BAD_BLOB;
-    off += align_up((size_t)n * sizeof(int16_t), 4);
+    off += bsync_align_up((size_t)n * sizeof(int16_t), 4);
     if (s->names_offset != off) return BSYNC_BAD_BLOB;
     off += (size_t)n * sizeof(uint32_t);
     if (off > size) return BSYNC_BAD_BLOB;
@@ -214,12 +201,12 @@ bsync_result bsync_skeleton_block_validate(const void* mem, size_t size, const b
         if (len == 0 || len >= BSYNC_MAX_NAME || off + len >= size) return BSYNC_BAD_BLOB;
         off += len + 1;
     }
-    if (align_up(off, 8) != size) return BSYNC_BAD_BLOB;
+    if (bsync_align_up(off, 8) != size) return BSYNC_BAD_BLOB;
     for (size_t i = off; i < size; i++)
         if (base[i] != 0) return BSYNC_BAD_BLOB;
     for (uint32_t i = 1; i < n; i++)
         for (uint32_t k = 0; k < i; k++)
-            if (names_equal((const char*)(base + name_offsets[k]), (const char*)(base + name_offsets[i])))
+            if (bsync_names_equal((const char*)(base + name_offsets[k]), (const char*)(base + name_offsets[i])))
                 return BSYNC_BAD_BLOB;
     *out = s;
     return BSYNC_OK;

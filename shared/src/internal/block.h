@@ -5,6 +5,9 @@
 
 #include "alloc.h"
 
+/* v rounded up to a multiple of a (a power of two). */
+static inline size_t bsync_align_up(size_t v, size_t a) { return (v + (a - 1)) & ~(a - 1); }
+
 typedef struct bsync_block_header {
     uint32_t magic;
     uint32_t version;
