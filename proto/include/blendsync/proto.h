@@ -1,0 +1,367 @@
+/* blendsync/proto.h — the lockstep wire protocol (issue 6, "proto/"): messages, binary encoding,
+ * validation, channels and limits. No sockets: ENet carries the bytes (server/ and client/).
+ *
+ * Index
+ *   BSYNC_PROTO_*                 version, header, hard limits, channels, per-peer caps
+ *   bsync_proto_result            why a message was rejected (stable ids, one string each)
+ *   bsync_proto_type              the message types
+ *   bsync_proto_hello ... _bye    one plain struct per message; bsync_proto_msg is the tagged union
+ *   bsync_proto_encode            message -> bytes in a caller buffer (size query with buf NULL)
+ *   bsync_proto_decode            bytes -> message, every field validated
+ *   bsync_proto_validate          the semantic rules alone (the encoder and decoder both apply them)
+ *   bsync_proto_peek_header       the header alone (version of a peer we cannot decode)
+ *   bsync_proto_max_body          hard maximum body size of a type
+ *   bsync_proto_channel / _reliable   the ENet channel and reliability of a type
+ *   *_string                      stable text of results, types, bye reasons, desync kinds/actions
+ *
+ * Wire format (docs/protocol.md has every message byte by byte). All integers little-endian.
+ *   header (8 bytes): u8 'B' (0x42), u8 'S' (0x53), u8 version, u8 type, u16 body length,
+ *                     u16 flags (reserved: 0 in version 1).
+ *   body: exactly `body length` bytes, never more than bsync_proto_max_body(type).
+ *   varint: unsigned LEB128 (7 bits per byte, low group first, bit 7 = more), at most 5 bytes,
+ *           minimal (no trailing zero group), value < 2^34 (5th byte <= 0x3F; the largest
+ *           zigzag delta of two fix16 values, 2^33 - 5, needs 34 bits).
+ *   zigzag: n >= 0 -> 2n, n < 0 -> -2n - 1 (as a 64-bit unsigned value).
+ *   fix16 values (parameter targets) travel as varint(zigzag(value)) — in inputs the first record
+ *   absolute and each later record as the zigzag delta to the record before it (64-bit difference).
+ *   0x80000000 (INT32_MIN, libfixmath's overflow marker) is never a valid value (BAD_VALUE).
+ *   Never floats.
+ *
+ * Canonical: every message has exactly one encoding. The decoder rejects non-minimal varints,
+ * non-zero reserved bytes/bits and fields that a struct cannot express, so
+ * encode(decode(bytes)) == bytes for every accepted packet.
+ *
+ * Versioning: the header version is the sender's protocol version. A peer decodes only its own
+ * version (UNSUPPORTED_VERSION otherwise) — except BYE, whose 4-byte layout (and the 8-byte header)
+ * is frozen for all versions, so a BYE from any version >= 1 decodes. A server receiving a HELLO of
+ * another version answers with BYE reason VERSION_MISMATCH carrying its supported range
+ * [version_min, version_max] and disconnects; the client reports both versions. No negotiation.
+ *
+ * Does not: allocate, keep globals, use floating point, or read outside the given buffers.
+ */
+#ifndef BLENDSYNC_PROTO_H
+#define BLENDSYNC_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blendsync/fixed.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- constants */
+#define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
+#define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
+#define BSYNC_PROTO_VERSION 1u
+#define BSYNC_PROTO_VERSION_MIN 1u /* oldest version this build decodes */
+#define BSYNC_PROTO_HEADER_SIZE 8u
+
+/* Hard limits (a decoder rejects anything beyond them). */
+#define BSYNC_PROTO_MAX_PLAYERS 16u        /* slots per match (masks are u16) */
+#define BSYNC_PROTO_MAX_PARAMS 64u         /* parameter targets per player per tick */
+#define BSYNC_PROTO_MAX_TRIGGERS 16u       /* trigger values (u8) per player per tick */
+#define BSYNC_PROTO_INPUT_REDUNDANCY 3u    /* earlier unacked ticks repeated in an input packet */
+#define BSYNC_PROTO_MAX_INPUT_RECORDS 4u   /* 1 new tick + BSYNC_PROTO_INPUT_REDUNDANCY */
+#define BSYNC_PROTO_MAX_PAYLOAD 256u       /* opaque game payload per player per frame */
+#define BSYNC_PROTO_MAX_TOKEN 32u          /* bytes of a connect token (1..32) */
+#define BSYNC_PROTO_MAX_CHARACTERS 64u     /* per-character checksums in one CHECKSUM */
+#define BSYNC_PROTO_MAX_JOINTS 1024u       /* per-joint checksums in one CHECKSUM (= BSYNC_MAX_JOINTS) */
+#define BSYNC_PROTO_SNAPSHOT_CHUNK 1024u   /* bytes per snapshot chunk (every chunk but the last is full) */
+#define BSYNC_PROTO_MAX_SNAPSHOT (1024u * 1024u) /* bytes of one whole snapshot (1024 chunks) */
+#define BSYNC_PROTO_MIN_TICK_RATE 15u
+#define BSYNC_PROTO_MAX_TICK_RATE 60u
+#define BSYNC_PROTO_MAX_INPUT_DELAY 30u    /* ticks */
+#define BSYNC_PROTO_MAX_CHECKSUM_INTERVAL 3600u /* ticks (1..3600; never 0: checks stay on) */
+#define BSYNC_PROTO_VARINT_MAX 5u
+#define BSYNC_PROTO_NO_CHARACTER 0xFFu     /* desync.character when not applicable */
+#define BSYNC_PROTO_NO_PART 0xFFFFu        /* desync.part when not applicable */
+
+/* Hard maximum body sizes per type (bytes after the header; see docs/protocol.md for the sums). */
+#define BSYNC_PROTO_MAX_BODY_HELLO (18u + BSYNC_PROTO_MAX_TOKEN)                          /* 50 */
+#define BSYNC_PROTO_MAX_BODY_WELCOME (20u + BSYNC_PROTO_SNAPSHOT_CHUNK)                   /* 1044 */
+#define BSYNC_PROTO_MAX_BODY_INPUT \
+    (8u + BSYNC_PROTO_MAX_INPUT_RECORDS * (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS)) /* 1352 */
+#define BSYNC_PROTO_MAX_BODY_INPUT_ACK 8u
+#define BSYNC_PROTO_MAX_BODY_FRAME \
+    (12u + BSYNC_PROTO_MAX_PLAYERS *  \
+               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 9516 */
+#define BSYNC_PROTO_MAX_BODY_CHECKSUM \
+    (22u + BSYNC_PROTO_MAX_CHARACTERS * 16u + 3u + BSYNC_PROTO_MAX_JOINTS * 8u)       /* 9241 */
+#define BSYNC_PROTO_MAX_BODY_DESYNC 26u
+#define BSYNC_PROTO_MAX_BODY_SNAPSHOT (16u + BSYNC_PROTO_SNAPSHOT_CHUNK)                 /* 1040 */
+#define BSYNC_PROTO_MAX_BODY_BYE 4u
+#define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9524 */
+
+/* ENet setup (server and client): channels, packet and buffer limits, timeouts. */
+#define BSYNC_PROTO_CHANNEL_CONTROL 0u  /* reliable: HELLO, WELCOME, BYE */
+#define BSYNC_PROTO_CHANNEL_INPUT 1u    /* unreliable sequenced: INPUT, INPUT_ACK */
+#define BSYNC_PROTO_CHANNEL_FRAME 2u    /* reliable: FRAME */
+#define BSYNC_PROTO_CHANNEL_CHECK 3u    /* reliable: CHECKSUM, DESYNC */
+#define BSYNC_PROTO_CHANNEL_BULK 4u     /* reliable: SNAPSHOT (so chunks never delay frames) */
+#define BSYNC_PROTO_CHANNEL_COUNT 5u
+#define BSYNC_PROTO_ENET_MAX_PACKET 16384u       /* host->maximumPacketSize (>= BSYNC_PROTO_MAX_PACKET) */
+#define BSYNC_PROTO_ENET_MAX_WAITING_DATA 65536u /* host->maximumWaitingData (ENet default: 32 MB) */
+#define BSYNC_PROTO_PEER_TIMEOUT_MS 5000u        /* enet_peer_timeout(limit 32, min 2000, max 5000) */
+/* Per-peer caps the server enforces on what a client sends (over a sliding 1 s window). */
+#define BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK 4u /* INPUT packets per tick of the match (average) */
+#define BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC 32768u /* all channels; a requested desync dump is paced to fit */
+#define BSYNC_PROTO_PEER_MAX_INPUT_LEAD 16u      /* inputs beyond current tick + delay + this: dropped */
+#define BSYNC_PROTO_PEER_MAX_VIOLATIONS 32u      /* dropped packets per 10 s before BYE ABUSE */
+#define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address */
+
+/* ---------------------------------------------------------------- results */
+#define BSYNC_PROTO_RESULTS(X)                                                                  \
+    X(OK, "ok")                                                                                 \
+    X(INVALID_ARGUMENT, "invalid argument (null pointer)")                                      \
+    X(BUFFER_TOO_SMALL, "output buffer too small (query the size first)")                      \
+    X(TRUNCATED, "packet ends before the message does")                                         \
+    X(BAD_MAGIC, "not a blendsync packet (magic is not 'BS')")                                  \
+    X(UNSUPPORTED_VERSION, "protocol version not supported by this peer")                       \
+    X(UNKNOWN_TYPE, "unknown message type")                                                     \
+    X(TOO_LONG, "body longer than the maximum for its message type")                           \
+    X(TRAILING_BYTES, "bytes left over after the message")                                      \
+    X(RESERVED_NONZERO, "a reserved byte or bit is not zero")                                   \
+    X(BAD_COUNT, "a count exceeds its maximum or disagrees with another field")                 \
+    X(BAD_LENGTH, "a length field is out of range or disagrees with the data")                  \
+    X(BAD_ENUM, "an enumerated field is out of range")                                          \
+    X(BAD_VARINT, "a varint is longer than 5 bytes, not minimal, or >= 2^34")                 \
+    X(BAD_VALUE, "a field value is out of its documented range")
+
+typedef enum bsync_proto_result {
+#define BSYNC_PROTO_RESULT_ENUM_(id, text) BSYNC_PROTO_##id,
+    BSYNC_PROTO_RESULTS(BSYNC_PROTO_RESULT_ENUM_)
+#undef BSYNC_PROTO_RESULT_ENUM_
+    BSYNC_PROTO_RESULT_COUNT
+} bsync_proto_result;
+
+/* Stable text of a code; "unknown proto result" outside the enum. Never null. */
+const char* bsync_proto_result_string(bsync_proto_result r);
+
+/* ---------------------------------------------------------------- types and enums */
+typedef enum bsync_proto_type {
+    BSYNC_PROTO_HELLO = 1,     /* client -> server */
+    BSYNC_PROTO_WELCOME = 2,   /* server -> client */
+    BSYNC_PROTO_INPUT = 3,     /* client -> server */
+    BSYNC_PROTO_INPUT_ACK = 4, /* server -> client */
+    BSYNC_PROTO_FRAME = 5,     /* server -> clients */
+    BSYNC_PROTO_CHECKSUM = 6,  /* client -> server */
+    BSYNC_PROTO_DESYNC = 7,    /* server -> client */
+    BSYNC_PROTO_SNAPSHOT = 8,  /* server -> client (join, resync); client -> server (desync dump) */
+    BSYNC_PROTO_BYE = 9        /* either way */
+} bsync_proto_type;
+#define BSYNC_PROTO_TYPE_FIRST 1u
+#define BSYNC_PROTO_TYPE_LAST 9u
+
+#define BSYNC_PROTO_BYE_REASONS(X)                                            \
+    X(NORMAL, "normal disconnect")                                            \
+    X(VERSION_MISMATCH, "protocol version mismatch")                          \
+    X(UNKNOWN_MATCH, "no such match")                                         \
+    X(BAD_TOKEN, "token does not match the slot")                             \
+    X(BAD_SLOT, "no such player slot")                                        \
+    X(SLOT_TAKEN, "slot already connected")                                   \
+    X(GRAPH_MISMATCH, "graph hash differs from the server's")                 \
+    X(MATCH_OVER, "match has ended")                                          \
+    X(KICKED_DESYNC, "kicked after a desync")                                 \
+    X(ABUSE, "too many malformed, stale or excess packets")                   \
+    X(TIMEOUT, "peer timed out")                                              \
+    X(SHUTDOWN, "server shutting down")                                       \
+    X(PROTOCOL_ERROR, "unexpected message for the connection state")
+
+typedef enum bsync_proto_bye_reason {
+#define BSYNC_PROTO_BYE_ENUM_(id, text) BSYNC_PROTO_BYE_##id,
+    BSYNC_PROTO_BYE_REASONS(BSYNC_PROTO_BYE_ENUM_)
+#undef BSYNC_PROTO_BYE_ENUM_
+    BSYNC_PROTO_BYE_REASON_COUNT
+} bsync_proto_bye_reason;
+
+typedef enum bsync_proto_desync_kind {
+    BSYNC_PROTO_DESYNC_ROOT_BLEND = 0,      /* match blend-state checksum */
+    BSYNC_PROTO_DESYNC_ROOT_POSE = 1,       /* match pose checksum */
+    BSYNC_PROTO_DESYNC_CHARACTER_BLEND = 2, /* one character's blend state */
+    BSYNC_PROTO_DESYNC_CHARACTER_POSE = 3,  /* one character's pose */
+    BSYNC_PROTO_DESYNC_JOINT = 4,           /* one joint of one character's pose */
+    BSYNC_PROTO_DESYNC_KIND_COUNT
+} bsync_proto_desync_kind;
+
+typedef enum bsync_proto_desync_action {
+    BSYNC_PROTO_ACTION_REPORT = 0, /* flagged, the match continues */
+    BSYNC_PROTO_ACTION_RESYNC = 1, /* a SNAPSHOT (kind RESYNC) follows; reload and continue */
+    BSYNC_PROTO_ACTION_KICK = 2,   /* a BYE KICKED_DESYNC follows */
+    BSYNC_PROTO_ACTION_DETAIL = 3, /* send a CHECKSUM of that tick with the character's joints */
+    BSYNC_PROTO_ACTION_COUNT
+} bsync_proto_desync_action;
+
+typedef enum bsync_proto_snapshot_kind {
+    BSYNC_PROTO_SNAPSHOT_JOIN = 0,   /* late join / reconnect (chunk 0 travels in the WELCOME) */
+    BSYNC_PROTO_SNAPSHOT_RESYNC = 1, /* authoritative state after a desync */
+    BSYNC_PROTO_SNAPSHOT_DUMP = 2,   /* client -> server: its own state at a desynced tick */
+    BSYNC_PROTO_SNAPSHOT_KIND_COUNT
+} bsync_proto_snapshot_kind;
+
+const char* bsync_proto_type_string(uint32_t type);          /* "hello", ...; "unknown" */
+const char* bsync_proto_bye_reason_string(uint32_t reason);  /* "unknown bye reason" outside */
+const char* bsync_proto_desync_kind_string(uint32_t kind);   /* "unknown" outside */
+const char* bsync_proto_action_string(uint32_t action);      /* "unknown" outside */
+
+/* ---------------------------------------------------------------- messages
+ * Array entries beyond the counts are ignored by the encoder and zeroed by the decoder. */
+
+typedef struct bsync_proto_hello {
+    uint64_t match_id;
+    uint64_t graph_hash;  /* bsync_graph_hash of the match's graphs (combined by the server config) */
+    uint8_t slot;         /* < BSYNC_PROTO_MAX_PLAYERS */
+    uint8_t token_len;    /* 1..BSYNC_PROTO_MAX_TOKEN */
+    uint8_t token[BSYNC_PROTO_MAX_TOKEN];
+} bsync_proto_hello;
+
+typedef struct bsync_proto_welcome {
+    uint8_t tick_rate;          /* 15..60 Hz */
+    uint8_t input_delay;        /* 0..30 ticks */
+    uint8_t player_count;       /* 1..16 */
+    uint8_t slot;               /* the receiver's slot, < player_count */
+    uint8_t param_count;        /* 0..64: the match's input layout, same for every slot */
+    uint8_t trigger_count;      /* 0..16 */
+    uint16_t checksum_interval; /* 1..3600 ticks */
+    uint16_t connected_mask;    /* bit i = slot i connected; bits >= player_count zero; own bit set */
+    uint32_t start_tick;        /* first tick to simulate (the snapshot's tick for a late joiner) */
+    uint32_t snapshot_size;     /* 0 = fresh start; else total snapshot bytes (<= MAX_SNAPSHOT) */
+    uint16_t snapshot_len;      /* bytes of chunk 0 here: min(snapshot_size, SNAPSHOT_CHUNK) */
+    uint8_t snapshot[BSYNC_PROTO_SNAPSHOT_CHUNK]; /* opaque (bsync_instance snapshots, server's layout) */
+} bsync_proto_welcome;
+
+typedef struct bsync_proto_input_record {
+    fix16_t params[BSYNC_PROTO_MAX_PARAMS]; /* targets; never INT32_MIN */
+    uint8_t triggers[BSYNC_PROTO_MAX_TRIGGERS];
+} bsync_proto_input_record;
+
+typedef struct bsync_proto_input {
+    uint8_t slot;          /* < BSYNC_PROTO_MAX_PLAYERS */
+    uint8_t param_count;   /* 0..64 */
+    uint8_t trigger_count; /* 0..16 */
+    uint8_t record_count;  /* 1..4 */
+    uint32_t first_tick;   /* records[i] is tick first_tick + i (no u32 wrap); oldest first */
+    bsync_proto_input_record records[BSYNC_PROTO_MAX_INPUT_RECORDS];
+} bsync_proto_input;
+
+typedef struct bsync_proto_input_ack {
+    uint32_t next_tick;   /* the server holds this slot's inputs for every tick < next_tick */
+    uint32_t server_tick; /* the next tick the server will confirm (for the client's pacing) */
+} bsync_proto_input_ack;
+
+typedef struct bsync_proto_frame_player {
+    fix16_t params[BSYNC_PROTO_MAX_PARAMS];
+    uint8_t triggers[BSYNC_PROTO_MAX_TRIGGERS];
+    uint16_t payload_len; /* 0 = none; 1..256 */
+    uint8_t payload[BSYNC_PROTO_MAX_PAYLOAD];
+} bsync_proto_frame_player;
+
+typedef struct bsync_proto_frame {
+    uint32_t tick;
+    uint8_t player_count;    /* 1..16 */
+    uint8_t param_count;     /* 0..64 */
+    uint8_t trigger_count;   /* 0..16 */
+    uint16_t defaulted_mask; /* bit i = slot i's input was missing and repeated; bits >= player_count zero */
+    bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS];
+} bsync_proto_frame;
+
+typedef struct bsync_proto_checksum_pair {
+    uint64_t blend; /* blend-state checksum */
+    uint64_t pose;  /* pose checksum */
+} bsync_proto_checksum_pair;
+
+typedef struct bsync_proto_checksum {
+    uint32_t tick;
+    uint64_t blend;           /* match root blend-state checksum */
+    uint64_t pose;            /* match root pose checksum */
+    uint8_t character_count;  /* 0..64 per-character pairs */
+    bsync_proto_checksum_pair characters[BSYNC_PROTO_MAX_CHARACTERS];
+    uint8_t joint_character;  /* with joint_count > 0: < 64; else 0 */
+    uint16_t joint_count;     /* 0 = no joint detail; else 1..1024 */
+    uint64_t joints[BSYNC_PROTO_MAX_JOINTS]; /* bsync_checksum_pose_joints of that character */
+} bsync_proto_checksum;
+
+typedef struct bsync_proto_desync {
+    uint32_t tick;
+    uint8_t kind;       /* bsync_proto_desync_kind */
+    uint8_t character;  /* ROOT_*: BSYNC_PROTO_NO_CHARACTER; else < 64 */
+    uint16_t part;      /* JOINT: joint index < 1024; else BSYNC_PROTO_NO_PART */
+    uint8_t action;     /* bsync_proto_desync_action; DETAIL needs a character */
+    uint64_t expected;  /* the server's (or the majority's) checksum */
+    uint64_t got;       /* the receiver's checksum */
+} bsync_proto_desync;
+
+typedef struct bsync_proto_snapshot {
+    uint32_t tick;         /* the snapshot is the state at the start of this tick */
+    uint8_t kind;          /* bsync_proto_snapshot_kind */
+    uint16_t chunk_index;  /* < chunk_count */
+    uint16_t chunk_count;  /* = ceil(total_size / SNAPSHOT_CHUNK) */
+    uint32_t total_size;   /* 1..BSYNC_PROTO_MAX_SNAPSHOT */
+    uint16_t len;          /* SNAPSHOT_CHUNK, except the last chunk: the rest */
+    uint8_t data[BSYNC_PROTO_SNAPSHOT_CHUNK];
+} bsync_proto_snapshot;
+
+typedef struct bsync_proto_bye {
+    uint8_t reason;      /* bsync_proto_bye_reason */
+    uint8_t version_min; /* the sender's supported protocol versions, 1 <= min <= max */
+    uint8_t version_max;
+} bsync_proto_bye;
+
+typedef struct bsync_proto_msg {
+    bsync_proto_type type;
+    union {
+        bsync_proto_hello hello;
+        bsync_proto_welcome welcome;
+        bsync_proto_input input;
+        bsync_proto_input_ack input_ack;
+        bsync_proto_frame frame;
+        bsync_proto_checksum checksum;
+        bsync_proto_desync desync;
+        bsync_proto_snapshot snapshot;
+        bsync_proto_bye bye;
+    };
+} bsync_proto_msg;
+
+typedef struct bsync_proto_header {
+    uint8_t version;
+    uint8_t type;
+    uint16_t body_len;
+    uint16_t flags;
+} bsync_proto_header;
+
+/* ---------------------------------------------------------------- functions */
+
+/* Validate msg against every rule of its type (the rules in the struct comments above) and encode
+ * it. buf NULL: only *out_len = the size (cap ignored). Otherwise writes *out_len bytes, or returns
+ * BUFFER_TOO_SMALL with nothing written past cap and *out_len = the size needed. A message that
+ * breaks a rule gives the same code the decoder would give for it. The size never exceeds
+ * BSYNC_PROTO_HEADER_SIZE + bsync_proto_max_body(type). out_len may be NULL when buf is not. */
+bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, size_t cap, size_t* out_len);
+
+/* Decode exactly one message filling all of [data, data + len). Checks, in order: length >= 8
+ * (TRUNCATED), magic, version (BYE: any version >= 1), type, flags == 0, body length <= the
+ * type's maximum (TOO_LONG), len vs 8 + body length (TRUNCATED / TRAILING_BYTES), then the body
+ * field by field (TRUNCATED when it ends early, TRAILING_BYTES when bytes remain) and the rules of
+ * bsync_proto_validate. *out is zeroed first; on failure its contents are unspecified. */
+bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_proto_msg* out);
+
+/* The rules alone (no bytes). */
+bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg);
+
+/* The header only: TRUNCATED (< 8 bytes), BAD_MAGIC, else OK with *out filled whatever the version
+ * or type (so a server can answer a peer of another version). */
+bsync_proto_result bsync_proto_peek_header(const uint8_t* data, size_t len, bsync_proto_header* out);
+
+/* Maximum body size of a type (BSYNC_PROTO_MAX_BODY_*); 0 for an unknown type. */
+size_t bsync_proto_max_body(uint32_t type);
+
+/* ENet channel (BSYNC_PROTO_CHANNEL_*) and 1 = reliable / 0 = unreliable sequenced; channel
+ * BSYNC_PROTO_CHANNEL_CONTROL and reliable for an unknown type. */
+unsigned bsync_proto_channel(uint32_t type);
+int bsync_proto_reliable(uint32_t type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_PROTO_H */
