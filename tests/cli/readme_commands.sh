@@ -9,6 +9,7 @@ mkdir -p "$work"
 cmds=$(awk '/^## The tool/{f=1} f&&/^```sh$/{c=1;next} c&&/^```$/{exit} c{print}' "$src/README.md")
 [ -n "$cmds" ] || { echo "FAIL: no command block under '## The tool' in README.md"; echo "0 passed, 1 failed"; exit 1; }
 pass=0; fail=0; skip=0
+skipped_outputs=()   # files that skipped lines would have written (-o FILE): lines using them skip too
 # Run in a scratch copy of the paths the commands use, so outputs land in WORK_DIR.
 cd "$work" || exit 1
 rm -rf tests && mkdir -p tests && cp -r "$src/tests/fixtures" tests/
@@ -16,8 +17,12 @@ shared=${BSYNC_SHARED_DIR:-$src/../shared}
 ln -sfn "$shared" ../shared 2>/dev/null || true
 while IFS= read -r line; do
   [ -z "$line" ] && continue
-  if [[ "$line" == *"../shared/data"* ]] && [ ! -d "$shared/data" ]; then
-    echo "skip $line (no ../shared/data)"; skip=$((skip + 1)); continue
+  needs_skipped=0
+  for o in "${skipped_outputs[@]}"; do [[ " $line " == *" $o "* ]] && needs_skipped=1; done
+  if { [[ "$line" == *"../shared/data"* ]] && [ ! -d "$shared/data" ]; } || [ $needs_skipped -eq 1 ]; then
+    echo "skip $line (no ../shared/data)"; skip=$((skip + 1))
+    if [[ "$line" =~ -o\ ([^ ]+) ]]; then skipped_outputs+=("${BASH_REMATCH[1]}"); fi
+    continue
   fi
   cmd=${line/#build\/blendsync/$bin}
   if out=$(bash -c "$cmd" 2>&1) && [ -n "$out" ]; then
