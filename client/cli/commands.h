@@ -7,5 +7,6 @@ int bsync_cmd_demo(int argc, char** argv);
 int bsync_cmd_weights(int argc, char** argv);
 int bsync_cmd_plot(int argc, char** argv);
 int bsync_cmd_import(int argc, char** argv);
+int bsync_cmd_eval(int argc, char** argv);
 
 #endif

@@ -16,6 +16,7 @@ static const command k_commands[] = {
     {"weights", bsync_cmd_weights, "print a blend node's weights for given parameter values"},
     {"plot", bsync_cmd_plot, "draw a blend space as a PNG picture"},
     {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
+    {"eval", bsync_cmd_eval, "drive a graph instance from a CSV script; per-tick state as JSON Lines"},
 };
 
 static void usage(FILE* f) {

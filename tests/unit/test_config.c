@@ -260,15 +260,17 @@ static void test_invalid_json(void** state) {
 static void test_unknown_and_duplicate_fields(void** state) {
     (void)state;
     expect_error("{" PARAMS ", \"rooot\": \"move\", \"nodes\": {" MOVE("", "") "}}",
-                 "loco.json: /rooot: unknown field (the top level has: parameters, root, nodes)");
+                 "loco.json: /rooot: unknown field (the top level has: parameters, root, nodes, tick_rate, clips, "
+                 "root_motion, root_rotation, root_joint)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE(", \"threshold\": 1", "") "}}",
                  "loco.json: /nodes/move/threshold: unknown field (a SimpleDirectional2D node has: type, "
-                 "parameters, children)");
+                 "parameters, children, sync)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE("", ", {\"motion\": \"run\", \"threshold\": 2}") "}}",
                  "loco.json: /nodes/move/children/2/threshold: unknown field (a SimpleDirectional2D child has: "
-                 "motion, position)");
+                 "motion, position, time_scale, cycle_offset)");
     expect_error("{\"parameters\": {\"x\": {\"min\": 0}}, \"root\": \"move\", \"nodes\": {}}",
-                 "loco.json: /parameters/x/min: unknown field (a parameter has: default)");
+                 "loco.json: /parameters/x/min: unknown field (a parameter has: default, dead_zone, "
+                 "dead_zone_range, curve, smooth_time, max_speed, pair)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE(", \"type\": \"Direct\"", "") "}}",
                  "loco.json: /nodes/move/type: duplicate field");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE("", "") ", " MOVE("", "") "}}",
@@ -277,7 +279,8 @@ static void test_unknown_and_duplicate_fields(void** state) {
                  "loco.json: /parameters/x: duplicate parameter name");
     /* a JSON Pointer escapes "/" and "~" in names */
     expect_error("{\"parameters\": {\"a/b~c\": {\"max\": 1}}, \"root\": \"m\", \"nodes\": {}}",
-                 "loco.json: /parameters/a~1b~0c/max: unknown field (a parameter has: default)");
+                 "loco.json: /parameters/a~1b~0c/max: unknown field (a parameter has: default, dead_zone, "
+                 "dead_zone_range, curve, smooth_time, max_speed, pair)");
 }
 
 static void test_wrong_types_and_missing(void** state) {

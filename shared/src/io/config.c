@@ -52,6 +52,8 @@ typedef struct ctx {
     uint32_t node_count;
     bsync_blend_node_desc nodes[BSYNC_MAX_BLEND_NODES];
     node_build* builds; /* node_count entries */
+    bsync_config_graph* g; /* the graph fields */
+    const cJSON* pair_items[BSYNC_MAX_PARAMETERS]; /* "pair" fields, resolved after all parameters */
 } ctx;
 
 static const char k_range_text[] = "-32767.99998 to 32767.99998";
@@ -423,20 +425,377 @@ static bsync_result find_parameter(ctx* c, const cJSON* item, uint32_t* out) {
     return fail(c, "unknown parameter %s (declared: %s)", quoted(item->valuestring, q, sizeof q), list);
 }
 
+/* ---------------------------------------------------------------- graph fields */
+
+static const char* fx_text(fix16_t v, char* buf) {
+    bsync_fx_format(v, buf, 24);
+    return buf;
+}
+
+/* A string that must be one of `names` (NULL-terminated); *out = its index. */
+static bsync_result get_enum(ctx* c, const cJSON* item, const char* const* names, int* out) {
+    for (int i = 0; cJSON_IsString(item) && names[i]; i++)
+        if (!strcmp(item->valuestring, names[i])) {
+            *out = i;
+            return BSYNC_OK;
+        }
+    char list[200];
+    size_t n = 0;
+    list[0] = '\0';
+    for (int i = 0; names[i]; i++) n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", names[i]);
+    if (!cJSON_IsString(item)) return fail(c, "expected a string, one of: %s", list);
+    char q[80];
+    return fail(c, "unknown value %s (valid: %s)", quoted(item->valuestring, q, sizeof q), list);
+}
+
+/* An optional number field with a lower bound; *out untouched when absent. `strict`: > lo, else >= lo. */
+static bsync_result get_bounded(ctx* c, const cJSON* obj, const char* name, fix16_t lo, int strict, fix16_t* out,
+                                const char* expected) {
+    const cJSON* f = field(obj, name);
+    if (!f) return BSYNC_OK;
+    size_t o = path_push(c, name);
+    bsync_result r = get_number(c, f, out, expected);
+    if (r != BSYNC_OK) return r;
+    if (strict ? *out <= lo : *out < lo) return fail(c, "expected %s", expected);
+    path_pop(c, o);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_curve(ctx* c, const cJSON* item, bsync_config_filter* f) {
+    bsync_result r;
+    size_t old = path_push(c, "curve");
+    const cJSON* keys = item;
+    f->pre_wrap = f->post_wrap = BSYNC_CURVE_CLAMP;
+    if (cJSON_IsObject(item)) {
+        static const char* const allowed[] = {"keys", "pre_wrap", "post_wrap", NULL};
+        if ((r = check_fields(c, item, allowed, "a curve")) != BSYNC_OK) return r;
+        if ((r = require(c, item, "keys", &keys)) != BSYNC_OK) return r;
+        static const char* const wraps[] = {"clamp", "loop", "pingpong", NULL};
+        const char* wnames[2] = {"pre_wrap", "post_wrap"};
+        bsync_curve_wrap* wout[2] = {&f->pre_wrap, &f->post_wrap};
+        for (int w = 0; w < 2; w++) {
+            const cJSON* wi = field(item, wnames[w]);
+            if (!wi) continue;
+            size_t o2 = path_push(c, wnames[w]);
+            int v;
+            if ((r = get_enum(c, wi, wraps, &v)) != BSYNC_OK) return r;
+            *wout[w] = (bsync_curve_wrap)v;
+            path_pop(c, o2);
+        }
+        path_push(c, "keys");
+    } else if (!cJSON_IsArray(item)) {
+        return fail(c, "expected an array of keys or an object {\"keys\": [...], \"pre_wrap\", \"post_wrap\"}");
+    }
+    int n = cJSON_IsArray(keys) ? cJSON_GetArraySize(keys) : 0;
+    if (!cJSON_IsArray(keys) || n < 1 || n > BSYNC_MAX_CURVE_KEYS)
+        return fail(c, "expected an array of 1 to %d keys", BSYNC_MAX_CURVE_KEYS);
+    f->keys = (bsync_curve_key*)calloc((size_t)n, sizeof(bsync_curve_key));
+    if (!f->keys) {
+        set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    f->has_curve = 1;
+    static const char* const kfields[] = {"time", "value", "in_tangent", "out_tangent", "in_weight", "out_weight",
+                                          "weighted_mode", "stepped", NULL};
+    int k = 0;
+    for (const cJSON* e = keys->child; e; e = e->next, k++) {
+        size_t o3 = path_push_index(c, k);
+        if (!cJSON_IsObject(e)) return fail(c, "expected an object (a key: {\"time\": t, \"value\": v, ...})");
+        if ((r = check_fields(c, e, kfields, "a curve key")) != BSYNC_OK) return r;
+        bsync_curve_key* key = &f->keys[k];
+        key->in_weight = key->out_weight = 21845; /* 1/3 */
+        const cJSON* t;
+        if ((r = require(c, e, "time", &t)) != BSYNC_OK) return r;
+        size_t o4 = path_push(c, "time");
+        if ((r = get_number(c, t, &key->time, "a number")) != BSYNC_OK) return r;
+        for (int j = 0; j < k; j++)
+            if (f->keys[j].time == key->time) {
+                char tb[24];
+                return fail(c, "two keys at time %s (keys %d and %d)", fx_text(key->time, tb), j, k);
+            }
+        path_pop(c, o4);
+        const cJSON* v;
+        if ((r = require(c, e, "value", &v)) != BSYNC_OK) return r;
+        o4 = path_push(c, "value");
+        if ((r = get_number(c, v, &key->value, "a number")) != BSYNC_OK) return r;
+        path_pop(c, o4);
+        const char* tn[2] = {"in_tangent", "out_tangent"};
+        fix16_t* tv[2] = {&key->in_tangent, &key->out_tangent};
+        for (int j = 0; j < 2; j++) {
+            const cJSON* x = field(e, tn[j]);
+            if (!x) continue;
+            o4 = path_push(c, tn[j]);
+            if ((r = get_number(c, x, tv[j], "a number")) != BSYNC_OK) return r;
+            path_pop(c, o4);
+        }
+        const char* wn[2] = {"in_weight", "out_weight"};
+        fix16_t* wv[2] = {&key->in_weight, &key->out_weight};
+        for (int j = 0; j < 2; j++) {
+            const cJSON* x = field(e, wn[j]);
+            if (!x) continue;
+            o4 = path_push(c, wn[j]);
+            if ((r = get_number(c, x, wv[j], "a number from 0 to 1")) != BSYNC_OK) return r;
+            if (*wv[j] < 0 || *wv[j] > BSYNC_FX_ONE) return fail(c, "expected a number from 0 to 1");
+            path_pop(c, o4);
+        }
+        const cJSON* wm = field(e, "weighted_mode");
+        if (wm) {
+            o4 = path_push(c, "weighted_mode");
+            static const char* const modes[] = {"none", "in", "out", "both", NULL};
+            int m;
+            if ((r = get_enum(c, wm, modes, &m)) != BSYNC_OK) return r;
+            if (m == 1 || m == 3) key->flags |= BSYNC_CURVE_IN_WEIGHTED;
+            if (m == 2 || m == 3) key->flags |= BSYNC_CURVE_OUT_WEIGHTED;
+            path_pop(c, o4);
+        }
+        const cJSON* st = field(e, "stepped");
+        if (st) {
+            o4 = path_push(c, "stepped");
+            if (cJSON_IsBool(st)) {
+                if (cJSON_IsTrue(st)) key->flags |= BSYNC_CURVE_IN_STEPPED | BSYNC_CURVE_OUT_STEPPED;
+            } else {
+                static const char* const sides[] = {"in", "out", "both", NULL};
+                int m;
+                if (!cJSON_IsString(st)) return fail(c, "expected true, false, \"in\", \"out\" or \"both\"");
+                if ((r = get_enum(c, st, sides, &m)) != BSYNC_OK) return r;
+                if (m == 0 || m == 2) key->flags |= BSYNC_CURVE_IN_STEPPED;
+                if (m == 1 || m == 2) key->flags |= BSYNC_CURVE_OUT_STEPPED;
+            }
+            path_pop(c, o4);
+        }
+        path_pop(c, o3);
+    }
+    f->key_count = (uint32_t)n;
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+/* The filter fields of parameter object p (its path is current). */
+static bsync_result parse_filter(ctx* c, const cJSON* p, uint32_t index) {
+    bsync_config_filter* f = &c->g->filters[index];
+    bsync_result r;
+    char b1[24], b2[24];
+    if ((r = get_bounded(c, p, "dead_zone", 0, 0, &f->dead_zone, "a number >= 0")) != BSYNC_OK) return r;
+    if ((r = get_bounded(c, p, "dead_zone_range", 0, 1, &f->dead_zone_range, "a number > 0")) != BSYNC_OK) return r;
+    const fix16_t range = f->dead_zone_range ? f->dead_zone_range : BSYNC_FX_ONE;
+    if (f->dead_zone >= range) {
+        if (field(p, "dead_zone_range")) {
+            path_push(c, "dead_zone_range");
+            return fail(c, "must be greater than dead_zone (%s)", fx_text(f->dead_zone, b1));
+        }
+        path_push(c, "dead_zone");
+        return fail(c, "must be less than dead_zone_range (%s: 1 when not given)", fx_text(range, b2));
+    }
+    const cJSON* cv = field(p, "curve");
+    if (cv && (r = parse_curve(c, cv, f)) != BSYNC_OK) return r;
+    if ((r = get_bounded(c, p, "smooth_time", 0, 0, &f->smooth_time, "a number >= 0 (seconds; 0 = no smoothing)")) !=
+        BSYNC_OK)
+        return r;
+    if ((r = get_bounded(c, p, "max_speed", 0, 0, &f->max_speed, "a number >= 0 (units per second; 0 = unlimited)")) !=
+        BSYNC_OK)
+        return r;
+    if (f->max_speed > 0 && f->smooth_time == 0) {
+        path_push(c, "max_speed");
+        return fail(c, "max_speed limits SmoothDamp: it needs smooth_time > 0");
+    }
+    c->pair_items[index] = field(p, "pair");
+    return BSYNC_OK;
+}
+
+static int has_filter_fields(const cJSON* p) {
+    static const char* const names[] = {"dead_zone", "dead_zone_range", "curve", "smooth_time", "max_speed", "pair", NULL};
+    for (const char* const* n = names; *n; n++)
+        if (field(p, *n)) return 1;
+    return 0;
+}
+
+/* "pair": NAME on parameter i: NAME must be parameter i + 1, without filter fields of its own. The
+ * current path is /parameters. */
+static bsync_result resolve_pairs(ctx* c, const cJSON* params) {
+    bsync_result r;
+    for (uint32_t i = 0; i < c->param_count; i++) {
+        const cJSON* item = c->pair_items[i];
+        if (!item) continue;
+        size_t o = path_push(c, c->param_names[i]);
+        path_push(c, "pair");
+        uint32_t j;
+        if ((r = find_parameter(c, item, &j)) != BSYNC_OK) return r;
+        char q1[80], q2[80];
+        if (j == i) return fail(c, "a parameter cannot be paired with itself");
+        if (j != i + 1)
+            return fail(c, "the pair's second parameter %s must be declared right after %s",
+                        quoted(c->param_names[j], q1, sizeof q1), quoted(c->param_names[i], q2, sizeof q2));
+        path_pop(c, o);
+        const cJSON* partner = params->child;
+        for (uint32_t k = 0; k < j && partner; k++) partner = partner->next;
+        if (partner && has_filter_fields(partner)) {
+            path_push(c, c->param_names[j]);
+            return fail(c, "the second parameter of a pair takes its filters from %s: it cannot have dead_zone, "
+                           "dead_zone_range, curve, smooth_time, max_speed or pair",
+                        quoted(c->param_names[i], q2, sizeof q2));
+        }
+        c->g->filters[i].pair = 1;
+    }
+    return BSYNC_OK;
+}
+
+/* time_scale / cycle_offset of child k of node `node` (the child's path is current). */
+static bsync_result parse_child_time(ctx* c, const cJSON* ch, uint32_t node, uint32_t k) {
+    bsync_result r;
+    const cJSON* ts = field(ch, "time_scale");
+    if (ts) {
+        size_t o = path_push(c, "time_scale");
+        fix16_t v;
+        if ((r = get_number(c, ts, &v, "a number from 0.00098 (1/1024) to 1024")) != BSYNC_OK) return r;
+        if (v < BSYNC_GRAPH_MIN_TIME_SCALE || v > BSYNC_GRAPH_MAX_TIME_SCALE)
+            return fail(c, "expected a number from 0.00098 (1/1024) to 1024");
+        c->g->nodes[node].time_scales[k] = v;
+        path_pop(c, o);
+    }
+    const cJSON* co = field(ch, "cycle_offset");
+    if (co) {
+        size_t o = path_push(c, "cycle_offset");
+        fix16_t v;
+        if ((r = get_number(c, co, &v, "a number from 0 to less than 1")) != BSYNC_OK) return r;
+        if (v < 0 || v >= BSYNC_FX_ONE) return fail(c, "expected a number from 0 to less than 1");
+        c->g->nodes[node].cycle_offsets[k] = v;
+        path_pop(c, o);
+    }
+    return BSYNC_OK;
+}
+
+/* A string field's text, copied with a length check. */
+static bsync_result get_string(ctx* c, const cJSON* item, char* out, size_t cap, const char* expected) {
+    if (!cJSON_IsString(item) || item->valuestring[0] == '\0') return fail(c, "expected %s", expected);
+    if (strlen(item->valuestring) >= cap) return fail(c, "too long (at most %u bytes)", (unsigned)(cap - 1));
+    strcpy(out, item->valuestring);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_clips(ctx* c, const cJSON* clips) {
+    bsync_result r;
+    size_t old = path_push(c, "clips");
+    if (!cJSON_IsObject(clips)) return fail(c, "expected an object of clips ({\"MOTION\": {\"source\": FILE, ...}})");
+    int n = cJSON_GetArraySize(clips);
+    if (n > BSYNC_MAX_MOTIONS) return fail(c, "too many clips (at most %d)", BSYNC_MAX_MOTIONS);
+    if (n > 0) {
+        c->g->clips = (bsync_config_clip*)calloc((size_t)n, sizeof(bsync_config_clip));
+        if (!c->g->clips) {
+            set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+    }
+    for (const cJSON* e = clips->child; e; e = e->next) {
+        size_t o2 = path_push(c, e->string);
+        char q[80], list[300];
+        for (const cJSON* g = clips->child; g != e; g = g->next)
+            if (!strcmp(g->string, e->string)) return fail(c, "duplicate clip");
+        int is_motion = 0;
+        for (uint32_t i = 0; i < c->motion_count; i++)
+            if (!strcmp(c->motion_names[i], e->string)) is_motion = 1;
+        if (!is_motion) {
+            for (uint32_t i = 0; i < c->node_count; i++)
+                if (!strcmp(c->node_names[i], e->string))
+                    return fail(c, "%s is a node, not a motion: only motions take clips", quoted(e->string, q, sizeof q));
+            name_list(list, sizeof list, c->motion_names, c->motion_count);
+            return fail(c, "no motion named %s (motions: %s)", quoted(e->string, q, sizeof q), list);
+        }
+        if (!cJSON_IsObject(e)) return fail(c, "expected an object ({\"source\": FILE, \"animation\": NAME, \"loop\": true})");
+        static const char* const allowed[] = {"source", "animation", "loop", NULL};
+        if ((r = check_fields(c, e, allowed, "a clip")) != BSYNC_OK) return r;
+        bsync_config_clip* cl = &c->g->clips[c->g->clip_count];
+        strcpy(cl->motion, e->string); /* motion names are < BSYNC_MAX_NAME (checked) */
+        const cJSON* src;
+        if ((r = require(c, e, "source", &src)) != BSYNC_OK) return r;
+        size_t o3 = path_push(c, "source");
+        if ((r = get_string(c, src, cl->source, sizeof cl->source, "a string (a file path)")) != BSYNC_OK) return r;
+        path_pop(c, o3);
+        strcpy(cl->animation, cl->motion);
+        const cJSON* an = field(e, "animation");
+        if (an) {
+            o3 = path_push(c, "animation");
+            if ((r = get_string(c, an, cl->animation, sizeof cl->animation, "a string (an animation name)")) != BSYNC_OK)
+                return r;
+            cl->animation_given = 1;
+            path_pop(c, o3);
+        }
+        cl->loop = 1;
+        const cJSON* lp = field(e, "loop");
+        if (lp) {
+            o3 = path_push(c, "loop");
+            if (!cJSON_IsBool(lp)) return fail(c, "expected true or false");
+            if (!cJSON_IsTrue(lp))
+                return fail(c, "loop: false is not supported yet (the graph plays every bound clip looped)");
+            path_pop(c, o3);
+        }
+        c->g->clip_count++;
+        path_pop(c, o2);
+    }
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+/* tick_rate, clips, root_motion, root_rotation, root_joint. */
+static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
+    bsync_result r;
+    const cJSON* tr = field(doc, "tick_rate");
+    if (tr) {
+        size_t o = path_push(c, "tick_rate");
+        fix16_t v;
+        if (!cJSON_IsNumber(tr) || get_number(c, tr, &v, "an integer from 15 to 60") != BSYNC_OK || (v & 0xFFFF) != 0 ||
+            v < (fix16_t)BSYNC_GRAPH_MIN_TICK_RATE * BSYNC_FX_ONE || v > (fix16_t)BSYNC_GRAPH_MAX_TICK_RATE * BSYNC_FX_ONE)
+            return fail(c, "expected an integer from %u to %u (ticks per second)", BSYNC_GRAPH_MIN_TICK_RATE,
+                        BSYNC_GRAPH_MAX_TICK_RATE);
+        c->g->tick_rate = (uint32_t)(v / BSYNC_FX_ONE);
+        path_pop(c, o);
+    }
+    const cJSON* rm = field(doc, "root_motion");
+    if (rm) {
+        size_t o = path_push(c, "root_motion");
+        static const char* const modes[] = {"keep", "extract", "none", NULL};
+        int v;
+        if ((r = get_enum(c, rm, modes, &v)) != BSYNC_OK) return r;
+        c->g->root_motion = v == 0 ? BSYNC_ROOT_MOTION_KEEP : v == 1 ? BSYNC_ROOT_MOTION_EXTRACT : BSYNC_ROOT_MOTION_NONE;
+        path_pop(c, o);
+    }
+    const cJSON* rr = field(doc, "root_rotation");
+    if (rr) {
+        size_t o = path_push(c, "root_rotation");
+        static const char* const rots[] = {"yaw", "full", NULL};
+        int v;
+        if ((r = get_enum(c, rr, rots, &v)) != BSYNC_OK) return r;
+        c->g->root_rotation = v == 0 ? BSYNC_ROOT_ROTATION_YAW : BSYNC_ROOT_ROTATION_FULL;
+        path_pop(c, o);
+    }
+    const cJSON* rj = field(doc, "root_joint");
+    if (rj) {
+        size_t o = path_push(c, "root_joint");
+        if (!cJSON_IsString(rj)) return fail(c, "expected a string (a joint name)");
+        if ((r = check_name(c, rj->valuestring, "a joint")) != BSYNC_OK) return r;
+        strcpy(c->g->root_joint, rj->valuestring);
+        path_pop(c, o);
+    }
+    const cJSON* cl = field(doc, "clips");
+    if (cl && (r = parse_clips(c, cl)) != BSYNC_OK) return r;
+    return BSYNC_OK;
+}
+
 /* ---------------------------------------------------------------- sections */
 
 static bsync_result parse_parameters(ctx* c, const cJSON* params) {
+    bsync_result r;
     size_t old = path_push(c, "parameters");
     if (!cJSON_IsObject(params)) return fail(c, "expected an object of parameters");
     if (cJSON_GetArraySize(params) > BSYNC_MAX_PARAMETERS) return fail(c, "too many parameters (at most %d)", BSYNC_MAX_PARAMETERS);
     for (const cJSON* p = params->child; p; p = p->next) {
         size_t o2 = path_push(c, p->string);
-        bsync_result r = check_name(c, p->string, "a parameter");
+        r = check_name(c, p->string, "a parameter");
         if (r != BSYNC_OK) return r;
         for (uint32_t i = 0; i < c->param_count; i++)
             if (!strcmp(c->param_names[i], p->string)) return fail(c, "duplicate parameter name");
         if (!cJSON_IsObject(p)) return fail(c, "expected an object (e.g. {\"default\": 0})");
-        static const char* const allowed[] = {"default", NULL};
+        static const char* const allowed[] = {"default", "dead_zone", "dead_zone_range", "curve",
+                                              "smooth_time", "max_speed", "pair", NULL};
         r = check_fields(c, p, allowed, "a parameter");
         if (r != BSYNC_OK) return r;
         fix16_t def = 0;
@@ -449,9 +808,11 @@ static bsync_result parse_parameters(ctx* c, const cJSON* params) {
         }
         c->param_names[c->param_count] = p->string;
         c->param_defaults[c->param_count] = def;
+        if ((r = parse_filter(c, p, c->param_count)) != BSYNC_OK) return r;
         c->param_count++;
         path_pop(c, o2);
     }
+    if ((r = resolve_pairs(c, params)) != BSYNC_OK) return r;
     path_pop(c, old);
     return BSYNC_OK;
 }
@@ -502,10 +863,10 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
 
     const int is_1d = type == BSYNC_BLEND_SIMPLE_1D, is_direct = type == BSYNC_BLEND_DIRECT;
     const int is_2d = !is_1d && !is_direct;
-    static const char* const f_1d[] = {"type", "parameter", "children", NULL};
-    static const char* const f_2d[] = {"type", "parameters", "children", NULL};
-    static const char* const f_idw[] = {"type", "parameters", "power", "children", NULL};
-    static const char* const f_direct[] = {"type", "normalize", "children", NULL};
+    static const char* const f_1d[] = {"type", "parameter", "children", "sync", NULL};
+    static const char* const f_2d[] = {"type", "parameters", "children", "sync", NULL};
+    static const char* const f_idw[] = {"type", "parameters", "power", "children", "sync", NULL};
+    static const char* const f_direct[] = {"type", "normalize", "children", "sync", NULL};
     const char* const* allowed = is_1d ? f_1d : is_direct ? f_direct : type == BSYNC_BLEND_INVERSE_DISTANCE_2D ? f_idw : f_2d;
     if ((r = check_fields(c, obj, allowed, describe)) != BSYNC_OK) return r;
 
@@ -561,9 +922,9 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
     int count = cJSON_IsArray(children) ? cJSON_GetArraySize(children) : 0;
     if (!cJSON_IsArray(children) || count < 1 || count > BSYNC_MAX_BLEND_CHILDREN)
         return fail(c, "expected an array of 1 to %d children", BSYNC_MAX_BLEND_CHILDREN);
-    static const char* const c_1d[] = {"motion", "threshold", NULL};
-    static const char* const c_2d[] = {"motion", "position", NULL};
-    static const char* const c_direct[] = {"motion", "parameter", NULL};
+    static const char* const c_1d[] = {"motion", "threshold", "time_scale", "cycle_offset", NULL};
+    static const char* const c_2d[] = {"motion", "position", "time_scale", "cycle_offset", NULL};
+    static const char* const c_direct[] = {"motion", "parameter", "time_scale", "cycle_offset", NULL};
     const char* const* callowed = is_1d ? c_1d : is_direct ? c_direct : c_2d;
     char cdescribe[64];
     snprintf(cdescribe, sizeof cdescribe, "a %s child", tname);
@@ -606,9 +967,20 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
             if ((r = find_parameter(c, p, &b->params[k])) != BSYNC_OK) return r;
             path_pop(c, o4);
         }
+        if ((r = parse_child_time(c, ch, index, (uint32_t)k)) != BSYNC_OK) return r;
         path_pop(c, o3);
     }
     nd->space.child_count = (uint32_t)count;
+    path_pop(c, o2); /* /children */
+    const cJSON* sy = field(obj, "sync");
+    if (sy) {
+        o2 = path_push(c, "sync");
+        static const char* const syncs[] = {"normalized", "none", NULL};
+        int v;
+        if ((r = get_enum(c, sy, syncs, &v)) != BSYNC_OK) return r;
+        c->g->nodes[index].sync = v == 0 ? BSYNC_SYNC_NORMALIZED : BSYNC_SYNC_NONE;
+        path_pop(c, o2);
+    }
     path_pop(c, old);
     return BSYNC_OK;
 }
@@ -649,7 +1021,8 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
                                    bsync_blend_tree** out, bsync_blend_diagnostics* diags) {
     bsync_result r;
     if (!cJSON_IsObject(doc)) return fail(c, "expected an object with \"parameters\", \"root\" and \"nodes\"");
-    static const char* const top[] = {"parameters", "root", "nodes", NULL};
+    static const char* const top[] = {"parameters", "root", "nodes", "tick_rate", "clips", "root_motion",
+                                      "root_rotation", "root_joint", NULL};
     if ((r = check_fields(c, doc, top, "the top level")) != BSYNC_OK) return r;
     const cJSON *params, *root, *nodes;
     if ((r = require(c, doc, "parameters", &params)) != BSYNC_OK) return r;
@@ -692,6 +1065,9 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     }
     for (uint32_t i = 0; i < c->node_count; i++)
         if ((r = parse_node(c, i)) != BSYNC_OK) return r;
+    c->g->parameter_count = c->param_count;
+    c->g->node_count = c->node_count;
+    if ((r = parse_graph_top(c, doc)) != BSYNC_OK) return r;
 
     bsync_blend_tree_desc desc;
     memset(&desc, 0, sizeof desc);
@@ -723,8 +1099,25 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     return fail(c, "node %s: %s", c->node_names[failed], bsync_result_string(r));
 }
 
-bsync_result bsync_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
-                                bsync_blend_tree** out, bsync_blend_diagnostics* diags, bsync_error* err) {
+void bsync_config_graph_destroy(bsync_config_graph* graph) {
+    if (!graph) return;
+    for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) free(graph->filters[i].keys);
+    free(graph->clips);
+    free(graph);
+}
+
+static bsync_config_graph* graph_new(void) {
+    bsync_config_graph* g = (bsync_config_graph*)calloc(1, sizeof(bsync_config_graph));
+    if (!g) return NULL;
+    g->tick_rate = BSYNC_CONFIG_DEFAULT_TICK_RATE;
+    for (uint32_t n = 0; n < BSYNC_MAX_BLEND_NODES; n++)
+        for (uint32_t k = 0; k < BSYNC_MAX_BLEND_CHILDREN; k++) g->nodes[n].time_scales[k] = BSYNC_FX_ONE;
+    return g;
+}
+
+static bsync_result parse_text(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+                               bsync_blend_tree** out, bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
+                               bsync_error* err) {
     if (err) {
         err->code = BSYNC_OK;
         err->message[0] = '\0';
@@ -735,14 +1128,17 @@ bsync_result bsync_config_parse(const char* text, size_t len, const char* name, 
         return BSYNC_INVALID_ARGUMENT;
     }
     *out = NULL;
+    if (out_graph) *out_graph = NULL;
     if (!text) text = "";
     ctx* c = (ctx*)calloc(1, sizeof(ctx));
     char* copy = (char*)malloc(len + 1);
+    bsync_config_graph* g = graph_new();
     span* spans = NULL;
     size_t span_count = 0;
-    if (!c || !copy || !lex_numbers(text, len, &spans, &span_count)) {
+    if (!c || !copy || !g || !lex_numbers(text, len, &spans, &span_count)) {
         free(c);
         free(copy);
+        bsync_config_graph_destroy(g);
         set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
         return BSYNC_OUT_OF_MEMORY;
     }
@@ -751,6 +1147,7 @@ bsync_result bsync_config_parse(const char* text, size_t len, const char* name, 
     c->spans = spans;
     c->span_count = span_count;
     c->err = err;
+    c->g = g;
 
     memcpy(copy, text, len);
     copy[len] = '\0';
@@ -780,11 +1177,35 @@ bsync_result bsync_config_parse(const char* text, size_t len, const char* name, 
     free(c);
     free(spans);
     free(copy);
+    if (r == BSYNC_OK && out_graph) *out_graph = g;
+    else bsync_config_graph_destroy(g);
+    if (r != BSYNC_OK && *out) {
+        bsync_blend_tree_destroy(*out);
+        *out = NULL;
+    }
     return r;
 }
 
-bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
-                                    bsync_blend_diagnostics* diags, bsync_error* err) {
+bsync_result bsync_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+                                bsync_blend_tree** out, bsync_blend_diagnostics* diags, bsync_error* err) {
+    return parse_text(text, len, name, allocator, out, NULL, diags, err);
+}
+
+bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+                                      bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                      bsync_blend_diagnostics* diags, bsync_error* err) {
+    if (!out_graph) {
+        if (out_tree) *out_tree = NULL;
+        set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name ? name : "config", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    return parse_text(text, len, name, allocator, out_tree, out_graph, diags, err);
+}
+
+static bsync_result load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
+                              bsync_config_graph** out_graph, bsync_blend_diagnostics* diags, bsync_error* err) {
+    if (out_graph) *out_graph = NULL;
+    if (out) *out = NULL;
     if (!path || !out) {
         set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
@@ -801,7 +1222,23 @@ bsync_result bsync_config_load_file(const char* path, const bsync_allocator* all
         set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
         return BSYNC_OUT_OF_MEMORY;
     }
-    bsync_result r = bsync_config_parse((const char*)buf, n, path, allocator, out, diags, err);
+    bsync_result r = parse_text((const char*)buf, n, path, allocator, out, out_graph, diags, err);
     free(buf);
     return r;
+}
+
+bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
+                                    bsync_blend_diagnostics* diags, bsync_error* err) {
+    return load_file(path, allocator, out, NULL, diags, err);
+}
+
+bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
+                                          bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                          bsync_blend_diagnostics* diags, bsync_error* err) {
+    if (!out_graph) {
+        if (out_tree) *out_tree = NULL;
+        set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    return load_file(path, allocator, out_tree, out_graph, diags, err);
 }

@@ -3,6 +3,10 @@
  * Index
  *   bsync_config_parse        text -> bsync_blend_tree (with exact decimal numbers)
  *   bsync_config_load_file    a file -> bsync_blend_tree
+ *   bsync_config_graph        the graph fields of a config (tick rate, clips, filters, time options,
+ *                             root motion) as plain data; bsync_config_parse_graph / _load_graph_file
+ *                             parse tree + graph fields, bsync_config_graph_destroy frees them
+ *   (io/graph_config.h assembles a whole bsync_graph from a file: skeleton, clips, curves, graph)
  *
  * Format (the graph issue extends it; unknown fields are errors so typos never pass silently):
  *   {
@@ -18,6 +22,29 @@
  *       "spread":{ "type": "InverseDistance2D", "power": 2, "parameters": ["x", "y"], "children": [...] }
  *     }
  *   }
+ * Graph fields (issue 4 "Config"; all optional, so a blend-tree-only config stays valid; the tree
+ * functions check them too and ignore their values):
+ *   top level   "tick_rate": integer 15..60 (default 30);
+ *               "clips": { MOTION: {"source": FILE, "animation": NAME, "loop": true}, ... } — FILE is
+ *                 relative to the config file's directory (an absolute path is used as is; .gltf .glb
+ *                 .bvh .bsclip); "animation" defaults to MOTION; "loop" defaults to true and only true
+ *                 is accepted for now (the graph plays every bound clip wrapped); every MOTION must be a
+ *                 motion of the tree;
+ *               "root_motion": "keep" | "extract" | "none" (default keep); "root_rotation": "yaw" |
+ *                 "full" (default yaw); "root_joint": a joint name (default: joint 0).
+ *   parameter   "dead_zone" (>= 0), "dead_zone_range" (> dead_zone; default 1.0), "curve" (see below),
+ *               "smooth_time" (>= 0 seconds; 0 = no SmoothDamp), "max_speed" (>= 0 units/s, 0 =
+ *               unlimited; needs smooth_time > 0), "pair": NAME — this parameter (x) and NAME (y) are
+ *               one 2D pair (radial dead zone, curve on the length, vector SmoothDamp): NAME must be
+ *               the parameter declared right after this one and must have no filter fields itself.
+ *   curve       an array of keys, or {"keys": [...], "pre_wrap": W, "post_wrap": W} with W one of
+ *               "clamp" (default), "loop", "pingpong". A key: {"time": t, "value": v} plus optional
+ *               "in_tangent", "out_tangent" (default 0), "in_weight", "out_weight" (in [0, 1], default
+ *               1/3), "weighted_mode": "none" | "in" | "out" | "both" (default none), "stepped": true
+ *               (both sides constant, Unity's Constant tangents) | false | "in" | "out" | "both".
+ *               1..1024 keys, no two at the same time (curve.h).
+ *   node        "sync": "normalized" (default) | "none".
+ *   child       "time_scale" (1/1024 .. 1024, default 1), "cycle_offset" ([0, 1), default 0).
  * A child's "motion" names another node (nesting) or a motion (a leaf); motions need no clip data.
  * Numbers become fix16 by exact decimal rounding of their text (bsync_fx_parse), never through a
  * float; a number outside Q16.16's range is an error naming its path.
@@ -41,6 +68,8 @@
 
 #include "blendsync/base.h"
 #include "blendsync/blend_tree.h"
+#include "blendsync/curve.h"
+#include "blendsync/graph.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +81,57 @@ bsync_result bsync_config_parse(const char* text, size_t len, const char* name, 
                                 bsync_blend_tree** out, bsync_blend_diagnostics* diags, bsync_error* err);
 bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
                                     bsync_blend_diagnostics* diags, bsync_error* err);
+
+/* ---- graph fields (plain data; parsed along with the tree) */
+
+#define BSYNC_CONFIG_DEFAULT_TICK_RATE 30u
+#define BSYNC_CONFIG_MAX_SOURCE 1024 /* bytes of a clip source path, including the NUL */
+
+typedef struct bsync_config_clip {
+    char motion[BSYNC_MAX_NAME];        /* the key in "clips" (a motion of the tree) */
+    char source[BSYNC_CONFIG_MAX_SOURCE]; /* as written in the file */
+    char animation[BSYNC_MAX_NAME];     /* the animation name (default: motion) */
+    int animation_given;                /* 1 when "animation" was written */
+    int loop;                           /* 1 */
+} bsync_config_clip;
+
+typedef struct bsync_config_filter {
+    fix16_t dead_zone, dead_zone_range; /* as given (range 0 when absent: 1.0) */
+    fix16_t smooth_time, max_speed;     /* 0 when absent */
+    uint32_t pair;                      /* 1: this parameter and the next form a 2D pair */
+    uint32_t has_curve;
+    bsync_curve_wrap pre_wrap, post_wrap;
+    uint32_t key_count;
+    bsync_curve_key* keys;              /* key_count keys in file order (owned by the graph struct) */
+} bsync_config_filter;
+
+typedef struct bsync_config_node_time {
+    bsync_graph_sync sync;
+    fix16_t time_scales[BSYNC_MAX_BLEND_CHILDREN];   /* 1.0 where not given */
+    fix16_t cycle_offsets[BSYNC_MAX_BLEND_CHILDREN]; /* 0 where not given */
+} bsync_config_node_time;
+
+typedef struct bsync_config_graph {
+    uint32_t tick_rate;
+    bsync_root_motion_mode root_motion;
+    bsync_root_motion_rotation root_rotation;
+    char root_joint[BSYNC_MAX_NAME];    /* "" when not given */
+    uint32_t clip_count;
+    bsync_config_clip* clips;           /* clip_count entries, file order */
+    uint32_t parameter_count, node_count; /* as the tree's */
+    bsync_config_filter filters[BSYNC_MAX_PARAMETERS];
+    bsync_config_node_time nodes[BSYNC_MAX_BLEND_NODES];
+} bsync_config_graph;
+
+/* Parse tree and graph fields. On success *out_tree and *out_graph are set (free with
+ * bsync_blend_tree_destroy and bsync_config_graph_destroy); on failure both are NULL. Errors as above. */
+bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+                                      bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                      bsync_blend_diagnostics* diags, bsync_error* err);
+bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
+                                          bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                          bsync_blend_diagnostics* diags, bsync_error* err);
+void bsync_config_graph_destroy(bsync_config_graph* graph); /* NULL is ignored */
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,65 @@
+/* blendsync/io/graph_config.h — a graph configuration file -> a ready bsync_graph and everything it
+ * points to (tree, skeleton, clips, filter curves), owned by one object.
+ *
+ * Index
+ *   bsync_graph_config_load      read CONFIG, import its clip sources, build curves and the graph
+ *   bsync_graph_config_destroy   free all of it
+ *   accessors                    graph, tree, skeleton, parsed fields, bound clip count, notes
+ *
+ * The format is io/config.h's (tree + graph fields). Loading, in order:
+ *   1. bsync_config_load_graph_file (every syntax and field error, with its JSON path);
+ *   2. every "clips" entry in file order: its source (relative to the config file's directory, an
+ *      absolute path as is) is imported once per distinct path with bsync_asset_import_file; the FIRST
+ *      source's skeleton is the graph's skeleton; a later source whose skeleton differs
+ *      (bsync_checksum_skeleton) is retargeted onto it by joint name (io/retarget.h, default flags:
+ *      translations copied); what was mapped is written to the notes, and a source sharing no joint
+ *      name with the skeleton is an error. The entry's "animation" is looked up by clip name; when
+ *      "animation" was not written and no clip has the motion's name, a source with exactly one clip
+ *      uses that clip. The clip is bound to the motion of the entry's name;
+ *   3. each parameter's curve is built (bsync_curve_create); filter descs and node options are filled
+ *      from the fields; "root_joint" is looked up in the skeleton;
+ *   4. bsync_graph_create. When it refuses a root_motion other than "keep" (while graph.c does not
+ *      support them, BSYNC_INVALID_ARGUMENT; detected by building again with "keep"), the error is
+ *      reported at /root_motion.
+ * Every error after step 1 also names the file and a JSON path, returns BSYNC_CONFIG_ERROR (or
+ * BSYNC_OUT_OF_MEMORY), e.g.
+ *   "loco.json: /clips/walk/animation: no animation \"wlak\" in pab.gltf (animations: walk, jog, run)"
+ *   "loco.json: /clips/walk/source: cannot import \"pab.gltf\": ..."
+ *   "loco.json: /root_joint: no joint named \"Hip\" in the skeleton (from pab.gltf)"
+ *   "loco.json: /root_joint: no clips are bound, so there is no skeleton to find \"Hips\" in"
+ *   "loco.json: /root_motion: the graph refused \"extract\": invalid argument (...)"
+ * *out is NULL on failure. `diags` as in config.h (BSYNC_MAX_BLEND_NODES entries or NULL). The
+ * allocator (NULL: default) is used for the tree, curves and graph; imported assets use malloc.
+ *
+ * Edge code (blendsync_io): reads files, allocates. The graph it returns is the core's, immutable.
+ */
+#ifndef BLENDSYNC_IO_GRAPH_CONFIG_H
+#define BLENDSYNC_IO_GRAPH_CONFIG_H
+
+#include "blendsync/base.h"
+#include "blendsync/graph.h"
+#include "blendsync/io/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bsync_graph_config bsync_graph_config;
+
+bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
+                                     bsync_blend_diagnostics* diags, bsync_error* err);
+void bsync_graph_config_destroy(bsync_graph_config* config); /* NULL is ignored */
+
+/* Accessors (NULL config: NULL / 0 / ""). */
+const bsync_graph* bsync_graph_config_graph(const bsync_graph_config* config);
+const bsync_blend_tree* bsync_graph_config_tree(const bsync_graph_config* config);
+const bsync_skeleton* bsync_graph_config_skeleton(const bsync_graph_config* config); /* NULL without clips */
+const bsync_config_graph* bsync_graph_config_fields(const bsync_graph_config* config);
+uint32_t bsync_graph_config_bound_clip_count(const bsync_graph_config* config); /* motions with a clip */
+/* One line per note ("\n"-separated): sources loaded, retargeting reports. */
+const char* bsync_graph_config_notes(const bsync_graph_config* config);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_IO_GRAPH_CONFIG_H */

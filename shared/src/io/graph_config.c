@@ -1,0 +1,322 @@
+/* graph_config.c — config file -> tree + graph fields (config.c) -> imported clips, curves, graph. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/checksum.h"
+#include "blendsync/curve.h"
+#include "blendsync/io/asset.h"
+#include "blendsync/io/graph_config.h"
+#include "blendsync/io/retarget.h"
+
+typedef struct source_entry {
+    char path[BSYNC_CONFIG_MAX_SOURCE + 512]; /* resolved */
+    const char* written;                      /* as in the config */
+    bsync_asset asset;
+} source_entry;
+
+struct bsync_graph_config {
+    bsync_blend_tree* tree;
+    bsync_config_graph* fields;
+    source_entry* sources; /* fields->clip_count entries at most */
+    uint32_t source_count;
+    const bsync_clip** clips; /* motion_count */
+    bsync_curve* curves[BSYNC_MAX_PARAMETERS];
+    bsync_param_filter_desc filters[BSYNC_MAX_PARAMETERS];
+    bsync_graph_node_options options[BSYNC_MAX_BLEND_NODES];
+    bsync_graph* graph;
+    uint32_t bound;
+    char notes[4096];
+};
+
+static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
+    if (!err) return;
+    err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+/* JSON Pointer token escaping ("~" -> "~0", "/" -> "~1"). */
+static const char* ptr_token(const char* s, char* buf, size_t cap) {
+    size_t n = 0;
+    for (; *s && n + 3 < cap; s++) {
+        if (*s == '~' || *s == '/') {
+            buf[n++] = '~';
+            buf[n++] = *s == '~' ? '0' : '1';
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static void note(bsync_graph_config* g, const char* fmt, ...) {
+    size_t n = strlen(g->notes);
+    if (n + 2 >= sizeof g->notes) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->notes + n, sizeof g->notes - n, fmt, ap);
+    va_end(ap);
+    n = strlen(g->notes);
+    if (n + 1 < sizeof g->notes) {
+        g->notes[n] = '\n';
+        g->notes[n + 1] = '\0';
+    }
+}
+
+void bsync_graph_config_destroy(bsync_graph_config* g) {
+    if (!g) return;
+    bsync_graph_destroy(g->graph);
+    for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
+    for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_free(&g->sources[i].asset);
+    free(g->sources);
+    free(g->clips);
+    bsync_config_graph_destroy(g->fields);
+    bsync_blend_tree_destroy(g->tree);
+    free(g);
+}
+
+static bsync_result oom(bsync_graph_config* g, const char* path, bsync_error* err) {
+    bsync_graph_config_destroy(g);
+    set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", path);
+    return BSYNC_OUT_OF_MEMORY;
+}
+
+/* "a, b, c" of an asset's clip names. */
+static void clip_names(const bsync_asset* a, char* buf, size_t cap) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < a->clip_count && n + 8 < cap; i++) {
+        if (n > 200) {
+            snprintf(buf + n, cap - n, ", ...");
+            return;
+        }
+        int w = snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", bsync_clip_name(a->clips[i]));
+        if (w < 0) return;
+        n += (size_t)w;
+    }
+    if (a->clip_count == 0) snprintf(buf, cap, "none");
+}
+
+/* Import (or reuse) the source of clip entry k; *out = its entry. */
+static bsync_result load_source(bsync_graph_config* g, const char* path, const char* dir, size_t dir_len,
+                                const bsync_config_clip* cl, source_entry** out, bsync_error* err) {
+    char tok[2 * BSYNC_MAX_NAME + 8];
+    char resolved[sizeof g->sources[0].path];
+    if (cl->source[0] == '/' || dir_len == 0) snprintf(resolved, sizeof resolved, "%s", cl->source);
+    else snprintf(resolved, sizeof resolved, "%.*s%s", (int)dir_len, dir, cl->source);
+    for (uint32_t i = 0; i < g->source_count; i++)
+        if (!strcmp(g->sources[i].path, resolved)) {
+            *out = &g->sources[i];
+            return BSYNC_OK;
+        }
+    source_entry* s = &g->sources[g->source_count];
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", resolved);
+    s->written = cl->source;
+    bsync_error e;
+    memset(&e, 0, sizeof e);
+    bsync_result r = bsync_asset_import_file(resolved, NULL, &s->asset, &e);
+    if (r == BSYNC_OUT_OF_MEMORY) return r;
+    if (r != BSYNC_OK) {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot import \"%s\": %s", path,
+                  ptr_token(cl->motion, tok, sizeof tok), cl->source, e.message);
+        return BSYNC_CONFIG_ERROR;
+    }
+    g->source_count++;
+    note(g, "%s: %u animation%s (%s), skeleton of %u joints", cl->source, s->asset.clip_count,
+         s->asset.clip_count == 1 ? "" : "s", s->asset.source, bsync_skeleton_joint_count(s->asset.skeleton));
+    if (g->source_count > 1) {
+        const source_entry* first = &g->sources[0];
+        if (bsync_checksum_skeleton(s->asset.skeleton) != bsync_checksum_skeleton(first->asset.skeleton)) {
+            bsync_retarget_report rep;
+            memset(&rep, 0, sizeof rep);
+            r = bsync_retarget_asset(&s->asset, first->asset.skeleton, 0, &rep, &e);
+            if (r == BSYNC_OUT_OF_MEMORY) return r;
+            if (r != BSYNC_OK || rep.mapped == 0) {
+                if (r == BSYNC_OK)
+                    set_error(err, BSYNC_CONFIG_ERROR,
+                              "%s: /clips/%s/source: \"%s\" shares no joint name with the skeleton of \"%s\": cannot "
+                              "retarget its clips",
+                              path, ptr_token(cl->motion, tok, sizeof tok), cl->source, first->written);
+                else
+                    set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot retarget \"%s\" onto the skeleton of \"%s\": %s",
+                              path, ptr_token(cl->motion, tok, sizeof tok), cl->source, first->written, e.message);
+                return BSYNC_CONFIG_ERROR;
+            }
+            note(g, "%s: retargeted by joint name onto the skeleton of %s: %u of %u joints mapped", cl->source,
+                 first->written, rep.mapped, rep.target_joints);
+            if (rep.unmapped_target)
+                note(g, "%s: %u joints without a source track keep the rest pose: %s", cl->source, rep.unmapped_target,
+                     rep.unmapped_target_names);
+            if (rep.unmapped_source)
+                note(g, "%s: %u source joints not in the skeleton were dropped (%u tracks): %s", cl->source,
+                     rep.unmapped_source, rep.dropped_tracks, rep.unmapped_source_names);
+        }
+    }
+    *out = s;
+    return BSYNC_OK;
+}
+
+bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
+                                     bsync_blend_diagnostics* diags, bsync_error* err) {
+    if (err) {
+        err->code = BSYNC_OK;
+        err->message[0] = '\0';
+    }
+    if (!path || !out) {
+        if (out) *out = NULL;
+        set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    bsync_graph_config* g = (bsync_graph_config*)calloc(1, sizeof *g);
+    if (!g) return oom(NULL, path, err);
+    bsync_result r = bsync_config_load_graph_file(path, allocator, &g->tree, &g->fields, diags, err);
+    if (r != BSYNC_OK) {
+        bsync_graph_config_destroy(g);
+        return r;
+    }
+    const bsync_config_graph* f = g->fields;
+    const uint32_t motions = bsync_blend_tree_motion_count(g->tree);
+    g->clips = (const bsync_clip**)calloc(motions ? motions : 1, sizeof(bsync_clip*));
+    g->sources = (source_entry*)calloc(f->clip_count ? f->clip_count : 1, sizeof(source_entry));
+    if (!g->clips || !g->sources) return oom(g, path, err);
+
+    /* 2. clips */
+    const char* slash = strrchr(path, '/');
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    char tok[2 * BSYNC_MAX_NAME + 8];
+    for (uint32_t k = 0; k < f->clip_count; k++) {
+        const bsync_config_clip* cl = &f->clips[k];
+        source_entry* s;
+        if ((r = load_source(g, path, path, dir_len, cl, &s, err)) != BSYNC_OK) {
+            bsync_graph_config_destroy(g);
+            if (r == BSYNC_OUT_OF_MEMORY) set_error(err, r, "%s: out of memory", path);
+            return r;
+        }
+        const bsync_clip* found = NULL;
+        for (uint32_t i = 0; i < s->asset.clip_count && !found; i++)
+            if (!strcmp(bsync_clip_name(s->asset.clips[i]), cl->animation)) found = s->asset.clips[i];
+        if (!found && !cl->animation_given && s->asset.clip_count == 1) found = s->asset.clips[0];
+        if (!found) {
+            char names[300];
+            clip_names(&s->asset, names, sizeof names);
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/%s: no animation \"%s\" in %s (animations: %s)", path,
+                      ptr_token(cl->motion, tok, sizeof tok), cl->animation_given ? "animation" : "source",
+                      cl->animation, cl->source, names);
+            bsync_graph_config_destroy(g);
+            return BSYNC_CONFIG_ERROR;
+        }
+        uint32_t m;
+        if (bsync_blend_tree_find_motion(g->tree, cl->motion, &m) == BSYNC_OK) { /* config.c checked it */
+            g->clips[m] = found;
+            g->bound++;
+        }
+    }
+    const bsync_skeleton* skeleton = g->source_count ? g->sources[0].asset.skeleton : NULL;
+
+    /* 3. filters, curves, node options, root joint */
+    const uint32_t params = bsync_blend_tree_parameter_count(g->tree);
+    for (uint32_t i = 0; i < params; i++) {
+        const bsync_config_filter* cf = &f->filters[i];
+        bsync_param_filter_desc* d = &g->filters[i];
+        d->dead_zone = cf->dead_zone;
+        d->dead_zone_range = cf->dead_zone_range;
+        d->smooth_time = cf->smooth_time;
+        d->max_speed = cf->max_speed;
+        d->pair = cf->pair;
+        if (cf->has_curve) {
+            bsync_curve_desc cd;
+            memset(&cd, 0, sizeof cd);
+            cd.keys = cf->keys;
+            cd.key_count = cf->key_count;
+            cd.pre_wrap = cf->pre_wrap;
+            cd.post_wrap = cf->post_wrap;
+            r = bsync_curve_create(&cd, allocator, &g->curves[i]);
+            if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
+            if (r != BSYNC_OK) {
+                set_error(err, BSYNC_CONFIG_ERROR, "%s: /parameters/%s/curve: %s", path,
+                          ptr_token(bsync_blend_tree_parameter_name(g->tree, i), tok, sizeof tok), bsync_result_string(r));
+                bsync_graph_config_destroy(g);
+                return BSYNC_CONFIG_ERROR;
+            }
+            d->curve = g->curves[i];
+        }
+    }
+    const uint32_t nodes = bsync_blend_tree_node_count(g->tree);
+    for (uint32_t n = 0; n < nodes; n++) {
+        g->options[n].sync = f->nodes[n].sync;
+        g->options[n].time_scales = f->nodes[n].time_scales;
+        g->options[n].cycle_offsets = f->nodes[n].cycle_offsets;
+    }
+    uint32_t root_joint = 0;
+    if (f->root_joint[0]) {
+        if (!skeleton) {
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_joint: no clips are bound, so there is no skeleton to find \"%s\" in",
+                      path, f->root_joint);
+            bsync_graph_config_destroy(g);
+            return BSYNC_CONFIG_ERROR;
+        }
+        if (bsync_skeleton_find(skeleton, f->root_joint, &root_joint) != BSYNC_OK) {
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_joint: no joint named \"%s\" in the skeleton (from %s)", path,
+                      f->root_joint, g->sources[0].written);
+            bsync_graph_config_destroy(g);
+            return BSYNC_CONFIG_ERROR;
+        }
+    }
+
+    /* 4. the graph */
+    bsync_graph_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.tree = g->tree;
+    gd.skeleton = skeleton;
+    gd.clips = skeleton ? g->clips : NULL;
+    gd.tick_rate = f->tick_rate;
+    gd.filters = g->filters;
+    gd.node_options = g->options;
+    gd.root_motion = f->root_motion;
+    gd.root_rotation = f->root_rotation;
+    gd.root_joint = root_joint;
+    r = bsync_graph_create(&gd, allocator, &g->graph);
+    if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
+    if (r != BSYNC_OK) {
+        int root_motion_refused = 0;
+        if (gd.root_motion != BSYNC_ROOT_MOTION_KEEP) {
+            bsync_graph_desc keep = gd;
+            bsync_graph* probe = NULL;
+            keep.root_motion = BSYNC_ROOT_MOTION_KEEP;
+            keep.root_rotation = BSYNC_ROOT_ROTATION_YAW;
+            keep.root_joint = 0;
+            if (bsync_graph_create(&keep, allocator, &probe) == BSYNC_OK) root_motion_refused = 1;
+            bsync_graph_destroy(probe);
+        }
+        if (root_motion_refused) {
+            static const char* const names[] = {"keep", "extract", "none"};
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_motion: the graph refused \"%s\": %s", path,
+                      names[gd.root_motion], bsync_result_string(r));
+        } else if (r == BSYNC_LIMIT_EXCEEDED) {
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: more than %d motion child slots have clips (%s)", path,
+                      BSYNC_MAX_BLEND_POSES, bsync_result_string(r));
+        } else {
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /: cannot build the graph: %s", path, bsync_result_string(r));
+        }
+        bsync_graph_config_destroy(g);
+        return BSYNC_CONFIG_ERROR;
+    }
+    *out = g;
+    return BSYNC_OK;
+}
+
+const bsync_graph* bsync_graph_config_graph(const bsync_graph_config* g) { return g ? g->graph : NULL; }
+const bsync_blend_tree* bsync_graph_config_tree(const bsync_graph_config* g) { return g ? g->tree : NULL; }
+const bsync_skeleton* bsync_graph_config_skeleton(const bsync_graph_config* g) {
+    return g && g->source_count ? g->sources[0].asset.skeleton : NULL;
+}
+const bsync_config_graph* bsync_graph_config_fields(const bsync_graph_config* g) { return g ? g->fields : NULL; }
+uint32_t bsync_graph_config_bound_clip_count(const bsync_graph_config* g) { return g ? g->bound : 0; }
+const char* bsync_graph_config_notes(const bsync_graph_config* g) { return g ? g->notes : ""; }
