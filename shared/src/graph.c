@@ -1,7 +1,8 @@
 /* graph.c — building the immutable graph definition and its canonical hash (see blendsync/graph.h).
  *
  * Block layout: struct bsync_graph, then 8-aligned arrays in this order: clips, motion_length, filters,
- * param_kind, nodes, slots, param_refs, topo, clock_steps, clock_slot, bound_slot, bound_cursor_bytes.
+ * param_kind, nodes, slots, param_refs, topo, clock_steps, clock_slot, bound_slot, bound_cursor_bytes,
+ * root_tracks.
  * Every byte is zeroed before it is filled. */
 #include "blendsync/graph.h"
 
@@ -31,7 +32,7 @@ static int filter_desc_is_zero(const bsync_param_filter_desc* d) {
 typedef struct graph_plan {
     uint32_t P, M, N, S, C, B;
     size_t off_clips, off_len, off_filters, off_kind, off_nodes, off_slots, off_refs, off_topo;
-    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, total;
+    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, total;
     uint32_t refs;
 } graph_plan;
 
@@ -49,6 +50,7 @@ static void plan_layout(graph_plan* p) {
     p->off_clock_slot = off; off = align8(off + (size_t)p->C * sizeof(uint32_t));
     p->off_bound_slot = off; off = align8(off + (size_t)p->B * sizeof(uint32_t));
     p->off_cursor = off; off = align8(off + (size_t)p->B * sizeof(uint64_t));
+    p->off_root_tracks = off; off = align8(off + (size_t)p->M * 2u * sizeof(uint32_t));
     p->total = off;
 }
 
@@ -57,8 +59,14 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
     if (!d || !d->tree) return BSYNC_INVALID_ARGUMENT;
     if (d->tick_rate < BSYNC_GRAPH_MIN_TICK_RATE || d->tick_rate > BSYNC_GRAPH_MAX_TICK_RATE)
         return BSYNC_BAD_TICK_RATE;
-    /* root motion: only KEEP is simulated so far (graph.h) */
-    if (d->root_motion != BSYNC_ROOT_MOTION_KEEP || d->root_rotation != BSYNC_ROOT_ROTATION_YAW) return BSYNC_INVALID_ARGUMENT;
+    /* root motion (graph.h) */
+    if (d->root_motion != BSYNC_ROOT_MOTION_KEEP && d->root_motion != BSYNC_ROOT_MOTION_EXTRACT &&
+        d->root_motion != BSYNC_ROOT_MOTION_NONE)
+        return BSYNC_INVALID_ARGUMENT;
+    if (d->root_rotation != BSYNC_ROOT_ROTATION_YAW && d->root_rotation != BSYNC_ROOT_ROTATION_FULL)
+        return BSYNC_INVALID_ARGUMENT;
+    if (d->skeleton && d->root_joint >= bsync_skeleton_joint_count(d->skeleton)) return BSYNC_INVALID_ARGUMENT;
+    if (!d->skeleton && d->root_motion != BSYNC_ROOT_MOTION_KEEP) return BSYNC_INVALID_ARGUMENT;
     const bsync_blend_tree* t = d->tree;
     p->P = bsync_blend_tree_parameter_count(t);
     p->M = bsync_blend_tree_motion_count(t);
@@ -111,7 +119,7 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
     bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_GRAPH);
-    bsync_checksum_u32(&c, 1u);
+    bsync_checksum_u32(&c, 2u); /* format */
     bsync_checksum_u32(&c, g->tick_rate);
     bsync_checksum_u32(&c, g->param_count);
     for (uint32_t i = 0; i < g->param_count; i++) {
@@ -157,6 +165,9 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
         bsync_checksum_bytes(&c, (const unsigned char*)(const void*)sp + sizeof(bsync_block_header), (size_t)bytes);
     }
     bsync_checksum_u64(&c, g->skeleton ? bsync_checksum_skeleton(g->skeleton) : 0u);
+    bsync_checksum_u32(&c, g->root_motion);
+    bsync_checksum_u32(&c, g->root_rotation);
+    bsync_checksum_u32(&c, g->root_joint);
     g->hash = bsync_checksum_final(&c);
 }
 
@@ -186,12 +197,26 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
     g->clock_slot = (uint32_t*)(void*)(base + p->off_clock_slot);
     g->bound_slot = (uint32_t*)(void*)(base + p->off_bound_slot);
     g->bound_cursor_bytes = (uint64_t*)(void*)(base + p->off_cursor);
+    g->root_tracks = (uint32_t*)(void*)(base + p->off_root_tracks);
+    g->root_motion = (uint32_t)d->root_motion;
+    g->root_rotation = (uint32_t)d->root_rotation;
+    g->root_joint = d->root_joint;
+    g->root_pad_ = 0;
 
     for (uint32_t m = 0; m < p->M; m++) {
         const bsync_clip* c = d->clips ? d->clips[m] : NULL;
         g->clips[m] = c;
         fix16_t dur = c ? bsync_clip_duration(c) : 0;
         g->motion_length[m] = dur > 0 ? dur : BSYNC_FX_ONE;
+        g->root_tracks[2u * m] = GRAPH_NONE;
+        g->root_tracks[2u * m + 1u] = GRAPH_NONE;
+        const uint32_t tc = c ? bsync_clip_track_count(c) : 0;
+        for (uint32_t k = 0; k < tc; k++) {
+            bsync_track_info ti;
+            if (bsync_clip_track_info(c, k, &ti) != BSYNC_OK || ti.joint != d->root_joint) continue;
+            if (ti.kind == BSYNC_TRACK_TRANSLATION) g->root_tracks[2u * m] = k;
+            else if (ti.kind == BSYNC_TRACK_ROTATION) g->root_tracks[2u * m + 1u] = k;
+        }
     }
     for (uint32_t i = 0; i < p->P; i++) {
         bsync_param_filter_desc z = {0, 0, NULL, 0, 0, 0};
@@ -323,6 +348,13 @@ const bsync_clip* bsync_graph_motion_clip(const bsync_graph* g, uint32_t m) {
 fix16_t bsync_graph_motion_length(const bsync_graph* g, uint32_t m) {
     return g && m < g->motion_count ? g->motion_length[m] : 0;
 }
+bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* g) {
+    return g ? (bsync_root_motion_mode)g->root_motion : BSYNC_ROOT_MOTION_KEEP;
+}
+bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* g) {
+    return g ? (bsync_root_motion_rotation)g->root_rotation : BSYNC_ROOT_ROTATION_YAW;
+}
+uint32_t bsync_graph_root_joint(const bsync_graph* g) { return g ? g->root_joint : 0; }
 bsync_result bsync_graph_find_joint(const bsync_graph* g, const char* name, uint32_t* out) {
     if (!g || !name || !out || !g->skeleton) return BSYNC_INVALID_ARGUMENT;
     return bsync_skeleton_find(g->skeleton, name, out);

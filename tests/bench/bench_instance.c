@@ -1,7 +1,9 @@
 /* bench_instance.c — a graph instance on the procedural humanoid (root Simple1D speed over idle and a
  * "move" Simple1D(turn) node over walk and run; speed with SmoothDamp 0.3 s; 30 Hz): the instance size,
  * and the median ns per tick of the blend state alone and of state + pose (local and model), with
- * inputs that change every tick (worst case for the dirty flags). One JSON line. Not a test. */
+ * inputs that change every tick (worst case for the dirty flags); the same graph with root motion KEEP
+ * (the two first numbers) and EXTRACT (yaw; the delta is computed every tick, then read). One JSON
+ * line. Not a test. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,9 @@ static double run(bsync_instance* inst, int with_pose, bsync_trs* local, bsync_t
         t[0] = (fix16_t)((k * 977u) % 262144u); /* 0 .. 4 m/s */
         t[1] = (fix16_t)((int32_t)((k * 2731u) % 131072u) - 65536);
         bsync_instance_tick(inst, &in);
+        bsync_root_motion rm;
+        bsync_instance_root_motion(inst, &rm);
+        acc += (uint64_t)rm.translation.z;
         if (with_pose) {
             bsync_instance_pose(inst, local, model);
             acc += (uint64_t)local[5].r.w;
@@ -71,27 +76,44 @@ int main(int argc, char** argv) {
     bsync_graph_desc gd = {tree, h.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0};
     bsync_graph* g = NULL;
     if (bsync_graph_create(&gd, NULL, &g) != BSYNC_OK) return 1;
-    size_t sz = bsync_instance_memory_size(g);
+    gd.root_motion = BSYNC_ROOT_MOTION_EXTRACT;
+    bsync_graph* ge = NULL;
+    if (bsync_graph_create(&gd, NULL, &ge) != BSYNC_OK) return 1;
+    size_t sz = bsync_instance_memory_size(g), sze = bsync_instance_memory_size(ge);
     void* mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
+    void* meme = aligned_alloc(8, (sze + 7) & ~(size_t)7);
     bsync_instance* inst = NULL;
+    bsync_instance* inste = NULL;
     if (bsync_instance_init(mem, sz, g, &inst) != BSYNC_OK) return 1;
+    if (bsync_instance_init(meme, sze, ge, &inste) != BSYNC_OK) return 1;
     bsync_trs local[23], model[23];
     double* a = malloc(sizeof(double) * (size_t)runs);
     double* b = malloc(sizeof(double) * (size_t)runs);
+    double* c = malloc(sizeof(double) * (size_t)runs);
+    double* e = malloc(sizeof(double) * (size_t)runs);
     for (int r = 0; r < runs; r++) {
         a[r] = run(inst, 0, local, model);
         b[r] = run(inst, 1, local, model);
+        c[r] = run(inste, 0, local, model);
+        e[r] = run(inste, 1, local, model);
     }
     qsort(a, (size_t)runs, sizeof(double), cmp_double);
     qsort(b, (size_t)runs, sizeof(double), cmp_double);
+    qsort(c, (size_t)runs, sizeof(double), cmp_double);
+    qsort(e, (size_t)runs, sizeof(double), cmp_double);
     printf("{\"case\": \"humanoid speed+turn graph, 30 Hz\", \"joints\": 23, \"instance_bytes\": %zu, "
            "\"snapshot_bytes\": %zu, \"ns_per_tick_state_median\": %.1f, \"ns_per_tick_state_pose_median\": %.1f, "
+           "\"ns_per_tick_state_extract_median\": %.1f, \"ns_per_tick_state_pose_extract_median\": %.1f, "
            "\"runs\": %d}\n",
-           sz, bsync_instance_snapshot_size(g), a[runs / 2], b[runs / 2], runs);
+           sz, bsync_instance_snapshot_size(g), a[runs / 2], b[runs / 2], c[runs / 2], e[runs / 2], runs);
     free(a);
     free(b);
+    free(c);
+    free(e);
     free(mem);
+    free(meme);
     bsync_graph_destroy(g);
+    bsync_graph_destroy(ge);
     bsync_blend_tree_destroy(tree);
     bsync_procedural_humanoid_destroy(&h);
     return 0;

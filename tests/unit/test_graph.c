@@ -1,5 +1,6 @@
 /* test_graph.c — the graph definition (graph.h): its hash is equal for equal inputs and changes with
- * every input that affects simulation; build errors; accessors. */
+ * every input that affects simulation (root-motion settings included); build errors (root-motion ones
+ * included); accessors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,7 +116,7 @@ static void test_hash_equal_for_equal_inputs(void** state) {
 
 static void test_hash_changes_with_every_input(void** state) {
     (void)state;
-    enum { K = 16 };
+    enum { K = 19 };
     uint64_t h[K];
     int k = 0;
     bsync_blend_tree* base_tree = make_tree(&BASE);
@@ -132,6 +133,9 @@ static void test_hash_changes_with_every_input(void** state) {
     base_desc(&g, base_tree); g.offsets[1] = 1; h[k++] = hash_of(&g);
     base_desc(&g, base_tree); g.opt[0].sync = BSYNC_SYNC_NONE; h[k++] = hash_of(&g);
     base_desc(&g, base_tree); g.d.skeleton = NULL; g.d.clips = NULL; h[k++] = hash_of(&g);
+    base_desc(&g, base_tree); g.d.root_motion = BSYNC_ROOT_MOTION_EXTRACT; h[k++] = hash_of(&g);
+    base_desc(&g, base_tree); g.d.root_rotation = BSYNC_ROOT_ROTATION_FULL; h[k++] = hash_of(&g);
+    base_desc(&g, base_tree); g.d.root_joint = 1; h[k++] = hash_of(&g);
     bsync_curve_key keys[2] = {{0, 0, BSYNC_FX_ONE, BSYNC_FX_ONE, 0, 0, 0},
                                {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE, 0, 0, 0}};
     bsync_curve_desc cd;
@@ -205,6 +209,38 @@ static void test_build_errors(void** state) {
     assert_int_equal(bsync_skeleton_create(&sd, NULL, &small), BSYNC_OK);
     base_desc(&g, tree); g.d.skeleton = small;
     assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_MISMATCH);
+    /* root motion: modes, rotation modes, the joint, and a skeleton needed for EXTRACT and NONE */
+    base_desc(&g, tree); g.d.root_motion = (bsync_root_motion_mode)3;
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    base_desc(&g, tree); g.d.root_rotation = (bsync_root_motion_rotation)2;
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    base_desc(&g, tree); g.d.root_motion = BSYNC_ROOT_MOTION_EXTRACT; g.d.root_joint = 23;
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    base_desc(&g, tree); g.d.root_joint = 23; /* checked in every mode when a skeleton is given */
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    base_desc(&g, tree); g.d.skeleton = NULL; g.d.clips = NULL; g.d.root_motion = BSYNC_ROOT_MOTION_EXTRACT;
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    g.d.root_motion = BSYNC_ROOT_MOTION_NONE;
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    g.d.root_motion = BSYNC_ROOT_MOTION_KEEP; g.d.root_joint = 5; /* no skeleton: the joint is not checked */
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_OK);
+    bsync_graph_destroy(gr);
+    for (int m = 0; m < 3; m++) {
+        for (int r = 0; r < 2; r++) {
+            base_desc(&g, tree);
+            g.d.root_motion = (bsync_root_motion_mode)m;
+            g.d.root_rotation = (bsync_root_motion_rotation)r;
+            g.d.root_joint = 22;
+            assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_OK);
+            assert_int_equal(bsync_graph_root_motion(gr), m);
+            assert_int_equal(bsync_graph_root_rotation(gr), r);
+            assert_int_equal(bsync_graph_root_joint(gr), 22);
+            bsync_graph_destroy(gr);
+        }
+    }
+    assert_int_equal(bsync_graph_root_motion(NULL), BSYNC_ROOT_MOTION_KEEP);
+    assert_int_equal(bsync_graph_root_rotation(NULL), BSYNC_ROOT_ROTATION_YAW);
+    assert_int_equal(bsync_graph_root_joint(NULL), 0);
     /* allocator failure */
     int calls = 0;
     bsync_allocator fail = bsync_test_failing_allocator(&calls);

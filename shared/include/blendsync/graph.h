@@ -5,7 +5,8 @@
  *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters
  *   bsync_graph_create / _destroy                build (one allocation) / free
  *   bsync_graph_hash                             identity of everything that affects simulation
- *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint
+ *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint,
+ *              root-motion settings
  *
  * A graph is built once from a blend tree (blend_tree.h), a skeleton, a clip for each motion (or NULL),
  * a tick rate and per-parameter filters (param.h), and is then shared, read-only, by any number of
@@ -35,7 +36,10 @@
  *   BSYNC_INVALID_ARGUMENT  NULL desc/tree/out; clips given for a motion while skeleton is NULL;
  *                           a filter desc param_filter_init rejects; a pair filter on the last
  *                           parameter or whose partner (next parameter) has a non-zero filter desc;
- *                           a sync value other than the two; time_scale or cycle_offset out of range
+ *                           a sync value other than the two; time_scale or cycle_offset out of range;
+ *                           root_motion or root_rotation not one of the enum values; root_motion
+ *                           EXTRACT or NONE without a skeleton; root_joint >= the skeleton's joint
+ *                           count (checked only when a skeleton is given)
  *   BSYNC_BAD_TICK_RATE     tick_rate outside 15..60
  *   BSYNC_MISMATCH          a clip whose joint count is not the skeleton's
  *   BSYNC_LIMIT_EXCEEDED    more than BSYNC_MAX_BLEND_POSES (motion child slots that have a clip):
@@ -44,7 +48,7 @@
  *
  * Hash (bsync_graph_hash): XXH64 (checksum.h), seed BSYNC_CHECKSUM_SEED_GRAPH, fed canonically
  * (little-endian fields, names without NUL, each preceded by its u32 length) in this order:
- *   u32 1 (format), u32 tick_rate;
+ *   u32 2 (format), u32 tick_rate;
  *   u32 parameter_count; per parameter: name, fx default, fx dead_zone, fx dead_zone_range (0 -> 1.0),
  *     u32 has_curve, [bsync_curve_checksum_feed], fx smooth_time (<= 0 -> 0), fx max_speed (<= 0 -> 0
  *     or with smoothing off), u32 pair (a pair's second parameter: u32 2);
@@ -54,10 +58,12 @@
  *     the n bytes of the node's built blend space after its 48-byte block header (type, counts,
  *     resolved power, normalize, sorted layout, precomputed data: a fixed layout, fully written,
  *     little-endian on the supported targets);
- *   u64 bsync_checksum_skeleton (0 without a skeleton).
+ *   u64 bsync_checksum_skeleton (0 without a skeleton);
+ *   u32 root_motion, u32 root_rotation, u32 root_joint (as given, in every mode).
  * So two graphs built from equal inputs have equal hashes, and any change to the tick rate, a name, a
- * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton or a
- * clip's content changes it. Server and clients compare it before playing together.
+ * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton, a
+ * clip's content or a root-motion setting changes it. Server and clients compare it before playing
+ * together. (Format 1 had no root-motion fields.)
  *
  * Does not: allocate except in create, keep globals, use floating point, or print.
  */
@@ -89,12 +95,15 @@ typedef struct bsync_graph_node_options {
     const fix16_t* cycle_offsets; /* NULL or child_count values in [0, 1) */
 } bsync_graph_node_options;
 
-/* Root motion (issue 4). KEEP (default): the root joint moves in the pose as animated, nothing is
- * extracted. EXTRACT: each tick the root joint's motion is taken out of the blended pose and reported
- * as a per-tick delta (translation + yaw, or the full rotation), correct across loop wraps; the pose
- * keeps the root in place. NONE: the root joint stays at its rest transform and no delta is reported.
- * (Being implemented; until the instance supports it, create refuses EXTRACT and NONE with
- * BSYNC_INVALID_ARGUMENT.) */
+/* Root motion (issue 4; the exact rules are in instance.h, "Root motion"). KEEP (default): the root
+ * joint moves in the pose as animated, nothing is extracted (the delta reads as zero / identity).
+ * EXTRACT: each tick the root joint's motion is taken out of the blended pose and reported as a
+ * per-tick delta (bsync_instance_root_motion: translation + yaw, or the full rotation), correct across
+ * loop wraps; the pose keeps the root in place (YAW: at its rest x, z and without the extracted yaw,
+ * keeping its animated height and its pitch/roll; FULL: at its rest translation and rotation).
+ * NONE: the root joint stays at its rest transform and the delta reads as zero / identity.
+ * EXTRACT and NONE need a skeleton. `root_joint` is the joint whose LOCAL transform (relative to its
+ * parent) is root motion: normally the skeleton's root. */
 typedef enum bsync_root_motion_mode {
     BSYNC_ROOT_MOTION_KEEP = 0,
     BSYNC_ROOT_MOTION_EXTRACT = 1,
@@ -138,6 +147,10 @@ fix16_t bsync_graph_motion_length(const bsync_graph* graph, uint32_t motion);
 /* Index of a joint by name, for bsync_instance_joint_query (BSYNC_NOT_FOUND; BSYNC_INVALID_ARGUMENT
  * for NULL arguments or a graph without a skeleton). */
 bsync_result bsync_graph_find_joint(const bsync_graph* graph, const char* name, uint32_t* out);
+/* The root-motion settings as given in the desc (NULL graph: KEEP, YAW, 0). */
+bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* graph);
+bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* graph);
+uint32_t bsync_graph_root_joint(const bsync_graph* graph);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  *   bsync_instance_input, bsync_instance_tick  advance exactly one tick
  *   blend state   _tick_count _parameter _target _parameter_state _leaf_weights _node_weights
  *                 _node_time _node_phase _node_sample_phase _node_length
+ *   root motion   _root_motion (the last tick's delta; see "Root motion" below)
  *   checksums     _state_checksum _parameter_checksum _node_checksum _pose_checksum
  *   pose          _pose (local, and model on request)  _joint_query (model transforms of chosen joints)
  *   snapshots     _save _load
@@ -31,7 +32,8 @@
  *   4. every node's phase advances one step (zero-weight subtrees too), and every NONE motion clock
  *      advances by bsync_time_step_init(duration, time_scale, tick_rate) (constant; a motion without
  *      clip data, or of duration 0, counts with duration 1.0 s);
- *   5. the tick counter increments.
+ *   5. the tick counter increments;
+ *   6. with root motion EXTRACT, the root-motion delta of this tick is computed (below).
  * init starts every parameter at rest on its tree default (bsync_param_state_init), all clocks at
  * zero, tick 0, and computes the derived state, so the blend state is valid before the first tick.
  *
@@ -45,11 +47,42 @@
  * (clips sample every joint) and then composes only the ancestor chains of the joints asked for,
  * bit-identical to the full model pose for those joints.
  *
+ * Root motion (graph.h: root_motion, root_rotation, root_joint = R). All fix16, 64-bit intermediates.
+ *   Samples: the root sample of a clip at clip time t is R's local (translation p, rotation q) exactly as
+ *   bsync_clip_sample with BSYNC_LOOP_CLAMP gives it (rest values where the clip has no track), so
+ *   S = sample(0) and E = sample(duration) (the last key's state). Frame of a rotation: FULL -> q;
+ *   YAW -> its twist about +Y, normalize(0, q.y, 0, q.w) (identity when q.y = q.w = 0).
+ *   Piece a -> b (two root samples): with f = frame(q_a): translation conj(f) (p_b - p_a) (its y set
+ *   to 0 in YAW mode), rotation conj(f) frame(q_b); so a piece is expressed in the character's frame
+ *   at its start. Pieces chain by composition (t1, r1) o (t2, r2) = (t1 + r1 t2, r1 r2).
+ *   Per bound motion slot with contribution c > 0 this tick (the slots the pose samples; zero-weight
+ *   slots, whose phases still advance, contribute nothing): the previous and current sampling
+ *   positions P0, P1 (the driving clock before and after this tick's advance, + the offsets, as
+ *   cycles * 2^32 + phase), sampled at A = sample(seconds(P0)), B = sample(seconds(P1)) (the seconds the
+ *   pose uses), and k = floor(P1 / 2^32) - floor(P0 / 2^32) loop wraps:
+ *     k = 0: A->B;   k > 0: A->E o (S->E)^(k-1) o S->B;   k < 0: A->S o (E->S)^(-k-1) o E->B
+ *   (the power by repeated squaring; time scales are positive, so k < 0 does not occur today); its
+ *   rotation normalised; a clip of duration 0 gives zero / identity.
+ *   Blend, with w_i = min(c_i, 64) and W = sum w_i (exact): translation = sum w_i t_i / max(W, 1)
+ *   (exact 64-bit sum, divided once, rounded to nearest, ties away from zero, saturated); rotation:
+ *   each r_i taken with w >= 0 (negated when w < 0, or w = 0 and its first nonzero of w, x, y, z is
+ *   negative), the exact sum of w_i r_i plus (1 - W) identity when W < 1, rounded to fix16 and
+ *   normalised; a single slot with W >= 1 is copied as is. So weight that motions without clip data
+ *   hold (the pose's rest remainder) moves nothing, and W = 0 gives zero / identity.
+ *   The delta is zero / identity at init, in KEEP and NONE modes and at tick 0. It is a function of the
+ *   state (the clocks before the last tick are the current ones stepped back exactly by the current
+ *   steps), so snapshots do not store it: load recomputes it, and the state checksum covers it.
+ *   Pose: KEEP -> unchanged. NONE -> joint R takes its rest transform. EXTRACT FULL -> R's translation
+ *   and rotation are its rest ones (scale as blended). EXTRACT YAW -> R's translation is (rest x,
+ *   blended y, rest z) and its rotation frame(rest.r) conj(frame(q)) q for the blended q (the yaw
+ *   removed, pitch and roll kept). Joint queries and pose checksums see the same pose.
+ *
  * Checksums (XXH64, checksum.h feeders, never cursors or caches):
  *   state     = seed BSYNC_CHECKSUM_SEED_STATE; u64 tick; u32 P; per parameter bsync_param_checksum_feed;
  *               u32 N; per node: i64 cycles, u32 phase, u64 carry; u32 C; per NONE motion clock the same;
  *               u32 M; per motion its leaf weight (fx); u32 S; per child slot (nodes in index order,
- *               children in order) its node-local weight (fx).
+ *               children in order) its node-local weight (fx); the root-motion delta: vec3 translation,
+ *               quat rotation (bsync_checksum_vec3 / _quat; zero / identity unless EXTRACT).
  *   parameter = seed BSYNC_CHECKSUM_SEED_PARAM; u32 index; fx filtered value; bsync_param_checksum_feed.
  *   node      = seed BSYNC_CHECKSUM_SEED_NODE; u32 index; i64 cycles, u32 phase, u64 carry; fx L_N;
  *               u32 child_count; per child: fx weight, and for a NONE node's motion child its clock.
@@ -122,6 +155,14 @@ fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t node);  /
 /* The phase the node's children are sampled at (its driver's phase + offset), as 2^-32 units. */
 uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t node);
 fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t node); /* L_N, seconds */
+
+/* ---- root motion: the last tick's delta (see "Root motion" above). */
+typedef struct bsync_root_motion {
+    bsync_vec3 translation; /* in the character's frame at the start of the tick, metres */
+    bsync_quat rotation;    /* unit; a rotation about +Y in YAW mode */
+} bsync_root_motion;
+/* BSYNC_INVALID_ARGUMENT for NULL arguments (out untouched). Zero / identity unless EXTRACT. */
+bsync_result bsync_instance_root_motion(const bsync_instance* inst, bsync_root_motion* out);
 
 /* ---- checksums */
 uint64_t bsync_instance_state_checksum(const bsync_instance* inst);

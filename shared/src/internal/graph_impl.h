@@ -53,6 +53,12 @@ struct bsync_graph {
     uint32_t* clock_slot;           /* clock_count -> slot */
     uint32_t* bound_slot;           /* bound_count -> slot */
     uint64_t* bound_cursor_bytes;   /* bound_count: cursor size (rounded up to 8) */
+    uint32_t root_motion;           /* bsync_root_motion_mode */
+    uint32_t root_rotation;         /* bsync_root_motion_rotation */
+    uint32_t root_joint;            /* < joint_count when a skeleton is given */
+    uint32_t root_pad_;             /* 0 */
+    uint32_t* root_tracks;          /* motion_count * 2: the bound clip's track index of the root joint's
+                                       translation [2m] and rotation [2m + 1], or GRAPH_NONE */
 };
 
 /* The denominator of node clocks (bsync_time_step_init(1.0, ., rate)). */
