@@ -11,10 +11,12 @@
  * Frames: for tick t = 0 .. N-1 the script's row for t (if any) is applied, one bsync_instance_tick
  * runs, and one line is written:
  *   {"tick": t, "params": {NAME: filtered value, ...}, "weights": {MOTION: leaf weight, ...},
- *    "phase": {NODE: own normalised phase, ...}, "state_checksum": "16 hex digits",
- *    "pose_checksum": "16 hex digits"}
+ *    "phase": {NODE: own normalised phase, ...}, "root_motion": [tx, ty, tz, qx, qy, qz, qw],
+ *    "state_checksum": "16 hex digits", "pose_checksum": "16 hex digits"}
  * Decimals are the exact fix16 values (bsync_fx_format: shortest text that parses back to the same
- * raw value). pose_checksum is omitted when no clip is bound. N (--ticks) defaults to the last row's
+ * raw value). root_motion (this tick's extracted root delta: translation in the character's frame,
+ * then the rotation quaternion) appears only when the config says "root_motion": "extract";
+ * pose_checksum is omitted when no clip is bound. N (--ticks) defaults to the last row's
  * tick + 1.
  *
  * --hash prints only one line: XXH64 (checksum.h's streaming hasher, seed 0) over, for every tick in
@@ -451,7 +453,21 @@ int bsync_cmd_eval(int argc, char** argv) {
             fputs(": ", out);
             json_fx(out, bsync_instance_node_phase(inst, n));
         }
-        fprintf(out, "}, \"state_checksum\": \"%016llx\"", (unsigned long long)state);
+        fputs("}", out);
+        if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT) {
+            bsync_root_motion rm;
+            if (bsync_instance_root_motion(inst, &rm) == BSYNC_OK) {
+                const fix16_t v[7] = {rm.translation.x, rm.translation.y, rm.translation.z, rm.rotation.x,
+                                      rm.rotation.y,    rm.rotation.z,    rm.rotation.w};
+                fputs(", \"root_motion\": [", out);
+                for (int k = 0; k < 7; k++) {
+                    if (k) fputs(", ", out);
+                    json_fx(out, v[k]);
+                }
+                fputs("]", out);
+            }
+        }
+        fprintf(out, ", \"state_checksum\": \"%016llx\"", (unsigned long long)state);
         if (posed) fprintf(out, ", \"pose_checksum\": \"%016llx\"", (unsigned long long)pose);
         fputs("}\n", out);
     }

@@ -170,6 +170,19 @@ if [ -f "$src/../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.
   check "pab example: pose checksums present, starts and settles on walk" $?
   grep -q '"run": 1}' <<<"$out"
   check "pab example: the ramp reaches pure run" $?
+  ! grep -q '"root_motion"' <<<"$out"
+  check "pab example (root_motion keep): no root_motion field" $?
+  # The same graph with "root_motion": "extract", held at the walk threshold (1.06913 m/s, the Hips
+  # speed measured from the clip data) for 90 ticks at 30 Hz: the extracted deltas add up to about
+  # 3 s x 1.06913 m/s = 3.21 m.
+  sed -e "s#\.\./\.\./\.\./shared#$src/../shared#g" -e 's#"root_motion": *"keep"#"root_motion": "extract"#' "$ex" > rm.json
+  grep -q '"root_motion": "extract"' rm.json || echo "FAIL: the example has no \"root_motion\": \"keep\" to switch"
+  printf 'tick,speed\n0,1.06913\n' > walk.csv
+  out=$("$bin" eval rm.json --script walk.csv --ticks 90 2>/dev/null); rc=$?
+  dist=$(grep -o '"root_motion": \[[^]]*\]' <<<"$out" | tr -d '[]",' | awk '{x+=$2; z+=$4} END {printf "%.4f", sqrt(x*x+z*z)}')
+  [ $rc -eq 0 ] && [ "$(grep -c '"root_motion": \[' <<<"$out")" -eq 90 ] \
+    && awk -v d="$dist" 'BEGIN {exit !(d > 3.05 && d < 3.37)}'
+  check "pab example (root_motion extract): 90 deltas add up to ~3.21 m at walk speed (got $dist m)" $?
 else
   echo "skip pab example (no ../shared)"
 fi
