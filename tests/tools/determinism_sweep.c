@@ -6,6 +6,8 @@
 #include "blendsync/blend_space.h"
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
 #include "blendsync/param.h"
 #include "blendsync/pose.h"
 #include "blendsync/procedural.h"
@@ -157,6 +159,58 @@ int main(void) {
         bsync_time_advance(&t, &step);
     }
     printf("poses %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+
+    /* a graph instance on the humanoid (speed 1D over idle and a walk/run 1D on turn), SmoothDamp on
+     * speed, root motion extracted (yaw and full): state, root-motion and pose checksums per tick */
+    {
+        static const char* pn[2] = {"speed", "turn"};
+        static const char* mn[3] = {"idle", "walk", "run"};
+        fix16_t th_root[2] = {0, BSYNC_PROCEDURAL_SPEED_WALK}, th_move[2] = {-65536, 65536};
+        bsync_blend_child_ref r_root[2] = {{BSYNC_CHILD_MOTION, 0}, {BSYNC_CHILD_NODE, 1}};
+        bsync_blend_child_ref r_move[2] = {{BSYNC_CHILD_MOTION, 1}, {BSYNC_CHILD_MOTION, 2}};
+        uint32_t p_root[1] = {0}, p_move[1] = {1};
+        bsync_blend_node_desc nd[2] = {
+            {"loco", {BSYNC_BLEND_SIMPLE_1D, 2, th_root, NULL, 0, 0}, r_root, p_root, 0},
+            {"move", {BSYNC_BLEND_SIMPLE_1D, 2, th_move, NULL, 0, 0}, r_move, p_move, 0}};
+        bsync_blend_tree_desc td = {pn, NULL, 2, mn, 3, nd, 2, 0};
+        bsync_blend_tree* tree = NULL;
+        if (bsync_blend_tree_create(&td, NULL, &tree, NULL, NULL) != BSYNC_OK) return 2;
+        bsync_param_filter_desc f[2] = {{0, 0, NULL, 19661, 0, 0}, {0, 0, NULL, 0, 0, 0}};
+        const bsync_clip* clips[3] = {hum.clips[0], hum.clips[1], hum.clips[2]};
+        bsync_checksum_init(&h, 0);
+        for (int mode = 0; mode < 2; mode++) {
+            bsync_graph_desc gd = {tree, hum.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_EXTRACT,
+                                   mode ? BSYNC_ROOT_ROTATION_FULL : BSYNC_ROOT_ROTATION_YAW, 0};
+            bsync_graph* g = NULL;
+            if (bsync_graph_create(&gd, NULL, &g) != BSYNC_OK) return 2;
+            static uint64_t inst_mem[4096];
+            bsync_instance* inst = NULL;
+            if (bsync_instance_memory_size(g) > sizeof inst_mem ||
+                bsync_instance_init(inst_mem, sizeof inst_mem, g, &inst) != BSYNC_OK)
+                return 2;
+            bsync_checksum_u64(&h, bsync_graph_hash(g));
+            fix16_t tg[2] = {0, 0};
+            bsync_instance_input in = {tg, 2};
+            for (int k = 0; k < 600; k++) {
+                if (k % 40 == 0) {
+                    tg[0] = (fix16_t)(rng(&s) % 300000);
+                    tg[1] = (fix16_t)((int32_t)(rng(&s) % 131072) - 65536);
+                }
+                if (bsync_instance_tick(inst, &in) != BSYNC_OK) return 2;
+                bsync_root_motion rm;
+                bsync_instance_root_motion(inst, &rm);
+                uint64_t pose = 0;
+                if (bsync_instance_pose_checksum(inst, &pose, NULL) != BSYNC_OK) return 2;
+                bsync_checksum_u64(&h, bsync_instance_state_checksum(inst));
+                bsync_checksum_vec3(&h, rm.translation);
+                bsync_checksum_quat(&h, rm.rotation);
+                bsync_checksum_u64(&h, pose);
+            }
+            bsync_graph_destroy(g);
+        }
+        bsync_blend_tree_destroy(tree);
+        printf("instance %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    }
     bsync_procedural_humanoid_destroy(&hum);
     return 0;
 }
