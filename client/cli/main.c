@@ -17,6 +17,7 @@ static const command k_commands[] = {
     {"plot", bsync_cmd_plot, "draw a blend space as a PNG picture"},
     {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
     {"eval", bsync_cmd_eval, "drive a graph instance from a CSV script; per-tick state as JSON Lines"},
+    {"validate", bsync_cmd_validate, "check clips and configs before a match (seams, joints, precision, speeds)"},
 };
 
 static void usage(FILE* f) {

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# `blendsync validate` as a user runs it: glTF fixtures this script writes (perl packs the float
+# buffers) with planted problems — a joint missing between sibling clips, a NaN key, a broken loop
+# seam, an out-of-range translation, clips of very different lengths in one node — and a clean
+# fixture; exit statuses 0/1/2, the text and --json formats, --suggest-thresholds, usage errors.
+# Fox.glb and the pab example config run when ../shared is present.
+# usage: cli_validate.sh PATH_TO_BLENDSYNC WORK_DIR
+set -uo pipefail
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+work=$2
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mkdir -p "$work" && cd "$work" || exit 1
+pass=0
+fail=0
+check() { # name, condition-result
+  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; fi
+}
+if ! command -v perl >/dev/null; then
+  echo "skip: perl is needed to write the fixtures"
+  echo "0 passed, 0 failed"
+  exit 0
+fi
+
+# gen.pl OUT ANIM... ; ANIM = name:duration:root_dx:spine_last_yaw_deg:head(0|1)[:nan|far]
+# Nodes hips(0) -> spine(1) -> head(2); 5 keys evenly over the duration; hips translates dx along x
+# (y = 1); spine yaws 0, 10, 0, -10, LAST; head yaws 0, 10, 0, -10, 0.
+cat > gen.pl <<'PERL'
+use strict; use warnings;
+my $out = shift @ARGV;
+my ($buf, @views, @acc, @anims) = ('');
+sub add { my ($type, @f) = @_; my $off = length $buf; $buf .= pack('f<*', @f);
+  push @views, qq({"buffer":0,"byteOffset":$off,"byteLength":) . (4 * @f) . '}';
+  my $n = @f / ($type eq 'SCALAR' ? 1 : $type eq 'VEC3' ? 3 : 4);
+  push @acc, qq({"bufferView":$#views,"componentType":5126,"count":$n,"type":"$type"}); return $#acc; }
+sub yaw { my $h = $_[0] * 3.14159265358979 / 360; return (0, sin($h), 0, cos($h)); }
+for my $spec (@ARGV) {
+  my ($name, $dur, $dx, $last, $head, $bad) = split /:/, $spec;
+  $bad //= '';
+  my $t = add('SCALAR', map { $dur * $_ / 4 } 0..4);
+  my @tr = map { ($dx * $_ / 4, 1, 0) } 0..4;
+  $tr[7] = 'nan' + 0 if $bad eq 'nan';  # key 2's y
+  $tr[9] = 40000 if $bad eq 'far';      # key 3's x
+  my @ch = ([0, 'translation', add('VEC3', @tr)]);
+  push @ch, [1, 'rotation', add('VEC4', map { yaw($_) } (0, 10, 0, -10, $last))];
+  push @ch, [2, 'rotation', add('VEC4', map { yaw($_) } (0, 10, 0, -10, 0))] if $head;
+  my $s = join ',', map { qq({"input":$t,"output":$_->[2]}) } @ch;
+  my $c = join ',', map { qq({"sampler":$_,"target":{"node":$ch[$_][0],"path":"$ch[$_][1]"}}) } 0..$#ch;
+  push @anims, qq({"name":"$name","samplers":[$s],"channels":[$c]});
+}
+my $b64 = ''; my $i = 0;
+{ use MIME::Base64; $b64 = encode_base64($buf, ''); }
+open my $fh, '>', $out or die;
+print $fh '{"asset":{"version":"2.0"},"nodes":[{"name":"hips","children":[1]},{"name":"spine","translation":[0,0.5,0],"children":[2]},'
+  . '{"name":"head","translation":[0,0.3,0]}],"scenes":[{"nodes":[0]}],"scene":0,"skins":[{"joints":[0,1,2]}],'
+  . '"buffers":[{"byteLength":' . length($buf) . ',"uri":"data:application/octet-stream;base64,' . $b64 . '"}],'
+  . '"bufferViews":[' . join(',', @views) . '],"accessors":[' . join(',', @acc) . '],"animations":[' . join(',', @anims) . ']}';
+close $fh;
+PERL
+perl gen.pl clean.gltf walk:1:1:0:1 run:1.05:3.15:0:1 || exit 1
+perl gen.pl set.gltf walk:1:1:0:1 limp:1:1:0:0 stumble:1:1:30:1 crawl:2:2:0:1 || exit 1
+perl gen.pl nan.gltf walk:1:1:0:1:nan || exit 1
+perl gen.pl far.gltf walk:1:1:0:1:far || exit 1
+node() { # name sync motion:threshold...
+  local n=$1 sync=$2; shift 2
+  local ch="" cl="" first=1
+  for m in "$@"; do
+    [ $first -eq 1 ] || { ch+=","; cl+=","; }
+    first=0
+    ch+="{\"motion\": \"${m%%:*}\", \"threshold\": ${m#*:}}"
+    cl+="\"${m%%:*}\": {\"source\": \"$SRCFILE\"}"
+  done
+  printf '{"parameters": {"speed": {}}, "root": "move", "nodes": {"move": {"type": "Simple1D", "parameter": "speed", "sync": "%s", "children": [%s]}}, "clips": {%s}, "root_joint": "hips"}\n' \
+    "$sync" "$ch" "$cl" > "$n"
+}
+
+# --- clean
+out=$("$bin" validate clean.gltf 2>err.txt); rc=$?
+[ $rc -eq 0 ] && [ ! -s err.txt ]
+check "clean file: exit 0, nothing on stderr" $?
+grep -q '^0 error(s), 0 warning(s), 2 info; status 0$' <<<"$out"
+check "clean file: no errors or warnings, two root_motion infos" $?
+# walk: 5 keys over 1 s -> interval 0.25 s, 4 Hz; 3 tracks on 3 joints; root 1 m in 1 s
+grep -q "^clip walk (clean.gltf): 1.0000 s, 3 tracks on 3 joints (max 1 per joint), 15 keys, key interval 0.2500 s (4.0 Hz), root 'hips' 1.0000 m/s, seam 0.00 deg / 0.0000 m$" <<<"$out"
+check "clean file: walk's duration, key rate, tracks, root speed, seam" $?
+SRCFILE=clean.gltf node clean.json normalized walk:1 run:3
+out=$("$bin" validate clean.json --suggest-thresholds); rc=$?
+[ $rc -eq 0 ] && grep -q '^threshold move/walk: 1.00000 (root speed; now 1.00000)$' <<<"$out" \
+  && grep -qE '^threshold move/run: (3\.0000|2\.9999)[0-9] \(root speed; now 3\.00000\)$' <<<"$out"
+check "clean config: exit 0; --suggest-thresholds gives 1 and 3 m/s (1 m / 1 s, 3.15 m / 1.05 s)" $?
+! grep -q cycle_length_mismatch <<<"$out"
+check "clean config: 1.05 s vs 1 s is within 10%: no cycle finding" $?
+
+# --- planted problems
+SRCFILE=set.gltf node missing.json normalized walk:0 limp:1
+out=$("$bin" validate missing.json); rc=$?
+[ $rc -eq 1 ] && grep -q "^warning missing_in_sibling missing.json clip limp joint head: node 'move': motion 'limp' does not animate 1 joint(s) that a sibling animates: head$" <<<"$out"
+check "missing joint between siblings: warning naming limp and head, exit 1" $?
+
+out=$("$bin" validate set.gltf); rc=$?
+[ $rc -eq 1 ] && grep -q "^warning loop_seam set.gltf clip stumble joint spine: clip 'stumble' does not loop cleanly: first vs last key differ by up to 30.00[0-9] deg" <<<"$out"
+check "broken loop seam: 30 deg on spine, exit 1" $?
+[ "$(grep -c loop_seam <<<"$out")" -eq 1 ]
+check "only the broken clip has a seam finding" $?
+
+SRCFILE=set.gltf node lengths.json none walk:0 crawl:1
+out=$("$bin" validate lengths.json); rc=$?
+[ $rc -eq 1 ] && grep -q "^warning cycle_length_mismatch lengths.json: node 'move': cycle lengths differ by 100.0% ('walk' 1.0000 s vs 'crawl' 2.0000 s)" <<<"$out"
+check "clips of 1 s and 2 s in a node without sync: warning, 100%" $?
+SRCFILE=set.gltf node lengths2.json normalized walk:0 crawl:1
+out=$("$bin" validate lengths2.json); rc=$?
+[ $rc -eq 0 ] && grep -q "^info cycle_length_mismatch lengths2.json: .*normalized sync time-syncs them$" <<<"$out"
+check "the same clips under normalized sync: info, exit 0" $?
+
+out=$("$bin" validate nan.gltf clean.gltf); rc=$?
+[ $rc -eq 2 ] && grep -q "^error not_finite nan.gltf: " <<<"$out" && grep -q "^clip walk (clean.gltf)" <<<"$out"
+check "NaN key: error finding, exit 2, the next file is still checked" $?
+out=$("$bin" validate far.gltf); rc=$?
+[ $rc -eq 2 ] && grep -q "^error out_of_range far.gltf: " <<<"$out"
+check "translation of 40000 m: out_of_range error, exit 2" $?
+
+# --- JSON
+out=$("$bin" validate set.gltf far.gltf --json); rc=$?
+[ $rc -eq 2 ] && [ "$(head -c 1 <<<"$out")" = "{" ]
+check "--json: one object, exit 2" $?
+if command -v python3 >/dev/null; then
+  python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["status"] == 2 and d["errors"] == 1, d["status"]
+codes = {f["code"] for f in d["findings"]}
+assert {"loop_seam", "out_of_range", "root_motion"} <= codes, codes
+s = [f for f in d["findings"] if f["code"] == "loop_seam"][0]
+assert s["clip"] == "stumble" and s["joint"] == "spine" and abs(s["value"] - 30) < 0.01 and s["limit"] == 5
+c = [c for c in d["clips"] if c["clip"] == "crawl"][0]
+assert abs(c["duration"] - 2) < 1e-9 and abs(c["root_speed"] - 1) < 1e-4 and c["tracks"] == 3
+' <<<"$out"
+  check "--json parses; seam 30 deg on stumble/spine, crawl 2 s at 1 m/s" $?
+else
+  echo "skip JSON parse (no python3)"
+fi
+
+# --- usage
+"$bin" validate >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q "no config or files" err.txt
+check "no arguments: exit 2 with a message" $?
+"$bin" validate clean.gltf --bogus >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown option --bogus" err.txt
+check "unknown option: exit 2" $?
+out=$("$bin" validate --help); rc=$?
+[ $rc -eq 0 ] && grep -q "exit status: 0 clean, 1 warnings, 2 errors" <<<"$out"
+check "--help" $?
+
+# --- shared data
+shared=${BSYNC_SHARED_DIR:-$src/../shared}
+if [ -f "$shared/data/khronos-fox/Fox.glb" ]; then
+  out=$("$bin" validate "$shared/data/khronos-fox/Fox.glb"); rc=$?
+  echo "$out" | sed 's/^/  | /'
+  [ $rc -eq 0 ] && [ "$(grep -c '^clip ' <<<"$out")" -eq 3 ]
+  check "Fox.glb: 3 clips, exit 0" $?
+else
+  echo "skip Fox.glb (no shared data)"
+fi
+ex=$src/scripts/examples/pab_locomotion.json
+if [ -f "$src/../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf" ] && [ -f "$ex" ]; then
+  out=$("$bin" validate "$ex" --suggest-thresholds); rc=$?
+  echo "$out" | sed 's/^/  | /'
+  [ $rc -eq 0 ] && grep -q '^threshold locomotion/walk: 1.069' <<<"$out" && grep -q '^threshold locomotion/jog: 3.12' <<<"$out" \
+    && grep -q '^threshold locomotion/run: 5.018' <<<"$out"
+  check "pab example: exit 0, suggested thresholds match the config's (1.06913, 3.125, 5.01837)" $?
+else
+  echo "skip pab example (no ../shared)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
