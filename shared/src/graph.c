@@ -2,7 +2,7 @@
  *
  * Block layout: struct bsync_graph, then 8-aligned arrays in this order: clips, motion_length, filters,
  * param_kind, nodes, slots, param_refs, topo, clock_steps, clock_slot, bound_slot, bound_cursor_bytes,
- * root_tracks.
+ * root_tracks, layers, layer_masks.
  * Every byte is zeroed before it is filled. */
 #include "blendsync/graph.h"
 
@@ -30,10 +30,11 @@ static int filter_desc_is_zero(const bsync_param_filter_desc* d) {
 }
 
 typedef struct graph_plan {
-    uint32_t P, M, N, S, C, B;
+    uint32_t P, M, N, S, C, B, L, J;
     size_t off_clips, off_len, off_filters, off_kind, off_nodes, off_slots, off_refs, off_topo;
-    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, total;
+    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, off_layers, off_masks, total;
     uint32_t refs;
+    const bsync_graph_layer_desc* layers;
 } graph_plan;
 
 static void plan_layout(graph_plan* p) {
@@ -51,6 +52,8 @@ static void plan_layout(graph_plan* p) {
     p->off_bound_slot = off; off = align8(off + (size_t)p->B * sizeof(uint32_t));
     p->off_cursor = off; off = align8(off + (size_t)p->B * sizeof(uint64_t));
     p->off_root_tracks = off; off = align8(off + (size_t)p->M * 2u * sizeof(uint32_t));
+    p->off_layers = off; off = align8(off + (size_t)p->L * sizeof(graph_layer));
+    p->off_masks = off; off = align8(off + (size_t)p->L * p->J * sizeof(fix16_t));
     p->total = off;
 }
 
@@ -111,6 +114,27 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
         p->refs += bsync_blend_tree_node_param_count(t, n);
     }
     if (p->B > BSYNC_MAX_BLEND_POSES) return BSYNC_LIMIT_EXCEEDED;
+    p->J = d->skeleton ? bsync_skeleton_joint_count(d->skeleton) : 0;
+    if (p->L > 0) {
+        if (!p->layers || !d->skeleton) return BSYNC_INVALID_ARGUMENT;
+        if (p->L > BSYNC_GRAPH_MAX_LAYERS) return BSYNC_LIMIT_EXCEEDED;
+        for (uint32_t i = 0; i < p->L; i++) {
+            const bsync_graph_layer_desc* l = &p->layers[i];
+            if (l->node >= p->N) return BSYNC_INVALID_ARGUMENT;
+            if (l->mode != BSYNC_LAYER_OVERRIDE && l->mode != BSYNC_LAYER_ADDITIVE) return BSYNC_INVALID_ARGUMENT;
+            if (l->weight_source == BSYNC_LAYER_WEIGHT_FIXED) {
+                if (l->weight < 0 || l->weight > BSYNC_FX_ONE) return BSYNC_INVALID_ARGUMENT;
+            } else if (l->weight_source == BSYNC_LAYER_WEIGHT_PARAM) {
+                if (l->weight_param >= p->P) return BSYNC_INVALID_ARGUMENT;
+            } else {
+                return BSYNC_INVALID_ARGUMENT;
+            }
+            if (l->mask_count > BSYNC_MAX_JOINTS) return BSYNC_LIMIT_EXCEEDED;
+            if (l->mask_count > 0 && !l->mask) return BSYNC_INVALID_ARGUMENT;
+            for (uint32_t k = 0; k < l->mask_count; k++)
+                if (l->mask[k].joint >= p->J || l->mask[k].include_descendants > 1u) return BSYNC_INVALID_ARGUMENT;
+        }
+    }
     plan_layout(p);
     return BSYNC_OK;
 }
@@ -119,7 +143,7 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
     bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_GRAPH);
-    bsync_checksum_u32(&c, 2u); /* format */
+    bsync_checksum_u32(&c, 3u); /* format */
     bsync_checksum_u32(&c, g->tick_rate);
     bsync_checksum_u32(&c, g->param_count);
     for (uint32_t i = 0; i < g->param_count; i++) {
@@ -168,7 +192,52 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     bsync_checksum_u32(&c, g->root_motion);
     bsync_checksum_u32(&c, g->root_rotation);
     bsync_checksum_u32(&c, g->root_joint);
+    bsync_checksum_u32(&c, g->layer_count);
+    for (uint32_t i = 0; i < g->layer_count; i++) {
+        const graph_layer* l = &g->layers[i];
+        bsync_checksum_u32(&c, l->node);
+        bsync_checksum_u32(&c, l->mode);
+        bsync_checksum_u32(&c, l->source);
+        bsync_checksum_fx(&c, l->weight);
+        bsync_checksum_u32(&c, l->param);
+        bsync_checksum_u32(&c, l->has_mask);
+        if (l->has_mask)
+            for (uint32_t j = 0; j < g->joint_count; j++) bsync_checksum_fx(&c, g->layer_masks[(size_t)i * g->joint_count + j]);
+    }
     g->hash = bsync_checksum_final(&c);
+}
+
+/* The layers and their mask tables m (graph.h): listed joints, and the descendants of joints listed with
+ * include_descendants (parents have lower indices, so one ascending pass sees a parent's flag first). */
+static void build_layers(struct bsync_graph* g, const graph_plan* p) {
+    const int16_t* parents = p->L ? bsync_skeleton_parents(g->skeleton) : NULL;
+    for (uint32_t i = 0; i < p->L; i++) {
+        const bsync_graph_layer_desc* d = &p->layers[i];
+        graph_layer* l = &g->layers[i];
+        l->node = d->node;
+        l->mode = (uint32_t)d->mode;
+        l->source = (uint32_t)d->weight_source;
+        l->weight = d->weight;
+        l->param = d->weight_param;
+        l->has_mask = d->mask_count > 0 ? 1u : 0u;
+        fix16_t* m = &g->layer_masks[(size_t)i * p->J];
+        if (!l->has_mask) {
+            for (uint32_t j = 0; j < p->J; j++) m[j] = BSYNC_FX_ONE; /* unused (NULL mask), kept defined */
+            continue;
+        }
+        uint8_t listed[BSYNC_MAX_JOINTS], spread[BSYNC_MAX_JOINTS];
+        for (uint32_t j = 0; j < p->J; j++) listed[j] = spread[j] = 0;
+        for (uint32_t k = 0; k < d->mask_count; k++) {
+            listed[d->mask[k].joint] = 1;
+            if (d->mask[k].include_descendants) spread[d->mask[k].joint] = 1;
+        }
+        for (uint32_t j = 0; j < p->J; j++) {
+            const int32_t par = parents[j];
+            const int inherited = par >= 0 && (uint32_t)par < j && spread[par];
+            if (inherited) spread[j] = 1;
+            m[j] = listed[j] || inherited ? BSYNC_FX_ONE : 0;
+        }
+    }
 }
 
 static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_plan* p) {
@@ -202,6 +271,11 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
     g->root_rotation = (uint32_t)d->root_rotation;
     g->root_joint = d->root_joint;
     g->root_pad_ = 0;
+    g->layer_count = p->L;
+    g->layer_pad_ = 0;
+    g->layers = (graph_layer*)(void*)(base + p->off_layers);
+    g->layer_masks = (fix16_t*)(void*)(base + p->off_masks);
+    build_layers(g, p);
 
     for (uint32_t m = 0; m < p->M; m++) {
         const bsync_clip* c = d->clips ? d->clips[m] : NULL;
@@ -313,8 +387,15 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
 }
 
 bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out) {
+    return bsync_graph_create_layered(desc, NULL, 0, allocator, out);
+}
+
+bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
+                                        uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out) {
     if (!out) return BSYNC_INVALID_ARGUMENT;
     graph_plan p;
+    p.L = layer_count;
+    p.layers = layers;
     bsync_result r = validate(desc, &p);
     if (r != BSYNC_OK) return r;
     bsync_allocator a = bsync_allocator_resolve(allocator);
@@ -355,6 +436,7 @@ bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* g) {
     return g ? (bsync_root_motion_rotation)g->root_rotation : BSYNC_ROOT_ROTATION_YAW;
 }
 uint32_t bsync_graph_root_joint(const bsync_graph* g) { return g ? g->root_joint : 0; }
+uint32_t bsync_graph_layer_count(const bsync_graph* g) { return g ? g->layer_count : 0; }
 bsync_result bsync_graph_find_joint(const bsync_graph* g, const char* name, uint32_t* out) {
     if (!g || !name || !out || !g->skeleton) return BSYNC_INVALID_ARGUMENT;
     return bsync_skeleton_find(g->skeleton, name, out);

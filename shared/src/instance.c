@@ -4,7 +4,9 @@
  * Memory layout (caller memory, 8-aligned; offsets from the instance start, so a memcpy is a copy):
  *   struct bsync_instance, then 8-aligned arrays: targets fx[P], filtered fx[P], states[P],
  *   changed u32[P], weights fx[S], contrib fx[S], mass fx[N], length fx[N], steps[N], clocks[N],
- *   slot_clocks[C], leaf fx[M], cursors (B, each bound_cursor_bytes), scratch trs[(B + 1) * J].
+ *   slot_clocks[C], leaf fx[M], cursors (B, each bound_cursor_bytes), scratch trs[(B + 1) * J]; with
+ *   layers (L > 0) the scratch has two more poses (the layer pose, the combined pose), then layer
+ *   caches: mass fx[N], contrib fx[S], joint weights fx[J] (layer_area()).
  * The struct holds the last tick's root-motion delta (rm_t, rm_r). */
 #include "blendsync/instance.h"
 
@@ -61,6 +63,12 @@ static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
     off = align8(off);
     li->off_scratch = off;
     off = align8(off + (B + 1) * J * sizeof(bsync_trs));
+    if (g->layer_count > 0) {
+        off = align8(off + 2u * J * sizeof(bsync_trs));
+        off = align8(off + N * sizeof(fix16_t));
+        off = align8(off + S * sizeof(fix16_t));
+        off = align8(off + J * sizeof(fix16_t));
+    }
     return off;
 }
 
@@ -570,12 +578,50 @@ static bsync_trs* scratch_pose(bsync_instance* inst, uint32_t i) {
     return ARR(inst, bsync_trs, off_scratch) + (size_t)i * inst->graph->joint_count;
 }
 
-static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
+/* The layer caches (instance memory, never state): layer mass fx[N], contrib fx[S], joint weights fx[J]. */
+typedef struct layer_area { fix16_t *mass, *contrib, *inv; } layer_area;
+static layer_area layer_caches(bsync_instance* inst) {
     const bsync_graph* g = inst->graph;
-    if (!g->skeleton) return BSYNC_MISMATCH;
+    size_t off = (size_t)inst->off_scratch + align8(((size_t)g->bound_count + 1u) * g->joint_count * sizeof(bsync_trs));
+    off += align8(2u * (size_t)g->joint_count * sizeof(bsync_trs));
+    layer_area a;
+    a.mass = (fix16_t*)(void*)((unsigned char*)inst + off);
+    off += align8((size_t)g->node_count * sizeof(fix16_t));
+    a.contrib = (fix16_t*)(void*)((unsigned char*)inst + off);
+    off += align8((size_t)g->slot_count * sizeof(fix16_t));
+    a.inv = (fix16_t*)(void*)((unsigned char*)inst + off);
+    return a;
+}
+
+/* Slot contributions of the subtree of `node` with mass 1.0 there: flatten_and_lengths' rule. */
+static void flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* mass, fix16_t* contrib) {
+    const bsync_graph* g = inst->graph;
+    const fix16_t* w = CARR(inst, fix16_t, off_weights);
+    for (uint32_t n = 0; n < g->node_count; n++) mass[n] = 0;
+    for (uint32_t s = 0; s < g->slot_count; s++) contrib[s] = 0;
+    mass[node] = BSYNC_FX_ONE;
+    for (uint32_t i = 0; i < g->node_count; i++) {
+        const uint32_t n = g->topo[i];
+        const fix16_t m = mass[n];
+        if (m <= 0) continue;
+        const graph_node* gn = &g->nodes[n];
+        for (uint32_t k = 0; k < gn->child_count; k++) {
+            const uint32_t s = gn->first_slot + k;
+            if (w[s] <= 0) continue;
+            const fix16_t c = bsync_fx_mul(m, w[s]);
+            if (c <= 0) continue;
+            const graph_slot* gs = &g->slots[s];
+            if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) mass[gs->index] = bsync_fx_add(mass[gs->index], c);
+            else contrib[s] = c;
+        }
+    }
+}
+
+/* Samples every bound slot with contribution > 0 and blends them (the remainder to the rest pose). */
+static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local) {
+    const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
-    const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
     const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
     bsync_pose_input inputs[BSYNC_MAX_BLEND_POSES];
     uint32_t count = 0;
@@ -602,8 +648,66 @@ static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
         inputs[count].joint_weights = NULL;
         count++;
     }
-    bsync_result r = bsync_pose_blend(rest, J, count ? inputs : NULL, count, out_local);
+    return bsync_pose_blend(rest, J, count ? inputs : NULL, count, out_local);
+}
+
+/* A layer's weight this tick (graph.h): fixed, or the filtered parameter clamped to [0, 1]. */
+static fix16_t layer_weight(const bsync_instance* inst, const graph_layer* l) {
+    if (l->source != (uint32_t)BSYNC_LAYER_WEIGHT_PARAM) return l->weight;
+    const fix16_t v = CARR(inst, fix16_t, off_filtered)[l->param];
+    return v < 0 ? 0 : v > BSYNC_FX_ONE ? BSYNC_FX_ONE : v;
+}
+
+/* Applies the layer stack to out_local (instance.h, "Layers"). */
+static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local) {
+    const bsync_graph* g = inst->graph;
+    const uint32_t J = g->joint_count;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    bsync_trs* layer = scratch_pose(inst, g->bound_count + 1u);
+    bsync_trs* combined = scratch_pose(inst, g->bound_count + 2u);
+    const layer_area a = layer_caches(inst);
+    for (uint32_t i = 0; i < g->layer_count; i++) {
+        const graph_layer* l = &g->layers[i];
+        const fix16_t w = layer_weight(inst, l);
+        if (w <= 0) continue; /* not sampled; the pose is unchanged */
+        flatten_from(inst, l->node, a.mass, a.contrib);
+        bsync_result r = blend_slots(inst, a.contrib, layer);
+        if (r != BSYNC_OK) return r;
+        const fix16_t* mask = l->has_mask ? &g->layer_masks[(size_t)i * J] : NULL;
+        if (l->mode == (uint32_t)BSYNC_LAYER_ADDITIVE) {
+            r = bsync_pose_blend_additive(out_local, layer, rest, J, w, mask, combined);
+        } else {
+            bsync_pose_input in[2];
+            in[0].local = out_local;
+            in[1].local = layer;
+            in[1].weight = w;
+            in[1].joint_weights = mask;
+            if (mask) {
+                for (uint32_t j = 0; j < J; j++) a.inv[j] = BSYNC_FX_ONE - bsync_fx_mul(w, mask[j]);
+                in[0].weight = BSYNC_FX_ONE;
+                in[0].joint_weights = a.inv;
+            } else {
+                in[0].weight = BSYNC_FX_ONE - w;
+                in[0].joint_weights = NULL;
+            }
+            r = bsync_pose_blend(rest, J, in, 2, combined);
+        }
+        if (r != BSYNC_OK) return r;
+        bsync_pose_copy(out_local, combined, J);
+    }
+    return BSYNC_OK;
+}
+
+static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    bsync_result r = blend_slots(inst, CARR(inst, fix16_t, off_contrib), out_local);
     if (r != BSYNC_OK) return r;
+    if (g->layer_count > 0) {
+        r = apply_layers(inst, out_local);
+        if (r != BSYNC_OK) return r;
+    }
     /* root motion (instance.h): the root joint keeps what was not extracted */
     const uint32_t rj = g->root_joint;
     if (g->root_motion == (uint32_t)BSYNC_ROOT_MOTION_NONE) {

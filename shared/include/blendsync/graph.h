@@ -4,9 +4,10 @@
  *   bsync_graph_sync, bsync_graph_node_options   per-node time options (sync, time_scale, cycle_offset)
  *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters
  *   bsync_graph_create / _destroy                build (one allocation) / free
+ *   bsync_graph_layer_desc, bsync_graph_create_layered   the same plus a layer stack (issue 4, "Nodes")
  *   bsync_graph_hash                             identity of everything that affects simulation
  *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint,
- *              root-motion settings
+ *              root-motion settings, layer count
  *
  * A graph is built once from a blend tree (blend_tree.h), a skeleton, a clip for each motion (or NULL),
  * a tick rate and per-parameter filters (param.h), and is then shared, read-only, by any number of
@@ -45,10 +46,39 @@
  *   BSYNC_LIMIT_EXCEEDED    more than BSYNC_MAX_BLEND_POSES (motion child slots that have a clip):
  *                           they bound the poses one pose call blends and the instance's scratch
  *   BSYNC_OUT_OF_MEMORY     the allocator returned null
+ * and for layers (bsync_graph_create_layered), after the checks above:
+ *   BSYNC_INVALID_ARGUMENT  layer_count > 0 with layers NULL or without a skeleton; a layer's node
+ *                           >= node_count; mode or weight_source not one of the enum values; a FIXED
+ *                           weight outside [0, 1]; a PARAM weight_param >= parameter_count; mask_count
+ *                           > 0 with mask NULL; a mask joint >= joint_count; include_descendants not 0/1
+ *   BSYNC_LIMIT_EXCEEDED    layer_count > BSYNC_GRAPH_MAX_LAYERS or mask_count > BSYNC_MAX_JOINTS
+ *
+ * Layers (issue 4, "Nodes": base + N layers, each with a weight, a bone mask, override or additive).
+ * The tree's root node is the BASE; each layer names a node of the same tree whose blended subtree is
+ * the LAYER POSE: its slots' contributions are flattened from that node with mass 1.0 exactly as the
+ * base is from the root, sampled at the same sampling phases (so a layer node is evaluated and
+ * time-synchronised like any node: its own phase, or its first parent's when it also sits under a
+ * synchronised node) and blended with bsync_pose_blend. Layer weight w: FIXED -> `weight` (in [0, 1]);
+ * PARAM -> the parameter's FILTERED value (param.h filters apply) clamped to [0, 1].
+ * Bone mask: a per-joint table m[j] in {0, 1.0} built at graph build time: m[j] = 1 when joint j is
+ * listed, or when an ancestor of j is listed with include_descendants = 1; an empty mask (mask_count
+ * 0) means m[j] = 1 for every joint. The instance applies, in layer order, to the pose P (starting as
+ * the base pose; exact rules in instance.h, "Layers"):
+ *   a_j = bsync_fx_mul(w, m[j]);
+ *   OVERRIDE: P = bsync_pose_blend(rest, {P, weight 1.0, joint_weights 1 - a_j}, {layer, weight w,
+ *             joint_weights m}) (no mask: {P, 1 - w}, {layer, w}): per joint lerp(P, layer, a_j);
+ *             a_j = 0 keeps P bit for bit, a_j = 1 copies the layer's joint bit for bit;
+ *   ADDITIVE: P = bsync_pose_blend_additive(P, layer, rest pose of the skeleton, w, m or NULL): the
+ *             layer's difference from the skeleton's REST pose is added (a layer equal to the rest pose
+ *             changes nothing).
+ * A layer with w = 0 is skipped: not sampled, P unchanged bit for bit. Root motion comes from the base
+ * only (layers never contribute to the delta); the root-joint treatment of the root-motion mode is
+ * applied to the final, layered pose. Layers add no state: the layer weights come from the fixed desc
+ * (the hash) or from parameters (the state checksum and snapshots already hold their filter states).
  *
  * Hash (bsync_graph_hash): XXH64 (checksum.h), seed BSYNC_CHECKSUM_SEED_GRAPH, fed canonically
  * (little-endian fields, names without NUL, each preceded by its u32 length) in this order:
- *   u32 2 (format), u32 tick_rate;
+ *   u32 3 (format), u32 tick_rate;
  *   u32 parameter_count; per parameter: name, fx default, fx dead_zone, fx dead_zone_range (0 -> 1.0),
  *     u32 has_curve, [bsync_curve_checksum_feed], fx smooth_time (<= 0 -> 0), fx max_speed (<= 0 -> 0
  *     or with smoothing off), u32 pair (a pair's second parameter: u32 2);
@@ -59,11 +89,14 @@
  *     resolved power, normalize, sorted layout, precomputed data: a fixed layout, fully written,
  *     little-endian on the supported targets);
  *   u64 bsync_checksum_skeleton (0 without a skeleton);
- *   u32 root_motion, u32 root_rotation, u32 root_joint (as given, in every mode).
+ *   u32 root_motion, u32 root_rotation, u32 root_joint (as given, in every mode);
+ *   u32 layer_count; per layer: u32 node, u32 mode, u32 weight_source, fx weight (as given), u32
+ *     weight_param (as given), u32 has_mask (mask_count > 0), [joint_count fx: the built table m].
  * So two graphs built from equal inputs have equal hashes, and any change to the tick rate, a name, a
  * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton, a
- * clip's content or a root-motion setting changes it. Server and clients compare it before playing
- * together. (Format 1 had no root-motion fields.)
+ * clip's content, a root-motion setting or a layer (its node, mode, weight, weight source or the joints
+ * its mask selects) changes it. Server and clients compare it before playing together. (Format 1 had
+ * no root-motion fields, format 2 no layers; this is format 3.)
  *
  * Does not: allocate except in create, keep globals, use floating point, or print.
  */
@@ -128,7 +161,35 @@ typedef struct bsync_graph_desc {
 
 typedef struct bsync_graph bsync_graph; /* opaque, one block */
 
+#define BSYNC_GRAPH_MAX_LAYERS 16u
+
+typedef enum bsync_layer_mode { BSYNC_LAYER_OVERRIDE = 0, BSYNC_LAYER_ADDITIVE = 1 } bsync_layer_mode;
+typedef enum bsync_layer_weight_source {
+    BSYNC_LAYER_WEIGHT_FIXED = 0, /* `weight` */
+    BSYNC_LAYER_WEIGHT_PARAM = 1  /* the filtered value of parameter `weight_param`, clamped to [0, 1] */
+} bsync_layer_weight_source;
+
+typedef struct bsync_layer_bone {
+    uint32_t joint;               /* skeleton joint index (bsync_skeleton_find for a name) */
+    uint32_t include_descendants; /* 0 or 1 */
+} bsync_layer_bone;
+
+typedef struct bsync_graph_layer_desc {
+    uint32_t node;                           /* the tree node whose subtree is this layer's pose */
+    bsync_layer_mode mode;                   /* zero: OVERRIDE */
+    bsync_layer_weight_source weight_source; /* zero: FIXED */
+    fix16_t weight;                          /* FIXED: in [0, 1] (zero: the layer is off) */
+    uint32_t weight_param;                   /* PARAM: a parameter index */
+    const bsync_layer_bone* mask;            /* NULL or mask_count entries; 0 entries = all joints */
+    uint32_t mask_count;
+} bsync_graph_layer_desc;
+
 bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out);
+/* bsync_graph_create with a layer stack (layers applied in array order; layer_count 0 = no layers, the
+ * same graph and hash as bsync_graph_create). The layers array is copied (it need not outlive the
+ * graph). */
+bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
+                                        uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out);
 void bsync_graph_destroy(bsync_graph* graph); /* NULL is ignored */
 
 /* Accessors (NULL graph: 0 / NULL). */
@@ -151,6 +212,7 @@ bsync_result bsync_graph_find_joint(const bsync_graph* graph, const char* name, 
 bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* graph);
 bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* graph);
 uint32_t bsync_graph_root_joint(const bsync_graph* graph);
+uint32_t bsync_graph_layer_count(const bsync_graph* graph); /* 0 for NULL */
 
 #ifdef __cplusplus
 }

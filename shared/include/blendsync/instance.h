@@ -47,6 +47,26 @@
  * (clips sample every joint) and then composes only the ancestor chains of the joints asked for,
  * bit-identical to the full model pose for those joints.
  *
+ * Layers (graph.h, bsync_graph_create_layered). After the base pose above is blended, each layer i in
+ * order, with weight w (FIXED: the desc's weight; PARAM: the filtered parameter clamped to [0, 1], the
+ * same value bsync_instance_parameter reports) and mask table m (graph.h):
+ *   w == 0: skipped (nothing sampled, the pose unchanged bit for bit);
+ *   else the layer pose is formed like the base pose but flattened from the layer's node with mass 1.0
+ *   (its slots sampled at the same sampling phases, the remainder to the rest pose), and, with P the
+ *   current pose and a_j = bsync_fx_mul(w, m[j]) (a_j = w without a mask):
+ *   OVERRIDE  P' = bsync_pose_blend(rest, [{P, 1.0, joint weights 1 - a_j}, {layer, w, m}]) (without a
+ *             mask [{P, 1 - w}, {layer, w}]): the two per-joint weights sum to 1.0 exactly, so per joint
+ *             t' = round((1 - a_j) t_P + a_j t_L) (one rounding, ties away from zero; scale the same),
+ *             r' = the normalised (1 - a_j) r_P + a_j r_L (r_L aligned to r_P's hemisphere); a_j = 0 keeps
+ *             P's joint bit for bit and a_j = 1 copies the layer's joint bit for bit;
+ *   ADDITIVE  P' = bsync_pose_blend_additive(P, layer, skeleton rest pose, w, m or NULL): the layer's
+ *             difference from the rest pose, scaled by a_j, added to P (pose.h).
+ * Then the root-motion pose rule below is applied to the final pose. Root motion itself (the delta)
+ * comes from the base only. Layers add no state: no snapshot or state-checksum change (a PARAM weight is
+ * a function of the parameter's filter state, which both hold; a FIXED weight is part of the graph
+ * hash). The instance memory of a layered graph has two more poses and layer caches (mass fx[N],
+ * contributions fx[S], joint weights fx[J]); a graph without layers has exactly the old layout.
+ *
  * Root motion (graph.h: root_motion, root_rotation, root_joint = R). All fix16, 64-bit intermediates.
  *   Samples: the root sample of a clip at clip time t is R's local (translation p, rotation q) exactly as
  *   bsync_clip_sample with BSYNC_LOOP_CLAMP gives it (rest values where the clip has no track), so
@@ -134,7 +154,7 @@ typedef struct bsync_instance_input {
 } bsync_instance_input;
 
 /* Bytes an instance of this graph needs (0 for NULL). Includes the pose scratch: one local pose per
- * motion slot with a clip, plus one. */
+ * motion slot with a clip, plus one (plus two and the layer caches when the graph has layers). */
 size_t bsync_instance_memory_size(const bsync_graph* graph);
 bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out);
 const bsync_graph* bsync_instance_graph(const bsync_instance* inst);

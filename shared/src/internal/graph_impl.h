@@ -33,6 +33,12 @@ typedef struct graph_node {
     fix16_t own_scale;                 /* speed factor of the node's own phase */
 } graph_node;
 
+typedef struct graph_layer {
+    uint32_t node, mode, source, param; /* bsync_graph_layer_desc, validated */
+    fix16_t weight;                     /* FIXED weight, in [0, 1] */
+    uint32_t has_mask;                  /* 0: every joint (mask NULL) */
+} graph_layer;
+
 struct bsync_graph {
     bsync_block_header head;
     uint64_t hash;
@@ -59,6 +65,9 @@ struct bsync_graph {
     uint32_t root_pad_;             /* 0 */
     uint32_t* root_tracks;          /* motion_count * 2: the bound clip's track index of the root joint's
                                        translation [2m] and rotation [2m + 1], or GRAPH_NONE */
+    uint32_t layer_count, layer_pad_;
+    graph_layer* layers;            /* layer_count */
+    fix16_t* layer_masks;           /* layer_count * joint_count: the built table m of each layer */
 };
 
 /* The denominator of node clocks (bsync_time_step_init(1.0, ., rate)). */
