@@ -17,6 +17,7 @@ static const command k_commands[] = {
     {"plot", bsync_cmd_plot, "draw a blend space as a PNG picture"},
     {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
     {"eval", bsync_cmd_eval, "drive a graph instance from a CSV script; per-tick state as JSON Lines"},
+    {"bake", bsync_cmd_bake, "run a graph config tick by tick and write the result as a glTF 2.0 .glb"},
     {"validate", bsync_cmd_validate, "check clips and configs before a match (seams, joints, precision, speeds)"},
 };
 

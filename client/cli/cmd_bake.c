@@ -1,0 +1,202 @@
+/* cmd_bake.c — `blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N]`: run one graph
+ * instance tick by tick from a CSV script (script_csv.h, the same script as `blendsync eval`) and write
+ * the local poses as a binary glTF 2.0 file: the skeleton as nodes with their rest TRS, the poses as
+ * one animation named after the config file (io/gltf_write.h).
+ *
+ * Keys: N + 1 keys for N ticks. Key 0 (time 0) is the pose after init, before any tick; key k
+ * (time k / tick_rate seconds) is the pose after tick k - 1, that is after the k-th bsync_instance_tick
+ * (the script's row for tick t applied just before tick t, exactly as eval does). So the pose eval
+ * reports after tick t is key t + 1, and the animation lasts N / tick_rate seconds.
+ * N (--ticks) defaults to the last row's tick + 1. Limits: N <= 32767 * tick_rate (times stay in the
+ * fix16 range) and joints * 3 * (N + 1) < 2^24 (the clip builder's key limit, so the file re-imports).
+ *
+ * The output is written through OUT.glb.tmp.<pid> + rename, so OUT.glb is either the complete new
+ * file or untouched. Exit: 0 success, 2 error (message on stderr; nothing written). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/blend_tree.h"
+#include "blendsync/fixed.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
+#include "blendsync/io/gltf_write.h"
+#include "blendsync/io/graph_config.h"
+#include "blendsync/skeleton.h"
+#include "commands.h"
+#include "script_csv.h"
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N]\n"
+            "\n"
+            "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
+            "script (as `blendsync eval`) and writes the poses as a glTF 2.0 binary file: the skeleton\n"
+            "as nodes, N + 1 keys (the pose before the first tick, then after each tick) at tick / rate\n"
+            "seconds in one animation.\n"
+            "\n"
+            "  CONFIG             a graph configuration file with clips (JSON)\n"
+            "  --script FILE      header \"tick,PARAM,...\", then rows \"TICK,VALUE,...\" sorted by tick\n"
+            "  -o, --out FILE     the .glb to write (atomically: temp file + rename)\n"
+            "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
+            "  --help             this text\n"
+            "\n"
+            "Exit status: 0 success, 2 error.\n");
+}
+
+/* File name without folders and its last extension: the animation name. */
+static void base_name(const char* path, char* out, size_t cap) {
+    const char* b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    const char* dot = strrchr(b, '.');
+    if (dot && dot != b) n = (size_t)(dot - b);
+    if (n >= cap) n = cap - 1;
+    memcpy(out, b, n);
+    out[n] = '\0';
+    if (!out[0]) snprintf(out, cap, "bake");
+}
+
+int bsync_cmd_bake(int argc, char** argv) {
+    const char *config = NULL, *script_path = NULL, *out_path = NULL;
+    unsigned long ticks = 0;
+    int ticks_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "blendsync bake: %s needs a value\n", a);
+                return 2;
+            }
+            const char* v = argv[++i];
+            if (!strcmp(a, "--script")) script_path = v;
+            else if (!strcmp(a, "--ticks")) {
+                char* end = NULL;
+                errno = 0;
+                ticks = strtoul(v, &end, 10);
+                if (v[0] < '0' || v[0] > '9' || !end || *end || errno || ticks < 1 || ticks > 10000000ul) {
+                    fprintf(stderr, "blendsync bake: --ticks needs a whole number from 1 to 10000000, not '%s'\n", v);
+                    return 2;
+                }
+                ticks_given = 1;
+            } else out_path = v;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "blendsync bake: unknown option '%s'\n", a);
+            return 2;
+        } else if (!config) {
+            config = a;
+        } else {
+            fprintf(stderr, "blendsync bake: one CONFIG file only ('%s' is extra)\n", a);
+            return 2;
+        }
+    }
+    if (!config || !script_path || !out_path) {
+        fprintf(stderr, "blendsync bake: missing %s\n",
+                !config ? "CONFIG" : !script_path ? "--script INPUT.csv" : "-o OUT.glb");
+        usage(stderr);
+        return 2;
+    }
+
+    static bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
+    bsync_graph_config* gc = NULL;
+    bsync_error err;
+    if (bsync_graph_config_load(config, NULL, &gc, diags, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bake: %s\n", err.message);
+        return 2;
+    }
+    const char* notes = bsync_graph_config_notes(gc);
+    for (const char* p = notes; *p;) {
+        const char* nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        fprintf(stderr, "note: %.*s\n", (int)n, p);
+        p += n + (nl ? 1 : 0);
+    }
+    const bsync_graph* graph = bsync_graph_config_graph(gc);
+    const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
+    const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
+
+    int status = 2;
+    bsync_cli_script sc;
+    memset(&sc, 0, sizeof sc);
+    void* mem = NULL;
+    fix16_t* targets = NULL;
+    bsync_trs* poses = NULL;
+    if (!sk || bsync_graph_config_bound_clip_count(gc) == 0) {
+        fprintf(stderr, "blendsync bake: %s: the config binds no clips: there is no pose to bake\n", config);
+        goto done;
+    }
+    if (bsync_cli_script_load("bake", script_path, tree, &sc) != 0) goto done;
+    if (!ticks_given) {
+        if (sc.rows == 0) {
+            fprintf(stderr, "blendsync bake: %s: no rows: give --ticks N\n", script_path);
+            goto done;
+        }
+        if (sc.tick[sc.rows - 1] + 1 > 10000000ull) {
+            fprintf(stderr, "blendsync bake: %s: the last tick is beyond 10000000 ticks\n", script_path);
+            goto done;
+        }
+        ticks = (unsigned long)sc.tick[sc.rows - 1] + 1;
+    }
+    const uint32_t rate = bsync_graph_tick_rate(graph);
+    const uint32_t jc = bsync_skeleton_joint_count(sk);
+    if ((uint64_t)ticks > 32767ull * rate) {
+        fprintf(stderr, "blendsync bake: %lu ticks at %u Hz is beyond the fixed-point time range (at most %lu ticks)\n",
+                ticks, (unsigned)rate, 32767ul * rate);
+        goto done;
+    }
+    if ((uint64_t)jc * 3 * ((uint64_t)ticks + 1) >= (1ull << 24)) {
+        fprintf(stderr,
+                "blendsync bake: %lu ticks x %u joints x 3 tracks is too many keys for one clip (fewer than 2^24; at most "
+                "%llu ticks)\n",
+                ticks, (unsigned)jc, (unsigned long long)(((1ull << 24) - 1) / (3ull * jc) - 1));
+        goto done;
+    }
+
+    const uint32_t pc = bsync_graph_parameter_count(graph);
+    size_t size = bsync_instance_memory_size(graph);
+    mem = malloc(size);
+    targets = (fix16_t*)calloc(pc ? pc : 1, sizeof(fix16_t));
+    poses = (bsync_trs*)malloc(((size_t)ticks + 1) * jc * sizeof(bsync_trs));
+    bsync_instance* inst = NULL;
+    if (!mem || !targets || !poses || bsync_instance_init(mem, size, graph, &inst) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bake: cannot create the instance (out of memory)\n");
+        goto done;
+    }
+    for (uint32_t i = 0; i < pc; i++) targets[i] = bsync_blend_tree_parameter_default(tree, i);
+    if (bsync_instance_pose(inst, poses, NULL) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bake: the initial pose failed\n");
+        goto done;
+    }
+    size_t row = 0;
+    bsync_instance_input input = {targets, pc};
+    for (unsigned long t = 0; t < ticks; t++) {
+        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets);
+        if (bsync_instance_tick(inst, &input) != BSYNC_OK) {
+            fprintf(stderr, "blendsync bake: tick %lu failed\n", t);
+            goto done;
+        }
+        if (bsync_instance_pose(inst, poses + ((size_t)t + 1) * jc, NULL) != BSYNC_OK) {
+            fprintf(stderr, "blendsync bake: tick %lu: the pose failed\n", t);
+            goto done;
+        }
+    }
+    char name[BSYNC_MAX_NAME];
+    base_name(config, name, sizeof name);
+    bsync_gltf_bake bake = {sk, name, "blendsync bake", rate, (uint32_t)ticks + 1, poses};
+    if (bsync_gltf_write_glb_file(out_path, &bake, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bake: %s\n", err.message);
+        goto done;
+    }
+    status = 0;
+done:
+    free(mem);
+    free(targets);
+    free(poses);
+    bsync_cli_script_free(&sc);
+    bsync_graph_config_destroy(gc);
+    return status;
+}
