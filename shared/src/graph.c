@@ -2,7 +2,7 @@
  *
  * Block layout: struct bsync_graph, then 8-aligned arrays in this order: clips, motion_length, filters,
  * param_kind, nodes, slots, param_refs, topo, clock_steps, clock_slot, bound_slot, bound_cursor_bytes,
- * root_tracks, layers, layer_masks.
+ * root_tracks, layers, layer_masks, switches.
  * Every byte is zeroed before it is filled. */
 #include "blendsync/graph.h"
 
@@ -30,11 +30,12 @@ static int filter_desc_is_zero(const bsync_param_filter_desc* d) {
 }
 
 typedef struct graph_plan {
-    uint32_t P, M, N, S, C, B, L, J;
+    uint32_t P, M, N, S, C, B, L, J, W;
     size_t off_clips, off_len, off_filters, off_kind, off_nodes, off_slots, off_refs, off_topo;
-    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, off_layers, off_masks, total;
+    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, off_layers, off_masks, off_switches, total;
     uint32_t refs;
     const bsync_graph_layer_desc* layers;
+    const bsync_graph_switch_desc* switches;
 } graph_plan;
 
 static void plan_layout(graph_plan* p) {
@@ -54,6 +55,7 @@ static void plan_layout(graph_plan* p) {
     p->off_root_tracks = off; off = align8(off + (size_t)p->M * 2u * sizeof(uint32_t));
     p->off_layers = off; off = align8(off + (size_t)p->L * sizeof(graph_layer));
     p->off_masks = off; off = align8(off + (size_t)p->L * p->J * sizeof(fix16_t));
+    p->off_switches = off; off = align8(off + (size_t)p->W * sizeof(graph_switch));
     p->total = off;
 }
 
@@ -135,6 +137,19 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
                 if (l->mask[k].joint >= p->J || l->mask[k].include_descendants > 1u) return BSYNC_INVALID_ARGUMENT;
         }
     }
+    if (p->W > 0) {
+        if (!p->switches) return BSYNC_INVALID_ARGUMENT;
+        if (p->W > BSYNC_GRAPH_MAX_SWITCHES) return BSYNC_LIMIT_EXCEEDED;
+        for (uint32_t i = 0; i < p->W; i++) {
+            const bsync_graph_switch_desc* w = &p->switches[i];
+            if (w->node >= p->N) return BSYNC_INVALID_ARGUMENT;
+            const bsync_graph_node_options* o = d->node_options ? &d->node_options[w->node] : NULL;
+            if (!o || o->sync != BSYNC_SYNC_NONE) return BSYNC_INVALID_ARGUMENT;
+            if (w->initial_child >= bsync_blend_tree_node_child_count(t, w->node)) return BSYNC_INVALID_ARGUMENT;
+            for (uint32_t k = 0; k < i; k++)
+                if (p->switches[k].node == w->node) return BSYNC_INVALID_ARGUMENT;
+        }
+    }
     plan_layout(p);
     return BSYNC_OK;
 }
@@ -143,7 +158,7 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
     bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_GRAPH);
-    bsync_checksum_u32(&c, 3u); /* format */
+    bsync_checksum_u32(&c, g->switch_count > 0 ? 4u : 3u); /* format */
     bsync_checksum_u32(&c, g->tick_rate);
     bsync_checksum_u32(&c, g->param_count);
     for (uint32_t i = 0; i < g->param_count; i++) {
@@ -203,6 +218,13 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
         bsync_checksum_u32(&c, l->has_mask);
         if (l->has_mask)
             for (uint32_t j = 0; j < g->joint_count; j++) bsync_checksum_fx(&c, g->layer_masks[(size_t)i * g->joint_count + j]);
+    }
+    if (g->switch_count > 0) { /* format 4 only: format-3 graphs hash exactly as before */
+        bsync_checksum_u32(&c, g->switch_count);
+        for (uint32_t i = 0; i < g->switch_count; i++) {
+            bsync_checksum_u32(&c, g->switches[i].node);
+            bsync_checksum_u32(&c, g->switches[i].initial);
+        }
     }
     g->hash = bsync_checksum_final(&c);
 }
@@ -276,6 +298,13 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
     g->layers = (graph_layer*)(void*)(base + p->off_layers);
     g->layer_masks = (fix16_t*)(void*)(base + p->off_masks);
     build_layers(g, p);
+    g->switch_count = p->W;
+    g->switch_pad_ = 0;
+    g->switches = (graph_switch*)(void*)(base + p->off_switches);
+    for (uint32_t i = 0; i < p->W; i++) {
+        g->switches[i].node = p->switches[i].node;
+        g->switches[i].initial = p->switches[i].initial_child;
+    }
 
     for (uint32_t m = 0; m < p->M; m++) {
         const bsync_clip* c = d->clips ? d->clips[m] : NULL;
@@ -392,10 +421,18 @@ bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_alloca
 
 bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
                                         uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out) {
+    bsync_graph_extras x = {layers, layer_count, NULL, 0};
+    return bsync_graph_create_ex(desc, &x, allocator, out);
+}
+
+bsync_result bsync_graph_create_ex(const bsync_graph_desc* desc, const bsync_graph_extras* extras,
+                                   const bsync_allocator* allocator, bsync_graph** out) {
     if (!out) return BSYNC_INVALID_ARGUMENT;
     graph_plan p;
-    p.L = layer_count;
-    p.layers = layers;
+    p.L = extras ? extras->layer_count : 0;
+    p.layers = extras ? extras->layers : NULL;
+    p.W = extras ? extras->switch_count : 0;
+    p.switches = extras ? extras->switches : NULL;
     bsync_result r = validate(desc, &p);
     if (r != BSYNC_OK) return r;
     bsync_allocator a = bsync_allocator_resolve(allocator);
@@ -437,6 +474,10 @@ bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* g) {
 }
 uint32_t bsync_graph_root_joint(const bsync_graph* g) { return g ? g->root_joint : 0; }
 uint32_t bsync_graph_layer_count(const bsync_graph* g) { return g ? g->layer_count : 0; }
+uint32_t bsync_graph_switch_count(const bsync_graph* g) { return g ? g->switch_count : 0; }
+uint32_t bsync_graph_switch_node(const bsync_graph* g, uint32_t sw) {
+    return g && sw < g->switch_count ? g->switches[sw].node : UINT32_MAX;
+}
 bsync_result bsync_graph_find_joint(const bsync_graph* g, const char* name, uint32_t* out) {
     if (!g || !name || !out || !g->skeleton) return BSYNC_INVALID_ARGUMENT;
     return bsync_skeleton_find(g->skeleton, name, out);

@@ -42,6 +42,19 @@ static int64_t to_i64(uint64_t v) {
     return v <= 0x7FFFFFFFFFFFFFFFull ? (int64_t)v : -(int64_t)(~v) - 1;
 }
 
+/* A switch's cross-fade stack (instance.h "Switches"), entries oldest first. */
+typedef struct sw_entry {
+    uint32_t child;  /* child index of the switch node */
+    fix16_t base;    /* weight when the newest fade began (older entries; sum 1.0); 0 for the newest */
+    fix16_t weight;  /* derived: the current weight */
+    uint32_t fade;   /* newest entry: fade length in ticks; else 0 */
+    uint32_t done;   /* newest entry: ticks of the fade done (< fade while count > 1); else 0 */
+} sw_entry;
+typedef struct sw_stack {
+    uint32_t count, pad_;
+    sw_entry e[BSYNC_SWITCH_STACK_DEPTH];
+} sw_stack;
+
 static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
     const size_t P = g->param_count, S = g->slot_count, N = g->node_count, C = g->clock_count;
     const size_t M = g->motion_count, B = g->bound_count, J = g->joint_count;
@@ -69,10 +82,21 @@ static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
         off = align8(off + S * sizeof(fix16_t));
         off = align8(off + J * sizeof(fix16_t));
     }
+    off = align8(off + (size_t)g->switch_count * sizeof(sw_stack)); /* last: see switch_stacks() */
     return off;
 }
 
 static int valid(const bsync_instance* inst) { return inst && inst->magic == INSTANCE_MAGIC && inst->graph; }
+
+/* The switch stacks are the last switch_count * sizeof(sw_stack) bytes of the instance. */
+static sw_stack* switch_stacks(bsync_instance* inst) {
+    return (sw_stack*)(void*)((unsigned char*)inst + (size_t)inst->size -
+                              (size_t)inst->graph->switch_count * sizeof(sw_stack));
+}
+static const sw_stack* cswitch_stacks(const bsync_instance* inst) {
+    return (const sw_stack*)(const void*)((const unsigned char*)inst + (size_t)inst->size -
+                                          (size_t)inst->graph->switch_count * sizeof(sw_stack));
+}
 
 size_t bsync_instance_memory_size(const bsync_graph* graph) {
     if (!graph) return 0;
@@ -149,6 +173,40 @@ static void flatten_and_lengths(bsync_instance* inst) {
     }
 }
 
+/* Entry weights from base / fade / done (instance.h "Switches"). */
+static void sw_weights(sw_stack* st) {
+    if (st->count <= 1u) {
+        st->e[0].weight = BSYNC_FX_ONE;
+        return;
+    }
+    const uint32_t top = st->count - 1u;
+    const uint64_t f = st->e[top].fade, d = st->e[top].done; /* 0 <= d < f */
+    const fix16_t wt = (fix16_t)((d * 65536u + f / 2u) / f);
+    const fix16_t rem = BSYNC_FX_ONE - wt;
+    st->e[top].weight = wt;
+    fix16_t sum = 0;
+    for (uint32_t i = 0; i + 2u < st->count; i++) {
+        st->e[i].weight = (fix16_t)(((uint64_t)st->e[i].base * (uint64_t)rem) >> 16); /* floor */
+        sum += st->e[i].weight;
+    }
+    st->e[top - 1u].weight = rem - sum; /* >= 0: the floors sum to at most rem */
+}
+
+/* Writes every switch node's child weights from its stack. */
+static void apply_switches(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    fix16_t* w = ARR(inst, fix16_t, off_weights);
+    sw_stack* stacks = switch_stacks(inst);
+    for (uint32_t i = 0; i < g->switch_count; i++) {
+        const graph_node* gn = &g->nodes[g->switches[i].node];
+        sw_stack* st = &stacks[i];
+        sw_weights(st);
+        for (uint32_t k = 0; k < gn->child_count; k++) w[gn->first_slot + k] = 0;
+        for (uint32_t k = 0; k < st->count; k++)
+            w[gn->first_slot + st->e[k].child] = bsync_fx_add(w[gn->first_slot + st->e[k].child], st->e[k].weight);
+    }
+}
+
 static void derive_all(bsync_instance* inst) {
     const bsync_graph* g = inst->graph;
     const bsync_param_state* st = CARR(inst, bsync_param_state, off_states);
@@ -160,6 +218,7 @@ static void derive_all(bsync_instance* inst) {
         else filtered[i] = st[i].value[0];
     }
     for (uint32_t n = 0; n < g->node_count; n++) eval_node_weights(inst, n);
+    apply_switches(inst);
     flatten_and_lengths(inst);
 }
 
@@ -197,6 +256,12 @@ bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* grap
         bsync_sample_cursor* c = NULL;
         const bsync_clip* clip = g->clips[g->slots[g->bound_slot[b]].index];
         (void)bsync_sample_cursor_init(cursor_of(inst, b), (size_t)g->bound_cursor_bytes[b], clip, &c);
+    }
+    sw_stack* stacks = switch_stacks(inst);
+    for (uint32_t i = 0; i < g->switch_count; i++) {
+        stacks[i].count = 1;
+        stacks[i].e[0].child = g->switches[i].initial;
+        stacks[i].e[0].base = BSYNC_FX_ONE;
     }
     derive_all(inst);
     update_root_motion(inst); /* tick 0: zero / identity */
@@ -419,11 +484,102 @@ bsync_result bsync_instance_root_motion(const bsync_instance* inst, bsync_root_m
 
 /* ---------------------------------------------------------------- tick */
 
+/* The clock a state of switch i keeps (its motion clock in the NONE node, or its child node's clock)
+ * and that clock's denominator. */
+static bsync_clip_time* sw_clock(bsync_instance* inst, uint32_t i, uint32_t child, uint64_t* den) {
+    const bsync_graph* g = inst->graph;
+    const graph_slot* gs = &g->slots[g->nodes[g->switches[i].node].first_slot + child];
+    if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) {
+        *den = bsync_graph_node_den_(g);
+        return &ARR(inst, bsync_clip_time, off_clocks)[gs->index];
+    }
+    *den = g->clock_steps[gs->clock].den; /* a NONE node's motion child always has a clock */
+    return &ARR(inst, bsync_clip_time, off_slot_clocks)[gs->clock];
+}
+
+/* Pushes a trigger onto switch i's stack (instance.h "Switches"). */
+static void sw_push(bsync_instance* inst, uint32_t i, const bsync_switch_trigger* t) {
+    sw_stack* st = &switch_stacks(inst)[i];
+    sw_weights(st);
+    const uint32_t top = st->count - 1u;
+    if (st->e[top].child == t->child) return; /* already the newest state: nothing changes */
+    int present = 0;
+    uint32_t dom = 0;
+    for (uint32_t k = 0; k < st->count; k++) {
+        if (st->e[k].child == t->child) present = 1;
+        if (st->e[k].weight >= st->e[dom].weight) dom = k; /* ties: the newest */
+    }
+    if (!present) {
+        uint64_t dden, nden;
+        const bsync_clip_time* dc = sw_clock(inst, i, st->e[dom].child, &dden);
+        const bsync_clip_time src = *dc;
+        bsync_clip_time* nc = sw_clock(inst, i, t->child, &nden);
+        bsync_clip_time n = bsync_time_start();
+        if (t->carry_time) {
+            n.phase = src.phase;
+            n.carry = dden == nden ? src.carry : 0;
+        }
+        *nc = n;
+    }
+    for (uint32_t k = 0; k < st->count; k++) {
+        st->e[k].base = st->e[k].weight;
+        st->e[k].fade = 0;
+        st->e[k].done = 0;
+    }
+    if (st->count == BSYNC_SWITCH_STACK_DEPTH) { /* full: the oldest goes, its weight to the next */
+        st->e[1].base += st->e[0].base;
+        for (uint32_t k = 0; k + 1u < st->count; k++) st->e[k] = st->e[k + 1u];
+        st->count--;
+    }
+    sw_entry* e = &st->e[st->count++];
+    e->child = t->child;
+    e->base = 0;
+    e->weight = 0;
+    e->fade = t->fade_ticks;
+    e->done = 0;
+    for (uint32_t k = st->count; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
+        sw_entry z = {0, 0, 0, 0, 0};
+        st->e[k] = z;
+    }
+}
+
+/* One tick of every fade: the newest entry's count advances; a finished fade leaves only it. */
+static void sw_advance(bsync_instance* inst) {
+    sw_stack* stacks = switch_stacks(inst);
+    for (uint32_t i = 0; i < inst->graph->switch_count; i++) {
+        sw_stack* st = &stacks[i];
+        if (st->count <= 1u) continue;
+        sw_entry* top = &st->e[st->count - 1u];
+        if (top->done < top->fade) top->done++;
+        if (top->done < top->fade) continue;
+        st->e[0].child = top->child;
+        st->e[0].base = BSYNC_FX_ONE;
+        st->e[0].fade = 0;
+        st->e[0].done = 0;
+        for (uint32_t k = 1; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
+            sw_entry z = {0, 0, 0, 0, 0};
+            st->e[k] = z;
+        }
+        st->count = 1;
+    }
+}
+
 bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input) {
-    if (!valid(inst) || !input) return BSYNC_INVALID_ARGUMENT;
+    return bsync_instance_tick_ex(inst, input, NULL, 0);
+}
+
+bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_input* input,
+                                    const bsync_switch_trigger* triggers, uint32_t trigger_count) {
+    if (!valid(inst) || !input || (trigger_count > 0 && !triggers)) return BSYNC_INVALID_ARGUMENT;
     const bsync_graph* g = inst->graph;
     if (input->target_count != g->param_count || (g->param_count > 0 && !input->targets))
         return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t k = 0; k < trigger_count; k++) {
+        const bsync_switch_trigger* t = &triggers[k];
+        if (t->switch_index >= g->switch_count || t->carry_time > 1u || t->fade_ticks > BSYNC_SWITCH_MAX_FADE_TICKS ||
+            t->child >= g->nodes[g->switches[t->switch_index].node].child_count)
+            return BSYNC_INVALID_ARGUMENT;
+    }
     fix16_t* targets = ARR(inst, fix16_t, off_targets);
     fix16_t* filtered = ARR(inst, fix16_t, off_filtered);
     bsync_param_state* st = ARR(inst, bsync_param_state, off_states);
@@ -453,6 +609,13 @@ bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_inpu
         for (uint32_t k = 0; k < gn->param_count && !dirty; k++) dirty = changed[g->param_refs[gn->first_param + k]] != 0;
         if (!dirty) continue;
         eval_node_weights(inst, n);
+        any = 1;
+    }
+    /* 2b. switches: triggers in order, then one tick of every fade */
+    if (g->switch_count > 0) {
+        for (uint32_t k = 0; k < trigger_count; k++) sw_push(inst, triggers[k].switch_index, &triggers[k]);
+        sw_advance(inst);
+        apply_switches(inst);
         any = 1;
     }
     /* 3. flatten, lengths, steps */
@@ -508,6 +671,20 @@ fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t n) {
     return valid(inst) && n < inst->graph->node_count ? CARR(inst, fix16_t, off_length)[n] : 0;
 }
 
+bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw,
+                                        bsync_switch_entry out[BSYNC_SWITCH_STACK_DEPTH], uint32_t* count) {
+    if (!valid(inst) || !out || !count || sw >= inst->graph->switch_count) return BSYNC_INVALID_ARGUMENT;
+    const sw_stack* st = &cswitch_stacks(inst)[sw];
+    for (uint32_t k = 0; k < st->count; k++) {
+        out[k].child = st->e[k].child;
+        out[k].weight = st->e[k].weight;
+        out[k].fade_ticks = st->e[k].fade;
+        out[k].fade_done = st->e[k].done;
+    }
+    *count = st->count;
+    return BSYNC_OK;
+}
+
 /* ---------------------------------------------------------------- checksums */
 
 static void feed_clock(bsync_checksum_state* c, const bsync_clip_time* t) {
@@ -539,6 +716,21 @@ uint64_t bsync_instance_state_checksum(const bsync_instance* inst) {
     for (uint32_t s = 0; s < g->slot_count; s++) bsync_checksum_fx(&c, w[s]);
     bsync_checksum_vec3(&c, inst->rm_t);
     bsync_checksum_quat(&c, inst->rm_r);
+    if (g->switch_count > 0) { /* only with switches: other graphs checksum exactly as before */
+        const sw_stack* stacks = cswitch_stacks(inst);
+        bsync_checksum_u32(&c, g->switch_count);
+        for (uint32_t i = 0; i < g->switch_count; i++) {
+            bsync_checksum_u32(&c, stacks[i].count);
+            for (uint32_t k = 0; k < stacks[i].count; k++) {
+                const sw_entry* e = &stacks[i].e[k];
+                bsync_checksum_u32(&c, e->child);
+                bsync_checksum_fx(&c, e->base);
+                bsync_checksum_u32(&c, e->fade);
+                bsync_checksum_u32(&c, e->done);
+                bsync_checksum_fx(&c, e->weight);
+            }
+        }
+    }
     return bsync_checksum_final(&c);
 }
 
@@ -800,7 +992,7 @@ static uint64_t r_u64(const unsigned char** p) {
 size_t bsync_instance_snapshot_size(const bsync_graph* g) {
     if (!g) return 0;
     return 32u + 4u + 48u * (size_t)g->param_count + 4u + 20u * (size_t)g->node_count + 4u +
-           20u * (size_t)g->clock_count + 8u;
+           20u * (size_t)g->clock_count + (g->switch_count > 0 ? 4u + 68u * (size_t)g->switch_count : 0u) + 8u;
 }
 
 static void w_clock(writer* w, const bsync_clip_time* t) {
@@ -816,7 +1008,7 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
     if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
     writer w = {(unsigned char*)buf};
     w_u32(&w, BSYNC_SNAPSHOT_MAGIC);
-    w_u32(&w, BSYNC_SNAPSHOT_VERSION);
+    w_u32(&w, g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION);
     w_u64(&w, g->hash);
     w_u32(&w, (uint32_t)total);
     w_u32(&w, 0);
@@ -840,6 +1032,20 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
     const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
     w_u32(&w, g->clock_count);
     for (uint32_t c = 0; c < g->clock_count; c++) w_clock(&w, &sc[c]);
+    if (g->switch_count > 0) {
+        const sw_stack* stacks = cswitch_stacks(inst);
+        w_u32(&w, g->switch_count);
+        for (uint32_t i = 0; i < g->switch_count; i++) {
+            w_u32(&w, stacks[i].count);
+            for (uint32_t k = 0; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
+                const sw_entry* e = &stacks[i].e[k];
+                w_u32(&w, e->child);
+                w_u32(&w, (uint32_t)e->base);
+                w_u32(&w, e->fade);
+                w_u32(&w, e->done);
+            }
+        }
+    }
     const uint64_t h = bsync_checksum_xxh64(buf, total - 8u, 0);
     w_u64(&w, h);
     if (written) *written = total;
@@ -902,6 +1108,39 @@ static int read_body(bsync_instance* inst, const unsigned char* p, int apply) {
     bsync_clip_time* sc = ARR(inst, bsync_clip_time, off_slot_clocks);
     for (uint32_t c = 0; c < g->clock_count; c++)
         if (!read_clock(&p, g->clock_steps[c].den, apply ? &sc[c] : NULL)) return 0;
+    if (g->switch_count > 0) {
+        if (r_u32(&p) != g->switch_count) return 0;
+        sw_stack* stacks = switch_stacks(inst);
+        for (uint32_t i = 0; i < g->switch_count; i++) {
+            sw_stack ss;
+            ss.count = r_u32(&p);
+            ss.pad_ = 0;
+            if (ss.count < 1u || ss.count > BSYNC_SWITCH_STACK_DEPTH) return 0;
+            const uint32_t cc = g->nodes[g->switches[i].node].child_count;
+            int64_t sum = 0;
+            for (uint32_t k = 0; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
+                sw_entry* e = &ss.e[k];
+                e->child = r_u32(&p);
+                e->base = to_i32(r_u32(&p));
+                e->fade = r_u32(&p);
+                e->done = r_u32(&p);
+                e->weight = 0;
+                if (k >= ss.count) {
+                    if (e->child != 0 || e->base != 0 || e->fade != 0 || e->done != 0) return 0;
+                    continue;
+                }
+                if (e->child >= cc || e->base < 0 || e->base > BSYNC_FX_ONE) return 0;
+                if (k + 1u < ss.count || ss.count == 1u) {
+                    if (e->fade != 0 || e->done != 0) return 0;
+                    sum += e->base;
+                } else if (e->base != 0 || e->fade > BSYNC_SWITCH_MAX_FADE_TICKS || e->done >= e->fade) {
+                    return 0; /* the newest of several: fading, 0 <= done < fade */
+                }
+            }
+            if (sum != BSYNC_FX_ONE) return 0;
+            if (apply) stacks[i] = ss; /* weights: derive_all */
+        }
+    }
     if (apply) inst->tick = tick;
     return 1;
 }
@@ -913,7 +1152,8 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     const unsigned char* p = (const unsigned char*)buf;
     if (len < 32u) return BSYNC_BAD_BLOB;
     if (r_u32(&p) != BSYNC_SNAPSHOT_MAGIC) return BSYNC_BAD_BLOB;
-    if (r_u32(&p) != BSYNC_SNAPSHOT_VERSION) return BSYNC_BAD_BLOB;
+    if (r_u32(&p) != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION))
+        return BSYNC_BAD_BLOB;
     const uint64_t hash = r_u64(&p);
     const uint32_t declared = r_u32(&p);
     const uint32_t zero = r_u32(&p);

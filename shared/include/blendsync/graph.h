@@ -5,9 +5,10 @@
  *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters
  *   bsync_graph_create / _destroy                build (one allocation) / free
  *   bsync_graph_layer_desc, bsync_graph_create_layered   the same plus a layer stack (issue 4, "Nodes")
+ *   bsync_graph_switch_desc, bsync_graph_extras, bsync_graph_create_ex   layers and switch nodes
  *   bsync_graph_hash                             identity of everything that affects simulation
  *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint,
- *              root-motion settings, layer count
+ *              root-motion settings, layer count, switch count / node
  *
  * A graph is built once from a blend tree (blend_tree.h), a skeleton, a clip for each motion (or NULL),
  * a tick rate and per-parameter filters (param.h), and is then shared, read-only, by any number of
@@ -53,6 +54,22 @@
  *                           > 0 with mask NULL; a mask joint >= joint_count; include_descendants not 0/1
  *   BSYNC_LIMIT_EXCEEDED    layer_count > BSYNC_GRAPH_MAX_LAYERS or mask_count > BSYNC_MAX_JOINTS
  *
+ * and for switches (bsync_graph_create_ex), after the layer checks:
+ *   BSYNC_INVALID_ARGUMENT  switch_count > 0 with switches NULL; a switch's node >= node_count; a switch
+ *                           node whose sync is not BSYNC_SYNC_NONE; initial_child >= the node's child
+ *                           count; two switches on the same node
+ *   BSYNC_LIMIT_EXCEEDED    switch_count > BSYNC_GRAPH_MAX_SWITCHES
+ *
+ * Switches (issue 4, "Nodes": switch nodes driven by input triggers, cross-fades). A switch names a
+ * tree node N (its sync must be BSYNC_SYNC_NONE, so every state keeps its own clock); N's children
+ * are the switch's STATES. The node's child weights are no longer its blend space's: they are the
+ * switch's cross-fade weights (an instance's per-switch stack, instance.h "Switches"), and they
+ * multiply into masses, leaf weights, cycle lengths and sampling exactly like any node's weights (so a
+ * switch at the root is the instance's base selector; a switch node used as a layer node selects that
+ * layer's pose). Initially only `initial_child` plays, with weight 1.0. Triggers (play SWITCH CHILD
+ * FADE_TICKS [carry_time]) come with the tick (bsync_instance_tick_ex). Inertialization is not
+ * provided. The switch definition is part of the hash; the stack is instance state.
+ *
  * Layers (issue 4, "Nodes": base + N layers, each with a weight, a bone mask, override or additive).
  * The tree's root node is the BASE; each layer names a node of the same tree whose blended subtree is
  * the LAYER POSE: its slots' contributions are flattened from that node with mass 1.0 exactly as the
@@ -91,12 +108,15 @@
  *   u64 bsync_checksum_skeleton (0 without a skeleton);
  *   u32 root_motion, u32 root_rotation, u32 root_joint (as given, in every mode);
  *   u32 layer_count; per layer: u32 node, u32 mode, u32 weight_source, fx weight (as given), u32
- *     weight_param (as given), u32 has_mask (mask_count > 0), [joint_count fx: the built table m].
+ *     weight_param (as given), u32 has_mask (mask_count > 0), [joint_count fx: the built table m];
+ *   only when switch_count > 0 (the first u32 is then 4, format 4): u32 switch_count; per switch
+ *     u32 node, u32 initial_child.
  * So two graphs built from equal inputs have equal hashes, and any change to the tick rate, a name, a
  * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton, a
  * clip's content, a root-motion setting or a layer (its node, mode, weight, weight source or the joints
  * its mask selects) changes it. Server and clients compare it before playing together. (Format 1 had
- * no root-motion fields, format 2 no layers; this is format 3.)
+ * no root-motion fields, format 2 no layers; a graph without switches hashes as format 3, exactly as
+ * before switches existed, so its hash and snapshots are unchanged; a graph with switches is format 4.)
  *
  * Does not: allocate except in create, keep globals, use floating point, or print.
  */
@@ -190,6 +210,26 @@ bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_alloca
  * graph). */
 bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
                                         uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out);
+
+#define BSYNC_GRAPH_MAX_SWITCHES 16u
+
+typedef struct bsync_graph_switch_desc {
+    uint32_t node;          /* the tree node whose children are the states (sync BSYNC_SYNC_NONE) */
+    uint32_t initial_child; /* the state playing at init, a child index of `node` */
+} bsync_graph_switch_desc;
+
+/* Everything beyond the base desc (NULL = none). Zero-initialise it: fields may be added at the end. */
+typedef struct bsync_graph_extras {
+    const bsync_graph_layer_desc* layers; /* NULL or layer_count entries (applied in order) */
+    uint32_t layer_count;
+    const bsync_graph_switch_desc* switches; /* NULL or switch_count entries */
+    uint32_t switch_count;
+} bsync_graph_extras;
+
+/* The general entry point: bsync_graph_create and bsync_graph_create_layered are thin wrappers of it
+ * (extras NULL, or only the layers). The arrays in extras are copied. */
+bsync_result bsync_graph_create_ex(const bsync_graph_desc* desc, const bsync_graph_extras* extras,
+                                   const bsync_allocator* allocator, bsync_graph** out);
 void bsync_graph_destroy(bsync_graph* graph); /* NULL is ignored */
 
 /* Accessors (NULL graph: 0 / NULL). */
@@ -213,6 +253,9 @@ bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* graph);
 bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* graph);
 uint32_t bsync_graph_root_joint(const bsync_graph* graph);
 uint32_t bsync_graph_layer_count(const bsync_graph* graph); /* 0 for NULL */
+uint32_t bsync_graph_switch_count(const bsync_graph* graph); /* 0 for NULL */
+/* The node of switch i (UINT32_MAX for NULL or i out of range). */
+uint32_t bsync_graph_switch_node(const bsync_graph* graph, uint32_t sw);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
  * Index
  *   bsync_instance_memory_size / _init        the instance in caller memory (8-byte aligned)
  *   bsync_instance_input, bsync_instance_tick  advance exactly one tick
+ *   bsync_switch_trigger, bsync_instance_tick_ex   the same with switch triggers ("Switches" below)
+ *   bsync_instance_switch_state                the cross-fade stack of a switch
  *   blend state   _tick_count _parameter _target _parameter_state _leaf_weights _node_weights
  *                 _node_time _node_phase _node_sample_phase _node_length
  *   root motion   _root_motion (the last tick's delta; see "Root motion" below)
@@ -97,12 +99,43 @@
  *   blended y, rest z) and its rotation frame(rest.r) conj(frame(q)) q for the blended q (the yaw
  *   removed, pitch and roll kept). Joint queries and pose checksums see the same pose.
  *
+ * Switches (graph.h, bsync_graph_create_ex). Each switch has a stack of at most BSYNC_SWITCH_STACK_DEPTH
+ * entries, oldest first, each (child, base, fade, done) and a derived weight; init: one entry
+ * (initial_child, base 1.0, fade 0, done 0). Weights (fix16 raw, exact integer rules): one entry ->
+ * 1.0; else with the newest entry T (fade F > 0, done d < F): w_T = (d * 65536 + F / 2) / F (integer
+ * division: d/F rounded, ties up), R = 1.0 - w_T, every older entry but the one just below T gets
+ * floor(base_i * R / 65536), and the one just below T gets R minus their sum; so the weights are >= 0
+ * and sum to exactly 1.0 every tick, and the older entries keep their proportions (base_i, which sum
+ * to 1.0) while T fades in. The switch node's child weights are the sums of its entries' weights per
+ * child (a state may be in the stack twice) and replace the node's blend-space weights.
+ * A tick (bsync_instance_tick_ex) first validates every trigger (nothing changes on failure:
+ * BSYNC_INVALID_ARGUMENT for switch_index >= switch count, child >= the node's child count,
+ * fade_ticks > BSYNC_SWITCH_MAX_FADE_TICKS, carry_time not 0/1, or triggers NULL with a count), then,
+ * between step 2 and step 3 above (so before the clocks advance): the triggers in array order, each:
+ *   - if its child is already the newest entry's: ignored (a repeated "play" does not restart a fade);
+ *   - if its child is in no entry: that state's clock (its motion clock in the NONE node, or its child
+ *     node's own clock) restarts: cycles 0 and phase 0 (carry 0), or with carry_time the phase of the
+ *     current DOMINANT entry's state clock (highest weight, ties to the newer), with its carry when the
+ *     two clocks have the same denominator (else carry 0): phase-matched transitions. A state still in
+ *     the stack keeps its clock (no jump while it fades);
+ *   - every entry's base := its current weight, fade := done := 0; if the stack is full, the oldest
+ *     entry is dropped and its base added to the next one's (no weight is lost, no pop); the new entry
+ *     (child, base 0, fade F, done 0) is pushed (weight 0 at that moment);
+ * then every switch's fade advances one tick: if the stack has more than one entry, the newest
+ * entry's done += 1 (when < F); when done reaches F (at once for F = 0: an instant switch) the stack
+ * collapses to that entry alone (child, base 1.0, fade 0, done 0): all older entries had weight 0.
+ * So a trigger in tick t with fade F gives the new state weight k/F (rounded) after tick t + k - 1,
+ * 1.0 after tick t + F - 1; interrupting A->B mid-fade with ->C keeps A and B (scaled down together,
+ * no pop). No inertialization. State: the stacks (state checksum and snapshots below).
+ *
  * Checksums (XXH64, checksum.h feeders, never cursors or caches):
  *   state     = seed BSYNC_CHECKSUM_SEED_STATE; u64 tick; u32 P; per parameter bsync_param_checksum_feed;
  *               u32 N; per node: i64 cycles, u32 phase, u64 carry; u32 C; per NONE motion clock the same;
  *               u32 M; per motion its leaf weight (fx); u32 S; per child slot (nodes in index order,
  *               children in order) its node-local weight (fx); the root-motion delta: vec3 translation,
- *               quat rotation (bsync_checksum_vec3 / _quat; zero / identity unless EXTRACT).
+ *               quat rotation (bsync_checksum_vec3 / _quat; zero / identity unless EXTRACT); then ONLY for a
+               graph with switches: u32 W; per switch u32 count, per entry u32 child, fx base, u32 fade,
+               u32 done, fx weight (a graph without switches checksums exactly as before).
  *   parameter = seed BSYNC_CHECKSUM_SEED_PARAM; u32 index; fx filtered value; bsync_param_checksum_feed.
  *   node      = seed BSYNC_CHECKSUM_SEED_NODE; u32 index; i64 cycles, u32 phase, u64 carry; fx L_N;
  *               u32 child_count; per child: fx weight, and for a NONE node's motion child its clock.
@@ -112,8 +145,15 @@
  *   u32 magic "BSNP" (0x504E5342), u32 version 1, u64 graph hash, u32 total length, u32 0,
  *   u64 tick, u32 P, per parameter: fx target, fx value[0], fx value[1], u32 settled, then i64 value and
  *   i64 velocity of smooth[0] and of smooth[1]; u32 N, per node clock: i64 cycles, u32 phase, u64 carry;
- *   u32 C, per NONE motion clock the same; then u64 XXH64 (seed 0) of every byte before it.
- *   Total: 32 + 4 + 48 P + 4 + 20 N + 4 + 20 C + 8 bytes (bsync_instance_snapshot_size).
+ *   u32 C, per NONE motion clock the same; [switches, below]; then u64 XXH64 (seed 0) of every byte
+ *   before it. Total: 32 + 4 + 48 P + 4 + 20 N + 4 + 20 C + 8 bytes (bsync_instance_snapshot_size).
+ *   A graph WITH switches (W > 0) writes version 2 (BSYNC_SNAPSHOT_VERSION_SWITCHES) and, before the
+ *   XXH64: u32 W, per switch u32 count and BSYNC_SWITCH_STACK_DEPTH entries of u32 child, fx base,
+ *   u32 fade, u32 done (unused entries zero): + 4 + 68 W bytes. A graph without switches writes and
+ *   reads exactly version 1 as before; each graph accepts only its own version (else BSYNC_BAD_BLOB).
+ *   Switch checks on load: count 1..4, child < the node's child count, unused entries zero; one
+ *   entry: base 1.0, fade = done = 0; several: the older ones fade = done = 0, bases in [0, 1.0]
+ *   summing to exactly 1.0, the newest base 0 and done < fade <= BSYNC_SWITCH_MAX_FADE_TICKS.
  * Load checks, before anything is written (the instance is untouched on failure): length, magic,
  * version (BSYNC_BAD_BLOB), graph hash (BSYNC_MISMATCH), the XXH64, the counts, and every field's range
  * (settled 0/1, the second component and smooth[1] zero for a scalar parameter, the whole state zero for
@@ -144,7 +184,10 @@ extern "C" {
 #define BSYNC_CHECKSUM_SEED_PARAM ((uint64_t)0x626c656e64707261ull) /* "blendpra" */
 #define BSYNC_CHECKSUM_SEED_NODE ((uint64_t)0x626c656e646e6f64ull)  /* "blendnod" */
 #define BSYNC_SNAPSHOT_MAGIC 0x504E5342u                            /* "BSNP" little-endian */
-#define BSYNC_SNAPSHOT_VERSION 1u
+#define BSYNC_SNAPSHOT_VERSION 1u          /* graphs without switches */
+#define BSYNC_SNAPSHOT_VERSION_SWITCHES 2u /* graphs with switches */
+#define BSYNC_SWITCH_STACK_DEPTH 4u
+#define BSYNC_SWITCH_MAX_FADE_TICKS 0x100000u
 
 typedef struct bsync_instance bsync_instance; /* opaque, caller memory */
 
@@ -162,6 +205,29 @@ const bsync_graph* bsync_instance_graph(const bsync_instance* inst);
 /* Advance exactly one tick. BSYNC_INVALID_ARGUMENT for NULL arguments or a wrong target_count
  * (nothing changes then). */
 bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input);
+
+/* "play SWITCH CHILD FADE_TICKS [carry]" (see "Switches" above). */
+typedef struct bsync_switch_trigger {
+    uint32_t switch_index; /* index into the graph's switches */
+    uint32_t child;        /* child index of the switch node: the state to play */
+    uint32_t fade_ticks;   /* 0 = instant; at most BSYNC_SWITCH_MAX_FADE_TICKS */
+    uint32_t carry_time;   /* 0 or 1: start at the dominant state's normalised phase */
+} bsync_switch_trigger;
+/* bsync_instance_tick with triggers applied in array order (trigger_count 0: the same as
+ * bsync_instance_tick). Every argument is checked before anything changes. */
+bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_input* input,
+                                    const bsync_switch_trigger* triggers, uint32_t trigger_count);
+
+typedef struct bsync_switch_entry {
+    uint32_t child;      /* state */
+    fix16_t weight;      /* its current weight */
+    uint32_t fade_ticks; /* the newest entry of several: its fade length; else 0 */
+    uint32_t fade_done;  /* ticks of that fade done */
+} bsync_switch_entry;
+/* The stack of switch sw, oldest first, into out[0 .. *count). BSYNC_INVALID_ARGUMENT for NULL
+ * arguments or sw out of range. */
+bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw,
+                                        bsync_switch_entry out[BSYNC_SWITCH_STACK_DEPTH], uint32_t* count);
 
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
 uint64_t bsync_instance_tick_count(const bsync_instance* inst);

@@ -39,6 +39,10 @@ typedef struct graph_layer {
     uint32_t has_mask;                  /* 0: every joint (mask NULL) */
 } graph_layer;
 
+typedef struct graph_switch {
+    uint32_t node, initial; /* bsync_graph_switch_desc, validated */
+} graph_switch;
+
 struct bsync_graph {
     bsync_block_header head;
     uint64_t hash;
@@ -68,6 +72,8 @@ struct bsync_graph {
     uint32_t layer_count, layer_pad_;
     graph_layer* layers;            /* layer_count */
     fix16_t* layer_masks;           /* layer_count * joint_count: the built table m of each layer */
+    uint32_t switch_count, switch_pad_;
+    graph_switch* switches;         /* switch_count */
 };
 
 /* The denominator of node clocks (bsync_time_step_init(1.0, ., rate)). */
