@@ -24,6 +24,7 @@
 #include "blendsync/io/gltf_write.h"
 #include "blendsync/io/graph_config.h"
 #include "blendsync/skeleton.h"
+#include "cli_graph_config.h"
 #include "commands.h"
 #include "script_csv.h"
 
@@ -102,19 +103,8 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
 
     static bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
-    bsync_graph_config* gc = NULL;
-    bsync_error err;
-    if (bsync_graph_config_load(config, NULL, &gc, diags, &err) != BSYNC_OK) {
-        fprintf(stderr, "blendsync bake: %s\n", err.message);
-        return 2;
-    }
-    const char* notes = bsync_graph_config_notes(gc);
-    for (const char* p = notes; *p;) {
-        const char* nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        fprintf(stderr, "note: %.*s\n", (int)n, p);
-        p += n + (nl ? 1 : 0);
-    }
+    bsync_graph_config* gc = bsync_cli_load_graph_config("bake", config, diags);
+    if (!gc) return 2;
     const bsync_graph* graph = bsync_graph_config_graph(gc);
     const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
     const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
@@ -187,6 +177,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     char name[BSYNC_MAX_NAME];
     base_name(config, name, sizeof name);
     bsync_gltf_bake bake = {sk, name, "blendsync bake", rate, (uint32_t)ticks + 1, poses};
+    bsync_error err;
     if (bsync_gltf_write_glb_file(out_path, &bake, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: %s\n", err.message);
         goto done;

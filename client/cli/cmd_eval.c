@@ -39,6 +39,7 @@
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
 #include "blendsync/io/graph_config.h"
+#include "cli_graph_config.h"
 #include "commands.h"
 #include "script_csv.h"
 
@@ -126,19 +127,8 @@ int bsync_cmd_eval(int argc, char** argv) {
     }
 
     static bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
-    bsync_graph_config* gc = NULL;
-    bsync_error err;
-    if (bsync_graph_config_load(config, NULL, &gc, diags, &err) != BSYNC_OK) {
-        fprintf(stderr, "blendsync eval: %s\n", err.message);
-        return 2;
-    }
-    const char* notes = bsync_graph_config_notes(gc);
-    for (const char* p = notes; *p;) {
-        const char* nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        fprintf(stderr, "note: %.*s\n", (int)n, p);
-        p += n + (nl ? 1 : 0);
-    }
+    bsync_graph_config* gc = bsync_cli_load_graph_config("eval", config, diags);
+    if (!gc) return 2;
     const bsync_graph* graph = bsync_graph_config_graph(gc);
     const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
 

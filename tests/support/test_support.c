@@ -134,3 +134,18 @@ void bsync_test_assert_partition(const fix16_t* w, size_t n) {
     }
     assert_int_equal(sum, BSYNC_FX_ONE);
 }
+
+char* bsync_test_base64(const unsigned char* d, size_t n) {
+    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char* o = malloc(n / 3 * 4 + 8);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
+        o[k++] = t[(v >> 18) & 63];
+        o[k++] = t[(v >> 12) & 63];
+        o[k++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
+        o[k++] = i + 2 < n ? t[v & 63] : '=';
+    }
+    o[k] = '\0';
+    return o;
+}

@@ -42,6 +42,9 @@ void bsync_test_counting_allocator_init(bsync_test_counting_allocator* c);
  * the test (nothing was allocated, so nothing may be freed). */
 bsync_allocator bsync_test_failing_allocator(int* calls);
 
+/* Standard base64 (RFC 4648, with padding) of n bytes, NUL-terminated, malloc'ed (free it). */
+char* bsync_test_base64(const unsigned char* data, size_t n);
+
 /* Deterministic pseudo-random numbers for stratified sweeps (splitmix64). */
 uint64_t bsync_test_rand(uint64_t* state);
 

@@ -105,25 +105,11 @@ static char* fixture_json(const char* uri_json, const char* node1, int skin) {
 
 static const char* k_node1 = "{\"name\":\"arm\",\"translation\":[0.5,0,0]}";
 
-static char* b64(const unsigned char* d, size_t n) {
-    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char* o = malloc(n / 3 * 4 + 8);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
-        o[k++] = t[(v >> 18) & 63];
-        o[k++] = t[(v >> 12) & 63];
-        o[k++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-        o[k++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    o[k] = '\0';
-    return o;
-}
 
 static char* embedded_json(const char* node1, int skin) {
     bytes b;
     fixture_buffer(&b);
-    char* e = b64(b.d, b.n);
+    char* e = bsync_test_base64(b.d, b.n);
     size_t cap = strlen(e) + 100;
     char* uri = malloc(cap);
     snprintf(uri, cap, "\"uri\":\"data:application/octet-stream;base64,%s\",", e);
@@ -413,7 +399,7 @@ static void test_hostile_values(void** state) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memcpy(b.d, keep, b.n);
         memcpy(b.d + cases[i].off, &cases[i].v, 4);
-        char* e64 = b64(b.d, b.n);
+        char* e64 = bsync_test_base64(b.d, b.n);
         size_t cap = strlen(e64) + 100;
         char* uri = malloc(cap);
         snprintf(uri, cap, "\"uri\":\"data:application/octet-stream;base64,%s\",", e64);

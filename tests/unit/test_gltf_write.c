@@ -230,27 +230,13 @@ static void test_errors(void** state) {
 
 /* ---- the bake round trip through a graph config ---- */
 
-static char* b64(const unsigned char* d, size_t n) {
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char* o = (char*)malloc(4 * ((n + 2) / 3) + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
-        o[k++] = t[(v >> 18) & 63];
-        o[k++] = t[(v >> 12) & 63];
-        o[k++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-        o[k++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    o[k] = '\0';
-    return o;
-}
 
 /* hips -> spine; animation "walk", 1 s, keys at 0, 0.5, 1: hips moves (0,0,0) (1,0.5,0) (2,0,0), spine
  * turns about +Y by 0, 90, 180 degrees. */
 static void write_clip_gltf(void) {
     const float h = 0.70710678f;
     float v[3 + 9 + 12] = {0, 0.5f, 1, 0, 0, 0, 1, 0.5f, 0, 2, 0, 0, 0, 0, 0, 1, 0, h, 0, h, 0, 1, 0, 0};
-    char* e = b64((const unsigned char*)v, sizeof v);
+    char* e = bsync_test_base64((const unsigned char*)v, sizeof v);
     char json[4096];
     snprintf(json, sizeof json,
              "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"

@@ -102,20 +102,6 @@ static void load_error(const char* json, const char* message) {
 
 /* ------------------------------------------------------------------ glTF fixtures */
 
-static char* b64(const unsigned char* d, size_t n) {
-    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char* o = malloc(n / 3 * 4 + 8);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
-        o[k++] = t[(v >> 18) & 63];
-        o[k++] = t[(v >> 12) & 63];
-        o[k++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-        o[k++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    o[k] = '\0';
-    return o;
-}
 
 /* A chain of `jc` joints named names[] (joint 0 the root), and `ac` animations: animation a is named
  * anims[a], lasts durs[a] seconds and moves the root from (0, 0, 0) to (2 * dur, 0, 0) (LINEAR). */
@@ -128,7 +114,7 @@ static void write_gltf(const char* file, const char* const* names, int jc, const
         memcpy(buf + n, v, 32); /* little-endian host */
         n += 32;
     }
-    char* e = b64(buf, n);
+    char* e = bsync_test_base64(buf, n);
     char json[8192];
     size_t w = (size_t)snprintf(json, sizeof json, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[");
     for (int j = 0; j < jc; j++) {

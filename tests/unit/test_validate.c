@@ -36,20 +36,6 @@ typedef struct anim {
     chan ch[4];
 } anim;
 
-static char* b64(const unsigned char* d, size_t n) {
-    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char* o = malloc(n / 3 * 4 + 8);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
-        o[k++] = t[(v >> 18) & 63];
-        o[k++] = t[(v >> 12) & 63];
-        o[k++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
-        o[k++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    o[k] = '\0';
-    return o;
-}
 
 static char g_dir[64];
 
@@ -116,7 +102,7 @@ static void write_gltf(const char* name, const anim* anims, int nanims, int head
                     A->ch[c].node, A->ch[c].path);
         appendf(&an, &alen, &acap, "]}");
     }
-    char* e = b64(buf, blen);
+    char* e = bsync_test_base64(buf, blen);
     FILE* f = fopen(fixture_path(name), "wb");
     assert_non_null(f);
     fprintf(f,

@@ -1,0 +1,12 @@
+/* cli_graph_config.h — loading a graph config the way every command reports it. */
+#ifndef BLENDSYNC_CLI_GRAPH_CONFIG_H
+#define BLENDSYNC_CLI_GRAPH_CONFIG_H
+
+#include "blendsync/io/graph_config.h"
+
+/* Load `path` for command `cmd` ("eval", "bake", ...). On failure prints "blendsync CMD: message" on
+ * stderr and returns NULL; on success prints the loader's notes on stderr, one "note: ..." line
+ * each. `diags` receives BSYNC_MAX_BLEND_NODES entries. Free with bsync_graph_config_destroy. */
+bsync_graph_config* bsync_cli_load_graph_config(const char* cmd, const char* path, bsync_blend_diagnostics* diags);
+
+#endif
