@@ -121,19 +121,15 @@ static void eval_node_weights(bsync_instance* inst, uint32_t n) {
     (void)bsync_blend_tree_eval_node(g->tree, n, CARR(inst, fix16_t, off_filtered), w);
 }
 
-/* Masses, slot contributions, leaf weights, cycle lengths and phase steps from the node weights. */
-static void flatten_and_lengths(bsync_instance* inst) {
+/* Slot contributions of the subtree of `node` with mass 1.0 there: the rule of blend_tree.h's
+ * flattening, node by node in parents-first order; motion slots get their contribution, child nodes
+ * accumulate mass). */
+static void flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* mass, fix16_t* contrib) {
     const bsync_graph* g = inst->graph;
     const fix16_t* w = CARR(inst, fix16_t, off_weights);
-    fix16_t* contrib = ARR(inst, fix16_t, off_contrib);
-    fix16_t* mass = ARR(inst, fix16_t, off_mass);
-    fix16_t* leaf = ARR(inst, fix16_t, off_leaf);
-    fix16_t* length = ARR(inst, fix16_t, off_length);
-    bsync_time_step* steps = ARR(inst, bsync_time_step, off_steps);
     for (uint32_t n = 0; n < g->node_count; n++) mass[n] = 0;
     for (uint32_t s = 0; s < g->slot_count; s++) contrib[s] = 0;
-    for (uint32_t m = 0; m < g->motion_count; m++) leaf[m] = 0;
-    mass[g->root] = BSYNC_FX_ONE;
+    mass[node] = BSYNC_FX_ONE;
     for (uint32_t i = 0; i < g->node_count; i++) {
         const uint32_t n = g->topo[i];
         const fix16_t m = mass[n];
@@ -145,14 +141,26 @@ static void flatten_and_lengths(bsync_instance* inst) {
             const fix16_t c = bsync_fx_mul(m, w[s]);
             if (c <= 0) continue;
             const graph_slot* gs = &g->slots[s];
-            if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) {
-                mass[gs->index] = bsync_fx_add(mass[gs->index], c);
-            } else {
-                leaf[gs->index] = bsync_fx_add(leaf[gs->index], c);
-                contrib[s] = c;
-            }
+            if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) mass[gs->index] = bsync_fx_add(mass[gs->index], c);
+            else contrib[s] = c;
         }
     }
+}
+
+/* Masses, slot contributions, leaf weights, cycle lengths and phase steps from the node weights. */
+static void flatten_and_lengths(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    const fix16_t* w = CARR(inst, fix16_t, off_weights);
+    fix16_t* contrib = ARR(inst, fix16_t, off_contrib);
+    fix16_t* mass = ARR(inst, fix16_t, off_mass);
+    fix16_t* leaf = ARR(inst, fix16_t, off_leaf);
+    fix16_t* length = ARR(inst, fix16_t, off_length);
+    bsync_time_step* steps = ARR(inst, bsync_time_step, off_steps);
+    flatten_from(inst, g->root, mass, contrib);
+    for (uint32_t m = 0; m < g->motion_count; m++) leaf[m] = 0;
+    for (uint32_t sl = 0; sl < g->slot_count; sl++) /* a motion's weight: its slots' contributions */
+        if (contrib[sl] > 0 && g->slots[sl].kind == (uint32_t)BSYNC_CHILD_MOTION)
+            leaf[g->slots[sl].index] = bsync_fx_add(leaf[g->slots[sl].index], contrib[sl]);
     for (uint32_t i = g->node_count; i-- > 0;) { /* children before parents */
         const uint32_t n = g->topo[i];
         const graph_node* gn = &g->nodes[n];
@@ -785,29 +793,6 @@ static layer_area layer_caches(bsync_instance* inst) {
     return a;
 }
 
-/* Slot contributions of the subtree of `node` with mass 1.0 there: flatten_and_lengths' rule. */
-static void flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* mass, fix16_t* contrib) {
-    const bsync_graph* g = inst->graph;
-    const fix16_t* w = CARR(inst, fix16_t, off_weights);
-    for (uint32_t n = 0; n < g->node_count; n++) mass[n] = 0;
-    for (uint32_t s = 0; s < g->slot_count; s++) contrib[s] = 0;
-    mass[node] = BSYNC_FX_ONE;
-    for (uint32_t i = 0; i < g->node_count; i++) {
-        const uint32_t n = g->topo[i];
-        const fix16_t m = mass[n];
-        if (m <= 0) continue;
-        const graph_node* gn = &g->nodes[n];
-        for (uint32_t k = 0; k < gn->child_count; k++) {
-            const uint32_t s = gn->first_slot + k;
-            if (w[s] <= 0) continue;
-            const fix16_t c = bsync_fx_mul(m, w[s]);
-            if (c <= 0) continue;
-            const graph_slot* gs = &g->slots[s];
-            if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) mass[gs->index] = bsync_fx_add(mass[gs->index], c);
-            else contrib[s] = c;
-        }
-    }
-}
 
 /* Samples every bound slot with contribution > 0 and blends them (the remainder to the rest pose). */
 static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local) {
