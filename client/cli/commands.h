@@ -10,5 +10,6 @@ int bsync_cmd_import(int argc, char** argv);
 int bsync_cmd_eval(int argc, char** argv);
 int bsync_cmd_validate(int argc, char** argv);
 int bsync_cmd_bake(int argc, char** argv);
+int bsync_cmd_bot(int argc, char** argv);
 
 #endif

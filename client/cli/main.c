@@ -18,6 +18,7 @@ static const command k_commands[] = {
     {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
     {"eval", bsync_cmd_eval, "drive a graph instance from a CSV script; per-tick state as JSON Lines"},
     {"bake", bsync_cmd_bake, "run a graph config tick by tick and write the result as a glTF 2.0 .glb"},
+    {"bot", bsync_cmd_bot, "a headless client: join a match on a blendsync-server and play a seeded joystick path"},
     {"validate", bsync_cmd_validate, "check clips and configs before a match (seams, joints, precision, speeds)"},
 };
 

@@ -1,0 +1,225 @@
+/* cmd_bot.c — `blendsync bot`: a headless client that joins a match on a blendsync server and plays a
+ * seeded random joystick path (the same generator NPCs use, bsync_match_random_input), printing a
+ * status line per second. With --inject-desync TICK it flips one bit of its own input at that tick, so
+ * the server's detection can be shown and tested.
+ *
+ * Exit: 0 the match ended normally and no desync was reported to this bot; 1 the match ended (or the
+ * bot was kicked) with a desync reported; 2 an error: refused (BYE with a reason), the connection
+ * lost, bad arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blendsync/client.h"
+#include "blendsync/io/match_config.h"
+#include "blendsync/net.h"
+#include "commands.h"
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
+            "                     [--match ID] [--seed S] [--inject-desync TICK] [--quiet]\n"
+            "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
+            "\n"
+            "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
+            "simulates every confirmed frame, sends pose and blend-state checksums, and prints a status\n"
+            "line per second (tick, round-trip time, checksums sent, desyncs). It needs the match's\n"
+            "config file (the same graphs as the server: the HELLO carries their hash).\n"
+            "\n"
+            "  --server HOST:PORT     the blendsync-server\n"
+            "  --config FILE          the match config (docs/match-config.md)\n"
+            "  --slot N, --token T    the player slot and its token (from the match config)\n"
+            "  --match ID             the match id (default: the config's)\n"
+            "  --seed S               the joystick path's seed (default: 1000 + slot)\n"
+            "  --inject-desync TICK   flip bit 0 of this bot's first input parameter at frame TICK\n"
+            "  --drop PERMILLE        test switch: drop this share of outgoing input packets\n"
+            "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
+            "  --timeout SECONDS      give up after this long (default 600)\n"
+            "  --quiet                no status lines, only the summary\n"
+            "\n"
+            "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
+            "2 error (refused, connection lost, bad arguments).\n");
+}
+
+static int parse_u64(const char* s, uint64_t* out) {
+    if (!s || !*s) return -1;
+    char* end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!end || *end || s[0] == '-') return -1;
+    *out = v;
+    return 0;
+}
+
+int bsync_cmd_bot(int argc, char** argv) {
+    const char* server = NULL;
+    const char* config = NULL;
+    const char* token = NULL;
+    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
+    int have_seed = 0, have_inject = 0, quiet = 0;
+    uint32_t delay_min = 0, delay_max = 0;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        } else if (!v) {
+            bad = 1;
+        } else if (!strcmp(a, "--server")) server = v;
+        else if (!strcmp(a, "--config")) config = v;
+        else if (!strcmp(a, "--token")) token = v;
+        else if (!strcmp(a, "--slot")) bad = parse_u64(v, &slot) || slot >= BSYNC_PROTO_MAX_PLAYERS;
+        else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
+        else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
+        else if (!strcmp(a, "--inject-desync")) bad = parse_u64(v, &inject) || inject > UINT32_MAX, have_inject = 1;
+        else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
+        else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
+        else if (!strcmp(a, "--delay")) {
+            unsigned lo = 0, hi = 0;
+            char tail = 0;
+            bad = sscanf(v, "%u:%u%c", &lo, &hi, &tail) != 2 || lo > hi || hi > 10000;
+            delay_min = lo;
+            delay_max = hi;
+        } else bad = 2;
+        if (bad) {
+            fprintf(stderr, "blendsync bot: %s \"%s\"\n\n", bad == 2 ? "unknown argument" : "bad value for", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+    }
+    if (!server || !config || !token || slot == UINT64_MAX) {
+        fprintf(stderr, "blendsync bot: --server, --config, --slot and --token are required\n\n");
+        usage(stderr);
+        return 2;
+    }
+    char host[256];
+    uint16_t port = 0;
+    if (bsync_net_parse_address(server, host, sizeof host, &port) != 0) {
+        fprintf(stderr, "blendsync bot: --server: expected HOST:PORT, got \"%s\"\n", server);
+        return 2;
+    }
+    bsync_match_config* mc = NULL;
+    bsync_error err;
+    memset(&err, 0, sizeof err);
+    if (bsync_match_config_load(config, NULL, &mc, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bot: %s\n", err.message);
+        return 2;
+    }
+    const bsync_match_desc* desc = bsync_match_config_desc(mc);
+    if (!match_id) match_id = bsync_match_config_match_id(mc);
+    if (!have_seed) seed = 1000u + slot;
+    bsync_client_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.host = host;
+    cc.port = port;
+    cc.match_id = match_id;
+    cc.slot = (uint8_t)slot;
+    cc.token = (const uint8_t*)token;
+    cc.token_len = (uint32_t)strlen(token);
+    cc.desc = desc;
+    cc.compute_poses = 1;
+    cc.test_drop_permille = (uint32_t)drop;
+    cc.test_delay_min_ms = delay_min;
+    cc.test_delay_max_ms = delay_max;
+    cc.test_seed = seed;
+    cc.test_inject_desync = have_inject;
+    cc.test_inject_tick = (uint32_t)inject;
+    bsync_client* c = NULL;
+    if (bsync_client_create(&cc, &c, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bot: %s\n", err.message);
+        bsync_match_config_destroy(mc);
+        return 2;
+    }
+    bsync_match_script script;
+    bsync_match_script_init(&script, seed);
+    uint64_t start = bsync_net_now_us(), next_input = 0, next_status = start + 1000000u;
+    uint64_t period = 0;
+    int status = -1, desynced = 0;
+    uint32_t bye = 0;
+    while (status < 0) {
+        bsync_client_service(c, 2);
+        bsync_client_event ev;
+        while (bsync_client_poll_event(c, &ev)) {
+            switch (ev.type) {
+            case BSYNC_CLIENT_EVENT_WELCOME:
+                period = 1000000u / bsync_client_tick_rate(c);
+                next_input = bsync_net_now_us();
+                if (!quiet)
+                    printf("bot slot %llu: joined match %llu at tick %u (%u Hz, input delay %u)\n",
+                           (unsigned long long)slot, (unsigned long long)match_id, ev.tick, bsync_client_tick_rate(c),
+                           bsync_client_input_delay(c));
+                break;
+            case BSYNC_CLIENT_EVENT_DESYNC:
+                desynced = 1;
+                printf("bot slot %llu: DESYNC reported by the server at tick %u: %s, character %d, expected %016llx got "
+                       "%016llx, action %s\n",
+                       (unsigned long long)slot, ev.desync.tick, bsync_proto_desync_kind_string(ev.desync.kind),
+                       ev.desync.character == BSYNC_PROTO_NO_CHARACTER ? -1 : (int)ev.desync.character,
+                       (unsigned long long)ev.desync.expected, (unsigned long long)ev.desync.got,
+                       bsync_proto_action_string(ev.desync.action));
+                break;
+            case BSYNC_CLIENT_EVENT_RESYNC:
+                printf("bot slot %llu: resynced from the server's snapshot at tick %u\n", (unsigned long long)slot, ev.tick);
+                break;
+            case BSYNC_CLIENT_EVENT_BYE:
+                bye = ev.bye_reason;
+                status = bye == BSYNC_PROTO_BYE_MATCH_OVER || bye == BSYNC_PROTO_BYE_SHUTDOWN ? (desynced ? 1 : 0)
+                         : bye == BSYNC_PROTO_BYE_KICKED_DESYNC                             ? 1
+                                                                                            : 2;
+                break;
+            case BSYNC_CLIENT_EVENT_DISCONNECTED:
+                if (status < 0) status = 2;
+                break;
+            default: break;
+            }
+        }
+        uint64_t now = bsync_net_now_us();
+        if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
+            bsync_match_input in;
+            bsync_match_random_input(&script, desc, &in);
+            bsync_client_send_input(c, &in, NULL);
+            next_input += period;
+            if (now > next_input + 10 * period) next_input = now; /* paused: do not burst */
+        }
+        if (now >= next_status) {
+            next_status += 1000000u;
+            bsync_client_stats st;
+            bsync_client_get_stats(c, &st);
+            if (!quiet && period)
+                printf("bot slot %llu: tick %u  rtt %u ms  checksums sent %llu (last %016llx)  desyncs %llu  "
+                       "defaulted %llu\n",
+                       (unsigned long long)slot, st.next_frame_tick, st.rtt_ms, (unsigned long long)st.checksums_sent,
+                       (unsigned long long)st.last_pose, (unsigned long long)st.desyncs,
+                       (unsigned long long)st.frames_defaulted_self);
+            fflush(stdout);
+        }
+        if (now - start > timeout * 1000000u) {
+            fprintf(stderr, "blendsync bot: slot %llu: gave up after %llu s\n", (unsigned long long)slot,
+                    (unsigned long long)timeout);
+            status = 2;
+        }
+    }
+    bsync_client_stats st;
+    bsync_client_get_stats(c, &st);
+    if (status == 2 && bye)
+        fprintf(stderr, "blendsync bot: slot %llu: the server said bye: %s\n", (unsigned long long)slot,
+                bsync_proto_bye_reason_string(bye));
+    else if (status == 2)
+        fprintf(stderr, "blendsync bot: slot %llu: connection lost or refused (is the server at %s running?)\n",
+                (unsigned long long)slot, server);
+    printf("bot slot %llu: done: %llu frames applied, %llu checksums sent, %llu desyncs, %llu inputs defaulted, "
+           "%llu bytes sent, %llu received (%s)\n",
+           (unsigned long long)slot, (unsigned long long)st.frames_applied, (unsigned long long)st.checksums_sent,
+           (unsigned long long)st.desyncs, (unsigned long long)st.frames_defaulted_self, (unsigned long long)st.bytes_sent,
+           (unsigned long long)st.bytes_received, bye ? bsync_proto_bye_reason_string(bye) : "disconnected");
+    fflush(stdout);
+    bsync_client_destroy(c);
+    bsync_match_config_destroy(mc);
+    return status;
+}

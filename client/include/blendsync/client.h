@@ -1,0 +1,131 @@
+/* blendsync/client.h — the client library a game links: connect to a blendsync server, send this
+ * tick's input, receive confirmed frames and advance the local match exactly one tick per frame,
+ * send checksums, answer desync notices, reload snapshots (late join, resync). docs/lockstep.md is
+ * the session this library follows.
+ *
+ * Index
+ *   bsync_client_config             where to connect, which slot, the local match desc, test switches
+ *   bsync_client_create / _destroy  connect (non-blocking) / say BYE and free
+ *   bsync_client_service            pump the network: no threads, call it every frame (timeout 0 is fine)
+ *   bsync_client_send_input         this tick's input (assigned to the next input tick)
+ *   bsync_client_poll_event         what happened (welcome, frames applied, desync, resync, bye)
+ *   bsync_client_match              the local match: poses for rendering (bsync_match_instance + instance.h)
+ *   bsync_client_stats              counters, round-trip time
+ *
+ * Without a server: a game with its own lockstep loop needs none of this — bsync_match (match.h)
+ * is the whole simulation; it gets the same checksums and can still be verified by a server.
+ *
+ * Test switches (deterministic from test_seed; for tests and the bot, since loopback never loses a
+ * packet): a share of outgoing INPUT packets is dropped (test_drop_permille) and every outgoing INPUT
+ * is held back for a uniform random delay in [test_delay_min_ms, test_delay_max_ms] (jitter: they can
+ * overtake each other and arrive late for their deadline). test_inject_desync: right after the frame
+ * of tick test_inject_tick is applied, one bit of the client's own state is flipped (bit 24 of the
+ * phase of node 0 of its character: 1/256 of a cycle), so its state diverges from everyone else's.
+ * (Flipping an input bit instead is often absorbed: a 1-raw-step target change can vanish in the
+ * dead zone's rounding and the next frame overwrites the target.)
+ *
+ * Edge code: allocates at create, uses ENet sockets and the clock. The match it runs is the core's.
+ */
+#ifndef BLENDSYNC_CLIENT_H
+#define BLENDSYNC_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blendsync/base.h"
+#include "blendsync/match.h"
+#include "blendsync/proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bsync_client_config {
+    const char* host;       /* e.g. "127.0.0.1" */
+    uint16_t port;
+    uint64_t match_id;
+    uint8_t slot;
+    const uint8_t* token;   /* 1..32 bytes */
+    uint32_t token_len;
+    const bsync_match_desc* desc; /* the match (same config as the server's); graphs outlive the client */
+    int compute_poses;      /* 1: pose checksums too (what a rendering client has anyway) */
+    uint32_t connect_timeout_ms; /* 0 -> 5000 */
+    /* test switches */
+    uint32_t test_drop_permille;  /* 0..1000 */
+    uint32_t test_delay_min_ms, test_delay_max_ms;
+    uint64_t test_seed;
+    int test_inject_desync;
+    uint32_t test_inject_tick;
+} bsync_client_config;
+
+typedef enum bsync_client_state {
+    BSYNC_CLIENT_CONNECTING = 0, /* ENet connect / HELLO sent */
+    BSYNC_CLIENT_JOINING = 1,    /* WELCOME received; waiting for the snapshot or the first frame */
+    BSYNC_CLIENT_RUNNING = 2,    /* applying frames */
+    BSYNC_CLIENT_ENDED = 3       /* BYE received, disconnected, or failed to connect */
+} bsync_client_state;
+
+typedef enum bsync_client_event_type {
+    BSYNC_CLIENT_EVENT_WELCOME = 1,   /* tick = start tick */
+    BSYNC_CLIENT_EVENT_FRAME = 2,     /* tick = the frame just applied (one event per frame) */
+    BSYNC_CLIENT_EVENT_CHECKSUM = 3,  /* tick = the frame after which checksums were sent */
+    BSYNC_CLIENT_EVENT_DESYNC = 4,    /* desync = the server's notice */
+    BSYNC_CLIENT_EVENT_RESYNC = 5,    /* tick = the snapshot's tick, loaded */
+    BSYNC_CLIENT_EVENT_BYE = 6,       /* bye_reason; the client is ENDED */
+    BSYNC_CLIENT_EVENT_DISCONNECTED = 7 /* the connection dropped or never came up */
+} bsync_client_event_type;
+
+typedef struct bsync_client_event {
+    bsync_client_event_type type;
+    uint32_t tick;
+    uint32_t bye_reason;
+    uint16_t defaulted_mask;     /* FRAME: the frame's */
+    bsync_proto_desync desync;   /* DESYNC */
+} bsync_client_event;
+
+typedef struct bsync_client_stats {
+    uint64_t frames_applied;
+    uint64_t inputs_sent, inputs_dropped_by_test;
+    uint64_t checksums_sent;
+    uint64_t desyncs;
+    uint64_t resyncs;
+    uint64_t frames_defaulted_self; /* frames where this slot's input was defaulted */
+    uint64_t bytes_sent, bytes_received; /* payload bytes of blendsync packets */
+    uint32_t rtt_ms;            /* ENet's mean round-trip time */
+    uint32_t next_frame_tick;   /* the next frame to apply */
+    uint32_t server_tick;       /* the server's next confirm tick, as last heard */
+    uint64_t last_blend, last_pose; /* checksums after the last checksum tick */
+    uint32_t last_checksum_tick;
+} bsync_client_stats;
+
+typedef struct bsync_client bsync_client;
+
+/* Allocates the client and its match, starts connecting (returns at once). IO_ERROR when ENet
+ * cannot start or the address does not resolve; INVALID_ARGUMENT for a bad config. */
+bsync_result bsync_client_create(const bsync_client_config* config, bsync_client** out, bsync_error* err);
+/* Sends BYE NORMAL if connected, flushes, frees. NULL ignored. */
+void bsync_client_destroy(bsync_client* client);
+
+/* Pump the network for at most timeout_ms (0: only what is waiting): receive and handle every
+ * message, apply every frame that can be applied, send checksums, release delayed packets. */
+bsync_result bsync_client_service(bsync_client* client, uint32_t timeout_ms);
+
+/* Queue this tick's input: it goes to the server for tick max(last + 1, server tick + input delay)
+ * (*assigned_tick, may be NULL), with up to 3 unacknowledged earlier ticks repeated. Returns
+ * BSYNC_INVALID_ARGUMENT before the WELCOME or after the end; BSYNC_LIMIT_EXCEEDED (nothing sent)
+ * when the client is already 8 ticks ahead of what the input delay needs (it is running fast). */
+bsync_result bsync_client_send_input(bsync_client* client, const bsync_match_input* input, uint32_t* assigned_tick);
+
+/* 1 and *out filled when an event was waiting (oldest first; at most 1024 kept, older dropped). */
+int bsync_client_poll_event(bsync_client* client, bsync_client_event* out);
+
+bsync_client_state bsync_client_get_state(const bsync_client* client);
+bsync_match* bsync_client_match(bsync_client* client);
+void bsync_client_get_stats(const bsync_client* client, bsync_client_stats* out);
+uint32_t bsync_client_tick_rate(const bsync_client* client);  /* from the WELCOME (0 before) */
+uint32_t bsync_client_input_delay(const bsync_client* client);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_CLIENT_H */

@@ -1,0 +1,631 @@
+/* client.c — see blendsync/client.h and docs/lockstep.md. */
+#include "blendsync/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/checksum.h"
+#include "blendsync/net.h"
+
+#define FRAME_RING 256u
+#define SNAP_RING 8u
+#define EVENT_CAP 1024u
+#define DELAY_CAP 64u
+#define AHEAD_LIMIT 8u
+#define INPUT_PACKET_MAX (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT)
+
+typedef struct ring_frame {
+    uint32_t tick;
+    int valid;
+    uint16_t defaulted_mask;
+    bsync_match_frame frame;
+} ring_frame;
+
+typedef struct ring_snap {
+    uint32_t tick; /* state at the start of this tick */
+    int valid;
+    size_t len;
+    uint8_t* data; /* snapshot_size bytes */
+} ring_snap;
+
+typedef struct delayed_packet {
+    uint64_t release_us;
+    size_t len;
+    uint8_t bytes[INPUT_PACKET_MAX];
+} delayed_packet;
+
+struct bsync_client {
+    bsync_client_config cfg;
+    uint8_t token[BSYNC_PROTO_MAX_TOKEN];
+    ENetHost* host;
+    ENetPeer* peer;
+    int connected;
+    uint64_t connect_deadline_us;
+    bsync_client_state state;
+    /* match */
+    void* match_mem;
+    size_t match_size;
+    bsync_match* match;
+    void* scratch_mem; /* a second match: answering DETAIL requests from a saved snapshot */
+    bsync_match* scratch;
+    size_t snap_size;
+    /* session */
+    uint32_t tick_rate, input_delay, checksum_interval, player_count;
+    uint32_t next_frame;      /* the next frame tick to apply */
+    int have_state;           /* the match holds the state at the start of next_frame */
+    ring_frame frames[FRAME_RING];
+    uint32_t frames_received_upto; /* one past the newest frame received */
+    ring_snap snaps[SNAP_RING];
+    uint32_t snap_next;
+    /* incoming snapshot (JOIN or RESYNC) */
+    uint8_t* incoming;
+    uint32_t incoming_size, incoming_have, incoming_tick;
+    int incoming_kind; /* -1 none */
+    /* inputs */
+    uint32_t next_input_tick; /* the tick the last input went to + 1 (0: none yet) */
+    int sent_any;
+    uint32_t acked_next;      /* the server holds our inputs below this */
+    uint32_t server_tick;
+    bsync_match_input history[BSYNC_PROTO_MAX_INPUT_RECORDS];
+    uint32_t history_first;   /* tick of history[0] */
+    uint32_t history_count;
+    /* test switches */
+    uint64_t rng;
+    delayed_packet delayed[DELAY_CAP];
+    uint32_t delayed_count;
+    /* events */
+    bsync_client_event events[EVENT_CAP];
+    uint32_t ev_head, ev_count;
+    bsync_client_stats stats;
+    bsync_proto_msg rx; /* the message being handled (large: kept off the stack) */
+};
+
+static void set_err(bsync_error* err, bsync_result code, const char* msg) {
+    if (!err) return;
+    err->code = code;
+    snprintf(err->message, sizeof err->message, "%s", msg);
+}
+
+static void push_event(bsync_client* c, const bsync_client_event* ev) {
+    if (c->ev_count == EVENT_CAP) { /* drop the oldest */
+        c->ev_head = (c->ev_head + 1) % EVENT_CAP;
+        c->ev_count--;
+    }
+    c->events[(c->ev_head + c->ev_count) % EVENT_CAP] = *ev;
+    c->ev_count++;
+}
+
+static void event_simple(bsync_client* c, bsync_client_event_type type, uint32_t tick) {
+    bsync_client_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.tick = tick;
+    push_event(c, &ev);
+}
+
+int bsync_client_poll_event(bsync_client* c, bsync_client_event* out) {
+    if (!c || !out || c->ev_count == 0) return 0;
+    *out = c->events[c->ev_head];
+    c->ev_head = (c->ev_head + 1) % EVENT_CAP;
+    c->ev_count--;
+    return 1;
+}
+
+static uint64_t splitmix(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
+    if (!c->peer || !c->connected) return -1;
+    int n = bsync_net_send(c->peer, m);
+    if (n > 0) c->stats.bytes_sent += (uint64_t)n;
+    return n;
+}
+
+static void end_client(bsync_client* c) {
+    c->state = BSYNC_CLIENT_ENDED;
+}
+
+bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** out, bsync_error* err) {
+    if (!cfg || !out || !cfg->host || !cfg->desc || !cfg->token || cfg->token_len < 1 ||
+        cfg->token_len > BSYNC_PROTO_MAX_TOKEN || cfg->test_drop_permille > 1000 ||
+        cfg->test_delay_min_ms > cfg->test_delay_max_ms || cfg->test_delay_max_ms > 10000) {
+        set_err(err, BSYNC_INVALID_ARGUMENT, "invalid client configuration");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    size_t msize = bsync_match_memory_size(cfg->desc);
+    if (msize == 0 || cfg->slot >= cfg->desc->player_count) {
+        set_err(err, BSYNC_INVALID_ARGUMENT, "invalid match description or slot");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    bsync_client* c = calloc(1, sizeof *c);
+    if (!c) return BSYNC_OUT_OF_MEMORY;
+    c->cfg = *cfg;
+    memcpy(c->token, cfg->token, cfg->token_len);
+    c->cfg.token = c->token;
+    c->incoming_kind = -1;
+    c->rng = cfg->test_seed ^ 0x626c656e64636c69ull;
+    c->match_size = msize;
+    c->match_mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
+    c->scratch_mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
+    if (!c->match_mem || !c->scratch_mem || bsync_match_init(c->match_mem, msize, cfg->desc, &c->match) != BSYNC_OK ||
+        bsync_match_init(c->scratch_mem, msize, cfg->desc, &c->scratch) != BSYNC_OK) {
+        bsync_client_destroy(c);
+        set_err(err, BSYNC_OUT_OF_MEMORY, "cannot set up the match");
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    c->snap_size = bsync_match_snapshot_size(c->match);
+    for (uint32_t i = 0; i < SNAP_RING; i++) {
+        c->snaps[i].data = malloc(c->snap_size);
+        if (!c->snaps[i].data) {
+            bsync_client_destroy(c);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+    }
+    c->incoming = malloc(BSYNC_PROTO_MAX_SNAPSHOT);
+    if (!c->incoming || bsync_net_init() != 0) {
+        free(c->incoming);
+        c->incoming = NULL;
+        bsync_client_destroy(c);
+        set_err(err, BSYNC_IO_ERROR, "cannot start ENet");
+        return BSYNC_IO_ERROR;
+    }
+    c->host = enet_host_create(NULL, 1, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
+    if (!c->host) {
+        bsync_client_destroy(c);
+        set_err(err, BSYNC_IO_ERROR, "cannot create an ENet host");
+        return BSYNC_IO_ERROR;
+    }
+    bsync_net_host_limits(c->host);
+    ENetAddress addr;
+    if (enet_address_set_host(&addr, cfg->host) != 0) {
+        bsync_client_destroy(c);
+        set_err(err, BSYNC_IO_ERROR, "cannot resolve the server address");
+        return BSYNC_IO_ERROR;
+    }
+    addr.port = cfg->port;
+    c->peer = enet_host_connect(c->host, &addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
+    if (!c->peer) {
+        bsync_client_destroy(c);
+        set_err(err, BSYNC_IO_ERROR, "cannot start connecting");
+        return BSYNC_IO_ERROR;
+    }
+    bsync_net_peer_limits(c->peer);
+    c->connect_deadline_us = bsync_net_now_us() + 1000ull * (cfg->connect_timeout_ms ? cfg->connect_timeout_ms : 5000u);
+    *out = c;
+    return BSYNC_OK;
+}
+
+void bsync_client_destroy(bsync_client* c) {
+    if (!c) return;
+    if (c->host) {
+        if (c->peer && c->connected) {
+            bsync_proto_msg m;
+            memset(&m, 0, sizeof m);
+            m.type = BSYNC_PROTO_BYE;
+            m.bye.reason = BSYNC_PROTO_BYE_NORMAL;
+            m.bye.version_min = BSYNC_PROTO_VERSION_MIN;
+            m.bye.version_max = BSYNC_PROTO_VERSION;
+            send_msg(c, &m);
+            enet_host_flush(c->host);
+            enet_peer_disconnect_later(c->peer, 0);
+            enet_host_flush(c->host);
+        }
+        enet_host_destroy(c->host);
+        bsync_net_deinit();
+    }
+    for (uint32_t i = 0; i < SNAP_RING; i++) free(c->snaps[i].data);
+    free(c->incoming);
+    free(c->match_mem);
+    free(c->scratch_mem);
+    free(c);
+}
+
+bsync_client_state bsync_client_get_state(const bsync_client* c) { return c ? c->state : BSYNC_CLIENT_ENDED; }
+bsync_match* bsync_client_match(bsync_client* c) { return c ? c->match : NULL; }
+uint32_t bsync_client_tick_rate(const bsync_client* c) { return c ? c->tick_rate : 0; }
+uint32_t bsync_client_input_delay(const bsync_client* c) { return c ? c->input_delay : 0; }
+
+void bsync_client_get_stats(const bsync_client* c, bsync_client_stats* out) {
+    if (!c || !out) return;
+    *out = c->stats;
+    out->rtt_ms = c->peer ? c->peer->roundTripTime : 0;
+    out->next_frame_tick = c->next_frame;
+    out->server_tick = c->server_tick;
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+static void send_input_packet(bsync_client* c) {
+    if (c->history_count == 0) return;
+    bsync_proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = BSYNC_PROTO_INPUT;
+    m.input.slot = c->cfg.slot;
+    m.input.param_count = (uint8_t)c->cfg.desc->param_count;
+    m.input.trigger_count = (uint8_t)c->cfg.desc->trigger_count;
+    /* unacknowledged records only (the server holds everything below acked_next) */
+    uint32_t first = c->history_first, n = c->history_count;
+    while (n > 1 && first < c->acked_next) {
+        first++;
+        n--;
+    }
+    m.input.first_tick = first;
+    m.input.record_count = (uint8_t)n;
+    for (uint32_t i = 0; i < n; i++) {
+        const bsync_match_input* in = &c->history[first - c->history_first + i];
+        memcpy(m.input.records[i].params, in->params, sizeof in->params);
+        memcpy(m.input.records[i].triggers, in->triggers, sizeof in->triggers);
+    }
+    uint8_t buf[INPUT_PACKET_MAX];
+    size_t len = 0;
+    if (bsync_proto_encode(&m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return;
+    c->stats.inputs_sent++;
+    if (c->cfg.test_drop_permille && splitmix(&c->rng) % 1000u < c->cfg.test_drop_permille) {
+        c->stats.inputs_dropped_by_test++;
+        return;
+    }
+    uint32_t span = c->cfg.test_delay_max_ms - c->cfg.test_delay_min_ms;
+    if (c->cfg.test_delay_max_ms > 0 && c->delayed_count < DELAY_CAP) {
+        uint32_t d = c->cfg.test_delay_min_ms + (span ? (uint32_t)(splitmix(&c->rng) % (span + 1u)) : 0u);
+        delayed_packet* p = &c->delayed[c->delayed_count++];
+        p->release_us = bsync_net_now_us() + 1000ull * d;
+        p->len = len;
+        memcpy(p->bytes, buf, len);
+        return;
+    }
+    ENetPacket* packet = enet_packet_create(buf, len, 0);
+    if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) c->stats.bytes_sent += len;
+    else if (packet) enet_packet_destroy(packet);
+}
+
+static void release_delayed(bsync_client* c) {
+    uint64_t now = bsync_net_now_us();
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->delayed_count; i++) {
+        delayed_packet* p = &c->delayed[i];
+        if (p->release_us <= now && c->connected) {
+            /* unsequenced: a delayed packet may arrive after a newer one (jitter reorders) */
+            ENetPacket* packet = enet_packet_create(p->bytes, p->len, ENET_PACKET_FLAG_UNSEQUENCED);
+            if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) c->stats.bytes_sent += p->len;
+            else if (packet) enet_packet_destroy(packet);
+        } else {
+            c->delayed[k++] = *p;
+        }
+    }
+    c->delayed_count = k;
+}
+
+bsync_result bsync_client_send_input(bsync_client* c, const bsync_match_input* input, uint32_t* assigned) {
+    if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED)
+        return BSYNC_INVALID_ARGUMENT;
+    uint32_t want = c->server_tick + c->input_delay;
+    uint32_t t = c->sent_any && c->next_input_tick > want ? c->next_input_tick : want;
+    if (t > want + AHEAD_LIMIT) return BSYNC_LIMIT_EXCEEDED;
+    /* history: consecutive ticks ending at t (a skip forward restarts it) */
+    if (c->history_count == 0 || t != c->history_first + c->history_count) {
+        c->history_first = t;
+        c->history_count = 0;
+    }
+    if (c->history_count == BSYNC_PROTO_MAX_INPUT_RECORDS) {
+        memmove(&c->history[0], &c->history[1], sizeof c->history[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
+        c->history_first++;
+        c->history_count--;
+    }
+    c->history[c->history_count++] = *input;
+    for (uint32_t i = c->cfg.desc->param_count; i < BSYNC_MATCH_MAX_PARAMS; i++) c->history[c->history_count - 1].params[i] = 0;
+    for (uint32_t j = c->cfg.desc->trigger_count; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
+        c->history[c->history_count - 1].triggers[j] = 0;
+    c->next_input_tick = t + 1;
+    c->sent_any = 1;
+    send_input_packet(c);
+    if (assigned) *assigned = t;
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- frames and checksums */
+
+static ring_snap* find_snap(bsync_client* c, uint32_t tick) {
+    for (uint32_t i = 0; i < SNAP_RING; i++)
+        if (c->snaps[i].valid && c->snaps[i].tick == tick) return &c->snaps[i];
+    return NULL;
+}
+
+static void send_checksum(bsync_client* c, uint32_t tick) {
+    bsync_match_checksums cs;
+    if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &cs) != BSYNC_OK) return;
+    bsync_proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = BSYNC_PROTO_CHECKSUM;
+    m.checksum.tick = tick;
+    m.checksum.blend = cs.blend;
+    m.checksum.pose = cs.pose;
+    m.checksum.character_count = (uint8_t)cs.character_count;
+    for (uint32_t i = 0; i < cs.character_count; i++) {
+        m.checksum.characters[i].blend = cs.character_blend[i];
+        m.checksum.characters[i].pose = cs.character_pose[i];
+    }
+    if (send_msg(c, &m) > 0) c->stats.checksums_sent++;
+    c->stats.last_blend = cs.blend;
+    c->stats.last_pose = cs.pose;
+    c->stats.last_checksum_tick = tick;
+    /* keep the state for a DETAIL request or a DUMP */
+    ring_snap* s = &c->snaps[c->snap_next];
+    c->snap_next = (c->snap_next + 1) % SNAP_RING;
+    if (bsync_match_save(c->match, s->data, c->snap_size, &s->len) == BSYNC_OK) {
+        s->valid = 1;
+        s->tick = tick + 1;
+    }
+    event_simple(c, BSYNC_CLIENT_EVENT_CHECKSUM, tick);
+}
+
+static uint32_t rd32(const uint8_t* p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static void wr64(uint8_t* p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The test switch: flip one bit of this client's own state — bit 24 of the phase of node 0 of its
+ * character (a jump of 1/256 cycle) — through the documented snapshot layouts (match.h, instance.h),
+ * with both XXH64s recomputed so the state loads. Every later tick then differs. */
+static void inject_desync(bsync_client* c) {
+    const bsync_match_desc* d = c->cfg.desc;
+    uint32_t own = 0, npcs = 0;
+    for (uint32_t k = d->character_count; k-- > 0;)
+        if (d->characters[k].slot == c->cfg.slot) own = k;
+    for (uint32_t k = 0; k < d->character_count; k++) npcs += d->characters[k].slot == BSYNC_MATCH_NPC;
+    uint8_t* buf = c->incoming; /* free between snapshots */
+    size_t len = 0;
+    if (bsync_match_save(c->match, buf, BSYNC_PROTO_MAX_SNAPSHOT, &len) != BSYNC_OK) return;
+    size_t o = 32u + (size_t)npcs * (12u + 4u * d->param_count + d->trigger_count);
+    for (uint32_t k = 0; k < own; k++) o += 4u + rd32(buf + o);
+    uint32_t isz = rd32(buf + o);
+    uint8_t* blob = buf + o + 4;
+    uint32_t params = rd32(blob + 32);
+    size_t phase = 32u + 4u + 48u * params + 4u + 8u;
+    if (phase + 4u + 8u > isz) return;
+    blob[phase + 3] ^= 0x01u; /* bit 24 of the u32 phase */
+    wr64(blob + isz - 8, bsync_checksum_xxh64(blob, isz - 8u, 0));
+    wr64(buf + len - 8, bsync_checksum_xxh64(buf, len - 8u, 0));
+    bsync_match_load(c->match, buf, len);
+}
+
+static void apply_frames(bsync_client* c) {
+    if (!c->have_state) return;
+    while (c->next_frame < c->frames_received_upto) {
+        ring_frame* f = &c->frames[c->next_frame % FRAME_RING];
+        if (!f->valid || f->tick != c->next_frame) break;
+        if (bsync_match_tick(c->match, &f->frame) != BSYNC_OK) break;
+        if (c->cfg.test_inject_desync && f->tick == c->cfg.test_inject_tick) inject_desync(c);
+        c->stats.frames_applied++;
+        if (f->defaulted_mask & (1u << c->cfg.slot)) c->stats.frames_defaulted_self++;
+        bsync_client_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = BSYNC_CLIENT_EVENT_FRAME;
+        ev.tick = f->tick;
+        ev.defaulted_mask = f->defaulted_mask;
+        push_event(c, &ev);
+        uint32_t t = c->next_frame++;
+        if (c->checksum_interval && (t + 1u) % c->checksum_interval == 0) send_checksum(c, t);
+        c->state = BSYNC_CLIENT_RUNNING;
+    }
+}
+
+static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
+    if (f->player_count != c->player_count || f->param_count != c->cfg.desc->param_count ||
+        f->trigger_count != c->cfg.desc->trigger_count)
+        return;
+    ring_frame* r = &c->frames[f->tick % FRAME_RING];
+    r->tick = f->tick;
+    r->valid = 1;
+    r->defaulted_mask = f->defaulted_mask;
+    memset(&r->frame, 0, sizeof r->frame);
+    r->frame.player_count = f->player_count;
+    for (uint32_t p = 0; p < f->player_count; p++) {
+        memcpy(r->frame.players[p].params, f->players[p].params, sizeof r->frame.players[p].params);
+        memcpy(r->frame.players[p].triggers, f->players[p].triggers, sizeof r->frame.players[p].triggers);
+    }
+    if (f->tick + 1u > c->frames_received_upto) c->frames_received_upto = f->tick + 1u;
+    if (f->tick + 1u > c->server_tick) c->server_tick = f->tick + 1u;
+    apply_frames(c);
+}
+
+static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
+    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+    for (uint32_t i = 0; i < count; i++) {
+        bsync_proto_msg m;
+        memset(&m, 0, sizeof m);
+        m.type = BSYNC_PROTO_SNAPSHOT;
+        m.snapshot.tick = tick;
+        m.snapshot.kind = (uint8_t)kind;
+        m.snapshot.chunk_index = (uint16_t)i;
+        m.snapshot.chunk_count = (uint16_t)count;
+        m.snapshot.total_size = (uint32_t)len;
+        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
+        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
+        m.snapshot.len = (uint16_t)n;
+        memcpy(m.snapshot.data, data + off, n);
+        send_msg(c, &m);
+    }
+}
+
+static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
+    c->stats.desyncs++;
+    bsync_client_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = BSYNC_CLIENT_EVENT_DESYNC;
+    ev.tick = d->tick;
+    ev.desync = *d;
+    push_event(c, &ev);
+    ring_snap* s = find_snap(c, d->tick + 1u);
+    if (d->action == BSYNC_PROTO_ACTION_DETAIL) {
+        if (!s || d->character >= c->cfg.desc->character_count) return;
+        if (bsync_match_load(c->scratch, s->data, s->len) != BSYNC_OK) return;
+        bsync_proto_msg m;
+        memset(&m, 0, sizeof m);
+        m.type = BSYNC_PROTO_CHECKSUM;
+        bsync_match_checksums cs;
+        if (bsync_match_checksums_get(c->scratch, 1, &cs) != BSYNC_OK) return;
+        m.checksum.tick = d->tick;
+        m.checksum.blend = cs.blend;
+        m.checksum.pose = cs.pose;
+        m.checksum.character_count = (uint8_t)cs.character_count;
+        for (uint32_t i = 0; i < cs.character_count; i++) {
+            m.checksum.characters[i].blend = cs.character_blend[i];
+            m.checksum.characters[i].pose = cs.character_pose[i];
+        }
+        uint32_t jc = 0;
+        if (bsync_match_joint_checksums(c->scratch, d->character, m.checksum.joints, BSYNC_PROTO_MAX_JOINTS, &jc) ==
+                BSYNC_OK &&
+            jc > 0) {
+            m.checksum.joint_character = d->character;
+            m.checksum.joint_count = (uint16_t)jc;
+        }
+        send_msg(c, &m);
+        return;
+    }
+    /* report, resync, kick: upload our state at that tick for the desync bundle */
+    if (s) send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_DUMP, s->tick, s->data, s->len);
+}
+
+static void on_snapshot_complete(bsync_client* c) {
+    if (bsync_match_load(c->match, c->incoming, c->incoming_size) != BSYNC_OK) {
+        c->incoming_kind = -1;
+        return;
+    }
+    int kind = c->incoming_kind;
+    c->incoming_kind = -1;
+    c->next_frame = c->incoming_tick;
+    c->have_state = 1;
+    if (kind == BSYNC_PROTO_SNAPSHOT_RESYNC) {
+        c->stats.resyncs++;
+        event_simple(c, BSYNC_CLIENT_EVENT_RESYNC, c->incoming_tick);
+    }
+    apply_frames(c);
+}
+
+static void snapshot_begin(bsync_client* c, int kind, uint32_t tick, uint32_t size) {
+    c->incoming_kind = kind;
+    c->incoming_tick = tick;
+    c->incoming_size = size;
+    c->incoming_have = 0;
+}
+
+static void snapshot_chunk(bsync_client* c, uint32_t index, const uint8_t* data, uint32_t len) {
+    size_t off = (size_t)index * BSYNC_PROTO_SNAPSHOT_CHUNK;
+    if (off + len > c->incoming_size || off != c->incoming_have) {
+        c->incoming_kind = -1;
+        return;
+    }
+    memcpy(c->incoming + off, data, len);
+    c->incoming_have += len;
+    if (c->incoming_have == c->incoming_size) on_snapshot_complete(c);
+}
+
+static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
+    if (c->state != BSYNC_CLIENT_CONNECTING) return;
+    c->tick_rate = w->tick_rate;
+    c->input_delay = w->input_delay;
+    c->checksum_interval = w->checksum_interval;
+    c->player_count = w->player_count;
+    c->next_frame = w->start_tick;
+    c->server_tick = w->start_tick;
+    c->state = BSYNC_CLIENT_JOINING;
+    event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
+    if (w->snapshot_size == 0) {
+        c->have_state = w->start_tick == 0; /* a fresh match: the initial state */
+    } else {
+        snapshot_begin(c, BSYNC_PROTO_SNAPSHOT_JOIN, w->start_tick, w->snapshot_size);
+        snapshot_chunk(c, 0, w->snapshot, w->snapshot_len);
+    }
+}
+
+static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
+    bsync_proto_msg* mp = &c->rx;
+    c->stats.bytes_received += len;
+    if (bsync_proto_decode(data, len, mp) != BSYNC_PROTO_OK) return;
+#define m (*mp)
+    switch (m.type) {
+    case BSYNC_PROTO_WELCOME: on_welcome(c, &m.welcome); break;
+    case BSYNC_PROTO_INPUT_ACK:
+        if (m.input_ack.next_tick > c->acked_next) c->acked_next = m.input_ack.next_tick;
+        if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
+        break;
+    case BSYNC_PROTO_FRAME:
+        if (c->state == BSYNC_CLIENT_JOINING || c->state == BSYNC_CLIENT_RUNNING) on_frame(c, &m.frame);
+        break;
+    case BSYNC_PROTO_DESYNC: on_desync(c, &m.desync); break;
+    case BSYNC_PROTO_SNAPSHOT:
+        if (m.snapshot.kind == BSYNC_PROTO_SNAPSHOT_DUMP) break;
+        if (m.snapshot.chunk_index == 0) snapshot_begin(c, m.snapshot.kind, m.snapshot.tick, m.snapshot.total_size);
+        if (c->incoming_kind == (int)m.snapshot.kind && c->incoming_tick == m.snapshot.tick)
+            snapshot_chunk(c, m.snapshot.chunk_index, m.snapshot.data, m.snapshot.len);
+        break;
+    case BSYNC_PROTO_BYE: {
+        bsync_client_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = BSYNC_CLIENT_EVENT_BYE;
+        ev.bye_reason = m.bye.reason;
+        ev.tick = c->next_frame;
+        push_event(c, &ev);
+        end_client(c);
+        break;
+    }
+    default: break;
+    }
+#undef m
+}
+
+bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
+    if (!c) return BSYNC_INVALID_ARGUMENT;
+    if (!c->host) return BSYNC_OK;
+    release_delayed(c);
+    ENetEvent e;
+    int first = 1;
+    while (enet_host_service(c->host, &e, first ? timeout_ms : 0) > 0) {
+        first = 0;
+        switch (e.type) {
+        case ENET_EVENT_TYPE_CONNECT: {
+            c->connected = 1;
+            bsync_proto_msg m;
+            memset(&m, 0, sizeof m);
+            m.type = BSYNC_PROTO_HELLO;
+            m.hello.match_id = c->cfg.match_id;
+            m.hello.graph_hash = bsync_match_hash(c->cfg.desc);
+            m.hello.slot = c->cfg.slot;
+            m.hello.token_len = (uint8_t)c->cfg.token_len;
+            memcpy(m.hello.token, c->token, c->cfg.token_len);
+            send_msg(c, &m);
+            break;
+        }
+        case ENET_EVENT_TYPE_RECEIVE:
+            on_packet(c, e.packet->data, e.packet->dataLength);
+            enet_packet_destroy(e.packet);
+            break;
+        case ENET_EVENT_TYPE_DISCONNECT:
+            c->connected = 0;
+            c->peer = NULL;
+            if (c->state != BSYNC_CLIENT_ENDED) {
+                event_simple(c, BSYNC_CLIENT_EVENT_DISCONNECTED, c->next_frame);
+                end_client(c);
+            }
+            break;
+        default: break;
+        }
+    }
+    if (!c->connected && c->state == BSYNC_CLIENT_CONNECTING && bsync_net_now_us() > c->connect_deadline_us) {
+        event_simple(c, BSYNC_CLIENT_EVENT_DISCONNECTED, 0);
+        end_client(c);
+        if (c->peer) {
+            enet_peer_reset(c->peer);
+            c->peer = NULL;
+        }
+    }
+    release_delayed(c);
+    enet_host_flush(c->host);
+    return BSYNC_OK;
+}

@@ -1,0 +1,44 @@
+/* blendsync/net.h — the protocol over ENet: host set-up with the protocol's limits, sending one
+ * message on its channel with its reliability, a monotonic clock. Shared by server/ and client/lib/.
+ *
+ * Index
+ *   bsync_net_init / _deinit     enet_initialize / enet_deinitialize (counted: safe to nest)
+ *   bsync_net_host_limits        apply BSYNC_PROTO_ENET_* limits to a host (packet size, buffered data)
+ *   bsync_net_peer_limits        apply the peer timeout (BSYNC_PROTO_PEER_TIMEOUT_MS)
+ *   bsync_net_send               encode a message and queue it on its channel (proto.h)
+ *   bsync_net_now_us             CLOCK_MONOTONIC in microseconds
+ *   bsync_net_parse_address      "HOST:PORT" -> host text and port
+ *
+ * Edge code: sockets, malloc (ENet's), clocks. Never part of the deterministic core.
+ */
+#ifndef BLENDSYNC_NET_H
+#define BLENDSYNC_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <enet/enet.h>
+
+#include "blendsync/proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int bsync_net_init(void);   /* 0 on success */
+void bsync_net_deinit(void);
+void bsync_net_host_limits(ENetHost* host);
+void bsync_net_peer_limits(ENetPeer* peer);
+/* Encode `msg` and send it to `peer` on bsync_proto_channel(type), reliable or unreliable sequenced
+ * as bsync_proto_reliable(type) says. Returns the packet size in bytes, or -1 (encoding refused or
+ * ENet failed; nothing sent). */
+int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg);
+
+uint64_t bsync_net_now_us(void);
+/* "127.0.0.1:7777" -> host "127.0.0.1", port 7777. 0 on success, -1 (with no output) on bad text. */
+int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_NET_H */

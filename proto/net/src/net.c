@@ -1,0 +1,71 @@
+/* net.c — see blendsync/net.h. */
+#include "blendsync/net.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int g_init_count; /* enet_initialize is process-wide: counted so server and client can nest */
+
+int bsync_net_init(void) {
+    if (g_init_count++ > 0) return 0;
+    if (enet_initialize() != 0) {
+        g_init_count = 0;
+        return -1;
+    }
+    return 0;
+}
+
+void bsync_net_deinit(void) {
+    if (g_init_count <= 0) return;
+    if (--g_init_count == 0) enet_deinitialize();
+}
+
+void bsync_net_host_limits(ENetHost* host) {
+    if (!host) return;
+    host->maximumPacketSize = BSYNC_PROTO_ENET_MAX_PACKET;
+    host->maximumWaitingData = BSYNC_PROTO_ENET_MAX_WAITING_DATA;
+}
+
+void bsync_net_peer_limits(ENetPeer* peer) {
+    if (!peer) return;
+    enet_peer_timeout(peer, 32, 2000, BSYNC_PROTO_PEER_TIMEOUT_MS);
+}
+
+int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) {
+    if (!peer || !msg) return -1;
+    uint8_t buf[BSYNC_PROTO_MAX_PACKET];
+    size_t len = 0;
+    if (bsync_proto_encode(msg, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
+    unsigned type = (unsigned)msg->type;
+    enet_uint32 flags = bsync_proto_reliable(type) ? ENET_PACKET_FLAG_RELIABLE : 0;
+    ENetPacket* packet = enet_packet_create(buf, len, flags);
+    if (!packet) return -1;
+    if (enet_peer_send(peer, (enet_uint8)bsync_proto_channel(type), packet) != 0) {
+        enet_packet_destroy(packet);
+        return -1;
+    }
+    return (int)len;
+}
+
+uint64_t bsync_net_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port) {
+    if (!text || !host || !port) return -1;
+    const char* colon = strrchr(text, ':');
+    if (!colon || colon == text) return -1;
+    size_t n = (size_t)(colon - text);
+    if (n + 1 > host_cap) return -1;
+    char* end = NULL;
+    long p = strtol(colon + 1, &end, 10);
+    if (!end || *end != '\0' || end == colon + 1 || p < 1 || p > 65535) return -1;
+    memcpy(host, text, n);
+    host[n] = '\0';
+    *port = (uint16_t)p;
+    return 0;
+}

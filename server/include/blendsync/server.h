@@ -1,0 +1,97 @@
+/* blendsync/server.h — the lockstep server as a library: `blendsync-server` (server/src/main.c) is a
+ * thin command line around it, and the network tests run it in-process next to real clients over
+ * ENet on loopback. docs/lockstep.md is the session it implements; docs/server.md the operations.
+ *
+ * Index
+ *   bsync_server_config            address, match files, pose verification, log, status interval
+ *   bsync_server_create / _destroy bind, load every match (graphs, replay file)
+ *   bsync_server_service           one pass: network events, due ticks of every match, status lines
+ *   bsync_server_shutdown          end every match (END record, BYE SHUTDOWN), flush
+ *   bsync_server_done              1 when every match has ended
+ *   bsync_server_port              the bound port (useful with port 0)
+ *   bsync_server_match_stats       counters of match i
+ *
+ * Single-threaded: everything happens inside bsync_server_service. Edge code: sockets, files, malloc
+ * at setup; per tick it only encodes, sends and appends (the match simulation is the core's).
+ */
+#ifndef BLENDSYNC_SERVER_H
+#define BLENDSYNC_SERVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "blendsync/base.h"
+#include "blendsync/proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSYNC_SERVER_MAX_MATCHES 64u
+
+typedef struct bsync_server_config {
+    const char* host;               /* bind address text, e.g. "127.0.0.1" or "0.0.0.0" */
+    uint16_t port;                  /* 0: any free port (bsync_server_port tells which) */
+    const char* const* match_paths; /* match config files (docs/match-config.md) */
+    uint32_t match_count;           /* 1..64 */
+    int verify_poses;               /* 1: compute poses too (pose checksums compared with the server's) */
+    FILE* log;                      /* structured log lines (NULL: stderr) */
+    uint32_t status_interval_ms;    /* a status line per match this often (0: never) */
+    const char* replay_override;    /* NULL, or a replay path used instead of the config's (one match) */
+} bsync_server_config;
+
+/* Drop reasons (counted per match and per peer). */
+#define BSYNC_SERVER_DROPS(X)                                                   \
+    X(MALFORMED, "malformed")          /* the decoder refused it */             \
+    X(BAD_VERSION, "bad_version")      /* another protocol version */           \
+    X(WRONG_SLOT, "wrong_slot")        /* input for a slot not the peer's */    \
+    X(STALE, "stale")                  /* input for a confirmed tick */         \
+    X(TOO_FAR_AHEAD, "too_far_ahead")  /* input beyond the allowed lead */      \
+    X(BAD_STATE, "bad_state")          /* message not allowed in this state */  \
+    X(FLOOD, "flood")                  /* over the per-peer packet/byte caps */ \
+    X(BAD_CHECKSUM_TICK, "checksum_unknown_tick") /* no server state for that tick */
+
+typedef enum bsync_server_drop {
+#define BSYNC_SERVER_DROP_ENUM_(id, text) BSYNC_SERVER_DROP_##id,
+    BSYNC_SERVER_DROPS(BSYNC_SERVER_DROP_ENUM_)
+#undef BSYNC_SERVER_DROP_ENUM_
+    BSYNC_SERVER_DROP_COUNT
+} bsync_server_drop;
+const char* bsync_server_drop_name(uint32_t drop);
+
+typedef struct bsync_server_match_stats {
+    uint64_t match_id;
+    int started, ended;
+    uint32_t ticks;              /* frames confirmed */
+    uint32_t players_connected;
+    uint64_t inputs_received;    /* input records accepted (first arrival per tick) */
+    uint64_t inputs_defaulted;   /* player-ticks whose input was missing at the deadline */
+    uint64_t desyncs;            /* desyncs detected (first per diverged client, and after each resync) */
+    uint64_t mismatched_checksums; /* every mismatching CHECKSUM, including repeats of a known desync */
+    uint64_t checksums_verified;
+    uint64_t resyncs, kicks;
+    uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
+    uint64_t bytes_in, bytes_out; /* blendsync packet bytes (ENet/UDP headers not included) */
+    uint64_t jitter_p50_us, jitter_p99_us, jitter_max_us; /* confirm time - deadline */
+    uint64_t replay_bytes;
+    uint32_t last_desync_tick, last_desync_slot, last_desync_kind, last_desync_character;
+    char replay_path[1024];
+} bsync_server_match_stats;
+
+typedef struct bsync_server bsync_server;
+
+bsync_result bsync_server_create(const bsync_server_config* config, bsync_server** out, bsync_error* err);
+void bsync_server_destroy(bsync_server* server);
+/* Wait at most timeout_ms for network events (less when a tick is due sooner), handle them, confirm
+ * every due tick of every match. */
+bsync_result bsync_server_service(bsync_server* server, uint32_t timeout_ms);
+void bsync_server_shutdown(bsync_server* server);
+int bsync_server_done(const bsync_server* server);
+uint16_t bsync_server_port(const bsync_server* server);
+uint32_t bsync_server_match_count(const bsync_server* server);
+void bsync_server_match_stats_get(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLENDSYNC_SERVER_H */

@@ -1,0 +1,157 @@
+/* main.c — `blendsync-server`: the lockstep server's command line (blendsync/server.h does the work).
+ *
+ *   blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [--verify-poses]
+ *                    [--status SECONDS] [--replay FILE] [--exit-when-done] [--log FILE]
+ *
+ * Runs until SIGINT / SIGTERM (every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
+ * with --exit-when-done, until every match has ended. Exit: 0 clean, 2 start-up error (message on
+ * stderr). Log lines are key=value (docs/server.md). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/net.h"
+#include "blendsync/server.h"
+
+static volatile sig_atomic_t g_stop; /* set by the signal handler: the only way to hand a signal over */
+
+static void on_signal(int sig) {
+    (void)sig;
+    g_stop = 1;
+}
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [options]\n"
+            "\n"
+            "The blendsync lockstep server: holds the authoritative blend state of every character of\n"
+            "each match, relays confirmed input frames, verifies the clients' checksums, reports and\n"
+            "handles desyncs, records replays. Protocol: docs/lockstep.md; match files:\n"
+            "docs/match-config.md; operations: docs/server.md.\n"
+            "\n"
+            "  --listen HOST:PORT   address to bind (e.g. 127.0.0.1:7777; port 0 = any free port)\n"
+            "  --match FILE         a match config (JSON); repeat for several matches (1..64)\n"
+            "  --verify-poses       also compute poses and compare the clients' pose checksums with\n"
+            "                       the server's own (default: blend state only; poses by majority)\n"
+            "  --status SECONDS     a status line per match this often (default 1; 0 = never)\n"
+            "  --replay FILE        record the (single) match here instead of the config's \"replay\"\n"
+            "  --exit-when-done     exit once every match has ended\n"
+            "  --log FILE           append log lines to FILE instead of stderr\n"
+            "  --help               this text\n"
+            "\n"
+            "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"
+            "Exit status: 0 after a clean end or SIGINT/SIGTERM, 2 on a start-up error.\n");
+}
+
+int main(int argc, char** argv) {
+    const char* listen = NULL;
+    const char* matches[64];
+    uint32_t match_count = 0;
+    bsync_server_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.status_interval_ms = 1000;
+    int exit_when_done = 0;
+    const char* log_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--listen") && has) {
+            listen = argv[++i];
+        } else if (!strcmp(a, "--match") && has) {
+            if (match_count == 64) {
+                fprintf(stderr, "blendsync-server: at most 64 --match files\n");
+                return 2;
+            }
+            matches[match_count++] = argv[++i];
+        } else if (!strcmp(a, "--verify-poses")) {
+            cfg.verify_poses = 1;
+        } else if (!strcmp(a, "--status") && has) {
+            char* end = NULL;
+            double v = strtod(argv[++i], &end); /* a setting, never simulated */
+            if (!end || *end || v < 0 || v > 3600) {
+                fprintf(stderr, "blendsync-server: --status: expected seconds 0..3600, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+            cfg.status_interval_ms = (uint32_t)(v * 1000.0);
+        } else if (!strcmp(a, "--replay") && has) {
+            cfg.replay_override = argv[++i];
+        } else if (!strcmp(a, "--exit-when-done")) {
+            exit_when_done = 1;
+        } else if (!strcmp(a, "--log") && has) {
+            log_path = argv[++i];
+        } else {
+            fprintf(stderr, "blendsync-server: unknown or incomplete argument \"%s\"\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!listen || match_count == 0) {
+        fprintf(stderr, "blendsync-server: --listen HOST:PORT and at least one --match FILE are required\n\n");
+        usage(stderr);
+        return 2;
+    }
+    if (cfg.replay_override && match_count != 1) {
+        fprintf(stderr, "blendsync-server: --replay applies to a single match\n");
+        return 2;
+    }
+    char host[256];
+    uint16_t port = 0;
+    if (bsync_net_parse_address(listen, host, sizeof host, &port) != 0 && strcmp(listen + strlen(listen) - 2, ":0") != 0) {
+        fprintf(stderr, "blendsync-server: --listen: expected HOST:PORT, got \"%s\"\n", listen);
+        return 2;
+    }
+    if (port == 0) { /* "HOST:0" */
+        const char* colon = strrchr(listen, ':');
+        size_t n = colon ? (size_t)(colon - listen) : 0;
+        if (!colon || n == 0 || n >= sizeof host) {
+            fprintf(stderr, "blendsync-server: --listen: expected HOST:PORT, got \"%s\"\n", listen);
+            return 2;
+        }
+        memcpy(host, listen, n);
+        host[n] = '\0';
+    }
+    FILE* log = NULL;
+    if (log_path) {
+        log = fopen(log_path, "a");
+        if (!log) {
+            perror(log_path);
+            return 2;
+        }
+    }
+    cfg.host = host;
+    cfg.port = port;
+    cfg.match_paths = matches;
+    cfg.match_count = match_count;
+    cfg.log = log;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    bsync_server* srv = NULL;
+    bsync_error err;
+    memset(&err, 0, sizeof err);
+    if (bsync_server_create(&cfg, &srv, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync-server: %s\n", err.message[0] ? err.message : "cannot start");
+        if (log) fclose(log);
+        return 2;
+    }
+    /* for scripts that start the server on port 0 */
+    printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(srv));
+    fflush(stdout);
+    while (!g_stop) {
+        bsync_server_service(srv, 50);
+        if (exit_when_done && bsync_server_done(srv)) break;
+    }
+    if (g_stop) bsync_server_shutdown(srv);
+    /* let the BYEs go out */
+    for (int i = 0; i < 5; i++) bsync_server_service(srv, 10);
+    bsync_server_destroy(srv);
+    if (log) fclose(log);
+    return 0;
+}

@@ -1,0 +1,351 @@
+/* server.c — the ENet host, peers, message dispatch, abuse accounting (blendsync/server.h). The
+ * matches themselves are in server_match.c. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "server_internal.h"
+
+static const char* const drop_names[] = {
+#define BSYNC_SERVER_DROP_NAME_(id, text) text,
+    BSYNC_SERVER_DROPS(BSYNC_SERVER_DROP_NAME_)
+#undef BSYNC_SERVER_DROP_NAME_
+};
+
+const char* bsync_server_drop_name(uint32_t d) { return d < BSYNC_SERVER_DROP_COUNT ? drop_names[d] : "unknown"; }
+
+void srv_log(bsync_server* s, const char* level, const char* fmt, ...) {
+    FILE* f = s && s->log ? s->log : stderr;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    time_t secs = tv.tv_sec;
+    gmtime_r(&secs, &tm);
+    char ts[32];
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(f, "ts=%s.%03ldZ level=%s ", ts, (long)(tv.tv_usec / 1000), level);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+    fflush(f);
+}
+
+int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg) {
+    if (!p || !p->peer || p->closing) return -1;
+    int n = bsync_net_send(p->peer, msg);
+    if (n > 0 && m) m->stats.bytes_out += (uint64_t)n;
+    return n;
+}
+
+void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason) {
+    (void)s;
+    if (!p || !p->peer || p->closing) return;
+    bsync_proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = BSYNC_PROTO_BYE;
+    m.bye.reason = (uint8_t)reason;
+    m.bye.version_min = BSYNC_PROTO_VERSION_MIN;
+    m.bye.version_max = BSYNC_PROTO_VERSION;
+    srv_send(p->match, p, &m);
+    if (p->match) srv_match_leave(p->match, p);
+    p->closing = 1;
+    enet_peer_disconnect_later(p->peer, reason);
+}
+
+void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why) {
+    if (p->match) p->match->stats.dropped[why]++;
+    if (why == BSYNC_SERVER_DROP_STALE || why == BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK) return; /* harmless */
+    uint64_t now = bsync_net_now_us();
+    p->violations[p->violation_next] = now;
+    p->violation_next = (p->violation_next + 1) % (BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1);
+    if (p->violation_count < BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1) p->violation_count++;
+    /* more than MAX violations within the window: the oldest kept one is recent */
+    if (p->violation_count == BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1) {
+        uint64_t oldest = p->violations[p->violation_next];
+        if (now - oldest < SRV_VIOLATION_WINDOW_US) {
+            srv_log(s, "warn", "event=abuse match=%llu slot=%d last_drop=%s action=disconnect",
+                    (unsigned long long)(p->match ? p->match->stats.match_id : 0), p->slot, bsync_server_drop_name(why));
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_ABUSE);
+        }
+    }
+}
+
+static srv_peer* peer_of(bsync_server* s, ENetPeer* ep) {
+    size_t i = (size_t)(ep - s->host->peers);
+    return i < s->peer_count ? &s->peers[i] : NULL;
+}
+
+static void peer_reset(srv_peer* p) {
+    free(p->dump);
+    memset(p, 0, sizeof *p);
+    p->slot = -1;
+}
+
+/* Rate limit of new connections per source address (BSYNC_PROTO_MAX_CONNECTS_PER_SEC). */
+static int connect_allowed(bsync_server* s, uint32_t addr) {
+    uint64_t now = bsync_net_now_us();
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < SRV_CONNECT_TABLE; i++)
+        if (s->connects[i].host == addr && now - s->connects[i].time_us < SRV_RATE_WINDOW_US) n++;
+    s->connects[s->connect_next].host = addr;
+    s->connects[s->connect_next].time_us = now;
+    s->connect_next = (s->connect_next + 1) % SRV_CONNECT_TABLE;
+    return n < BSYNC_PROTO_MAX_CONNECTS_PER_SEC;
+}
+
+/* Per-peer caps over a 1 s window: packets, INPUT packets, bytes. */
+static int within_caps(bsync_server* s, srv_peer* p, size_t len, int is_input) {
+    uint64_t now = bsync_net_now_us();
+    if (now - p->window_start_us >= SRV_RATE_WINDOW_US) {
+        p->window_start_us = now;
+        p->window_packets = p->window_inputs = 0;
+        p->window_bytes = 0;
+    }
+    p->window_packets++;
+    p->window_bytes += len;
+    if (is_input) p->window_inputs++;
+    uint32_t rate = p->match ? p->match->tick_rate : BSYNC_PROTO_MAX_TICK_RATE;
+    if (p->window_bytes > BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC) return 0;
+    if (p->window_inputs > BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK * rate) return 0;
+    if (p->window_packets > 2u * BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK * rate + 64u) return 0;
+    (void)s;
+    return 1;
+}
+
+static srv_match* find_match(bsync_server* s, uint64_t id) {
+    for (uint32_t i = 0; i < s->match_count; i++)
+        if (s->matches[i]->stats.match_id == id) return s->matches[i];
+    return NULL;
+}
+
+static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
+    if (p->closing) return;
+    if (p->match) p->match->stats.bytes_in += len;
+    bsync_proto_header h;
+    int is_input = len >= 4 && data[3] == BSYNC_PROTO_INPUT;
+    if (!within_caps(s, p, len, is_input)) {
+        srv_violation(s, p, BSYNC_SERVER_DROP_FLOOD);
+        return;
+    }
+    bsync_proto_msg* m = &s->rx;
+    bsync_proto_result r = bsync_proto_decode(data, len, m);
+    if (r != BSYNC_PROTO_OK) {
+        if (r == BSYNC_PROTO_UNSUPPORTED_VERSION && bsync_proto_peek_header(data, len, &h) == BSYNC_PROTO_OK &&
+            h.type == BSYNC_PROTO_HELLO && !p->match) {
+            srv_log(s, "info", "event=refused reason=version_mismatch client_version=%u server_version=%u", h.version,
+                    BSYNC_PROTO_VERSION);
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_VERSION_MISMATCH);
+            return;
+        }
+        srv_violation(s, p, r == BSYNC_PROTO_UNSUPPORTED_VERSION ? BSYNC_SERVER_DROP_BAD_VERSION : BSYNC_SERVER_DROP_MALFORMED);
+        if (!p->match && !p->closing) srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+        return;
+    }
+    if (!p->match) {
+        if (m->type != BSYNC_PROTO_HELLO) {
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+            return;
+        }
+        srv_match* mt = find_match(s, m->hello.match_id);
+        if (!mt) {
+            srv_log(s, "info", "event=refused reason=unknown_match match=%llu", (unsigned long long)m->hello.match_id);
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_UNKNOWN_MATCH);
+            return;
+        }
+        srv_match_hello(mt, p, &m->hello);
+        return;
+    }
+    switch (m->type) {
+    case BSYNC_PROTO_INPUT: srv_match_input(p->match, p, &m->input); break;
+    case BSYNC_PROTO_CHECKSUM: srv_match_checksum(p->match, p, &m->checksum); break;
+    case BSYNC_PROTO_SNAPSHOT: srv_match_snapshot(p->match, p, &m->snapshot); break;
+    case BSYNC_PROTO_BYE:
+        srv_log(s, "info", "event=bye match=%llu slot=%d reason=%s", (unsigned long long)p->match->stats.match_id, p->slot,
+                bsync_proto_bye_reason_string(m->bye.reason));
+        srv_match_leave(p->match, p);
+        p->closing = 1;
+        enet_peer_disconnect_later(p->peer, 0);
+        break;
+    default: srv_violation(s, p, BSYNC_SERVER_DROP_BAD_STATE); break;
+    }
+}
+
+bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** out, bsync_error* err) {
+    if (!cfg || !out || !cfg->match_paths || cfg->match_count < 1 || cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
+        if (err) {
+            err->code = BSYNC_INVALID_ARGUMENT;
+            snprintf(err->message, sizeof err->message, "need 1..%u match files", BSYNC_SERVER_MAX_MATCHES);
+        }
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    bsync_server* s = calloc(1, sizeof *s);
+    if (!s) return BSYNC_OUT_OF_MEMORY;
+    s->cfg = *cfg;
+    s->log = cfg->log ? cfg->log : stderr;
+    for (uint32_t i = 0; i < cfg->match_count; i++) {
+        s->matches[i] = srv_match_create(s, i, cfg->match_paths[i], err);
+        if (!s->matches[i]) {
+            bsync_server_destroy(s);
+            return err ? err->code : BSYNC_CONFIG_ERROR;
+        }
+        s->match_count = i + 1;
+        for (uint32_t j = 0; j < i; j++)
+            if (s->matches[j]->stats.match_id == s->matches[i]->stats.match_id) {
+                if (err) {
+                    err->code = BSYNC_CONFIG_ERROR;
+                    snprintf(err->message, sizeof err->message, "%s: /match_id: %llu is already used by %s",
+                             cfg->match_paths[i], (unsigned long long)s->matches[i]->stats.match_id, cfg->match_paths[j]);
+                }
+                bsync_server_destroy(s);
+                return BSYNC_CONFIG_ERROR;
+            }
+    }
+    if (bsync_net_init() != 0) {
+        free(s);
+        return BSYNC_IO_ERROR;
+    }
+    ENetAddress addr;
+    memset(&addr, 0, sizeof addr);
+    if (enet_address_set_host(&addr, cfg->host ? cfg->host : "127.0.0.1") != 0) {
+        if (err) {
+            err->code = BSYNC_IO_ERROR;
+            snprintf(err->message, sizeof err->message, "cannot resolve the listen address \"%s\"", cfg->host);
+        }
+        bsync_net_deinit();
+        bsync_server_destroy(s);
+        return BSYNC_IO_ERROR;
+    }
+    addr.port = cfg->port;
+    uint32_t players = 0;
+    for (uint32_t i = 0; i < s->match_count; i++) players += s->matches[i]->player_count;
+    size_t peers = players * 2u + 16u; /* room for reconnects and refused peers */
+    s->host = enet_host_create(&addr, peers, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
+    if (!s->host) {
+        if (err) {
+            err->code = BSYNC_IO_ERROR;
+            snprintf(err->message, sizeof err->message, "cannot listen on %s:%u (address in use?)",
+                     cfg->host ? cfg->host : "127.0.0.1", (unsigned)cfg->port);
+        }
+        bsync_net_deinit();
+        bsync_server_destroy(s);
+        return BSYNC_IO_ERROR;
+    }
+    bsync_net_host_limits(s->host);
+    s->host->duplicatePeers = 64;
+    s->port = s->host->address.port;
+    s->peer_count = s->host->peerCount;
+    s->peers = calloc(s->peer_count, sizeof *s->peers);
+    if (!s->peers) {
+        bsync_server_destroy(s);
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < s->peer_count; i++) peer_reset(&s->peers[i]);
+    srv_log(s, "info", "event=listening address=%s:%u matches=%u verify_poses=%d", cfg->host ? cfg->host : "127.0.0.1",
+            (unsigned)s->port, s->match_count, cfg->verify_poses);
+    *out = s;
+    return BSYNC_OK;
+}
+
+void bsync_server_destroy(bsync_server* s) {
+    if (!s) return;
+    for (uint32_t i = 0; i < s->match_count; i++) srv_match_destroy(s->matches[i]);
+    if (s->host) {
+        enet_host_flush(s->host);
+        enet_host_destroy(s->host);
+        bsync_net_deinit();
+    }
+    if (s->peers)
+        for (size_t i = 0; i < s->peer_count; i++) free(s->peers[i].dump);
+    free(s->peers);
+    free(s);
+}
+
+uint16_t bsync_server_port(const bsync_server* s) { return s ? s->port : 0; }
+uint32_t bsync_server_match_count(const bsync_server* s) { return s ? s->match_count : 0; }
+
+int bsync_server_done(const bsync_server* s) {
+    if (!s) return 1;
+    for (uint32_t i = 0; i < s->match_count; i++)
+        if (!s->matches[i]->ended) return 0;
+    return 1;
+}
+
+void bsync_server_match_stats_get(const bsync_server* s, uint32_t i, bsync_server_match_stats* out) {
+    if (!s || !out || i >= s->match_count) return;
+    srv_match_fill_stats(s->matches[i], out);
+}
+
+void bsync_server_shutdown(bsync_server* s) {
+    if (!s || s->shut_down) return;
+    s->shut_down = 1;
+    for (uint32_t i = 0; i < s->match_count; i++)
+        if (!s->matches[i]->ended) srv_match_end(s->matches[i], 1, BSYNC_PROTO_BYE_SHUTDOWN);
+    for (size_t i = 0; i < s->peer_count; i++)
+        if (s->peers[i].peer && !s->peers[i].closing) srv_peer_close(s, &s->peers[i], BSYNC_PROTO_BYE_SHUTDOWN);
+    enet_host_flush(s->host);
+}
+
+bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
+    if (!s) return BSYNC_INVALID_ARGUMENT;
+    uint64_t now = bsync_net_now_us();
+    for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
+    /* wait no longer than the next deadline */
+    uint64_t next = UINT64_MAX;
+    for (uint32_t i = 0; i < s->match_count; i++) {
+        uint64_t d = srv_match_next_deadline(s->matches[i]);
+        if (d < next) next = d;
+    }
+    now = bsync_net_now_us();
+    uint32_t wait = timeout_ms;
+    if (next != UINT64_MAX) {
+        uint64_t until = next > now ? (next - now) / 1000u : 0;
+        if (until < wait) wait = (uint32_t)until;
+    }
+    ENetEvent e;
+    int first = 1;
+    while (enet_host_service(s->host, &e, first ? wait : 0) > 0) {
+        first = 0;
+        srv_peer* p = peer_of(s, e.peer);
+        if (!p) {
+            if (e.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(e.packet);
+            continue;
+        }
+        switch (e.type) {
+        case ENET_EVENT_TYPE_CONNECT:
+            peer_reset(p);
+            if (!connect_allowed(s, e.peer->address.host) || s->shut_down) {
+                enet_peer_reset(e.peer);
+                break;
+            }
+            p->peer = e.peer;
+            bsync_net_peer_limits(e.peer);
+            break;
+        case ENET_EVENT_TYPE_RECEIVE:
+            if (p->peer == e.peer) on_receive(s, p, e.packet->data, e.packet->dataLength);
+            enet_packet_destroy(e.packet);
+            break;
+        case ENET_EVENT_TYPE_DISCONNECT:
+            if (p->match && !p->closing) {
+                srv_log(s, "info", "event=disconnect match=%llu slot=%d", (unsigned long long)p->match->stats.match_id,
+                        p->slot);
+                srv_match_leave(p->match, p);
+            }
+            peer_reset(p);
+            break;
+        default: break;
+        }
+        /* a tick falling due while draining events is confirmed on time */
+        uint64_t t = bsync_net_now_us();
+        for (uint32_t i = 0; i < s->match_count; i++)
+            if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
+    }
+    now = bsync_net_now_us();
+    for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
+    enet_host_flush(s->host);
+    return BSYNC_OK;
+}

@@ -1,0 +1,139 @@
+/* server_internal.h — the server's state, shared by server.c (host, peers, messages) and
+ * server_match.c (the tick loop, inputs, checksums, desyncs, replay). Not a public header. */
+#ifndef BLENDSYNC_SERVER_INTERNAL_H
+#define BLENDSYNC_SERVER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "blendsync/io/match_config.h"
+#include "blendsync/io/replay.h"
+#include "blendsync/match.h"
+#include "blendsync/net.h"
+#include "blendsync/server.h"
+
+#define SRV_INPUT_RING 64u   /* per slot: inputs for ticks next .. next + 63 */
+#define SRV_CHECK_RING 256u  /* per tick: the server's checksums */
+#define SRV_SNAP_RING 16u    /* snapshots at checksum ticks */
+#define SRV_JITTER_KEEP 4096u
+#define SRV_SNAPSHOT_EVERY 600u /* ticks between replay snapshots */
+#define SRV_VIOLATION_WINDOW_US 10000000ull
+#define SRV_RATE_WINDOW_US 1000000ull
+#define SRV_CONNECT_TABLE 64u
+
+typedef struct srv_match srv_match;
+
+typedef struct srv_peer {
+    ENetPeer* peer;
+    srv_match* match; /* NULL until a HELLO is accepted */
+    int slot;         /* -1 until then */
+    uint64_t violations[BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1]; /* times of recent violations (ring) */
+    uint32_t violation_next, violation_count;
+    uint64_t window_start_us;
+    uint32_t window_packets, window_inputs;
+    uint64_t window_bytes;
+    int closing;
+    /* an incoming DUMP snapshot */
+    uint8_t* dump;
+    uint32_t dump_size, dump_have, dump_tick;
+} srv_peer;
+
+typedef struct srv_slot {
+    srv_peer* peer; /* NULL: not connected */
+    uint64_t token_len;
+    int ever_connected;
+    bsync_match_input last;  /* the last confirmed input (the default) */
+    bsync_match_input ring[SRV_INPUT_RING];
+    uint32_t ring_tick[SRV_INPUT_RING]; /* which tick each entry holds (UINT32_MAX: none) */
+    int diverged;            /* a desync was reported and not healed */
+    uint64_t pose_reports;   /* unused */
+} srv_slot;
+
+typedef struct srv_check {
+    uint32_t tick; /* UINT32_MAX: empty */
+    bsync_match_checksums sums;
+    uint64_t client_pose[BSYNC_MATCH_MAX_PLAYERS];
+    uint16_t client_mask; /* slots that reported a pose for this tick */
+} srv_check;
+
+typedef struct srv_snap {
+    uint32_t tick; /* the state at the start of this tick; UINT32_MAX: empty */
+    size_t len;
+    uint8_t* data;
+} srv_snap;
+
+struct srv_match {
+    bsync_server* server;
+    uint32_t index;
+    bsync_match_config* cfg;
+    const bsync_match_desc* desc;
+    void* mem;
+    bsync_match* match;
+    void* scratch_mem[2];
+    bsync_match* scratch[2];
+    size_t snap_size;
+    uint8_t* snap_buf;
+    uint32_t player_count, tick_rate, input_delay, checksum_interval, duration;
+    bsync_match_policy policy;
+    bsync_match_timeouts timeouts;
+    srv_slot slots[BSYNC_MATCH_MAX_PLAYERS];
+    int started, ended;
+    uint64_t created_us, start_us, period_num_us; /* deadline of tick t = start_us + t * 1e6 / rate */
+    uint64_t last_activity_us;
+    uint32_t next_tick; /* the next tick to confirm */
+    srv_check checks[SRV_CHECK_RING];
+    srv_snap snaps[SRV_SNAP_RING];
+    uint32_t snap_next;
+    uint64_t jitter[SRV_JITTER_KEEP];
+    uint32_t jitter_count, jitter_next;
+    bsync_replay_writer* replay;
+    char replay_path[1024];
+    char desync_dir[1100];
+    uint64_t last_sync_us, last_status_us;
+    bsync_server_match_stats stats;
+    bsync_proto_msg tx; /* the frame being built (large) */
+};
+
+struct bsync_server {
+    bsync_server_config cfg;
+    FILE* log;
+    ENetHost* host;
+    uint16_t port;
+    srv_match* matches[BSYNC_SERVER_MAX_MATCHES];
+    uint32_t match_count;
+    srv_peer* peers; /* host->peerCount entries */
+    size_t peer_count;
+    struct {
+        uint32_t host;
+        uint64_t time_us;
+    } connects[SRV_CONNECT_TABLE];
+    uint32_t connect_next;
+    bsync_proto_msg rx; /* the message being handled (large) */
+    int shut_down;
+};
+
+/* server.c */
+void srv_log(bsync_server* s, const char* level, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg);
+void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
+void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
+
+/* server_match.c */
+srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);
+void srv_match_destroy(srv_match* m);
+void srv_match_update(srv_match* m, uint64_t now_us);       /* due ticks, start, end, status */
+uint64_t srv_match_next_deadline(const srv_match* m);       /* UINT64_MAX when nothing is due */
+void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h);
+void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in);
+void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c);
+void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn);
+void srv_match_leave(srv_match* m, srv_peer* p);
+void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason);
+void srv_match_fill_stats(const srv_match* m, bsync_server_match_stats* out);
+
+#endif /* BLENDSYNC_SERVER_INTERNAL_H */

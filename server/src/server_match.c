@@ -1,0 +1,696 @@
+/* server_match.c — one match on the server: joining, the tick loop with input deadlines and
+ * defaults, the authoritative match state, checksum verification, desyncs, replay recording
+ * (docs/lockstep.md). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "blendsync/checksum.h"
+#include "blendsync/io/desync.h"
+#include "server_internal.h"
+
+#define MATCH_ID(m) ((unsigned long long)(m)->stats.match_id)
+
+static void* alloc16(size_t n) { return aligned_alloc(16, (n + 15u) & ~(size_t)15u); }
+
+srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err) {
+    srv_match* m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->server = s;
+    m->index = index;
+    if (bsync_match_config_load(path, NULL, &m->cfg, err) != BSYNC_OK) {
+        free(m);
+        return NULL;
+    }
+    m->desc = bsync_match_config_desc(m->cfg);
+    size_t size = bsync_match_memory_size(m->desc);
+    m->mem = alloc16(size);
+    m->scratch_mem[0] = alloc16(size);
+    m->scratch_mem[1] = alloc16(size);
+    if (!m->mem || !m->scratch_mem[0] || !m->scratch_mem[1] || bsync_match_init(m->mem, size, m->desc, &m->match) != BSYNC_OK ||
+        bsync_match_init(m->scratch_mem[0], size, m->desc, &m->scratch[0]) != BSYNC_OK ||
+        bsync_match_init(m->scratch_mem[1], size, m->desc, &m->scratch[1]) != BSYNC_OK) {
+        if (err) {
+            err->code = BSYNC_OUT_OF_MEMORY;
+            snprintf(err->message, sizeof err->message, "%s: cannot set up the match", path);
+        }
+        srv_match_destroy(m);
+        return NULL;
+    }
+    m->snap_size = bsync_match_snapshot_size(m->match);
+    m->snap_buf = malloc(m->snap_size);
+    for (uint32_t i = 0; i < SRV_SNAP_RING; i++) {
+        m->snaps[i].data = malloc(m->snap_size);
+        m->snaps[i].tick = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < SRV_CHECK_RING; i++) m->checks[i].tick = UINT32_MAX;
+    m->player_count = m->desc->player_count;
+    for (uint32_t p = 0; p < m->player_count; p++)
+        for (uint32_t i = 0; i < SRV_INPUT_RING; i++) m->slots[p].ring_tick[i] = UINT32_MAX;
+    m->tick_rate = bsync_match_config_tick_rate(m->cfg);
+    m->input_delay = bsync_match_config_input_delay(m->cfg);
+    m->checksum_interval = bsync_match_config_checksum_interval(m->cfg);
+    m->duration = bsync_match_config_duration_ticks(m->cfg);
+    m->policy = bsync_match_config_desync_policy(m->cfg);
+    m->timeouts = bsync_match_config_timeouts(m->cfg);
+    m->stats.match_id = bsync_match_config_match_id(m->cfg);
+    const char* rp = s->cfg.replay_override ? s->cfg.replay_override : bsync_match_config_replay_path(m->cfg);
+    snprintf(m->replay_path, sizeof m->replay_path, "%s", rp ? rp : "");
+    snprintf(m->stats.replay_path, sizeof m->stats.replay_path, "%s", m->replay_path);
+    snprintf(m->desync_dir, sizeof m->desync_dir, "%s.desync", m->replay_path[0] ? m->replay_path : "match");
+    for (uint32_t i = 0; i < SRV_SNAP_RING; i++)
+        if (!m->snaps[i].data || !m->snap_buf) {
+            srv_match_destroy(m);
+            return NULL;
+        }
+    m->created_us = m->last_activity_us = bsync_net_now_us();
+    if (m->tick_rate < BSYNC_PROTO_MIN_TICK_RATE || m->tick_rate > BSYNC_PROTO_MAX_TICK_RATE) {
+        if (err) {
+            err->code = BSYNC_CONFIG_ERROR;
+            snprintf(err->message, sizeof err->message, "%s: tick rate %u outside 15..60", path, m->tick_rate);
+        }
+        srv_match_destroy(m);
+        return NULL;
+    }
+    srv_log(s, "info", "event=match_loaded match=%llu file=%s players=%u characters=%u tick_rate=%u input_delay=%u "
+            "checksum_interval=%u policy=%s replay=%s hash=%016llx",
+            MATCH_ID(m), path, m->player_count, m->desc->character_count, m->tick_rate, m->input_delay,
+            m->checksum_interval, bsync_match_policy_name(m->policy), m->replay_path[0] ? m->replay_path : "-",
+            (unsigned long long)bsync_match_hash(m->desc));
+    return m;
+}
+
+void srv_match_destroy(srv_match* m) {
+    if (!m) return;
+    bsync_replay_writer_close(m->replay);
+    for (uint32_t i = 0; i < SRV_SNAP_RING; i++) free(m->snaps[i].data);
+    free(m->snap_buf);
+    free(m->mem);
+    free(m->scratch_mem[0]);
+    free(m->scratch_mem[1]);
+    bsync_match_config_destroy(m->cfg);
+    free(m);
+}
+
+static uint32_t connected_count(const srv_match* m) {
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < m->player_count; p++) n += m->slots[p].peer != NULL;
+    return n;
+}
+
+static uint16_t connected_mask(const srv_match* m) {
+    uint16_t mask = 0;
+    for (uint32_t p = 0; p < m->player_count; p++)
+        if (m->slots[p].peer) mask = (uint16_t)(mask | (1u << p));
+    return mask;
+}
+
+static uint64_t deadline_of(const srv_match* m, uint32_t tick) {
+    return m->start_us + ((uint64_t)tick * 1000000u) / m->tick_rate;
+}
+
+uint64_t srv_match_next_deadline(const srv_match* m) {
+    if (m->ended) return UINT64_MAX;
+    if (!m->started) return m->created_us + 1000ull * m->timeouts.start_ms;
+    return deadline_of(m, m->next_tick);
+}
+
+/* ---------------------------------------------------------------- replay */
+
+static void replay_open(srv_match* m) {
+    if (!m->replay_path[0]) return;
+    bsync_replay_header h;
+    memset(&h, 0, sizeof h);
+    h.format_version = BSYNC_REPLAY_FORMAT_VERSION;
+    snprintf(h.build_version, sizeof h.build_version, "blendsync-server 0.1.0 proto %u", BSYNC_PROTO_VERSION);
+    h.match_id = m->stats.match_id;
+    h.match_hash = bsync_match_hash(m->desc);
+    h.tick_rate = m->tick_rate;
+    h.player_count = m->player_count;
+    h.param_count = m->desc->param_count;
+    h.trigger_count = m->desc->trigger_count;
+    h.character_count = m->desc->character_count;
+    h.input_delay = m->input_delay;
+    h.checksum_interval = m->checksum_interval;
+    h.start_tick = 0;
+    const char* names[BSYNC_REPLAY_MAX_ASSETS];
+    uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
+    uint32_t n = bsync_match_config_asset_hashes(m->cfg, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
+    if (n > BSYNC_REPLAY_MAX_ASSETS) n = BSYNC_REPLAY_MAX_ASSETS;
+    h.asset_count = n;
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(h.assets[i].name, sizeof h.assets[i].name, "%s", names[i]);
+        h.assets[i].hash = hashes[i];
+    }
+    snprintf(h.config_path, sizeof h.config_path, "%s", bsync_match_config_path(m->cfg));
+    size_t len = 0;
+    h.config_text = bsync_match_config_text(m->cfg, &len);
+    h.config_len = (uint32_t)len;
+    bsync_error err;
+    /* create the directory of the replay if needed (one level) */
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", m->replay_path);
+    char* slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        mkdir(dir, 0777);
+    }
+    if (bsync_replay_writer_open(m->replay_path, &h, &m->replay, &err) != BSYNC_OK) {
+        srv_log(m->server, "error", "event=replay_error match=%llu path=%s error=\"%s\"", MATCH_ID(m), m->replay_path,
+                err.message);
+        m->replay = NULL;
+    }
+}
+
+static void replay_append(srv_match* m, const bsync_replay_record* rec) {
+    if (!m->replay) return;
+    bsync_error err;
+    if (bsync_replay_writer_append(m->replay, rec, &err) != BSYNC_OK)
+        srv_log(m->server, "error", "event=replay_error match=%llu error=\"%s\"", MATCH_ID(m), err.message);
+}
+
+/* ---------------------------------------------------------------- joining */
+
+static void send_snapshot_chunks(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                                 uint32_t first_chunk) {
+    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+    bsync_proto_msg msg;
+    for (uint32_t i = first_chunk; i < count; i++) {
+        memset(&msg, 0, sizeof msg);
+        msg.type = BSYNC_PROTO_SNAPSHOT;
+        msg.snapshot.tick = tick;
+        msg.snapshot.kind = (uint8_t)kind;
+        msg.snapshot.chunk_index = (uint16_t)i;
+        msg.snapshot.chunk_count = (uint16_t)count;
+        msg.snapshot.total_size = (uint32_t)len;
+        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
+        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
+        msg.snapshot.len = (uint16_t)n;
+        memcpy(msg.snapshot.data, data + off, n);
+        srv_send(m, p, &msg);
+    }
+}
+
+static int token_equal(const uint8_t* a, size_t alen, const char* b, size_t blen) {
+    unsigned diff = (unsigned)(alen ^ blen);
+    for (size_t i = 0; i < alen && i < BSYNC_PROTO_MAX_TOKEN; i++)
+        diff |= (unsigned)(a[i] ^ (uint8_t)(i < blen ? b[i] : 0));
+    return diff == 0;
+}
+
+void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
+    bsync_server* s = m->server;
+    uint32_t reason = UINT32_MAX;
+    const char* why = "";
+    if (m->ended) reason = BSYNC_PROTO_BYE_MATCH_OVER, why = "match_over";
+    else if (h->slot >= m->player_count) reason = BSYNC_PROTO_BYE_BAD_SLOT, why = "bad_slot";
+    else {
+        size_t tlen = 0;
+        const char* tok = bsync_match_config_token(m->cfg, h->slot, &tlen);
+        if (!token_equal(h->token, h->token_len, tok, tlen)) reason = BSYNC_PROTO_BYE_BAD_TOKEN, why = "bad_token";
+        else if (m->slots[h->slot].peer) reason = BSYNC_PROTO_BYE_SLOT_TAKEN, why = "slot_taken";
+        else if (h->graph_hash != bsync_match_hash(m->desc)) reason = BSYNC_PROTO_BYE_GRAPH_MISMATCH, why = "graph_mismatch";
+    }
+    if (reason != UINT32_MAX) {
+        srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);
+        p->match = m; /* for the drop counters */
+        m->stats.dropped[BSYNC_SERVER_DROP_BAD_STATE] += 0;
+        p->match = NULL;
+        srv_peer_close(s, p, reason);
+        return;
+    }
+    srv_slot* sl = &m->slots[h->slot];
+    int rejoin = sl->ever_connected;
+    sl->peer = p;
+    sl->ever_connected = 1;
+    p->match = m;
+    p->slot = h->slot;
+    m->last_activity_us = bsync_net_now_us();
+    bsync_proto_msg w;
+    memset(&w, 0, sizeof w);
+    w.type = BSYNC_PROTO_WELCOME;
+    w.welcome.tick_rate = (uint8_t)m->tick_rate;
+    w.welcome.input_delay = (uint8_t)m->input_delay;
+    w.welcome.player_count = (uint8_t)m->player_count;
+    w.welcome.slot = h->slot;
+    w.welcome.param_count = (uint8_t)m->desc->param_count;
+    w.welcome.trigger_count = (uint8_t)m->desc->trigger_count;
+    w.welcome.checksum_interval = (uint16_t)m->checksum_interval;
+    w.welcome.connected_mask = connected_mask(m);
+    size_t snap_len = 0;
+    if (m->started) {
+        /* late join / reconnect: the state at the start of the next tick to confirm */
+        bsync_match_save(m->match, m->snap_buf, m->snap_size, &snap_len);
+        w.welcome.start_tick = m->next_tick;
+        w.welcome.snapshot_size = (uint32_t)snap_len;
+        w.welcome.snapshot_len = (uint16_t)(snap_len < BSYNC_PROTO_SNAPSHOT_CHUNK ? snap_len : BSYNC_PROTO_SNAPSHOT_CHUNK);
+        memcpy(w.welcome.snapshot, m->snap_buf, w.welcome.snapshot_len);
+    }
+    srv_send(m, p, &w);
+    if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
+        send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
+    srv_log(s, "info", "event=join match=%llu slot=%u kind=%s start_tick=%u snapshot_bytes=%zu players=%u/%u", MATCH_ID(m),
+            h->slot, m->started ? (rejoin ? "reconnect" : "late_join") : "lobby", m->started ? m->next_tick : 0, snap_len,
+            connected_count(m), m->player_count);
+}
+
+void srv_match_leave(srv_match* m, srv_peer* p) {
+    if (p->slot >= 0 && (uint32_t)p->slot < m->player_count && m->slots[p->slot].peer == p) {
+        m->slots[p->slot].peer = NULL;
+        srv_log(m->server, "info", "event=leave match=%llu slot=%d tick=%u players=%u/%u", MATCH_ID(m), p->slot, m->next_tick,
+                connected_count(m), m->player_count);
+    }
+    p->match = NULL;
+    p->slot = -1;
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
+    if (in->slot != (uint32_t)p->slot) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_WRONG_SLOT);
+        return;
+    }
+    if (in->param_count != m->desc->param_count || in->trigger_count != m->desc->trigger_count) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_MALFORMED);
+        return;
+    }
+    srv_slot* sl = &m->slots[p->slot];
+    uint32_t limit = m->next_tick + m->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
+    int any_new = 0, any_stale = 0;
+    for (uint32_t i = 0; i < in->record_count; i++) {
+        uint32_t t = in->first_tick + i;
+        if (t < m->next_tick) {
+            any_stale = 1;
+            continue;
+        }
+        if (t > limit || t - m->next_tick >= SRV_INPUT_RING) {
+            srv_violation(m->server, p, BSYNC_SERVER_DROP_TOO_FAR_AHEAD);
+            return;
+        }
+        uint32_t k = t % SRV_INPUT_RING;
+        if (sl->ring_tick[k] == t) continue; /* a redundant copy */
+        sl->ring_tick[k] = t;
+        memcpy(sl->ring[k].params, in->records[i].params, sizeof sl->ring[k].params);
+        memcpy(sl->ring[k].triggers, in->records[i].triggers, sizeof sl->ring[k].triggers);
+        m->stats.inputs_received++;
+        any_new = 1;
+    }
+    if (any_stale && !any_new) m->stats.dropped[BSYNC_SERVER_DROP_STALE]++;
+    m->last_activity_us = bsync_net_now_us();
+    /* ack: the first tick >= next_tick we hold nothing for */
+    uint32_t next = m->next_tick;
+    while (next - m->next_tick < SRV_INPUT_RING && sl->ring_tick[next % SRV_INPUT_RING] == next) next++;
+    bsync_proto_msg a;
+    memset(&a, 0, sizeof a);
+    a.type = BSYNC_PROTO_INPUT_ACK;
+    a.input_ack.next_tick = next;
+    a.input_ack.server_tick = m->next_tick;
+    srv_send(m, p, &a);
+}
+
+/* ---------------------------------------------------------------- the tick */
+
+static void record_jitter(srv_match* m, uint64_t late_us) {
+    m->jitter[m->jitter_next] = late_us;
+    m->jitter_next = (m->jitter_next + 1) % SRV_JITTER_KEEP;
+    if (m->jitter_count < SRV_JITTER_KEEP) m->jitter_count++;
+    if (late_us > m->stats.jitter_max_us) m->stats.jitter_max_us = late_us;
+}
+
+static void confirm_tick(srv_match* m, uint64_t now) {
+    uint32_t t = m->next_tick;
+    record_jitter(m, now > deadline_of(m, t) ? now - deadline_of(m, t) : 0);
+    bsync_proto_msg* msg = &m->tx;
+    memset(msg, 0, sizeof *msg);
+    msg->type = BSYNC_PROTO_FRAME;
+    bsync_proto_frame* f = &msg->frame;
+    f->tick = t;
+    f->player_count = (uint8_t)m->player_count;
+    f->param_count = (uint8_t)m->desc->param_count;
+    f->trigger_count = (uint8_t)m->desc->trigger_count;
+    bsync_replay_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.type = BSYNC_REPLAY_FRAME;
+    rec.frame.tick = t;
+    rec.frame.inputs.player_count = m->player_count;
+    for (uint32_t p = 0; p < m->player_count; p++) {
+        srv_slot* sl = &m->slots[p];
+        uint32_t k = t % SRV_INPUT_RING;
+        if (sl->ring_tick[k] == t) {
+            sl->last = sl->ring[k];
+        } else {
+            f->defaulted_mask = (uint16_t)(f->defaulted_mask | (1u << p));
+            m->stats.inputs_defaulted++;
+            /* triggers are one-shot: a repeated input never repeats a trigger */
+            memset(sl->last.triggers, 0, sizeof sl->last.triggers);
+        }
+        sl->ring_tick[k] = UINT32_MAX;
+        rec.frame.inputs.players[p] = sl->last;
+        memcpy(f->players[p].params, sl->last.params, sizeof f->players[p].params);
+        memcpy(f->players[p].triggers, sl->last.triggers, sizeof f->players[p].triggers);
+    }
+    rec.frame.defaulted_mask = f->defaulted_mask;
+    for (uint32_t p = 0; p < m->player_count; p++)
+        if (m->slots[p].peer) srv_send(m, m->slots[p].peer, msg);
+    /* replay: a snapshot every SRV_SNAPSHOT_EVERY ticks (the state at the start of t), then the frame */
+    if (m->replay && t > 0 && t % SRV_SNAPSHOT_EVERY == 0) {
+        size_t len = 0;
+        if (bsync_match_save(m->match, m->snap_buf, m->snap_size, &len) == BSYNC_OK) {
+            bsync_replay_record sr;
+            memset(&sr, 0, sizeof sr);
+            sr.type = BSYNC_REPLAY_SNAPSHOT;
+            sr.snapshot.tick = t;
+            sr.snapshot.len = (uint32_t)len;
+            sr.snapshot.data = m->snap_buf;
+            replay_append(m, &sr);
+        }
+    }
+    replay_append(m, &rec);
+    bsync_match_tick(m->match, &rec.frame.inputs);
+    m->next_tick = t + 1;
+    m->stats.ticks = m->next_tick;
+    if ((t + 1) % m->checksum_interval == 0) {
+        srv_check* c = &m->checks[t % SRV_CHECK_RING];
+        c->tick = t;
+        c->client_mask = 0;
+        bsync_match_checksums_get(m->match, m->server->cfg.verify_poses, &c->sums);
+        srv_snap* sn = &m->snaps[m->snap_next];
+        m->snap_next = (m->snap_next + 1) % SRV_SNAP_RING;
+        if (bsync_match_save(m->match, sn->data, m->snap_size, &sn->len) == BSYNC_OK) sn->tick = t + 1;
+        bsync_replay_record cr;
+        memset(&cr, 0, sizeof cr);
+        cr.type = BSYNC_REPLAY_CHECKSUM;
+        cr.checksum.tick = t;
+        cr.checksum.has_pose = m->server->cfg.verify_poses ? 1u : 0u;
+        cr.checksum.blend = c->sums.blend;
+        cr.checksum.pose = c->sums.pose;
+        replay_append(m, &cr);
+    }
+}
+
+static int cmp_u64(const void* a, const void* b) {
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+void srv_match_fill_stats(const srv_match* m, bsync_server_match_stats* out) {
+    *out = m->stats;
+    out->started = m->started;
+    out->ended = m->ended;
+    out->players_connected = connected_count(m);
+    out->replay_bytes = m->replay ? bsync_replay_writer_bytes(m->replay) : out->replay_bytes;
+    if (m->jitter_count) {
+        uint64_t tmp[SRV_JITTER_KEEP];
+        memcpy(tmp, m->jitter, sizeof(uint64_t) * m->jitter_count);
+        qsort(tmp, m->jitter_count, sizeof tmp[0], cmp_u64);
+        out->jitter_p50_us = tmp[m->jitter_count / 2];
+        out->jitter_p99_us = tmp[(m->jitter_count * 99u) / 100u];
+    }
+}
+
+static void status_line(srv_match* m) {
+    bsync_server_match_stats st;
+    srv_match_fill_stats(m, &st);
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < BSYNC_SERVER_DROP_COUNT; i++) dropped += st.dropped[i];
+    srv_log(m->server, "info",
+            "event=status match=%llu tick=%u players=%u/%u inputs=%llu defaulted=%llu checksums_ok=%llu desyncs=%llu "
+            "dropped=%llu bytes_in=%llu bytes_out=%llu jitter_p50_us=%llu jitter_p99_us=%llu replay_bytes=%llu",
+            MATCH_ID(m), m->next_tick, st.players_connected, m->player_count, (unsigned long long)st.inputs_received,
+            (unsigned long long)st.inputs_defaulted, (unsigned long long)st.checksums_verified,
+            (unsigned long long)st.desyncs, (unsigned long long)dropped, (unsigned long long)st.bytes_in,
+            (unsigned long long)st.bytes_out, (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
+            (unsigned long long)st.replay_bytes);
+}
+
+void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
+    if (m->ended) return;
+    m->ended = 1;
+    if (m->replay) {
+        bsync_replay_record e;
+        memset(&e, 0, sizeof e);
+        e.type = BSYNC_REPLAY_END;
+        e.end.ticks = m->next_tick;
+        e.end.reason = reason;
+        replay_append(m, &e);
+        bsync_replay_writer_sync(m->replay);
+        m->stats.replay_bytes = bsync_replay_writer_bytes(m->replay);
+        bsync_replay_writer_close(m->replay);
+        m->replay = NULL;
+    }
+    for (uint32_t p = 0; p < m->player_count; p++)
+        if (m->slots[p].peer) srv_peer_close(m->server, m->slots[p].peer, bye_reason);
+    status_line(m);
+    static const char* const reasons[] = {"normal", "shutdown", "aborted"};
+    srv_log(m->server, "info", "event=match_end match=%llu ticks=%u reason=%s replay=%s replay_bytes=%llu", MATCH_ID(m),
+            m->next_tick, reasons[reason < 3 ? reason : 2], m->replay_path[0] ? m->replay_path : "-",
+            (unsigned long long)m->stats.replay_bytes);
+}
+
+void srv_match_update(srv_match* m, uint64_t now) {
+    if (m->ended) return;
+    if (!m->started) {
+        uint32_t n = connected_count(m);
+        int all = n == m->player_count;
+        int timed_out = now >= m->created_us + 1000ull * m->timeouts.start_ms;
+        if (all || (timed_out && n > 0)) {
+            m->started = 1;
+            m->start_us = now + 100000u; /* 100 ms for the WELCOMEs to land */
+            m->last_status_us = m->last_sync_us = now;
+            replay_open(m);
+            srv_log(m->server, "info", "event=match_start match=%llu players=%u/%u tick_rate=%u", MATCH_ID(m), n,
+                    m->player_count, m->tick_rate);
+        } else if (timed_out && now >= m->created_us + 1000ull * m->timeouts.idle_ms) {
+            srv_log(m->server, "warn", "event=match_abandoned match=%llu reason=no_player_joined", MATCH_ID(m));
+            srv_match_end(m, 2, BSYNC_PROTO_BYE_MATCH_OVER);
+        }
+        return;
+    }
+    while (!m->ended && now >= deadline_of(m, m->next_tick)) {
+        confirm_tick(m, now);
+        if (m->duration && m->next_tick >= m->duration) srv_match_end(m, 0, BSYNC_PROTO_BYE_MATCH_OVER);
+    }
+    if (m->ended) return;
+    if (connected_count(m) == 0 && now - m->last_activity_us > 1000ull * m->timeouts.idle_ms) {
+        srv_log(m->server, "warn", "event=match_idle match=%llu tick=%u", MATCH_ID(m), m->next_tick);
+        srv_match_end(m, 2, BSYNC_PROTO_BYE_MATCH_OVER);
+        return;
+    }
+    if (m->replay && now - m->last_sync_us >= 1000000u) {
+        bsync_replay_writer_sync(m->replay);
+        m->last_sync_us = now;
+    }
+    uint32_t every = m->server->cfg.status_interval_ms;
+    if (every && now - m->last_status_us >= 1000ull * every) {
+        status_line(m);
+        m->last_status_us = now;
+    }
+}
+
+/* ---------------------------------------------------------------- checksums and desyncs */
+
+static srv_snap* find_snap(srv_match* m, uint32_t tick) {
+    for (uint32_t i = 0; i < SRV_SNAP_RING; i++)
+        if (m->snaps[i].tick == tick) return &m->snaps[i];
+    return NULL;
+}
+
+static void send_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, uint32_t character, uint32_t action,
+                        uint64_t expected, uint64_t got) {
+    bsync_proto_msg d;
+    memset(&d, 0, sizeof d);
+    d.type = BSYNC_PROTO_DESYNC;
+    d.desync.tick = tick;
+    d.desync.kind = (uint8_t)kind;
+    d.desync.character = (uint8_t)(kind <= BSYNC_PROTO_DESYNC_ROOT_POSE ? BSYNC_PROTO_NO_CHARACTER : character);
+    d.desync.part = BSYNC_PROTO_NO_PART;
+    d.desync.action = (uint8_t)action;
+    d.desync.expected = expected;
+    d.desync.got = got;
+    srv_send(m, p, &d);
+}
+
+static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, int character, uint64_t expected,
+                      uint64_t got) {
+    srv_slot* sl = &m->slots[p->slot];
+    m->stats.mismatched_checksums++;
+    if (sl->diverged) return; /* already reported; waiting for a resync or for the end */
+    sl->diverged = 1;
+    m->stats.desyncs++;
+    m->stats.last_desync_tick = tick;
+    m->stats.last_desync_slot = (uint32_t)p->slot;
+    m->stats.last_desync_kind = kind;
+    m->stats.last_desync_character = character >= 0 ? (uint32_t)character : BSYNC_PROTO_NO_CHARACTER;
+    const char* cname = character >= 0 ? bsync_match_config_character_name(m->cfg, (uint32_t)character) : "-";
+    srv_log(m->server, "warn",
+            "event=desync match=%llu tick=%u slot=%d kind=%s character=%d character_name=%s expected=%016llx got=%016llx "
+            "policy=%s",
+            MATCH_ID(m), tick, p->slot, bsync_proto_desync_kind_string(kind), character, cname,
+            (unsigned long long)expected, (unsigned long long)got, bsync_match_policy_name(m->policy));
+    bsync_replay_record r;
+    memset(&r, 0, sizeof r);
+    r.type = BSYNC_REPLAY_DESYNC;
+    r.desync.tick = tick;
+    r.desync.slot = (uint8_t)p->slot;
+    r.desync.kind = (uint8_t)kind;
+    r.desync.character = (uint8_t)(character >= 0 ? character : 0xFF);
+    r.desync.part = 0xFFFF;
+    r.desync.expected = expected;
+    r.desync.got = got;
+    replay_append(m, &r);
+    uint32_t action = m->policy == BSYNC_MATCH_POLICY_RESYNC ? BSYNC_PROTO_ACTION_RESYNC
+                      : m->policy == BSYNC_MATCH_POLICY_KICK ? BSYNC_PROTO_ACTION_KICK
+                                                             : BSYNC_PROTO_ACTION_REPORT;
+    send_desync(m, p, tick, kind, character >= 0 ? (uint32_t)character : 0, action, expected, got);
+    if (action == BSYNC_PROTO_ACTION_RESYNC) {
+        size_t len = 0;
+        if (bsync_match_save(m->match, m->snap_buf, m->snap_size, &len) == BSYNC_OK) {
+            send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_RESYNC, m->next_tick, m->snap_buf, len, 0);
+            m->stats.resyncs++;
+            sl->diverged = 0; /* healed from the next checksum on */
+            srv_log(m->server, "info", "event=resync match=%llu slot=%d tick=%u snapshot_bytes=%zu", MATCH_ID(m), p->slot,
+                    m->next_tick, len);
+        }
+    } else if (action == BSYNC_PROTO_ACTION_KICK) {
+        m->stats.kicks++;
+        /* the DUMP cannot arrive any more: keep the server's side of the bundle now */
+        srv_peer_close(m->server, p, BSYNC_PROTO_BYE_KICKED_DESYNC);
+    }
+}
+
+void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c) {
+    srv_check* ck = &m->checks[c->tick % SRV_CHECK_RING];
+    if (ck->tick != c->tick || c->tick >= m->next_tick) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK);
+        return;
+    }
+    m->last_activity_us = bsync_net_now_us();
+    if (c->joint_count > 0) return; /* a DETAIL answer: logged by the dump path; nothing to verify here */
+    const bsync_match_checksums* own = &ck->sums;
+    if (c->blend != own->blend) {
+        int character = -1;
+        uint64_t exp = own->blend, got = c->blend;
+        uint32_t kind = BSYNC_PROTO_DESYNC_ROOT_BLEND;
+        if (c->character_count == own->character_count)
+            for (uint32_t i = 0; i < own->character_count; i++)
+                if (c->characters[i].blend != own->character_blend[i]) {
+                    character = (int)i;
+                    kind = BSYNC_PROTO_DESYNC_CHARACTER_BLEND;
+                    exp = own->character_blend[i];
+                    got = c->characters[i].blend;
+                    break;
+                }
+        on_desync(m, p, c->tick, kind, character, exp, got);
+        return;
+    }
+    /* poses: against the server's own (--verify-poses), else against the clients' majority so far */
+    uint64_t ref = 0;
+    int have_ref = 0;
+    if (m->server->cfg.verify_poses) {
+        ref = own->pose;
+        have_ref = 1;
+    } else if (c->pose != 0) {
+        uint32_t best = 0;
+        for (uint32_t a = 0; a < m->player_count; a++) {
+            if (!(ck->client_mask & (1u << a))) continue;
+            uint32_t votes = 0;
+            for (uint32_t b = 0; b < m->player_count; b++)
+                if ((ck->client_mask & (1u << b)) && ck->client_pose[b] == ck->client_pose[a]) votes++;
+            if (votes > best) {
+                best = votes;
+                ref = ck->client_pose[a];
+                have_ref = 1;
+            }
+        }
+        ck->client_pose[p->slot] = c->pose;
+        ck->client_mask = (uint16_t)(ck->client_mask | (1u << p->slot));
+    }
+    if (have_ref && c->pose != 0 && c->pose != ref) {
+        on_desync(m, p, c->tick, BSYNC_PROTO_DESYNC_ROOT_POSE, -1, ref, c->pose);
+        return;
+    }
+    m->stats.checksums_verified++;
+    if (m->slots[p->slot].diverged && m->policy != BSYNC_MATCH_POLICY_REPORT) m->slots[p->slot].diverged = 0;
+}
+
+/* The desync bundle: both sides' states and a report, in <replay>.desync/tick<T>-slot<S>/. */
+static void write_file(const char* path, const void* data, size_t len) {
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE* f = fopen(tmp, "wb");
+    if (!f) return;
+    size_t w = fwrite(data, 1, len, f);
+    int ok = w == len && fclose(f) == 0;
+    if (!ok) {
+        remove(tmp);
+        return;
+    }
+    rename(tmp, path);
+}
+
+static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t* client, size_t client_len) {
+    srv_snap* own = find_snap(m, tick);
+    if (!own) {
+        srv_log(m->server, "warn", "event=desync_dump_lost match=%llu slot=%d tick=%u reason=server_state_gone", MATCH_ID(m),
+                p->slot, tick);
+        return;
+    }
+    char dir[1200];
+    mkdir(m->desync_dir, 0777);
+    snprintf(dir, sizeof dir, "%s/tick%u-slot%d", m->desync_dir, tick - 1, p->slot);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return;
+    char path[1300];
+    snprintf(path, sizeof path, "%s/server.bsms", dir);
+    write_file(path, own->data, own->len);
+    snprintf(path, sizeof path, "%s/client.bsms", dir);
+    write_file(path, client, client_len);
+    /* the report: which parameters and nodes differ */
+    char report[16384];
+    size_t n = (size_t)snprintf(report, sizeof report,
+                                "blendsync desync report\nmatch %llu, slot %d, tick %u (state after frame %u)\n"
+                                "server state: server.bsms, client state: client.bsms (bsync_match_save format)\n\n",
+                                MATCH_ID(m), p->slot, tick - 1, tick - 1);
+    if (bsync_match_load(m->scratch[0], own->data, own->len) == BSYNC_OK &&
+        bsync_match_load(m->scratch[1], client, client_len) == BSYNC_OK) {
+        bsync_desync_describe(m->scratch[0], m->scratch[1], m->cfg, report + n, sizeof report - n);
+    } else {
+        snprintf(report + n, sizeof report - n, "the client's state does not load (not this match's snapshot)\n");
+    }
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    write_file(path, report, strlen(report));
+    srv_log(m->server, "warn", "event=desync_bundle match=%llu slot=%d tick=%u dir=%s", MATCH_ID(m), p->slot, tick - 1, dir);
+    const char* first = strstr(report, "  ");
+    if (first) {
+        const char* end = strchr(first, '\n');
+        srv_log(m->server, "warn", "event=desync_detail match=%llu slot=%d tick=%u first_difference=\"%.*s\"", MATCH_ID(m),
+                p->slot, tick - 1, end ? (int)(end - first - 2) : 0, first + 2);
+    }
+}
+
+void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn) {
+    if (sn->kind != BSYNC_PROTO_SNAPSHOT_DUMP || sn->total_size > 4u * m->snap_size + 1024u) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_STATE);
+        return;
+    }
+    if (sn->chunk_index == 0) {
+        free(p->dump);
+        p->dump = malloc(sn->total_size);
+        p->dump_size = sn->total_size;
+        p->dump_have = 0;
+        p->dump_tick = sn->tick;
+    }
+    size_t off = (size_t)sn->chunk_index * BSYNC_PROTO_SNAPSHOT_CHUNK;
+    if (!p->dump || sn->tick != p->dump_tick || off != p->dump_have || off + sn->len > p->dump_size) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_STATE);
+        return;
+    }
+    memcpy(p->dump + off, sn->data, sn->len);
+    p->dump_have += sn->len;
+    if (p->dump_have == p->dump_size) {
+        write_bundle(m, p, p->dump_tick, p->dump, p->dump_size);
+        free(p->dump);
+        p->dump = NULL;
+    }
+}

@@ -1,0 +1,1099 @@
+/* match_config.c — match configuration JSON -> bsync_match_desc + graphs + match settings
+ * (io/match_config.h).
+ *
+ * Numbers are read exactly from their text, as config.c does: a small lexer records the byte span of
+ * every number token in document order, a strict recognizer checks the whole text against RFC 8259 and
+ * reports the first error at its line:column, and cJSON parses a copy in which every number token is
+ * replaced by "0" and spaces (offsets unchanged). A depth-first walk stores in each number node's
+ * valueint the index of its span; integers are then read digit by digit from the span and the
+ * parameter bounds with bsync_fx_parse. (The lexer and recognizer are config.c's, copied: they are
+ * static there.)
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "blendsync/blend_tree.h"
+#include "blendsync/checksum.h"
+#include "blendsync/fixed.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
+#include "blendsync/io/match_config.h"
+#include "file_internal.h"
+
+typedef struct span {
+    size_t off, len;
+} span;
+
+static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
+    if (!err) return;
+    err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+static void line_col(const char* text, size_t off, unsigned long* line, unsigned long* col) {
+    unsigned long l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < off; i++)
+        if (text[i] == '\n') {
+            l++;
+            start = i + 1;
+        }
+    *line = l;
+    *col = (unsigned long)(off - start) + 1;
+}
+
+/* ---------------------------------------------------------------- lexer */
+
+static int is_number_char(char ch) {
+    return (ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '.' || ch == 'e' || ch == 'E';
+}
+
+/* Records the number spans (their grammar is checked by the recognizer below). Returns 0 when out
+ * of memory. */
+static int lex_numbers(const char* text, size_t len, span** out, size_t* count) {
+    size_t cap = 64, n = 0;
+    span* spans = (span*)malloc(cap * sizeof(span));
+    if (!spans) return 0;
+    int in_string = 0;
+    size_t i = 0;
+    while (i < len) {
+        char ch = text[i];
+        if (in_string) {
+            if (ch == '\\') i += 2;
+            else {
+                if (ch == '"') in_string = 0;
+                i++;
+            }
+            continue;
+        }
+        if (ch == '"') {
+            in_string = 1;
+            i++;
+            continue;
+        }
+        if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t j = i;
+            while (j < len && is_number_char(text[j])) j++;
+            if (n == cap) {
+                span* grown = (span*)realloc(spans, 2 * cap * sizeof(span));
+                if (!grown) {
+                    free(spans);
+                    return 0;
+                }
+                spans = grown;
+                cap *= 2;
+            }
+            spans[n].off = i;
+            spans[n].len = j - i;
+            n++;
+            i = j;
+            continue;
+        }
+        i++;
+    }
+    *out = spans;
+    *count = n;
+    return 1;
+}
+
+/* A strict JSON recognizer (RFC 8259) that finds the FIRST syntax error and its offset, so messages
+ * point at the offending byte (cJSON's own error offsets are sometimes one byte late). */
+typedef struct rec {
+    const char* s;
+    size_t len, i;
+    int depth;
+    int bad_number; /* the error is a malformed number token at i */
+} rec;
+
+static void rec_ws(rec* r) {
+    while (r->i < r->len && (r->s[r->i] == ' ' || r->s[r->i] == '\t' || r->s[r->i] == '\n' || r->s[r->i] == '\r')) r->i++;
+}
+
+static int is_hex(char ch) {
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+static int rec_string(rec* r) {
+    r->i++; /* the opening quote */
+    while (r->i < r->len) {
+        unsigned char ch = (unsigned char)r->s[r->i];
+        if (ch == '"') {
+            r->i++;
+            return 1;
+        }
+        if (ch < 0x20) return 0;
+        if (ch == '\\') {
+            r->i++;
+            if (r->i >= r->len) return 0;
+            ch = (unsigned char)r->s[r->i];
+            if (ch == 'u') {
+                for (int k = 1; k <= 4; k++)
+                    if (r->i + (size_t)k >= r->len || !is_hex(r->s[r->i + (size_t)k])) {
+                        r->i += (size_t)k;
+                        return 0;
+                    }
+                r->i += 5;
+            } else if (ch == '"' || ch == '\\' || ch == '/' || ch == 'b' || ch == 'f' || ch == 'n' || ch == 'r' ||
+                       ch == 't') {
+                r->i++;
+            } else {
+                return 0;
+            }
+        } else {
+            r->i++;
+        }
+    }
+    return 0;
+}
+
+static int rec_value(rec* r);
+
+static int rec_literal(rec* r, const char* word) {
+    size_t n = strlen(word);
+    for (size_t k = 0; k < n; k++) {
+        if (r->i >= r->len || r->s[r->i] != word[k]) return 0;
+        r->i++;
+    }
+    return 1;
+}
+
+static int rec_value(rec* r) {
+    rec_ws(r);
+    if (r->i >= r->len) return 0;
+    char ch = r->s[r->i];
+    if (ch == '{' || ch == '[') {
+        const char close = ch == '{' ? '}' : ']';
+        if (++r->depth > 1000) return 0;
+        r->i++;
+        rec_ws(r);
+        if (r->i < r->len && r->s[r->i] == close) {
+            r->i++;
+            r->depth--;
+            return 1;
+        }
+        for (;;) {
+            if (close == '}') {
+                rec_ws(r);
+                if (r->i >= r->len || r->s[r->i] != '"' || !rec_string(r)) return 0;
+                rec_ws(r);
+                if (r->i >= r->len || r->s[r->i] != ':') return 0;
+                r->i++;
+            }
+            if (!rec_value(r)) return 0;
+            rec_ws(r);
+            if (r->i >= r->len) return 0;
+            if (r->s[r->i] == close) {
+                r->i++;
+                r->depth--;
+                return 1;
+            }
+            if (r->s[r->i] != ',') return 0;
+            r->i++;
+        }
+    }
+    if (ch == '"') return rec_string(r);
+    if (ch == '-' || (ch >= '0' && ch <= '9')) {
+        size_t j = r->i;
+        while (j < r->len && is_number_char(r->s[j])) j++;
+        fix16_t ignored;
+        if (bsync_fx_parse(r->s + r->i, j - r->i, &ignored) == BSYNC_PARSE_ERROR) {
+            r->bad_number = 1;
+            return 0;
+        }
+        r->i = j;
+        return 1;
+    }
+    if (ch == 't') return rec_literal(r, "true");
+    if (ch == 'f') return rec_literal(r, "false");
+    if (ch == 'n') return rec_literal(r, "null");
+    return 0;
+}
+
+/* 1 when the text is one JSON value (with surrounding whitespace); else 0 with the error message. */
+static int recognize(const char* name, const char* text, size_t len, bsync_error* err) {
+    rec r = {text, len, 0, 0, 0};
+    int ok = rec_value(&r);
+    if (ok) {
+        rec_ws(&r);
+        ok = r.i == len;
+    }
+    if (ok) return 1;
+    unsigned long line, col;
+    size_t at = r.i < len ? r.i : len;
+    line_col(text, at, &line, &col);
+    if (r.bad_number) {
+        size_t j = at;
+        while (j < len && is_number_char(text[j])) j++;
+        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: %.*s is not a JSON number", name, line, col,
+                  (int)(j - at > 40 ? 40 : j - at), text + at);
+    } else if (r.depth > 1000) {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: nested deeper than 1000 levels", name, line, col);
+    } else if (at >= len) {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected end of input", name, line, col);
+    } else if ((unsigned char)text[at] < 0x20 || (unsigned char)text[at] >= 0x7F) {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected byte 0x%02X", name, line, col,
+                  (unsigned)(unsigned char)text[at]);
+    } else {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected '%c'", name, line, col, text[at]);
+    }
+    return 0;
+}
+
+/* Depth-first, document order: the k-th number gets valueint = k. Returns the count seen. */
+static size_t number_walk(cJSON* item, size_t k) {
+    for (; item; item = item->next) {
+        if (cJSON_IsNumber(item)) {
+            item->valueint = (int)(k < (size_t)0x7FFFFFFF ? k : 0x7FFFFFFF);
+            k++;
+        }
+        if (item->child) k = number_walk(item->child, k);
+    }
+    return k;
+}
+/* ---------------------------------------------------------------- the loaded object */
+
+typedef struct graph_file {
+    char* resolved;
+    const char* written; /* points into the characters' written paths */
+    bsync_graph_config* gc;
+    uint32_t first_character;
+} graph_file;
+
+struct bsync_match_config {
+    bsync_match_desc desc;
+    bsync_match_character_desc chars[BSYNC_MATCH_MAX_CHARACTERS];
+    uint64_t match_id;
+    char tokens[BSYNC_MATCH_MAX_PLAYERS][BSYNC_MATCH_CONFIG_MAX_TOKEN + 1];
+    uint32_t token_len[BSYNC_MATCH_MAX_PLAYERS];
+    char param_names[BSYNC_MATCH_MAX_PARAMS][BSYNC_MAX_NAME];
+    char trigger_names[BSYNC_MATCH_MAX_TRIGGERS][BSYNC_MAX_NAME];
+    char trigger_switch[BSYNC_MATCH_MAX_TRIGGERS][BSYNC_MAX_NAME];
+    uint32_t trigger_fade[BSYNC_MATCH_MAX_TRIGGERS];
+    char char_names[BSYNC_MATCH_MAX_CHARACTERS][BSYNC_MAX_NAME];
+    char char_graph[BSYNC_MATCH_MAX_CHARACTERS][BSYNC_MATCH_CONFIG_MAX_PATH]; /* as written */
+    uint32_t char_file[BSYNC_MATCH_MAX_CHARACTERS];
+    uint32_t input_delay, checksum_interval, duration_ticks, payload_max, tick_rate;
+    bsync_match_policy policy;
+    bsync_match_timeouts timeouts;
+    char* replay; /* resolved, "" when none */
+    graph_file files[BSYNC_MATCH_MAX_CHARACTERS];
+    uint32_t file_count;
+    char* text;
+    size_t text_len;
+    char* path;
+    char* base_dir; /* "" or ending in '/' */
+    uint32_t asset_count;
+    char** asset_names;
+    uint64_t* asset_hashes;
+    char notes[8192];
+};
+
+typedef struct ctx {
+    const char* file;
+    const char* text;
+    const span* spans;
+    bsync_error* err;
+    char path[256];
+    size_t path_len;
+    bsync_match_config* cfg;
+} ctx;
+
+/* ---------------------------------------------------------------- messages and paths */
+
+static bsync_result fail(ctx* c, const char* fmt, ...) {
+    char what[440];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: %s", c->file, c->path_len ? c->path : "/", what);
+    return BSYNC_CONFIG_ERROR;
+}
+
+/* Append a JSON Pointer token ("~" -> "~0", "/" -> "~1"); returns the old length for path_pop. */
+static size_t path_push(ctx* c, const char* token) {
+    size_t old = c->path_len, n = c->path_len;
+    const size_t cap = sizeof c->path - 4;
+    if (n < cap) c->path[n++] = '/';
+    for (const char* s = token; *s && n < cap; s++) {
+        if (*s == '~' || *s == '/') {
+            c->path[n++] = '~';
+            if (n < cap) c->path[n++] = *s == '~' ? '0' : '1';
+        } else {
+            c->path[n++] = *s;
+        }
+    }
+    c->path[n] = '\0';
+    c->path_len = n;
+    return old;
+}
+
+static size_t path_push_index(ctx* c, uint32_t i) {
+    char buf[16];
+    snprintf(buf, sizeof buf, "%u", i);
+    return path_push(c, buf);
+}
+
+static void path_pop(ctx* c, size_t old) {
+    c->path_len = old;
+    c->path[old] = '\0';
+}
+
+/* Quote a string for a message: at most 60 bytes shown. */
+static const char* quoted(const char* s, char* buf, size_t cap) {
+    size_t n = strlen(s);
+    if (n > 60) snprintf(buf, cap, "\"%.57s...\"", s);
+    else snprintf(buf, cap, "\"%s\"", s);
+    return buf;
+}
+
+static void note(bsync_match_config* m, const char* fmt, ...) {
+    size_t n = strlen(m->notes);
+    if (n + 2 >= sizeof m->notes) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->notes + n, sizeof m->notes - n, fmt, ap);
+    va_end(ap);
+    n = strlen(m->notes);
+    if (n + 1 < sizeof m->notes) {
+        m->notes[n] = '\n';
+        m->notes[n + 1] = '\0';
+    }
+}
+
+/* ---------------------------------------------------------------- typed getters */
+
+/* Every field of `obj` must be in `allowed` (NULL-terminated) and appear once. */
+static bsync_result check_fields(ctx* c, const cJSON* obj, const char* const* allowed, const char* describe) {
+    for (const cJSON* f = obj->child; f; f = f->next) {
+        int known = 0;
+        for (const char* const* a = allowed; *a; a++)
+            if (!strcmp(*a, f->string)) known = 1;
+        size_t old = path_push(c, f->string);
+        if (!known) {
+            char list[300];
+            size_t n = 0;
+            list[0] = '\0';
+            for (const char* const* a = allowed; *a && n < sizeof list; a++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a == allowed ? "" : ", ", *a);
+            return fail(c, "unknown field (%s has: %s)", describe, list);
+        }
+        for (const cJSON* g = obj->child; g != f; g = g->next)
+            if (!strcmp(g->string, f->string)) return fail(c, "duplicate field");
+        path_pop(c, old);
+    }
+    return BSYNC_OK;
+}
+
+static const cJSON* field(const cJSON* obj, const char* name) {
+    for (const cJSON* f = obj->child; f; f = f->next)
+        if (!strcmp(f->string, name)) return f;
+    return NULL;
+}
+
+static bsync_result require(ctx* c, const cJSON* obj, const char* name, const cJSON** out) {
+    *out = field(obj, name);
+    if (!*out) return fail(c, "missing field \"%s\"", name);
+    return BSYNC_OK;
+}
+
+/* An integer lo..hi written as a plain JSON integer, read exactly from its text. The path must
+ * already name the item. */
+static bsync_result get_uint(ctx* c, const cJSON* item, uint64_t lo, uint64_t hi, uint64_t* out) {
+    const span* s = cJSON_IsNumber(item) ? &c->spans[item->valueint] : NULL;
+    int ok = s != NULL && s->len > 0;
+    int negative = 0;
+    uint64_t v = 0;
+    size_t i = 0;
+    if (ok && c->text[s->off] == '-') {
+        negative = 1;
+        i = 1;
+    }
+    if (ok && i >= s->len) ok = 0;
+    for (; ok && i < s->len; i++) {
+        char ch = c->text[s->off + i];
+        if (ch < '0' || ch > '9') {
+            ok = 0;
+            break;
+        }
+        if (v <= ((uint64_t)1 << 62)) v = v * 10u + (uint64_t)(ch - '0'); /* else: already too large */
+    }
+    if (ok && negative && v != 0) ok = 0; /* "-0" is 0 */
+    if (!ok || v < lo || v > hi)
+        return fail(c, "expected an integer from %llu to %llu", (unsigned long long)lo, (unsigned long long)hi);
+    *out = v;
+    return BSYNC_OK;
+}
+
+/* An optional integer field; *out untouched when absent. */
+static bsync_result opt_uint(ctx* c, const cJSON* obj, const char* name, uint64_t lo, uint64_t hi, uint32_t* out) {
+    const cJSON* f = field(obj, name);
+    if (!f) return BSYNC_OK;
+    size_t o = path_push(c, name);
+    uint64_t v;
+    bsync_result r = get_uint(c, f, lo, hi, &v);
+    if (r != BSYNC_OK) return r;
+    *out = (uint32_t)v;
+    path_pop(c, o);
+    return BSYNC_OK;
+}
+
+static bsync_result get_fx(ctx* c, const cJSON* item, fix16_t* out) {
+    if (!cJSON_IsNumber(item)) return fail(c, "expected a number");
+    const span* s = &c->spans[item->valueint];
+    bsync_result r = bsync_fx_parse(c->text + s->off, s->len, out);
+    if (r == BSYNC_OVERFLOW)
+        return fail(c, "%.*s%s is outside the fixed-point range (-32767.99998 to 32767.99998)",
+                    (int)(s->len > 40 ? 40 : s->len), c->text + s->off, s->len > 40 ? "..." : "");
+    if (r != BSYNC_OK) return fail(c, "invalid number"); /* the recognizer already refused these */
+    return BSYNC_OK;
+}
+
+/* A name string of 1..BSYNC_MAX_NAME-1 bytes copied to out (BSYNC_MAX_NAME bytes). */
+static bsync_result get_name(ctx* c, const cJSON* item, char* out, const char* what) {
+    if (!cJSON_IsString(item)) return fail(c, "expected a string (%s name)", what);
+    size_t n = strlen(item->valuestring);
+    if (n < 1 || n >= BSYNC_MAX_NAME) return fail(c, "%s name must be 1 to %d bytes long", what, BSYNC_MAX_NAME - 1);
+    memcpy(out, item->valuestring, n + 1);
+    return BSYNC_OK;
+}
+
+static bsync_result get_path(ctx* c, const cJSON* item, char* out, int allow_empty) {
+    if (!cJSON_IsString(item)) return fail(c, "expected a string (a file path)");
+    size_t n = strlen(item->valuestring);
+    if ((n == 0 && !allow_empty) || n >= BSYNC_MATCH_CONFIG_MAX_PATH)
+        return fail(c, "a file path must be %d to %u bytes long", allow_empty ? 0 : 1, BSYNC_MATCH_CONFIG_MAX_PATH - 1);
+    memcpy(out, item->valuestring, n + 1);
+    return BSYNC_OK;
+}
+
+/* An array of min..max entries. */
+static bsync_result get_array(ctx* c, const cJSON* item, uint32_t min, uint32_t max, const char* what, uint32_t* count) {
+    if (!cJSON_IsArray(item)) return fail(c, "expected an array of %s", what);
+    int n = cJSON_GetArraySize(item);
+    if (n < (int)min || n > (int)max) return fail(c, "expected %u to %u %s (got %d)", min, max, what, n);
+    *count = (uint32_t)n;
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- sections */
+
+static bsync_result parse_players(ctx* c, const cJSON* players) {
+    bsync_match_config* m = c->cfg;
+    bsync_result r;
+    size_t old = path_push(c, "players");
+    uint32_t n;
+    if ((r = get_array(c, players, 1, BSYNC_MATCH_MAX_PLAYERS, "players", &n)) != BSYNC_OK) return r;
+    uint32_t k = 0;
+    for (const cJSON* p = players->child; p; p = p->next, k++) {
+        size_t o = path_push_index(c, k);
+        if (!cJSON_IsObject(p)) return fail(c, "expected an object (a player)");
+        static const char* const allowed[] = {"token", NULL};
+        if ((r = check_fields(c, p, allowed, "a player")) != BSYNC_OK) return r;
+        const cJSON* t;
+        if ((r = require(c, p, "token", &t)) != BSYNC_OK) return r;
+        path_push(c, "token");
+        if (!cJSON_IsString(t)) return fail(c, "expected a string (the player's connect token)");
+        size_t len = strlen(t->valuestring);
+        if (len < 1 || len > BSYNC_MATCH_CONFIG_MAX_TOKEN)
+            return fail(c, "a token must be 1 to %u bytes long (got %zu)", BSYNC_MATCH_CONFIG_MAX_TOKEN, len);
+        for (size_t i = 0; i < len; i++) {
+            unsigned char ch = (unsigned char)t->valuestring[i];
+            if (ch < 0x21 || ch > 0x7E)
+                return fail(c, "a token must be visible ASCII (0x21 to 0x7E): byte %zu is 0x%02X", i, (unsigned)ch);
+        }
+        memcpy(m->tokens[k], t->valuestring, len + 1);
+        m->token_len[k] = (uint32_t)len;
+        path_pop(c, o);
+    }
+    m->desc.player_count = n;
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_parameters(ctx* c, const cJSON* params) {
+    bsync_match_config* m = c->cfg;
+    bsync_result r;
+    size_t old = path_push(c, "parameters");
+    uint32_t n;
+    if ((r = get_array(c, params, 0, BSYNC_MATCH_MAX_PARAMS, "input parameters", &n)) != BSYNC_OK) return r;
+    uint32_t k = 0;
+    for (const cJSON* p = params->child; p; p = p->next, k++) {
+        size_t o = path_push_index(c, k);
+        if (!cJSON_IsObject(p)) return fail(c, "expected an object (an input parameter)");
+        static const char* const allowed[] = {"name", "min", "max", NULL};
+        if ((r = check_fields(c, p, allowed, "an input parameter")) != BSYNC_OK) return r;
+        const cJSON *nm, *lo, *hi;
+        if ((r = require(c, p, "name", &nm)) != BSYNC_OK || (r = require(c, p, "min", &lo)) != BSYNC_OK ||
+            (r = require(c, p, "max", &hi)) != BSYNC_OK)
+            return r;
+        size_t f = path_push(c, "name");
+        if ((r = get_name(c, nm, m->param_names[k], "an input parameter")) != BSYNC_OK) return r;
+        char q[80];
+        for (uint32_t i = 0; i < k; i++)
+            if (!strcmp(m->param_names[i], m->param_names[k]))
+                return fail(c, "duplicate input parameter name %s (also parameter %u)", quoted(m->param_names[k], q, sizeof q), i);
+        path_pop(c, f);
+        f = path_push(c, "min");
+        if ((r = get_fx(c, lo, &m->desc.param_min[k])) != BSYNC_OK) return r;
+        path_pop(c, f);
+        f = path_push(c, "max");
+        if ((r = get_fx(c, hi, &m->desc.param_max[k])) != BSYNC_OK) return r;
+        if (m->desc.param_min[k] > m->desc.param_max[k]) {
+            const span* a = &c->spans[lo->valueint];
+            const span* b = &c->spans[hi->valueint];
+            return fail(c, "max %.*s is less than min %.*s", (int)(b->len > 40 ? 40 : b->len), c->text + b->off,
+                        (int)(a->len > 40 ? 40 : a->len), c->text + a->off);
+        }
+        path_pop(c, o);
+    }
+    m->desc.param_count = n;
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_triggers(ctx* c, const cJSON* triggers) {
+    bsync_match_config* m = c->cfg;
+    bsync_result r;
+    size_t old = path_push(c, "triggers");
+    uint32_t n;
+    if ((r = get_array(c, triggers, 0, BSYNC_MATCH_MAX_TRIGGERS, "input triggers", &n)) != BSYNC_OK) return r;
+    uint32_t k = 0;
+    for (const cJSON* t = triggers->child; t; t = t->next, k++) {
+        size_t o = path_push_index(c, k);
+        if (!cJSON_IsObject(t)) return fail(c, "expected an object (an input trigger)");
+        static const char* const allowed[] = {"name", "switch", "fade_ticks", NULL};
+        if ((r = check_fields(c, t, allowed, "an input trigger")) != BSYNC_OK) return r;
+        const cJSON *nm, *sw;
+        if ((r = require(c, t, "name", &nm)) != BSYNC_OK || (r = require(c, t, "switch", &sw)) != BSYNC_OK) return r;
+        size_t f = path_push(c, "name");
+        if ((r = get_name(c, nm, m->trigger_names[k], "an input trigger")) != BSYNC_OK) return r;
+        char q[80];
+        for (uint32_t i = 0; i < k; i++)
+            if (!strcmp(m->trigger_names[i], m->trigger_names[k]))
+                return fail(c, "duplicate input trigger name %s (also trigger %u)", quoted(m->trigger_names[k], q, sizeof q), i);
+        path_pop(c, f);
+        f = path_push(c, "switch");
+        if ((r = get_name(c, sw, m->trigger_switch[k], "a switch node")) != BSYNC_OK) return r;
+        path_pop(c, f);
+        m->trigger_fade[k] = 0;
+        if ((r = opt_uint(c, t, "fade_ticks", 0, BSYNC_SWITCH_MAX_FADE_TICKS, &m->trigger_fade[k])) != BSYNC_OK) return r;
+        path_pop(c, o);
+    }
+    m->desc.trigger_count = n;
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_input(ctx* c, const cJSON* input) {
+    bsync_match_config* m = c->cfg;
+    bsync_result r;
+    size_t old = path_push(c, "input");
+    if (!cJSON_IsObject(input)) return fail(c, "expected an object (the input layout)");
+    static const char* const allowed[] = {"parameters", "triggers", "hold_ticks", NULL};
+    if ((r = check_fields(c, input, allowed, "\"input\"")) != BSYNC_OK) return r;
+    const cJSON* f;
+    if ((f = field(input, "parameters")) && (r = parse_parameters(c, f)) != BSYNC_OK) return r;
+    if ((f = field(input, "triggers")) && (r = parse_triggers(c, f)) != BSYNC_OK) return r;
+    if ((f = field(input, "hold_ticks"))) {
+        size_t o = path_push(c, "hold_ticks");
+        if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) != 2)
+            return fail(c, "expected an array of 2 integers [min, max] (ticks a scripted input is held)");
+        uint64_t lo, hi;
+        size_t e = path_push(c, "0");
+        if ((r = get_uint(c, f->child, 1, BSYNC_MATCH_CONFIG_MAX_HOLD, &lo)) != BSYNC_OK) return r;
+        path_pop(c, e);
+        path_push(c, "1");
+        if ((r = get_uint(c, f->child->next, 1, BSYNC_MATCH_CONFIG_MAX_HOLD, &hi)) != BSYNC_OK) return r;
+        if (hi < lo) return fail(c, "max %llu is less than min %llu", (unsigned long long)hi, (unsigned long long)lo);
+        path_pop(c, e);
+        m->desc.hold_min = (uint32_t)lo;
+        m->desc.hold_max = (uint32_t)hi;
+        path_pop(c, o);
+    }
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_characters(ctx* c, const cJSON* chars) {
+    bsync_match_config* m = c->cfg;
+    bsync_result r;
+    size_t old = path_push(c, "characters");
+    uint32_t n;
+    if ((r = get_array(c, chars, 1, BSYNC_MATCH_MAX_CHARACTERS, "characters", &n)) != BSYNC_OK) return r;
+    uint32_t k = 0;
+    for (const cJSON* ch = chars->child; ch; ch = ch->next, k++) {
+        bsync_match_character_desc* d = &m->chars[k];
+        size_t o = path_push_index(c, k);
+        if (!cJSON_IsObject(ch)) return fail(c, "expected an object (a character)");
+        static const char* const allowed[] = {"name", "graph", "slot", "npc_seed", NULL};
+        if ((r = check_fields(c, ch, allowed, "a character")) != BSYNC_OK) return r;
+        const cJSON *nm, *gr;
+        if ((r = require(c, ch, "name", &nm)) != BSYNC_OK || (r = require(c, ch, "graph", &gr)) != BSYNC_OK) return r;
+        const cJSON* slot = field(ch, "slot");
+        const cJSON* seed = field(ch, "npc_seed");
+        if (slot && seed) return fail(c, "both \"slot\" and \"npc_seed\" given (exactly one is needed)");
+        if (!slot && !seed)
+            return fail(c, "missing field \"slot\" (a player character) or \"npc_seed\" (a non-player character)");
+        size_t f = path_push(c, "name");
+        if ((r = get_name(c, nm, m->char_names[k], "a character")) != BSYNC_OK) return r;
+        char q[80];
+        for (uint32_t i = 0; i < k; i++)
+            if (!strcmp(m->char_names[i], m->char_names[k]))
+                return fail(c, "duplicate character name %s (also character %u)", quoted(m->char_names[k], q, sizeof q), i);
+        path_pop(c, f);
+        f = path_push(c, "graph");
+        if ((r = get_path(c, gr, m->char_graph[k], 0)) != BSYNC_OK) return r;
+        path_pop(c, f);
+        uint64_t v;
+        if (slot) {
+            f = path_push(c, "slot");
+            if (!cJSON_IsNumber(slot) || get_uint(c, slot, 0, UINT32_MAX, &v) != BSYNC_OK)
+                return fail(c, "expected an integer from 0 to %u (a player slot)", m->desc.player_count - 1);
+            if (v >= m->desc.player_count)
+                return fail(c, "slot %llu is out of range: the match has %u player%s (slots 0 to %u)",
+                            (unsigned long long)v, m->desc.player_count, m->desc.player_count == 1 ? "" : "s",
+                            m->desc.player_count - 1);
+            d->slot = (uint32_t)v;
+            d->npc_seed = 0;
+        } else {
+            f = path_push(c, "npc_seed");
+            if ((r = get_uint(c, seed, 0, BSYNC_MATCH_CONFIG_MAX_ID, &v)) != BSYNC_OK) return r;
+            d->slot = BSYNC_MATCH_NPC;
+            d->npc_seed = v;
+        }
+        path_pop(c, f);
+        path_pop(c, o);
+    }
+    m->desc.character_count = n;
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+static char* join_path(const char* base_dir, const char* written) {
+    size_t b = (written[0] == '/') ? 0 : strlen(base_dir), w = strlen(written);
+    char* out = (char*)malloc(b + w + 1);
+    if (!out) return NULL;
+    memcpy(out, base_dir, b);
+    memcpy(out + b, written, w + 1);
+    return out;
+}
+
+static bsync_result oom(ctx* c) {
+    set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+    return BSYNC_OUT_OF_MEMORY;
+}
+
+/* Load the distinct graph files, check tick rates, fill the maps. */
+static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
+    bsync_match_config* m = c->cfg;
+    char q[80], q2[80];
+    for (uint32_t k = 0; k < m->desc.character_count; k++) {
+        char* resolved = join_path(m->base_dir, m->char_graph[k]);
+        if (!resolved) return oom(c);
+        uint32_t fi = 0;
+        while (fi < m->file_count && strcmp(m->files[fi].resolved, resolved) != 0) fi++;
+        char at[64];
+        snprintf(at, sizeof at, "/characters/%u/graph", k);
+        if (fi < m->file_count) {
+            free(resolved);
+        } else {
+            graph_file* gf = &m->files[m->file_count];
+            bsync_error e;
+            memset(&e, 0, sizeof e);
+            bsync_result r = bsync_graph_config_load(resolved, allocator, &gf->gc, NULL, &e);
+            if (r == BSYNC_OUT_OF_MEMORY) {
+                free(resolved);
+                return oom(c);
+            }
+            if (r != BSYNC_OK) {
+                set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: cannot load %s: %s", c->file, at,
+                          quoted(m->char_graph[k], q, sizeof q), e.message);
+                free(resolved);
+                return BSYNC_CONFIG_ERROR;
+            }
+            gf->resolved = resolved;
+            gf->written = m->char_graph[k];
+            gf->first_character = k;
+            m->file_count++;
+        }
+        m->char_file[k] = fi;
+        const bsync_graph* g = bsync_graph_config_graph(m->files[fi].gc);
+        const uint32_t rate = bsync_graph_tick_rate(g);
+        if (rate < BSYNC_GRAPH_MIN_TICK_RATE || rate > BSYNC_GRAPH_MAX_TICK_RATE) {
+            set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: tick rate %u of %s is outside %u to %u", c->file, at, rate,
+                      quoted(m->char_graph[k], q, sizeof q), BSYNC_GRAPH_MIN_TICK_RATE, BSYNC_GRAPH_MAX_TICK_RATE);
+            return BSYNC_CONFIG_ERROR;
+        }
+        if (k == 0) {
+            m->tick_rate = rate;
+        } else if (rate != m->tick_rate) {
+            set_error(c->err, BSYNC_CONFIG_ERROR,
+                      "%s: %s: tick rate %u of %s (character %s) differs from tick rate %u of %s (character %s)", c->file,
+                      at, rate, quoted(m->char_graph[k], q, sizeof q), m->char_names[k], m->tick_rate,
+                      quoted(m->char_graph[0], q2, sizeof q2), m->char_names[0]);
+            return BSYNC_CONFIG_ERROR;
+        }
+        /* the maps */
+        bsync_match_character_desc* d = &m->chars[k];
+        const bsync_blend_tree* tree = bsync_graph_tree(g);
+        d->graph = g;
+        for (uint32_t i = 0; i < BSYNC_MATCH_MAX_PARAMS; i++) d->param_map[i] = BSYNC_MATCH_UNMAPPED;
+        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++) d->trigger_map[j] = BSYNC_MATCH_UNMAPPED;
+        for (uint32_t i = 0; i < m->desc.param_count; i++) {
+            uint32_t p;
+            if (bsync_blend_tree_find_parameter(tree, m->param_names[i], &p) == BSYNC_OK) d->param_map[i] = p;
+            else note(m, "character %s: input parameter %s drives nothing", m->char_names[k], m->param_names[i]);
+        }
+        const uint32_t switches = bsync_graph_switch_count(g);
+        for (uint32_t j = 0; j < m->desc.trigger_count; j++) {
+            d->trigger_fade_ticks[j] = m->trigger_fade[j];
+            for (uint32_t s = 0; s < switches && d->trigger_map[j] == BSYNC_MATCH_UNMAPPED; s++) {
+                const char* nn = bsync_blend_tree_node_name(tree, bsync_graph_switch_node(g, s));
+                if (nn && !strcmp(nn, m->trigger_switch[j])) d->trigger_map[j] = s;
+            }
+            if (d->trigger_map[j] == BSYNC_MATCH_UNMAPPED)
+                note(m, "character %s: input trigger %s drives nothing (no switch node \"%s\")", m->char_names[k],
+                     m->trigger_names[j], m->trigger_switch[j]);
+        }
+    }
+    return BSYNC_OK;
+}
+
+/* One entry per (graph file, motion) with a bound clip. */
+static bsync_result collect_assets(ctx* c) {
+    bsync_match_config* m = c->cfg;
+    uint32_t total = 0;
+    for (uint32_t f = 0; f < m->file_count; f++) {
+        const bsync_graph* g = bsync_graph_config_graph(m->files[f].gc);
+        for (uint32_t i = 0; i < bsync_graph_motion_count(g); i++)
+            if (bsync_graph_motion_clip(g, i)) total++;
+    }
+    m->asset_names = (char**)calloc(total ? total : 1, sizeof(char*));
+    m->asset_hashes = (uint64_t*)calloc(total ? total : 1, sizeof(uint64_t));
+    if (!m->asset_names || !m->asset_hashes) return oom(c);
+    for (uint32_t f = 0; f < m->file_count; f++) {
+        const bsync_graph* g = bsync_graph_config_graph(m->files[f].gc);
+        const bsync_blend_tree* tree = bsync_graph_tree(g);
+        for (uint32_t i = 0; i < bsync_graph_motion_count(g); i++) {
+            const bsync_clip* clip = bsync_graph_motion_clip(g, i);
+            if (!clip) continue;
+            const char* motion = bsync_blend_tree_motion_name(tree, i);
+            size_t n = strlen(m->files[f].written) + 1 + strlen(motion) + 1;
+            char* name = (char*)malloc(n);
+            if (!name) return oom(c);
+            snprintf(name, n, "%s:%s", m->files[f].written, motion);
+            m->asset_names[m->asset_count] = name;
+            m->asset_hashes[m->asset_count] = bsync_checksum_clip(clip);
+            m->asset_count++;
+        }
+    }
+    return BSYNC_OK;
+}
+
+static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocator* allocator) {
+    bsync_match_config* m = c->cfg;
+    bsync_result r;
+    if (!cJSON_IsObject(doc)) return fail(c, "expected an object (a match config)");
+    static const char* const allowed[] = {"match_id",          "players",       "input",          "characters",
+                                          "input_delay",       "checksum_interval", "desync_policy", "replay",
+                                          "duration_ticks",    "timeouts",      "payload_max",    NULL};
+    if ((r = check_fields(c, doc, allowed, "a match config")) != BSYNC_OK) return r;
+    const cJSON *id, *players, *chars, *f;
+    if ((r = require(c, doc, "match_id", &id)) != BSYNC_OK || (r = require(c, doc, "players", &players)) != BSYNC_OK ||
+        (r = require(c, doc, "characters", &chars)) != BSYNC_OK)
+        return r;
+    size_t o = path_push(c, "match_id");
+    if ((r = get_uint(c, id, 1, BSYNC_MATCH_CONFIG_MAX_ID, &m->match_id)) != BSYNC_OK) return r;
+    path_pop(c, o);
+    if ((r = parse_players(c, players)) != BSYNC_OK) return r;
+    if ((f = field(doc, "input")) && (r = parse_input(c, f)) != BSYNC_OK) return r;
+    if ((r = parse_characters(c, chars)) != BSYNC_OK) return r;
+    if ((r = opt_uint(c, doc, "input_delay", 0, BSYNC_MATCH_CONFIG_MAX_INPUT_DELAY, &m->input_delay)) != BSYNC_OK ||
+        (r = opt_uint(c, doc, "checksum_interval", 1, BSYNC_MATCH_CONFIG_MAX_CHECKSUM_INTERVAL, &m->checksum_interval)) !=
+            BSYNC_OK ||
+        (r = opt_uint(c, doc, "duration_ticks", 0, UINT32_MAX, &m->duration_ticks)) != BSYNC_OK ||
+        (r = opt_uint(c, doc, "payload_max", 0, BSYNC_MATCH_CONFIG_MAX_PAYLOAD, &m->payload_max)) != BSYNC_OK)
+        return r;
+    if ((f = field(doc, "desync_policy"))) {
+        o = path_push(c, "desync_policy");
+        static const char* const names[] = {"report", "resync", "kick"};
+        int found = -1;
+        for (int i = 0; i < 3 && cJSON_IsString(f); i++)
+            if (!strcmp(f->valuestring, names[i])) found = i;
+        char q[80];
+        if (!cJSON_IsString(f)) return fail(c, "expected a string, one of: report, resync, kick");
+        if (found < 0) return fail(c, "unknown value %s (valid: report, resync, kick)", quoted(f->valuestring, q, sizeof q));
+        m->policy = (bsync_match_policy)found;
+        path_pop(c, o);
+    }
+    if ((f = field(doc, "timeouts"))) {
+        o = path_push(c, "timeouts");
+        if (!cJSON_IsObject(f)) return fail(c, "expected an object (timeouts in milliseconds)");
+        static const char* const t_allowed[] = {"start_ms", "peer_ms", "idle_ms", NULL};
+        if ((r = check_fields(c, f, t_allowed, "\"timeouts\"")) != BSYNC_OK) return r;
+        if ((r = opt_uint(c, f, "start_ms", BSYNC_MATCH_CONFIG_MIN_TIMEOUT_MS, BSYNC_MATCH_CONFIG_MAX_TIMEOUT_MS,
+                          &m->timeouts.start_ms)) != BSYNC_OK ||
+            (r = opt_uint(c, f, "peer_ms", BSYNC_MATCH_CONFIG_MIN_TIMEOUT_MS, BSYNC_MATCH_CONFIG_MAX_TIMEOUT_MS,
+                          &m->timeouts.peer_ms)) != BSYNC_OK ||
+            (r = opt_uint(c, f, "idle_ms", BSYNC_MATCH_CONFIG_MIN_TIMEOUT_MS, BSYNC_MATCH_CONFIG_MAX_TIMEOUT_MS,
+                          &m->timeouts.idle_ms)) != BSYNC_OK)
+            return r;
+        path_pop(c, o);
+    }
+    char replay[BSYNC_MATCH_CONFIG_MAX_PATH];
+    replay[0] = '\0';
+    if ((f = field(doc, "replay"))) {
+        o = path_push(c, "replay");
+        if ((r = get_path(c, f, replay, 1)) != BSYNC_OK) return r;
+        path_pop(c, o);
+    }
+    m->replay = replay[0] ? join_path(m->base_dir, replay) : (char*)calloc(1, 1);
+    if (!m->replay) return oom(c);
+
+    if ((r = load_graphs(c, allocator)) != BSYNC_OK) return r;
+    if ((r = collect_assets(c)) != BSYNC_OK) return r;
+    m->desc.characters = m->chars;
+    r = bsync_match_desc_validate(&m->desc);
+    if (r != BSYNC_OK) return fail(c, "the match description is invalid: %s", bsync_result_string(r));
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+void bsync_match_config_destroy(bsync_match_config* m) {
+    if (!m) return;
+    for (uint32_t f = 0; f < m->file_count; f++) {
+        bsync_graph_config_destroy(m->files[f].gc);
+        free(m->files[f].resolved);
+    }
+    for (uint32_t i = 0; i < m->asset_count; i++) free(m->asset_names[i]);
+    free(m->asset_names);
+    free(m->asset_hashes);
+    free(m->replay);
+    free(m->text);
+    free(m->path);
+    free(m->base_dir);
+    free(m);
+}
+
+static char* dup_n(const char* s, size_t n) {
+    char* out = (char*)malloc(n + 1);
+    if (!out) return NULL;
+    if (n) memcpy(out, s, n);
+    out[n] = '\0';
+    return out;
+}
+
+/* base_dir[0..dir_len) is the directory (a '/' is added when missing). */
+static bsync_result parse_impl(const char* text, size_t len, const char* name, const char* base_dir, size_t dir_len,
+                               const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err) {
+    bsync_match_config* m = (bsync_match_config*)calloc(1, sizeof *m);
+    char* copy = (char*)malloc(len + 1);
+    span* spans = NULL;
+    size_t span_count = 0;
+    int need_slash = dir_len > 0 && base_dir[dir_len - 1] != '/';
+    if (m) {
+        m->text = dup_n(text, len);
+        m->path = dup_n(name, strlen(name));
+        m->base_dir = (char*)malloc(dir_len + 2);
+    }
+    if (!m || !copy || !m->text || !m->path || !m->base_dir || !lex_numbers(text, len, &spans, &span_count)) {
+        bsync_match_config_destroy(m);
+        free(copy);
+        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    memcpy(m->base_dir, base_dir, dir_len);
+    if (need_slash) m->base_dir[dir_len++] = '/';
+    m->base_dir[dir_len] = '\0';
+    m->text_len = len;
+    m->input_delay = BSYNC_MATCH_CONFIG_DEFAULT_INPUT_DELAY;
+    m->checksum_interval = BSYNC_MATCH_CONFIG_DEFAULT_CHECKSUM_INTERVAL;
+    m->policy = BSYNC_MATCH_POLICY_REPORT;
+    m->timeouts.start_ms = BSYNC_MATCH_CONFIG_DEFAULT_START_MS;
+    m->timeouts.peer_ms = BSYNC_MATCH_CONFIG_DEFAULT_PEER_MS;
+    m->timeouts.idle_ms = BSYNC_MATCH_CONFIG_DEFAULT_IDLE_MS;
+    m->desc.hold_min = BSYNC_MATCH_CONFIG_DEFAULT_HOLD_MIN;
+    m->desc.hold_max = BSYNC_MATCH_CONFIG_DEFAULT_HOLD_MAX;
+    m->text_len = len;
+
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.file = name;
+    c.text = text;
+    c.spans = spans;
+    c.err = err;
+    c.cfg = m;
+
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    for (size_t i = 0; i < span_count; i++) {
+        copy[spans[i].off] = '0';
+        for (size_t j = 1; j < spans[i].len; j++) copy[spans[i].off + j] = ' ';
+    }
+    bsync_result r;
+    const char* end = NULL;
+    cJSON* doc = NULL;
+    if (!recognize(name, text, len, err)) {
+        r = BSYNC_CONFIG_ERROR;
+    } else if (!(doc = cJSON_ParseWithOpts(copy, &end, 1))) { /* e.g. a \u escape of a lone surrogate */
+        unsigned long line, col;
+        size_t off = end ? (size_t)(end - copy) : 0;
+        line_col(text, off < len ? off : len, &line, &col);
+        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON (rejected by the JSON parser)", name, line, col);
+        r = BSYNC_CONFIG_ERROR;
+    } else if (number_walk(doc, 0) != span_count) {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s: invalid JSON: numbers could not be matched to their text", name);
+        r = BSYNC_CONFIG_ERROR;
+    } else {
+        r = parse_document(&c, doc, allocator);
+    }
+    cJSON_Delete(doc);
+    free(spans);
+    free(copy);
+    if (r != BSYNC_OK) {
+        bsync_match_config_destroy(m);
+        return r;
+    }
+    *out = m;
+    return BSYNC_OK;
+}
+
+bsync_result bsync_match_config_parse(const char* text, size_t len, const char* name, const char* base_dir,
+                                      const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err) {
+    if (err) {
+        err->code = BSYNC_OK;
+        err->message[0] = '\0';
+    }
+    if (!name) name = "match";
+    if (out) *out = NULL;
+    if (!out || (!text && len > 0)) {
+        set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name, bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    if (!text) text = "";
+    if (!base_dir) base_dir = "";
+    return parse_impl(text, len, name, base_dir, strlen(base_dir), allocator, out, err);
+}
+
+bsync_result bsync_match_config_load(const char* path, const bsync_allocator* allocator, bsync_match_config** out,
+                                     bsync_error* err) {
+    if (err) {
+        err->code = BSYNC_OK;
+        err->message[0] = '\0';
+    }
+    if (out) *out = NULL;
+    if (!path || !out) {
+        set_error(err, BSYNC_INVALID_ARGUMENT, "match config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    unsigned char* buf;
+    size_t n;
+    bsync_io_file_status st;
+    bsync_result rr = bsync_io_read_file(path, &buf, &n, &st);
+    if (rr == BSYNC_IO_ERROR) {
+        set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
+        return BSYNC_IO_ERROR;
+    }
+    if (rr != BSYNC_OK) {
+        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    const char* slash = strrchr(path, '/');
+    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    bsync_result r = parse_impl((const char*)buf, n, path, path, dir_len, allocator, out, err);
+    free(buf);
+    return r;
+}
+
+/* ---------------------------------------------------------------- accessors */
+
+const char* bsync_match_policy_name(bsync_match_policy policy) {
+    switch (policy) {
+    case BSYNC_MATCH_POLICY_REPORT: return "report";
+    case BSYNC_MATCH_POLICY_RESYNC: return "resync";
+    case BSYNC_MATCH_POLICY_KICK: return "kick";
+    }
+    return "unknown";
+}
+
+const bsync_match_desc* bsync_match_config_desc(const bsync_match_config* m) { return m ? &m->desc : NULL; }
+uint64_t bsync_match_config_match_id(const bsync_match_config* m) { return m ? m->match_id : 0; }
+uint32_t bsync_match_config_player_count(const bsync_match_config* m) { return m ? m->desc.player_count : 0; }
+const char* bsync_match_config_token(const bsync_match_config* m, uint32_t slot, size_t* len) {
+    if (!m || slot >= m->desc.player_count) {
+        if (len) *len = 0;
+        return NULL;
+    }
+    if (len) *len = m->token_len[slot];
+    return m->tokens[slot];
+}
+const char* bsync_match_config_param_name(const bsync_match_config* m, uint32_t i) {
+    return m && i < m->desc.param_count ? m->param_names[i] : NULL;
+}
+const char* bsync_match_config_trigger_name(const bsync_match_config* m, uint32_t j) {
+    return m && j < m->desc.trigger_count ? m->trigger_names[j] : NULL;
+}
+const char* bsync_match_config_trigger_switch(const bsync_match_config* m, uint32_t j) {
+    return m && j < m->desc.trigger_count ? m->trigger_switch[j] : NULL;
+}
+const char* bsync_match_config_character_name(const bsync_match_config* m, uint32_t c) {
+    return m && c < m->desc.character_count ? m->char_names[c] : NULL;
+}
+uint32_t bsync_match_config_input_delay(const bsync_match_config* m) { return m ? m->input_delay : 0; }
+uint32_t bsync_match_config_checksum_interval(const bsync_match_config* m) { return m ? m->checksum_interval : 0; }
+bsync_match_policy bsync_match_config_desync_policy(const bsync_match_config* m) {
+    return m ? m->policy : BSYNC_MATCH_POLICY_REPORT;
+}
+const char* bsync_match_config_replay_path(const bsync_match_config* m) { return m ? m->replay : ""; }
+uint32_t bsync_match_config_duration_ticks(const bsync_match_config* m) { return m ? m->duration_ticks : 0; }
+bsync_match_timeouts bsync_match_config_timeouts(const bsync_match_config* m) {
+    bsync_match_timeouts none = {0, 0, 0};
+    return m ? m->timeouts : none;
+}
+uint32_t bsync_match_config_payload_max(const bsync_match_config* m) { return m ? m->payload_max : 0; }
+uint32_t bsync_match_config_tick_rate(const bsync_match_config* m) { return m ? m->tick_rate : 0; }
+const bsync_graph_config* bsync_match_config_character_graph(const bsync_match_config* m, uint32_t c) {
+    return m && c < m->desc.character_count ? m->files[m->char_file[c]].gc : NULL;
+}
+uint32_t bsync_match_config_character_graph_file(const bsync_match_config* m, uint32_t c) {
+    return m && c < m->desc.character_count ? m->char_file[c] : UINT32_MAX;
+}
+uint32_t bsync_match_config_graph_file_count(const bsync_match_config* m) { return m ? m->file_count : 0; }
+const char* bsync_match_config_graph_file_path(const bsync_match_config* m, uint32_t i) {
+    return m && i < m->file_count ? m->files[i].resolved : NULL;
+}
+const char* bsync_match_config_graph_file_written(const bsync_match_config* m, uint32_t i) {
+    return m && i < m->file_count ? m->files[i].written : NULL;
+}
+uint64_t bsync_match_config_graph_file_hash(const bsync_match_config* m, uint32_t i) {
+    return m && i < m->file_count ? bsync_graph_hash(bsync_graph_config_graph(m->files[i].gc)) : 0;
+}
+const bsync_graph_config* bsync_match_config_graph_file_config(const bsync_match_config* m, uint32_t i) {
+    return m && i < m->file_count ? m->files[i].gc : NULL;
+}
+const char* bsync_match_config_text(const bsync_match_config* m, size_t* len) {
+    if (len) *len = m ? m->text_len : 0;
+    return m ? m->text : "";
+}
+const char* bsync_match_config_path(const bsync_match_config* m) { return m ? m->path : ""; }
+const char* bsync_match_config_base_dir(const bsync_match_config* m) { return m ? m->base_dir : ""; }
+const char* bsync_match_config_notes(const bsync_match_config* m) { return m ? m->notes : ""; }
+
+uint32_t bsync_match_config_asset_hashes(const bsync_match_config* m, const char** names, uint64_t* hashes,
+                                         uint32_t cap) {
+    if (!m) return 0;
+    for (uint32_t k = 0; k < m->asset_count && k < cap; k++) {
+        if (names) names[k] = m->asset_names[k];
+        if (hashes) hashes[k] = m->asset_hashes[k];
+    }
+    return m->asset_count;
+}

@@ -1,0 +1,433 @@
+/* match.c — one match's deterministic simulation (see blendsync/match.h). Caller memory, no
+ * allocation, no globals, no floating point. */
+#include "blendsync/match.h"
+
+#include "blendsync/blend_tree.h"
+#include "blendsync/checksum.h"
+#include "internal/block.h"
+
+#define MATCH_MAGIC 0x48544D42u /* "BMTH" */
+#define MATCH_VERSION 1u
+#define HOLD_LIMIT 1000000u
+#define SNAP_HEAD 32u /* magic, version, hash, length, count, tick */
+
+typedef struct match_character {
+    bsync_match_character_desc desc;
+    size_t instance_offset; /* from the match's start */
+    fix16_t targets[BSYNC_MAX_PARAMETERS];
+    uint32_t target_count;
+    bsync_match_script script; /* NPCs only */
+} match_character;
+
+struct bsync_match {
+    uint32_t magic;
+    uint32_t version;
+    uint64_t hash;
+    bsync_match_desc desc; /* desc.characters points at the copies below */
+    bsync_match_character_desc character_descs[BSYNC_MATCH_MAX_CHARACTERS];
+    match_character characters[BSYNC_MATCH_MAX_CHARACTERS];
+    uint64_t tick;
+    size_t size;
+    size_t scratch_offset; /* one instance of the largest size: snapshot validation */
+    size_t scratch_size;
+};
+
+/* ---------------------------------------------------------------- desc */
+
+bsync_result bsync_match_desc_validate(const bsync_match_desc* d) {
+    if (!d || !d->characters) return BSYNC_INVALID_ARGUMENT;
+    if (d->player_count < 1 || d->player_count > BSYNC_MATCH_MAX_PLAYERS) return BSYNC_INVALID_ARGUMENT;
+    if (d->param_count > BSYNC_MATCH_MAX_PARAMS || d->trigger_count > BSYNC_MATCH_MAX_TRIGGERS)
+        return BSYNC_INVALID_ARGUMENT;
+    if (d->character_count < 1 || d->character_count > BSYNC_MATCH_MAX_CHARACTERS) return BSYNC_INVALID_ARGUMENT;
+    if (d->hold_min < 1 || d->hold_min > d->hold_max || d->hold_max > HOLD_LIMIT) return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < d->param_count; i++)
+        if (d->param_min[i] > d->param_max[i] || d->param_min[i] == INT32_MIN) return BSYNC_INVALID_ARGUMENT;
+    uint32_t rate = 0;
+    for (uint32_t c = 0; c < d->character_count; c++) {
+        const bsync_match_character_desc* ch = &d->characters[c];
+        if (!ch->graph) return BSYNC_INVALID_ARGUMENT;
+        uint32_t r = bsync_graph_tick_rate(ch->graph);
+        if (c == 0) rate = r;
+        else if (r != rate) return BSYNC_INVALID_ARGUMENT;
+        if (ch->slot != BSYNC_MATCH_NPC && ch->slot >= d->player_count) return BSYNC_INVALID_ARGUMENT;
+        uint32_t pc = bsync_graph_parameter_count(ch->graph);
+        for (uint32_t i = 0; i < d->param_count; i++)
+            if (ch->param_map[i] != BSYNC_MATCH_UNMAPPED && ch->param_map[i] >= pc) return BSYNC_INVALID_ARGUMENT;
+        uint32_t sc = bsync_graph_switch_count(ch->graph);
+        for (uint32_t j = 0; j < d->trigger_count; j++) {
+            if (ch->trigger_map[j] != BSYNC_MATCH_UNMAPPED && ch->trigger_map[j] >= sc) return BSYNC_INVALID_ARGUMENT;
+            if (ch->trigger_fade_ticks[j] > BSYNC_SWITCH_MAX_FADE_TICKS) return BSYNC_INVALID_ARGUMENT;
+        }
+    }
+    return BSYNC_OK;
+}
+
+uint64_t bsync_match_hash(const bsync_match_desc* d) {
+    if (bsync_match_desc_validate(d) != BSYNC_OK) return 0;
+    bsync_checksum_state s;
+    bsync_checksum_init(&s, BSYNC_CHECKSUM_SEED_MATCH_DESC);
+    bsync_checksum_u32(&s, 1u);
+    bsync_checksum_u32(&s, d->player_count);
+    bsync_checksum_u32(&s, d->param_count);
+    bsync_checksum_u32(&s, d->trigger_count);
+    for (uint32_t i = 0; i < d->param_count; i++) {
+        bsync_checksum_fx(&s, d->param_min[i]);
+        bsync_checksum_fx(&s, d->param_max[i]);
+    }
+    bsync_checksum_u32(&s, d->hold_min);
+    bsync_checksum_u32(&s, d->hold_max);
+    bsync_checksum_u32(&s, d->character_count);
+    for (uint32_t c = 0; c < d->character_count; c++) {
+        const bsync_match_character_desc* ch = &d->characters[c];
+        bsync_checksum_u64(&s, bsync_graph_hash(ch->graph));
+        bsync_checksum_u32(&s, ch->slot);
+        bsync_checksum_u64(&s, ch->npc_seed);
+        for (uint32_t i = 0; i < d->param_count; i++) bsync_checksum_u32(&s, ch->param_map[i]);
+        for (uint32_t j = 0; j < d->trigger_count; j++) {
+            bsync_checksum_u32(&s, ch->trigger_map[j]);
+            bsync_checksum_u32(&s, ch->trigger_fade_ticks[j]);
+        }
+    }
+    return bsync_checksum_final(&s);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+size_t bsync_match_memory_size(const bsync_match_desc* d) {
+    if (bsync_match_desc_validate(d) != BSYNC_OK) return 0;
+    size_t size = bsync_align_up(sizeof(bsync_match), 16);
+    size_t largest = 0;
+    for (uint32_t c = 0; c < d->character_count; c++) {
+        size_t isz = bsync_instance_memory_size(d->characters[c].graph);
+        if (isz > largest) largest = isz;
+        size = bsync_align_up(size + isz, 16);
+    }
+    return bsync_align_up(size + largest, 16);
+}
+
+static int match_ok(const bsync_match* m) { return m && m->magic == MATCH_MAGIC && m->version == MATCH_VERSION; }
+
+bsync_instance* bsync_match_instance(bsync_match* m, uint32_t c) {
+    if (!match_ok(m) || c >= m->desc.character_count) return NULL;
+    return (bsync_instance*)((unsigned char*)m + m->characters[c].instance_offset);
+}
+
+const bsync_instance* bsync_match_instance_const(const bsync_match* m, uint32_t c) {
+    if (!match_ok(m) || c >= m->desc.character_count) return NULL;
+    return (const bsync_instance*)((const unsigned char*)m + m->characters[c].instance_offset);
+}
+
+static void reset_character_state(bsync_match* m, uint32_t c) {
+    match_character* ch = &m->characters[c];
+    const bsync_blend_tree* tree = bsync_graph_tree(ch->desc.graph);
+    ch->target_count = bsync_graph_parameter_count(ch->desc.graph);
+    for (uint32_t i = 0; i < ch->target_count; i++) ch->targets[i] = bsync_blend_tree_parameter_default(tree, i);
+    bsync_match_script_init(&ch->script, ch->desc.npc_seed);
+}
+
+bsync_result bsync_match_init(void* mem, size_t size, const bsync_match_desc* d, bsync_match** out) {
+    if (!mem || !d || !out || ((uintptr_t)mem & 7u) != 0) return BSYNC_INVALID_ARGUMENT;
+    size_t need = bsync_match_memory_size(d);
+    if (need == 0) return BSYNC_INVALID_ARGUMENT;
+    if (size < need) return BSYNC_BUFFER_TOO_SMALL;
+    unsigned char* base = (unsigned char*)mem;
+    for (size_t i = 0; i < need; i++) base[i] = 0;
+    bsync_match* m = (bsync_match*)mem;
+    m->magic = MATCH_MAGIC;
+    m->version = MATCH_VERSION;
+    m->desc = *d;
+    for (uint32_t c = 0; c < d->character_count; c++) {
+        m->character_descs[c] = d->characters[c];
+        m->characters[c].desc = d->characters[c];
+    }
+    m->desc.characters = m->character_descs;
+    m->hash = bsync_match_hash(d);
+    m->size = need;
+    size_t off = bsync_align_up(sizeof(bsync_match), 16);
+    for (uint32_t c = 0; c < d->character_count; c++) {
+        const bsync_graph* g = d->characters[c].graph;
+        size_t isz = bsync_instance_memory_size(g);
+        bsync_instance* inst = NULL;
+        bsync_result r = bsync_instance_init(base + off, isz, g, &inst);
+        if (r != BSYNC_OK) return r;
+        m->characters[c].instance_offset = off;
+        reset_character_state(m, c);
+        off = bsync_align_up(off + isz, 16);
+    }
+    m->scratch_offset = off;
+    m->scratch_size = need - off;
+    *out = m;
+    return BSYNC_OK;
+}
+
+uint64_t bsync_match_tick_count(const bsync_match* m) { return match_ok(m) ? m->tick : 0; }
+const bsync_match_desc* bsync_match_get_desc(const bsync_match* m) { return match_ok(m) ? &m->desc : NULL; }
+uint32_t bsync_match_character_count(const bsync_match* m) { return match_ok(m) ? m->desc.character_count : 0; }
+
+const bsync_match_script* bsync_match_npc_script(const bsync_match* m, uint32_t c) {
+    if (!match_ok(m) || c >= m->desc.character_count || m->characters[c].desc.slot != BSYNC_MATCH_NPC) return NULL;
+    return &m->characters[c].script;
+}
+
+/* ---------------------------------------------------------------- the seeded script */
+
+static uint64_t splitmix64(uint64_t* state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void bsync_match_script_init(bsync_match_script* s, uint64_t seed) {
+    if (!s) return;
+    unsigned char* p = (unsigned char*)s;
+    for (size_t i = 0; i < sizeof *s; i++) p[i] = 0;
+    s->state = seed;
+}
+
+void bsync_match_random_input(bsync_match_script* s, const bsync_match_desc* d, bsync_match_input* out) {
+    if (!s || !d || !out) return;
+    if (s->hold_left == 0) {
+        uint32_t span = d->hold_max - d->hold_min + 1u;
+        s->hold_left = d->hold_min + (uint32_t)(splitmix64(&s->state) % span);
+        for (uint32_t i = 0; i < d->param_count && i < BSYNC_MATCH_MAX_PARAMS; i++) {
+            /* span of raw steps as an unsigned 64-bit count: max - min + 1 <= 2^32 */
+            uint64_t range = (uint64_t)((int64_t)d->param_max[i] - (int64_t)d->param_min[i]) + 1u;
+            uint64_t r = splitmix64(&s->state) % range;
+            s->record.params[i] = (fix16_t)((int64_t)d->param_min[i] + (int64_t)r);
+        }
+        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++) s->record.triggers[j] = 0;
+    }
+    s->hold_left--;
+    *out = s->record;
+}
+
+/* ---------------------------------------------------------------- tick */
+
+bsync_result bsync_match_tick(bsync_match* m, const bsync_match_frame* frame) {
+    if (!match_ok(m) || !frame) return BSYNC_INVALID_ARGUMENT;
+    if (frame->player_count != m->desc.player_count) return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        match_character* ch = &m->characters[c];
+        bsync_match_input npc;
+        const bsync_match_input* in;
+        if (ch->desc.slot == BSYNC_MATCH_NPC) {
+            bsync_match_random_input(&ch->script, &m->desc, &npc);
+            in = &npc;
+        } else {
+            in = &frame->players[ch->desc.slot];
+        }
+        for (uint32_t i = 0; i < m->desc.param_count; i++) {
+            uint32_t p = ch->desc.param_map[i];
+            if (p != BSYNC_MATCH_UNMAPPED) ch->targets[p] = in->params[i];
+        }
+        bsync_switch_trigger triggers[BSYNC_MATCH_MAX_TRIGGERS];
+        uint32_t n = 0;
+        const bsync_graph* g = ch->desc.graph;
+        for (uint32_t j = 0; j < m->desc.trigger_count; j++) {
+            uint32_t sw = ch->desc.trigger_map[j];
+            uint8_t v = in->triggers[j];
+            if (sw == BSYNC_MATCH_UNMAPPED || v == 0) continue;
+            uint32_t node = bsync_graph_switch_node(g, sw);
+            uint32_t child = (uint32_t)v - 1u;
+            if (child >= bsync_blend_tree_node_child_count(bsync_graph_tree(g), node)) continue;
+            triggers[n].switch_index = sw;
+            triggers[n].child = child;
+            triggers[n].fade_ticks = ch->desc.trigger_fade_ticks[j];
+            triggers[n].carry_time = 0;
+            n++;
+        }
+        bsync_instance_input input = {ch->targets, ch->target_count};
+        bsync_result r = bsync_instance_tick_ex(bsync_match_instance(m, c), &input, triggers, n);
+        if (r != BSYNC_OK) return r; /* cannot happen for a validated desc: arguments checked above */
+    }
+    m->tick++;
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- checksums */
+
+static void feed_script(bsync_checksum_state* s, const bsync_match* m, const bsync_match_script* sc) {
+    bsync_checksum_u64(s, sc->state);
+    bsync_checksum_u32(s, sc->hold_left);
+    for (uint32_t i = 0; i < m->desc.param_count; i++) bsync_checksum_fx(s, sc->record.params[i]);
+    for (uint32_t j = 0; j < m->desc.trigger_count; j++) bsync_checksum_u32(s, sc->record.triggers[j]);
+}
+
+bsync_result bsync_match_checksums_get(bsync_match* m, int with_poses, bsync_match_checksums* out) {
+    if (!match_ok(m) || !out) return BSYNC_INVALID_ARGUMENT;
+    uint32_t n = m->desc.character_count;
+    out->tick = m->tick;
+    out->character_count = n;
+    bsync_checksum_state s, p;
+    bsync_checksum_init(&s, BSYNC_CHECKSUM_SEED_MATCH);
+    bsync_checksum_u64(&s, m->tick);
+    bsync_checksum_u32(&s, n);
+    bsync_checksum_init(&p, BSYNC_CHECKSUM_SEED_MATCH_POSE);
+    bsync_checksum_u64(&p, m->tick);
+    bsync_checksum_u32(&p, n);
+    uint32_t npcs = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        bsync_instance* inst = bsync_match_instance(m, c);
+        out->character_blend[c] = bsync_instance_state_checksum(inst);
+        bsync_checksum_u64(&s, out->character_blend[c]);
+        out->character_pose[c] = 0;
+        if (with_poses && bsync_graph_skeleton(m->characters[c].desc.graph)) {
+            bsync_result r = bsync_instance_pose_checksum(inst, &out->character_pose[c], NULL);
+            if (r != BSYNC_OK) return r;
+        }
+        bsync_checksum_u64(&p, out->character_pose[c]);
+        if (m->characters[c].desc.slot == BSYNC_MATCH_NPC) npcs++;
+    }
+    bsync_checksum_u32(&s, npcs);
+    for (uint32_t c = 0; c < n; c++)
+        if (m->characters[c].desc.slot == BSYNC_MATCH_NPC) feed_script(&s, m, &m->characters[c].script);
+    out->blend = bsync_checksum_final(&s);
+    out->pose = with_poses ? bsync_checksum_final(&p) : 0;
+    return BSYNC_OK;
+}
+
+bsync_result bsync_match_joint_checksums(bsync_match* m, uint32_t c, uint64_t* out, uint32_t cap, uint32_t* count) {
+    if (!match_ok(m) || !out || !count || c >= m->desc.character_count) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = m->characters[c].desc.graph;
+    uint32_t j = bsync_graph_joint_count(g);
+    if (!bsync_graph_skeleton(g)) return BSYNC_MISMATCH;
+    if (cap < j) return BSYNC_BUFFER_TOO_SMALL;
+    uint64_t whole = 0;
+    bsync_result r = bsync_instance_pose_checksum(bsync_match_instance(m, c), &whole, out);
+    if (r != BSYNC_OK) return r;
+    *count = j;
+    return BSYNC_OK;
+}
+
+/* ---------------------------------------------------------------- snapshots */
+
+static void put_u32(unsigned char* p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put_u64(unsigned char* p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get_u32(const unsigned char* p) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+static uint64_t get_u64(const unsigned char* p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static size_t npc_bytes(const bsync_match_desc* d) { return 12u + 4u * d->param_count + d->trigger_count; }
+
+size_t bsync_match_snapshot_size(const bsync_match* m) {
+    if (!match_ok(m)) return 0;
+    size_t n = SNAP_HEAD;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        if (m->characters[c].desc.slot == BSYNC_MATCH_NPC) n += npc_bytes(&m->desc);
+        n += 4u + bsync_instance_snapshot_size(m->characters[c].desc.graph);
+    }
+    return n + 8u;
+}
+
+bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_t* written) {
+    if (!match_ok(m) || !buf) return BSYNC_INVALID_ARGUMENT;
+    size_t total = bsync_match_snapshot_size(m);
+    if (cap < total) return BSYNC_BUFFER_TOO_SMALL;
+    unsigned char* p = (unsigned char*)buf;
+    put_u32(p, BSYNC_MATCH_SNAPSHOT_MAGIC);
+    put_u32(p + 4, BSYNC_MATCH_SNAPSHOT_VERSION);
+    put_u64(p + 8, m->hash);
+    put_u32(p + 16, (uint32_t)total);
+    put_u32(p + 20, m->desc.character_count);
+    put_u64(p + 24, m->tick);
+    size_t o = SNAP_HEAD;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        const match_character* ch = &m->characters[c];
+        if (ch->desc.slot != BSYNC_MATCH_NPC) continue;
+        put_u64(p + o, ch->script.state);
+        put_u32(p + o + 8, ch->script.hold_left);
+        o += 12;
+        for (uint32_t i = 0; i < m->desc.param_count; i++, o += 4) put_u32(p + o, (uint32_t)ch->script.record.params[i]);
+        for (uint32_t j = 0; j < m->desc.trigger_count; j++) p[o++] = ch->script.record.triggers[j];
+    }
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        size_t isz = bsync_instance_snapshot_size(m->characters[c].desc.graph);
+        put_u32(p + o, (uint32_t)isz);
+        size_t w = 0;
+        bsync_result r = bsync_instance_save(bsync_match_instance_const(m, c), p + o + 4, isz, &w);
+        if (r != BSYNC_OK) return r;
+        o += 4 + isz;
+    }
+    put_u64(p + o, bsync_checksum_xxh64(p, o, 0));
+    if (written) *written = total;
+    return BSYNC_OK;
+}
+
+bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
+    if (!match_ok(m) || !buf) return BSYNC_INVALID_ARGUMENT;
+    const unsigned char* p = (const unsigned char*)buf;
+    size_t total = bsync_match_snapshot_size(m);
+    if (len < SNAP_HEAD + 8u || get_u32(p) != BSYNC_MATCH_SNAPSHOT_MAGIC || get_u32(p + 4) != BSYNC_MATCH_SNAPSHOT_VERSION)
+        return BSYNC_BAD_BLOB;
+    if (get_u64(p + 8) != m->hash) return BSYNC_MISMATCH;
+    if (len != total || get_u32(p + 16) != total || get_u32(p + 20) != m->desc.character_count) return BSYNC_BAD_BLOB;
+    if (get_u64(p + total - 8) != bsync_checksum_xxh64(p, total - 8, 0)) return BSYNC_BAD_BLOB;
+    uint64_t tick = get_u64(p + 24);
+    if (tick > ((uint64_t)1 << 62)) return BSYNC_BAD_BLOB;
+    /* Check every part before writing anything (all or nothing): the NPC fields, then each
+     * instance blob by loading it into the scratch instance; only then load the real instances
+     * (which cannot fail any more: same graphs, same bytes). */
+    size_t o = SNAP_HEAD;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        if (m->characters[c].desc.slot != BSYNC_MATCH_NPC) continue;
+        if (get_u32(p + o + 8) > m->desc.hold_max) return BSYNC_BAD_BLOB;
+        for (uint32_t i = 0; i < m->desc.param_count; i++)
+            if (get_u32(p + o + 12 + 4 * i) == 0x80000000u) return BSYNC_BAD_BLOB;
+        for (uint32_t j = 0; j < m->desc.trigger_count; j++)
+            if (p[o + 12 + 4 * m->desc.param_count + j] != 0) return BSYNC_BAD_BLOB;
+        o += npc_bytes(&m->desc);
+    }
+    size_t inst_start = o;
+    unsigned char* scratch = (unsigned char*)m + m->scratch_offset;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        const bsync_graph* g = m->characters[c].desc.graph;
+        size_t isz = bsync_instance_snapshot_size(g);
+        if (get_u32(p + o) != isz) return BSYNC_BAD_BLOB;
+        const unsigned char* blob = p + o + 4;
+        if (isz < 32u || get_u64(blob + 24) != tick) return BSYNC_BAD_BLOB; /* instance tick = match tick */
+        bsync_instance* tmp = NULL;
+        if (bsync_instance_init(scratch, m->scratch_size, g, &tmp) != BSYNC_OK) return BSYNC_INVALID_ARGUMENT;
+        bsync_result r = bsync_instance_load(tmp, blob, isz);
+        if (r != BSYNC_OK) return r == BSYNC_MISMATCH ? BSYNC_MISMATCH : BSYNC_BAD_BLOB;
+        o += 4 + isz;
+    }
+    o = inst_start;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        size_t isz = bsync_instance_snapshot_size(m->characters[c].desc.graph);
+        bsync_result r = bsync_instance_load(bsync_match_instance(m, c), p + o + 4, isz);
+        if (r != BSYNC_OK) return r;
+        o += 4 + isz;
+    }
+    o = SNAP_HEAD;
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        match_character* ch = &m->characters[c];
+        if (ch->desc.slot != BSYNC_MATCH_NPC) continue;
+        ch->script.state = get_u64(p + o);
+        ch->script.hold_left = get_u32(p + o + 8);
+        for (uint32_t i = 0; i < BSYNC_MATCH_MAX_PARAMS; i++)
+            ch->script.record.params[i] = i < m->desc.param_count ? (fix16_t)get_u32(p + o + 12 + 4 * i) : 0;
+        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++) ch->script.record.triggers[j] = 0;
+        o += npc_bytes(&m->desc);
+    }
+    /* targets: the instance snapshot holds each parameter's last target */
+    for (uint32_t c = 0; c < m->desc.character_count; c++) {
+        match_character* ch = &m->characters[c];
+        const bsync_instance* inst = bsync_match_instance_const(m, c);
+        for (uint32_t i = 0; i < ch->target_count; i++) ch->targets[i] = bsync_instance_target(inst, i);
+    }
+    m->tick = tick;
+    return BSYNC_OK;
+}
