@@ -5,7 +5,8 @@
  *
  * Keys: N + 1 keys for N ticks. Key 0 (time 0) is the pose after init, before any tick; key k
  * (time k / tick_rate seconds) is the pose after tick k - 1, that is after the k-th bsync_instance_tick
- * (the script's row for tick t applied just before tick t, exactly as eval does). So the pose eval
+ * (the script's row for tick t, parameter targets and `play:NODE` switch triggers, applied to tick t
+ * through bsync_instance_tick_ex, exactly as eval does). So the pose eval
  * reports after tick t is key t + 1, and the animation lasts N / tick_rate seconds.
  * N (--ticks) defaults to the last row's tick + 1. Limits: N <= 32767 * tick_rate (times stay in the
  * fix16 range) and joints * 3 * (N + 1) < 2^24 (the clip builder's key limit, so the file re-imports).
@@ -38,7 +39,8 @@ static void usage(FILE* f) {
             "seconds in one animation.\n"
             "\n"
             "  CONFIG             a graph configuration file with clips (JSON)\n"
-            "  --script FILE      header \"tick,PARAM,...\", then rows \"TICK,VALUE,...\" sorted by tick\n"
+            "  --script FILE      header \"tick,PARAM,...\", then rows \"TICK,VALUE,...\" sorted by tick;\n"
+            "                     \"play:NODE\" columns trigger Switch nodes: \"STATE [fade=N] [carry]\"\n"
             "  -o, --out FILE     the .glb to write (atomically: temp file + rename)\n"
             "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
             "  --help             this text\n"
@@ -119,7 +121,7 @@ int bsync_cmd_bake(int argc, char** argv) {
         fprintf(stderr, "blendsync bake: %s: the config binds no clips: there is no pose to bake\n", config);
         goto done;
     }
-    if (bsync_cli_script_load("bake", script_path, tree, &sc) != 0) goto done;
+    if (bsync_cli_script_load("bake", script_path, graph, &sc) != 0) goto done;
     if (!ticks_given) {
         if (sc.rows == 0) {
             fprintf(stderr, "blendsync bake: %s: no rows: give --ticks N\n", script_path);
@@ -163,9 +165,11 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
     size_t row = 0;
     bsync_instance_input input = {targets, pc};
+    bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
     for (unsigned long t = 0; t < ticks; t++) {
-        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets);
-        if (bsync_instance_tick(inst, &input) != BSYNC_OK) {
+        uint32_t tn = 0;
+        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets, trig, &tn);
+        if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
             fprintf(stderr, "blendsync bake: tick %lu failed\n", t);
             goto done;
         }

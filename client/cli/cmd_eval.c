@@ -5,14 +5,20 @@
  * `TICK,VALUE,...` sorted by strictly increasing tick (whole numbers >= 0). A row sets the targets of
  * its columns from its tick on (an empty cell leaves that target as it was); before the first row
  * every target is the parameter's default. Values are exact decimals (bsync_fx_parse). Blank lines
- * are skipped; CRLF is accepted. `play:NODE` columns (switch-node triggers) are refused: the graph has
- * no switch nodes yet.
+ * are skipped; CRLF is accepted. `play:NODE` columns (NODE a Switch node) trigger switches: a cell
+ * `STATE [fade=N] [carry]` plays child STATE (a motion or node name) with an N-tick cross-fade
+ * (default 0: instant) and, with `carry`, the dominant state's phase, in that tick only; an empty cell
+ * triggers nothing (script_csv.h).
  *
- * Frames: for tick t = 0 .. N-1 the script's row for t (if any) is applied, one bsync_instance_tick
- * runs, and one line is written:
+ * Frames: for tick t = 0 .. N-1 the script's row for t (if any) is applied, one bsync_instance_tick_ex
+ * runs with that row's triggers, and one line is written:
  *   {"tick": t, "params": {NAME: filtered value, ...}, "weights": {MOTION: leaf weight, ...},
- *    "phase": {NODE: own normalised phase, ...}, "root_motion": [tx, ty, tz, qx, qy, qz, qw],
+ *    "phase": {NODE: own normalised phase, ...}, "switches": {NODE: [[STATE, weight], ...], ...},
+ *    "root_motion": [tx, ty, tz, qx, qy, qz, qw],
  *    "state_checksum": "16 hex digits", "pose_checksum": "16 hex digits"}
+ * "switches" appears only for graphs with Switch nodes: per switch (in switch order) its cross-fade
+ * stack after the tick, oldest entry first (bsync_instance_switch_state: one entry [STATE, 1] when
+ * no fade runs; a state may appear twice).
  * Decimals are the exact fix16 values (bsync_fx_format: shortest text that parses back to the same
  * raw value). root_motion (this tick's extracted root delta: translation in the character's frame,
  * then the rotation quaternion) appears only when the config says "root_motion": "extract";
@@ -51,11 +57,14 @@ static void usage(FILE* f) {
             "\n"
             "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
             "script and writes one JSON object per tick (JSON Lines): filtered parameters, leaf\n"
-            "weights, node phases, state checksum and (when clips are bound) pose checksum.\n"
+            "weights, node phases, switch stacks (graphs with Switch nodes), state checksum and\n"
+            "(when clips are bound) pose checksum.\n"
             "\n"
             "  CONFIG             a graph configuration file (JSON; clip sources relative to it)\n"
             "  --script FILE      header \"tick,PARAM,...\", then rows \"TICK,VALUE,...\" sorted by tick;\n"
-            "                     a row sets targets from its tick on (empty cell: unchanged)\n"
+            "                     a row sets targets from its tick on (empty cell: unchanged);\n"
+            "                     a \"play:NODE\" column (NODE a Switch node) triggers that switch in\n"
+            "                     its row's tick only: \"STATE [fade=N] [carry]\" (fade in ticks, default 0)\n"
             "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
             "  --out FILE         write the frames to FILE (atomically: temp file + rename)\n"
             "  --hash             print only XXH64 (seed 0) over every tick's u64 tick, u64 state\n"
@@ -140,7 +149,7 @@ int bsync_cmd_eval(int argc, char** argv) {
     FILE* out = NULL;
     char tmp[4200];
     tmp[0] = '\0';
-    if (bsync_cli_script_load("eval", script_path, tree, &sc) != 0) goto done;
+    if (bsync_cli_script_load("eval", script_path, graph, &sc) != 0) goto done;
     if (!ticks_given) {
         if (sc.rows == 0) {
             fprintf(stderr, "blendsync eval: %s: no rows: give --ticks N\n", script_path);
@@ -182,9 +191,12 @@ int bsync_cmd_eval(int argc, char** argv) {
     bsync_checksum_init(&hs, 0);
     size_t row = 0;
     bsync_instance_input input = {targets, pc};
+    const uint32_t swc = bsync_graph_switch_count(graph);
+    bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
     for (unsigned long t = 0; t < ticks; t++) {
-        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets);
-        if (bsync_instance_tick(inst, &input) != BSYNC_OK) {
+        uint32_t tn = 0;
+        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets, trig, &tn);
+        if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
             fprintf(stderr, "blendsync eval: tick %lu failed\n", t);
             goto done;
         }
@@ -220,6 +232,29 @@ int bsync_cmd_eval(int argc, char** argv) {
             json_fx(out, bsync_instance_node_phase(inst, n));
         }
         fputs("}", out);
+        if (swc > 0) {
+            fputs(", \"switches\": {", out);
+            for (uint32_t i = 0; i < swc; i++) {
+                const uint32_t node = bsync_graph_switch_node(graph, i);
+                bsync_switch_entry e[BSYNC_SWITCH_STACK_DEPTH];
+                uint32_t en = 0;
+                if (bsync_instance_switch_state(inst, i, e, &en) != BSYNC_OK) en = 0;
+                if (i) fputs(", ", out);
+                json_string(out, bsync_blend_tree_node_name(tree, node));
+                fputs(": [", out);
+                for (uint32_t k = 0; k < en; k++) {
+                    bsync_blend_child_ref cr = bsync_blend_tree_node_child(tree, node, e[k].child);
+                    fputs(k ? ", [" : "[", out);
+                    json_string(out, cr.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(tree, cr.index)
+                                                                 : bsync_blend_tree_motion_name(tree, cr.index));
+                    fputs(", ", out);
+                    json_fx(out, e[k].weight);
+                    fputs("]", out);
+                }
+                fputs("]", out);
+            }
+            fputs("}", out);
+        }
         if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT) {
             bsync_root_motion rm;
             if (bsync_instance_root_motion(inst, &rm) == BSYNC_OK) {

@@ -47,7 +47,7 @@ typedef struct srv_slot {
     bsync_match_input ring[SRV_INPUT_RING];
     uint32_t ring_tick[SRV_INPUT_RING]; /* which tick each entry holds (UINT32_MAX: none) */
     int diverged;            /* a desync was reported and not healed */
-    uint64_t pose_reports;   /* unused */
+    uint32_t checked_upto;   /* one past the last tick this slot's checksum was compared for */
 } srv_slot;
 
 typedef struct srv_check {
@@ -79,6 +79,8 @@ struct srv_match {
     bsync_match_timeouts timeouts;
     srv_slot slots[BSYNC_MATCH_MAX_PLAYERS];
     int started, ended;
+    int finishing;            /* the last frame is out: waiting (<= 1 s) for the last checksums */
+    uint64_t finish_deadline_us;
     uint64_t created_us, start_us, period_num_us; /* deadline of tick t = start_us + t * 1e6 / rate */
     uint64_t last_activity_us;
     uint32_t next_tick; /* the next tick to confirm */

@@ -112,6 +112,7 @@ static uint64_t deadline_of(const srv_match* m, uint32_t tick) {
 
 uint64_t srv_match_next_deadline(const srv_match* m) {
     if (m->ended) return UINT64_MAX;
+    if (m->finishing) return m->finish_deadline_us;
     if (!m->started) return m->created_us + 1000ull * m->timeouts.start_ms;
     return deadline_of(m, m->next_tick);
 }
@@ -468,11 +469,22 @@ void srv_match_update(srv_match* m, uint64_t now) {
         }
         return;
     }
-    while (!m->ended && now >= deadline_of(m, m->next_tick)) {
-        confirm_tick(m, now);
-        if (m->duration && m->next_tick >= m->duration) srv_match_end(m, 0, BSYNC_PROTO_BYE_MATCH_OVER);
+    if (m->finishing) {
+        /* the last frame went out: end once every connected player's last checksum was compared */
+        uint32_t last_check = (m->next_tick / m->checksum_interval) * m->checksum_interval; /* one past it */
+        int all = 1;
+        for (uint32_t p = 0; p < m->player_count; p++)
+            if (m->slots[p].peer && m->slots[p].checked_upto < last_check) all = 0;
+        if (all || now >= m->finish_deadline_us) srv_match_end(m, 0, BSYNC_PROTO_BYE_MATCH_OVER);
+        return;
     }
-    if (m->ended) return;
+    while (!m->finishing && now >= deadline_of(m, m->next_tick)) {
+        confirm_tick(m, now);
+        if (m->duration && m->next_tick >= m->duration) {
+            m->finishing = 1;
+            m->finish_deadline_us = now + 1000000u;
+        }
+    }
     if (connected_count(m) == 0 && now - m->last_activity_us > 1000ull * m->timeouts.idle_ms) {
         srv_log(m->server, "warn", "event=match_idle match=%llu tick=%u", MATCH_ID(m), m->next_tick);
         srv_match_end(m, 2, BSYNC_PROTO_BYE_MATCH_OVER);
@@ -567,7 +579,8 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
         return;
     }
     m->last_activity_us = bsync_net_now_us();
-    if (c->joint_count > 0) return; /* a DETAIL answer: logged by the dump path; nothing to verify here */
+    if (c->joint_count > 0) return; /* a DETAIL answer: nothing to verify here */
+    if (c->tick + 1u > m->slots[p->slot].checked_upto) m->slots[p->slot].checked_upto = c->tick + 1u;
     const bsync_match_checksums* own = &ck->sums;
     if (c->blend != own->blend) {
         int character = -1;
@@ -660,6 +673,14 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     }
     snprintf(path, sizeof path, "%s/report.txt", dir);
     write_file(path, report, strlen(report));
+    char meta[2048];
+    int mn = snprintf(meta, sizeof meta,
+                      "{\"match_id\": %llu, \"match_hash\": \"%016llx\", \"match_config\": \"%s\", \"tick\": %u, "
+                      "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\"}\n",
+                      MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), bsync_match_config_path(m->cfg), tick - 1,
+                      p->slot);
+    snprintf(path, sizeof path, "%s/bundle.json", dir);
+    if (mn > 0 && (size_t)mn < sizeof meta) write_file(path, meta, (size_t)mn);
     srv_log(m->server, "warn", "event=desync_bundle match=%llu slot=%d tick=%u dir=%s", MATCH_ID(m), p->slot, tick - 1, dir);
     const char* first = strstr(report, "  ");
     if (first) {

@@ -162,7 +162,14 @@ bsync_result bsync_match_init(void* mem, size_t size, const bsync_match_desc* d,
 }
 
 uint64_t bsync_match_tick_count(const bsync_match* m) { return match_ok(m) ? m->tick : 0; }
-const bsync_match_desc* bsync_match_get_desc(const bsync_match* m) { return match_ok(m) ? &m->desc : NULL; }
+/* The desc's characters pointer is absolute: re-pointed here so a memcpy'd match reports its own copy
+ * (the match lives in caller memory, never in const storage, so the cast is well defined). */
+const bsync_match_desc* bsync_match_get_desc(const bsync_match* m) {
+    if (!match_ok(m)) return NULL;
+    bsync_match* mm = (bsync_match*)(uintptr_t)m;
+    mm->desc.characters = mm->character_descs;
+    return &m->desc;
+}
 uint32_t bsync_match_character_count(const bsync_match* m) { return match_ok(m) ? m->desc.character_count : 0; }
 
 const bsync_match_script* bsync_match_npc_script(const bsync_match* m, uint32_t c) {
@@ -208,6 +215,7 @@ void bsync_match_random_input(bsync_match_script* s, const bsync_match_desc* d, 
 bsync_result bsync_match_tick(bsync_match* m, const bsync_match_frame* frame) {
     if (!match_ok(m) || !frame) return BSYNC_INVALID_ARGUMENT;
     if (frame->player_count != m->desc.player_count) return BSYNC_INVALID_ARGUMENT;
+    m->desc.characters = m->character_descs; /* after a memcpy */
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         match_character* ch = &m->characters[c];
         bsync_match_input npc;

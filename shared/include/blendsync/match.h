@@ -29,7 +29,8 @@
  * parameter keeps its default forever, and an input value reaches exactly one parameter per map entry.
  *
  * Seeded script (bsync_match_random_input): splitmix64 on a u64 state. The record is held for a random
- * number of ticks in [hold_min, hold_max] (desc fields); at each change, each input parameter i
+ * number of ticks in [hold_min, hold_max] (desc fields): when hold_left is 0, first the hold is drawn,
+ * hold_min + (r mod (hold_max - hold_min + 1)), then each input parameter i in order
  * becomes param_min[i] + (r mod (param_max[i] - param_min[i] + 1)) in raw fix16 steps (r the next
  * splitmix64 output), triggers stay 0. The generator state (u64 state, u32 ticks left in the current
  * hold, the current record) is part of the match state: snapshots hold it, the checksum covers it.
@@ -51,12 +52,18 @@
  * u32 total length, u32 character count, u64 tick; per NPC (characters in order): u64 state, u32 hold
  * left, param_count fx and trigger_count u8 of its record; per character: u32 length n, then n bytes of
  * bsync_instance_save; u64 XXH64 (seed 0) of every byte before it. Load checks everything before it
- * writes anything (BSYNC_BAD_BLOB; a different match hash: BSYNC_MISMATCH); the match is untouched on
- * failure.
+ * writes anything (BSYNC_BAD_BLOB; a different match hash: BSYNC_MISMATCH): lengths, the XXH64, hold
+ * left <= hold_max, record values != 0x80000000, trigger bytes 0 (scripts never draw triggers), every
+ * instance blob's tick = the match tick, and every instance blob by loading it into a scratch instance
+ * (part of memory_size); the match is untouched on failure.
+ *
+ * Two input parameters mapped to one graph parameter: the later one (in input order) wins.
  *
  * Errors: BSYNC_INVALID_ARGUMENT for NULL arguments, a desc that breaks a rule (counts over the
- * limits, a slot >= player_count, a map entry out of range, param_min > param_max, hold_min 0 or >
- * hold_max, graphs of different tick rates, a NULL graph), or a frame whose player_count differs.
+ * limits, a slot >= player_count, a map entry out of range, param_min > param_max, param_min =
+ * INT32_MIN (libfixmath's overflow marker), hold_min 0 or > hold_max, hold_max > 1000000, a fade over
+ * BSYNC_SWITCH_MAX_FADE_TICKS, graphs of different tick rates, a NULL graph), or a frame whose
+ * player_count differs. The match is plain data: a memcpy of memory_size bytes is a working copy.
  * BSYNC_BUFFER_TOO_SMALL for short memory or buffers.
  *
  * Does not: allocate (the match lives in caller memory), keep globals, use floating point.

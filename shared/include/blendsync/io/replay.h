@@ -36,11 +36,37 @@
  * Frames are strictly consecutive from the header's start tick; the reader checks it
  * (BSYNC_REPLAY_BAD_ORDER). A record of an unknown type is an error in format version 1.
  *
+ * Rules (the encoder refuses to write a record that breaks one: INVALID_ARGUMENT; the reader reports
+ * one in a record with a good XXH64 as CORRUPT). Canonical: encode(decode(record)) == record.
+ *   record header: type 1..6, reserved bytes 0; body length exactly 24 (CHECKSUM), 28 (DESYNC), 8 (END);
+ *     FRAME 12..9514, SNAPSHOT >= 8, HEADER >= 4 (all <= BSYNC_REPLAY_MAX_BODY).
+ *   HEADER: player count 1..16, param count <= 64, trigger count <= 16, character count 1..64, asset
+ *     count <= 256, texts (build version, asset names, config path) <= 256 bytes without a NUL byte,
+ *     config text <= BSYNC_REPLAY_MAX_CONFIG bytes (any bytes; a NULL config_text needs config_len 0);
+ *     the body ends exactly after the config text. The format version is read first: a value other
+ *     than 1 is UNSUPPORTED whatever follows. The writer ignores header.format_version (writes 1).
+ *   FRAME: its three counts equal the header's, reserved byte 0, mask bits >= player count 0, varints
+ *     minimal and at most 5 bytes, zigzag value <= 2^32 - 2 (0xFFFFFFFF would be INT32_MIN, never
+ *     valid: the encoder refuses a 0x80000000 value), payload length <= 256, nothing after the last
+ *     player.
+ *   CHECKSUM: flags 0 or 1; pose 0 when flags is 0 (has_pose is 0 or 1).
+ *   SNAPSHOT: n = body length - 8 (encoder: data non-NULL when n > 0).
+ *   DESYNC: slot < player count, kind < 5, character 0xFF or < character count, reserved fields 0.
+ *   END: reason 0..2. Its tick count is stored as given (not checked against the frames).
+ *   CHECKSUM / SNAPSHOT / DESYNC ticks are not ordered by the reader; only FRAME ticks are.
+ *
+ * Reader checks, in order, per record: the magic (once; a mismatch is CORRUPT, data ending inside it or
+ * right after it is TRUNCATED); the record header bytes that are present (type, reserved, length
+ * bounds: CORRUPT); the whole record present (else TRUNCATED); XXH64 (CORRUPT); HEADER first / not
+ * twice / nothing after END (BAD_ORDER); the body (UNSUPPORTED for the version, else CORRUPT); the
+ * frame tick (BAD_ORDER).
+ *
  * Crash safety: the writer appends each record with one fwrite + fflush, so after a kill -9 the file
  * holds every record whose append returned, and at most one partial record at the end; the reader
  * reports that as BSYNC_REPLAY_TRUNCATED after the complete ones. (A power loss can lose more: the
  * writer does not fsync per record; bsync_replay_writer_sync does, and the server calls it about once
- * a second.)
+ * a second.) The stream is unbuffered; when an append fails (IO_ERROR) the writer cuts the file back
+ * to the end of the last complete record (ftruncate), so a later append continues a valid file.
  *
  * Edge code (blendsync_io): files and malloc. Not called per tick by the core; the server appends
  * one frame record per tick.
@@ -168,7 +194,9 @@ uint64_t bsync_replay_writer_bytes(const bsync_replay_writer* w); /* bytes writt
 void bsync_replay_writer_close(bsync_replay_writer* w);
 
 /* Encode a record (any type) into buf; buf NULL: only *out_len. The header's counts are needed to
- * check a frame (pass NULL for the HEADER record itself). */
+ * check a frame (pass NULL for the HEADER record itself; a DESYNC's slot and character are checked
+ * only when a header is given). INVALID_ARGUMENT: NULL rec/out_len, unknown type, a broken rule (then
+ * *out_len is 0); BUFFER_TOO_SMALL: cap < *out_len (which is set). */
 bsync_result bsync_replay_encode_record(const bsync_replay_record* rec, const bsync_replay_header* header,
                                         uint8_t* buf, size_t cap, size_t* out_len);
 
@@ -181,12 +209,15 @@ bsync_result bsync_replay_reader_open_file(const char* path, bsync_replay_reader
 bsync_result bsync_replay_reader_open_memory(const void* data, size_t len, bsync_replay_reader** out);
 /* The next record into *rec. After anything but OK, every later call returns the same status. The
  * first record read is always the HEADER (else CORRUPT / BAD_ORDER / UNSUPPORTED). `detail` (may be
- * NULL, 160 bytes) receives a sentence naming what is wrong and the byte offset. */
+ * NULL, 160 bytes) receives a sentence naming what is wrong and the byte offset ("" on OK; EOF and
+ * TRUNCATED name the offset too). rec may be NULL (the record is only validated); after anything but
+ * OK its contents are unspecified. r NULL: CORRUPT. */
 bsync_replay_status bsync_replay_reader_next(bsync_replay_reader* r, bsync_replay_record* rec, char* detail,
                                              size_t detail_cap);
 /* The header (NULL before the first record was read). */
 const bsync_replay_header* bsync_replay_reader_header(const bsync_replay_reader* r);
-/* Byte offset just past the last complete, valid record (what a repair would keep). */
+/* Byte offset just past the last complete, valid record (what a repair would keep); 0 until the
+ * HEADER was read. */
 uint64_t bsync_replay_reader_valid_bytes(const bsync_replay_reader* r);
 void bsync_replay_reader_close(bsync_replay_reader* r);
 

@@ -1,0 +1,59 @@
+/* net_harness.h — the network tests' harness: a match written to a temp directory (the built-in
+ * humanoid's locomotion graph), a real blendsync server in-process on a free loopback port, real
+ * clients (client library) over ENet, and a pump that services all of them while each client sends
+ * one seeded joystick input per tick at the tick rate. No mock: packets cross the loopback socket. */
+#ifndef BSYNC_NET_HARNESS_H
+#define BSYNC_NET_HARNESS_H
+
+#include <stdint.h>
+
+#include "blendsync/client.h"
+#include "blendsync/io/match_config.h"
+#include "blendsync/server.h"
+
+#define NH_MAX_CLIENTS 16
+#define NH_MAX_FRAMES 4096
+
+typedef struct nh_client {
+    bsync_client* client;
+    uint32_t slot;
+    bsync_match_script script;
+    uint64_t next_input_us, period_us;
+    int ended;
+    uint32_t bye_reason;
+    uint32_t desync_events, resync_events;
+    bsync_proto_desync last_desync;
+    uint32_t frames;                  /* FRAME events seen */
+    uint32_t first_frame;             /* tick of the first FRAME event */
+    uint16_t defaulted[NH_MAX_FRAMES]; /* per tick: the frame's defaulted mask */
+    uint64_t frame_time_us[NH_MAX_FRAMES];
+    uint64_t max_gap_us;              /* between consecutive FRAME events */
+    uint32_t checksum_ticks;
+} nh_client;
+
+typedef struct nh_world {
+    char dir[256];
+    char match_path[300];
+    bsync_match_config* cfg;
+    bsync_server* server;
+    uint16_t port;
+    nh_client clients[NH_MAX_CLIENTS];
+    uint32_t client_count;
+} nh_world;
+
+/* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
+ * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */
+int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,
+             const char* policy, uint32_t duration_ticks, int verify_poses);
+/* Connect a client for slot (test switches in cfg_extra may be NULL). Returns its index. */
+int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra);
+/* Service the server and every client for ms milliseconds (clients send inputs at the tick rate). */
+void nh_pump(nh_world* w, uint32_t ms);
+/* Pump until the server's match has ended and every client has ended (or timeout_ms). 0 when done. */
+int nh_run_to_end(nh_world* w, uint32_t timeout_ms);
+void nh_disconnect(nh_world* w, int index);
+void nh_stop(nh_world* w);
+/* Blend / pose checksums of client i's match now. */
+void nh_client_checksums(nh_world* w, int i, bsync_match_checksums* out);
+
+#endif
