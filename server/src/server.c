@@ -319,6 +319,10 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         case ENET_EVENT_TYPE_CONNECT:
             peer_reset(p);
             if (!connect_allowed(s, e.peer->address.host) || s->shut_down) {
+                char ip[64] = "?";
+                enet_address_get_host_ip(&e.peer->address, ip, sizeof ip);
+                srv_log(s, "warn", "event=connect_refused address=%s reason=%s", ip,
+                        s->shut_down ? "shutting_down" : "rate_limit");
                 enet_peer_reset(e.peer);
                 break;
             }
