@@ -7,6 +7,7 @@ packages=(
   cmake make gcc clang gcc-multilib    # build; clang and -m32 for the determinism test
   qemu-user                            # runs the -m32 build where the kernel cannot (qemu-i386)
   libfixmath-dev libcjson-dev libcmocka-dev
+  libenet-dev                          # the lockstep server and client (ENet 1.3)
   libstb-dev                           # blendsync plot writes PNGs with stb_image_write
 )
 

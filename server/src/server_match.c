@@ -524,6 +524,12 @@ static void send_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind,
     srv_send(m, p, &d);
 }
 
+/* Log tokens for desync kinds (no spaces: key=value lines). */
+static const char* kind_token(uint32_t kind) {
+    static const char* const k[] = {"root_blend", "root_pose", "character_blend", "character_pose", "joint"};
+    return kind < 5 ? k[kind] : "unknown";
+}
+
 static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, int character, uint64_t expected,
                       uint64_t got) {
     srv_slot* sl = &m->slots[p->slot];
@@ -539,7 +545,7 @@ static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, i
     srv_log(m->server, "warn",
             "event=desync match=%llu tick=%u slot=%d kind=%s character=%d character_name=%s expected=%016llx got=%016llx "
             "policy=%s",
-            MATCH_ID(m), tick, p->slot, bsync_proto_desync_kind_string(kind), character, cname,
+            MATCH_ID(m), tick, p->slot, kind_token(kind), character, cname,
             (unsigned long long)expected, (unsigned long long)got, bsync_match_policy_name(m->policy));
     bsync_replay_record r;
     memset(&r, 0, sizeof r);
