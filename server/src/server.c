@@ -278,6 +278,8 @@ int bsync_server_done(const bsync_server* s) {
 void bsync_server_match_stats_get(const bsync_server* s, uint32_t i, bsync_server_match_stats* out) {
     if (!s || !out || i >= s->match_count) return;
     srv_match_fill_stats(s->matches[i], out);
+    out->host_udp_in = s->udp_in + s->host->totalReceivedData;
+    out->host_udp_out = s->udp_out + s->host->totalSentData;
 }
 
 void bsync_server_shutdown(bsync_server* s) {
@@ -351,5 +353,8 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
     now = bsync_net_now_us();
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
     enet_host_flush(s->host);
+    s->udp_in += s->host->totalReceivedData;
+    s->udp_out += s->host->totalSentData;
+    s->host->totalReceivedData = s->host->totalSentData = 0;
     return BSYNC_OK;
 }

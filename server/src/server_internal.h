@@ -113,6 +113,7 @@ struct bsync_server {
     uint32_t connect_next;
     bsync_proto_msg rx; /* the message being handled (large) */
     int shut_down;
+    uint64_t udp_in, udp_out; /* ENet's totals, accumulated (ENet's own counters are u32) */
 };
 
 /* server.c */

@@ -418,11 +418,12 @@ static void status_line(srv_match* m) {
     for (uint32_t i = 0; i < BSYNC_SERVER_DROP_COUNT; i++) dropped += st.dropped[i];
     srv_log(m->server, "info",
             "event=status match=%llu tick=%u players=%u/%u inputs=%llu defaulted=%llu checksums_ok=%llu desyncs=%llu "
-            "dropped=%llu bytes_in=%llu bytes_out=%llu jitter_p50_us=%llu jitter_p99_us=%llu replay_bytes=%llu",
+            "dropped=%llu bytes_in=%llu bytes_out=%llu udp_in=%llu udp_out=%llu jitter_p50_us=%llu jitter_p99_us=%llu replay_bytes=%llu",
             MATCH_ID(m), m->next_tick, st.players_connected, m->player_count, (unsigned long long)st.inputs_received,
             (unsigned long long)st.inputs_defaulted, (unsigned long long)st.checksums_verified,
             (unsigned long long)st.desyncs, (unsigned long long)dropped, (unsigned long long)st.bytes_in,
-            (unsigned long long)st.bytes_out, (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
+            (unsigned long long)st.bytes_out, (unsigned long long)(m->server->udp_in + m->server->host->totalReceivedData),
+            (unsigned long long)(m->server->udp_out + m->server->host->totalSentData), (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
             (unsigned long long)st.replay_bytes);
 }
 

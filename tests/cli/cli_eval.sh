@@ -124,7 +124,7 @@ err_case "number out of range" 'blendsync eval: big.csv:2:3: 40000 is outside th
 printf 'tick,speed,turn\n0,1,2\n' > unk.csv
 err_case "unknown column" 'blendsync eval: unk.csv:1:12: unknown parameter "turn" (parameters: speed)' sd.json --script unk.csv
 printf 'tick,speed,play:move\n0,1,walk@5\n' > play.csv
-err_case "play: column refused" 'blendsync eval: play.csv:1:12: "play:move": play:NODE trigger columns drive switch nodes, which graphs do not have yet' sd.json --script play.csv
+err_case "play: column on a node that is not a Switch refused" 'blendsync eval: play.csv:1:12: "play:move": node "move" is not a Switch node (switch nodes: none)' sd.json --script play.csv
 printf 'tick,speed\n5,1\n3,1\n' > order.csv
 err_case "unsorted ticks" "blendsync eval: order.csv:3:1: tick 3 does not follow the previous row's tick 5 (rows must be sorted by tick, one row per tick)" sd.json --script order.csv
 printf 'tick,speed\n0,1,2\n' > count.csv

@@ -47,9 +47,11 @@ static void print_traffic(nh_world* w, const char* what, uint32_t ticks) {
     bsync_server_match_stats_get(w->server, 0, &st);
     double secs = (double)ticks / RATE;
     printf("[traffic] %s: %u players, %u ticks at %u Hz: server out %.0f B/s per client, in %.0f B/s per client; "
+           "UDP (ENet headers included) out %.0f B/s, in %.0f B/s per client; "
            "tick jitter p50 %llu us p99 %llu us max %llu us; replay %llu bytes\n",
            what, w->client_count, ticks, RATE, (double)st.bytes_out / secs / w->client_count,
-           (double)st.bytes_in / secs / w->client_count, (unsigned long long)st.jitter_p50_us,
+           (double)st.bytes_in / secs / w->client_count, (double)st.host_udp_out / secs / w->client_count,
+           (double)st.host_udp_in / secs / w->client_count, (unsigned long long)st.jitter_p50_us,
            (unsigned long long)st.jitter_p99_us, (unsigned long long)st.jitter_max_us,
            (unsigned long long)st.replay_bytes);
 }

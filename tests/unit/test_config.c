@@ -261,7 +261,7 @@ static void test_unknown_and_duplicate_fields(void** state) {
     (void)state;
     expect_error("{" PARAMS ", \"rooot\": \"move\", \"nodes\": {" MOVE("", "") "}}",
                  "loco.json: /rooot: unknown field (the top level has: parameters, root, nodes, tick_rate, clips, "
-                 "root_motion, root_rotation, root_joint)");
+                 "root_motion, root_rotation, root_joint, layers)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE(", \"threshold\": 1", "") "}}",
                  "loco.json: /nodes/move/threshold: unknown field (a SimpleDirectional2D node has: type, "
                  "parameters, children, sync)");
@@ -319,7 +319,7 @@ static void test_names(void** state) {
     (void)state;
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {\"move\": {\"type\": \"Simple2D\"}}}",
                  "loco.json: /nodes/move/type: unknown type \"Simple2D\" (valid: Simple1D, SimpleDirectional2D, "
-                 "FreeformDirectional2D, FreeformCartesian2D, Direct, Delaunay2D, InverseDistance2D)");
+                 "FreeformDirectional2D, FreeformCartesian2D, Direct, Delaunay2D, InverseDistance2D, Switch)");
     expect_error("{\"parameters\": {\"x\": {}, \"y\": {}}, \"root\": \"move\", \"nodes\": {\"move\": {\"type\": "
                  "\"Delaunay2D\", \"parameters\": [\"x\", \"yy\"], \"children\": [{\"motion\": \"a\", \"position\": [0, 0]}]}}}",
                  "loco.json: /nodes/move/parameters/1: unknown parameter \"yy\" (declared: x, y)");

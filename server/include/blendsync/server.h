@@ -72,6 +72,7 @@ typedef struct bsync_server_match_stats {
     uint64_t resyncs, kicks;
     uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
     uint64_t bytes_in, bytes_out; /* blendsync packet bytes (ENet/UDP headers not included) */
+    uint64_t host_udp_in, host_udp_out; /* the whole server's UDP payload bytes, ENet headers included */
     uint64_t jitter_p50_us, jitter_p99_us, jitter_max_us; /* confirm time - deadline */
     uint64_t replay_bytes;
     uint32_t last_desync_tick, last_desync_slot, last_desync_kind, last_desync_character;

@@ -709,6 +709,10 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
         if ((r = require(c, e, "source", &src)) != BSYNC_OK) return r;
         size_t o3 = path_push(c, "source");
         if ((r = get_string(c, src, cl->source, sizeof cl->source, "a string (a file path)")) != BSYNC_OK) return r;
+        if (!strncmp(cl->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX)) &&
+            strcmp(cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID) != 0)
+            return fail(c, "unknown built-in source %s (built-ins: %s)", quoted(cl->source, q, sizeof q),
+                        BSYNC_CONFIG_BUILTIN_HUMANOID);
         path_pop(c, o3);
         strcpy(cl->animation, cl->motion);
         const cJSON* an = field(e, "animation");
@@ -735,7 +739,138 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
     return BSYNC_OK;
 }
 
-/* tick_rate, clips, root_motion, root_rotation, root_joint. */
+/* "include_children": a bool (the path is current). */
+static bsync_result get_bool(ctx* c, const cJSON* item, uint32_t* out) {
+    if (!cJSON_IsBool(item)) return fail(c, "expected true or false");
+    *out = cJSON_IsTrue(item) ? 1u : 0u;
+    return BSYNC_OK;
+}
+
+static bsync_result parse_mask(ctx* c, const cJSON* mask, bsync_config_layer* L) {
+    bsync_result r;
+    size_t old = path_push(c, "mask");
+    if (!cJSON_IsObject(mask))
+        return fail(c, "expected an object ({\"joints\": [NAME, ...], \"include_children\": true})");
+    static const char* const allowed[] = {"joints", "include_children", NULL};
+    if ((r = check_fields(c, mask, allowed, "a layer mask")) != BSYNC_OK) return r;
+    uint32_t incl = 1;
+    const cJSON* ic = field(mask, "include_children");
+    if (ic) {
+        size_t o = path_push(c, "include_children");
+        if ((r = get_bool(c, ic, &incl)) != BSYNC_OK) return r;
+        path_pop(c, o);
+    }
+    const cJSON* joints;
+    if ((r = require(c, mask, "joints", &joints)) != BSYNC_OK) return r;
+    size_t o2 = path_push(c, "joints");
+    int n = cJSON_IsArray(joints) ? cJSON_GetArraySize(joints) : -1;
+    if (n < 0 || n > BSYNC_MAX_JOINTS)
+        return fail(c, "expected an array of at most %d joints (names, or {\"joint\": NAME, \"include_children\": "
+                       "bool})", BSYNC_MAX_JOINTS);
+    if (n > 0) {
+        L->mask = (bsync_config_mask_joint*)calloc((size_t)n, sizeof(bsync_config_mask_joint));
+        if (!L->mask) {
+            set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+    }
+    int k = 0;
+    for (const cJSON* e = joints->child; e; e = e->next, k++) {
+        size_t o3 = path_push_index(c, k);
+        bsync_config_mask_joint* mj = &L->mask[k];
+        mj->include_descendants = incl;
+        const cJSON* name = e;
+        if (cJSON_IsObject(e)) {
+            static const char* const jallowed[] = {"joint", "include_children", NULL};
+            if ((r = check_fields(c, e, jallowed, "a mask joint")) != BSYNC_OK) return r;
+            if ((r = require(c, e, "joint", &name)) != BSYNC_OK) return r;
+            const cJSON* jic = field(e, "include_children");
+            if (jic) {
+                size_t o4 = path_push(c, "include_children");
+                if ((r = get_bool(c, jic, &mj->include_descendants)) != BSYNC_OK) return r;
+                path_pop(c, o4);
+            }
+            path_push(c, "joint");
+        }
+        if (!cJSON_IsString(name)) return fail(c, "expected a joint name (a string)");
+        if ((r = check_name(c, name->valuestring, "a joint")) != BSYNC_OK) return r;
+        strcpy(mj->joint, name->valuestring);
+        path_pop(c, o3);
+    }
+    L->mask_count = (uint32_t)n;
+    path_pop(c, o2);
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+static bsync_result parse_layers(ctx* c, const cJSON* layers) {
+    bsync_result r;
+    size_t old = path_push(c, "layers");
+    int n = cJSON_IsArray(layers) ? cJSON_GetArraySize(layers) : -1;
+    if (n < 0 || n > (int)BSYNC_GRAPH_MAX_LAYERS)
+        return fail(c, "expected an array of at most %u layers ({\"node\": NODE, \"mode\", \"weight\", \"mask\"})",
+                    BSYNC_GRAPH_MAX_LAYERS);
+    int k = 0;
+    for (const cJSON* e = layers->child; e; e = e->next, k++) {
+        size_t o2 = path_push_index(c, k);
+        bsync_config_layer* L = &c->g->layers[k];
+        if (!cJSON_IsObject(e)) return fail(c, "expected an object (a layer: {\"node\": NODE, ...})");
+        static const char* const allowed[] = {"node", "mode", "weight", "weight_parameter", "mask", NULL};
+        if ((r = check_fields(c, e, allowed, "a layer")) != BSYNC_OK) return r;
+        const cJSON* nd;
+        if ((r = require(c, e, "node", &nd)) != BSYNC_OK) return r;
+        size_t o3 = path_push(c, "node");
+        if (!cJSON_IsString(nd)) return fail(c, "expected a string (a node name)");
+        L->node = UINT32_MAX;
+        for (uint32_t i = 0; i < c->node_count; i++)
+            if (!strcmp(c->node_names[i], nd->valuestring)) L->node = i;
+        if (L->node == UINT32_MAX) {
+            char q[80], list[300];
+            name_list(list, sizeof list, c->node_names, c->node_count);
+            return fail(c, "no node named %s (nodes: %s)", quoted(nd->valuestring, q, sizeof q), list);
+        }
+        path_pop(c, o3);
+        L->mode = BSYNC_LAYER_OVERRIDE;
+        const cJSON* md = field(e, "mode");
+        if (md) {
+            o3 = path_push(c, "mode");
+            static const char* const modes[] = {"override", "additive", NULL};
+            int v;
+            if ((r = get_enum(c, md, modes, &v)) != BSYNC_OK) return r;
+            L->mode = v == 0 ? BSYNC_LAYER_OVERRIDE : BSYNC_LAYER_ADDITIVE;
+            path_pop(c, o3);
+        }
+        const cJSON* w = field(e, "weight");
+        const cJSON* wp = field(e, "weight_parameter");
+        L->weight_source = BSYNC_LAYER_WEIGHT_FIXED;
+        L->weight = BSYNC_FX_ONE;
+        if (w && wp) {
+            path_push(c, "weight_parameter");
+            return fail(c, "a layer has either \"weight\" or \"weight_parameter\", not both");
+        }
+        if (w) {
+            o3 = path_push(c, "weight");
+            if ((r = get_number(c, w, &L->weight, "a number from 0 to 1")) != BSYNC_OK) return r;
+            if (L->weight < 0 || L->weight > BSYNC_FX_ONE) return fail(c, "expected a number from 0 to 1");
+            path_pop(c, o3);
+        }
+        if (wp) {
+            o3 = path_push(c, "weight_parameter");
+            if ((r = find_parameter(c, wp, &L->weight_param)) != BSYNC_OK) return r;
+            L->weight_source = BSYNC_LAYER_WEIGHT_PARAM;
+            L->weight = 0;
+            path_pop(c, o3);
+        }
+        const cJSON* mk = field(e, "mask");
+        if (mk && (r = parse_mask(c, mk, L)) != BSYNC_OK) return r;
+        c->g->layer_count = (uint32_t)k + 1;
+        path_pop(c, o2);
+    }
+    path_pop(c, old);
+    return BSYNC_OK;
+}
+
+/* tick_rate, clips, root_motion, root_rotation, root_joint, layers. */
 static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
     bsync_result r;
     const cJSON* tr = field(doc, "tick_rate");
@@ -777,6 +912,8 @@ static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
     }
     const cJSON* cl = field(doc, "clips");
     if (cl && (r = parse_clips(c, cl)) != BSYNC_OK) return r;
+    const cJSON* ly = field(doc, "layers");
+    if (ly && (r = parse_layers(c, ly)) != BSYNC_OK) return r;
     return BSYNC_OK;
 }
 
@@ -836,6 +973,90 @@ static bsync_result resolve_child(ctx* c, const char* name, bsync_blend_child_re
     return BSYNC_OK;
 }
 
+/* {"type": "Switch", "initial": STATE, "children": [{"motion": STATE}, ...]} (config.h "Switch"): a
+ * Simple1D tree node over parameter 0 with thresholds 0, 1, 2, ..., sync NONE, and a switch entry.
+ * The path is /nodes/NAME. */
+static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) {
+    bsync_blend_node_desc* nd = &c->nodes[index];
+    node_build* b = &c->builds[index];
+    bsync_result r;
+    static const char* const allowed[] = {"type", "initial", "children", "sync", NULL};
+    if ((r = check_fields(c, obj, allowed, "a Switch node")) != BSYNC_OK) return r;
+    if (c->param_count == 0)
+        return fail(c, "a Switch node needs at least one declared parameter (its tree node is a Simple1D over the "
+                       "first parameter, whose weights the switch replaces)");
+    if (c->g->switch_count >= BSYNC_GRAPH_MAX_SWITCHES)
+        return fail(c, "too many Switch nodes (at most %u)", BSYNC_GRAPH_MAX_SWITCHES);
+    memset(nd, 0, sizeof *nd);
+    nd->name = c->node_names[index];
+    nd->space.type = BSYNC_BLEND_SIMPLE_1D;
+    nd->children = b->children;
+    nd->params = b->params;
+    nd->space.thresholds = b->thresholds;
+    nd->space.positions = b->positions;
+    b->params[0] = 0;
+    const cJSON* children;
+    if ((r = require(c, obj, "children", &children)) != BSYNC_OK) return r;
+    size_t o2 = path_push(c, "children");
+    int count = cJSON_IsArray(children) ? cJSON_GetArraySize(children) : 0;
+    if (!cJSON_IsArray(children) || count < 1 || count > BSYNC_MAX_BLEND_CHILDREN)
+        return fail(c, "expected an array of 1 to %d children (the states)", BSYNC_MAX_BLEND_CHILDREN);
+    static const char* const callowed[] = {"motion", "time_scale", "cycle_offset", NULL};
+    const char* state_names[BSYNC_MAX_BLEND_CHILDREN];
+    int k = 0;
+    for (const cJSON* ch = children->child; ch; ch = ch->next, k++) {
+        size_t o3 = path_push_index(c, k);
+        if (!cJSON_IsObject(ch)) return fail(c, "expected an object (a state: {\"motion\": NAME})");
+        if ((r = check_fields(c, ch, callowed, "a Switch child")) != BSYNC_OK) return r;
+        const cJSON* m;
+        if ((r = require(c, ch, "motion", &m)) != BSYNC_OK) return r;
+        size_t o4 = path_push(c, "motion");
+        if (!cJSON_IsString(m)) return fail(c, "expected a string (a motion or node name)");
+        if ((r = check_name(c, m->valuestring, "a motion")) != BSYNC_OK) return r;
+        for (int j = 0; j < k; j++)
+            if (!strcmp(state_names[j], m->valuestring)) {
+                char q[80];
+                return fail(c, "state %s is already child %d: each state of a switch once (play names it)",
+                            quoted(m->valuestring, q, sizeof q), j);
+            }
+        state_names[k] = m->valuestring;
+        if ((r = resolve_child(c, m->valuestring, &b->children[k])) != BSYNC_OK) return r;
+        path_pop(c, o4);
+        b->thresholds[k] = (fix16_t)k * BSYNC_FX_ONE;
+        if ((r = parse_child_time(c, ch, index, (uint32_t)k)) != BSYNC_OK) return r;
+        path_pop(c, o3);
+    }
+    nd->space.child_count = (uint32_t)count;
+    path_pop(c, o2);
+    uint32_t initial = 0;
+    const cJSON* in = field(obj, "initial");
+    if (in) {
+        o2 = path_push(c, "initial");
+        if (!cJSON_IsString(in)) return fail(c, "expected a string (the name of one of the children)");
+        initial = UINT32_MAX;
+        for (int j = 0; j < count; j++)
+            if (!strcmp(state_names[j], in->valuestring)) initial = (uint32_t)j;
+        if (initial == UINT32_MAX) {
+            char q[80], list[300];
+            name_list(list, sizeof list, state_names, (uint32_t)count);
+            return fail(c, "no child %s (children: %s)", quoted(in->valuestring, q, sizeof q), list);
+        }
+        path_pop(c, o2);
+    }
+    const cJSON* sy = field(obj, "sync");
+    if (sy) {
+        o2 = path_push(c, "sync");
+        if (!cJSON_IsString(sy) || strcmp(sy->valuestring, "none") != 0)
+            return fail(c, "a Switch node's sync is always \"none\" (every state keeps its own clock)");
+        path_pop(c, o2);
+    }
+    c->g->nodes[index].sync = BSYNC_SYNC_NONE;
+    c->g->switches[c->g->switch_count].node = index;
+    c->g->switches[c->g->switch_count].initial_child = initial;
+    c->g->switch_count++;
+    return BSYNC_OK;
+}
+
 static bsync_result parse_node(ctx* c, uint32_t index) {
     const cJSON* obj = c->node_items[index];
     bsync_blend_node_desc* nd = &c->nodes[index];
@@ -848,11 +1069,18 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
     if ((r = require(c, obj, "type", &type_item)) != BSYNC_OK) return r;
     size_t o2 = path_push(c, "type");
     bsync_blend_type type;
+    if (cJSON_IsString(type_item) && !strcmp(type_item->valuestring, "Switch")) {
+        path_pop(c, o2);
+        if ((r = parse_switch_node(c, index, obj)) != BSYNC_OK) return r;
+        path_pop(c, old);
+        return BSYNC_OK;
+    }
     if (!cJSON_IsString(type_item) || bsync_blend_type_from_name(type_item->valuestring, &type) != BSYNC_OK) {
         char list[300], q[80];
-        const char* names[BSYNC_BLEND_TYPE_COUNT];
+        const char* names[BSYNC_BLEND_TYPE_COUNT + 1];
         for (int t = 0; t < (int)BSYNC_BLEND_TYPE_COUNT; t++) names[t] = bsync_blend_type_name((bsync_blend_type)t);
-        name_list(list, sizeof list, names, BSYNC_BLEND_TYPE_COUNT);
+        names[BSYNC_BLEND_TYPE_COUNT] = "Switch";
+        name_list(list, sizeof list, names, BSYNC_BLEND_TYPE_COUNT + 1);
         if (!cJSON_IsString(type_item)) return fail(c, "expected a string, one of: %s", list);
         return fail(c, "unknown type %s (valid: %s)", quoted(type_item->valuestring, q, sizeof q), list);
     }
@@ -1022,7 +1250,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     bsync_result r;
     if (!cJSON_IsObject(doc)) return fail(c, "expected an object with \"parameters\", \"root\" and \"nodes\"");
     static const char* const top[] = {"parameters", "root", "nodes", "tick_rate", "clips", "root_motion",
-                                      "root_rotation", "root_joint", NULL};
+                                      "root_rotation", "root_joint", "layers", NULL};
     if ((r = check_fields(c, doc, top, "the top level")) != BSYNC_OK) return r;
     const cJSON *params, *root, *nodes;
     if ((r = require(c, doc, "parameters", &params)) != BSYNC_OK) return r;
@@ -1102,6 +1330,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
 void bsync_config_graph_destroy(bsync_config_graph* graph) {
     if (!graph) return;
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) free(graph->filters[i].keys);
+    for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(graph->layers[i].mask);
     free(graph->clips);
     free(graph);
 }

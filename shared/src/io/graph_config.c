@@ -9,6 +9,7 @@
 #include "blendsync/io/asset.h"
 #include "blendsync/io/graph_config.h"
 #include "blendsync/io/retarget.h"
+#include "blendsync/procedural.h"
 
 typedef struct source_entry {
     char path[BSYNC_CONFIG_MAX_SOURCE + 512]; /* resolved */
@@ -25,6 +26,9 @@ struct bsync_graph_config {
     bsync_curve* curves[BSYNC_MAX_PARAMETERS];
     bsync_param_filter_desc filters[BSYNC_MAX_PARAMETERS];
     bsync_graph_node_options options[BSYNC_MAX_BLEND_NODES];
+    bsync_graph_switch_desc switches[BSYNC_GRAPH_MAX_SWITCHES];
+    bsync_graph_layer_desc layers[BSYNC_GRAPH_MAX_LAYERS];
+    bsync_layer_bone* bones[BSYNC_GRAPH_MAX_LAYERS]; /* malloc'd mask tables */
     bsync_graph* graph;
     uint32_t bound;
     char notes[4096];
@@ -71,6 +75,7 @@ static void note(bsync_graph_config* g, const char* fmt, ...) {
 void bsync_graph_config_destroy(bsync_graph_config* g) {
     if (!g) return;
     bsync_graph_destroy(g->graph);
+    for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(g->bones[i]);
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
     for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_free(&g->sources[i].asset);
     free(g->sources);
@@ -102,12 +107,37 @@ static void clip_names(const bsync_asset* a, char* buf, size_t cap) {
     if (a->clip_count == 0) snprintf(buf, cap, "none");
 }
 
+/* The built-in procedural humanoid (procedural.h) as an asset: skeleton + clips idle, walk, run, owned
+ * by the asset exactly as an import's (bsync_asset_free frees them). */
+static bsync_result builtin_humanoid(bsync_asset* a) {
+    memset(a, 0, sizeof *a);
+    bsync_procedural_humanoid h;
+    bsync_result r = bsync_procedural_humanoid_create(NULL, &h);
+    if (r != BSYNC_OK) return r;
+    a->clips = (bsync_clip**)calloc(BSYNC_PROCEDURAL_CLIP_COUNT, sizeof(bsync_clip*));
+    a->stats = (bsync_import_stats*)calloc(BSYNC_PROCEDURAL_CLIP_COUNT, sizeof(bsync_import_stats));
+    if (!a->clips || !a->stats) {
+        free(a->clips);
+        free(a->stats);
+        a->clips = NULL;
+        a->stats = NULL;
+        bsync_procedural_humanoid_destroy(&h);
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    a->skeleton = h.skeleton;
+    for (uint32_t i = 0; i < BSYNC_PROCEDURAL_CLIP_COUNT; i++) a->clips[i] = h.clips[i];
+    a->clip_count = BSYNC_PROCEDURAL_CLIP_COUNT;
+    snprintf(a->source, sizeof a->source, "built-in procedural humanoid (procedural.h)");
+    return BSYNC_OK;
+}
+
 /* Import (or reuse) the source of clip entry k; *out = its entry. */
 static bsync_result load_source(bsync_graph_config* g, const char* path, const char* dir, size_t dir_len,
                                 const bsync_config_clip* cl, source_entry** out, bsync_error* err) {
     char tok[2 * BSYNC_MAX_NAME + 8];
     char resolved[sizeof g->sources[0].path];
-    if (cl->source[0] == '/' || dir_len == 0) snprintf(resolved, sizeof resolved, "%s", cl->source);
+    const int builtin = !strncmp(cl->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX));
+    if (builtin || cl->source[0] == '/' || dir_len == 0) snprintf(resolved, sizeof resolved, "%s", cl->source);
     else snprintf(resolved, sizeof resolved, "%.*s%s", (int)dir_len, dir, cl->source);
     for (uint32_t i = 0; i < g->source_count; i++)
         if (!strcmp(g->sources[i].path, resolved)) {
@@ -120,7 +150,18 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
     s->written = cl->source;
     bsync_error e;
     memset(&e, 0, sizeof e);
-    bsync_result r = bsync_asset_import_file(resolved, NULL, &s->asset, &e);
+    bsync_result r;
+    if (builtin) {
+        if (strcmp(cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID) != 0) { /* config.c refuses these first */
+            set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: unknown built-in source \"%s\" (built-ins: %s)",
+                      path, ptr_token(cl->motion, tok, sizeof tok), cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID);
+            return BSYNC_CONFIG_ERROR;
+        }
+        r = builtin_humanoid(&s->asset);
+        if (r != BSYNC_OK) return BSYNC_OUT_OF_MEMORY;
+    } else {
+        r = bsync_asset_import_file(resolved, NULL, &s->asset, &e);
+    }
     if (r == BSYNC_OUT_OF_MEMORY) return r;
     if (r != BSYNC_OK) {
         set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot import \"%s\": %s", path,
@@ -270,6 +311,48 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
         }
     }
 
+    /* 3b. switches and layers (mask joints by name) */
+    for (uint32_t i = 0; i < f->switch_count; i++) {
+        g->switches[i].node = f->switches[i].node;
+        g->switches[i].initial_child = f->switches[i].initial_child;
+    }
+    if (f->layer_count > 0 && !skeleton) {
+        set_error(err, BSYNC_CONFIG_ERROR, "%s: /layers: layers blend poses: they need a skeleton, so clips must be bound",
+                  path);
+        bsync_graph_config_destroy(g);
+        return BSYNC_CONFIG_ERROR;
+    }
+    for (uint32_t i = 0; i < f->layer_count; i++) {
+        const bsync_config_layer* cl = &f->layers[i];
+        bsync_graph_layer_desc* ld = &g->layers[i];
+        ld->node = cl->node;
+        ld->mode = cl->mode;
+        ld->weight_source = cl->weight_source;
+        ld->weight = cl->weight;
+        ld->weight_param = cl->weight_param;
+        if (cl->mask_count > 0) {
+            g->bones[i] = (bsync_layer_bone*)calloc(cl->mask_count, sizeof(bsync_layer_bone));
+            if (!g->bones[i]) return oom(g, path, err);
+            for (uint32_t k = 0; k < cl->mask_count; k++) {
+                if (bsync_skeleton_find(skeleton, cl->mask[k].joint, &g->bones[i][k].joint) != BSYNC_OK) {
+                    set_error(err, BSYNC_CONFIG_ERROR, "%s: /layers/%u/mask/joints/%u: no joint named \"%s\" in the skeleton (from %s)",
+                              path, i, k, cl->mask[k].joint, g->sources[0].written);
+                    bsync_graph_config_destroy(g);
+                    return BSYNC_CONFIG_ERROR;
+                }
+                g->bones[i][k].include_descendants = cl->mask[k].include_descendants;
+            }
+            ld->mask = g->bones[i];
+            ld->mask_count = cl->mask_count;
+        }
+    }
+    bsync_graph_extras extras;
+    memset(&extras, 0, sizeof extras);
+    extras.layers = f->layer_count ? g->layers : NULL;
+    extras.layer_count = f->layer_count;
+    extras.switches = f->switch_count ? g->switches : NULL;
+    extras.switch_count = f->switch_count;
+
     /* 4. the graph */
     bsync_graph_desc gd;
     memset(&gd, 0, sizeof gd);
@@ -282,7 +365,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
     gd.root_motion = f->root_motion;
     gd.root_rotation = f->root_rotation;
     gd.root_joint = root_joint;
-    r = bsync_graph_create(&gd, allocator, &g->graph);
+    r = bsync_graph_create_ex(&gd, &extras, allocator, &g->graph);
     if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
     if (r != BSYNC_OK) {
         int root_motion_refused = 0;
@@ -292,7 +375,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
             keep.root_motion = BSYNC_ROOT_MOTION_KEEP;
             keep.root_rotation = BSYNC_ROOT_ROTATION_YAW;
             keep.root_joint = 0;
-            if (bsync_graph_create(&keep, allocator, &probe) == BSYNC_OK) root_motion_refused = 1;
+            if (bsync_graph_create_ex(&keep, &extras, allocator, &probe) == BSYNC_OK) root_motion_refused = 1;
             bsync_graph_destroy(probe);
         }
         if (root_motion_refused) {

@@ -27,9 +27,22 @@
  *   top level   "tick_rate": integer 15..60 (default 30);
  *               "clips": { MOTION: {"source": FILE, "animation": NAME, "loop": true}, ... } — FILE is
  *                 relative to the config file's directory (an absolute path is used as is; .gltf .glb
- *                 .bvh .bsclip); "animation" defaults to MOTION; "loop" defaults to true and only true
+ *                 .bvh .bsclip), or "builtin:humanoid": the built-in procedural humanoid (procedural.h:
+ *                 its skeleton and clips "idle", "walk", "run", used like an imported asset); any other
+ *                 "builtin:..." is an error at /clips/MOTION/source; "animation" defaults to MOTION;
+ *                 "loop" defaults to true and only true
  *                 is accepted for now (the graph plays every bound clip wrapped); every MOTION must be a
  *                 motion of the tree;
+ *               "layers": [ {"node": NODE, "mode": "override" | "additive" (default override),
+ *                 "weight": w in [0, 1] (default 1) | "weight_parameter": PARAM (not both),
+ *                 "mask": {"joints": [JOINT | {"joint": JOINT, "include_children": bool}, ...],
+ *                          "include_children": bool (default true: the default of string entries)}}, ...]
+ *                 at most BSYNC_GRAPH_MAX_LAYERS, applied in array order onto the root's pose (graph.h
+ *                 "Layers": bsync_graph_layer_desc; "weight_parameter" is WEIGHT_PARAM: the filtered
+ *                 parameter clamped to [0, 1]). The mask is the core's binary per-joint table: a listed
+ *                 joint (and, with include_children, every descendant) gets the layer weight, the
+ *                 others 0; no "mask" (or "joints": []) = every joint. Joint names are looked up in the
+ *                 skeleton by io/graph_config.h (errors at /layers/K/mask/joints/J); layers need clips.
  *               "root_motion": "keep" | "extract" | "none" (default keep); "root_rotation": "yaw" |
  *                 "full" (default yaw); "root_joint": a joint name (default: joint 0).
  *   parameter   "dead_zone" (>= 0), "dead_zone_range" (> dead_zone; default 1.0), "curve" (see below),
@@ -44,6 +57,15 @@
  *               (both sides constant, Unity's Constant tangents) | false | "in" | "out" | "both".
  *               1..1024 keys, no two at the same time (curve.h).
  *   node        "sync": "normalized" (default) | "none".
+ *   Switch      {"type": "Switch", "initial": STATE, "children": [{"motion": STATE}, ...]}: a switch
+ *               node (graph.h, bsync_graph_create_ex): its children (motions or nodes, each name at most
+ *               once) are the states, played by triggers (instance.h "Switches"); "initial" names the
+ *               state playing at init (default: the first child). Children take "time_scale" and
+ *               "cycle_offset"; "sync" may only be "none" (a switch node always is: every state keeps
+ *               its own clock). Its tree node is a Simple1D over the FIRST declared parameter with
+ *               thresholds 0, 1, 2, ... (the tree needs some blend space; the switch replaces its
+ *               weights), so a config with a Switch must declare at least one parameter. Switches are
+ *               numbered in node index (file) order.
  *   child       "time_scale" (1/1024 .. 1024, default 1), "cycle_offset" ([0, 1), default 0).
  * A child's "motion" names another node (nesting) or a motion (a leaf); motions need no clip data.
  * Numbers become fix16 by exact decimal rounding of their text (bsync_fx_parse), never through a
@@ -85,6 +107,8 @@ bsync_result bsync_config_load_file(const char* path, const bsync_allocator* all
 /* ---- graph fields (plain data; parsed along with the tree) */
 
 #define BSYNC_CONFIG_DEFAULT_TICK_RATE 30u
+#define BSYNC_CONFIG_BUILTIN_PREFIX "builtin:"          /* a "source" naming a built-in asset */
+#define BSYNC_CONFIG_BUILTIN_HUMANOID "builtin:humanoid" /* procedural.h: clips idle, walk, run */
 #define BSYNC_CONFIG_MAX_SOURCE 1024 /* bytes of a clip source path, including the NUL */
 
 typedef struct bsync_config_clip {
@@ -111,6 +135,26 @@ typedef struct bsync_config_node_time {
     fix16_t cycle_offsets[BSYNC_MAX_BLEND_CHILDREN]; /* 0 where not given */
 } bsync_config_node_time;
 
+typedef struct bsync_config_switch {
+    uint32_t node;          /* the Switch node's index (its tree node: see "Switch" above) */
+    uint32_t initial_child; /* the child index "initial" names (0 when not given) */
+} bsync_config_switch;
+
+typedef struct bsync_config_mask_joint {
+    char joint[BSYNC_MAX_NAME];   /* a joint name (looked up in the skeleton by io/graph_config.h) */
+    uint32_t include_descendants; /* 0 or 1 */
+} bsync_config_mask_joint;
+
+typedef struct bsync_config_layer {
+    uint32_t node;                           /* a node index */
+    bsync_layer_mode mode;                   /* "override" (default) / "additive" */
+    bsync_layer_weight_source weight_source; /* FIXED ("weight", default 1) / PARAM ("weight_parameter") */
+    fix16_t weight;                          /* FIXED: in [0, 1] */
+    uint32_t weight_param;                   /* PARAM: a parameter index */
+    uint32_t mask_count;                     /* 0: no mask (every joint) */
+    bsync_config_mask_joint* mask;           /* mask_count entries, file order (owned by the graph struct) */
+} bsync_config_layer;
+
 typedef struct bsync_config_graph {
     uint32_t tick_rate;
     bsync_root_motion_mode root_motion;
@@ -121,6 +165,10 @@ typedef struct bsync_config_graph {
     uint32_t parameter_count, node_count; /* as the tree's */
     bsync_config_filter filters[BSYNC_MAX_PARAMETERS];
     bsync_config_node_time nodes[BSYNC_MAX_BLEND_NODES];
+    uint32_t switch_count;              /* Switch nodes, in node index order */
+    bsync_config_switch switches[BSYNC_GRAPH_MAX_SWITCHES];
+    uint32_t layer_count;               /* "layers", in file order */
+    bsync_config_layer layers[BSYNC_GRAPH_MAX_LAYERS];
 } bsync_config_graph;
 
 /* Parse tree and graph fields. On success *out_tree and *out_graph are set (free with

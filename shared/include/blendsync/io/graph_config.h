@@ -9,7 +9,9 @@
  * The format is io/config.h's (tree + graph fields). Loading, in order:
  *   1. bsync_config_load_graph_file (every syntax and field error, with its JSON path);
  *   2. every "clips" entry in file order: its source (relative to the config file's directory, an
- *      absolute path as is) is imported once per distinct path with bsync_asset_import_file; the FIRST
+ *      absolute path as is) is imported once per distinct path with bsync_asset_import_file
+ *      ("builtin:humanoid": bsync_procedural_humanoid_create instead, once, as an asset with the
+ *      humanoid's skeleton and clips "idle", "walk", "run"; its note names it); the FIRST
  *      source's skeleton is the graph's skeleton; a later source whose skeleton differs
  *      (bsync_checksum_skeleton) is retargeted onto it by joint name (io/retarget.h, default flags:
  *      translations copied); what was mapped is written to the notes, and a source sharing no joint
@@ -18,9 +20,12 @@
  *      uses that clip. The clip is bound to the motion of the entry's name;
  *   3. each parameter's curve is built (bsync_curve_create); filter descs and node options are filled
  *      from the fields; "root_joint" is looked up in the skeleton;
- *   4. bsync_graph_create. When it refuses a root_motion other than "keep" (while graph.c does not
- *      support them, BSYNC_INVALID_ARGUMENT; detected by building again with "keep"), the error is
- *      reported at /root_motion.
+ *   3b. switches: one bsync_graph_switch_desc per Switch node (config.h), in node order; layers: one
+ *      bsync_graph_layer_desc per "layers" entry, in order, each mask joint looked up by name in the
+ *      skeleton (include_descendants from "include_children"); layers without a skeleton (no clips)
+ *      are an error at /layers, an unknown joint at /layers/K/mask/joints/J;
+ *   4. bsync_graph_create_ex with the switches and layers. When it refuses a root_motion other than
+ *      "keep" (detected by building again with "keep"), the error is reported at /root_motion.
  * Every error after step 1 also names the file and a JSON path, returns BSYNC_CONFIG_ERROR (or
  * BSYNC_OUT_OF_MEMORY), e.g.
  *   "loco.json: /clips/walk/animation: no animation \"wlak\" in pab.gltf (animations: walk, jog, run)"
@@ -28,6 +33,7 @@
  *   "loco.json: /root_joint: no joint named \"Hip\" in the skeleton (from pab.gltf)"
  *   "loco.json: /root_joint: no clips are bound, so there is no skeleton to find \"Hips\" in"
  *   "loco.json: /root_motion: the graph refused \"extract\": invalid argument (...)"
+ *   "loco.json: /layers/0/mask/joints/1: no joint named \"Spine\" in the skeleton (from builtin:humanoid)"
  * *out is NULL on failure. `diags` as in config.h (BSYNC_MAX_BLEND_NODES entries or NULL). The
  * allocator (NULL: default) is used for the tree, curves and graph; imported assets use malloc.
  *
