@@ -77,6 +77,12 @@ uint64_t bsync_match_hash(const bsync_match_desc* d) {
     }
     bsync_checksum_u32(&s, d->hold_min);
     bsync_checksum_u32(&s, d->hold_max);
+    int any_states = 0;
+    for (uint32_t j = 0; j < d->trigger_count; j++) any_states |= d->script_states[j] != 0;
+    if (any_states) {
+        bsync_checksum_u32(&s, 2u);
+        for (uint32_t j = 0; j < d->trigger_count; j++) bsync_checksum_bytes(&s, &d->script_states[j], 1);
+    }
     bsync_checksum_u32(&s, d->character_count);
     for (uint32_t c = 0; c < d->character_count; c++) {
         const bsync_match_character_desc* ch = &d->characters[c];
@@ -204,7 +210,10 @@ void bsync_match_random_input(bsync_match_script* s, const bsync_match_desc* d, 
             uint64_t r = splitmix64(&s->state) % range;
             s->record.params[i] = (fix16_t)((int64_t)d->param_min[i] + (int64_t)r);
         }
-        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++) s->record.triggers[j] = 0;
+        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++) {
+            uint32_t n = j < d->trigger_count ? d->script_states[j] : 0u;
+            s->record.triggers[j] = n ? (uint8_t)(splitmix64(&s->state) % (n + 1u)) : 0u;
+        }
     }
     s->hold_left--;
     *out = s->record;
@@ -395,7 +404,7 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
         for (uint32_t i = 0; i < m->desc.param_count; i++)
             if (get_u32(p + o + 12 + 4 * i) == 0x80000000u) return BSYNC_BAD_BLOB;
         for (uint32_t j = 0; j < m->desc.trigger_count; j++)
-            if (p[o + 12 + 4 * m->desc.param_count + j] != 0) return BSYNC_BAD_BLOB;
+            if (p[o + 12 + 4 * m->desc.param_count + j] > m->desc.script_states[j]) return BSYNC_BAD_BLOB;
         o += npc_bytes(&m->desc);
     }
     size_t inst_start = o;
@@ -427,7 +436,8 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
         ch->script.hold_left = get_u32(p + o + 8);
         for (uint32_t i = 0; i < BSYNC_MATCH_MAX_PARAMS; i++)
             ch->script.record.params[i] = i < m->desc.param_count ? (fix16_t)get_u32(p + o + 12 + 4 * i) : 0;
-        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++) ch->script.record.triggers[j] = 0;
+        for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
+            ch->script.record.triggers[j] = j < m->desc.trigger_count ? p[o + 12 + 4 * m->desc.param_count + j] : 0u;
         o += npc_bytes(&m->desc);
     }
     /* targets: the instance snapshot holds each parameter's last target */

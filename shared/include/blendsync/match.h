@@ -32,7 +32,9 @@
  * number of ticks in [hold_min, hold_max] (desc fields): when hold_left is 0, first the hold is drawn,
  * hold_min + (r mod (hold_max - hold_min + 1)), then each input parameter i in order
  * becomes param_min[i] + (r mod (param_max[i] - param_min[i] + 1)) in raw fix16 steps (r the next
- * splitmix64 output), triggers stay 0. The generator state (u64 state, u32 ticks left in the current
+ * splitmix64 output), then each trigger j with script_states[j] = n > 0 becomes r mod (n + 1) (0: no
+ * trigger; v: play child v - 1; held like the parameters — repeats of the state already fading in are
+ * ignored by the switch), triggers with n = 0 stay 0 and draw nothing. The generator state (u64 state, u32 ticks left in the current
  * hold, the current record) is part of the match state: snapshots hold it, the checksum covers it.
  *
  * Checksums (XXH64, checksum.h):
@@ -45,6 +47,7 @@
  *                pose (0 for a character whose graph has no skeleton).
  * Hash (bsync_match_hash): seed BSYNC_CHECKSUM_SEED_MATCH_DESC; u32 1 (format); u32 player_count,
  * u32 param_count, u32 trigger_count; per input parameter fx min, fx max; u32 hold_min, u32 hold_max;
+ * then only if some script_states[j] != 0: u32 2 and the trigger_count u8 script_states;
  * u32 character_count; per character: u64 bsync_graph_hash, u32 slot, u64 npc_seed, the param_count
  * u32 param_map entries, per trigger u32 map and u32 fade.
  *
@@ -53,7 +56,7 @@
  * left, param_count fx and trigger_count u8 of its record; per character: u32 length n, then n bytes of
  * bsync_instance_save; u64 XXH64 (seed 0) of every byte before it. Load checks everything before it
  * writes anything (BSYNC_BAD_BLOB; a different match hash: BSYNC_MISMATCH): lengths, the XXH64, hold
- * left <= hold_max, record values != 0x80000000, trigger bytes 0 (scripts never draw triggers), every
+ * left <= hold_max, record values != 0x80000000, trigger bytes <= script_states, every
  * instance blob's tick = the match tick, and every instance blob by loading it into a scratch instance
  * (part of memory_size); the match is untouched on failure.
  *
@@ -121,6 +124,7 @@ typedef struct bsync_match_desc {
     fix16_t param_min[BSYNC_MATCH_MAX_PARAMS]; /* the seeded script's range per input parameter */
     fix16_t param_max[BSYNC_MATCH_MAX_PARAMS];
     uint32_t hold_min, hold_max; /* ticks a scripted record is held (1 <= min <= max <= 1000000) */
+    uint8_t script_states[BSYNC_MATCH_MAX_TRIGGERS]; /* the seeded script's trigger values: 0..n (0: never) */
     uint32_t character_count;    /* 1..64 */
     const bsync_match_character_desc* characters;
 } bsync_match_desc;

@@ -569,7 +569,7 @@ static bsync_result parse_triggers(ctx* c, const cJSON* triggers) {
     for (const cJSON* t = triggers->child; t; t = t->next, k++) {
         size_t o = path_push_index(c, k);
         if (!cJSON_IsObject(t)) return fail(c, "expected an object (an input trigger)");
-        static const char* const allowed[] = {"name", "switch", "fade_ticks", NULL};
+        static const char* const allowed[] = {"name", "switch", "fade_ticks", "script_states", NULL};
         if ((r = check_fields(c, t, allowed, "an input trigger")) != BSYNC_OK) return r;
         const cJSON *nm, *sw;
         if ((r = require(c, t, "name", &nm)) != BSYNC_OK || (r = require(c, t, "switch", &sw)) != BSYNC_OK) return r;
@@ -585,6 +585,9 @@ static bsync_result parse_triggers(ctx* c, const cJSON* triggers) {
         path_pop(c, f);
         m->trigger_fade[k] = 0;
         if ((r = opt_uint(c, t, "fade_ticks", 0, BSYNC_SWITCH_MAX_FADE_TICKS, &m->trigger_fade[k])) != BSYNC_OK) return r;
+        uint32_t states = 0;
+        if ((r = opt_uint(c, t, "script_states", 0, 255, &states)) != BSYNC_OK) return r;
+        m->desc.script_states[k] = (uint8_t)states;
         path_pop(c, o);
     }
     m->desc.trigger_count = n;

@@ -26,7 +26,8 @@
  *                                                     triggers) and "switch" (1..63 bytes: the NAME of a
  *                                                     switch node of the graphs) required; "fade_ticks"
  *                                                     integer 0..1048576 (BSYNC_SWITCH_MAX_FADE_TICKS),
- *                                                     default 0
+ *                                                     default 0; "script_states" integer 0..255,
+ *                                                     default 0: the seeded script draws 0..n for it
  *       "hold_ticks": [15, 60]                        optional; the seeded script's hold range [min, max],
  *                                                     integers 1 <= min <= max <= 1000000; default [15, 60]
  *     },
