@@ -16,6 +16,7 @@
 #define SRV_INPUT_RING 64u   /* per slot: inputs for ticks next .. next + 63 */
 #define SRV_CHECK_RING 256u  /* per tick: the server's checksums */
 #define SRV_SNAP_RING 16u    /* snapshots at checksum ticks */
+#define SRV_FRAME_RING 256u  /* the last confirmed frames (desync bundles carry them) */
 #define SRV_JITTER_KEEP 4096u
 #define SRV_SNAPSHOT_EVERY 600u /* ticks between replay snapshots */
 #define SRV_VIOLATION_WINDOW_US 10000000ull
@@ -95,6 +96,8 @@ struct srv_match {
     uint64_t last_sync_us, last_status_us;
     bsync_server_match_stats stats;
     bsync_proto_msg tx; /* the frame being built (large) */
+    bsync_match_frame* frames; /* SRV_FRAME_RING confirmed frames, by tick % ring */
+    uint16_t frame_defaulted[SRV_FRAME_RING];
 };
 
 struct bsync_server {

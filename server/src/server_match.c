@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "blendsync/checksum.h"
+#include "blendsync/fixed.h"
 #include "blendsync/io/desync.h"
 #include "server_internal.h"
 
@@ -40,6 +41,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     }
     m->snap_size = bsync_match_snapshot_size(m->match);
     m->snap_buf = malloc(m->snap_size);
+    m->frames = calloc(SRV_FRAME_RING, sizeof *m->frames);
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) {
         m->snaps[i].data = malloc(m->snap_size);
         m->snaps[i].tick = UINT32_MAX;
@@ -60,7 +62,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     snprintf(m->stats.replay_path, sizeof m->stats.replay_path, "%s", m->replay_path);
     snprintf(m->desync_dir, sizeof m->desync_dir, "%s.desync", m->replay_path[0] ? m->replay_path : "match");
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++)
-        if (!m->snaps[i].data || !m->snap_buf) {
+        if (!m->snaps[i].data || !m->snap_buf || !m->frames) {
             srv_match_destroy(m);
             return NULL;
         }
@@ -86,6 +88,7 @@ void srv_match_destroy(srv_match* m) {
     bsync_replay_writer_close(m->replay);
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) free(m->snaps[i].data);
     free(m->snap_buf);
+    free(m->frames);
     free(m->mem);
     free(m->scratch_mem[0]);
     free(m->scratch_mem[1]);
@@ -369,6 +372,8 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         }
     }
     replay_append(m, &rec);
+    m->frames[t % SRV_FRAME_RING] = rec.frame.inputs;
+    m->frame_defaulted[t % SRV_FRAME_RING] = rec.frame.defaulted_mask;
     bsync_match_tick(m->match, &rec.frame.inputs);
     m->next_tick = t + 1;
     m->stats.ticks = m->next_tick;
@@ -680,12 +685,68 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     }
     snprintf(path, sizeof path, "%s/report.txt", dir);
     write_file(path, report, strlen(report));
-    char meta[2048];
+    /* the server's state at the last agreeing checksum tick (one interval earlier), if still kept */
+    uint32_t prev_tick = tick > m->checksum_interval ? tick - m->checksum_interval : 0;
+    srv_snap* prev = prev_tick ? find_snap(m, prev_tick) : NULL;
+    if (prev) {
+        snprintf(path, sizeof path, "%s/server-previous.bsms", dir);
+        write_file(path, prev->data, prev->len);
+    }
+    /* the inputs from the last agreeing tick to the desynced one: frames prev_tick .. tick - 1 */
+    {
+        size_t cap = 256u + (size_t)(tick - prev_tick) * m->player_count * (24u + 14u * m->desc->param_count + 4u * m->desc->trigger_count);
+        char* csv = malloc(cap);
+        if (csv) {
+            size_t k = (size_t)snprintf(csv, cap, "tick,slot,defaulted");
+            for (uint32_t i = 0; i < m->desc->param_count; i++)
+                k += (size_t)snprintf(csv + k, cap - k, ",%s", bsync_match_config_param_name(m->cfg, i));
+            for (uint32_t j = 0; j < m->desc->trigger_count; j++)
+                k += (size_t)snprintf(csv + k, cap - k, ",%s", bsync_match_config_trigger_name(m->cfg, j));
+            k += (size_t)snprintf(csv + k, cap - k, "\n");
+            for (uint32_t t = prev_tick; t < tick && t + SRV_FRAME_RING >= m->next_tick && k < cap; t++) {
+                const bsync_match_frame* f = &m->frames[t % SRV_FRAME_RING];
+                for (uint32_t pl = 0; pl < m->player_count && k < cap; pl++) {
+                    k += (size_t)snprintf(csv + k, cap - k, "%u,%u,%u", t, pl,
+                                          (unsigned)((m->frame_defaulted[t % SRV_FRAME_RING] >> pl) & 1u));
+                    for (uint32_t i = 0; i < m->desc->param_count && k < cap; i++) {
+                        char dec[24];
+                        bsync_fx_format(f->players[pl].params[i], dec, sizeof dec);
+                        k += (size_t)snprintf(csv + k, cap - k, ",%s", dec);
+                    }
+                    for (uint32_t j = 0; j < m->desc->trigger_count && k < cap; j++)
+                        k += (size_t)snprintf(csv + k, cap - k, ",%u", f->players[pl].triggers[j]);
+                    if (k < cap) k += (size_t)snprintf(csv + k, cap - k, "\n");
+                }
+            }
+            if (k < cap) {
+                snprintf(path, sizeof path, "%s/inputs.csv", dir);
+                write_file(path, csv, k);
+            }
+            free(csv);
+        }
+    }
+    char cfg_abs[4096];
+    if (!realpath(bsync_match_config_path(m->cfg), cfg_abs))
+        snprintf(cfg_abs, sizeof cfg_abs, "%s", bsync_match_config_path(m->cfg));
+    char meta[8192];
     int mn = snprintf(meta, sizeof meta,
                       "{\"match_id\": %llu, \"match_hash\": \"%016llx\", \"match_config\": \"%s\", \"tick\": %u, "
-                      "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\"}\n",
-                      MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), bsync_match_config_path(m->cfg), tick - 1,
-                      p->slot);
+                      "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\", "
+                      "\"server_previous\": %s%s%s, \"previous_tick\": %u, \"inputs\": \"inputs.csv\", "
+                      "\"build\": \"blendsync-server 0.1.0 proto %u\", \"assets\": {",
+                      MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), cfg_abs, tick - 1,
+                      p->slot, prev ? "\"" : "", prev ? "server-previous.bsms" : "null", prev ? "\"" : "",
+                      prev_tick ? prev_tick - 1 : 0, BSYNC_PROTO_VERSION);
+    {
+        const char* names[BSYNC_REPLAY_MAX_ASSETS];
+        uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
+        uint32_t na = bsync_match_config_asset_hashes(m->cfg, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
+        if (na > BSYNC_REPLAY_MAX_ASSETS) na = BSYNC_REPLAY_MAX_ASSETS;
+        for (uint32_t i = 0; i < na && mn > 0 && (size_t)mn < sizeof meta; i++)
+            mn += snprintf(meta + mn, sizeof meta - (size_t)mn, "%s\"%s\": \"%016llx\"", i ? ", " : "", names[i],
+                           (unsigned long long)hashes[i]);
+        if (mn > 0 && (size_t)mn < sizeof meta) mn += snprintf(meta + mn, sizeof meta - (size_t)mn, "}}\n");
+    }
     snprintf(path, sizeof path, "%s/bundle.json", dir);
     if (mn > 0 && (size_t)mn < sizeof meta) write_file(path, meta, (size_t)mn);
     srv_log(m->server, "warn", "event=desync_bundle match=%llu slot=%d tick=%u dir=%s", MATCH_ID(m), p->slot, tick - 1, dir);
