@@ -1,6 +1,7 @@
 /* server_match.c — one match on the server: joining, the tick loop with input deadlines and
  * defaults, the authoritative match state, checksum verification, desyncs, replay recording
  * (docs/lockstep.md). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
