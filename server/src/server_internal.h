@@ -55,6 +55,8 @@ typedef struct srv_check {
     uint32_t tick; /* UINT32_MAX: empty */
     bsync_match_checksums sums;
     uint64_t client_pose[BSYNC_MATCH_MAX_PLAYERS];
+    uint64_t client_blend[BSYNC_MATCH_MAX_PLAYERS];
+    uint16_t blend_mask; /* slots that reported for this tick (blend) */
     uint16_t client_mask; /* slots that reported a pose for this tick */
 } srv_check;
 

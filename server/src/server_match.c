@@ -382,6 +382,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         srv_check* c = &m->checks[t % SRV_CHECK_RING];
         c->tick = t;
         c->client_mask = 0;
+        c->blend_mask = 0;
         bsync_match_checksums_get(m->match, m->server->cfg.verify_poses, &c->sums);
         srv_snap* sn = &m->snaps[m->snap_next];
         m->snap_next = (m->snap_next + 1) % SRV_SNAP_RING;
@@ -594,6 +595,8 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
     m->last_activity_us = bsync_net_now_us();
     if (c->joint_count > 0) return; /* a DETAIL answer: nothing to verify here */
     if (c->tick + 1u > m->slots[p->slot].checked_upto) m->slots[p->slot].checked_upto = c->tick + 1u;
+    ck->client_blend[p->slot] = c->blend;
+    ck->blend_mask = (uint16_t)(ck->blend_mask | (1u << p->slot));
     const bsync_match_checksums* own = &ck->sums;
     if (c->blend != own->blend) {
         int character = -1;
@@ -656,6 +659,58 @@ static void write_file(const char* path, const void* data, size_t len) {
     rename(tmp, path);
 }
 
+static void html_text(FILE* f, const char* s) {
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else fputc(*s, f);
+    }
+}
+
+/* report.html: one self-contained page — the checksum timeline (server and every slot, per checksum
+ * tick still in the ring), the desynced tick marked, and the difference lines. */
+static void write_html(srv_match* m, const char* dir, uint32_t tick, int slot, const char* report) {
+    char path[1300], tmp[1320];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE* f = fopen(tmp, "w");
+    if (!f) return;
+    fprintf(f, "<!doctype html><html><head><meta charset=\"utf-8\"><title>blendsync desync: match %llu tick %u slot %d"
+               "</title><style>body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid "
+               "#ccc;padding:2px 6px;font-family:monospace}.ok{background:#dfd}.bad{background:#f99;font-weight:bold}"
+               ".none{color:#aaa}tr.mark td{outline:2px solid #c00}pre{background:#f6f6f6;padding:1em}</style></head><body>\n",
+            MATCH_ID(m), tick, slot);
+    fprintf(f, "<h1>Desync: match %llu, slot %d, tick %u</h1>\n", MATCH_ID(m), slot, tick);
+    fprintf(f, "<p>Blend-state checksums per checksum tick (first 8 hex digits): the server's authoritative value and "
+               "each client's report. Green agrees with the server, red differs; the first divergent tick is outlined.</p>"
+               "<table><tr><th>tick</th><th>server</th>");
+    for (uint32_t pl = 0; pl < m->player_count; pl++) fprintf(f, "<th>slot %u</th>", pl);
+    fprintf(f, "</tr>\n");
+    uint32_t first = m->next_tick > SRV_CHECK_RING ? m->next_tick - SRV_CHECK_RING : 0;
+    for (uint32_t t = first; t < m->next_tick; t++) {
+        const srv_check* ck = &m->checks[t % SRV_CHECK_RING];
+        if (ck->tick != t) continue;
+        fprintf(f, "<tr%s><td>%u</td><td>%08llx</td>", t == tick ? " class=\"mark\"" : "", t,
+                (unsigned long long)(ck->sums.blend >> 32));
+        for (uint32_t pl = 0; pl < m->player_count; pl++) {
+            if (!(ck->blend_mask & (1u << pl))) {
+                fprintf(f, "<td class=\"none\">-</td>");
+                continue;
+            }
+            int ok = ck->client_blend[pl] == ck->sums.blend;
+            fprintf(f, "<td class=\"%s\">%08llx</td>", ok ? "ok" : "bad", (unsigned long long)(ck->client_blend[pl] >> 32));
+        }
+        fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n<h2>What differs (server vs client %d)</h2>\n<pre>", slot);
+    html_text(f, report);
+    fprintf(f, "</pre>\n<p>Files: server.bsms, client.bsms, server-previous.bsms, inputs.csv, bundle.json. "
+               "<code>blendsync desync diff %s</code> prints the same comparison.</p></body></html>\n", dir);
+    if (fclose(f) == 0) rename(tmp, path);
+    else remove(tmp);
+}
+
 static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t* client, size_t client_len) {
     srv_snap* own = find_snap(m, tick);
     if (!own) {
@@ -686,6 +741,7 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     }
     snprintf(path, sizeof path, "%s/report.txt", dir);
     write_file(path, report, strlen(report));
+    write_html(m, dir, tick - 1, p->slot, report);
     /* the server's state at the last agreeing checksum tick (one interval earlier), if still kept */
     uint32_t prev_tick = tick > m->checksum_interval ? tick - m->checksum_interval : 0;
     srv_snap* prev = prev_tick ? find_snap(m, prev_tick) : NULL;

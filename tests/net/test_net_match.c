@@ -176,6 +176,26 @@ static void test_desync_detected_and_attributed(void** state) {
     fclose(f);
     text[n] = '\0';
     assert_non_null(strstr(text, "character 1 (p1) node locomotion: phase"));
+    /* the HTML page: the divergent tick outlined, slot 1's cell red, the difference listed */
+    snprintf(path, sizeof path, "%s/match.bsreplay.desync/tick%llu-slot1/report.html", w.dir,
+             (unsigned long long)expected_tick);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    static char html[65536];
+    n = fread(html, 1, sizeof html - 1, f);
+    fclose(f);
+    html[n] = '\0';
+    char marked[64];
+    snprintf(marked, sizeof marked, "<tr class=\"mark\"><td>%llu</td>", (unsigned long long)expected_tick);
+    const char* row = strstr(html, marked);
+    assert_non_null(row);
+    /* in the marked row: server, slot 0 ok, slot 1 bad, slot 2 ok */
+    const char* red = strstr(row, "class=\"bad\"");
+    const char* end = strstr(row, "</tr>");
+    assert_non_null(red);
+    assert_true(red < end);
+    assert_null(strstr(html, "class=\"bad\"") < row ? strstr(html, "class=\"bad\"") : NULL); /* no earlier red */
+    assert_non_null(strstr(html, "node locomotion"));
     nh_stop(&w);
 }
 
