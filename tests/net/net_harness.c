@@ -31,7 +31,9 @@ static int write_text(const char* path, const char* text) {
 
 int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,
              const char* policy, uint32_t duration_ticks, int verify_poses) {
+    const char* second = w->second_match_text;
     memset(w, 0, sizeof *w);
+    w->second_match_text = second;
     snprintf(w->dir, sizeof w->dir, "/tmp/bsync-net-XXXXXX");
     if (!mkdtemp(w->dir)) return -1;
     char path[400];
@@ -63,11 +65,15 @@ int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay,
     }
     bsync_server_config sc;
     memset(&sc, 0, sizeof sc);
-    const char* paths[1] = {w->match_path};
+    const char* paths[2] = {w->match_path, w->second_match_path};
+    if (w->second_match_text) {
+        snprintf(w->second_match_path, sizeof w->second_match_path, "%s/match2.json", w->dir);
+        if (write_text(w->second_match_path, w->second_match_text) != 0) return -1;
+    }
     sc.host = "127.0.0.1";
     sc.port = 0;
     sc.match_paths = paths;
-    sc.match_count = 1;
+    sc.match_count = w->second_match_text ? 2u : 1u;
     sc.verify_poses = verify_poses;
     sc.log = stderr;
     if (bsync_server_create(&sc, &w->server, &err) != BSYNC_OK) {

@@ -39,9 +39,12 @@ typedef struct nh_world {
     uint16_t port;
     nh_client clients[NH_MAX_CLIENTS];
     uint32_t client_count;
+    const char* second_match_text; /* set before nh_start: a second match (same dir, match2.json) */
+    char second_match_path[300];
 } nh_world;
 
-/* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
+/* (Set w->second_match_text first, others zero, to host a second match in the same server.)
+ * Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */
 int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,
              const char* policy, uint32_t duration_ticks, int verify_poses);
