@@ -31,9 +31,13 @@ static int write_text(const char* path, const char* text) {
 
 int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,
              const char* policy, uint32_t duration_ticks, int verify_poses) {
-    const char* second = w->second_match_text;
+    return nh_start_two(w, NULL, players, npcs, input_delay, checksum_interval, policy, duration_ticks, verify_poses);
+}
+
+int nh_start_two(nh_world* w, const char* second_match_text, uint32_t players, uint32_t npcs, uint32_t input_delay,
+                 uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses) {
     memset(w, 0, sizeof *w);
-    w->second_match_text = second;
+    w->second_match_text = second_match_text;
     snprintf(w->dir, sizeof w->dir, "/tmp/bsync-net-XXXXXX");
     if (!mkdtemp(w->dir)) return -1;
     char path[400];

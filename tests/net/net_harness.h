@@ -39,15 +39,17 @@ typedef struct nh_world {
     uint16_t port;
     nh_client clients[NH_MAX_CLIENTS];
     uint32_t client_count;
-    const char* second_match_text; /* set before nh_start: a second match (same dir, match2.json) */
+    const char* second_match_text; /* nh_start_two: a second match (same dir, match2.json) */
     char second_match_path[300];
 } nh_world;
 
-/* (Set w->second_match_text first, others zero, to host a second match in the same server.)
- * Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
+/* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */
 int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,
              const char* policy, uint32_t duration_ticks, int verify_poses);
+/* The same with a second match (its config text, written as match2.json beside the first). */
+int nh_start_two(nh_world* w, const char* second_match_text, uint32_t players, uint32_t npcs, uint32_t input_delay,
+                 uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses);
 /* Connect a client for slot (test switches in cfg_extra may be NULL). Returns its index. */
 int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra);
 /* Service the server and every client for ms milliseconds (clients send inputs at the tick rate). */

@@ -25,9 +25,7 @@ static const char* k_second =
 static void test_two_matches(void** state) {
     (void)state;
     nh_world w;
-    memset(&w, 0, sizeof w);
-    w.second_match_text = k_second;
-    assert_int_equal(nh_start(&w, 2, 1, 3, 20, "report", 180, 0), 0);
+    assert_int_equal(nh_start_two(&w, k_second, 2, 1, 3, 20, "report", 180, 0), 0);
     assert_int_equal(bsync_server_match_count(w.server), 2);
     /* match 42: the harness's clients */
     assert_true(nh_connect(&w, 0, NULL) >= 0);
