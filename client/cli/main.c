@@ -20,6 +20,9 @@ static const command k_commands[] = {
     {"bake", bsync_cmd_bake, "run a graph config tick by tick and write the result as a glTF 2.0 .glb"},
     {"bot", bsync_cmd_bot, "a headless client: join a match on a blendsync-server and play a seeded joystick path"},
     {"validate", bsync_cmd_validate, "check clips and configs before a match (seams, joints, precision, speeds)"},
+    {"replay", bsync_cmd_replay, "verify a recorded match (re-simulate, compare checksums), describe or cut a replay"},
+    {"desync", bsync_cmd_desync, "diff two match snapshots (a desync bundle): the parameters and nodes that differ"},
+    {"synctest", bsync_cmd_synctest, "rewind and re-simulate a graph instance every tick (sync test): list every mismatch"},
 };
 
 static void usage(FILE* f) {

@@ -122,6 +122,7 @@ bsync_result bsync_synctest_run(const bsync_synctest_ops* ops, uint64_t ticks, u
         goto done;
     }
     c->sums[0] = ops->checksum(ops->user, sim);
+    report->last_checksum = c->sums[0];
     r = save_state(c, sim, 0);
     if (r != BSYNC_OK) goto done;
 
@@ -131,6 +132,7 @@ bsync_result bsync_synctest_run(const bsync_synctest_ops* ops, uint64_t ticks, u
         if (r != BSYNC_OK) goto done;
         report->ticks_run++;
         c->sums[n % (check_distance + 1u)] = ops->checksum(ops->user, sim);
+        report->last_checksum = c->sums[n % (check_distance + 1u)];
         r = save_state(c, sim, n);
         if (r != BSYNC_OK) goto done;
         if (n < check_distance) continue;

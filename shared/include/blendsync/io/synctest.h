@@ -36,7 +36,7 @@
  *   The first checksums (C[k]) are never replaced; re-simulated ones are only compared.
  * So each state k is compared up to D + 1 times per kind (at the checks n = k .. k + D). The report
  * LISTS each (tick, kind) pair once, the first time it mismatches, in the order found (by check n,
- * then tick k ascending, then kind rewind, 0xA5, 0x5A); mismatch_count counts those distinct pairs;
+ * then kind: rewind, 0xA5, 0x5A, then tick k ascending); mismatch_count counts those distinct pairs;
  * failed_comparisons counts every comparison that differed. Only the first
  * BSYNC_SYNCTEST_MAX_LISTED pairs are listed.
  *
@@ -113,6 +113,7 @@ typedef struct bsync_synctest_report {
     uint32_t listed;             /* min(mismatch_count, BSYNC_SYNCTEST_MAX_LISTED) */
     uint32_t check_distance;     /* D as run */
     uint64_t error_tick;         /* the state n being worked on when a callback failed (else 0) */
+    uint64_t last_checksum;      /* C[ticks_run]: the first run's checksum of its last state */
     bsync_synctest_mismatch mismatches[BSYNC_SYNCTEST_MAX_LISTED];
 } bsync_synctest_report;
 

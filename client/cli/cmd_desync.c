@@ -1,0 +1,275 @@
+/* cmd_desync.c — `blendsync desync diff`: load two match snapshots (bsync_match_save bytes, e.g. a desync
+ * bundle's server.bsms and client.bsms) and say where they differ (bsync_desync_describe).
+ * docs/replay-verify.md.
+ *
+ * Exit status: 0 identical, 1 they differ, 2 an error (unreadable file, not this match's snapshot, no
+ * config, bad arguments). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blendsync/io/desync.h"
+#include "blendsync/io/match_config.h"
+#include "blendsync/match.h"
+#include "commands.h"
+#include "replay_sim.h"
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: blendsync desync diff A.bsms B.bsms --match CONFIG [--json]\n"
+            "       blendsync desync diff BUNDLE_DIR [--match CONFIG] [--json]\n"
+            "\n"
+            "Loads two snapshots of one match (bsync_match_save bytes) and lists, per character whose state\n"
+            "differs, the parameters, nodes and leaf weights that differ (A's value first). A desync bundle\n"
+            "directory (written by blendsync-server: bundle.json, server.bsms, client.bsms) names its own\n"
+            "match config; A is then the server's state (authoritative), B the client's.\n"
+            "  --match CONFIG   the match config (required for two files; overrides bundle.json's)\n"
+            "  --json           {\"differences\": [...], \"tick\": N, ...}\n"
+            "Exit status: 0 identical, 1 different, 2 error.\n");
+}
+
+/* The string value of "key" in a flat JSON object (the bundle.json the server writes). 0 or -1. */
+static int json_string_field(const char* text, const char* key, char* out, size_t cap) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char* p = strstr(text, pat);
+    if (!p) return -1;
+    p += strlen(pat);
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (*p++ != ':') return -1;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (*p++ != '"') return -1;
+    size_t n = 0;
+    while (*p && *p != '"') {
+        char c = *p++;
+        if (c == '\\') {
+            c = *p++;
+            if (c == 'n') c = '\n';
+            else if (c == 't') c = '\t';
+            else if (c != '"' && c != '\\' && c != '/') return -1;
+        }
+        if (n + 1 >= cap) return -1;
+        out[n++] = c;
+    }
+    if (*p != '"') return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+static int json_int_field(const char* text, const char* key, long long* out) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char* p = strstr(text, pat);
+    if (!p) return -1;
+    p += strlen(pat);
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p++ != ':') return -1;
+    char* end = NULL;
+    long long v = strtoll(p, &end, 10);
+    if (end == p) return -1;
+    *out = v;
+    return 0;
+}
+
+static int is_dir(const char* path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int readable(const char* path) { return access(path, R_OK) == 0 && !is_dir(path); }
+
+/* The bundle's match config path: as written (relative to the server's working directory), else
+ * relative to the directory holding the "<replay>.desync" folder, else its file name there. */
+static int resolve_config(const char* bundle, const char* written, char* out, size_t cap) {
+    if (readable(written)) {
+        snprintf(out, cap, "%s", written);
+        return 0;
+    }
+    if (written[0] == '/') return -1;
+    int n = snprintf(out, cap, "%s/../../%s", bundle, written);
+    if (n > 0 && (size_t)n < cap && readable(out)) return 0;
+    const char* base = strrchr(written, '/');
+    n = snprintf(out, cap, "%s/../../%s", bundle, base ? base + 1 : written);
+    return n > 0 && (size_t)n < cap && readable(out) ? 0 : -1;
+}
+
+static int load_snapshot(bsync_match* m, const char* path, char* msg, size_t cap) {
+    uint8_t* data = NULL;
+    size_t len = 0;
+    if (replay_read_file(path, &data, &len) != 0) {
+        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    bsync_result r = bsync_match_load(m, data, len);
+    free(data);
+    if (r == BSYNC_MISMATCH) {
+        snprintf(msg, cap, "%s is a snapshot of another match (its match hash differs from the config's)", path);
+        return -1;
+    }
+    if (r != BSYNC_OK) {
+        snprintf(msg, cap, "%s is not a valid match snapshot (%s)", path, bsync_result_string(r));
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_diff(int argc, char** argv) {
+    const char* pos[3] = {NULL, NULL, NULL};
+    int npos = 0, json = 0;
+    const char* match_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--match") && i + 1 < argc) match_path = argv[++i];
+        else if (argv[i][0] != '-' && npos < 2) pos[npos++] = argv[i];
+        else {
+            fprintf(stderr, "blendsync desync diff: unknown or extra argument \"%s\"\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    char msg[1600] = "";
+    char a_path[1200], b_path[1200], cfg_path[1200];
+    char a_label[64] = "A", b_label[64] = "B";
+    long long bundle_slot = -1;
+    int bundle = 0;
+    bsync_match_config* cfg = NULL;
+    replay_sim sim;
+    int have_sim = 0, rc = 2;
+    unsigned lines = 0;
+    char* text = NULL;
+    if (npos == 1 && is_dir(pos[0])) {
+        bundle = 1;
+        char meta_path[1200];
+        snprintf(meta_path, sizeof meta_path, "%s/bundle.json", pos[0]);
+        uint8_t* meta = NULL;
+        size_t meta_len = 0;
+        char srv[512], cli[512], written[1024];
+        if (replay_read_file(meta_path, &meta, &meta_len) != 0) {
+            snprintf(msg, sizeof msg, "cannot read %s: %s", meta_path, strerror(errno));
+            goto done;
+        }
+        if (json_string_field((const char*)meta, "server", srv, sizeof srv) != 0) snprintf(srv, sizeof srv, "server.bsms");
+        if (json_string_field((const char*)meta, "client", cli, sizeof cli) != 0) snprintf(cli, sizeof cli, "client.bsms");
+        int have_written = json_string_field((const char*)meta, "match_config", written, sizeof written) == 0;
+        json_int_field((const char*)meta, "slot", &bundle_slot);
+        free(meta);
+        snprintf(a_path, sizeof a_path, "%s/%s", pos[0], srv);
+        snprintf(b_path, sizeof b_path, "%s/%s", pos[0], cli);
+        snprintf(a_label, sizeof a_label, "server (authoritative)");
+        if (bundle_slot >= 0) snprintf(b_label, sizeof b_label, "client (slot %lld)", bundle_slot);
+        else snprintf(b_label, sizeof b_label, "client");
+        if (match_path) snprintf(cfg_path, sizeof cfg_path, "%s", match_path);
+        else if (!have_written) {
+            snprintf(msg, sizeof msg, "%s names no match_config: pass --match CONFIG", meta_path);
+            goto done;
+        } else if (resolve_config(pos[0], written, cfg_path, sizeof cfg_path) != 0) {
+            snprintf(msg, sizeof msg,
+                     "the bundle's match config \"%s\" is not found (as written, or next to the .desync folder): pass "
+                     "--match CONFIG",
+                     written);
+            goto done;
+        }
+    } else if (npos == 2) {
+        if (!match_path) {
+            snprintf(msg, sizeof msg, "two snapshot files need --match CONFIG");
+            goto done;
+        }
+        snprintf(a_path, sizeof a_path, "%s", pos[0]);
+        snprintf(b_path, sizeof b_path, "%s", pos[1]);
+        snprintf(cfg_path, sizeof cfg_path, "%s", match_path);
+    } else {
+        snprintf(msg, sizeof msg, "expected A B (two snapshot files) or one bundle directory");
+        goto done;
+    }
+    bsync_error err;
+    if (bsync_match_config_load(cfg_path, NULL, &cfg, &err) != BSYNC_OK) {
+        snprintf(msg, sizeof msg, "%s", err.message);
+        goto done;
+    }
+    if (replay_sim_open(&sim, cfg, msg, sizeof msg) != 0) goto done;
+    have_sim = 1;
+    if (load_snapshot(sim.match, a_path, msg, sizeof msg) != 0 || load_snapshot(sim.other, b_path, msg, sizeof msg) != 0)
+        goto done;
+    text = malloc(65536);
+    if (!text) {
+        snprintf(msg, sizeof msg, "out of memory");
+        goto done;
+    }
+    lines = bsync_desync_describe(sim.match, sim.other, cfg, text, 65536);
+    uint64_t ta = bsync_match_tick_count(sim.match), tb = bsync_match_tick_count(sim.other);
+    if (json) {
+        printf("{\"a\": ");
+        replay_json_string(stdout, a_path);
+        printf(", \"b\": ");
+        replay_json_string(stdout, b_path);
+        printf(", \"a_is\": ");
+        replay_json_string(stdout, bundle ? "server" : "A");
+        printf(", \"b_is\": ");
+        replay_json_string(stdout, bundle ? "client" : "B");
+        printf(", \"slot\": ");
+        if (bundle && bundle_slot >= 0) printf("%lld", bundle_slot);
+        else printf("null");
+        printf(", \"match_config\": ");
+        replay_json_string(stdout, cfg_path);
+        printf(", \"match_id\": %" PRIu64 ", \"tick\": ", bsync_match_config_match_id(cfg));
+        if (ta > 0) printf("%" PRIu64, ta - 1);
+        else printf("null");
+        printf(", \"state_ticks\": [%" PRIu64 ", %" PRIu64 "], \"identical\": %s, \"differences\": [", ta, tb,
+               lines ? "false" : "true");
+        int first = 1;
+        for (const char* p = text; lines && *p;) {
+            const char* e = strchr(p, '\n');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            if (n >= 2 && p[0] == ' ' && p[1] == ' ') {
+                char line[1024];
+                size_t m = n - 2 < sizeof line - 1 ? n - 2 : sizeof line - 1;
+                memcpy(line, p + 2, m);
+                line[m] = '\0';
+                if (!first) printf(", ");
+                replay_json_string(stdout, line);
+                first = 0;
+            }
+            p += n + (e ? 1 : 0);
+        }
+        printf("]}\n");
+    } else {
+        printf("A = %s: %s (state after frame %" PRId64 ")\n", a_label, a_path, (int64_t)ta - 1);
+        printf("B = %s: %s (state after frame %" PRId64 ")\n", b_label, b_path, (int64_t)tb - 1);
+        printf("match %" PRIu64 " (%s)\n", bsync_match_config_match_id(cfg), cfg_path);
+        if (lines) printf("differences: %u (A's value first)\n", lines);
+        fputs(text, stdout);
+    }
+    rc = lines ? 1 : 0;
+done:
+    if (rc == 2) {
+        if (json) {
+            printf("{\"error\": ");
+            replay_json_string(stdout, msg);
+            printf("}\n");
+        } else {
+            fprintf(stderr, "blendsync desync diff: %s\n", msg);
+        }
+    }
+    free(text);
+    if (have_sim) replay_sim_close(&sim);
+    bsync_match_config_destroy(cfg);
+    return rc;
+}
+
+int bsync_cmd_desync(int argc, char** argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "diff")) return cmd_diff(argc - 1, argv + 1);
+    fprintf(stderr, "blendsync desync: unknown subcommand \"%s\" (diff)\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `blendsync desync diff` on a desync bundle written by a real blendsync-server: one bot flips a bit of
+# its own input at tick 40 (--inject-desync), the server detects it at the next checksum (interval 15:
+# the state after frame 44) and writes DIR/{server,client}.bsms, report.txt, bundle.json. The diff of
+# the bundle exits 1 and names node locomotion of p1 (the character of slot 1); the same two files with
+# --match give the same lines; a state against itself exits 0; a snapshot of another match, a missing
+# file and a missing config exit 2.
+# usage: cli_desync.sh PATH_TO_BLENDSYNC WORK_DIR   (blendsync-server is looked for next to blendsync)
+set -euo pipefail
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+server=$(dirname "$bin")/blendsync-server
+work=$2
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if [ ! -x "$server" ]; then
+  echo "skip: no blendsync-server next to $bin"
+  exit 0
+fi
+rm -rf "$work" && mkdir -p "$work/run" && cd "$work/run"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+cp "$src/scripts/demo/humanoid_locomotion.json" .
+cat > match.json <<'EOF'
+{ "match_id": 9, "players": [ {"token": "tok-a"}, {"token": "tok-b"} ],
+  "input": { "parameters": [ { "name": "speed", "min": 0, "max": 3.5 } ], "hold_ticks": [10, 30] },
+  "characters": [ { "name": "p0", "graph": "humanoid_locomotion.json", "slot": 0 },
+                  { "name": "p1", "graph": "humanoid_locomotion.json", "slot": 1 } ],
+  "checksum_interval": 15, "replay": "rec/match.bsreplay", "duration_ticks": 90,
+  "timeouts": { "start_ms": 5000, "peer_ms": 3000, "idle_ms": 3000 } }
+EOF
+"$server" --listen 127.0.0.1:0 --match match.json --exit-when-done --status 0 > srv.out 2> srv.err &
+srv=$!
+pids+=("$srv")
+port=""
+for _ in $(seq 100); do
+  port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\).*$/\1/p' srv.out | head -n 1)
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 0 --token tok-a --quiet --timeout 25 > bot0.txt 2>&1 &
+b0=$!
+pids+=("$b0")
+rc1=0
+"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 1 --token tok-b --quiet --timeout 25 \
+  --inject-desync 40 > bot1.txt 2>&1 || rc1=$?
+wait "$b0" || true
+wait "$srv" || true
+# checksums go out after frames 14, 29, 44, ...: the first after the flip at 40 is 44
+bundle=rec/match.bsreplay.desync/tick44-slot1
+if [ $rc1 -eq 1 ] && [ -s "$bundle/server.bsms" ] && [ -s "$bundle/client.bsms" ] && [ -s "$bundle/bundle.json" ]; then
+  ok "the server wrote a desync bundle for slot 1 at tick 44"; else bad "no bundle (bot 1 exit $rc1)"; ls -R; cat srv.err; fi
+
+# from the server's working directory (bundle.json's match_config is relative to it)
+rc=0
+out=$("$bin" desync diff "$bundle") || rc=$?
+echo "$out" | sed 's/^/    /'
+if [ $rc -eq 1 ] && grep -q '^A = server (authoritative): ' <<<"$out" && grep -q '^B = client (slot 1): ' <<<"$out" \
+   && grep -q '^  character 1 (p1) node locomotion: phase ' <<<"$out" && ! grep -q 'character 0 ' <<<"$out"; then
+  ok "diff BUNDLE: exit 1, names node locomotion of character 1 (p1) only"; else bad "diff bundle (rc $rc)"; fi
+grep -q '(state after frame 44)' <<<"$out" && ok "both states are after frame 44" || bad "tick"
+# the same lines as the server's report.txt
+diff <(grep '^  ' <<<"$out") <(grep '^  ' "$bundle/report.txt") > /dev/null && ok "the same difference lines as report.txt" || bad "report lines"
+
+# from another directory, naming the config explicitly
+rc=0
+out2=$(cd "$work" && "$bin" desync diff "run/$bundle" --match run/match.json --json) || rc=$?
+if [ $rc -eq 1 ] && grep -q '"tick": 44,' <<<"$out2" && grep -q '"differences": \["character 1 (p1) node locomotion: phase' <<<"$out2" \
+   && grep -q '"slot": 1,' <<<"$out2" && [ "$(wc -l <<<"$out2")" -eq 1 ]; then
+  ok "--json from another directory with --match: tick 44, slot 1, the differences"; else bad "json (rc $rc)"; echo "$out2"; fi
+if command -v python3 >/dev/null; then
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["identical"] is False and len(d["differences"]) >= 1' <<<"$out2" \
+    && ok "--json parses" || bad "--json parses"
+fi
+
+rc=0
+out=$("$bin" desync diff "$bundle/server.bsms" "$bundle/client.bsms" --match match.json) || rc=$?
+[ $rc -eq 1 ] && grep -q '^  character 1 (p1) node locomotion' <<<"$out" && grep -q '^A = A: ' <<<"$out" \
+  && ok "two files + --match: exit 1, same difference" || bad "two files (rc $rc)"
+rc=0
+out=$("$bin" desync diff "$bundle/server.bsms" "$bundle/server.bsms" --match match.json) || rc=$?
+[ $rc -eq 0 ] && grep -q 'no difference' <<<"$out" && ok "a state against itself: exit 0, no difference" || bad "identical (rc $rc)"
+rc=0
+out=$("$bin" desync diff "$bundle/server.bsms" "$bundle/server.bsms" --match match.json --json) || rc=$?
+[ $rc -eq 0 ] && grep -q '"identical": true, "differences": \[\]' <<<"$out" && ok "--json identical: empty differences" || bad "json identical"
+
+# a snapshot of another match (one more NPC: another match hash)
+sed 's/"slot": 1 }/"slot": 1 }, { "name": "n", "graph": "humanoid_locomotion.json", "npc_seed": 3 }/' match.json > other.json
+rc=0
+"$bin" desync diff "$bundle/server.bsms" "$bundle/client.bsms" --match other.json > /dev/null 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q 'snapshot of another match' e.txt && ok "another match's config: exit 2 (hash)" || { bad "other match (rc $rc)"; cat e.txt; }
+rc=0
+"$bin" desync diff "$bundle/server.bsms" missing.bsms --match match.json > /dev/null 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q 'cannot read missing.bsms' e.txt && ok "a missing file: exit 2" || bad "missing (rc $rc)"
+rc=0
+"$bin" desync diff "$bundle/server.bsms" "$bundle/client.bsms" > /dev/null 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q 'need --match' e.txt && ok "two files without --match: exit 2" || bad "no match (rc $rc)"
+head -c 100 "$bundle/server.bsms" > short.bsms
+rc=0
+"$bin" desync diff short.bsms "$bundle/client.bsms" --match match.json > /dev/null 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q 'not a valid match snapshot' e.txt && ok "a cut snapshot: exit 2" || bad "short (rc $rc)"
+
+# the replay of the same match verifies and lists the desync
+rc=0
+out=$("$bin" replay verify rec/match.bsreplay) || rc=$?
+[ $rc -eq 0 ] && grep -q '^  tick 44, slot 1: character blend, character 1 (p1)' <<<"$out" && ok "the replay verifies and lists the desync at 44" \
+  || bad "replay verify (rc $rc)"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
