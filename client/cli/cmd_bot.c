@@ -1,5 +1,6 @@
 /* cmd_bot.c — `blendsync bot`: a headless client that joins a match on a blendsync server and plays a
- * seeded random joystick path (the same generator NPCs use, bsync_match_random_input), printing a
+ * scripted joystick path (--script CSV) or a seeded random one (the same generator NPCs use,
+ * bsync_match_random_input), printing a
  * status line per second. With --inject-desync TICK it flips one bit of its own input at that tick, so
  * the server's detection can be shown and tested.
  *
@@ -19,7 +20,7 @@
 static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
-            "                     [--match ID] [--seed S] [--inject-desync TICK] [--quiet]\n"
+            "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
@@ -31,7 +32,10 @@ static void usage(FILE* f) {
             "  --config FILE          the match config (docs/match-config.md)\n"
             "  --slot N, --token T    the player slot and its token (from the match config)\n"
             "  --match ID             the match id (default: the config's)\n"
-            "  --seed S               the joystick path's seed (default: 1000 + slot)\n"
+            "  --script FILE          a CSV joystick path: header \"tick,NAME,...\" (input parameters and\n"
+            "                         triggers of the match), rows \"TICK,VALUE,...\" by input tick; a row\n"
+            "                         holds from its tick on (triggers fire on their row's tick only)\n"
+            "  --seed S               the seeded random joystick path's seed (default: 1000 + slot)\n"
             "  --inject-desync TICK   flip bit 0 of this bot's first input parameter at frame TICK\n"
             "  --drop PERMILLE        test switch: drop this share of outgoing input packets\n"
             "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
@@ -40,6 +44,137 @@ static void usage(FILE* f) {
             "\n"
             "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
             "2 error (refused, connection lost, bad arguments).\n");
+}
+
+static int parse_u64(const char* s, uint64_t* out);
+
+/* --script FILE: a CSV joystick path keyed by input tick. Header "tick,NAME,..." naming input
+ * parameters or triggers of the match config; rows "TICK,VALUE,..." with strictly increasing ticks; a
+ * row sets its columns from its tick on (an empty cell keeps the value); parameter values are exact
+ * decimals, trigger values integers 0..255 (a trigger fires only on its row's tick). */
+typedef struct bot_script {
+    uint32_t columns;
+    int is_trigger[BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS];
+    uint32_t index[BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS];
+    size_t rows, cap;
+    uint32_t* tick;
+    int32_t* value; /* rows * columns */
+    unsigned char* given;
+} bot_script;
+
+static char* next_field(char** p) {
+    char* s = *p;
+    if (!s) return NULL;
+    char* comma = strchr(s, ',');
+    if (comma) {
+        *comma = '\0';
+        *p = comma + 1;
+    } else {
+        *p = NULL;
+    }
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = '\0';
+    return s;
+}
+
+static int script_load(const char* path, const bsync_match_config* mc, bot_script* sc) {
+    memset(sc, 0, sizeof *sc);
+    FILE* f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "blendsync bot: %s: cannot read\n", path);
+        return -1;
+    }
+    const bsync_match_desc* d = bsync_match_config_desc(mc);
+    char line[4096];
+    unsigned lineno = 0;
+    int ok = 0, header = 1;
+    uint32_t last = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char* p = line;
+        if (line[0] == '\n' || (line[0] == '\r' && line[1] == '\n')) continue;
+        char* first = next_field(&p);
+        if (header) {
+            if (!first || strcmp(first, "tick") != 0) {
+                fprintf(stderr, "blendsync bot: %s:%u: the header must start with \"tick\"\n", path, lineno);
+                goto done;
+            }
+            char* name;
+            while ((name = next_field(&p)) != NULL) {
+                uint32_t k = sc->columns, found = 0;
+                for (uint32_t i = 0; i < d->param_count && !found; i++)
+                    if (!strcmp(name, bsync_match_config_param_name(mc, i))) sc->is_trigger[k] = 0, sc->index[k] = i, found = 1;
+                for (uint32_t j = 0; j < d->trigger_count && !found; j++)
+                    if (!strcmp(name, bsync_match_config_trigger_name(mc, j))) sc->is_trigger[k] = 1, sc->index[k] = j, found = 1;
+                if (!found || k == BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS) {
+                    fprintf(stderr, "blendsync bot: %s:%u: \"%s\" is not an input parameter or trigger of the match\n",
+                            path, lineno, name);
+                    goto done;
+                }
+                sc->columns++;
+            }
+            header = 0;
+            continue;
+        }
+        uint64_t t = 0;
+        if (!first || parse_u64(first, &t) || t > UINT32_MAX || (sc->rows && t <= last)) {
+            fprintf(stderr, "blendsync bot: %s:%u: expected a tick greater than the previous row's\n", path, lineno);
+            goto done;
+        }
+        if (sc->rows == sc->cap) {
+            sc->cap = sc->cap ? sc->cap * 2 : 64;
+            sc->tick = realloc(sc->tick, sc->cap * sizeof *sc->tick);
+            sc->value = realloc(sc->value, sc->cap * sc->columns * sizeof *sc->value + 1);
+            sc->given = realloc(sc->given, sc->cap * sc->columns + 1);
+            if (!sc->tick || !sc->value || !sc->given) goto done;
+        }
+        size_t r = sc->rows;
+        sc->tick[r] = (uint32_t)t;
+        for (uint32_t k = 0; k < sc->columns; k++) {
+            char* cell = next_field(&p);
+            sc->given[r * sc->columns + k] = 0;
+            if (!cell || !*cell) continue;
+            int32_t v = 0;
+            if (sc->is_trigger[k]) {
+                uint64_t u = 0;
+                if (parse_u64(cell, &u) || u > 255) {
+                    fprintf(stderr, "blendsync bot: %s:%u: trigger value \"%s\": expected 0..255\n", path, lineno, cell);
+                    goto done;
+                }
+                v = (int32_t)u;
+            } else if (bsync_fx_parse(cell, strlen(cell), &v) != BSYNC_OK || v == INT32_MIN) {
+                fprintf(stderr, "blendsync bot: %s:%u: \"%s\" is not a number in the fix16 range\n", path, lineno, cell);
+                goto done;
+            }
+            sc->value[r * sc->columns + k] = v;
+            sc->given[r * sc->columns + k] = 1;
+        }
+        sc->rows++;
+        last = (uint32_t)t;
+    }
+    ok = 1;
+done:
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+/* The input for tick t: parameters from the last row <= t, triggers only on a row's own tick. */
+static void script_input(const bot_script* sc, uint32_t t, bsync_match_input* in) {
+    memset(in, 0, sizeof *in);
+    for (size_t r = 0; r < sc->rows && sc->tick[r] <= t; r++)
+        for (uint32_t k = 0; k < sc->columns; k++) {
+            if (!sc->given[r * sc->columns + k]) continue;
+            int32_t v = sc->value[r * sc->columns + k];
+            if (!sc->is_trigger[k]) in->params[sc->index[k]] = v;
+            else if (sc->tick[r] == t) in->triggers[sc->index[k]] = (uint8_t)v;
+        }
+}
+
+static void script_free(bot_script* sc) {
+    free(sc->tick);
+    free(sc->value);
+    free(sc->given);
 }
 
 static int parse_u64(const char* s, uint64_t* out) {
@@ -55,6 +190,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* server = NULL;
     const char* config = NULL;
     const char* token = NULL;
+    const char* script_path = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
     int have_seed = 0, have_inject = 0, quiet = 0;
     uint32_t delay_min = 0, delay_max = 0;
@@ -73,6 +209,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         } else if (!strcmp(a, "--server")) server = v;
         else if (!strcmp(a, "--config")) config = v;
         else if (!strcmp(a, "--token")) token = v;
+        else if (!strcmp(a, "--script")) script_path = v;
         else if (!strcmp(a, "--slot")) bad = parse_u64(v, &slot) || slot >= BSYNC_PROTO_MAX_PLAYERS;
         else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
@@ -112,6 +249,13 @@ int bsync_cmd_bot(int argc, char** argv) {
         return 2;
     }
     const bsync_match_desc* desc = bsync_match_config_desc(mc);
+    bot_script bs;
+    memset(&bs, 0, sizeof bs);
+    if (script_path && script_load(script_path, mc, &bs) != 0) {
+        script_free(&bs);
+        bsync_match_config_destroy(mc);
+        return 2;
+    }
     if (!match_id) match_id = bsync_match_config_match_id(mc);
     if (!have_seed) seed = 1000u + slot;
     bsync_client_config cc;
@@ -140,6 +284,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     bsync_match_script_init(&script, seed);
     uint64_t start = bsync_net_now_us(), next_input = 0, next_status = start + 1000000u;
     uint64_t period = 0;
+    uint32_t next_script_tick = 0;
     int status = -1, desynced = 0;
     uint32_t bye = 0;
     while (status < 0) {
@@ -182,8 +327,19 @@ int bsync_cmd_bot(int argc, char** argv) {
         uint64_t now = bsync_net_now_us();
         if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
             bsync_match_input in;
-            bsync_match_random_input(&script, desc, &in);
-            bsync_client_send_input(c, &in, NULL);
+            if (script_path) {
+                /* keyed by the tick the input will be assigned to */
+                bsync_client_stats cs;
+                bsync_client_get_stats(c, &cs);
+                uint32_t t = cs.server_tick + bsync_client_input_delay(c);
+                if (t < next_script_tick) t = next_script_tick;
+                script_input(&bs, t, &in);
+                uint32_t assigned = 0;
+                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = assigned + 1;
+            } else {
+                bsync_match_random_input(&script, desc, &in);
+                bsync_client_send_input(c, &in, NULL);
+            }
             next_input += period;
             if (now > next_input + 10 * period) next_input = now; /* paused: do not burst */
         }
@@ -220,6 +376,7 @@ int bsync_cmd_bot(int argc, char** argv) {
            (unsigned long long)st.bytes_received, bye ? bsync_proto_bye_reason_string(bye) : "disconnected");
     fflush(stdout);
     bsync_client_destroy(c);
+    script_free(&bs);
     bsync_match_config_destroy(mc);
     return status;
 }
