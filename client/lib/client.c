@@ -20,6 +20,8 @@ typedef struct ring_frame {
     int valid;
     uint16_t defaulted_mask;
     bsync_match_frame frame;
+    uint16_t payload_len[BSYNC_MATCH_MAX_PLAYERS];
+    uint8_t payload[BSYNC_MATCH_MAX_PLAYERS][BSYNC_PROTO_MAX_PAYLOAD];
 } ring_frame;
 
 typedef struct ring_snap {
@@ -68,6 +70,8 @@ struct bsync_client {
     uint32_t acked_next;      /* the server holds our inputs below this */
     uint32_t server_tick;
     bsync_match_input history[BSYNC_PROTO_MAX_INPUT_RECORDS];
+    uint16_t history_payload_len[BSYNC_PROTO_MAX_INPUT_RECORDS];
+    uint8_t history_payload[BSYNC_PROTO_MAX_INPUT_RECORDS][BSYNC_PROTO_MAX_PAYLOAD];
     uint32_t history_first;   /* tick of history[0] */
     uint32_t history_count;
     /* test switches */
@@ -261,6 +265,9 @@ static void send_input_packet(bsync_client* c) {
         const bsync_match_input* in = &c->history[first - c->history_first + i];
         memcpy(m.input.records[i].params, in->params, sizeof in->params);
         memcpy(m.input.records[i].triggers, in->triggers, sizeof in->triggers);
+        uint32_t h = first - c->history_first + i;
+        m.input.records[i].payload_len = c->history_payload_len[h];
+        memcpy(m.input.records[i].payload, c->history_payload[h], c->history_payload_len[h]);
     }
     uint8_t buf[INPUT_PACKET_MAX];
     size_t len = 0;
@@ -302,7 +309,22 @@ static void release_delayed(bsync_client* c) {
 }
 
 bsync_result bsync_client_send_input(bsync_client* c, const bsync_match_input* input, uint32_t* assigned) {
-    if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED)
+    return bsync_client_send_input_payload(c, input, NULL, 0, assigned);
+}
+
+int bsync_client_frame_payload(const bsync_client* c, uint32_t tick, uint32_t slot, void* out, uint32_t cap) {
+    if (!c || slot >= BSYNC_MATCH_MAX_PLAYERS) return -1;
+    const ring_frame* f = &c->frames[tick % FRAME_RING];
+    if (!f->valid || f->tick != tick) return -1;
+    uint32_t n = f->payload_len[slot];
+    if (out) memcpy(out, f->payload[slot], n < cap ? n : cap);
+    return (int)n;
+}
+
+bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_input* input, const void* payload,
+                                             uint32_t payload_len, uint32_t* assigned) {
+    if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED ||
+        payload_len > BSYNC_PROTO_MAX_PAYLOAD || (payload_len && !payload))
         return BSYNC_INVALID_ARGUMENT;
     uint32_t want = c->server_tick + c->input_delay;
     uint32_t t = c->sent_any && c->next_input_tick > want ? c->next_input_tick : want;
@@ -314,9 +336,15 @@ bsync_result bsync_client_send_input(bsync_client* c, const bsync_match_input* i
     }
     if (c->history_count == BSYNC_PROTO_MAX_INPUT_RECORDS) {
         memmove(&c->history[0], &c->history[1], sizeof c->history[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
+        memmove(&c->history_payload_len[0], &c->history_payload_len[1],
+                sizeof c->history_payload_len[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
+        memmove(&c->history_payload[0], &c->history_payload[1],
+                sizeof c->history_payload[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
         c->history_first++;
         c->history_count--;
     }
+    c->history_payload_len[c->history_count] = (uint16_t)payload_len;
+    if (payload_len) memcpy(c->history_payload[c->history_count], payload, payload_len);
     c->history[c->history_count++] = *input;
     for (uint32_t i = c->cfg.desc->param_count; i < BSYNC_MATCH_MAX_PARAMS; i++) c->history[c->history_count - 1].params[i] = 0;
     for (uint32_t j = c->cfg.desc->trigger_count; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
@@ -428,6 +456,8 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
     for (uint32_t p = 0; p < f->player_count; p++) {
         memcpy(r->frame.players[p].params, f->players[p].params, sizeof r->frame.players[p].params);
         memcpy(r->frame.players[p].triggers, f->players[p].triggers, sizeof r->frame.players[p].triggers);
+        r->payload_len[p] = f->players[p].payload_len;
+        memcpy(r->payload[p], f->players[p].payload, f->players[p].payload_len);
     }
     if (f->tick + 1u > c->frames_received_upto) c->frames_received_upto = f->tick + 1u;
     if (f->tick + 1u > c->server_tick) c->server_tick = f->tick + 1u;

@@ -194,9 +194,11 @@ static bsync_proto_result validate_input(const bsync_proto_input* m) {
         return BSYNC_PROTO_BAD_COUNT;
     if (m->record_count < 1 || m->record_count > BSYNC_PROTO_MAX_INPUT_RECORDS) return BSYNC_PROTO_BAD_COUNT;
     if ((uint64_t)m->first_tick + m->record_count - 1u > UINT32_MAX) return BSYNC_PROTO_BAD_VALUE;
-    for (unsigned r = 0; r < m->record_count; r++)
+    for (unsigned r = 0; r < m->record_count; r++) {
         for (unsigned p = 0; p < m->param_count; p++)
             if (!fx_ok(m->records[r].params[p])) return BSYNC_PROTO_BAD_VALUE;
+        if (m->records[r].payload_len > BSYNC_PROTO_MAX_PAYLOAD) return BSYNC_PROTO_BAD_LENGTH;
+    }
     return BSYNC_PROTO_OK;
 }
 
@@ -305,10 +307,12 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
     }
     case BSYNC_PROTO_INPUT: {
         const bsync_proto_input* m = &msg->input;
+        unsigned payloads = 0;
+        for (unsigned r = 0; r < m->record_count; r++) payloads |= m->records[r].payload_len != 0;
         put_u8(w, m->slot);
         put_u8(w, m->param_count);
         put_u8(w, m->trigger_count);
-        put_u8(w, m->record_count);
+        put_u8(w, m->record_count | (payloads ? 0x80u : 0u));
         put_u32(w, m->first_tick);
         for (unsigned r = 0; r < m->record_count; r++) {
             for (unsigned p = 0; p < m->param_count; p++) {
@@ -316,6 +320,10 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
                 put_varint(w, zigzag64(r == 0 ? v : v - (int64_t)m->records[r - 1].params[p]));
             }
             put_bytes(w, m->records[r].triggers, m->trigger_count);
+            if (payloads) {
+                put_u16(w, m->records[r].payload_len);
+                put_bytes(w, m->records[r].payload, m->records[r].payload_len);
+            }
         }
         break;
     }
@@ -465,17 +473,28 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         TRY_(get_u8(r, &m->param_count));
         TRY_(get_u8(r, &m->trigger_count));
         TRY_(get_u8(r, &m->record_count));
+        unsigned payloads = (m->record_count & 0x80u) != 0;
+        m->record_count &= 0x7Fu;
         if (m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS ||
             m->record_count < 1 || m->record_count > BSYNC_PROTO_MAX_INPUT_RECORDS)
             return BSYNC_PROTO_BAD_COUNT;
         TRY_(get_u32(r, &m->first_tick));
+        unsigned any = 0;
         for (unsigned i = 0; i < m->record_count; i++) {
             for (unsigned p = 0; p < m->param_count; p++) {
                 if (i == 0) TRY_(get_fx_abs(r, &m->records[0].params[p]));
                 else TRY_(get_fx_delta(r, m->records[i - 1].params[p], &m->records[i].params[p]));
             }
             TRY_(get_bytes(r, m->records[i].triggers, m->trigger_count));
+            if (payloads) {
+                TRY_(get_u16(r, &m->records[i].payload_len));
+                if (m->records[i].payload_len > BSYNC_PROTO_MAX_PAYLOAD) return BSYNC_PROTO_BAD_LENGTH;
+                TRY_(get_bytes(r, m->records[i].payload, m->records[i].payload_len));
+                any |= m->records[i].payload_len != 0;
+            }
         }
+        /* canonical: the flag is set exactly when some record carries a payload */
+        if (payloads && !any) return BSYNC_PROTO_RESERVED_NONZERO;
         return BSYNC_PROTO_OK;
     }
     case BSYNC_PROTO_INPUT_ACK:

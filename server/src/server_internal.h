@@ -47,6 +47,8 @@ typedef struct srv_slot {
     bsync_match_input last;  /* the last confirmed input (the default) */
     bsync_match_input ring[SRV_INPUT_RING];
     uint32_t ring_tick[SRV_INPUT_RING]; /* which tick each entry holds (UINT32_MAX: none) */
+    uint16_t ring_payload_len[SRV_INPUT_RING];
+    uint8_t ring_payload[SRV_INPUT_RING][BSYNC_PROTO_MAX_PAYLOAD];
     int diverged;            /* a desync was reported and not healed */
     uint32_t checked_upto;   /* one past the last tick this slot's checksum was compared for */
 } srv_slot;
@@ -77,7 +79,7 @@ struct srv_match {
     bsync_match* scratch[2];
     size_t snap_size;
     uint8_t* snap_buf;
-    uint32_t player_count, tick_rate, input_delay, checksum_interval, duration;
+    uint32_t player_count, tick_rate, input_delay, checksum_interval, duration, payload_max;
     bsync_match_policy policy;
     bsync_match_timeouts timeouts;
     srv_slot slots[BSYNC_MATCH_MAX_PLAYERS];

@@ -55,6 +55,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     m->input_delay = bsync_match_config_input_delay(m->cfg);
     m->checksum_interval = bsync_match_config_checksum_interval(m->cfg);
     m->duration = bsync_match_config_duration_ticks(m->cfg);
+    m->payload_max = bsync_match_config_payload_max(m->cfg);
     m->policy = bsync_match_config_desync_policy(m->cfg);
     m->timeouts = bsync_match_config_timeouts(m->cfg);
     m->stats.match_id = bsync_match_config_match_id(m->cfg);
@@ -281,6 +282,11 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         srv_violation(m->server, p, BSYNC_SERVER_DROP_MALFORMED);
         return;
     }
+    for (uint32_t i = 0; i < in->record_count; i++)
+        if (in->records[i].payload_len > m->payload_max) {
+            srv_violation(m->server, p, BSYNC_SERVER_DROP_PAYLOAD_TOO_LARGE);
+            return;
+        }
     srv_slot* sl = &m->slots[p->slot];
     uint32_t limit = m->next_tick + m->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
     int any_new = 0, any_stale = 0;
@@ -299,6 +305,8 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         sl->ring_tick[k] = t;
         memcpy(sl->ring[k].params, in->records[i].params, sizeof sl->ring[k].params);
         memcpy(sl->ring[k].triggers, in->records[i].triggers, sizeof sl->ring[k].triggers);
+        sl->ring_payload_len[k] = in->records[i].payload_len;
+        memcpy(sl->ring_payload[k], in->records[i].payload, in->records[i].payload_len);
         m->stats.inputs_received++;
         any_new = 1;
     }
@@ -345,6 +353,11 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         uint32_t k = t % SRV_INPUT_RING;
         if (sl->ring_tick[k] == t) {
             sl->last = sl->ring[k];
+            /* the game payload is relayed verbatim for its own tick only (never repeated by a default) */
+            f->players[p].payload_len = sl->ring_payload_len[k];
+            memcpy(f->players[p].payload, sl->ring_payload[k], sl->ring_payload_len[k]);
+            rec.frame.payload_len[p] = sl->ring_payload_len[k];
+            memcpy(rec.frame.payload[p], sl->ring_payload[k], sl->ring_payload_len[k]);
         } else {
             f->defaulted_mask = (uint16_t)(f->defaulted_mask | (1u << p));
             m->stats.inputs_defaulted++;

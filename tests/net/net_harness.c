@@ -58,7 +58,7 @@ int nh_start_two(nh_world* w, const char* second_match_text, uint32_t players, u
                               ", {\"name\": \"npc%u\", \"graph\": \"loco.json\", \"npc_seed\": %u}", k, 100 + k);
     snprintf(text + n, sizeof text - n,
              "], \"input_delay\": %u, \"checksum_interval\": %u, \"desync_policy\": \"%s\", \"replay\": \"match.bsreplay\", "
-             "\"duration_ticks\": %u, \"timeouts\": {\"start_ms\": 3000, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
+             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": 3000, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
              input_delay, checksum_interval, policy, duration_ticks);
     snprintf(w->match_path, sizeof w->match_path, "%s/match.json", w->dir);
     if (write_text(w->match_path, text) != 0) return -1;
@@ -163,7 +163,18 @@ void nh_pump(nh_world* w, uint32_t ms) {
             if (c->period_us && !c->ended && now >= c->next_input_us) {
                 bsync_match_input in;
                 bsync_match_random_input(&c->script, bsync_match_config_desc(w->cfg), &in);
-                bsync_client_send_input(c->client, &in, NULL);
+                if (c->send_payload) {
+                    char pl[300];
+                    int n = snprintf(pl, sizeof pl, "s%u#%u", c->slot, c->inputs_sent);
+                    if (c->payload_size) {
+                        memset(pl, 'x', c->payload_size);
+                        n = (int)c->payload_size;
+                    }
+                    bsync_client_send_input_payload(c->client, &in, pl, (uint32_t)n, NULL);
+                } else {
+                    bsync_client_send_input(c->client, &in, NULL);
+                }
+                c->inputs_sent++;
                 c->next_input_us += c->period_us;
             }
         }

@@ -29,6 +29,9 @@ typedef struct nh_client {
     uint64_t frame_time_us[NH_MAX_FRAMES];
     uint64_t max_gap_us;              /* between consecutive FRAME events */
     uint32_t checksum_ticks;
+    int send_payload;                 /* 1: every input carries the payload "s<slot>#<n>" (n = inputs sent) */
+    uint32_t payload_size;            /* 0: that text; else that many bytes of 'x' (to test the limit) */
+    uint32_t inputs_sent;
 } nh_client;
 
 typedef struct nh_world {

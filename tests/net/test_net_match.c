@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "blendsync/net.h"
+#include "blendsync/io/replay.h"
 #include "net_harness.h"
 
 #define RATE 60u
@@ -257,6 +258,81 @@ static void test_late_join_and_reconnect(void** state) {
     nh_stop(&w);
 }
 
+/* Game payloads: relayed verbatim in the frame of their tick to every client, recorded in the replay,
+ * never repeated by a defaulted input; one over the match's payload_max (32) is dropped and counted,
+ * and a client that keeps sending them is disconnected for abuse. */
+static void test_payload_relay(void** state) {
+    (void)state;
+    nh_world w;
+    const uint32_t ticks = 120;
+    assert_int_equal(nh_start(&w, 3, 0, 3, 20, "report", ticks, 0), 0);
+    for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
+    w.clients[0].send_payload = 1;
+    w.clients[2].send_payload = 1;
+    w.clients[2].payload_size = 33; /* over the limit: slot 2's inputs never arrive */
+    /* read each frame's payloads as they come (the client keeps the last 256 frames) */
+    static char seen[3][160][64];
+    static int seen_len[3][160];
+    memset(seen_len, 0xFF, sizeof seen_len);
+    uint64_t limit = bsync_net_now_us() + 30000000u;
+    int done = 0;
+    while (!done && bsync_net_now_us() < limit) {
+        nh_pump(&w, 5);
+        for (int i = 0; i < 3; i++)
+            for (uint32_t t = 0; t < ticks; t++)
+                if (seen_len[i][t] < 0 && w.clients[i].frames > t - w.clients[i].first_frame)
+                    seen_len[i][t] = bsync_client_frame_payload(w.clients[i].client, t, 0, seen[i][t], 63);
+        done = bsync_server_done(w.server) && w.clients[0].ended && w.clients[1].ended && w.clients[2].ended;
+    }
+    assert_true(done);
+    uint32_t with = 0, prev = 0;
+    for (uint32_t t = 0; t < ticks; t++) {
+        assert_true(seen_len[1][t] >= 0);
+        /* every client saw the same bytes */
+        assert_int_equal(seen_len[0][t], seen_len[1][t]);
+        if (seen_len[2][t] >= 0) assert_int_equal(seen_len[2][t], seen_len[1][t]); /* until it was cut off */
+        if (seen_len[1][t] > 0) assert_memory_equal(seen[0][t], seen[1][t], (size_t)seen_len[1][t]);
+        int defaulted = (w.clients[1].defaulted[t] & 1u) != 0;
+        if (defaulted) {
+            assert_int_equal(seen_len[1][t], 0); /* never repeated */
+            continue;
+        }
+        seen[1][t][seen_len[1][t]] = '\0';
+        unsigned n = 0;
+        assert_int_equal(sscanf(seen[1][t], "s0#%u", &n), 1);
+        if (with) assert_true(n > prev); /* in order, one per tick */
+        prev = n;
+        with++;
+    }
+    assert_true(with > ticks - 10);
+    bsync_server_match_stats st;
+    bsync_server_match_stats_get(w.server, 0, &st);
+    assert_true(st.dropped[BSYNC_SERVER_DROP_PAYLOAD_TOO_LARGE] > 0);
+    for (uint32_t t = 10; t < ticks; t++) assert_true(w.clients[1].defaulted[t] & 4u); /* slot 2 never got through */
+    /* every oversized packet is a violation: slot 2 was disconnected for abuse within the match */
+    assert_int_equal(w.clients[2].bye_reason, BSYNC_PROTO_BYE_ABUSE);
+    assert_true(st.dropped[BSYNC_SERVER_DROP_PAYLOAD_TOO_LARGE] > BSYNC_PROTO_PEER_MAX_VIOLATIONS);
+    /* the replay holds the same payloads */
+    char path[512];
+    snprintf(path, sizeof path, "%s/match.bsreplay", w.dir);
+    bsync_replay_reader* r = NULL;
+    bsync_error err;
+    assert_int_equal(bsync_replay_reader_open_file(path, &r, &err), BSYNC_OK);
+    static bsync_replay_record rec;
+    uint32_t frames = 0;
+    while (bsync_replay_reader_next(r, &rec, NULL, 0) == BSYNC_REPLAY_OK) {
+        if (rec.type != BSYNC_REPLAY_FRAME) continue;
+        uint32_t t = rec.frame.tick;
+        assert_int_equal(rec.frame.payload_len[0], seen_len[1][t]);
+        if (seen_len[1][t] > 0) assert_memory_equal(rec.frame.payload[0], seen[1][t], (size_t)seen_len[1][t]);
+        assert_int_equal(rec.frame.payload_len[1], 0);
+        frames++;
+    }
+    assert_int_equal(frames, ticks);
+    bsync_replay_reader_close(r);
+    nh_stop(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_players_agree),
@@ -265,6 +341,7 @@ int main(void) {
         cmocka_unit_test(test_desync_detected_and_attributed),
         cmocka_unit_test(test_resync_heals),
         cmocka_unit_test(test_late_join_and_reconnect),
+        cmocka_unit_test(test_payload_relay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

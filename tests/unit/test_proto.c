@@ -658,6 +658,10 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
                 in->records[r].params[p] = v;
             }
             rnd_bytes(s, in->records[r].triggers, in->trigger_count);
+            if (rnd(s, 4) == 0) {
+                in->records[r].payload_len = (uint16_t)(rnd(s, 2) ? 1 + rnd(s, 8) : 1 + rnd(s, 256));
+                rnd_bytes(s, in->records[r].payload, in->records[r].payload_len);
+            }
         }
         break;
     }
@@ -765,6 +769,9 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
             for (unsigned p = 0; p < x->param_count; p++)
                 assert_int_equal(x->records[r].params[p], y->records[r].params[p]);
             if (x->trigger_count) assert_memory_equal(x->records[r].triggers, y->records[r].triggers, x->trigger_count);
+            assert_int_equal(x->records[r].payload_len, y->records[r].payload_len);
+            if (x->records[r].payload_len)
+                assert_memory_equal(x->records[r].payload, y->records[r].payload, x->records[r].payload_len);
         }
         break;
     }
@@ -992,6 +999,51 @@ static void test_encoder_rules(void** state) {
     free(m);
 }
 
+/* INPUT payloads: bytes as documented (bit 7 of the record-count byte, then per record u16 length and
+ * the bytes), canonical (the bit only with a payload), length bounds. */
+static void test_input_payload(void** state) {
+    (void)state;
+    bsync_proto_msg* m = new_msg();
+    memset(m, 0, sizeof *m);
+    m->type = BSYNC_PROTO_INPUT;
+    m->input.slot = 1;
+    m->input.param_count = 1;
+    m->input.record_count = 2;
+    m->input.first_tick = 7;
+    m->input.records[0].params[0] = 0x10000; /* 1.0 -> zigzag 0x20000 -> 80 80 08 */
+    m->input.records[1].params[0] = 0x10000; /* delta 0 -> 00 */
+    m->input.records[1].payload_len = 3;
+    memcpy(m->input.records[1].payload, "abc", 3);
+    uint8_t buf[64];
+    size_t n = 0;
+    assert_int_equal(bsync_proto_encode(m, buf, sizeof buf, &n), BSYNC_PROTO_OK);
+    static const uint8_t want[] = {0x42, 0x53, 0x01, 0x03, 19, 0, 0, 0,       /* header, body 19 */
+                                   1, 1, 0, 0x82, 7, 0, 0, 0,                 /* slot, p, g, 2 | 0x80, tick */
+                                   0x80, 0x80, 0x08, 0x00, 0x00,              /* record 0: 1.0, no payload */
+                                   0x00, 0x03, 0x00, 'a', 'b', 'c'};          /* record 1: delta 0, "abc" */
+    assert_int_equal(n, sizeof want);
+    assert_memory_equal(buf, want, sizeof want);
+    bsync_proto_msg* d = new_msg();
+    assert_int_equal(bsync_proto_decode(buf, n, d), BSYNC_PROTO_OK);
+    assert_int_equal(d->input.record_count, 2);
+    assert_int_equal(d->input.records[0].payload_len, 0);
+    assert_int_equal(d->input.records[1].payload_len, 3);
+    assert_memory_equal(d->input.records[1].payload, "abc", 3);
+    /* the flag without any payload is not canonical */
+    uint8_t flagged[] = {0x42, 0x53, 0x01, 0x03, 14, 0, 0, 0, 1, 1, 0, 0x81, 7, 0, 0, 0, 0x80, 0x80, 0x08, 0x00, 0x00};
+    flagged[4] = (uint8_t)(sizeof flagged - 8);
+    assert_int_equal(bsync_proto_decode(flagged, sizeof flagged, d), BSYNC_PROTO_RESERVED_NONZERO);
+    /* a payload length over 256 */
+    m->input.records[1].payload_len = 257;
+    assert_int_equal(bsync_proto_encode(m, buf, sizeof buf, &n), BSYNC_PROTO_BAD_LENGTH);
+    uint8_t longer[] = {0x42, 0x53, 0x01, 0x03, 10, 0, 0, 0, 1, 0, 0, 0x81, 7, 0, 0, 0, 0x01, 0x01};
+    assert_int_equal(bsync_proto_decode(longer, sizeof longer, d), BSYNC_PROTO_BAD_LENGTH);
+    /* a payload cut short */
+    assert_int_equal(bsync_proto_decode(want, sizeof want - 1, d), BSYNC_PROTO_TRUNCATED);
+    free(m);
+    free(d);
+}
+
 /* The largest message of each variable type reaches exactly its documented maximum. */
 static void test_maximum_sizes(void** state) {
     (void)state;
@@ -1000,7 +1052,7 @@ static void test_maximum_sizes(void** state) {
     /* the documented sums, written out */
     assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 50);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_WELCOME, 1044);
-    assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 4 * (64 * 5 + 16));
+    assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 4 * (64 * 5 + 16 + 2 + 256));
     assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 12 + 16 * (64 * 5 + 16 + 2 + 256));
     assert_int_equal(BSYNC_PROTO_MAX_BODY_CHECKSUM, 22 + 64 * 16 + 3 + 1024 * 8);
     assert_int_equal(BSYNC_PROTO_MAX_PACKET, 9524);
@@ -1009,8 +1061,10 @@ static void test_maximum_sizes(void** state) {
     memset(m, 0, sizeof *m);
     m->type = BSYNC_PROTO_INPUT;
     m->input.param_count = 64; m->input.trigger_count = 16; m->input.record_count = 4;
-    for (unsigned r = 0; r < 4; r++)
+    for (unsigned r = 0; r < 4; r++) {
         for (unsigned p = 0; p < 64; p++) m->input.records[r].params[p] = (r + p) % 2 ? INT32_MAX : -INT32_MAX;
+        m->input.records[r].payload_len = 256;
+    }
     n = encode_ok(m);
     assert_int_equal(n, 8 + BSYNC_PROTO_MAX_BODY_INPUT);
 
@@ -1128,6 +1182,7 @@ int main(void) {
         cmocka_unit_test(test_byte_flips),
         cmocka_unit_test(test_encoder_rules),
         cmocka_unit_test(test_maximum_sizes),
+        cmocka_unit_test(test_input_payload),
         cmocka_unit_test(test_input_size),
         cmocka_unit_test(test_tables),
     };

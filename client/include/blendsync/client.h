@@ -115,6 +115,14 @@ bsync_result bsync_client_service(bsync_client* client, uint32_t timeout_ms);
  * BSYNC_INVALID_ARGUMENT before the WELCOME or after the end; BSYNC_LIMIT_EXCEEDED (nothing sent)
  * when the client is already 8 ticks ahead of what the input delay needs (it is running fast). */
 bsync_result bsync_client_send_input(bsync_client* client, const bsync_match_input* input, uint32_t* assigned_tick);
+/* The same with an opaque game payload for that tick (0..256 bytes, at most the match's payload_max:
+ * the server drops larger ones), relayed verbatim to every client in the tick's frame and recorded in
+ * the replay; a defaulted tick carries no payload. */
+bsync_result bsync_client_send_input_payload(bsync_client* client, const bsync_match_input* input, const void* payload,
+                                             uint32_t payload_len, uint32_t* assigned_tick);
+/* The payload slot `slot` sent for frame `tick` (one of the last 256 frames received): its length
+ * (0: none), copied into out (cap bytes at most); -1 when that frame is not held. */
+int bsync_client_frame_payload(const bsync_client* client, uint32_t tick, uint32_t slot, void* out, uint32_t cap);
 
 /* 1 and *out filled when an event was waiting (oldest first; at most 1024 kept, older dropped). */
 int bsync_client_poll_event(bsync_client* client, bsync_client_event* out);

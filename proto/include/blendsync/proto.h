@@ -81,8 +81,9 @@ extern "C" {
 /* Hard maximum body sizes per type (bytes after the header; see docs/protocol.md for the sums). */
 #define BSYNC_PROTO_MAX_BODY_HELLO (18u + BSYNC_PROTO_MAX_TOKEN)                          /* 50 */
 #define BSYNC_PROTO_MAX_BODY_WELCOME (20u + BSYNC_PROTO_SNAPSHOT_CHUNK)                   /* 1044 */
-#define BSYNC_PROTO_MAX_BODY_INPUT \
-    (8u + BSYNC_PROTO_MAX_INPUT_RECORDS * (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS)) /* 1352 */
+#define BSYNC_PROTO_MAX_BODY_INPUT                                                          \
+    (8u + BSYNC_PROTO_MAX_INPUT_RECORDS *                                                    \
+              (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 2384 */
 #define BSYNC_PROTO_MAX_BODY_INPUT_ACK 8u
 #define BSYNC_PROTO_MAX_BODY_FRAME \
     (12u + BSYNC_PROTO_MAX_PLAYERS *  \
@@ -234,13 +235,15 @@ typedef struct bsync_proto_welcome {
 typedef struct bsync_proto_input_record {
     fix16_t params[BSYNC_PROTO_MAX_PARAMS]; /* targets; never INT32_MIN */
     uint8_t triggers[BSYNC_PROTO_MAX_TRIGGERS];
+    uint16_t payload_len;                   /* opaque game payload for that tick: 0 = none; 1..256 */
+    uint8_t payload[BSYNC_PROTO_MAX_PAYLOAD];
 } bsync_proto_input_record;
 
 typedef struct bsync_proto_input {
     uint8_t slot;          /* < BSYNC_PROTO_MAX_PLAYERS */
     uint8_t param_count;   /* 0..64 */
     uint8_t trigger_count; /* 0..16 */
-    uint8_t record_count;  /* 1..4 */
+    uint8_t record_count;  /* 1..4; on the wire bit 7 of this byte says payloads follow (below) */
     uint32_t first_tick;   /* records[i] is tick first_tick + i (no u32 wrap); oldest first */
     bsync_proto_input_record records[BSYNC_PROTO_MAX_INPUT_RECORDS];
 } bsync_proto_input;

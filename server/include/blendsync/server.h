@@ -49,7 +49,8 @@ typedef struct bsync_server_config {
     X(TOO_FAR_AHEAD, "too_far_ahead")  /* input beyond the allowed lead */      \
     X(BAD_STATE, "bad_state")          /* message not allowed in this state */  \
     X(FLOOD, "flood")                  /* over the per-peer packet/byte caps */ \
-    X(BAD_CHECKSUM_TICK, "checksum_unknown_tick") /* no server state for that tick */
+    X(BAD_CHECKSUM_TICK, "checksum_unknown_tick") /* no server state for that tick */ \
+    X(PAYLOAD_TOO_LARGE, "payload_too_large") /* a game payload over the match's payload_max */
 
 typedef enum bsync_server_drop {
 #define BSYNC_SERVER_DROP_ENUM_(id, text) BSYNC_SERVER_DROP_##id,
