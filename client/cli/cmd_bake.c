@@ -1,4 +1,4 @@
-/* cmd_bake.c — `blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N]`: run one graph
+/* cmd_bake.c — `blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N] [--skin]`: run one graph
  * instance tick by tick from a CSV script (script_csv.h, the same script as `blendsync eval`) and write
  * the local poses as a binary glTF 2.0 file: the skeleton as nodes with their rest TRS, the poses as
  * one animation named after the config file (io/gltf_write.h).
@@ -10,6 +10,10 @@
  * reports after tick t is key t + 1, and the animation lasts N / tick_rate seconds.
  * N (--ticks) defaults to the last row's tick + 1. Limits: N <= 32767 * tick_rate (times stay in the
  * fix16 range) and joints * 3 * (N + 1) < 2^24 (the clip builder's key limit, so the file re-imports).
+ *
+ * --skin adds the skeleton as a glTF skin (joints = every node, inverse bind matrices from the rest
+ * pose: io/gltf_write.h BSYNC_GLTF_WRITE_SKIN) so viewers show an armature; without it the file is
+ * as before (an animated node hierarchy).
  *
  * The output is written through OUT.glb.tmp.<pid> + rename, so OUT.glb is either the complete new
  * file or untouched. Exit: 0 success, 2 error (message on stderr; nothing written). */
@@ -31,7 +35,7 @@
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N]\n"
+            "usage: blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N] [--skin]\n"
             "\n"
             "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
             "script (as `blendsync eval`) and writes the poses as a glTF 2.0 binary file: the skeleton\n"
@@ -43,6 +47,8 @@ static void usage(FILE* f) {
             "                     \"play:NODE\" columns trigger Switch nodes: \"STATE [fade=N] [carry]\"\n"
             "  -o, --out FILE     the .glb to write (atomically: temp file + rename)\n"
             "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
+            "  --skin             also write the skeleton as a glTF skin (inverse bind matrices from\n"
+            "                     the rest pose), so viewers show an armature\n"
             "  --help             this text\n"
             "\n"
             "Exit status: 0 success, 2 error.\n");
@@ -65,11 +71,14 @@ int bsync_cmd_bake(int argc, char** argv) {
     const char *config = NULL, *script_path = NULL, *out_path = NULL;
     unsigned long ticks = 0;
     int ticks_given = 0;
+    uint32_t write_flags = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(a, "--skin")) {
+            write_flags |= BSYNC_GLTF_WRITE_SKIN;
         } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "blendsync bake: %s needs a value\n", a);
@@ -182,7 +191,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     base_name(config, name, sizeof name);
     bsync_gltf_bake bake = {sk, name, "blendsync bake", rate, (uint32_t)ticks + 1, poses};
     bsync_error err;
-    if (bsync_gltf_write_glb_file(out_path, &bake, &err) != BSYNC_OK) {
+    if (bsync_gltf_write_glb_file_ex(out_path, &bake, write_flags, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: %s\n", err.message);
         goto done;
     }
