@@ -4,6 +4,7 @@
 
 /* Each returns the process exit status: 0 success, 1 a finding (mismatch, warning), 2 an error. */
 int bsync_cmd_demo(int argc, char** argv);
+int bsync_cmd_demo_data(int argc, char** argv); /* `demo --data DIR` (main.c routes it) */
 int bsync_cmd_weights(int argc, char** argv);
 int bsync_cmd_plot(int argc, char** argv);
 int bsync_cmd_import(int argc, char** argv);

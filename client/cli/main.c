@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
         printf("blendsync %s\n", BSYNC_VERSION_STRING);
         return 0;
     }
+    if (!strcmp(argv[1], "demo"))
+        for (int i = 2; i < argc; i++)
+            if (!strcmp(argv[i], "--data")) return bsync_cmd_demo_data(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         if (!strcmp(argv[1], k_commands[i].name)) return k_commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "blendsync: unknown command '%s'\n\n", argv[1]);

@@ -108,25 +108,36 @@ static void clip_names(const bsync_asset* a, char* buf, size_t cap) {
 }
 
 /* The built-in procedural humanoid (procedural.h) as an asset: skeleton + clips idle, walk, run, owned
- * by the asset exactly as an import's (bsync_asset_free frees them). */
-static bsync_result builtin_humanoid(bsync_asset* a) {
+ * by the asset exactly as an import's (bsync_asset_free frees them), followed by those of the extra
+ * clips (walk_back, strafe_left, strafe_right, wave, punch: bsync_procedural_humanoid_create_full)
+ * that some "builtin:humanoid" clip entry of this config names as its animation. So a config using only
+ * idle/walk/run sees exactly the three-clip asset it always did (notes and messages unchanged). */
+static bsync_result builtin_humanoid(bsync_asset* a, const bsync_config_graph* f) {
     memset(a, 0, sizeof *a);
-    bsync_procedural_humanoid h;
-    bsync_result r = bsync_procedural_humanoid_create(NULL, &h);
+    bsync_procedural_humanoid_full h;
+    bsync_result r = bsync_procedural_humanoid_create_full(NULL, &h);
     if (r != BSYNC_OK) return r;
-    a->clips = (bsync_clip**)calloc(BSYNC_PROCEDURAL_CLIP_COUNT, sizeof(bsync_clip*));
-    a->stats = (bsync_import_stats*)calloc(BSYNC_PROCEDURAL_CLIP_COUNT, sizeof(bsync_import_stats));
+    a->clips = (bsync_clip**)calloc(BSYNC_PROCEDURAL_FULL_CLIP_COUNT, sizeof(bsync_clip*));
+    a->stats = (bsync_import_stats*)calloc(BSYNC_PROCEDURAL_FULL_CLIP_COUNT, sizeof(bsync_import_stats));
     if (!a->clips || !a->stats) {
         free(a->clips);
         free(a->stats);
         a->clips = NULL;
         a->stats = NULL;
-        bsync_procedural_humanoid_destroy(&h);
+        bsync_procedural_humanoid_full_destroy(&h);
         return BSYNC_OUT_OF_MEMORY;
     }
     a->skeleton = h.skeleton;
-    for (uint32_t i = 0; i < BSYNC_PROCEDURAL_CLIP_COUNT; i++) a->clips[i] = h.clips[i];
-    a->clip_count = BSYNC_PROCEDURAL_CLIP_COUNT;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < BSYNC_PROCEDURAL_FULL_CLIP_COUNT; i++) {
+        int keep = i < BSYNC_PROCEDURAL_CLIP_COUNT;
+        for (uint32_t k = 0; !keep && k < f->clip_count; k++)
+            keep = !strcmp(f->clips[k].source, BSYNC_CONFIG_BUILTIN_HUMANOID) &&
+                   !strcmp(f->clips[k].animation, bsync_clip_name(h.clips[i]));
+        if (keep) a->clips[n++] = h.clips[i];
+        else bsync_clip_destroy(h.clips[i]);
+    }
+    a->clip_count = n;
     snprintf(a->source, sizeof a->source, "built-in procedural humanoid (procedural.h)");
     return BSYNC_OK;
 }
@@ -157,7 +168,7 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
                       path, ptr_token(cl->motion, tok, sizeof tok), cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID);
             return BSYNC_CONFIG_ERROR;
         }
-        r = builtin_humanoid(&s->asset);
+        r = builtin_humanoid(&s->asset, g->fields);
         if (r != BSYNC_OK) return BSYNC_OUT_OF_MEMORY;
     } else {
         r = bsync_asset_import_file(resolved, NULL, &s->asset, &e);
