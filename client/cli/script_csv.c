@@ -83,7 +83,8 @@ static void switch_list(const bsync_graph* graph, char* buf, size_t cap) {
     if (!buf[0]) snprintf(buf, cap, "none");
 }
 
-/* One play cell "STATE [fade=N] [carry]" of switch sw -> *t. 0 on success, else -1 (printed). */
+/* One play cell "STATE [fade=N] [carry] [inertialize]" of switch sw -> *t. 0 on success, else -1 (printed).
+ * `inertialize` needs fade=N with N >= 1 and a graph with a skeleton (instance.h "Inertialization"). */
 static int parse_play_cell(const char* cmd, const char* name, unsigned long lineno, const char* cell, size_t len,
                            size_t col0, const bsync_graph* graph, uint32_t sw, bsync_switch_trigger* t) {
     const bsync_blend_tree* tree = bsync_graph_tree(graph);
@@ -93,6 +94,7 @@ static int parse_play_cell(const char* cmd, const char* name, unsigned long line
     t->switch_index = sw;
     size_t i = 0;
     int tok = 0, have_fade = 0, have_carry = 0;
+    size_t inert_col = 0; /* column of `inertialize`, 0 if absent */
     while (i < len) {
         while (i < len && (cell[i] == ' ' || cell[i] == '\t')) i++;
         if (i >= len) break;
@@ -136,12 +138,25 @@ static int parse_play_cell(const char* cmd, const char* name, unsigned long line
         } else if (wl == 5 && !memcmp(w, "carry", 5) && !have_carry) {
             t->carry_time = 1;
             have_carry = 1;
+        } else if (wl == 11 && !memcmp(w, "inertialize", 11) && !inert_col) {
+            t->inertialize = 1;
+            inert_col = col;
         } else {
             fprintf(stderr,
                     "blendsync %s: %s:%lu:%zu: unexpected \"%.*s\" (a play cell is: STATE [fade=N] [carry], each option "
                     "once)\n", cmd, name, lineno, col, (int)(wl > 40 ? 40 : wl), w);
             return -1;
         }
+    }
+    if (inert_col && t->fade_ticks == 0) {
+        fprintf(stderr, "blendsync %s: %s:%lu:%zu: inertialize needs fade=N with N from 1 to %u (the decay length)\n",
+                cmd, name, lineno, inert_col, (unsigned)BSYNC_SWITCH_MAX_FADE_TICKS);
+        return -1;
+    }
+    if (inert_col && !bsync_graph_skeleton(graph)) {
+        fprintf(stderr, "blendsync %s: %s:%lu:%zu: inertialize needs a graph with a skeleton (it offsets the pose)\n",
+                cmd, name, lineno, inert_col);
+        return -1;
     }
     return 0;
 }

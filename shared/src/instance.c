@@ -6,7 +6,11 @@
  *   changed u32[P], weights fx[S], contrib fx[S], mass fx[N], length fx[N], steps[N], clocks[N],
  *   slot_clocks[C], leaf fx[M], cursors (B, each bound_cursor_bytes), scratch trs[(B + 1) * J]; with
  *   layers (L > 0) the scratch has two more poses (the layer pose, the combined pose), then layer
- *   caches: mass fx[N], contrib fx[S], joint weights fx[J] (layer_area()).
+ *   caches: mass fx[N], contrib fx[S], joint weights fx[J] (layer_area()); with switches AND a skeleton
+ *   (W > 0, J > 0) the inertialization area (inert_area()): sw_inert[W], offset translations vec3[W * J],
+ *   offset rotations quat[W * J], one more pose trs[J] (the new pose while offsets are computed); last
+ *   the switch stacks sw_stack[W] (switch_stacks()). The inertialization area and the stacks are found
+ *   from the end of the instance, so every earlier offset is exactly what it was before they existed.
  * The struct holds the last tick's root-motion delta (rm_t, rm_r). */
 #include "blendsync/instance.h"
 
@@ -42,6 +46,8 @@ static int64_t to_i64(uint64_t v) {
     return v <= 0x7FFFFFFFFFFFFFFFull ? (int64_t)v : -(int64_t)(~v) - 1;
 }
 
+static size_t align8_(size_t v) { return (v + 7u) & ~(size_t)7u; }
+
 /* A switch's cross-fade stack (instance.h "Switches"), entries oldest first. */
 typedef struct sw_entry {
     uint32_t child;  /* child index of the switch node */
@@ -54,6 +60,25 @@ typedef struct sw_stack {
     uint32_t count, pad_;
     sw_entry e[BSYNC_SWITCH_STACK_DEPTH];
 } sw_stack;
+
+/* A switch's inertialization (instance.h "Inertialization"): state while active, all zero otherwise. */
+typedef struct sw_inert {
+    uint32_t active;  /* 0 or 1 */
+    uint32_t elapsed; /* ticks since the trigger tick (0 after it), < total */
+    uint32_t total;   /* T: the trigger's fade_ticks, >= 1 */
+    uint32_t pad_;    /* 0 */
+} sw_inert;
+
+/* Switches on a graph with a skeleton may inertialize: only those graphs have the area. */
+static int can_inertialize(const bsync_graph* g) { return g->switch_count > 0 && g->skeleton != NULL && g->joint_count > 0; }
+
+/* Bytes of the inertialization area (every part a multiple of 8). */
+static size_t inert_bytes(const bsync_graph* g) {
+    if (!can_inertialize(g)) return 0;
+    const size_t W = g->switch_count, J = g->joint_count;
+    return W * sizeof(sw_inert) + align8_(W * J * sizeof(bsync_vec3)) + W * J * sizeof(bsync_quat) +
+           J * sizeof(bsync_trs);
+}
 
 static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
     const size_t P = g->param_count, S = g->slot_count, N = g->node_count, C = g->clock_count;
@@ -82,6 +107,7 @@ static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
         off = align8(off + S * sizeof(fix16_t));
         off = align8(off + J * sizeof(fix16_t));
     }
+    off = align8(off + inert_bytes(g)); /* then the stacks: both found from the end */
     off = align8(off + (size_t)g->switch_count * sizeof(sw_stack)); /* last: see switch_stacks() */
     return off;
 }
@@ -97,6 +123,29 @@ static const sw_stack* cswitch_stacks(const bsync_instance* inst) {
     return (const sw_stack*)(const void*)((const unsigned char*)inst + (size_t)inst->size -
                                           (size_t)inst->graph->switch_count * sizeof(sw_stack));
 }
+
+/* The inertialization area (just before the stacks); only for can_inertialize() graphs. */
+typedef struct inert_area {
+    sw_inert* st;     /* W */
+    bsync_vec3* t;    /* W * J: switch i's joint j at [i * J + j] */
+    bsync_quat* r;    /* W * J */
+    bsync_trs* pose;  /* J: scratch */
+} inert_area;
+static inert_area inert_of(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    const size_t W = g->switch_count, J = g->joint_count;
+    unsigned char* p = (unsigned char*)inst + (size_t)inst->size - W * sizeof(sw_stack) - inert_bytes(g);
+    inert_area a;
+    a.st = (sw_inert*)(void*)p;
+    p += W * sizeof(sw_inert);
+    a.t = (bsync_vec3*)(void*)p;
+    p += align8_(W * J * sizeof(bsync_vec3));
+    a.r = (bsync_quat*)(void*)p;
+    p += W * J * sizeof(bsync_quat);
+    a.pose = (bsync_trs*)(void*)p;
+    return a;
+}
+static inert_area cinert_of(const bsync_instance* inst) { return inert_of((bsync_instance*)(uintptr_t)inst); }
 
 size_t bsync_instance_memory_size(const bsync_graph* graph) {
     if (!graph) return 0;
@@ -188,8 +237,10 @@ static void sw_weights(sw_stack* st) {
         return;
     }
     const uint32_t top = st->count - 1u;
-    const uint64_t f = st->e[top].fade, d = st->e[top].done; /* 0 <= d < f */
-    const fix16_t wt = (fix16_t)((d * 65536u + f / 2u) / f);
+    const uint64_t f = st->e[top].fade, d = st->e[top].done; /* 0 <= d < f, or f = 0 (below) */
+    /* f = 0: an instant (or inertialized) entry pushed earlier in this tick's trigger list, not yet
+     * collapsed by the fade step: it already has full weight (before, this divided by zero) */
+    const fix16_t wt = f == 0 ? BSYNC_FX_ONE : (fix16_t)((d * 65536u + f / 2u) / f);
     const fix16_t rem = BSYNC_FX_ONE - wt;
     st->e[top].weight = wt;
     fix16_t sum = 0;
@@ -505,12 +556,13 @@ static bsync_clip_time* sw_clock(bsync_instance* inst, uint32_t i, uint32_t chil
     return &ARR(inst, bsync_clip_time, off_slot_clocks)[gs->clock];
 }
 
-/* Pushes a trigger onto switch i's stack (instance.h "Switches"). */
-static void sw_push(bsync_instance* inst, uint32_t i, const bsync_switch_trigger* t) {
+/* Pushes a trigger onto switch i's stack (instance.h "Switches"); an inertialized trigger pushes an
+ * instant entry (fade 0). Returns 0 when the trigger is ignored (its state is the newest already). */
+static int sw_push(bsync_instance* inst, uint32_t i, const bsync_switch_trigger* t) {
     sw_stack* st = &switch_stacks(inst)[i];
     sw_weights(st);
     const uint32_t top = st->count - 1u;
-    if (st->e[top].child == t->child) return; /* already the newest state: nothing changes */
+    if (st->e[top].child == t->child) return 0; /* already the newest state: nothing changes */
     int present = 0;
     uint32_t dom = 0;
     for (uint32_t k = 0; k < st->count; k++) {
@@ -543,32 +595,99 @@ static void sw_push(bsync_instance* inst, uint32_t i, const bsync_switch_trigger
     e->child = t->child;
     e->base = 0;
     e->weight = 0;
-    e->fade = t->fade_ticks;
+    e->fade = t->inertialize ? 0u : t->fade_ticks;
     e->done = 0;
     for (uint32_t k = st->count; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
         sw_entry z = {0, 0, 0, 0, 0};
         st->e[k] = z;
     }
+    return 1;
 }
 
-/* One tick of every fade: the newest entry's count advances; a finished fade leaves only it. */
+/* One tick of one stack's fade: the newest entry's count advances; a finished fade leaves only it. */
+static void sw_advance_one(sw_stack* st) {
+    if (st->count <= 1u) return;
+    sw_entry* top = &st->e[st->count - 1u];
+    if (top->done < top->fade) top->done++;
+    if (top->done < top->fade) return;
+    st->e[0].child = top->child;
+    st->e[0].base = BSYNC_FX_ONE;
+    st->e[0].fade = 0;
+    st->e[0].done = 0;
+    for (uint32_t k = 1; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
+        sw_entry z = {0, 0, 0, 0, 0};
+        st->e[k] = z;
+    }
+    st->count = 1;
+}
+
 static void sw_advance(bsync_instance* inst) {
     sw_stack* stacks = switch_stacks(inst);
-    for (uint32_t i = 0; i < inst->graph->switch_count; i++) {
-        sw_stack* st = &stacks[i];
-        if (st->count <= 1u) continue;
-        sw_entry* top = &st->e[st->count - 1u];
-        if (top->done < top->fade) top->done++;
-        if (top->done < top->fade) continue;
-        st->e[0].child = top->child;
-        st->e[0].base = BSYNC_FX_ONE;
-        st->e[0].fade = 0;
-        st->e[0].done = 0;
-        for (uint32_t k = 1; k < BSYNC_SWITCH_STACK_DEPTH; k++) {
-            sw_entry z = {0, 0, 0, 0, 0};
-            st->e[k] = z;
+    for (uint32_t i = 0; i < inst->graph->switch_count; i++) sw_advance_one(&stacks[i]);
+}
+
+static bsync_result blend_base(bsync_instance* inst, bsync_trs* out_local); /* pose section below */
+static bsync_trs* scratch_pose(bsync_instance* inst, uint32_t i);
+static void inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose);
+
+/* The decay factor (instance.h "Inertialization"). */
+fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total) {
+    if (total == 0 || k >= total) return 0;
+    const fix16_t s = (fix16_t)(((uint64_t)k * 65536u + total / 2u) / total); /* k/T rounded, ties up */
+    fix16_t h = bsync_fx_mul(4 * BSYNC_FX_ONE, s);                            /* exact: 4s */
+    h = bsync_fx_mul(h - 15 * BSYNC_FX_ONE, s);
+    h = bsync_fx_mul(h + 20 * BSYNC_FX_ONE, s);
+    h = bsync_fx_mul(h - 10 * BSYNC_FX_ONE, s);
+    h = bsync_fx_mul(h, s) + BSYNC_FX_ONE; /* |h| stays below 16.0 throughout: no overflow */
+    return h < 0 ? 0 : h > BSYNC_FX_ONE ? BSYNC_FX_ONE : h;
+}
+
+/* Clears switch i's inertialization (state and offsets all zero). */
+static void inert_clear(bsync_instance* inst, uint32_t i) {
+    const inert_area a = inert_of(inst);
+    const uint32_t J = inst->graph->joint_count;
+    sw_inert z = {0, 0, 0, 0};
+    a.st[i] = z;
+    for (uint32_t j = 0; j < J; j++) {
+        a.t[(size_t)i * J + j] = bsync_vec3_make(0, 0, 0);
+        a.r[(size_t)i * J + j] = bsync_quat_make(0, 0, 0, 0);
+    }
+}
+
+/* Start the inertializations of the switches with start[i] (instance.h "Inertialization"): offsets
+ * between the pose with switch i's stack old[i] (plus switch i's own running offset) and the pose of
+ * the current state, both at the current clocks. */
+static void inert_start(bsync_instance* inst, const uint32_t* start, const uint32_t* total, sw_stack* old) {
+    const bsync_graph* g = inst->graph;
+    const uint32_t J = g->joint_count;
+    const inert_area a = inert_of(inst);
+    bsync_trs* pnew = a.pose;
+    bsync_trs* pold = scratch_pose(inst, g->bound_count);
+    sw_stack* stacks = switch_stacks(inst);
+    const bsync_result rn = blend_base(inst, pnew);
+    for (uint32_t i = 0; i < g->switch_count; i++) {
+        if (!start[i]) continue;
+        const sw_stack keep = stacks[i];
+        stacks[i] = old[i];
+        apply_switches(inst);
+        flatten_and_lengths(inst);
+        const bsync_result ro = blend_base(inst, pold);
+        stacks[i] = keep;
+        apply_switches(inst);
+        flatten_and_lengths(inst); /* the same derived state as before: a function of the weights */
+        if (a.st[i].active) inert_apply_one(inst, i, pold); /* the running offset is part of the old pose */
+        inert_clear(inst, i);
+        if (rn != BSYNC_OK || ro != BSYNC_OK) continue; /* cannot happen: valid clips and buffers */
+        for (uint32_t j = 0; j < J; j++) {
+            a.t[(size_t)i * J + j] = bsync_vec3_sub(pold[j].t, pnew[j].t);
+            bsync_quat q = bsync_quat_mul(pold[j].r, bsync_quat_conj(pnew[j].r));
+            q = bsync_quat_normalize(q);
+            if (q.w < 0 || (q.w == 0 && bsync_quat_lex_negative_(q))) q = bsync_quat_neg(q);
+            a.r[(size_t)i * J + j] = q;
         }
-        st->count = 1;
+        a.st[i].active = 1;
+        a.st[i].elapsed = 0;
+        a.st[i].total = total[i];
     }
 }
 
@@ -585,9 +704,12 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
     for (uint32_t k = 0; k < trigger_count; k++) {
         const bsync_switch_trigger* t = &triggers[k];
         if (t->switch_index >= g->switch_count || t->carry_time > 1u || t->fade_ticks > BSYNC_SWITCH_MAX_FADE_TICKS ||
-            t->child >= g->nodes[g->switches[t->switch_index].node].child_count)
+            t->child >= g->nodes[g->switches[t->switch_index].node].child_count || t->inertialize > 1u ||
+            (t->inertialize && t->fade_ticks == 0))
             return BSYNC_INVALID_ARGUMENT;
     }
+    for (uint32_t k = 0; k < trigger_count; k++)
+        if (triggers[k].inertialize && !can_inertialize(g)) return BSYNC_MISMATCH;
     fix16_t* targets = ARR(inst, fix16_t, off_targets);
     fix16_t* filtered = ARR(inst, fix16_t, off_filtered);
     bsync_param_state* st = ARR(inst, bsync_param_state, off_states);
@@ -619,9 +741,32 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
         eval_node_weights(inst, n);
         any = 1;
     }
-    /* 2b. switches: triggers in order, then one tick of every fade */
+    /* 2b. switches: running inertializations age by one tick; triggers in order, then one tick of
+     * every fade (the stacks an inertialized trigger leaves are kept, aged the same way) */
+    sw_stack old[BSYNC_GRAPH_MAX_SWITCHES];
+    uint32_t start[BSYNC_GRAPH_MAX_SWITCHES], total[BSYNC_GRAPH_MAX_SWITCHES], any_start = 0;
     if (g->switch_count > 0) {
-        for (uint32_t k = 0; k < trigger_count; k++) sw_push(inst, triggers[k].switch_index, &triggers[k]);
+        sw_stack* stacks = switch_stacks(inst);
+        for (uint32_t i = 0; i < g->switch_count; i++) start[i] = total[i] = 0;
+        if (can_inertialize(g)) {
+            const inert_area a = inert_of(inst);
+            for (uint32_t i = 0; i < g->switch_count; i++) {
+                if (!a.st[i].active) continue;
+                if (++a.st[i].elapsed >= a.st[i].total) inert_clear(inst, i);
+            }
+            for (uint32_t k = 0; k < trigger_count; k++) /* the stack before this tick's triggers */
+                if (triggers[k].inertialize) old[triggers[k].switch_index] = stacks[triggers[k].switch_index];
+        }
+        for (uint32_t k = 0; k < trigger_count; k++) {
+            const uint32_t i = triggers[k].switch_index;
+            if (sw_push(inst, i, &triggers[k]) && triggers[k].inertialize) {
+                start[i] = 1;
+                total[i] = triggers[k].fade_ticks; /* the last applied inertialized trigger's */
+                any_start = 1;
+            }
+        }
+        for (uint32_t i = 0; i < g->switch_count; i++)
+            if (start[i]) sw_advance_one(&old[i]);
         sw_advance(inst);
         apply_switches(inst);
         any = 1;
@@ -638,6 +783,8 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
     inst->tick++;
     /* 6. */
     update_root_motion(inst);
+    /* 7. inertializations started by this tick's triggers: their offsets (two poses each) */
+    if (any_start) inert_start(inst, start, total, old);
     return BSYNC_OK;
 }
 
@@ -693,6 +840,20 @@ bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw
     return BSYNC_OK;
 }
 
+bsync_result bsync_instance_inertia_state(const bsync_instance* inst, uint32_t sw, bsync_inertia_state* out) {
+    if (!valid(inst) || !out || sw >= inst->graph->switch_count) return BSYNC_INVALID_ARGUMENT;
+    out->active = out->elapsed = out->total = 0;
+    out->decay = 0;
+    if (!can_inertialize(inst->graph)) return BSYNC_OK;
+    const sw_inert* st = &cinert_of(inst).st[sw];
+    if (!st->active) return BSYNC_OK;
+    out->active = 1;
+    out->elapsed = st->elapsed;
+    out->total = st->total;
+    out->decay = bsync_instance_inertia_decay(st->elapsed, st->total);
+    return BSYNC_OK;
+}
+
 /* ---------------------------------------------------------------- checksums */
 
 static void feed_clock(bsync_checksum_state* c, const bsync_clip_time* t) {
@@ -736,6 +897,25 @@ uint64_t bsync_instance_state_checksum(const bsync_instance* inst) {
                 bsync_checksum_u32(&c, e->fade);
                 bsync_checksum_u32(&c, e->done);
                 bsync_checksum_fx(&c, e->weight);
+            }
+        }
+        if (can_inertialize(g)) { /* only while an inertialization runs: else exactly as before */
+            const inert_area a = cinert_of(inst);
+            uint32_t n = 0;
+            for (uint32_t i = 0; i < g->switch_count; i++) n += a.st[i].active;
+            if (n > 0) {
+                const uint32_t J = g->joint_count;
+                bsync_checksum_u32(&c, n);
+                for (uint32_t i = 0; i < g->switch_count; i++) {
+                    if (!a.st[i].active) continue;
+                    bsync_checksum_u32(&c, i);
+                    bsync_checksum_u32(&c, a.st[i].elapsed);
+                    bsync_checksum_u32(&c, a.st[i].total);
+                    for (uint32_t j = 0; j < J; j++) {
+                        bsync_checksum_vec3(&c, a.t[(size_t)i * J + j]);
+                        bsync_checksum_quat(&c, a.r[(size_t)i * J + j]);
+                    }
+                }
             }
         }
     }
@@ -875,7 +1055,8 @@ static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local) {
     return BSYNC_OK;
 }
 
-static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
+/* The blended pose without inertialization offsets: base, layers, the root-motion pose rule. */
+static bsync_result blend_base(bsync_instance* inst, bsync_trs* out_local) {
     const bsync_graph* g = inst->graph;
     if (!g->skeleton) return BSYNC_MISMATCH;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
@@ -901,6 +1082,30 @@ static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
             x->r = bsync_quat_mul(yaw_twist(rest[rj].r), swing);
         }
     }
+    return BSYNC_OK;
+}
+
+/* Adds switch i's decayed offset to pose (instance.h "Inertialization"). */
+static void inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose) {
+    const inert_area a = inert_of(inst);
+    const uint32_t J = inst->graph->joint_count;
+    const fix16_t x = bsync_instance_inertia_decay(a.st[i].elapsed, a.st[i].total);
+    for (uint32_t j = 0; j < J; j++) {
+        const bsync_vec3 ot = a.t[(size_t)i * J + j];
+        const bsync_quat oq = a.r[(size_t)i * J + j];
+        pose[j].t = bsync_vec3_add(pose[j].t, bsync_vec3_scale(ot, x));
+        const bsync_quat d = x >= BSYNC_FX_ONE ? oq : bsync_quat_nlerp(bsync_quat_identity(), oq, x);
+        pose[j].r = bsync_quat_mul(d, pose[j].r);
+    }
+}
+
+/* The pose every pose call reports: blend_base, then every active inertialization in switch order. */
+static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local) {
+    bsync_result r = blend_base(inst, out_local);
+    if (r != BSYNC_OK || !can_inertialize(inst->graph)) return r;
+    const inert_area a = inert_of(inst);
+    for (uint32_t i = 0; i < inst->graph->switch_count; i++)
+        if (a.st[i].active) inert_apply_one(inst, i, out_local);
     return BSYNC_OK;
 }
 
@@ -980,6 +1185,31 @@ size_t bsync_instance_snapshot_size(const bsync_graph* g) {
            20u * (size_t)g->clock_count + (g->switch_count > 0 ? 4u + 68u * (size_t)g->switch_count : 0u) + 8u;
 }
 
+/* Active inertializations (0 without the area). */
+static uint32_t inert_active_count(const bsync_instance* inst) {
+    if (!can_inertialize(inst->graph)) return 0;
+    const inert_area a = cinert_of(inst);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < inst->graph->switch_count; i++) n += a.st[i].active;
+    return n;
+}
+
+/* Bytes of the inertialization block of a version 3 snapshot with n active switches. */
+static size_t inert_block_bytes(const bsync_graph* g, uint32_t n) {
+    return 4u + (size_t)n * (12u + 28u * (size_t)g->joint_count);
+}
+
+size_t bsync_instance_snapshot_size_max(const bsync_graph* g) {
+    if (!g) return 0;
+    return bsync_instance_snapshot_size(g) + (can_inertialize(g) ? inert_block_bytes(g, g->switch_count) : 0u);
+}
+
+size_t bsync_instance_snapshot_size_now(const bsync_instance* inst) {
+    if (!valid(inst)) return 0;
+    const uint32_t n = inert_active_count(inst);
+    return bsync_instance_snapshot_size(inst->graph) + (n > 0 ? inert_block_bytes(inst->graph, n) : 0u);
+}
+
 static void w_clock(writer* w, const bsync_clip_time* t) {
     w_u64(w, (uint64_t)t->cycles);
     w_u32(w, t->phase);
@@ -989,11 +1219,14 @@ static void w_clock(writer* w, const bsync_clip_time* t) {
 bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t cap, size_t* written) {
     if (!valid(inst) || !buf) return BSYNC_INVALID_ARGUMENT;
     const bsync_graph* g = inst->graph;
-    const size_t total = bsync_instance_snapshot_size(g);
+    const size_t total = bsync_instance_snapshot_size_now(inst);
+    const uint32_t n_inert = inert_active_count(inst);
     if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
     writer w = {(unsigned char*)buf};
     w_u32(&w, BSYNC_SNAPSHOT_MAGIC);
-    w_u32(&w, g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION);
+    w_u32(&w, n_inert > 0                ? BSYNC_SNAPSHOT_VERSION_INERTIA
+              : g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES
+                                    : BSYNC_SNAPSHOT_VERSION);
     w_u64(&w, g->hash);
     w_u32(&w, (uint32_t)total);
     w_u32(&w, 0);
@@ -1031,6 +1264,23 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
             }
         }
     }
+    if (n_inert > 0) {
+        const inert_area a = cinert_of(inst);
+        const uint32_t J = g->joint_count;
+        w_u32(&w, n_inert);
+        for (uint32_t i = 0; i < g->switch_count; i++) {
+            if (!a.st[i].active) continue;
+            w_u32(&w, i);
+            w_u32(&w, a.st[i].elapsed);
+            w_u32(&w, a.st[i].total);
+            for (uint32_t j = 0; j < J; j++) {
+                const bsync_vec3 t = a.t[(size_t)i * J + j];
+                const bsync_quat q = a.r[(size_t)i * J + j];
+                w_u32(&w, (uint32_t)t.x); w_u32(&w, (uint32_t)t.y); w_u32(&w, (uint32_t)t.z);
+                w_u32(&w, (uint32_t)q.x); w_u32(&w, (uint32_t)q.y); w_u32(&w, (uint32_t)q.z); w_u32(&w, (uint32_t)q.w);
+            }
+        }
+    }
     const uint64_t h = bsync_checksum_xxh64(buf, total - 8u, 0);
     w_u64(&w, h);
     if (written) *written = total;
@@ -1048,6 +1298,45 @@ static int read_clock(const unsigned char** p, uint64_t den, bsync_clip_time* ou
     t.carry = r_u64(p);
     if (t.cycles > CYCLES_LIMIT || t.cycles < -CYCLES_LIMIT || t.carry >= den) return 0;
     if (out) *out = t;
+    return 1;
+}
+
+/* Reads (and when `apply`, stores) the inertialization block of a version 3 snapshot (n active
+ * switches, checked by the caller to be 1..W); returns 0 on a bad field. */
+static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, int apply) {
+    const bsync_graph* g = inst->graph;
+    const uint32_t J = g->joint_count;
+    const inert_area a = inert_of(inst);
+    if (apply)
+        for (uint32_t i = 0; i < g->switch_count; i++) inert_clear(inst, i);
+    uint32_t next = 0; /* indices strictly increasing */
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = r_u32(&p), elapsed = r_u32(&p), total = r_u32(&p);
+        if (i < next || i >= g->switch_count || total < 1u || total > BSYNC_SWITCH_MAX_FADE_TICKS || elapsed >= total)
+            return 0;
+        next = i + 1u;
+        for (uint32_t j = 0; j < J; j++) {
+            bsync_vec3 t;
+            bsync_quat q;
+            t.x = to_i32(r_u32(&p)); t.y = to_i32(r_u32(&p)); t.z = to_i32(r_u32(&p));
+            q.x = to_i32(r_u32(&p)); q.y = to_i32(r_u32(&p)); q.z = to_i32(r_u32(&p)); q.w = to_i32(r_u32(&p));
+            if (t.x == INT32_MIN || t.y == INT32_MIN || t.z == INT32_MIN) return 0;
+            if (q.x < -BSYNC_FX_ONE || q.x > BSYNC_FX_ONE || q.y < -BSYNC_FX_ONE || q.y > BSYNC_FX_ONE ||
+                q.z < -BSYNC_FX_ONE || q.z > BSYNC_FX_ONE || q.w < 0 || q.w > BSYNC_FX_ONE ||
+                (q.w == 0 && bsync_quat_lex_negative_(q)))
+                return 0;
+            if (apply) {
+                a.t[(size_t)i * J + j] = t;
+                a.r[(size_t)i * J + j] = q;
+            }
+        }
+        if (apply) {
+            a.st[i].active = 1;
+            a.st[i].elapsed = elapsed;
+            a.st[i].total = total;
+            a.st[i].pad_ = 0;
+        }
+    }
     return 1;
 }
 
@@ -1137,18 +1426,35 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     const unsigned char* p = (const unsigned char*)buf;
     if (len < 32u) return BSYNC_BAD_BLOB;
     if (r_u32(&p) != BSYNC_SNAPSHOT_MAGIC) return BSYNC_BAD_BLOB;
-    if (r_u32(&p) != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION))
+    const uint32_t version = r_u32(&p);
+    const int v3 = version == BSYNC_SNAPSHOT_VERSION_INERTIA && can_inertialize(g);
+    if (version != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION) && !v3)
         return BSYNC_BAD_BLOB;
     const uint64_t hash = r_u64(&p);
     const uint32_t declared = r_u32(&p);
     const uint32_t zero = r_u32(&p);
     if (declared != len || zero != 0) return BSYNC_BAD_BLOB;
     if (hash != g->hash) return BSYNC_MISMATCH;
-    if (len != total) return BSYNC_BAD_BLOB;
-    const unsigned char* tail = (const unsigned char*)buf + total - 8u;
-    if (r_u64(&tail) != bsync_checksum_xxh64(buf, total - 8u, 0)) return BSYNC_BAD_BLOB;
-    if (!read_body(inst, p, 0)) return BSYNC_BAD_BLOB;
+    uint32_t n_inert = 0;
+    size_t full = total;
+    if (v3) { /* the block count sits right after the version 2 body */
+        if (len < total + 4u) return BSYNC_BAD_BLOB;
+        const unsigned char* q = (const unsigned char*)buf + total - 8u;
+        n_inert = r_u32(&q);
+        if (n_inert < 1u || n_inert > g->switch_count) return BSYNC_BAD_BLOB;
+        full = total + inert_block_bytes(g, n_inert);
+    }
+    if (len != full) return BSYNC_BAD_BLOB;
+    const unsigned char* tail = (const unsigned char*)buf + full - 8u;
+    if (r_u64(&tail) != bsync_checksum_xxh64(buf, full - 8u, 0)) return BSYNC_BAD_BLOB;
+    const unsigned char* ib = (const unsigned char*)buf + total - 8u + 4u;
+    if (!read_body(inst, p, 0) || (v3 && !read_inert(inst, ib, n_inert, 0))) return BSYNC_BAD_BLOB;
     (void)read_body(inst, p, 1);
+    if (can_inertialize(g)) {
+        if (v3) (void)read_inert(inst, ib, n_inert, 1);
+        else
+            for (uint32_t i = 0; i < g->switch_count; i++) inert_clear(inst, i);
+    }
     derive_all(inst);
     reset_cursors(inst);
     update_root_motion(inst); /* the last tick's delta, from the clocks stepped back (instance.h) */

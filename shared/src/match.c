@@ -253,6 +253,7 @@ bsync_result bsync_match_tick(bsync_match* m, const bsync_match_frame* frame) {
             triggers[n].child = child;
             triggers[n].fade_ticks = ch->desc.trigger_fade_ticks[j];
             triggers[n].carry_time = 0;
+            triggers[n].inertialize = 0;
             n++;
         }
         bsync_instance_input input = {ch->targets, ch->target_count};

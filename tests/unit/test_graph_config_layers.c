@@ -269,7 +269,7 @@ static void test_switch_config(void** state) {
     assert_int_equal(w[1], ONE);
     fix16_t target[1] = {0};
     bsync_instance_input in = {target, 1};
-    bsync_switch_trigger t = {0, 0, 4, 0};
+    bsync_switch_trigger t = {0, 0, 4, 0, 0};
     const fix16_t want[4] = {ONE / 4, ONE / 2, 3 * ONE / 4, ONE};
     for (int k = 0; k < 4; k++) {
         assert_int_equal(bsync_instance_tick_ex(inst, &in, &t, k == 0 ? 1 : 0), BSYNC_OK);

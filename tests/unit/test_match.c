@@ -315,6 +315,7 @@ static void ref_tick(ref_world* w, const bsync_match_frame* f) {
             t[n].child = (uint32_t)trig[j] - 1u;
             t[n].fade_ticks = cd->trigger_fade_ticks[j];
             t[n].carry_time = 0;
+            t[n].inertialize = 0;
             n++;
         }
         bsync_instance_input in = {rc->targets, rc->target_count};

@@ -97,7 +97,7 @@ static void tick(bsync_instance* inst, const bsync_switch_trigger* t, uint32_t n
 }
 
 static bsync_switch_trigger play(uint32_t child, uint32_t fade, uint32_t carry) {
-    bsync_switch_trigger t = {0, child, fade, carry};
+    bsync_switch_trigger t = {0, child, fade, carry, 0};
     return t;
 }
 
@@ -368,8 +368,8 @@ static void test_invalid_triggers(void** state) {
     tick(a, &t, 1);
     const uint64_t before = bsync_instance_state_checksum(a);
     bsync_instance_input in = {g_target, 1};
-    bsync_switch_trigger bad[5] = {{1, 0, 0, 0}, {0, 4, 0, 0}, {0, 1, BSYNC_SWITCH_MAX_FADE_TICKS + 1u, 0},
-                                   {0, 1, 0, 2}, {0, 2, 0, 0}};
+    bsync_switch_trigger bad[5] = {{1, 0, 0, 0, 0}, {0, 4, 0, 0, 0}, {0, 1, BSYNC_SWITCH_MAX_FADE_TICKS + 1u, 0, 0},
+                                   {0, 1, 0, 2, 0}, {0, 2, 0, 0, 0}};
     for (int i = 0; i < 4; i++) {
         bsync_switch_trigger two[2] = {bad[4], bad[i]}; /* a valid one first: still nothing applied */
         assert_int_equal(bsync_instance_tick_ex(a, &in, two, 2), BSYNC_INVALID_ARGUMENT);

@@ -5,12 +5,13 @@
  *   bsync_instance_input, bsync_instance_tick  advance exactly one tick
  *   bsync_switch_trigger, bsync_instance_tick_ex   the same with switch triggers ("Switches" below)
  *   bsync_instance_switch_state                the cross-fade stack of a switch
+ *   bsync_instance_inertia_state, bsync_instance_inertia_decay   inertialized switches ("Inertialization")
  *   blend state   _tick_count _parameter _target _parameter_state _leaf_weights _node_weights
  *                 _node_time _node_phase _node_sample_phase _node_length
  *   root motion   _root_motion (the last tick's delta; see "Root motion" below)
  *   checksums     _state_checksum _parameter_checksum _node_checksum _pose_checksum
  *   pose          _pose (local, and model on request)  _joint_query (model transforms of chosen joints)
- *   snapshots     _save _load
+ *   snapshots     _save _load  _snapshot_size _snapshot_size_max _snapshot_size_now
  *
  * State (what a snapshot holds and the state checksum covers): the tick counter, per parameter its
  * last target and its filter state (param.h), every node's own phase clock and every clock of a motion
@@ -126,7 +127,56 @@
  * collapses to that entry alone (child, base 1.0, fade 0, done 0): all older entries had weight 0.
  * So a trigger in tick t with fade F gives the new state weight k/F (rounded) after tick t + k - 1,
  * 1.0 after tick t + F - 1; interrupting A->B mid-fade with ->C keeps A and B (scaled down together,
- * no pop). No inertialization. State: the stacks (state checksum and snapshots below).
+ * no pop). An instant (or inertialized) entry pushed by an earlier trigger of the same tick counts
+ * with weight 1.0 when a later trigger of that tick pushes on top of it. State: the stacks (state
+ * checksum and snapshots below).
+ *
+ * Inertialization (opt-in per trigger: inertialize = 1, fade_ticks = T >= 1; only on a graph with a
+ * skeleton, else the tick fails with BSYNC_MISMATCH). Instead of cross-fading, the trigger switches the
+ * weights at once and hides the pop with a decaying per-joint pose offset (Bollo, "Inertialization",
+ * GDC 2018), with zero initial velocity:
+ *   - weights: the trigger is pushed like an instant one (the entry's fade is 0, whatever T): at the
+ *     end of the tick the stack has collapsed to the new state alone; clocks restart / carry exactly
+ *     as for any trigger. A trigger whose state is already the newest entry is ignored altogether
+ *     (no inertialization either).
+ *   - offsets: at the end of the tick (after step 6, so at the clocks the tick produced) two poses are
+ *     computed as bsync_instance_pose would, without any inertialization offset: NEW with every
+ *     switch's current stack, OLD with switch i's stack as it was before this tick's triggers, aged by
+ *     this tick's fade step (what it would be had the triggers not come; the other switches at their
+ *     current stacks), and to OLD switch i's own running offset is applied when it was inertializing
+ *     (so an interrupted inertialization continues from what was being shown). Per joint j:
+ *     translation offset o_j = OLD.t - NEW.t (saturating), rotation offset q_j = normalize(OLD.r *
+ *     conj(NEW.r)) (from NEW to OLD), negated when its w < 0 (or w = 0 and its first nonzero of w, x, y,
+ *     z is negative). Scale has no offset (it switches at once). Cost: a tick that starts an
+ *     inertialization blends the full pose twice per such switch (and re-flattens twice), even when the
+ *     caller never asks for poses (blend-state-only use).
+ *   - decay: elapsed e = 0 after the trigger tick, +1 at the start of every later tick; when e reaches
+ *     T the inertialization ends (state and offsets zeroed) before that tick's triggers, so after tick
+ *     t + T (trigger in tick t) the pose is the plain blended pose. The factor
+ *     x = bsync_instance_inertia_decay(e, T): s = (e * 65536 + T / 2) / T (integer division: e/T as
+ *     fix16, rounded, ties up), then by Horner with bsync_fx_mul (rounded to nearest, ties away from
+ *     zero) h = 4s; h = (h - 15) s; h = (h + 20) s; h = (h - 10) s; x = h s + 1, clamped to [0, 1.0];
+ *     i.e. x(s) = 1 - 10 s^2 + 20 s^3 - 15 s^4 + 4 s^5 = (1 - s)^4 (1 + 4 s): x(0) = 1, x'(0) = 0
+ *     (zero initial velocity), x''(0) = -20 (Bollo's a0 for v0 = 0), x(1) = x'(1) = x''(1) = 0.
+ *     Exact values: x = 1.0 at e = 0, 0.1875 (raw 12288) at s = 1/2, 0 for e >= T. Each of the five
+ *     roundings is at most half a raw step and |s| <= 1, so x is within 2.5 raw steps of the exact
+ *     polynomial at that s; where x is a few raw steps (long T, e near T) consecutive values may rise
+ *     by one raw step (rounding, not overshoot).
+ *   - pose: every pose call (bsync_instance_pose, _joint_query, _pose_checksum) takes the blended pose
+ *     (base, layers, root-motion rule) and then, for every inertializing switch in index order, per
+ *     joint: t += bsync_vec3_scale(o_j, x) (saturating); r = d * r with d = q_j when x = 1.0, else
+ *     d = bsync_quat_nlerp(identity, q_j, x) (not renormalised after the product). So at the trigger
+ *     tick each rotation is OLD's within rounding, up to sign (q_j's alignment puts the result in
+ *     NEW.r's hemisphere: -OLD.r when dot(OLD.r, NEW.r) < 0), the translation OLD's exactly (unless
+ *     saturated).
+ *   - interruptions: a cross-fade or instant trigger on an inertializing switch leaves the offset
+ *     decaying on top of the new cross-fade; an inertialized one replaces it by the new offset above
+ *     (the old one included in OLD). Several inertialized triggers for one switch in one tick: one
+ *     inertialization, T of the last applied one, OLD from the stack before the tick's first trigger.
+ *   - state: per switch (active, e, T, o_j, q_j) in instance memory (instance memory grows by
+ *     16 W + 28 W J bytes + one pose of J transforms for graphs with W > 0 switches AND a skeleton; other
+ *     graphs keep exactly their old size); covered by the state checksum and snapshots only while some
+ *     switch inertializes (below), so everything without the option keeps its bits.
  *
  * Checksums (XXH64, checksum.h feeders, never cursors or caches):
  *   state     = seed BSYNC_CHECKSUM_SEED_STATE; u64 tick; u32 P; per parameter bsync_param_checksum_feed;
@@ -135,7 +185,9 @@
  *               children in order) its node-local weight (fx); the root-motion delta: vec3 translation,
  *               quat rotation (bsync_checksum_vec3 / _quat; zero / identity unless EXTRACT); then ONLY for a
                graph with switches: u32 W; per switch u32 count, per entry u32 child, fx base, u32 fade,
-               u32 done, fx weight (a graph without switches checksums exactly as before).
+               u32 done, fx weight (a graph without switches checksums exactly as before); then ONLY
+               while at least one switch inertializes: u32 A (their count); per such switch in index
+               order u32 index, u32 e, u32 T, per joint vec3 o_j, quat q_j (bsync_checksum_vec3 / _quat).
  *   parameter = seed BSYNC_CHECKSUM_SEED_PARAM; u32 index; fx filtered value; bsync_param_checksum_feed.
  *   node      = seed BSYNC_CHECKSUM_SEED_NODE; u32 index; i64 cycles, u32 phase, u64 carry; fx L_N;
  *               u32 child_count; per child: fx weight, and for a NONE node's motion child its clock.
@@ -154,6 +206,15 @@
  *   Switch checks on load: count 1..4, child < the node's child count, unused entries zero; one
  *   entry: base 1.0, fade = done = 0; several: the older ones fade = done = 0, bases in [0, 1.0]
  *   summing to exactly 1.0, the newest base 0 and done < fade <= BSYNC_SWITCH_MAX_FADE_TICKS.
+ *   While at least one switch inertializes, save writes version 3 (BSYNC_SNAPSHOT_VERSION_INERTIA):
+ *   the version 2 bytes and, before the XXH64, u32 A (1..W), per inertializing switch in increasing
+ *   index order u32 index, u32 e, u32 T, then per joint i32 o.x o.y o.z, i32 q.x q.y q.z q.w:
+ *   + 4 + A (12 + 28 J) bytes (bsync_instance_snapshot_size_now; at most bsync_instance_snapshot_size_max).
+ *   Otherwise save writes exactly version 2 (or 1) as before. Load of a graph with switches and a
+ *   skeleton accepts version 2 (no inertialization: any running one is cleared) and version 3; checks:
+ *   A in 1..W, indices strictly increasing and < W, 1 <= T <= BSYNC_SWITCH_MAX_FADE_TICKS, e < T, no
+ *   offset component INT32_MIN, rotation components in [-1.0, 1.0] with w >= 0 (w = 0: first nonzero of
+ *   x, y, z positive). Other graphs never accept version 3.
  * Load checks, before anything is written (the instance is untouched on failure): length, magic,
  * version (BSYNC_BAD_BLOB), graph hash (BSYNC_MISMATCH), the XXH64, the counts, and every field's range
  * (settled 0/1, the second component and smooth[1] zero for a scalar parameter, the whole state zero for
@@ -186,6 +247,7 @@ extern "C" {
 #define BSYNC_SNAPSHOT_MAGIC 0x504E5342u                            /* "BSNP" little-endian */
 #define BSYNC_SNAPSHOT_VERSION 1u          /* graphs without switches */
 #define BSYNC_SNAPSHOT_VERSION_SWITCHES 2u /* graphs with switches */
+#define BSYNC_SNAPSHOT_VERSION_INERTIA 3u  /* graphs with switches, while one inertializes */
 #define BSYNC_SWITCH_STACK_DEPTH 4u
 #define BSYNC_SWITCH_MAX_FADE_TICKS 0x100000u
 
@@ -197,7 +259,8 @@ typedef struct bsync_instance_input {
 } bsync_instance_input;
 
 /* Bytes an instance of this graph needs (0 for NULL). Includes the pose scratch: one local pose per
- * motion slot with a clip, plus one (plus two and the layer caches when the graph has layers). */
+ * motion slot with a clip, plus one (plus two and the layer caches when the graph has layers; plus
+ * the inertialization area when it has switches and a skeleton: "Inertialization"). */
 size_t bsync_instance_memory_size(const bsync_graph* graph);
 bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out);
 const bsync_graph* bsync_instance_graph(const bsync_instance* inst);
@@ -206,15 +269,20 @@ const bsync_graph* bsync_instance_graph(const bsync_instance* inst);
  * (nothing changes then). */
 bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input);
 
-/* "play SWITCH CHILD FADE_TICKS [carry]" (see "Switches" above). */
+/* "play SWITCH CHILD FADE_TICKS [carry] [inertialize]" (see "Switches" and "Inertialization" above).
+ * Code that fills a trigger field by field must set every field (inertialize = 0 for a cross-fade). */
 typedef struct bsync_switch_trigger {
     uint32_t switch_index; /* index into the graph's switches */
     uint32_t child;        /* child index of the switch node: the state to play */
-    uint32_t fade_ticks;   /* 0 = instant; at most BSYNC_SWITCH_MAX_FADE_TICKS */
+    uint32_t fade_ticks;   /* 0 = instant; at most BSYNC_SWITCH_MAX_FADE_TICKS; with inertialize: the
+                              offset's decay length T (>= 1) */
     uint32_t carry_time;   /* 0 or 1: start at the dominant state's normalised phase */
+    uint32_t inertialize;  /* 0 or 1: switch at once and decay a pose offset over fade_ticks ticks */
 } bsync_switch_trigger;
 /* bsync_instance_tick with triggers applied in array order (trigger_count 0: the same as
- * bsync_instance_tick). Every argument is checked before anything changes. */
+ * bsync_instance_tick). Every argument is checked before anything changes: first every trigger's
+ * arguments (BSYNC_INVALID_ARGUMENT, also for inertialize > 1 or inertialize with fade_ticks 0), then
+ * BSYNC_MISMATCH for an inertialized trigger on a graph without a skeleton. */
 bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_input* input,
                                     const bsync_switch_trigger* triggers, uint32_t trigger_count);
 
@@ -228,6 +296,16 @@ typedef struct bsync_switch_entry {
  * arguments or sw out of range. */
 bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw,
                                         bsync_switch_entry out[BSYNC_SWITCH_STACK_DEPTH], uint32_t* count);
+
+/* Switch sw's inertialization: active 0/1; while active, elapsed e, total T and the current decay
+ * factor x (else all 0). BSYNC_INVALID_ARGUMENT for NULL arguments or sw out of range. */
+typedef struct bsync_inertia_state {
+    uint32_t active, elapsed, total;
+    fix16_t decay;
+} bsync_inertia_state;
+bsync_result bsync_instance_inertia_state(const bsync_instance* inst, uint32_t sw, bsync_inertia_state* out);
+/* The decay factor x(k / total) of "Inertialization" (1.0 at k = 0; 0 for k >= total or total 0). */
+fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total);
 
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
 uint64_t bsync_instance_tick_count(const bsync_instance* inst);
@@ -265,8 +343,15 @@ bsync_result bsync_instance_joint_query(bsync_instance* inst, const uint32_t* jo
                                         bsync_trs* out_model);
 
 /* ---- snapshots */
+/* The size of a snapshot without a running inertialization (versions 1 and 2; the only size for
+ * graphs that cannot inertialize). */
 size_t bsync_instance_snapshot_size(const bsync_graph* graph);
-/* *written (may be NULL) = bytes written; BSYNC_BUFFER_TOO_SMALL when cap is short (nothing written). */
+/* The largest snapshot of this graph (every switch inertializing); a buffer of this size always fits. */
+size_t bsync_instance_snapshot_size_max(const bsync_graph* graph);
+/* The size bsync_instance_save writes now (0 for an invalid instance). */
+size_t bsync_instance_snapshot_size_now(const bsync_instance* inst);
+/* *written (may be NULL) = bytes written (bsync_instance_snapshot_size_now); BSYNC_BUFFER_TOO_SMALL
+ * when cap is short (nothing written). */
 bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t cap, size_t* written);
 bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len);
 

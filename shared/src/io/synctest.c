@@ -197,19 +197,31 @@ static uint64_t inst_checksum(void* user, void* sim) {
     return bsync_checksum_final(&hs);
 }
 
+/* An instance snapshot's length varies (version 3 while an inertialization runs: instance.h), so the
+ * adapter's buffer is a u64 length followed by the blob, sized for the largest blob. */
 static size_t inst_snapshot_size(void* user, void* sim) {
     (void)sim;
-    return bsync_instance_snapshot_size(((bsync_synctest_instance*)user)->graph);
+    return 8u + bsync_instance_snapshot_size_max(((bsync_synctest_instance*)user)->graph);
 }
 
 static bsync_result inst_save(void* user, void* sim, void* buf, size_t cap) {
     (void)user;
-    return bsync_instance_save((const bsync_instance*)sim, buf, cap, NULL);
+    if (cap < 8u) return BSYNC_BUFFER_TOO_SMALL;
+    size_t n = 0;
+    bsync_result r = bsync_instance_save((const bsync_instance*)sim, (unsigned char*)buf + 8, cap - 8u, &n);
+    if (r != BSYNC_OK) return r;
+    uint64_t len = n;
+    memcpy(buf, &len, sizeof len);
+    return BSYNC_OK;
 }
 
 static bsync_result inst_load(void* user, void* sim, const void* buf, size_t len) {
     (void)user;
-    return bsync_instance_load((bsync_instance*)sim, buf, len);
+    uint64_t n = 0;
+    if (len < 8u) return BSYNC_BAD_BLOB;
+    memcpy(&n, buf, sizeof n);
+    if (n > len - 8u) return BSYNC_BAD_BLOB;
+    return bsync_instance_load((bsync_instance*)sim, (const unsigned char*)buf + 8, (size_t)n);
 }
 
 bsync_result bsync_synctest_instance_ops(bsync_synctest_instance* a, bsync_synctest_ops* out) {
