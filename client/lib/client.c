@@ -364,9 +364,18 @@ static ring_snap* find_snap(bsync_client* c, uint32_t tick) {
     return NULL;
 }
 
+/* The pose test switch (client.h): active from test_pose_tick on. */
+static int pose_switch_on(const bsync_client* c, uint32_t tick) {
+    return c->cfg.test_pose_desync && tick >= c->cfg.test_pose_tick && c->cfg.test_pose_character < BSYNC_MATCH_MAX_CHARACTERS;
+}
+
 static void send_checksum(bsync_client* c, uint32_t tick) {
     bsync_match_checksums cs;
     if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &cs) != BSYNC_OK) return;
+    if (pose_switch_on(c, tick) && c->cfg.compute_poses) {
+        cs.character_pose[c->cfg.test_pose_character] ^= 1u;
+        cs.pose ^= 1u;
+    }
     bsync_proto_msg m;
     memset(&m, 0, sizeof m);
     m.type = BSYNC_PROTO_CHECKSUM;
@@ -514,6 +523,8 @@ static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
             jc > 0) {
             m.checksum.joint_character = d->character;
             m.checksum.joint_count = (uint16_t)jc;
+            if (pose_switch_on(c, d->tick) && d->character == c->cfg.test_pose_character && c->cfg.test_pose_joint < jc)
+                m.checksum.joints[c->cfg.test_pose_joint] ^= 1u;
         }
         send_msg(c, &m);
         return;

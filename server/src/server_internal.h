@@ -102,6 +102,7 @@ struct srv_match {
     bsync_proto_msg tx; /* the frame being built (large) */
     bsync_match_frame* frames; /* SRV_FRAME_RING confirmed frames, by tick % ring */
     uint16_t frame_defaulted[SRV_FRAME_RING];
+    uint64_t joint_scratch[BSYNC_PROTO_MAX_JOINTS]; /* per-joint checksums of a DETAIL comparison */
 };
 
 struct bsync_server {

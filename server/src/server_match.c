@@ -9,6 +9,7 @@
 
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
+#include "blendsync/skeleton.h"
 #include "blendsync/io/desync.h"
 #include "server_internal.h"
 
@@ -59,6 +60,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     m->policy = bsync_match_config_desync_policy(m->cfg);
     m->timeouts = bsync_match_config_timeouts(m->cfg);
     m->stats.match_id = bsync_match_config_match_id(m->cfg);
+    m->stats.last_detail_joint = UINT32_MAX;
     const char* rp = s->cfg.replay_override ? s->cfg.replay_override : bsync_match_config_replay_path(m->cfg);
     snprintf(m->replay_path, sizeof m->replay_path, "%s", rp ? rp : "");
     snprintf(m->stats.replay_path, sizeof m->stats.replay_path, "%s", m->replay_path);
@@ -599,6 +601,59 @@ static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, i
     }
 }
 
+/* A client's per-joint checksums of one character at a tick (its answer to DETAIL), compared with
+ * the server's own from its snapshot of that tick: the joints that differ are logged by name and the
+ * first one is recorded in the replay as a JOINT desync. */
+static void detail_answer(srv_match* m, srv_peer* p, const bsync_proto_checksum* c) {
+    srv_snap* sn = find_snap(m, c->tick + 1u);
+    if (!sn || c->joint_character >= m->desc->character_count) return;
+    if (bsync_match_load(m->scratch[0], sn->data, sn->len) != BSYNC_OK) return;
+    uint64_t* own = m->joint_scratch;
+    uint32_t n = 0;
+    if (bsync_match_joint_checksums(m->scratch[0], c->joint_character, own, BSYNC_PROTO_MAX_JOINTS, &n) != BSYNC_OK)
+        return;
+    if (n != c->joint_count) {
+        srv_log(m->server, "warn", "event=desync_joints match=%llu slot=%d tick=%u character=%u joint_count=%u expected=%u",
+                MATCH_ID(m), p->slot, c->tick, c->joint_character, c->joint_count, n);
+        return;
+    }
+    const bsync_graph* g = m->desc->characters[c->joint_character].graph;
+    const bsync_skeleton* sk = bsync_graph_skeleton(g);
+    uint32_t differ = 0, first = UINT32_MAX;
+    char names[512];
+    size_t k = 0;
+    names[0] = '\0';
+    for (uint32_t j = 0; j < n; j++) {
+        if (own[j] == c->joints[j]) continue;
+        if (first == UINT32_MAX) first = j;
+        differ++;
+        if (k + 70 < sizeof names)
+            k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", k ? "," : "", sk ? bsync_skeleton_joint_name(sk, j) : "?");
+    }
+    m->stats.detail_answers++;
+    srv_log(m->server, "warn",
+            "event=desync_joints match=%llu slot=%d tick=%u character=%u character_name=%s joints_differing=%u/%u "
+            "first_joint=%d joints=%s",
+            MATCH_ID(m), p->slot, c->tick, c->joint_character,
+            bsync_match_config_character_name(m->cfg, c->joint_character), differ, n,
+            first == UINT32_MAX ? -1 : (int)first, differ ? names : "-");
+    m->stats.last_detail_joint = first;
+    m->stats.last_detail_joints_differing = differ;
+    if (first != UINT32_MAX) {
+        bsync_replay_record r;
+        memset(&r, 0, sizeof r);
+        r.type = BSYNC_REPLAY_DESYNC;
+        r.desync.tick = c->tick;
+        r.desync.slot = (uint8_t)p->slot;
+        r.desync.kind = BSYNC_PROTO_DESYNC_JOINT;
+        r.desync.character = c->joint_character;
+        r.desync.part = (uint16_t)first;
+        r.desync.expected = own[first];
+        r.desync.got = c->joints[first];
+        replay_append(m, &r);
+    }
+}
+
 void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c) {
     srv_check* ck = &m->checks[c->tick % SRV_CHECK_RING];
     if (ck->tick != c->tick || c->tick >= m->next_tick) {
@@ -606,7 +661,10 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
         return;
     }
     m->last_activity_us = bsync_net_now_us();
-    if (c->joint_count > 0) return; /* a DETAIL answer: nothing to verify here */
+    if (c->joint_count > 0) { /* a DETAIL answer: which joints differ */
+        detail_answer(m, p, c);
+        return;
+    }
     if (c->tick + 1u > m->slots[p->slot].checked_upto) m->slots[p->slot].checked_upto = c->tick + 1u;
     ck->client_blend[p->slot] = c->blend;
     ck->blend_mask = (uint16_t)(ck->blend_mask | (1u << p->slot));
@@ -650,7 +708,23 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
         ck->client_mask = (uint16_t)(ck->client_mask | (1u << p->slot));
     }
     if (have_ref && c->pose != 0 && c->pose != ref) {
-        on_desync(m, p, c->tick, BSYNC_PROTO_DESYNC_ROOT_POSE, -1, ref, c->pose);
+        int character = -1;
+        uint64_t exp = ref, got = c->pose;
+        uint32_t kind = BSYNC_PROTO_DESYNC_ROOT_POSE;
+        if (m->server->cfg.verify_poses && c->character_count == own->character_count)
+            for (uint32_t i = 0; i < own->character_count; i++)
+                if (c->characters[i].pose != own->character_pose[i]) {
+                    character = (int)i;
+                    kind = BSYNC_PROTO_DESYNC_CHARACTER_POSE;
+                    exp = own->character_pose[i];
+                    got = c->characters[i].pose;
+                    break;
+                }
+        int first = !m->slots[p->slot].diverged;
+        on_desync(m, p, c->tick, kind, character, exp, got);
+        /* the second step of the narrowing: ask for that character's per-joint checksums of the tick */
+        if (first && character >= 0 && p->peer && !p->closing)
+            send_desync(m, p, c->tick, kind, (uint32_t)character, BSYNC_PROTO_ACTION_DETAIL, exp, got);
         return;
     }
     m->stats.checksums_verified++;

@@ -333,6 +333,38 @@ static void test_payload_relay(void** state) {
     nh_stop(&w);
 }
 
+/* A pose-only desync under --verify-poses: the server names the character from the per-character pose
+ * checksums, asks for that character's per-joint checksums (DESYNC action DETAIL) and names the joint. */
+static void test_pose_desync_narrowed_to_joint(void** state) {
+    (void)state;
+    nh_world w;
+    const uint32_t ticks = 120, interval = 20;
+    assert_int_equal(nh_start(&w, 2, 0, 3, interval, "report", ticks, 1), 0);
+    bsync_client_config odd;
+    memset(&odd, 0, sizeof odd);
+    odd.test_pose_desync = 1;
+    odd.test_pose_tick = 50;
+    odd.test_pose_character = 1;
+    odd.test_pose_joint = 7;
+    assert_true(nh_connect(&w, 0, NULL) >= 0);
+    assert_true(nh_connect(&w, 1, &odd) >= 0);
+    assert_int_equal(nh_run_to_end(&w, 30000), 0);
+    bsync_server_match_stats st;
+    bsync_server_match_stats_get(w.server, 0, &st);
+    assert_int_equal(st.desyncs, 1);
+    assert_int_equal(st.last_desync_slot, 1);
+    assert_int_equal(st.last_desync_tick, 59); /* the first checksum tick from 50 on */
+    assert_int_equal(st.last_desync_kind, BSYNC_PROTO_DESYNC_CHARACTER_POSE);
+    assert_int_equal(st.last_desync_character, 1);
+    assert_int_equal(st.detail_answers, 1);
+    assert_int_equal(st.last_detail_joint, 7);
+    assert_int_equal(st.last_detail_joints_differing, 1);
+    /* the blend state never diverged: the other client saw nothing */
+    assert_int_equal(w.clients[0].desync_events, 0);
+    assert_int_equal(w.clients[1].desync_events, 2); /* the REPORT and the DETAIL request */
+    nh_stop(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_players_agree),
@@ -342,6 +374,7 @@ int main(void) {
         cmocka_unit_test(test_resync_heals),
         cmocka_unit_test(test_late_join_and_reconnect),
         cmocka_unit_test(test_payload_relay),
+        cmocka_unit_test(test_pose_desync_narrowed_to_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

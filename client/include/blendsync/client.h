@@ -56,6 +56,11 @@ typedef struct bsync_client_config {
     uint64_t test_seed;
     int test_inject_desync;
     uint32_t test_inject_tick;
+    /* from frame test_pose_tick on, report the pose of character test_pose_character as if joint
+     * test_pose_joint differed (its per-joint checksum, and so the character and root pose checksums,
+     * XOR 1): a pose-only desync whose blend state still agrees, to exercise the per-joint narrowing */
+    int test_pose_desync;
+    uint32_t test_pose_tick, test_pose_character, test_pose_joint;
 } bsync_client_config;
 
 typedef enum bsync_client_state {

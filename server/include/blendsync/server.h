@@ -77,6 +77,9 @@ typedef struct bsync_server_match_stats {
     uint64_t jitter_p50_us, jitter_p99_us, jitter_max_us; /* confirm time - deadline */
     uint64_t replay_bytes;
     uint32_t last_desync_tick, last_desync_slot, last_desync_kind, last_desync_character;
+    uint64_t detail_answers;              /* per-joint checksum answers received (pose desyncs) */
+    uint32_t last_detail_joint;           /* first differing joint of the last answer (UINT32_MAX: none) */
+    uint32_t last_detail_joints_differing;
     char replay_path[1024];
 } bsync_server_match_stats;
 
