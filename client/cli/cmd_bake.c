@@ -44,7 +44,7 @@ static void usage(FILE* f) {
             "\n"
             "  CONFIG             a graph configuration file with clips (JSON)\n"
             "  --script FILE      header \"tick,PARAM,...\", then rows \"TICK,VALUE,...\" sorted by tick;\n"
-            "                     \"play:NODE\" columns trigger Switch nodes: \"STATE [fade=N] [carry]\"\n"
+            "                     \"play:NODE\" columns trigger Switch nodes: \"STATE [fade=N] [carry] [inertialize]\"\n"
             "  -o, --out FILE     the .glb to write (atomically: temp file + rename)\n"
             "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
             "  --skin             also write the skeleton as a glTF skin (inverse bind matrices from\n"

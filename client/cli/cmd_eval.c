@@ -6,7 +6,7 @@
  * its columns from its tick on (an empty cell leaves that target as it was); before the first row
  * every target is the parameter's default. Values are exact decimals (bsync_fx_parse). Blank lines
  * are skipped; CRLF is accepted. `play:NODE` columns (NODE a Switch node) trigger switches: a cell
- * `STATE [fade=N] [carry]` plays child STATE (a motion or node name) with an N-tick cross-fade
+ * `STATE [fade=N] [carry] [inertialize]` plays child STATE (a motion or node name) with an N-tick cross-fade
  * (default 0: instant) and, with `carry`, the dominant state's phase, in that tick only; an empty cell
  * triggers nothing (script_csv.h).
  *
@@ -64,7 +64,7 @@ static void usage(FILE* f) {
             "  --script FILE      header \"tick,PARAM,...\", then rows \"TICK,VALUE,...\" sorted by tick;\n"
             "                     a row sets targets from its tick on (empty cell: unchanged);\n"
             "                     a \"play:NODE\" column (NODE a Switch node) triggers that switch in\n"
-            "                     its row's tick only: \"STATE [fade=N] [carry]\" (fade in ticks, default 0)\n"
+            "                     its row's tick only: \"STATE [fade=N] [carry] [inertialize]\" (fade in ticks, default 0)\n"
             "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
             "  --out FILE         write the frames to FILE (atomically: temp file + rename)\n"
             "  --hash             print only XXH64 (seed 0) over every tick's u64 tick, u64 state\n"

@@ -7,7 +7,7 @@
  * Blank lines are skipped; CRLF is accepted; fields are trimmed of spaces and tabs.
  *
  * `play:NODE` columns (NODE a Switch node of the config; each at most once) carry switch triggers: a
- * cell `STATE [fade=N] [carry]` (space-separated; the two options in any order, each at most once)
+ * cell `STATE [fade=N] [carry] [inertialize]` (space-separated; the options in any order, each at most once)
  * names a child state of NODE by its motion or node name and gives a bsync_switch_trigger for THAT
  * tick only (fade_ticks N, a whole number 0 .. BSYNC_SWITCH_MAX_FADE_TICKS, default 0 = instant;
  * `carry` sets carry_time = 1: the new state starts at the dominant state's phase); an empty cell

@@ -67,8 +67,9 @@
  * multiply into masses, leaf weights, cycle lengths and sampling exactly like any node's weights (so a
  * switch at the root is the instance's base selector; a switch node used as a layer node selects that
  * layer's pose). Initially only `initial_child` plays, with weight 1.0. Triggers (play SWITCH CHILD
- * FADE_TICKS [carry_time]) come with the tick (bsync_instance_tick_ex). Inertialization is not
- * provided. The switch definition is part of the hash; the stack is instance state.
+ * FADE_TICKS [carry_time] [inertialize]) come with the tick (bsync_instance_tick_ex); an inertialized
+ * trigger switches at once and hides the pop with a decaying pose offset (instance.h,
+ * "Inertialization"). The switch definition is part of the hash; the stack is instance state.
  *
  * Layers (issue 4, "Nodes": base + N layers, each with a weight, a bone mask, override or additive).
  * The tree's root node is the BASE; each layer names a node of the same tree whose blended subtree is
