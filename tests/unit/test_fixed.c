@@ -402,9 +402,91 @@ static void test_isqrt_definition(void** state) {
     print_message("isqrt: %ld inputs satisfy r^2 <= n < (r+1)^2\n", checked);
 }
 
+/* The table-seeded square root (fixed.c) against the definition, on the inputs where its seed matters:
+ * every bit length with its extremes, each seed-table cell's edges, squares and their neighbours. */
+static void test_isqrt_fast_definition(void** state) {
+    (void)state;
+    uint64_t s = 12345;
+    long checked = 0;
+    for (uint64_t n = 0; n < 300000; n++, checked++) assert_true(isqrt_is_floor(n, bsync_u64_isqrt_fast(n)));
+    for (int i = 0; i < 3000000; i++, checked++) {
+        uint64_t r = bsync_test_rand(&s);
+        uint64_t n = r >> (r & 63);
+        assert_true(isqrt_is_floor(n, bsync_u64_isqrt_fast(n)));
+    }
+    for (unsigned b = 11; b <= 64; b++)
+        for (uint64_t m = 256; m < 1024; m++) {
+            unsigned shift = b - 10 + ((b - 10) & 1u);
+            if (shift > 54) continue;
+            uint64_t lo = m << shift, hi = lo + (((uint64_t)1 << shift) - 1u);
+            assert_true(isqrt_is_floor(lo, bsync_u64_isqrt_fast(lo)));
+            assert_true(isqrt_is_floor(hi, bsync_u64_isqrt_fast(hi)));
+            checked += 2;
+        }
+    for (uint64_t k = 1; k <= 0xFFFFFFFFu; k = k * 3 + 1) {
+        uint64_t sq = k * k;
+        assert_int_equal(bsync_u64_isqrt_fast(sq), k);
+        assert_int_equal(bsync_u64_isqrt_fast(sq - 1), k - 1);
+        if (k < 0xFFFFFFFFu) assert_int_equal(bsync_u64_isqrt_fast(sq + 1), k);
+        checked += 3;
+    }
+    assert_int_equal(bsync_u64_isqrt_fast(UINT64_MAX), 0xFFFFFFFFu);
+    assert_int_equal(bsync_u64_isqrt_fast((uint64_t)0xFFFFFFFFu * 0xFFFFFFFFu - 1), 0xFFFFFFFEu);
+    print_message("isqrt_fast: %ld inputs satisfy r^2 <= n < (r+1)^2\n", checked);
+}
+
+
+/* bsync_quat_normalize against a plain reference of its documented rule (the sum of squares scaled by
+ * 4^e into [2^60, 2^62), its square root rounded to nearest, each component c * 2^(16+e) / L rounded
+ * with ties away from zero) written with the plain Newton square root and plain 64-bit divisions —
+ * what fixed.c computed before its table seed and reciprocal. 2 million inputs, from tiny to full range. */
+static fix16_t ref_div_round(int64_t num, uint64_t den) {
+    uint64_t m = bsync_u64_abs(num);
+    return bsync_fx_signed_sat((2 * m + den) / (2 * den), num < 0);
+}
+static bsync_quat ref_normalize(bsync_quat q) {
+    int64_t c[4] = {q.x, q.y, q.z, q.w};
+    uint64_t mx = 0, s = 0;
+    for (int i = 0; i < 4; i++) if (bsync_u64_abs(c[i]) > mx) mx = bsync_u64_abs(c[i]);
+    if (mx == 0) return bsync_quat_identity();
+    if (mx >= ((uint64_t)1 << 30)) for (int i = 0; i < 4; i++) c[i] = bsync_i64_asr(c[i], 1);
+    for (int i = 0; i < 4; i++) s += bsync_u64_abs(c[i]) * bsync_u64_abs(c[i]);
+    if (s == 0) return bsync_quat_identity();
+    unsigned e = 0;
+    while (e < 28 && s < ((uint64_t)1 << (60 - 2 * e))) e++;
+    uint64_t n = s << (2 * e), l = bsync_u64_isqrt(n);
+    if (n - l * l > l) l++;
+    fix16_t r[4];
+    for (int i = 0; i < 4; i++) r[i] = ref_div_round(c[i] * ((int64_t)1 << (16 + e)), l);
+    return bsync_quat_make(r[0], r[1], r[2], r[3]);
+}
+static void test_quat_normalize_reference(void** state) {
+    (void)state;
+    uint64_t s = 4242;
+    for (long i = 0; i < 2000000; i++) {
+        int32_t v[4];
+        for (int k = 0; k < 4; k++) {
+            uint64_t r = bsync_test_rand(&s);
+            int32_t x;
+            switch (i % 5) {
+            case 0: x = (int32_t)(uint32_t)r; break;
+            case 1: x = (int32_t)((int64_t)(r % 131073) - 65536); break;
+            case 2: x = (int32_t)((int64_t)(r % 21) - 10); break;
+            case 3: x = (int32_t)((uint32_t)r >> (r >> 59)); break;
+            default: x = (r & 7) == 0 ? INT32_MAX : (r & 7) == 1 ? -INT32_MAX : (int32_t)((int64_t)(r % 200001) - 100000);
+            }
+            v[k] = x == INT32_MIN ? -INT32_MAX : x;
+        }
+        bsync_quat q = bsync_quat_make(v[0], v[1], v[2], v[3]);
+        bsync_quat a = ref_normalize(q), b = bsync_quat_normalize(q);
+        if (a.x != b.x || a.y != b.y || a.z != b.z || a.w != b.w)
+            fail_msg("normalize(%d, %d, %d, %d) differs from the reference", v[0], v[1], v[2], v[3]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_saturating_scalars), cmocka_unit_test(test_isqrt_definition), cmocka_unit_test(test_lerp),
+        cmocka_unit_test(test_saturating_scalars), cmocka_unit_test(test_isqrt_definition), cmocka_unit_test(test_isqrt_fast_definition), cmocka_unit_test(test_quat_normalize_reference), cmocka_unit_test(test_lerp),
         cmocka_unit_test(test_dot_cross_length),   cmocka_unit_test(test_quat_identities),
         cmocka_unit_test(test_quat_rotate),        cmocka_unit_test(test_quat_normalize),
         cmocka_unit_test(test_quat_nlerp),         cmocka_unit_test(test_trs_compose),

@@ -127,6 +127,9 @@ static inline uint64_t bsync_u64_isqrt(uint64_t n) {
     }
 }
 
+/* The same value as bsync_u64_isqrt, faster for large n (a table seed; fixed.c). */
+uint64_t bsync_u64_isqrt_fast(uint64_t n);
+
 /* Round a value given in 2^-32 units (a sum of raw fix16 products) to fix16, ties away from zero,
  * saturating. The value is hi * 2^16 + lo (hi any int64 with |hi| < 2^62, lo >= 0 any int64 < 2^62). */
 static inline fix16_t bsync_fx_round_q32_(int64_t hi, int64_t lo) {
