@@ -25,6 +25,7 @@ static void usage(FILE* f) {
             "usage: blendsync replay verify FILE [--match CONFIG] [--poses] [--from TICK] [--json]\n"
             "       blendsync replay info FILE [--json]\n"
             "       blendsync replay cut FILE --from A --to B --out OUT [--match CONFIG]\n"
+            "       blendsync replay record MATCH.json --ticks N -o OUT [--seed S] [--poses]\n"
             "\n"
             "verify  rebuild the match from the replay's recorded config (graphs next to the recorded\n"
             "        config path, else next to the replay), refuse it when the match hash or an asset\n"
@@ -38,7 +39,9 @@ static void usage(FILE* f) {
             "        1 mismatch, 2 unreadable or refused\n"
             "info    the header, record counts, desyncs, the end, size per player-minute\n"
             "cut     a replay of ticks A..B-1: a fresh snapshot at A (simulated), the frames,\n"
-            "        checksums, snapshots and desyncs of [A, B), END at B; written atomically\n");
+            "        checksums, snapshots and desyncs of [A, B), END at B; written atomically\n"
+            "record  play the match offline with the bots' seeded joysticks and write its replay\n"
+            "        as the server would (blendsync replay record --help)\n");
 }
 
 static int parse_u32(const char* s, uint32_t* out) {
@@ -775,7 +778,8 @@ int bsync_cmd_replay(int argc, char** argv) {
     if (!strcmp(argv[1], "verify")) return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(argv[1], "cut")) return cmd_cut(argc - 1, argv + 1);
-    fprintf(stderr, "blendsync replay: unknown subcommand \"%s\" (verify, info, cut)\n", argv[1]);
+    if (!strcmp(argv[1], "record")) return bsync_cmd_replay_record(argc - 1, argv + 1);
+    fprintf(stderr, "blendsync replay: unknown subcommand \"%s\" (verify, info, cut, record)\n", argv[1]);
     usage(stderr);
     return 2;
 }

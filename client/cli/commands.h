@@ -12,6 +12,7 @@ int bsync_cmd_eval(int argc, char** argv);
 int bsync_cmd_validate(int argc, char** argv);
 int bsync_cmd_bake(int argc, char** argv);
 int bsync_cmd_bot(int argc, char** argv);
+int bsync_cmd_replay_record(int argc, char** argv); /* `replay record` (cmd_replay.c dispatches) */
 int bsync_cmd_replay(int argc, char** argv);
 int bsync_cmd_desync(int argc, char** argv);
 int bsync_cmd_synctest(int argc, char** argv);

@@ -1,0 +1,198 @@
+/* cmd_replay_record.c — `blendsync replay record MATCH.json --ticks N -o OUT [--seed S] [--poses]`:
+ * play a match offline — no server, no network — with every player slot driven by the seeded joystick
+ * script the bots use (bsync_match_random_input, seed S + slot, the same as `blendsync bot --seed`),
+ * and write it as a replay exactly as blendsync-server records one: HEADER (the match config's text,
+ * its hash, every clip's hash), per tick a FRAME (no input defaulted), a CHECKSUM every checksum
+ * interval (with the pose under --poses, like the server's --verify-poses), a SNAPSHOT every 600 ticks,
+ * END. For regression tests of a new build against old matches, for bug reports, and for the
+ * verification benchmark; the file is written to OUT.tmp.<pid> and renamed when complete.
+ * Exit: 0 written, 2 error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blendsync/io/match_config.h"
+#include "blendsync/io/replay.h"
+#include "blendsync/match.h"
+#include "commands.h"
+
+#define SNAPSHOT_EVERY 600u /* as the server (server_internal.h SRV_SNAPSHOT_EVERY) */
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: blendsync replay record MATCH.json --ticks N -o OUT.bsreplay [--seed S] [--poses]\n"
+            "\n"
+            "Plays the match offline (no server): every player slot follows the seeded joystick script\n"
+            "the bots use (seed S + slot; default S = 1000, as `blendsync bot` without --seed), and\n"
+            "writes the replay as blendsync-server records one (frames, a checksum every checksum\n"
+            "interval, a snapshot every 600 ticks, END). --poses records pose checksums too.\n"
+            "Exit status: 0 written, 2 error.\n");
+}
+
+static int parse_u64(const char* s, uint64_t* out) {
+    if (!s || !*s || *s == '-' || *s == '+') return -1;
+    char* end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!end || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+int bsync_cmd_replay_record(int argc, char** argv) {
+    const char *config = NULL, *out = NULL;
+    uint64_t ticks = 0, seed = 1000;
+    int poses = 0;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--poses")) {
+            poses = 1;
+        } else if (!strcmp(a, "--ticks") && v) {
+            if (parse_u64(argv[++i], &ticks) || ticks == 0 || ticks > 100000000u) {
+                fprintf(stderr, "blendsync replay record: --ticks: expected 1..100000000, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed") && v) {
+            if (parse_u64(argv[++i], &seed)) {
+                fprintf(stderr, "blendsync replay record: --seed: expected a whole number, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && v) {
+            out = argv[++i];
+        } else if (a[0] != '-' && !config) {
+            config = a;
+        } else {
+            fprintf(stderr, "blendsync replay record: unknown or incomplete argument \"%s\"\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!config || !out || !ticks) {
+        fprintf(stderr, "blendsync replay record: MATCH.json, --ticks N and -o OUT are required\n");
+        usage(stderr);
+        return 2;
+    }
+    bsync_match_config* mc = NULL;
+    bsync_error err;
+    memset(&err, 0, sizeof err);
+    if (bsync_match_config_load(config, NULL, &mc, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync replay record: %s\n", err.message);
+        return 2;
+    }
+    const bsync_match_desc* d = bsync_match_config_desc(mc);
+    size_t msize = bsync_match_memory_size(d);
+    void* mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
+    bsync_match* m = NULL;
+    size_t snap_cap = 0;
+    uint8_t* snap = NULL;
+    bsync_replay_writer* w = NULL;
+    static bsync_replay_record rec; /* large (payload arrays): not on the stack */
+    static bsync_replay_header h;
+    bsync_match_script scripts[BSYNC_MATCH_MAX_PLAYERS];
+    char tmp[4096];
+    tmp[0] = '\0';
+    int rc = 2;
+    if (!mem || bsync_match_init(mem, msize, d, &m) != BSYNC_OK) {
+        fprintf(stderr, "blendsync replay record: cannot set up the match\n");
+        goto done;
+    }
+    snap_cap = bsync_match_snapshot_size(m);
+    snap = malloc(snap_cap);
+    if (!snap) goto done;
+    memset(&h, 0, sizeof h);
+    h.format_version = BSYNC_REPLAY_FORMAT_VERSION;
+    snprintf(h.build_version, sizeof h.build_version, "blendsync %s replay record", BSYNC_VERSION_STRING);
+    h.match_id = bsync_match_config_match_id(mc);
+    h.match_hash = bsync_match_hash(d);
+    h.tick_rate = bsync_match_config_tick_rate(mc);
+    h.player_count = d->player_count;
+    h.param_count = d->param_count;
+    h.trigger_count = d->trigger_count;
+    h.character_count = d->character_count;
+    h.input_delay = bsync_match_config_input_delay(mc);
+    h.checksum_interval = bsync_match_config_checksum_interval(mc);
+    const char* names[BSYNC_REPLAY_MAX_ASSETS];
+    uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
+    uint32_t na = bsync_match_config_asset_hashes(mc, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
+    h.asset_count = na < BSYNC_REPLAY_MAX_ASSETS ? na : BSYNC_REPLAY_MAX_ASSETS;
+    for (uint32_t i = 0; i < h.asset_count; i++) {
+        snprintf(h.assets[i].name, sizeof h.assets[i].name, "%s", names[i]);
+        h.assets[i].hash = hashes[i];
+    }
+    snprintf(h.config_path, sizeof h.config_path, "%s", bsync_match_config_path(mc));
+    size_t clen = 0;
+    h.config_text = bsync_match_config_text(mc, &clen);
+    h.config_len = (uint32_t)clen;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    if (bsync_replay_writer_open(tmp, &h, &w, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync replay record: %s\n", err.message);
+        goto done;
+    }
+    for (uint32_t p = 0; p < d->player_count; p++) bsync_match_script_init(&scripts[p], seed + p);
+    uint32_t interval = h.checksum_interval;
+    for (uint64_t t = 0; t < ticks; t++) {
+        if (t > 0 && t % SNAPSHOT_EVERY == 0) {
+            size_t len = 0;
+            memset(&rec, 0, sizeof rec);
+            rec.type = BSYNC_REPLAY_SNAPSHOT;
+            if (bsync_match_save(m, snap, snap_cap, &len) != BSYNC_OK) goto write_error;
+            rec.snapshot.tick = (uint32_t)t;
+            rec.snapshot.len = (uint32_t)len;
+            rec.snapshot.data = snap;
+            if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
+        }
+        memset(&rec, 0, sizeof rec);
+        rec.type = BSYNC_REPLAY_FRAME;
+        rec.frame.tick = (uint32_t)t;
+        rec.frame.inputs.player_count = d->player_count;
+        for (uint32_t p = 0; p < d->player_count; p++)
+            bsync_match_random_input(&scripts[p], d, &rec.frame.inputs.players[p]);
+        if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
+        if (bsync_match_tick(m, &rec.frame.inputs) != BSYNC_OK) {
+            fprintf(stderr, "blendsync replay record: tick %llu failed\n", (unsigned long long)t);
+            goto done;
+        }
+        if ((t + 1) % interval == 0) {
+            bsync_match_checksums cs;
+            if (bsync_match_checksums_get(m, poses, &cs) != BSYNC_OK) goto done;
+            memset(&rec, 0, sizeof rec);
+            rec.type = BSYNC_REPLAY_CHECKSUM;
+            rec.checksum.tick = (uint32_t)t;
+            rec.checksum.has_pose = poses ? 1u : 0u;
+            rec.checksum.blend = cs.blend;
+            rec.checksum.pose = cs.pose;
+            if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
+        }
+    }
+    memset(&rec, 0, sizeof rec);
+    rec.type = BSYNC_REPLAY_END;
+    rec.end.ticks = (uint32_t)ticks;
+    rec.end.reason = 0;
+    if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
+    if (bsync_replay_writer_sync(w) != BSYNC_OK) goto write_error;
+    uint64_t bytes = bsync_replay_writer_bytes(w);
+    bsync_replay_writer_close(w);
+    w = NULL;
+    if (rename(tmp, out) != 0) {
+        perror(out);
+        goto done;
+    }
+    printf("recorded %llu ticks of match %llu (%u players, %u characters, %u Hz) to %s: %llu bytes\n",
+           (unsigned long long)ticks, (unsigned long long)h.match_id, h.player_count, h.character_count, h.tick_rate,
+           out, (unsigned long long)bytes);
+    rc = 0;
+    goto done;
+write_error:
+    fprintf(stderr, "blendsync replay record: writing %s: %s\n", tmp, err.message[0] ? err.message : "failed");
+done:
+    if (w) bsync_replay_writer_close(w);
+    if (rc != 0 && tmp[0]) remove(tmp);
+    free(snap);
+    free(mem);
+    bsync_match_config_destroy(mc);
+    return rc;
+}
