@@ -438,8 +438,8 @@ static void test_isqrt_fast_definition(void** state) {
 
 /* bsync_quat_normalize against a plain reference of its documented rule (the sum of squares scaled by
  * 4^e into [2^60, 2^62), its square root rounded to nearest, each component c * 2^(16+e) / L rounded
- * with ties away from zero) written with the plain Newton square root and plain 64-bit divisions —
- * what fixed.c computed before its table seed and reciprocal. 2 million inputs, from tiny to full range. */
+ * with ties away from zero) written with the plain Newton square root and the loop for e — what
+ * fixed.c computed before its table-seeded square root. 2 million inputs, from tiny to full range. */
 static fix16_t ref_div_round(int64_t num, uint64_t den) {
     uint64_t m = bsync_u64_abs(num);
     return bsync_fx_signed_sat((2 * m + den) / (2 * den), num < 0);
