@@ -1,16 +1,6 @@
-/* config.c — JSON graph configuration -> bsync_blend_tree, numbers converted exactly from their text.
- *
- * cJSON keeps only a double per number, so the text is scanned first by a small lexer that knows
- * JSON strings (escapes included) and records, in document order, the byte span of every number
- * token (a run of [0-9+-.eE] starting with '-' or a digit outside strings). A strict recognizer then
- * checks the whole text against RFC 8259 (numbers by bsync_fx_parse's grammar) and reports the first
- * error at its line:column. cJSON then parses a copy of the text in which every number token is replaced by "0" and spaces
- * of the same length (so offsets, lines and columns are unchanged and cJSON's 63-character number
- * limit and locale-dependent strtod never matter). cJSON keeps children in document order,
- * duplicates included, so the k-th number node of a depth-first walk is the k-th span; the walk
- * stores k in the node's valueint (unused otherwise: values come from the text), and a number is
- * converted from its span with bsync_fx_parse when the parser uses it.
- */
+/* config.c — JSON graph configuration -> bsync_blend_tree, numbers converted exactly from their text
+ * (strict JSON with every number's text kept: json_exact.h; a number is converted from its span with
+ * bsync_fx_parse when the parser uses it). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +11,9 @@
 #include "blendsync/fixed.h"
 #include "blendsync/io/config.h"
 #include "file_internal.h"
+#include "json_exact.h"
 
-typedef struct span {
-    size_t off, len;
-} span;
+typedef bsync_json_span span;
 
 typedef struct node_build {
     bsync_blend_child_ref children[BSYNC_MAX_BLEND_CHILDREN];
@@ -130,227 +119,6 @@ static void name_list(char* buf, size_t cap, const char* const* names, uint32_t 
         if (w < 0 || (size_t)w >= cap - n) return;
         n += (size_t)w;
     }
-}
-
-static void line_col(const char* text, size_t off, unsigned long* line, unsigned long* col) {
-    unsigned long l = 1;
-    size_t start = 0;
-    for (size_t i = 0; i < off; i++)
-        if (text[i] == '\n') {
-            l++;
-            start = i + 1;
-        }
-    *line = l;
-    *col = (unsigned long)(off - start) + 1;
-}
-
-/* ---------------------------------------------------------------- lexer */
-
-static int is_number_char(char ch) {
-    return (ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '.' || ch == 'e' || ch == 'E';
-}
-
-/* Records the number spans (their grammar is checked by the recognizer below). Returns 0 when out
- * of memory. */
-static int lex_numbers(const char* text, size_t len, span** out, size_t* count) {
-    size_t cap = 64, n = 0;
-    span* spans = (span*)malloc(cap * sizeof(span));
-    if (!spans) return 0;
-    int in_string = 0;
-    size_t i = 0;
-    while (i < len) {
-        char ch = text[i];
-        if (in_string) {
-            if (ch == '\\') i += 2;
-            else {
-                if (ch == '"') in_string = 0;
-                i++;
-            }
-            continue;
-        }
-        if (ch == '"') {
-            in_string = 1;
-            i++;
-            continue;
-        }
-        if (ch == '-' || (ch >= '0' && ch <= '9')) {
-            size_t j = i;
-            while (j < len && is_number_char(text[j])) j++;
-            if (n == cap) {
-                span* grown = (span*)realloc(spans, 2 * cap * sizeof(span));
-                if (!grown) {
-                    free(spans);
-                    return 0;
-                }
-                spans = grown;
-                cap *= 2;
-            }
-            spans[n].off = i;
-            spans[n].len = j - i;
-            n++;
-            i = j;
-            continue;
-        }
-        i++;
-    }
-    *out = spans;
-    *count = n;
-    return 1;
-}
-
-/* A strict JSON recognizer (RFC 8259) that finds the FIRST syntax error and its offset, so messages
- * point at the offending byte (cJSON's own error offsets are sometimes one byte late). */
-typedef struct rec {
-    const char* s;
-    size_t len, i;
-    int depth;
-    int bad_number; /* the error is a malformed number token at i */
-} rec;
-
-static void rec_ws(rec* r) {
-    while (r->i < r->len && (r->s[r->i] == ' ' || r->s[r->i] == '\t' || r->s[r->i] == '\n' || r->s[r->i] == '\r')) r->i++;
-}
-
-static int is_hex(char ch) {
-    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
-static int rec_string(rec* r) {
-    r->i++; /* the opening quote */
-    while (r->i < r->len) {
-        unsigned char ch = (unsigned char)r->s[r->i];
-        if (ch == '"') {
-            r->i++;
-            return 1;
-        }
-        if (ch < 0x20) return 0;
-        if (ch == '\\') {
-            r->i++;
-            if (r->i >= r->len) return 0;
-            ch = (unsigned char)r->s[r->i];
-            if (ch == 'u') {
-                for (int k = 1; k <= 4; k++)
-                    if (r->i + (size_t)k >= r->len || !is_hex(r->s[r->i + (size_t)k])) {
-                        r->i += (size_t)k;
-                        return 0;
-                    }
-                r->i += 5;
-            } else if (ch == '"' || ch == '\\' || ch == '/' || ch == 'b' || ch == 'f' || ch == 'n' || ch == 'r' ||
-                       ch == 't') {
-                r->i++;
-            } else {
-                return 0;
-            }
-        } else {
-            r->i++;
-        }
-    }
-    return 0;
-}
-
-static int rec_value(rec* r);
-
-static int rec_literal(rec* r, const char* word) {
-    size_t n = strlen(word);
-    for (size_t k = 0; k < n; k++) {
-        if (r->i >= r->len || r->s[r->i] != word[k]) return 0;
-        r->i++;
-    }
-    return 1;
-}
-
-static int rec_value(rec* r) {
-    rec_ws(r);
-    if (r->i >= r->len) return 0;
-    char ch = r->s[r->i];
-    if (ch == '{' || ch == '[') {
-        const char close = ch == '{' ? '}' : ']';
-        if (++r->depth > 1000) return 0;
-        r->i++;
-        rec_ws(r);
-        if (r->i < r->len && r->s[r->i] == close) {
-            r->i++;
-            r->depth--;
-            return 1;
-        }
-        for (;;) {
-            if (close == '}') {
-                rec_ws(r);
-                if (r->i >= r->len || r->s[r->i] != '"' || !rec_string(r)) return 0;
-                rec_ws(r);
-                if (r->i >= r->len || r->s[r->i] != ':') return 0;
-                r->i++;
-            }
-            if (!rec_value(r)) return 0;
-            rec_ws(r);
-            if (r->i >= r->len) return 0;
-            if (r->s[r->i] == close) {
-                r->i++;
-                r->depth--;
-                return 1;
-            }
-            if (r->s[r->i] != ',') return 0;
-            r->i++;
-        }
-    }
-    if (ch == '"') return rec_string(r);
-    if (ch == '-' || (ch >= '0' && ch <= '9')) {
-        size_t j = r->i;
-        while (j < r->len && is_number_char(r->s[j])) j++;
-        fix16_t ignored;
-        if (bsync_fx_parse(r->s + r->i, j - r->i, &ignored) == BSYNC_PARSE_ERROR) {
-            r->bad_number = 1;
-            return 0;
-        }
-        r->i = j;
-        return 1;
-    }
-    if (ch == 't') return rec_literal(r, "true");
-    if (ch == 'f') return rec_literal(r, "false");
-    if (ch == 'n') return rec_literal(r, "null");
-    return 0;
-}
-
-/* 1 when the text is one JSON value (with surrounding whitespace); else 0 with the error message. */
-static int recognize(const char* name, const char* text, size_t len, bsync_error* err) {
-    rec r = {text, len, 0, 0, 0};
-    int ok = rec_value(&r);
-    if (ok) {
-        rec_ws(&r);
-        ok = r.i == len;
-    }
-    if (ok) return 1;
-    unsigned long line, col;
-    size_t at = r.i < len ? r.i : len;
-    line_col(text, at, &line, &col);
-    if (r.bad_number) {
-        size_t j = at;
-        while (j < len && is_number_char(text[j])) j++;
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: %.*s is not a JSON number", name, line, col,
-                  (int)(j - at > 40 ? 40 : j - at), text + at);
-    } else if (r.depth > 1000) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: nested deeper than 1000 levels", name, line, col);
-    } else if (at >= len) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected end of input", name, line, col);
-    } else if ((unsigned char)text[at] < 0x20 || (unsigned char)text[at] >= 0x7F) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected byte 0x%02X", name, line, col,
-                  (unsigned)(unsigned char)text[at]);
-    } else {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected '%c'", name, line, col, text[at]);
-    }
-    return 0;
-}
-
-/* Depth-first, document order: the k-th number gets valueint = k. Returns the count seen. */
-static size_t number_walk(cJSON* item, size_t k) {
-    for (; item; item = item->next) {
-        if (cJSON_IsNumber(item)) {
-            item->valueint = (int)(k < (size_t)0x7FFFFFFF ? k : 0x7FFFFFFF);
-            k++;
-        }
-        if (item->child) k = number_walk(item->child, k);
-    }
-    return k;
 }
 
 /* ---------------------------------------------------------------- typed getters */
@@ -1360,52 +1128,25 @@ static bsync_result parse_text(const char* text, size_t len, const char* name, c
     if (out_graph) *out_graph = NULL;
     if (!text) text = "";
     ctx* c = (ctx*)calloc(1, sizeof(ctx));
-    char* copy = (char*)malloc(len + 1);
     bsync_config_graph* g = graph_new();
-    span* spans = NULL;
-    size_t span_count = 0;
-    if (!c || !copy || !g || !lex_numbers(text, len, &spans, &span_count)) {
+    if (!c || !g) {
         free(c);
-        free(copy);
         bsync_config_graph_destroy(g);
         set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
         return BSYNC_OUT_OF_MEMORY;
     }
+    bsync_json_doc jd;
+    bsync_result r = bsync_json_exact_parse(name, text, len, &jd, err);
     c->file = name;
     c->text = text;
-    c->spans = spans;
-    c->span_count = span_count;
+    c->spans = jd.spans;
+    c->span_count = jd.span_count;
     c->err = err;
     c->g = g;
-
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    for (size_t i = 0; i < span_count; i++) {
-        copy[spans[i].off] = '0';
-        for (size_t j = 1; j < spans[i].len; j++) copy[spans[i].off + j] = ' ';
-    }
-    bsync_result r;
-    const char* end = NULL;
-    cJSON* doc = NULL;
-    if (!recognize(name, text, len, err)) {
-        r = BSYNC_CONFIG_ERROR;
-    } else if (!(doc = cJSON_ParseWithOpts(copy, &end, 1))) { /* e.g. a \u escape of a lone surrogate */
-        unsigned long line, col;
-        size_t off = end ? (size_t)(end - copy) : 0;
-        line_col(text, off < len ? off : len, &line, &col);
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON (rejected by the JSON parser)", name, line, col);
-        r = BSYNC_CONFIG_ERROR;
-    } else if (number_walk(doc, 0) != span_count) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s: invalid JSON: numbers could not be matched to their text", name);
-        r = BSYNC_CONFIG_ERROR;
-    } else {
-        r = parse_document(c, doc, allocator, out, diags);
-    }
-    cJSON_Delete(doc);
+    if (r == BSYNC_OK) r = parse_document(c, jd.root, allocator, out, diags);
+    bsync_json_exact_free(&jd);
     free(c->builds);
     free(c);
-    free(spans);
-    free(copy);
     if (r == BSYNC_OK && out_graph) *out_graph = g;
     else bsync_config_graph_destroy(g);
     if (r != BSYNC_OK && *out) {
