@@ -23,13 +23,10 @@ typedef struct node_build {
 } node_build;
 
 typedef struct ctx {
-    const char* file;
+    bsync_json_where w; /* file, err, the JSON path */
     const char* text;
     span* spans;
     size_t span_count;
-    bsync_error* err;
-    char path[768];
-    size_t path_len;
     /* the tree being described */
     const char* param_names[BSYNC_MAX_PARAMETERS];
     fix16_t param_defaults[BSYNC_MAX_PARAMETERS];
@@ -58,53 +55,10 @@ static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...)
     va_end(ap);
 }
 
-/* "FILE: /path: what" with the current path. Returns BSYNC_CONFIG_ERROR. */
-static bsync_result fail(ctx* c, const char* fmt, ...) {
-    char what[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: %s", c->file, c->path_len ? c->path : "/", what);
-    return BSYNC_CONFIG_ERROR;
-}
 
-/* Append a JSON Pointer token ("~" -> "~0", "/" -> "~1"); returns the old length for path_pop. */
-static size_t path_push(ctx* c, const char* token) {
-    size_t old = c->path_len, n = c->path_len;
-    const size_t cap = sizeof c->path - 4;
-    if (n < cap) c->path[n++] = '/';
-    for (const char* s = token; *s && n < cap; s++) {
-        if (*s == '~' || *s == '/') {
-            c->path[n++] = '~';
-            if (n < cap) c->path[n++] = *s == '~' ? '0' : '1';
-        } else {
-            c->path[n++] = *s;
-        }
-    }
-    c->path[n] = '\0';
-    c->path_len = n;
-    return old;
-}
 
-static size_t path_push_index(ctx* c, int i) {
-    char buf[16];
-    snprintf(buf, sizeof buf, "%d", i);
-    return path_push(c, buf);
-}
 
-static void path_pop(ctx* c, size_t old) {
-    c->path_len = old;
-    c->path[old] = '\0';
-}
 
-/* Quote a string for a message: at most 60 bytes shown. */
-static const char* quoted(const char* s, char* buf, size_t cap) {
-    size_t n = strlen(s);
-    if (n > 60) snprintf(buf, cap, "\"%.57s...\"", s);
-    else snprintf(buf, cap, "\"%s\"", s);
-    return buf;
-}
 
 /* A list of names "a, b, c" (truncated with ", ..." beyond about 200 bytes). */
 static void name_list(char* buf, size_t cap, const char* const* names, uint32_t count) {
@@ -124,13 +78,13 @@ static void name_list(char* buf, size_t cap, const char* const* names, uint32_t 
 /* ---------------------------------------------------------------- typed getters */
 
 static bsync_result get_number(ctx* c, const cJSON* item, fix16_t* out, const char* expected) {
-    if (!cJSON_IsNumber(item)) return fail(c, "expected %s", expected);
+    if (!cJSON_IsNumber(item)) return bsync_json_fail(&c->w, "expected %s", expected);
     const span* s = &c->spans[item->valueint];
     bsync_result r = bsync_fx_parse(c->text + s->off, s->len, out);
     if (r == BSYNC_OVERFLOW)
-        return fail(c, "%.*s%s is outside the fixed-point range (%s)", (int)(s->len > 40 ? 40 : s->len),
+        return bsync_json_fail(&c->w, "%.*s%s is outside the fixed-point range (%s)", (int)(s->len > 40 ? 40 : s->len),
                     c->text + s->off, s->len > 40 ? "..." : "", k_range_text);
-    if (r != BSYNC_OK) return fail(c, "invalid number"); /* the lexer already refused these */
+    if (r != BSYNC_OK) return bsync_json_fail(&c->w, "invalid number"); /* the lexer already refused these */
     return BSYNC_OK;
 }
 
@@ -141,56 +95,24 @@ static int valid_name(const char* s) {
 
 static bsync_result check_name(ctx* c, const char* s, const char* what) {
     if (!valid_name(s))
-        return fail(c, "%s name must be 1 to %d bytes long", what, BSYNC_MAX_NAME - 1);
+        return bsync_json_fail(&c->w, "%s name must be 1 to %d bytes long", what, BSYNC_MAX_NAME - 1);
     return BSYNC_OK;
 }
 
-/* Every field of `obj` must be in `allowed` (NULL-terminated) and appear once. `describe` says what
- * the object is, for the message ("a Simple1D node"). */
-static bsync_result check_fields(ctx* c, const cJSON* obj, const char* const* allowed, const char* describe) {
-    for (const cJSON* f = obj->child; f; f = f->next) {
-        int known = 0;
-        for (const char* const* a = allowed; *a; a++)
-            if (!strcmp(*a, f->string)) known = 1;
-        size_t old = path_push(c, f->string);
-        if (!known) {
-            char list[256];
-            size_t n = 0;
-            list[0] = '\0';
-            for (const char* const* a = allowed; *a; a++)
-                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a == allowed ? "" : ", ", *a);
-            return fail(c, "unknown field (%s has: %s)", describe, list);
-        }
-        for (const cJSON* g = obj->child; g != f; g = g->next)
-            if (!strcmp(g->string, f->string)) return fail(c, "duplicate field");
-        path_pop(c, old);
-    }
-    return BSYNC_OK;
-}
 
-static const cJSON* field(const cJSON* obj, const char* name) {
-    for (const cJSON* f = obj->child; f; f = f->next)
-        if (!strcmp(f->string, name)) return f;
-    return NULL;
-}
 
-static bsync_result require(ctx* c, const cJSON* obj, const char* name, const cJSON** out) {
-    *out = field(obj, name);
-    if (!*out) return fail(c, "missing field \"%s\"", name);
-    return BSYNC_OK;
-}
 
 static bsync_result find_parameter(ctx* c, const cJSON* item, uint32_t* out) {
-    if (!cJSON_IsString(item)) return fail(c, "expected a string (a parameter name)");
+    if (!cJSON_IsString(item)) return bsync_json_fail(&c->w, "expected a string (a parameter name)");
     for (uint32_t i = 0; i < c->param_count; i++)
         if (!strcmp(c->param_names[i], item->valuestring)) {
             *out = i;
             return BSYNC_OK;
         }
     char q[80], list[300];
-    if (c->param_count == 0) return fail(c, "unknown parameter %s (no parameters are declared)", quoted(item->valuestring, q, sizeof q));
+    if (c->param_count == 0) return bsync_json_fail(&c->w, "unknown parameter %s (no parameters are declared)", bsync_json_quoted(item->valuestring, q, sizeof q));
     name_list(list, sizeof list, c->param_names, c->param_count);
-    return fail(c, "unknown parameter %s (declared: %s)", quoted(item->valuestring, q, sizeof q), list);
+    return bsync_json_fail(&c->w, "unknown parameter %s (declared: %s)", bsync_json_quoted(item->valuestring, q, sizeof q), list);
 }
 
 /* ---------------------------------------------------------------- graph fields */
@@ -211,55 +133,55 @@ static bsync_result get_enum(ctx* c, const cJSON* item, const char* const* names
     size_t n = 0;
     list[0] = '\0';
     for (int i = 0; names[i]; i++) n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", names[i]);
-    if (!cJSON_IsString(item)) return fail(c, "expected a string, one of: %s", list);
+    if (!cJSON_IsString(item)) return bsync_json_fail(&c->w, "expected a string, one of: %s", list);
     char q[80];
-    return fail(c, "unknown value %s (valid: %s)", quoted(item->valuestring, q, sizeof q), list);
+    return bsync_json_fail(&c->w, "unknown value %s (valid: %s)", bsync_json_quoted(item->valuestring, q, sizeof q), list);
 }
 
 /* An optional number field with a lower bound; *out untouched when absent. `strict`: > lo, else >= lo. */
 static bsync_result get_bounded(ctx* c, const cJSON* obj, const char* name, fix16_t lo, int strict, fix16_t* out,
                                 const char* expected) {
-    const cJSON* f = field(obj, name);
+    const cJSON* f = bsync_json_field(obj, name);
     if (!f) return BSYNC_OK;
-    size_t o = path_push(c, name);
+    size_t o = bsync_json_path_push(&c->w, name);
     bsync_result r = get_number(c, f, out, expected);
     if (r != BSYNC_OK) return r;
-    if (strict ? *out <= lo : *out < lo) return fail(c, "expected %s", expected);
-    path_pop(c, o);
+    if (strict ? *out <= lo : *out < lo) return bsync_json_fail(&c->w, "expected %s", expected);
+    bsync_json_path_pop(&c->w, o);
     return BSYNC_OK;
 }
 
 static bsync_result parse_curve(ctx* c, const cJSON* item, bsync_config_filter* f) {
     bsync_result r;
-    size_t old = path_push(c, "curve");
+    size_t old = bsync_json_path_push(&c->w, "curve");
     const cJSON* keys = item;
     f->pre_wrap = f->post_wrap = BSYNC_CURVE_CLAMP;
     if (cJSON_IsObject(item)) {
         static const char* const allowed[] = {"keys", "pre_wrap", "post_wrap", NULL};
-        if ((r = check_fields(c, item, allowed, "a curve")) != BSYNC_OK) return r;
-        if ((r = require(c, item, "keys", &keys)) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, item, allowed, "a curve")) != BSYNC_OK) return r;
+        if ((r = bsync_json_require(&c->w, item, "keys", &keys)) != BSYNC_OK) return r;
         static const char* const wraps[] = {"clamp", "loop", "pingpong", NULL};
         const char* wnames[2] = {"pre_wrap", "post_wrap"};
         bsync_curve_wrap* wout[2] = {&f->pre_wrap, &f->post_wrap};
         for (int w = 0; w < 2; w++) {
-            const cJSON* wi = field(item, wnames[w]);
+            const cJSON* wi = bsync_json_field(item, wnames[w]);
             if (!wi) continue;
-            size_t o2 = path_push(c, wnames[w]);
+            size_t o2 = bsync_json_path_push(&c->w, wnames[w]);
             int v;
             if ((r = get_enum(c, wi, wraps, &v)) != BSYNC_OK) return r;
             *wout[w] = (bsync_curve_wrap)v;
-            path_pop(c, o2);
+            bsync_json_path_pop(&c->w, o2);
         }
-        path_push(c, "keys");
+        bsync_json_path_push(&c->w, "keys");
     } else if (!cJSON_IsArray(item)) {
-        return fail(c, "expected an array of keys or an object {\"keys\": [...], \"pre_wrap\", \"post_wrap\"}");
+        return bsync_json_fail(&c->w, "expected an array of keys or an object {\"keys\": [...], \"pre_wrap\", \"post_wrap\"}");
     }
     int n = cJSON_IsArray(keys) ? cJSON_GetArraySize(keys) : 0;
     if (!cJSON_IsArray(keys) || n < 1 || n > BSYNC_MAX_CURVE_KEYS)
-        return fail(c, "expected an array of 1 to %d keys", BSYNC_MAX_CURVE_KEYS);
+        return bsync_json_fail(&c->w, "expected an array of 1 to %d keys", BSYNC_MAX_CURVE_KEYS);
     f->keys = (bsync_curve_key*)calloc((size_t)n, sizeof(bsync_curve_key));
     if (!f->keys) {
-        set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+        set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
         return BSYNC_OUT_OF_MEMORY;
     }
     f->has_curve = 1;
@@ -267,74 +189,74 @@ static bsync_result parse_curve(ctx* c, const cJSON* item, bsync_config_filter* 
                                           "weighted_mode", "stepped", NULL};
     int k = 0;
     for (const cJSON* e = keys->child; e; e = e->next, k++) {
-        size_t o3 = path_push_index(c, k);
-        if (!cJSON_IsObject(e)) return fail(c, "expected an object (a key: {\"time\": t, \"value\": v, ...})");
-        if ((r = check_fields(c, e, kfields, "a curve key")) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(e)) return bsync_json_fail(&c->w, "expected an object (a key: {\"time\": t, \"value\": v, ...})");
+        if ((r = bsync_json_check_fields(&c->w, e, kfields, "a curve key")) != BSYNC_OK) return r;
         bsync_curve_key* key = &f->keys[k];
         key->in_weight = key->out_weight = 21845; /* 1/3 */
         const cJSON* t;
-        if ((r = require(c, e, "time", &t)) != BSYNC_OK) return r;
-        size_t o4 = path_push(c, "time");
+        if ((r = bsync_json_require(&c->w, e, "time", &t)) != BSYNC_OK) return r;
+        size_t o4 = bsync_json_path_push(&c->w, "time");
         if ((r = get_number(c, t, &key->time, "a number")) != BSYNC_OK) return r;
         for (int j = 0; j < k; j++)
             if (f->keys[j].time == key->time) {
                 char tb[24];
-                return fail(c, "two keys at time %s (keys %d and %d)", fx_text(key->time, tb), j, k);
+                return bsync_json_fail(&c->w, "two keys at time %s (keys %d and %d)", fx_text(key->time, tb), j, k);
             }
-        path_pop(c, o4);
+        bsync_json_path_pop(&c->w, o4);
         const cJSON* v;
-        if ((r = require(c, e, "value", &v)) != BSYNC_OK) return r;
-        o4 = path_push(c, "value");
+        if ((r = bsync_json_require(&c->w, e, "value", &v)) != BSYNC_OK) return r;
+        o4 = bsync_json_path_push(&c->w, "value");
         if ((r = get_number(c, v, &key->value, "a number")) != BSYNC_OK) return r;
-        path_pop(c, o4);
+        bsync_json_path_pop(&c->w, o4);
         const char* tn[2] = {"in_tangent", "out_tangent"};
         fix16_t* tv[2] = {&key->in_tangent, &key->out_tangent};
         for (int j = 0; j < 2; j++) {
-            const cJSON* x = field(e, tn[j]);
+            const cJSON* x = bsync_json_field(e, tn[j]);
             if (!x) continue;
-            o4 = path_push(c, tn[j]);
+            o4 = bsync_json_path_push(&c->w, tn[j]);
             if ((r = get_number(c, x, tv[j], "a number")) != BSYNC_OK) return r;
-            path_pop(c, o4);
+            bsync_json_path_pop(&c->w, o4);
         }
         const char* wn[2] = {"in_weight", "out_weight"};
         fix16_t* wv[2] = {&key->in_weight, &key->out_weight};
         for (int j = 0; j < 2; j++) {
-            const cJSON* x = field(e, wn[j]);
+            const cJSON* x = bsync_json_field(e, wn[j]);
             if (!x) continue;
-            o4 = path_push(c, wn[j]);
+            o4 = bsync_json_path_push(&c->w, wn[j]);
             if ((r = get_number(c, x, wv[j], "a number from 0 to 1")) != BSYNC_OK) return r;
-            if (*wv[j] < 0 || *wv[j] > BSYNC_FX_ONE) return fail(c, "expected a number from 0 to 1");
-            path_pop(c, o4);
+            if (*wv[j] < 0 || *wv[j] > BSYNC_FX_ONE) return bsync_json_fail(&c->w, "expected a number from 0 to 1");
+            bsync_json_path_pop(&c->w, o4);
         }
-        const cJSON* wm = field(e, "weighted_mode");
+        const cJSON* wm = bsync_json_field(e, "weighted_mode");
         if (wm) {
-            o4 = path_push(c, "weighted_mode");
+            o4 = bsync_json_path_push(&c->w, "weighted_mode");
             static const char* const modes[] = {"none", "in", "out", "both", NULL};
             int m;
             if ((r = get_enum(c, wm, modes, &m)) != BSYNC_OK) return r;
             if (m == 1 || m == 3) key->flags |= BSYNC_CURVE_IN_WEIGHTED;
             if (m == 2 || m == 3) key->flags |= BSYNC_CURVE_OUT_WEIGHTED;
-            path_pop(c, o4);
+            bsync_json_path_pop(&c->w, o4);
         }
-        const cJSON* st = field(e, "stepped");
+        const cJSON* st = bsync_json_field(e, "stepped");
         if (st) {
-            o4 = path_push(c, "stepped");
+            o4 = bsync_json_path_push(&c->w, "stepped");
             if (cJSON_IsBool(st)) {
                 if (cJSON_IsTrue(st)) key->flags |= BSYNC_CURVE_IN_STEPPED | BSYNC_CURVE_OUT_STEPPED;
             } else {
                 static const char* const sides[] = {"in", "out", "both", NULL};
                 int m;
-                if (!cJSON_IsString(st)) return fail(c, "expected true, false, \"in\", \"out\" or \"both\"");
+                if (!cJSON_IsString(st)) return bsync_json_fail(&c->w, "expected true, false, \"in\", \"out\" or \"both\"");
                 if ((r = get_enum(c, st, sides, &m)) != BSYNC_OK) return r;
                 if (m == 0 || m == 2) key->flags |= BSYNC_CURVE_IN_STEPPED;
                 if (m == 1 || m == 2) key->flags |= BSYNC_CURVE_OUT_STEPPED;
             }
-            path_pop(c, o4);
+            bsync_json_path_pop(&c->w, o4);
         }
-        path_pop(c, o3);
+        bsync_json_path_pop(&c->w, o3);
     }
     f->key_count = (uint32_t)n;
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
@@ -347,14 +269,14 @@ static bsync_result parse_filter(ctx* c, const cJSON* p, uint32_t index) {
     if ((r = get_bounded(c, p, "dead_zone_range", 0, 1, &f->dead_zone_range, "a number > 0")) != BSYNC_OK) return r;
     const fix16_t range = f->dead_zone_range ? f->dead_zone_range : BSYNC_FX_ONE;
     if (f->dead_zone >= range) {
-        if (field(p, "dead_zone_range")) {
-            path_push(c, "dead_zone_range");
-            return fail(c, "must be greater than dead_zone (%s)", fx_text(f->dead_zone, b1));
+        if (bsync_json_field(p, "dead_zone_range")) {
+            bsync_json_path_push(&c->w, "dead_zone_range");
+            return bsync_json_fail(&c->w, "must be greater than dead_zone (%s)", fx_text(f->dead_zone, b1));
         }
-        path_push(c, "dead_zone");
-        return fail(c, "must be less than dead_zone_range (%s: 1 when not given)", fx_text(range, b2));
+        bsync_json_path_push(&c->w, "dead_zone");
+        return bsync_json_fail(&c->w, "must be less than dead_zone_range (%s: 1 when not given)", fx_text(range, b2));
     }
-    const cJSON* cv = field(p, "curve");
+    const cJSON* cv = bsync_json_field(p, "curve");
     if (cv && (r = parse_curve(c, cv, f)) != BSYNC_OK) return r;
     if ((r = get_bounded(c, p, "smooth_time", 0, 0, &f->smooth_time, "a number >= 0 (seconds; 0 = no smoothing)")) !=
         BSYNC_OK)
@@ -363,17 +285,17 @@ static bsync_result parse_filter(ctx* c, const cJSON* p, uint32_t index) {
         BSYNC_OK)
         return r;
     if (f->max_speed > 0 && f->smooth_time == 0) {
-        path_push(c, "max_speed");
-        return fail(c, "max_speed limits SmoothDamp: it needs smooth_time > 0");
+        bsync_json_path_push(&c->w, "max_speed");
+        return bsync_json_fail(&c->w, "max_speed limits SmoothDamp: it needs smooth_time > 0");
     }
-    c->pair_items[index] = field(p, "pair");
+    c->pair_items[index] = bsync_json_field(p, "pair");
     return BSYNC_OK;
 }
 
 static int has_filter_fields(const cJSON* p) {
     static const char* const names[] = {"dead_zone", "dead_zone_range", "curve", "smooth_time", "max_speed", "pair", NULL};
     for (const char* const* n = names; *n; n++)
-        if (field(p, *n)) return 1;
+        if (bsync_json_field(p, *n)) return 1;
     return 0;
 }
 
@@ -384,23 +306,23 @@ static bsync_result resolve_pairs(ctx* c, const cJSON* params) {
     for (uint32_t i = 0; i < c->param_count; i++) {
         const cJSON* item = c->pair_items[i];
         if (!item) continue;
-        size_t o = path_push(c, c->param_names[i]);
-        path_push(c, "pair");
+        size_t o = bsync_json_path_push(&c->w, c->param_names[i]);
+        bsync_json_path_push(&c->w, "pair");
         uint32_t j;
         if ((r = find_parameter(c, item, &j)) != BSYNC_OK) return r;
         char q1[80], q2[80];
-        if (j == i) return fail(c, "a parameter cannot be paired with itself");
+        if (j == i) return bsync_json_fail(&c->w, "a parameter cannot be paired with itself");
         if (j != i + 1)
-            return fail(c, "the pair's second parameter %s must be declared right after %s",
-                        quoted(c->param_names[j], q1, sizeof q1), quoted(c->param_names[i], q2, sizeof q2));
-        path_pop(c, o);
+            return bsync_json_fail(&c->w, "the pair's second parameter %s must be declared right after %s",
+                        bsync_json_quoted(c->param_names[j], q1, sizeof q1), bsync_json_quoted(c->param_names[i], q2, sizeof q2));
+        bsync_json_path_pop(&c->w, o);
         const cJSON* partner = params->child;
         for (uint32_t k = 0; k < j && partner; k++) partner = partner->next;
         if (partner && has_filter_fields(partner)) {
-            path_push(c, c->param_names[j]);
-            return fail(c, "the second parameter of a pair takes its filters from %s: it cannot have dead_zone, "
+            bsync_json_path_push(&c->w, c->param_names[j]);
+            return bsync_json_fail(&c->w, "the second parameter of a pair takes its filters from %s: it cannot have dead_zone, "
                            "dead_zone_range, curve, smooth_time, max_speed or pair",
-                        quoted(c->param_names[i], q2, sizeof q2));
+                        bsync_json_quoted(c->param_names[i], q2, sizeof q2));
         }
         c->g->filters[i].pair = 1;
     }
@@ -410,277 +332,277 @@ static bsync_result resolve_pairs(ctx* c, const cJSON* params) {
 /* time_scale / cycle_offset of child k of node `node` (the child's path is current). */
 static bsync_result parse_child_time(ctx* c, const cJSON* ch, uint32_t node, uint32_t k) {
     bsync_result r;
-    const cJSON* ts = field(ch, "time_scale");
+    const cJSON* ts = bsync_json_field(ch, "time_scale");
     if (ts) {
-        size_t o = path_push(c, "time_scale");
+        size_t o = bsync_json_path_push(&c->w, "time_scale");
         fix16_t v;
         if ((r = get_number(c, ts, &v, "a number from 0.00098 (1/1024) to 1024")) != BSYNC_OK) return r;
         if (v < BSYNC_GRAPH_MIN_TIME_SCALE || v > BSYNC_GRAPH_MAX_TIME_SCALE)
-            return fail(c, "expected a number from 0.00098 (1/1024) to 1024");
+            return bsync_json_fail(&c->w, "expected a number from 0.00098 (1/1024) to 1024");
         c->g->nodes[node].time_scales[k] = v;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    const cJSON* co = field(ch, "cycle_offset");
+    const cJSON* co = bsync_json_field(ch, "cycle_offset");
     if (co) {
-        size_t o = path_push(c, "cycle_offset");
+        size_t o = bsync_json_path_push(&c->w, "cycle_offset");
         fix16_t v;
         if ((r = get_number(c, co, &v, "a number from 0 to less than 1")) != BSYNC_OK) return r;
-        if (v < 0 || v >= BSYNC_FX_ONE) return fail(c, "expected a number from 0 to less than 1");
+        if (v < 0 || v >= BSYNC_FX_ONE) return bsync_json_fail(&c->w, "expected a number from 0 to less than 1");
         c->g->nodes[node].cycle_offsets[k] = v;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     return BSYNC_OK;
 }
 
 /* A string field's text, copied with a length check. */
 static bsync_result get_string(ctx* c, const cJSON* item, char* out, size_t cap, const char* expected) {
-    if (!cJSON_IsString(item) || item->valuestring[0] == '\0') return fail(c, "expected %s", expected);
-    if (strlen(item->valuestring) >= cap) return fail(c, "too long (at most %u bytes)", (unsigned)(cap - 1));
+    if (!cJSON_IsString(item) || item->valuestring[0] == '\0') return bsync_json_fail(&c->w, "expected %s", expected);
+    if (strlen(item->valuestring) >= cap) return bsync_json_fail(&c->w, "too long (at most %u bytes)", (unsigned)(cap - 1));
     strcpy(out, item->valuestring);
     return BSYNC_OK;
 }
 
 static bsync_result parse_clips(ctx* c, const cJSON* clips) {
     bsync_result r;
-    size_t old = path_push(c, "clips");
-    if (!cJSON_IsObject(clips)) return fail(c, "expected an object of clips ({\"MOTION\": {\"source\": FILE, ...}})");
+    size_t old = bsync_json_path_push(&c->w, "clips");
+    if (!cJSON_IsObject(clips)) return bsync_json_fail(&c->w, "expected an object of clips ({\"MOTION\": {\"source\": FILE, ...}})");
     int n = cJSON_GetArraySize(clips);
-    if (n > BSYNC_MAX_MOTIONS) return fail(c, "too many clips (at most %d)", BSYNC_MAX_MOTIONS);
+    if (n > BSYNC_MAX_MOTIONS) return bsync_json_fail(&c->w, "too many clips (at most %d)", BSYNC_MAX_MOTIONS);
     if (n > 0) {
         c->g->clips = (bsync_config_clip*)calloc((size_t)n, sizeof(bsync_config_clip));
         if (!c->g->clips) {
-            set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+            set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
             return BSYNC_OUT_OF_MEMORY;
         }
     }
     for (const cJSON* e = clips->child; e; e = e->next) {
-        size_t o2 = path_push(c, e->string);
+        size_t o2 = bsync_json_path_push(&c->w, e->string);
         char q[80], list[300];
         for (const cJSON* g = clips->child; g != e; g = g->next)
-            if (!strcmp(g->string, e->string)) return fail(c, "duplicate clip");
+            if (!strcmp(g->string, e->string)) return bsync_json_fail(&c->w, "duplicate clip");
         int is_motion = 0;
         for (uint32_t i = 0; i < c->motion_count; i++)
             if (!strcmp(c->motion_names[i], e->string)) is_motion = 1;
         if (!is_motion) {
             for (uint32_t i = 0; i < c->node_count; i++)
                 if (!strcmp(c->node_names[i], e->string))
-                    return fail(c, "%s is a node, not a motion: only motions take clips", quoted(e->string, q, sizeof q));
+                    return bsync_json_fail(&c->w, "%s is a node, not a motion: only motions take clips", bsync_json_quoted(e->string, q, sizeof q));
             name_list(list, sizeof list, c->motion_names, c->motion_count);
-            return fail(c, "no motion named %s (motions: %s)", quoted(e->string, q, sizeof q), list);
+            return bsync_json_fail(&c->w, "no motion named %s (motions: %s)", bsync_json_quoted(e->string, q, sizeof q), list);
         }
-        if (!cJSON_IsObject(e)) return fail(c, "expected an object ({\"source\": FILE, \"animation\": NAME, \"loop\": true})");
+        if (!cJSON_IsObject(e)) return bsync_json_fail(&c->w, "expected an object ({\"source\": FILE, \"animation\": NAME, \"loop\": true})");
         static const char* const allowed[] = {"source", "animation", "loop", NULL};
-        if ((r = check_fields(c, e, allowed, "a clip")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, e, allowed, "a clip")) != BSYNC_OK) return r;
         bsync_config_clip* cl = &c->g->clips[c->g->clip_count];
         strcpy(cl->motion, e->string); /* motion names are < BSYNC_MAX_NAME (checked) */
         const cJSON* src;
-        if ((r = require(c, e, "source", &src)) != BSYNC_OK) return r;
-        size_t o3 = path_push(c, "source");
+        if ((r = bsync_json_require(&c->w, e, "source", &src)) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push(&c->w, "source");
         if ((r = get_string(c, src, cl->source, sizeof cl->source, "a string (a file path)")) != BSYNC_OK) return r;
         if (!strncmp(cl->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX)) &&
             strcmp(cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID) != 0)
-            return fail(c, "unknown built-in source %s (built-ins: %s)", quoted(cl->source, q, sizeof q),
+            return bsync_json_fail(&c->w, "unknown built-in source %s (built-ins: %s)", bsync_json_quoted(cl->source, q, sizeof q),
                         BSYNC_CONFIG_BUILTIN_HUMANOID);
-        path_pop(c, o3);
+        bsync_json_path_pop(&c->w, o3);
         strcpy(cl->animation, cl->motion);
-        const cJSON* an = field(e, "animation");
+        const cJSON* an = bsync_json_field(e, "animation");
         if (an) {
-            o3 = path_push(c, "animation");
+            o3 = bsync_json_path_push(&c->w, "animation");
             if ((r = get_string(c, an, cl->animation, sizeof cl->animation, "a string (an animation name)")) != BSYNC_OK)
                 return r;
             cl->animation_given = 1;
-            path_pop(c, o3);
+            bsync_json_path_pop(&c->w, o3);
         }
         cl->loop = 1;
-        const cJSON* lp = field(e, "loop");
+        const cJSON* lp = bsync_json_field(e, "loop");
         if (lp) {
-            o3 = path_push(c, "loop");
-            if (!cJSON_IsBool(lp)) return fail(c, "expected true or false");
+            o3 = bsync_json_path_push(&c->w, "loop");
+            if (!cJSON_IsBool(lp)) return bsync_json_fail(&c->w, "expected true or false");
             if (!cJSON_IsTrue(lp))
-                return fail(c, "loop: false is not supported yet (the graph plays every bound clip looped)");
-            path_pop(c, o3);
+                return bsync_json_fail(&c->w, "loop: false is not supported yet (the graph plays every bound clip looped)");
+            bsync_json_path_pop(&c->w, o3);
         }
         c->g->clip_count++;
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     }
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 /* "include_children": a bool (the path is current). */
 static bsync_result get_bool(ctx* c, const cJSON* item, uint32_t* out) {
-    if (!cJSON_IsBool(item)) return fail(c, "expected true or false");
+    if (!cJSON_IsBool(item)) return bsync_json_fail(&c->w, "expected true or false");
     *out = cJSON_IsTrue(item) ? 1u : 0u;
     return BSYNC_OK;
 }
 
 static bsync_result parse_mask(ctx* c, const cJSON* mask, bsync_config_layer* L) {
     bsync_result r;
-    size_t old = path_push(c, "mask");
+    size_t old = bsync_json_path_push(&c->w, "mask");
     if (!cJSON_IsObject(mask))
-        return fail(c, "expected an object ({\"joints\": [NAME, ...], \"include_children\": true})");
+        return bsync_json_fail(&c->w, "expected an object ({\"joints\": [NAME, ...], \"include_children\": true})");
     static const char* const allowed[] = {"joints", "include_children", NULL};
-    if ((r = check_fields(c, mask, allowed, "a layer mask")) != BSYNC_OK) return r;
+    if ((r = bsync_json_check_fields(&c->w, mask, allowed, "a layer mask")) != BSYNC_OK) return r;
     uint32_t incl = 1;
-    const cJSON* ic = field(mask, "include_children");
+    const cJSON* ic = bsync_json_field(mask, "include_children");
     if (ic) {
-        size_t o = path_push(c, "include_children");
+        size_t o = bsync_json_path_push(&c->w, "include_children");
         if ((r = get_bool(c, ic, &incl)) != BSYNC_OK) return r;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     const cJSON* joints;
-    if ((r = require(c, mask, "joints", &joints)) != BSYNC_OK) return r;
-    size_t o2 = path_push(c, "joints");
+    if ((r = bsync_json_require(&c->w, mask, "joints", &joints)) != BSYNC_OK) return r;
+    size_t o2 = bsync_json_path_push(&c->w, "joints");
     int n = cJSON_IsArray(joints) ? cJSON_GetArraySize(joints) : -1;
     if (n < 0 || n > BSYNC_MAX_JOINTS)
-        return fail(c, "expected an array of at most %d joints (names, or {\"joint\": NAME, \"include_children\": "
+        return bsync_json_fail(&c->w, "expected an array of at most %d joints (names, or {\"joint\": NAME, \"include_children\": "
                        "bool})", BSYNC_MAX_JOINTS);
     if (n > 0) {
         L->mask = (bsync_config_mask_joint*)calloc((size_t)n, sizeof(bsync_config_mask_joint));
         if (!L->mask) {
-            set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+            set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
             return BSYNC_OUT_OF_MEMORY;
         }
     }
     int k = 0;
     for (const cJSON* e = joints->child; e; e = e->next, k++) {
-        size_t o3 = path_push_index(c, k);
+        size_t o3 = bsync_json_path_push_index(&c->w, k);
         bsync_config_mask_joint* mj = &L->mask[k];
         mj->include_descendants = incl;
         const cJSON* name = e;
         if (cJSON_IsObject(e)) {
             static const char* const jallowed[] = {"joint", "include_children", NULL};
-            if ((r = check_fields(c, e, jallowed, "a mask joint")) != BSYNC_OK) return r;
-            if ((r = require(c, e, "joint", &name)) != BSYNC_OK) return r;
-            const cJSON* jic = field(e, "include_children");
+            if ((r = bsync_json_check_fields(&c->w, e, jallowed, "a mask joint")) != BSYNC_OK) return r;
+            if ((r = bsync_json_require(&c->w, e, "joint", &name)) != BSYNC_OK) return r;
+            const cJSON* jic = bsync_json_field(e, "include_children");
             if (jic) {
-                size_t o4 = path_push(c, "include_children");
+                size_t o4 = bsync_json_path_push(&c->w, "include_children");
                 if ((r = get_bool(c, jic, &mj->include_descendants)) != BSYNC_OK) return r;
-                path_pop(c, o4);
+                bsync_json_path_pop(&c->w, o4);
             }
-            path_push(c, "joint");
+            bsync_json_path_push(&c->w, "joint");
         }
-        if (!cJSON_IsString(name)) return fail(c, "expected a joint name (a string)");
+        if (!cJSON_IsString(name)) return bsync_json_fail(&c->w, "expected a joint name (a string)");
         if ((r = check_name(c, name->valuestring, "a joint")) != BSYNC_OK) return r;
         strcpy(mj->joint, name->valuestring);
-        path_pop(c, o3);
+        bsync_json_path_pop(&c->w, o3);
     }
     L->mask_count = (uint32_t)n;
-    path_pop(c, o2);
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, o2);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 static bsync_result parse_layers(ctx* c, const cJSON* layers) {
     bsync_result r;
-    size_t old = path_push(c, "layers");
+    size_t old = bsync_json_path_push(&c->w, "layers");
     int n = cJSON_IsArray(layers) ? cJSON_GetArraySize(layers) : -1;
     if (n < 0 || n > (int)BSYNC_GRAPH_MAX_LAYERS)
-        return fail(c, "expected an array of at most %u layers ({\"node\": NODE, \"mode\", \"weight\", \"mask\"})",
+        return bsync_json_fail(&c->w, "expected an array of at most %u layers ({\"node\": NODE, \"mode\", \"weight\", \"mask\"})",
                     BSYNC_GRAPH_MAX_LAYERS);
     int k = 0;
     for (const cJSON* e = layers->child; e; e = e->next, k++) {
-        size_t o2 = path_push_index(c, k);
+        size_t o2 = bsync_json_path_push_index(&c->w, k);
         bsync_config_layer* L = &c->g->layers[k];
-        if (!cJSON_IsObject(e)) return fail(c, "expected an object (a layer: {\"node\": NODE, ...})");
+        if (!cJSON_IsObject(e)) return bsync_json_fail(&c->w, "expected an object (a layer: {\"node\": NODE, ...})");
         static const char* const allowed[] = {"node", "mode", "weight", "weight_parameter", "mask", NULL};
-        if ((r = check_fields(c, e, allowed, "a layer")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, e, allowed, "a layer")) != BSYNC_OK) return r;
         const cJSON* nd;
-        if ((r = require(c, e, "node", &nd)) != BSYNC_OK) return r;
-        size_t o3 = path_push(c, "node");
-        if (!cJSON_IsString(nd)) return fail(c, "expected a string (a node name)");
+        if ((r = bsync_json_require(&c->w, e, "node", &nd)) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push(&c->w, "node");
+        if (!cJSON_IsString(nd)) return bsync_json_fail(&c->w, "expected a string (a node name)");
         L->node = UINT32_MAX;
         for (uint32_t i = 0; i < c->node_count; i++)
             if (!strcmp(c->node_names[i], nd->valuestring)) L->node = i;
         if (L->node == UINT32_MAX) {
             char q[80], list[300];
             name_list(list, sizeof list, c->node_names, c->node_count);
-            return fail(c, "no node named %s (nodes: %s)", quoted(nd->valuestring, q, sizeof q), list);
+            return bsync_json_fail(&c->w, "no node named %s (nodes: %s)", bsync_json_quoted(nd->valuestring, q, sizeof q), list);
         }
-        path_pop(c, o3);
+        bsync_json_path_pop(&c->w, o3);
         L->mode = BSYNC_LAYER_OVERRIDE;
-        const cJSON* md = field(e, "mode");
+        const cJSON* md = bsync_json_field(e, "mode");
         if (md) {
-            o3 = path_push(c, "mode");
+            o3 = bsync_json_path_push(&c->w, "mode");
             static const char* const modes[] = {"override", "additive", NULL};
             int v;
             if ((r = get_enum(c, md, modes, &v)) != BSYNC_OK) return r;
             L->mode = v == 0 ? BSYNC_LAYER_OVERRIDE : BSYNC_LAYER_ADDITIVE;
-            path_pop(c, o3);
+            bsync_json_path_pop(&c->w, o3);
         }
-        const cJSON* w = field(e, "weight");
-        const cJSON* wp = field(e, "weight_parameter");
+        const cJSON* w = bsync_json_field(e, "weight");
+        const cJSON* wp = bsync_json_field(e, "weight_parameter");
         L->weight_source = BSYNC_LAYER_WEIGHT_FIXED;
         L->weight = BSYNC_FX_ONE;
         if (w && wp) {
-            path_push(c, "weight_parameter");
-            return fail(c, "a layer has either \"weight\" or \"weight_parameter\", not both");
+            bsync_json_path_push(&c->w, "weight_parameter");
+            return bsync_json_fail(&c->w, "a layer has either \"weight\" or \"weight_parameter\", not both");
         }
         if (w) {
-            o3 = path_push(c, "weight");
+            o3 = bsync_json_path_push(&c->w, "weight");
             if ((r = get_number(c, w, &L->weight, "a number from 0 to 1")) != BSYNC_OK) return r;
-            if (L->weight < 0 || L->weight > BSYNC_FX_ONE) return fail(c, "expected a number from 0 to 1");
-            path_pop(c, o3);
+            if (L->weight < 0 || L->weight > BSYNC_FX_ONE) return bsync_json_fail(&c->w, "expected a number from 0 to 1");
+            bsync_json_path_pop(&c->w, o3);
         }
         if (wp) {
-            o3 = path_push(c, "weight_parameter");
+            o3 = bsync_json_path_push(&c->w, "weight_parameter");
             if ((r = find_parameter(c, wp, &L->weight_param)) != BSYNC_OK) return r;
             L->weight_source = BSYNC_LAYER_WEIGHT_PARAM;
             L->weight = 0;
-            path_pop(c, o3);
+            bsync_json_path_pop(&c->w, o3);
         }
-        const cJSON* mk = field(e, "mask");
+        const cJSON* mk = bsync_json_field(e, "mask");
         if (mk && (r = parse_mask(c, mk, L)) != BSYNC_OK) return r;
         c->g->layer_count = (uint32_t)k + 1;
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     }
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 /* tick_rate, clips, root_motion, root_rotation, root_joint, layers. */
 static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
     bsync_result r;
-    const cJSON* tr = field(doc, "tick_rate");
+    const cJSON* tr = bsync_json_field(doc, "tick_rate");
     if (tr) {
-        size_t o = path_push(c, "tick_rate");
+        size_t o = bsync_json_path_push(&c->w, "tick_rate");
         fix16_t v;
         if (!cJSON_IsNumber(tr) || get_number(c, tr, &v, "an integer from 15 to 60") != BSYNC_OK || (v & 0xFFFF) != 0 ||
             v < (fix16_t)BSYNC_GRAPH_MIN_TICK_RATE * BSYNC_FX_ONE || v > (fix16_t)BSYNC_GRAPH_MAX_TICK_RATE * BSYNC_FX_ONE)
-            return fail(c, "expected an integer from %u to %u (ticks per second)", BSYNC_GRAPH_MIN_TICK_RATE,
+            return bsync_json_fail(&c->w, "expected an integer from %u to %u (ticks per second)", BSYNC_GRAPH_MIN_TICK_RATE,
                         BSYNC_GRAPH_MAX_TICK_RATE);
         c->g->tick_rate = (uint32_t)(v / BSYNC_FX_ONE);
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    const cJSON* rm = field(doc, "root_motion");
+    const cJSON* rm = bsync_json_field(doc, "root_motion");
     if (rm) {
-        size_t o = path_push(c, "root_motion");
+        size_t o = bsync_json_path_push(&c->w, "root_motion");
         static const char* const modes[] = {"keep", "extract", "none", NULL};
         int v;
         if ((r = get_enum(c, rm, modes, &v)) != BSYNC_OK) return r;
         c->g->root_motion = v == 0 ? BSYNC_ROOT_MOTION_KEEP : v == 1 ? BSYNC_ROOT_MOTION_EXTRACT : BSYNC_ROOT_MOTION_NONE;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    const cJSON* rr = field(doc, "root_rotation");
+    const cJSON* rr = bsync_json_field(doc, "root_rotation");
     if (rr) {
-        size_t o = path_push(c, "root_rotation");
+        size_t o = bsync_json_path_push(&c->w, "root_rotation");
         static const char* const rots[] = {"yaw", "full", NULL};
         int v;
         if ((r = get_enum(c, rr, rots, &v)) != BSYNC_OK) return r;
         c->g->root_rotation = v == 0 ? BSYNC_ROOT_ROTATION_YAW : BSYNC_ROOT_ROTATION_FULL;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    const cJSON* rj = field(doc, "root_joint");
+    const cJSON* rj = bsync_json_field(doc, "root_joint");
     if (rj) {
-        size_t o = path_push(c, "root_joint");
-        if (!cJSON_IsString(rj)) return fail(c, "expected a string (a joint name)");
+        size_t o = bsync_json_path_push(&c->w, "root_joint");
+        if (!cJSON_IsString(rj)) return bsync_json_fail(&c->w, "expected a string (a joint name)");
         if ((r = check_name(c, rj->valuestring, "a joint")) != BSYNC_OK) return r;
         strcpy(c->g->root_joint, rj->valuestring);
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    const cJSON* cl = field(doc, "clips");
+    const cJSON* cl = bsync_json_field(doc, "clips");
     if (cl && (r = parse_clips(c, cl)) != BSYNC_OK) return r;
-    const cJSON* ly = field(doc, "layers");
+    const cJSON* ly = bsync_json_field(doc, "layers");
     if (ly && (r = parse_layers(c, ly)) != BSYNC_OK) return r;
     return BSYNC_OK;
 }
@@ -689,36 +611,36 @@ static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
 
 static bsync_result parse_parameters(ctx* c, const cJSON* params) {
     bsync_result r;
-    size_t old = path_push(c, "parameters");
-    if (!cJSON_IsObject(params)) return fail(c, "expected an object of parameters");
-    if (cJSON_GetArraySize(params) > BSYNC_MAX_PARAMETERS) return fail(c, "too many parameters (at most %d)", BSYNC_MAX_PARAMETERS);
+    size_t old = bsync_json_path_push(&c->w, "parameters");
+    if (!cJSON_IsObject(params)) return bsync_json_fail(&c->w, "expected an object of parameters");
+    if (cJSON_GetArraySize(params) > BSYNC_MAX_PARAMETERS) return bsync_json_fail(&c->w, "too many parameters (at most %d)", BSYNC_MAX_PARAMETERS);
     for (const cJSON* p = params->child; p; p = p->next) {
-        size_t o2 = path_push(c, p->string);
+        size_t o2 = bsync_json_path_push(&c->w, p->string);
         r = check_name(c, p->string, "a parameter");
         if (r != BSYNC_OK) return r;
         for (uint32_t i = 0; i < c->param_count; i++)
-            if (!strcmp(c->param_names[i], p->string)) return fail(c, "duplicate parameter name");
-        if (!cJSON_IsObject(p)) return fail(c, "expected an object (e.g. {\"default\": 0})");
+            if (!strcmp(c->param_names[i], p->string)) return bsync_json_fail(&c->w, "duplicate parameter name");
+        if (!cJSON_IsObject(p)) return bsync_json_fail(&c->w, "expected an object (e.g. {\"default\": 0})");
         static const char* const allowed[] = {"default", "dead_zone", "dead_zone_range", "curve",
                                               "smooth_time", "max_speed", "pair", NULL};
-        r = check_fields(c, p, allowed, "a parameter");
+        r = bsync_json_check_fields(&c->w, p, allowed, "a parameter");
         if (r != BSYNC_OK) return r;
         fix16_t def = 0;
-        const cJSON* d = field(p, "default");
+        const cJSON* d = bsync_json_field(p, "default");
         if (d) {
-            size_t o3 = path_push(c, "default");
+            size_t o3 = bsync_json_path_push(&c->w, "default");
             r = get_number(c, d, &def, "a number");
             if (r != BSYNC_OK) return r;
-            path_pop(c, o3);
+            bsync_json_path_pop(&c->w, o3);
         }
         c->param_names[c->param_count] = p->string;
         c->param_defaults[c->param_count] = def;
         if ((r = parse_filter(c, p, c->param_count)) != BSYNC_OK) return r;
         c->param_count++;
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     }
     if ((r = resolve_pairs(c, params)) != BSYNC_OK) return r;
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
@@ -735,7 +657,7 @@ static bsync_result resolve_child(ctx* c, const char* name, bsync_blend_child_re
             out->index = i;
             return BSYNC_OK;
         }
-    if (c->motion_count >= BSYNC_MAX_MOTIONS) return fail(c, "too many motions (at most %d)", BSYNC_MAX_MOTIONS);
+    if (c->motion_count >= BSYNC_MAX_MOTIONS) return bsync_json_fail(&c->w, "too many motions (at most %d)", BSYNC_MAX_MOTIONS);
     c->motion_names[c->motion_count] = name;
     out->index = c->motion_count++;
     return BSYNC_OK;
@@ -749,12 +671,12 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
     node_build* b = &c->builds[index];
     bsync_result r;
     static const char* const allowed[] = {"type", "initial", "children", "sync", NULL};
-    if ((r = check_fields(c, obj, allowed, "a Switch node")) != BSYNC_OK) return r;
+    if ((r = bsync_json_check_fields(&c->w, obj, allowed, "a Switch node")) != BSYNC_OK) return r;
     if (c->param_count == 0)
-        return fail(c, "a Switch node needs at least one declared parameter (its tree node is a Simple1D over the "
+        return bsync_json_fail(&c->w, "a Switch node needs at least one declared parameter (its tree node is a Simple1D over the "
                        "first parameter, whose weights the switch replaces)");
     if (c->g->switch_count >= BSYNC_GRAPH_MAX_SWITCHES)
-        return fail(c, "too many Switch nodes (at most %u)", BSYNC_GRAPH_MAX_SWITCHES);
+        return bsync_json_fail(&c->w, "too many Switch nodes (at most %u)", BSYNC_GRAPH_MAX_SWITCHES);
     memset(nd, 0, sizeof *nd);
     nd->name = c->node_names[index];
     nd->space.type = BSYNC_BLEND_SIMPLE_1D;
@@ -764,59 +686,59 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
     nd->space.positions = b->positions;
     b->params[0] = 0;
     const cJSON* children;
-    if ((r = require(c, obj, "children", &children)) != BSYNC_OK) return r;
-    size_t o2 = path_push(c, "children");
+    if ((r = bsync_json_require(&c->w, obj, "children", &children)) != BSYNC_OK) return r;
+    size_t o2 = bsync_json_path_push(&c->w, "children");
     int count = cJSON_IsArray(children) ? cJSON_GetArraySize(children) : 0;
     if (!cJSON_IsArray(children) || count < 1 || count > BSYNC_MAX_BLEND_CHILDREN)
-        return fail(c, "expected an array of 1 to %d children (the states)", BSYNC_MAX_BLEND_CHILDREN);
+        return bsync_json_fail(&c->w, "expected an array of 1 to %d children (the states)", BSYNC_MAX_BLEND_CHILDREN);
     static const char* const callowed[] = {"motion", "time_scale", "cycle_offset", NULL};
     const char* state_names[BSYNC_MAX_BLEND_CHILDREN];
     int k = 0;
     for (const cJSON* ch = children->child; ch; ch = ch->next, k++) {
-        size_t o3 = path_push_index(c, k);
-        if (!cJSON_IsObject(ch)) return fail(c, "expected an object (a state: {\"motion\": NAME})");
-        if ((r = check_fields(c, ch, callowed, "a Switch child")) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(ch)) return bsync_json_fail(&c->w, "expected an object (a state: {\"motion\": NAME})");
+        if ((r = bsync_json_check_fields(&c->w, ch, callowed, "a Switch child")) != BSYNC_OK) return r;
         const cJSON* m;
-        if ((r = require(c, ch, "motion", &m)) != BSYNC_OK) return r;
-        size_t o4 = path_push(c, "motion");
-        if (!cJSON_IsString(m)) return fail(c, "expected a string (a motion or node name)");
+        if ((r = bsync_json_require(&c->w, ch, "motion", &m)) != BSYNC_OK) return r;
+        size_t o4 = bsync_json_path_push(&c->w, "motion");
+        if (!cJSON_IsString(m)) return bsync_json_fail(&c->w, "expected a string (a motion or node name)");
         if ((r = check_name(c, m->valuestring, "a motion")) != BSYNC_OK) return r;
         for (int j = 0; j < k; j++)
             if (!strcmp(state_names[j], m->valuestring)) {
                 char q[80];
-                return fail(c, "state %s is already child %d: each state of a switch once (play names it)",
-                            quoted(m->valuestring, q, sizeof q), j);
+                return bsync_json_fail(&c->w, "state %s is already child %d: each state of a switch once (play names it)",
+                            bsync_json_quoted(m->valuestring, q, sizeof q), j);
             }
         state_names[k] = m->valuestring;
         if ((r = resolve_child(c, m->valuestring, &b->children[k])) != BSYNC_OK) return r;
-        path_pop(c, o4);
+        bsync_json_path_pop(&c->w, o4);
         b->thresholds[k] = (fix16_t)k * BSYNC_FX_ONE;
         if ((r = parse_child_time(c, ch, index, (uint32_t)k)) != BSYNC_OK) return r;
-        path_pop(c, o3);
+        bsync_json_path_pop(&c->w, o3);
     }
     nd->space.child_count = (uint32_t)count;
-    path_pop(c, o2);
+    bsync_json_path_pop(&c->w, o2);
     uint32_t initial = 0;
-    const cJSON* in = field(obj, "initial");
+    const cJSON* in = bsync_json_field(obj, "initial");
     if (in) {
-        o2 = path_push(c, "initial");
-        if (!cJSON_IsString(in)) return fail(c, "expected a string (the name of one of the children)");
+        o2 = bsync_json_path_push(&c->w, "initial");
+        if (!cJSON_IsString(in)) return bsync_json_fail(&c->w, "expected a string (the name of one of the children)");
         initial = UINT32_MAX;
         for (int j = 0; j < count; j++)
             if (!strcmp(state_names[j], in->valuestring)) initial = (uint32_t)j;
         if (initial == UINT32_MAX) {
             char q[80], list[300];
             name_list(list, sizeof list, state_names, (uint32_t)count);
-            return fail(c, "no child %s (children: %s)", quoted(in->valuestring, q, sizeof q), list);
+            return bsync_json_fail(&c->w, "no child %s (children: %s)", bsync_json_quoted(in->valuestring, q, sizeof q), list);
         }
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     }
-    const cJSON* sy = field(obj, "sync");
+    const cJSON* sy = bsync_json_field(obj, "sync");
     if (sy) {
-        o2 = path_push(c, "sync");
+        o2 = bsync_json_path_push(&c->w, "sync");
         if (!cJSON_IsString(sy) || strcmp(sy->valuestring, "none") != 0)
-            return fail(c, "a Switch node's sync is always \"none\" (every state keeps its own clock)");
-        path_pop(c, o2);
+            return bsync_json_fail(&c->w, "a Switch node's sync is always \"none\" (every state keeps its own clock)");
+        bsync_json_path_pop(&c->w, o2);
     }
     c->g->nodes[index].sync = BSYNC_SYNC_NONE;
     c->g->switches[c->g->switch_count].node = index;
@@ -830,17 +752,17 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
     bsync_blend_node_desc* nd = &c->nodes[index];
     node_build* b = &c->builds[index];
     bsync_result r;
-    size_t old = path_push(c, "nodes");
-    path_push(c, obj->string);
-    if (!cJSON_IsObject(obj)) return fail(c, "expected an object (a blend node)");
+    size_t old = bsync_json_path_push(&c->w, "nodes");
+    bsync_json_path_push(&c->w, obj->string);
+    if (!cJSON_IsObject(obj)) return bsync_json_fail(&c->w, "expected an object (a blend node)");
     const cJSON* type_item;
-    if ((r = require(c, obj, "type", &type_item)) != BSYNC_OK) return r;
-    size_t o2 = path_push(c, "type");
+    if ((r = bsync_json_require(&c->w, obj, "type", &type_item)) != BSYNC_OK) return r;
+    size_t o2 = bsync_json_path_push(&c->w, "type");
     bsync_blend_type type;
     if (cJSON_IsString(type_item) && !strcmp(type_item->valuestring, "Switch")) {
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
         if ((r = parse_switch_node(c, index, obj)) != BSYNC_OK) return r;
-        path_pop(c, old);
+        bsync_json_path_pop(&c->w, old);
         return BSYNC_OK;
     }
     if (!cJSON_IsString(type_item) || bsync_blend_type_from_name(type_item->valuestring, &type) != BSYNC_OK) {
@@ -849,10 +771,10 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
         for (int t = 0; t < (int)BSYNC_BLEND_TYPE_COUNT; t++) names[t] = bsync_blend_type_name((bsync_blend_type)t);
         names[BSYNC_BLEND_TYPE_COUNT] = "Switch";
         name_list(list, sizeof list, names, BSYNC_BLEND_TYPE_COUNT + 1);
-        if (!cJSON_IsString(type_item)) return fail(c, "expected a string, one of: %s", list);
-        return fail(c, "unknown type %s (valid: %s)", quoted(type_item->valuestring, q, sizeof q), list);
+        if (!cJSON_IsString(type_item)) return bsync_json_fail(&c->w, "expected a string, one of: %s", list);
+        return bsync_json_fail(&c->w, "unknown type %s (valid: %s)", bsync_json_quoted(type_item->valuestring, q, sizeof q), list);
     }
-    path_pop(c, o2);
+    bsync_json_path_pop(&c->w, o2);
     const char* tname = bsync_blend_type_name(type);
     char describe[64];
     snprintf(describe, sizeof describe, "a %s node", tname);
@@ -864,7 +786,7 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
     static const char* const f_idw[] = {"type", "parameters", "power", "children", "sync", NULL};
     static const char* const f_direct[] = {"type", "normalize", "children", "sync", NULL};
     const char* const* allowed = is_1d ? f_1d : is_direct ? f_direct : type == BSYNC_BLEND_INVERSE_DISTANCE_2D ? f_idw : f_2d;
-    if ((r = check_fields(c, obj, allowed, describe)) != BSYNC_OK) return r;
+    if ((r = bsync_json_check_fields(&c->w, obj, allowed, describe)) != BSYNC_OK) return r;
 
     memset(nd, 0, sizeof *nd);
     nd->name = c->node_names[index];
@@ -876,48 +798,48 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
 
     if (is_1d) {
         const cJSON* p;
-        if ((r = require(c, obj, "parameter", &p)) != BSYNC_OK) return r;
-        o2 = path_push(c, "parameter");
+        if ((r = bsync_json_require(&c->w, obj, "parameter", &p)) != BSYNC_OK) return r;
+        o2 = bsync_json_path_push(&c->w, "parameter");
         if ((r = find_parameter(c, p, &b->params[0])) != BSYNC_OK) return r;
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     } else if (is_2d) {
         const cJSON* p;
-        if ((r = require(c, obj, "parameters", &p)) != BSYNC_OK) return r;
-        o2 = path_push(c, "parameters");
-        if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 2) return fail(c, "expected an array of 2 parameter names (x, y)");
+        if ((r = bsync_json_require(&c->w, obj, "parameters", &p)) != BSYNC_OK) return r;
+        o2 = bsync_json_path_push(&c->w, "parameters");
+        if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 2) return bsync_json_fail(&c->w, "expected an array of 2 parameter names (x, y)");
         int k = 0;
         for (const cJSON* e = p->child; e; e = e->next, k++) {
-            size_t o3 = path_push_index(c, k);
+            size_t o3 = bsync_json_path_push_index(&c->w, k);
             if ((r = find_parameter(c, e, &b->params[k])) != BSYNC_OK) return r;
-            path_pop(c, o3);
+            bsync_json_path_pop(&c->w, o3);
         }
-        path_pop(c, o2);
-        const cJSON* pw = field(obj, "power");
+        bsync_json_path_pop(&c->w, o2);
+        const cJSON* pw = bsync_json_field(obj, "power");
         if (pw) {
-            o2 = path_push(c, "power");
+            o2 = bsync_json_path_push(&c->w, "power");
             fix16_t v;
             if (!cJSON_IsNumber(pw) || get_number(c, pw, &v, "an integer from 1 to 8") != BSYNC_OK || (v & 0xFFFF) != 0 ||
                 v < BSYNC_FX_ONE || v > 8 * BSYNC_FX_ONE)
-                return fail(c, "expected an integer from 1 to 8");
+                return bsync_json_fail(&c->w, "expected an integer from 1 to 8");
             nd->space.power = (uint32_t)(v >> 16);
-            path_pop(c, o2);
+            bsync_json_path_pop(&c->w, o2);
         }
     } else {
-        const cJSON* nz = field(obj, "normalize");
+        const cJSON* nz = bsync_json_field(obj, "normalize");
         if (nz) {
-            o2 = path_push(c, "normalize");
-            if (!cJSON_IsBool(nz)) return fail(c, "expected true or false");
+            o2 = bsync_json_path_push(&c->w, "normalize");
+            if (!cJSON_IsBool(nz)) return bsync_json_fail(&c->w, "expected true or false");
             nd->space.normalize = cJSON_IsTrue(nz) ? 1 : 0;
-            path_pop(c, o2);
+            bsync_json_path_pop(&c->w, o2);
         }
     }
 
     const cJSON* children;
-    if ((r = require(c, obj, "children", &children)) != BSYNC_OK) return r;
-    o2 = path_push(c, "children");
+    if ((r = bsync_json_require(&c->w, obj, "children", &children)) != BSYNC_OK) return r;
+    o2 = bsync_json_path_push(&c->w, "children");
     int count = cJSON_IsArray(children) ? cJSON_GetArraySize(children) : 0;
     if (!cJSON_IsArray(children) || count < 1 || count > BSYNC_MAX_BLEND_CHILDREN)
-        return fail(c, "expected an array of 1 to %d children", BSYNC_MAX_BLEND_CHILDREN);
+        return bsync_json_fail(&c->w, "expected an array of 1 to %d children", BSYNC_MAX_BLEND_CHILDREN);
     static const char* const c_1d[] = {"motion", "threshold", "time_scale", "cycle_offset", NULL};
     static const char* const c_2d[] = {"motion", "position", "time_scale", "cycle_offset", NULL};
     static const char* const c_direct[] = {"motion", "parameter", "time_scale", "cycle_offset", NULL};
@@ -926,58 +848,58 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
     snprintf(cdescribe, sizeof cdescribe, "a %s child", tname);
     int k = 0;
     for (const cJSON* ch = children->child; ch; ch = ch->next, k++) {
-        size_t o3 = path_push_index(c, k);
-        if (!cJSON_IsObject(ch)) return fail(c, "expected an object (a child)");
-        if ((r = check_fields(c, ch, callowed, cdescribe)) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(ch)) return bsync_json_fail(&c->w, "expected an object (a child)");
+        if ((r = bsync_json_check_fields(&c->w, ch, callowed, cdescribe)) != BSYNC_OK) return r;
         const cJSON* m;
-        if ((r = require(c, ch, "motion", &m)) != BSYNC_OK) return r;
-        size_t o4 = path_push(c, "motion");
-        if (!cJSON_IsString(m)) return fail(c, "expected a string (a motion or node name)");
+        if ((r = bsync_json_require(&c->w, ch, "motion", &m)) != BSYNC_OK) return r;
+        size_t o4 = bsync_json_path_push(&c->w, "motion");
+        if (!cJSON_IsString(m)) return bsync_json_fail(&c->w, "expected a string (a motion or node name)");
         if ((r = check_name(c, m->valuestring, "a motion")) != BSYNC_OK) return r;
         if ((r = resolve_child(c, m->valuestring, &b->children[k])) != BSYNC_OK) return r;
-        path_pop(c, o4);
+        bsync_json_path_pop(&c->w, o4);
         if (is_1d) {
             const cJSON* t;
-            if ((r = require(c, ch, "threshold", &t)) != BSYNC_OK) return r;
-            o4 = path_push(c, "threshold");
+            if ((r = bsync_json_require(&c->w, ch, "threshold", &t)) != BSYNC_OK) return r;
+            o4 = bsync_json_path_push(&c->w, "threshold");
             if ((r = get_number(c, t, &b->thresholds[k], "a number")) != BSYNC_OK) return r;
-            path_pop(c, o4);
+            bsync_json_path_pop(&c->w, o4);
         } else if (is_2d) {
             const cJSON* pos;
-            if ((r = require(c, ch, "position", &pos)) != BSYNC_OK) return r;
-            o4 = path_push(c, "position");
+            if ((r = bsync_json_require(&c->w, ch, "position", &pos)) != BSYNC_OK) return r;
+            o4 = bsync_json_path_push(&c->w, "position");
             if (!cJSON_IsArray(pos) || cJSON_GetArraySize(pos) != 2 || !cJSON_IsNumber(pos->child) ||
                 !cJSON_IsNumber(pos->child->next))
-                return fail(c, "expected an array of 2 numbers");
-            size_t o5 = path_push(c, "0");
+                return bsync_json_fail(&c->w, "expected an array of 2 numbers");
+            size_t o5 = bsync_json_path_push(&c->w, "0");
             if ((r = get_number(c, pos->child, &b->positions[k].x, "a number")) != BSYNC_OK) return r;
-            path_pop(c, o5);
-            o5 = path_push(c, "1");
+            bsync_json_path_pop(&c->w, o5);
+            o5 = bsync_json_path_push(&c->w, "1");
             if ((r = get_number(c, pos->child->next, &b->positions[k].y, "a number")) != BSYNC_OK) return r;
-            path_pop(c, o5);
-            path_pop(c, o4);
+            bsync_json_path_pop(&c->w, o5);
+            bsync_json_path_pop(&c->w, o4);
         } else {
             const cJSON* p;
-            if ((r = require(c, ch, "parameter", &p)) != BSYNC_OK) return r;
-            o4 = path_push(c, "parameter");
+            if ((r = bsync_json_require(&c->w, ch, "parameter", &p)) != BSYNC_OK) return r;
+            o4 = bsync_json_path_push(&c->w, "parameter");
             if ((r = find_parameter(c, p, &b->params[k])) != BSYNC_OK) return r;
-            path_pop(c, o4);
+            bsync_json_path_pop(&c->w, o4);
         }
         if ((r = parse_child_time(c, ch, index, (uint32_t)k)) != BSYNC_OK) return r;
-        path_pop(c, o3);
+        bsync_json_path_pop(&c->w, o3);
     }
     nd->space.child_count = (uint32_t)count;
-    path_pop(c, o2); /* /children */
-    const cJSON* sy = field(obj, "sync");
+    bsync_json_path_pop(&c->w, o2); /* /children */
+    const cJSON* sy = bsync_json_field(obj, "sync");
     if (sy) {
-        o2 = path_push(c, "sync");
+        o2 = bsync_json_path_push(&c->w, "sync");
         static const char* const syncs[] = {"normalized", "none", NULL};
         int v;
         if ((r = get_enum(c, sy, syncs, &v)) != BSYNC_OK) return r;
         c->g->nodes[index].sync = v == 0 ? BSYNC_SYNC_NORMALIZED : BSYNC_SYNC_NONE;
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     }
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
@@ -1016,47 +938,47 @@ static void describe_cycle(ctx* c, uint32_t start, char* buf, size_t cap) {
 static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocator* allocator,
                                    bsync_blend_tree** out, bsync_blend_diagnostics* diags) {
     bsync_result r;
-    if (!cJSON_IsObject(doc)) return fail(c, "expected an object with \"parameters\", \"root\" and \"nodes\"");
+    if (!cJSON_IsObject(doc)) return bsync_json_fail(&c->w, "expected an object with \"parameters\", \"root\" and \"nodes\"");
     static const char* const top[] = {"parameters", "root", "nodes", "tick_rate", "clips", "root_motion",
                                       "root_rotation", "root_joint", "layers", NULL};
-    if ((r = check_fields(c, doc, top, "the top level")) != BSYNC_OK) return r;
+    if ((r = bsync_json_check_fields(&c->w, doc, top, "the top level")) != BSYNC_OK) return r;
     const cJSON *params, *root, *nodes;
-    if ((r = require(c, doc, "parameters", &params)) != BSYNC_OK) return r;
-    if ((r = require(c, doc, "root", &root)) != BSYNC_OK) return r;
-    if ((r = require(c, doc, "nodes", &nodes)) != BSYNC_OK) return r;
+    if ((r = bsync_json_require(&c->w, doc, "parameters", &params)) != BSYNC_OK) return r;
+    if ((r = bsync_json_require(&c->w, doc, "root", &root)) != BSYNC_OK) return r;
+    if ((r = bsync_json_require(&c->w, doc, "nodes", &nodes)) != BSYNC_OK) return r;
     if ((r = parse_parameters(c, params)) != BSYNC_OK) return r;
 
-    size_t old = path_push(c, "nodes");
-    if (!cJSON_IsObject(nodes)) return fail(c, "expected an object of blend nodes");
+    size_t old = bsync_json_path_push(&c->w, "nodes");
+    if (!cJSON_IsObject(nodes)) return bsync_json_fail(&c->w, "expected an object of blend nodes");
     int nn = cJSON_GetArraySize(nodes);
-    if (nn < 1 || nn > BSYNC_MAX_BLEND_NODES) return fail(c, "expected 1 to %d nodes", BSYNC_MAX_BLEND_NODES);
+    if (nn < 1 || nn > BSYNC_MAX_BLEND_NODES) return bsync_json_fail(&c->w, "expected 1 to %d nodes", BSYNC_MAX_BLEND_NODES);
     for (const cJSON* n = nodes->child; n; n = n->next) {
-        size_t o2 = path_push(c, n->string);
+        size_t o2 = bsync_json_path_push(&c->w, n->string);
         if ((r = check_name(c, n->string, "a node")) != BSYNC_OK) return r;
         for (uint32_t i = 0; i < c->node_count; i++)
-            if (!strcmp(c->node_names[i], n->string)) return fail(c, "duplicate node name");
+            if (!strcmp(c->node_names[i], n->string)) return bsync_json_fail(&c->w, "duplicate node name");
         c->node_names[c->node_count] = n->string;
         c->node_items[c->node_count] = n;
         c->node_count++;
-        path_pop(c, o2);
+        bsync_json_path_pop(&c->w, o2);
     }
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
 
     uint32_t root_index = UINT32_MAX;
-    old = path_push(c, "root");
-    if (!cJSON_IsString(root)) return fail(c, "expected a string (a node name)");
+    old = bsync_json_path_push(&c->w, "root");
+    if (!cJSON_IsString(root)) return bsync_json_fail(&c->w, "expected a string (a node name)");
     for (uint32_t i = 0; i < c->node_count; i++)
         if (!strcmp(c->node_names[i], root->valuestring)) root_index = i;
     if (root_index == UINT32_MAX) {
         char q[80], list[300];
         name_list(list, sizeof list, c->node_names, c->node_count);
-        return fail(c, "no node named %s (nodes: %s)", quoted(root->valuestring, q, sizeof q), list);
+        return bsync_json_fail(&c->w, "no node named %s (nodes: %s)", bsync_json_quoted(root->valuestring, q, sizeof q), list);
     }
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
 
     c->builds = (node_build*)calloc(c->node_count, sizeof(node_build));
     if (!c->builds) {
-        set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+        set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
         return BSYNC_OUT_OF_MEMORY;
     }
     for (uint32_t i = 0; i < c->node_count; i++)
@@ -1079,20 +1001,20 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     r = bsync_blend_tree_create(&desc, allocator, out, diags, &failed);
     if (r == BSYNC_OK) return BSYNC_OK;
     if (r == BSYNC_OUT_OF_MEMORY) {
-        set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+        set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
         return r;
     }
-    c->path_len = 0;
-    c->path[0] = '\0';
-    if (failed >= c->node_count) return fail(c, "cannot build the blend tree: %s", bsync_result_string(r));
-    path_push(c, "nodes");
-    path_push(c, c->node_names[failed]);
+    c->w.path_len = 0;
+    c->w.path[0] = '\0';
+    if (failed >= c->node_count) return bsync_json_fail(&c->w, "cannot build the blend tree: %s", bsync_result_string(r));
+    bsync_json_path_push(&c->w, "nodes");
+    bsync_json_path_push(&c->w, c->node_names[failed]);
     if (r == BSYNC_CYCLE) {
         char cycle[300];
         describe_cycle(c, failed, cycle, sizeof cycle);
-        return fail(c, "cycle: %s", cycle);
+        return bsync_json_fail(&c->w, "cycle: %s", cycle);
     }
-    return fail(c, "node %s: %s", c->node_names[failed], bsync_result_string(r));
+    return bsync_json_fail(&c->w, "node %s: %s", c->node_names[failed], bsync_result_string(r));
 }
 
 void bsync_config_graph_destroy(bsync_config_graph* graph) {
@@ -1137,11 +1059,11 @@ static bsync_result parse_text(const char* text, size_t len, const char* name, c
     }
     bsync_json_doc jd;
     bsync_result r = bsync_json_exact_parse(name, text, len, &jd, err);
-    c->file = name;
+    c->w.file = name;
     c->text = text;
     c->spans = jd.spans;
     c->span_count = jd.span_count;
-    c->err = err;
+    c->w.err = err;
     c->g = g;
     if (r == BSYNC_OK) r = parse_document(c, jd.root, allocator, out, diags);
     bsync_json_exact_free(&jd);

@@ -289,3 +289,84 @@ void bsync_json_exact_free(bsync_json_doc* doc) {
     free(doc->spans);
     memset(doc, 0, sizeof *doc);
 }
+
+/* ---------------------------------------------------------------- messages and paths */
+
+bsync_result bsync_json_fail(bsync_json_where* w, const char* fmt, ...) {
+    char what[440];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    set_error(w->err, BSYNC_CONFIG_ERROR, "%s: %s: %s", w->file, w->path_len ? w->path : "/", what);
+    return BSYNC_CONFIG_ERROR;
+}
+
+size_t bsync_json_path_push(bsync_json_where* w, const char* token) {
+    size_t old = w->path_len, n = w->path_len;
+    const size_t cap = sizeof w->path - 4;
+    if (n < cap) w->path[n++] = '/';
+    for (const char* s = token; *s && n < cap; s++) {
+        if (*s == '~' || *s == '/') {
+            w->path[n++] = '~';
+            if (n < cap) w->path[n++] = *s == '~' ? '0' : '1';
+        } else {
+            w->path[n++] = *s;
+        }
+    }
+    w->path[n] = '\0';
+    w->path_len = n;
+    return old;
+}
+
+size_t bsync_json_path_push_index(bsync_json_where* w, long i) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%ld", i);
+    return bsync_json_path_push(w, buf);
+}
+
+void bsync_json_path_pop(bsync_json_where* w, size_t old) {
+    w->path_len = old;
+    w->path[old] = '\0';
+}
+
+const char* bsync_json_quoted(const char* s, char* buf, size_t cap) {
+    size_t n = strlen(s);
+    if (n > 60) snprintf(buf, cap, "\"%.57s...\"", s);
+    else snprintf(buf, cap, "\"%s\"", s);
+    return buf;
+}
+
+bsync_result bsync_json_check_fields(bsync_json_where* w, const cJSON* obj, const char* const* allowed,
+                                     const char* describe) {
+    for (const cJSON* f = obj->child; f; f = f->next) {
+        int known = 0;
+        for (const char* const* a = allowed; *a; a++)
+            if (!strcmp(*a, f->string)) known = 1;
+        size_t old = bsync_json_path_push(w, f->string);
+        if (!known) {
+            char list[256];
+            size_t n = 0;
+            list[0] = '\0';
+            for (const char* const* a = allowed; *a && n < sizeof list; a++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a == allowed ? "" : ", ", *a);
+            return bsync_json_fail(w, "unknown field (%s has: %s)", describe, list);
+        }
+        for (const cJSON* g = obj->child; g != f; g = g->next)
+            if (!strcmp(g->string, f->string)) return bsync_json_fail(w, "duplicate field");
+        bsync_json_path_pop(w, old);
+    }
+    return BSYNC_OK;
+}
+
+const cJSON* bsync_json_field(const cJSON* obj, const char* name) {
+    for (const cJSON* f = obj->child; f; f = f->next)
+        if (!strcmp(f->string, name)) return f;
+    return NULL;
+}
+
+bsync_result bsync_json_require(bsync_json_where* w, const cJSON* obj, const char* name, const cJSON** out) {
+    *out = bsync_json_field(obj, name);
+    if (!*out) return bsync_json_fail(w, "missing field \"%s\"", name);
+    return BSYNC_OK;
+}

@@ -35,6 +35,34 @@ typedef struct bsync_json_doc {
 bsync_result bsync_json_exact_parse(const char* name, const char* text, size_t len, bsync_json_doc* out,
                                     bsync_error* err);
 void bsync_json_exact_free(bsync_json_doc* doc);
+/* Where a reader is in a document, for messages: "FILE: /json/pointer: what". */
+typedef struct bsync_json_where {
+    const char* file;
+    bsync_error* err;
+    char path[768];
+    size_t path_len;
+} bsync_json_where;
+
+/* Set err to BSYNC_CONFIG_ERROR "FILE: /path: what" ("/" for the root); returns BSYNC_CONFIG_ERROR. */
+bsync_result bsync_json_fail(bsync_json_where* w, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Append a JSON Pointer token ("~" -> "~0", "/" -> "~1"); returns the old length for _path_pop. */
+size_t bsync_json_path_push(bsync_json_where* w, const char* token);
+size_t bsync_json_path_push_index(bsync_json_where* w, long i);
+void bsync_json_path_pop(bsync_json_where* w, size_t old);
+/* A string quoted for a message (at most 60 bytes shown). */
+const char* bsync_json_quoted(const char* s, char* buf, size_t cap);
+/* Every field of obj must be one of allowed (NULL-terminated) and appear once; describe says what
+ * the object is ("a Simple1D node"). */
+bsync_result bsync_json_check_fields(bsync_json_where* w, const cJSON* obj, const char* const* allowed,
+                                     const char* describe);
+const cJSON* bsync_json_field(const cJSON* obj, const char* name); /* NULL when absent */
+/* The field, or a failure "missing field \"NAME\"". */
+bsync_result bsync_json_require(bsync_json_where* w, const cJSON* obj, const char* name, const cJSON** out);
+
 /* 1-based line and byte column of offset off in text. */
 void bsync_json_line_col(const char* text, size_t off, unsigned long* line, unsigned long* col);
 

@@ -71,63 +71,18 @@ struct bsync_match_config {
 };
 
 typedef struct ctx {
-    const char* file;
+    bsync_json_where w; /* file, err, the JSON path */
     const char* text;
     const span* spans;
-    bsync_error* err;
-    char path[256];
-    size_t path_len;
     bsync_match_config* cfg;
 } ctx;
 
 /* ---------------------------------------------------------------- messages and paths */
 
-static bsync_result fail(ctx* c, const char* fmt, ...) {
-    char what[440];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: %s", c->file, c->path_len ? c->path : "/", what);
-    return BSYNC_CONFIG_ERROR;
-}
 
-/* Append a JSON Pointer token ("~" -> "~0", "/" -> "~1"); returns the old length for path_pop. */
-static size_t path_push(ctx* c, const char* token) {
-    size_t old = c->path_len, n = c->path_len;
-    const size_t cap = sizeof c->path - 4;
-    if (n < cap) c->path[n++] = '/';
-    for (const char* s = token; *s && n < cap; s++) {
-        if (*s == '~' || *s == '/') {
-            c->path[n++] = '~';
-            if (n < cap) c->path[n++] = *s == '~' ? '0' : '1';
-        } else {
-            c->path[n++] = *s;
-        }
-    }
-    c->path[n] = '\0';
-    c->path_len = n;
-    return old;
-}
 
-static size_t path_push_index(ctx* c, uint32_t i) {
-    char buf[16];
-    snprintf(buf, sizeof buf, "%u", i);
-    return path_push(c, buf);
-}
 
-static void path_pop(ctx* c, size_t old) {
-    c->path_len = old;
-    c->path[old] = '\0';
-}
 
-/* Quote a string for a message: at most 60 bytes shown. */
-static const char* quoted(const char* s, char* buf, size_t cap) {
-    size_t n = strlen(s);
-    if (n > 60) snprintf(buf, cap, "\"%.57s...\"", s);
-    else snprintf(buf, cap, "\"%s\"", s);
-    return buf;
-}
 
 static void note(bsync_match_config* m, const char* fmt, ...) {
     size_t n = strlen(m->notes);
@@ -145,39 +100,8 @@ static void note(bsync_match_config* m, const char* fmt, ...) {
 
 /* ---------------------------------------------------------------- typed getters */
 
-/* Every field of `obj` must be in `allowed` (NULL-terminated) and appear once. */
-static bsync_result check_fields(ctx* c, const cJSON* obj, const char* const* allowed, const char* describe) {
-    for (const cJSON* f = obj->child; f; f = f->next) {
-        int known = 0;
-        for (const char* const* a = allowed; *a; a++)
-            if (!strcmp(*a, f->string)) known = 1;
-        size_t old = path_push(c, f->string);
-        if (!known) {
-            char list[300];
-            size_t n = 0;
-            list[0] = '\0';
-            for (const char* const* a = allowed; *a && n < sizeof list; a++)
-                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a == allowed ? "" : ", ", *a);
-            return fail(c, "unknown field (%s has: %s)", describe, list);
-        }
-        for (const cJSON* g = obj->child; g != f; g = g->next)
-            if (!strcmp(g->string, f->string)) return fail(c, "duplicate field");
-        path_pop(c, old);
-    }
-    return BSYNC_OK;
-}
 
-static const cJSON* field(const cJSON* obj, const char* name) {
-    for (const cJSON* f = obj->child; f; f = f->next)
-        if (!strcmp(f->string, name)) return f;
-    return NULL;
-}
 
-static bsync_result require(ctx* c, const cJSON* obj, const char* name, const cJSON** out) {
-    *out = field(obj, name);
-    if (!*out) return fail(c, "missing field \"%s\"", name);
-    return BSYNC_OK;
-}
 
 /* An integer lo..hi written as a plain JSON integer, read exactly from its text. The path must
  * already name the item. */
@@ -202,58 +126,58 @@ static bsync_result get_uint(ctx* c, const cJSON* item, uint64_t lo, uint64_t hi
     }
     if (ok && negative && v != 0) ok = 0; /* "-0" is 0 */
     if (!ok || v < lo || v > hi)
-        return fail(c, "expected an integer from %llu to %llu", (unsigned long long)lo, (unsigned long long)hi);
+        return bsync_json_fail(&c->w, "expected an integer from %llu to %llu", (unsigned long long)lo, (unsigned long long)hi);
     *out = v;
     return BSYNC_OK;
 }
 
 /* An optional integer field; *out untouched when absent. */
 static bsync_result opt_uint(ctx* c, const cJSON* obj, const char* name, uint64_t lo, uint64_t hi, uint32_t* out) {
-    const cJSON* f = field(obj, name);
+    const cJSON* f = bsync_json_field(obj, name);
     if (!f) return BSYNC_OK;
-    size_t o = path_push(c, name);
+    size_t o = bsync_json_path_push(&c->w, name);
     uint64_t v;
     bsync_result r = get_uint(c, f, lo, hi, &v);
     if (r != BSYNC_OK) return r;
     *out = (uint32_t)v;
-    path_pop(c, o);
+    bsync_json_path_pop(&c->w, o);
     return BSYNC_OK;
 }
 
 static bsync_result get_fx(ctx* c, const cJSON* item, fix16_t* out) {
-    if (!cJSON_IsNumber(item)) return fail(c, "expected a number");
+    if (!cJSON_IsNumber(item)) return bsync_json_fail(&c->w, "expected a number");
     const span* s = &c->spans[item->valueint];
     bsync_result r = bsync_fx_parse(c->text + s->off, s->len, out);
     if (r == BSYNC_OVERFLOW)
-        return fail(c, "%.*s%s is outside the fixed-point range (-32767.99998 to 32767.99998)",
+        return bsync_json_fail(&c->w, "%.*s%s is outside the fixed-point range (-32767.99998 to 32767.99998)",
                     (int)(s->len > 40 ? 40 : s->len), c->text + s->off, s->len > 40 ? "..." : "");
-    if (r != BSYNC_OK) return fail(c, "invalid number"); /* the recognizer already refused these */
+    if (r != BSYNC_OK) return bsync_json_fail(&c->w, "invalid number"); /* the recognizer already refused these */
     return BSYNC_OK;
 }
 
 /* A name string of 1..BSYNC_MAX_NAME-1 bytes copied to out (BSYNC_MAX_NAME bytes). */
 static bsync_result get_name(ctx* c, const cJSON* item, char* out, const char* what) {
-    if (!cJSON_IsString(item)) return fail(c, "expected a string (%s name)", what);
+    if (!cJSON_IsString(item)) return bsync_json_fail(&c->w, "expected a string (%s name)", what);
     size_t n = strlen(item->valuestring);
-    if (n < 1 || n >= BSYNC_MAX_NAME) return fail(c, "%s name must be 1 to %d bytes long", what, BSYNC_MAX_NAME - 1);
+    if (n < 1 || n >= BSYNC_MAX_NAME) return bsync_json_fail(&c->w, "%s name must be 1 to %d bytes long", what, BSYNC_MAX_NAME - 1);
     memcpy(out, item->valuestring, n + 1);
     return BSYNC_OK;
 }
 
 static bsync_result get_path(ctx* c, const cJSON* item, char* out, int allow_empty) {
-    if (!cJSON_IsString(item)) return fail(c, "expected a string (a file path)");
+    if (!cJSON_IsString(item)) return bsync_json_fail(&c->w, "expected a string (a file path)");
     size_t n = strlen(item->valuestring);
     if ((n == 0 && !allow_empty) || n >= BSYNC_MATCH_CONFIG_MAX_PATH)
-        return fail(c, "a file path must be %d to %u bytes long", allow_empty ? 0 : 1, BSYNC_MATCH_CONFIG_MAX_PATH - 1);
+        return bsync_json_fail(&c->w, "a file path must be %d to %u bytes long", allow_empty ? 0 : 1, BSYNC_MATCH_CONFIG_MAX_PATH - 1);
     memcpy(out, item->valuestring, n + 1);
     return BSYNC_OK;
 }
 
 /* An array of min..max entries. */
 static bsync_result get_array(ctx* c, const cJSON* item, uint32_t min, uint32_t max, const char* what, uint32_t* count) {
-    if (!cJSON_IsArray(item)) return fail(c, "expected an array of %s", what);
+    if (!cJSON_IsArray(item)) return bsync_json_fail(&c->w, "expected an array of %s", what);
     int n = cJSON_GetArraySize(item);
-    if (n < (int)min || n > (int)max) return fail(c, "expected %u to %u %s (got %d)", min, max, what, n);
+    if (n < (int)min || n > (int)max) return bsync_json_fail(&c->w, "expected %u to %u %s (got %d)", min, max, what, n);
     *count = (uint32_t)n;
     return BSYNC_OK;
 }
@@ -263,195 +187,195 @@ static bsync_result get_array(ctx* c, const cJSON* item, uint32_t min, uint32_t 
 static bsync_result parse_players(ctx* c, const cJSON* players) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
-    size_t old = path_push(c, "players");
+    size_t old = bsync_json_path_push(&c->w, "players");
     uint32_t n;
     if ((r = get_array(c, players, 1, BSYNC_MATCH_MAX_PLAYERS, "players", &n)) != BSYNC_OK) return r;
     uint32_t k = 0;
     for (const cJSON* p = players->child; p; p = p->next, k++) {
-        size_t o = path_push_index(c, k);
-        if (!cJSON_IsObject(p)) return fail(c, "expected an object (a player)");
+        size_t o = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(p)) return bsync_json_fail(&c->w, "expected an object (a player)");
         static const char* const allowed[] = {"token", NULL};
-        if ((r = check_fields(c, p, allowed, "a player")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, p, allowed, "a player")) != BSYNC_OK) return r;
         const cJSON* t;
-        if ((r = require(c, p, "token", &t)) != BSYNC_OK) return r;
-        path_push(c, "token");
-        if (!cJSON_IsString(t)) return fail(c, "expected a string (the player's connect token)");
+        if ((r = bsync_json_require(&c->w, p, "token", &t)) != BSYNC_OK) return r;
+        bsync_json_path_push(&c->w, "token");
+        if (!cJSON_IsString(t)) return bsync_json_fail(&c->w, "expected a string (the player's connect token)");
         size_t len = strlen(t->valuestring);
         if (len < 1 || len > BSYNC_MATCH_CONFIG_MAX_TOKEN)
-            return fail(c, "a token must be 1 to %u bytes long (got %zu)", BSYNC_MATCH_CONFIG_MAX_TOKEN, len);
+            return bsync_json_fail(&c->w, "a token must be 1 to %u bytes long (got %zu)", BSYNC_MATCH_CONFIG_MAX_TOKEN, len);
         for (size_t i = 0; i < len; i++) {
             unsigned char ch = (unsigned char)t->valuestring[i];
             if (ch < 0x21 || ch > 0x7E)
-                return fail(c, "a token must be visible ASCII (0x21 to 0x7E): byte %zu is 0x%02X", i, (unsigned)ch);
+                return bsync_json_fail(&c->w, "a token must be visible ASCII (0x21 to 0x7E): byte %zu is 0x%02X", i, (unsigned)ch);
         }
         memcpy(m->tokens[k], t->valuestring, len + 1);
         m->token_len[k] = (uint32_t)len;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     m->desc.player_count = n;
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 static bsync_result parse_parameters(ctx* c, const cJSON* params) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
-    size_t old = path_push(c, "parameters");
+    size_t old = bsync_json_path_push(&c->w, "parameters");
     uint32_t n;
     if ((r = get_array(c, params, 0, BSYNC_MATCH_MAX_PARAMS, "input parameters", &n)) != BSYNC_OK) return r;
     uint32_t k = 0;
     for (const cJSON* p = params->child; p; p = p->next, k++) {
-        size_t o = path_push_index(c, k);
-        if (!cJSON_IsObject(p)) return fail(c, "expected an object (an input parameter)");
+        size_t o = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(p)) return bsync_json_fail(&c->w, "expected an object (an input parameter)");
         static const char* const allowed[] = {"name", "min", "max", NULL};
-        if ((r = check_fields(c, p, allowed, "an input parameter")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, p, allowed, "an input parameter")) != BSYNC_OK) return r;
         const cJSON *nm, *lo, *hi;
-        if ((r = require(c, p, "name", &nm)) != BSYNC_OK || (r = require(c, p, "min", &lo)) != BSYNC_OK ||
-            (r = require(c, p, "max", &hi)) != BSYNC_OK)
+        if ((r = bsync_json_require(&c->w, p, "name", &nm)) != BSYNC_OK || (r = bsync_json_require(&c->w, p, "min", &lo)) != BSYNC_OK ||
+            (r = bsync_json_require(&c->w, p, "max", &hi)) != BSYNC_OK)
             return r;
-        size_t f = path_push(c, "name");
+        size_t f = bsync_json_path_push(&c->w, "name");
         if ((r = get_name(c, nm, m->param_names[k], "an input parameter")) != BSYNC_OK) return r;
         char q[80];
         for (uint32_t i = 0; i < k; i++)
             if (!strcmp(m->param_names[i], m->param_names[k]))
-                return fail(c, "duplicate input parameter name %s (also parameter %u)", quoted(m->param_names[k], q, sizeof q), i);
-        path_pop(c, f);
-        f = path_push(c, "min");
+                return bsync_json_fail(&c->w, "duplicate input parameter name %s (also parameter %u)", bsync_json_quoted(m->param_names[k], q, sizeof q), i);
+        bsync_json_path_pop(&c->w, f);
+        f = bsync_json_path_push(&c->w, "min");
         if ((r = get_fx(c, lo, &m->desc.param_min[k])) != BSYNC_OK) return r;
-        path_pop(c, f);
-        f = path_push(c, "max");
+        bsync_json_path_pop(&c->w, f);
+        f = bsync_json_path_push(&c->w, "max");
         if ((r = get_fx(c, hi, &m->desc.param_max[k])) != BSYNC_OK) return r;
         if (m->desc.param_min[k] > m->desc.param_max[k]) {
             const span* a = &c->spans[lo->valueint];
             const span* b = &c->spans[hi->valueint];
-            return fail(c, "max %.*s is less than min %.*s", (int)(b->len > 40 ? 40 : b->len), c->text + b->off,
+            return bsync_json_fail(&c->w, "max %.*s is less than min %.*s", (int)(b->len > 40 ? 40 : b->len), c->text + b->off,
                         (int)(a->len > 40 ? 40 : a->len), c->text + a->off);
         }
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     m->desc.param_count = n;
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 static bsync_result parse_triggers(ctx* c, const cJSON* triggers) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
-    size_t old = path_push(c, "triggers");
+    size_t old = bsync_json_path_push(&c->w, "triggers");
     uint32_t n;
     if ((r = get_array(c, triggers, 0, BSYNC_MATCH_MAX_TRIGGERS, "input triggers", &n)) != BSYNC_OK) return r;
     uint32_t k = 0;
     for (const cJSON* t = triggers->child; t; t = t->next, k++) {
-        size_t o = path_push_index(c, k);
-        if (!cJSON_IsObject(t)) return fail(c, "expected an object (an input trigger)");
+        size_t o = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(t)) return bsync_json_fail(&c->w, "expected an object (an input trigger)");
         static const char* const allowed[] = {"name", "switch", "fade_ticks", "script_states", NULL};
-        if ((r = check_fields(c, t, allowed, "an input trigger")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, t, allowed, "an input trigger")) != BSYNC_OK) return r;
         const cJSON *nm, *sw;
-        if ((r = require(c, t, "name", &nm)) != BSYNC_OK || (r = require(c, t, "switch", &sw)) != BSYNC_OK) return r;
-        size_t f = path_push(c, "name");
+        if ((r = bsync_json_require(&c->w, t, "name", &nm)) != BSYNC_OK || (r = bsync_json_require(&c->w, t, "switch", &sw)) != BSYNC_OK) return r;
+        size_t f = bsync_json_path_push(&c->w, "name");
         if ((r = get_name(c, nm, m->trigger_names[k], "an input trigger")) != BSYNC_OK) return r;
         char q[80];
         for (uint32_t i = 0; i < k; i++)
             if (!strcmp(m->trigger_names[i], m->trigger_names[k]))
-                return fail(c, "duplicate input trigger name %s (also trigger %u)", quoted(m->trigger_names[k], q, sizeof q), i);
-        path_pop(c, f);
-        f = path_push(c, "switch");
+                return bsync_json_fail(&c->w, "duplicate input trigger name %s (also trigger %u)", bsync_json_quoted(m->trigger_names[k], q, sizeof q), i);
+        bsync_json_path_pop(&c->w, f);
+        f = bsync_json_path_push(&c->w, "switch");
         if ((r = get_name(c, sw, m->trigger_switch[k], "a switch node")) != BSYNC_OK) return r;
-        path_pop(c, f);
+        bsync_json_path_pop(&c->w, f);
         m->trigger_fade[k] = 0;
         if ((r = opt_uint(c, t, "fade_ticks", 0, BSYNC_SWITCH_MAX_FADE_TICKS, &m->trigger_fade[k])) != BSYNC_OK) return r;
         uint32_t states = 0;
         if ((r = opt_uint(c, t, "script_states", 0, 255, &states)) != BSYNC_OK) return r;
         m->desc.script_states[k] = (uint8_t)states;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     m->desc.trigger_count = n;
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 static bsync_result parse_input(ctx* c, const cJSON* input) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
-    size_t old = path_push(c, "input");
-    if (!cJSON_IsObject(input)) return fail(c, "expected an object (the input layout)");
+    size_t old = bsync_json_path_push(&c->w, "input");
+    if (!cJSON_IsObject(input)) return bsync_json_fail(&c->w, "expected an object (the input layout)");
     static const char* const allowed[] = {"parameters", "triggers", "hold_ticks", NULL};
-    if ((r = check_fields(c, input, allowed, "\"input\"")) != BSYNC_OK) return r;
+    if ((r = bsync_json_check_fields(&c->w, input, allowed, "\"input\"")) != BSYNC_OK) return r;
     const cJSON* f;
-    if ((f = field(input, "parameters")) && (r = parse_parameters(c, f)) != BSYNC_OK) return r;
-    if ((f = field(input, "triggers")) && (r = parse_triggers(c, f)) != BSYNC_OK) return r;
-    if ((f = field(input, "hold_ticks"))) {
-        size_t o = path_push(c, "hold_ticks");
+    if ((f = bsync_json_field(input, "parameters")) && (r = parse_parameters(c, f)) != BSYNC_OK) return r;
+    if ((f = bsync_json_field(input, "triggers")) && (r = parse_triggers(c, f)) != BSYNC_OK) return r;
+    if ((f = bsync_json_field(input, "hold_ticks"))) {
+        size_t o = bsync_json_path_push(&c->w, "hold_ticks");
         if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) != 2)
-            return fail(c, "expected an array of 2 integers [min, max] (ticks a scripted input is held)");
+            return bsync_json_fail(&c->w, "expected an array of 2 integers [min, max] (ticks a scripted input is held)");
         uint64_t lo, hi;
-        size_t e = path_push(c, "0");
+        size_t e = bsync_json_path_push(&c->w, "0");
         if ((r = get_uint(c, f->child, 1, BSYNC_MATCH_CONFIG_MAX_HOLD, &lo)) != BSYNC_OK) return r;
-        path_pop(c, e);
-        path_push(c, "1");
+        bsync_json_path_pop(&c->w, e);
+        bsync_json_path_push(&c->w, "1");
         if ((r = get_uint(c, f->child->next, 1, BSYNC_MATCH_CONFIG_MAX_HOLD, &hi)) != BSYNC_OK) return r;
-        if (hi < lo) return fail(c, "max %llu is less than min %llu", (unsigned long long)hi, (unsigned long long)lo);
-        path_pop(c, e);
+        if (hi < lo) return bsync_json_fail(&c->w, "max %llu is less than min %llu", (unsigned long long)hi, (unsigned long long)lo);
+        bsync_json_path_pop(&c->w, e);
         m->desc.hold_min = (uint32_t)lo;
         m->desc.hold_max = (uint32_t)hi;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
 static bsync_result parse_characters(ctx* c, const cJSON* chars) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
-    size_t old = path_push(c, "characters");
+    size_t old = bsync_json_path_push(&c->w, "characters");
     uint32_t n;
     if ((r = get_array(c, chars, 1, BSYNC_MATCH_MAX_CHARACTERS, "characters", &n)) != BSYNC_OK) return r;
     uint32_t k = 0;
     for (const cJSON* ch = chars->child; ch; ch = ch->next, k++) {
         bsync_match_character_desc* d = &m->chars[k];
-        size_t o = path_push_index(c, k);
-        if (!cJSON_IsObject(ch)) return fail(c, "expected an object (a character)");
+        size_t o = bsync_json_path_push_index(&c->w, k);
+        if (!cJSON_IsObject(ch)) return bsync_json_fail(&c->w, "expected an object (a character)");
         static const char* const allowed[] = {"name", "graph", "slot", "npc_seed", NULL};
-        if ((r = check_fields(c, ch, allowed, "a character")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, ch, allowed, "a character")) != BSYNC_OK) return r;
         const cJSON *nm, *gr;
-        if ((r = require(c, ch, "name", &nm)) != BSYNC_OK || (r = require(c, ch, "graph", &gr)) != BSYNC_OK) return r;
-        const cJSON* slot = field(ch, "slot");
-        const cJSON* seed = field(ch, "npc_seed");
-        if (slot && seed) return fail(c, "both \"slot\" and \"npc_seed\" given (exactly one is needed)");
+        if ((r = bsync_json_require(&c->w, ch, "name", &nm)) != BSYNC_OK || (r = bsync_json_require(&c->w, ch, "graph", &gr)) != BSYNC_OK) return r;
+        const cJSON* slot = bsync_json_field(ch, "slot");
+        const cJSON* seed = bsync_json_field(ch, "npc_seed");
+        if (slot && seed) return bsync_json_fail(&c->w, "both \"slot\" and \"npc_seed\" given (exactly one is needed)");
         if (!slot && !seed)
-            return fail(c, "missing field \"slot\" (a player character) or \"npc_seed\" (a non-player character)");
-        size_t f = path_push(c, "name");
+            return bsync_json_fail(&c->w, "missing field \"slot\" (a player character) or \"npc_seed\" (a non-player character)");
+        size_t f = bsync_json_path_push(&c->w, "name");
         if ((r = get_name(c, nm, m->char_names[k], "a character")) != BSYNC_OK) return r;
         char q[80];
         for (uint32_t i = 0; i < k; i++)
             if (!strcmp(m->char_names[i], m->char_names[k]))
-                return fail(c, "duplicate character name %s (also character %u)", quoted(m->char_names[k], q, sizeof q), i);
-        path_pop(c, f);
-        f = path_push(c, "graph");
+                return bsync_json_fail(&c->w, "duplicate character name %s (also character %u)", bsync_json_quoted(m->char_names[k], q, sizeof q), i);
+        bsync_json_path_pop(&c->w, f);
+        f = bsync_json_path_push(&c->w, "graph");
         if ((r = get_path(c, gr, m->char_graph[k], 0)) != BSYNC_OK) return r;
-        path_pop(c, f);
+        bsync_json_path_pop(&c->w, f);
         uint64_t v;
         if (slot) {
-            f = path_push(c, "slot");
+            f = bsync_json_path_push(&c->w, "slot");
             if (!cJSON_IsNumber(slot) || get_uint(c, slot, 0, UINT32_MAX, &v) != BSYNC_OK)
-                return fail(c, "expected an integer from 0 to %u (a player slot)", m->desc.player_count - 1);
+                return bsync_json_fail(&c->w, "expected an integer from 0 to %u (a player slot)", m->desc.player_count - 1);
             if (v >= m->desc.player_count)
-                return fail(c, "slot %llu is out of range: the match has %u player%s (slots 0 to %u)",
+                return bsync_json_fail(&c->w, "slot %llu is out of range: the match has %u player%s (slots 0 to %u)",
                             (unsigned long long)v, m->desc.player_count, m->desc.player_count == 1 ? "" : "s",
                             m->desc.player_count - 1);
             d->slot = (uint32_t)v;
             d->npc_seed = 0;
         } else {
-            f = path_push(c, "npc_seed");
+            f = bsync_json_path_push(&c->w, "npc_seed");
             if ((r = get_uint(c, seed, 0, BSYNC_MATCH_CONFIG_MAX_ID, &v)) != BSYNC_OK) return r;
             d->slot = BSYNC_MATCH_NPC;
             d->npc_seed = v;
         }
-        path_pop(c, f);
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, f);
+        bsync_json_path_pop(&c->w, o);
     }
     m->desc.character_count = n;
-    path_pop(c, old);
+    bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
 
@@ -465,7 +389,7 @@ static char* join_path(const char* base_dir, const char* written) {
 }
 
 static bsync_result oom(ctx* c) {
-    set_error(c->err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->file);
+    set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
     return BSYNC_OUT_OF_MEMORY;
 }
 
@@ -492,8 +416,8 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
                 return oom(c);
             }
             if (r != BSYNC_OK) {
-                set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: cannot load %s: %s", c->file, at,
-                          quoted(m->char_graph[k], q, sizeof q), e.message);
+                set_error(c->w.err, BSYNC_CONFIG_ERROR, "%s: %s: cannot load %s: %s", c->w.file, at,
+                          bsync_json_quoted(m->char_graph[k], q, sizeof q), e.message);
                 free(resolved);
                 return BSYNC_CONFIG_ERROR;
             }
@@ -506,17 +430,17 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
         const bsync_graph* g = bsync_graph_config_graph(m->files[fi].gc);
         const uint32_t rate = bsync_graph_tick_rate(g);
         if (rate < BSYNC_GRAPH_MIN_TICK_RATE || rate > BSYNC_GRAPH_MAX_TICK_RATE) {
-            set_error(c->err, BSYNC_CONFIG_ERROR, "%s: %s: tick rate %u of %s is outside %u to %u", c->file, at, rate,
-                      quoted(m->char_graph[k], q, sizeof q), BSYNC_GRAPH_MIN_TICK_RATE, BSYNC_GRAPH_MAX_TICK_RATE);
+            set_error(c->w.err, BSYNC_CONFIG_ERROR, "%s: %s: tick rate %u of %s is outside %u to %u", c->w.file, at, rate,
+                      bsync_json_quoted(m->char_graph[k], q, sizeof q), BSYNC_GRAPH_MIN_TICK_RATE, BSYNC_GRAPH_MAX_TICK_RATE);
             return BSYNC_CONFIG_ERROR;
         }
         if (k == 0) {
             m->tick_rate = rate;
         } else if (rate != m->tick_rate) {
-            set_error(c->err, BSYNC_CONFIG_ERROR,
-                      "%s: %s: tick rate %u of %s (character %s) differs from tick rate %u of %s (character %s)", c->file,
-                      at, rate, quoted(m->char_graph[k], q, sizeof q), m->char_names[k], m->tick_rate,
-                      quoted(m->char_graph[0], q2, sizeof q2), m->char_names[0]);
+            set_error(c->w.err, BSYNC_CONFIG_ERROR,
+                      "%s: %s: tick rate %u of %s (character %s) differs from tick rate %u of %s (character %s)", c->w.file,
+                      at, rate, bsync_json_quoted(m->char_graph[k], q, sizeof q), m->char_names[k], m->tick_rate,
+                      bsync_json_quoted(m->char_graph[0], q2, sizeof q2), m->char_names[0]);
             return BSYNC_CONFIG_ERROR;
         }
         /* the maps */
@@ -579,20 +503,20 @@ static bsync_result collect_assets(ctx* c) {
 static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocator* allocator) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
-    if (!cJSON_IsObject(doc)) return fail(c, "expected an object (a match config)");
+    if (!cJSON_IsObject(doc)) return bsync_json_fail(&c->w, "expected an object (a match config)");
     static const char* const allowed[] = {"match_id",          "players",       "input",          "characters",
                                           "input_delay",       "checksum_interval", "desync_policy", "replay",
                                           "duration_ticks",    "timeouts",      "payload_max",    NULL};
-    if ((r = check_fields(c, doc, allowed, "a match config")) != BSYNC_OK) return r;
+    if ((r = bsync_json_check_fields(&c->w, doc, allowed, "a match config")) != BSYNC_OK) return r;
     const cJSON *id, *players, *chars, *f;
-    if ((r = require(c, doc, "match_id", &id)) != BSYNC_OK || (r = require(c, doc, "players", &players)) != BSYNC_OK ||
-        (r = require(c, doc, "characters", &chars)) != BSYNC_OK)
+    if ((r = bsync_json_require(&c->w, doc, "match_id", &id)) != BSYNC_OK || (r = bsync_json_require(&c->w, doc, "players", &players)) != BSYNC_OK ||
+        (r = bsync_json_require(&c->w, doc, "characters", &chars)) != BSYNC_OK)
         return r;
-    size_t o = path_push(c, "match_id");
+    size_t o = bsync_json_path_push(&c->w, "match_id");
     if ((r = get_uint(c, id, 1, BSYNC_MATCH_CONFIG_MAX_ID, &m->match_id)) != BSYNC_OK) return r;
-    path_pop(c, o);
+    bsync_json_path_pop(&c->w, o);
     if ((r = parse_players(c, players)) != BSYNC_OK) return r;
-    if ((f = field(doc, "input")) && (r = parse_input(c, f)) != BSYNC_OK) return r;
+    if ((f = bsync_json_field(doc, "input")) && (r = parse_input(c, f)) != BSYNC_OK) return r;
     if ((r = parse_characters(c, chars)) != BSYNC_OK) return r;
     if ((r = opt_uint(c, doc, "input_delay", 0, BSYNC_MATCH_CONFIG_MAX_INPUT_DELAY, &m->input_delay)) != BSYNC_OK ||
         (r = opt_uint(c, doc, "checksum_interval", 1, BSYNC_MATCH_CONFIG_MAX_CHECKSUM_INTERVAL, &m->checksum_interval)) !=
@@ -600,23 +524,23 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
         (r = opt_uint(c, doc, "duration_ticks", 0, UINT32_MAX, &m->duration_ticks)) != BSYNC_OK ||
         (r = opt_uint(c, doc, "payload_max", 0, BSYNC_MATCH_CONFIG_MAX_PAYLOAD, &m->payload_max)) != BSYNC_OK)
         return r;
-    if ((f = field(doc, "desync_policy"))) {
-        o = path_push(c, "desync_policy");
+    if ((f = bsync_json_field(doc, "desync_policy"))) {
+        o = bsync_json_path_push(&c->w, "desync_policy");
         static const char* const names[] = {"report", "resync", "kick"};
         int found = -1;
         for (int i = 0; i < 3 && cJSON_IsString(f); i++)
             if (!strcmp(f->valuestring, names[i])) found = i;
         char q[80];
-        if (!cJSON_IsString(f)) return fail(c, "expected a string, one of: report, resync, kick");
-        if (found < 0) return fail(c, "unknown value %s (valid: report, resync, kick)", quoted(f->valuestring, q, sizeof q));
+        if (!cJSON_IsString(f)) return bsync_json_fail(&c->w, "expected a string, one of: report, resync, kick");
+        if (found < 0) return bsync_json_fail(&c->w, "unknown value %s (valid: report, resync, kick)", bsync_json_quoted(f->valuestring, q, sizeof q));
         m->policy = (bsync_match_policy)found;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
-    if ((f = field(doc, "timeouts"))) {
-        o = path_push(c, "timeouts");
-        if (!cJSON_IsObject(f)) return fail(c, "expected an object (timeouts in milliseconds)");
+    if ((f = bsync_json_field(doc, "timeouts"))) {
+        o = bsync_json_path_push(&c->w, "timeouts");
+        if (!cJSON_IsObject(f)) return bsync_json_fail(&c->w, "expected an object (timeouts in milliseconds)");
         static const char* const t_allowed[] = {"start_ms", "peer_ms", "idle_ms", NULL};
-        if ((r = check_fields(c, f, t_allowed, "\"timeouts\"")) != BSYNC_OK) return r;
+        if ((r = bsync_json_check_fields(&c->w, f, t_allowed, "\"timeouts\"")) != BSYNC_OK) return r;
         if ((r = opt_uint(c, f, "start_ms", BSYNC_MATCH_CONFIG_MIN_TIMEOUT_MS, BSYNC_MATCH_CONFIG_MAX_TIMEOUT_MS,
                           &m->timeouts.start_ms)) != BSYNC_OK ||
             (r = opt_uint(c, f, "peer_ms", BSYNC_MATCH_CONFIG_MIN_TIMEOUT_MS, BSYNC_MATCH_CONFIG_MAX_TIMEOUT_MS,
@@ -624,14 +548,14 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
             (r = opt_uint(c, f, "idle_ms", BSYNC_MATCH_CONFIG_MIN_TIMEOUT_MS, BSYNC_MATCH_CONFIG_MAX_TIMEOUT_MS,
                           &m->timeouts.idle_ms)) != BSYNC_OK)
             return r;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     char replay[BSYNC_MATCH_CONFIG_MAX_PATH];
     replay[0] = '\0';
-    if ((f = field(doc, "replay"))) {
-        o = path_push(c, "replay");
+    if ((f = bsync_json_field(doc, "replay"))) {
+        o = bsync_json_path_push(&c->w, "replay");
         if ((r = get_path(c, f, replay, 1)) != BSYNC_OK) return r;
-        path_pop(c, o);
+        bsync_json_path_pop(&c->w, o);
     }
     m->replay = replay[0] ? join_path(m->base_dir, replay) : (char*)calloc(1, 1);
     if (!m->replay) return oom(c);
@@ -640,7 +564,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     if ((r = collect_assets(c)) != BSYNC_OK) return r;
     m->desc.characters = m->chars;
     r = bsync_match_desc_validate(&m->desc);
-    if (r != BSYNC_OK) return fail(c, "the match description is invalid: %s", bsync_result_string(r));
+    if (r != BSYNC_OK) return bsync_json_fail(&c->w, "the match description is invalid: %s", bsync_result_string(r));
     return BSYNC_OK;
 }
 
@@ -703,10 +627,10 @@ static bsync_result parse_impl(const char* text, size_t len, const char* name, c
     bsync_result r = bsync_json_exact_parse(name, text, len, &jd, err);
     ctx c;
     memset(&c, 0, sizeof c);
-    c.file = name;
+    c.w.file = name;
     c.text = text;
     c.spans = jd.spans;
-    c.err = err;
+    c.w.err = err;
     c.cfg = m;
     if (r == BSYNC_OK) r = parse_document(&c, jd.root, allocator);
     bsync_json_exact_free(&jd);
