@@ -52,13 +52,15 @@ echo "== server listening on 127.0.0.1:$port (log: $out/server.log)"
 
 for slot in 0 1 2 3; do
   extra=()
+  [ "$slot" = 0 ] && extra=(--script scripts/demo/joystick.csv)
   [ "$slot" = 3 ] && extra=(--inject-desync "$inject")
   build/blendsync bot --server "127.0.0.1:$port" --config "$out/match.json" --slot "$slot" \
     --token "demo-token-$slot" --timeout 120 "${extra[@]}" >"$out/bot$slot.out" 2>&1 &
   pids+=("$!")
   botpid[$slot]=$!
 done
-echo "== 4 bots connected; bot 3 will flip one bit of its state at tick $inject"
+echo "== 4 bots connected: bot 0 plays the scripted joystick path scripts/demo/joystick.csv (walk, run,"
+echo "   strafe, back up, wave, punch), bots 1-3 seeded random paths; bot 3 will flip one bit of its state at tick $inject"
 echo
 
 # Show bot 0's status lines (one per second) while the match runs.
