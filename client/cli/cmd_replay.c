@@ -18,11 +18,12 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/match.h"
 #include "commands.h"
+#include "replay_parallel.h"
 #include "replay_sim.h"
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: blendsync replay verify FILE [--match CONFIG] [--poses] [--from TICK] [--json]\n"
+            "usage: blendsync replay verify FILE [--match CONFIG] [--poses] [--from TICK] [--jobs N] [--json]\n"
             "       blendsync replay info FILE [--json]\n"
             "       blendsync replay cut FILE --from A --to B --out OUT [--match CONFIG]\n"
             "       blendsync replay record MATCH.json --ticks N -o OUT [--seed S] [--poses]\n"
@@ -34,6 +35,8 @@ static void usage(FILE* f) {
             "        --poses         compute every character's pose after every frame (a viewer's work);\n"
             "                        recorded pose checksums are compared with or without it\n"
             "        --from TICK     start at the newest snapshot at or before TICK\n"
+            "        --jobs N        verify the segments between snapshots on N threads (a mismatch is\n"
+            "                        then re-run sequentially to report and explain the first one)\n"
             "        --json          one JSON object\n"
             "        exit 0 verified (an incomplete replay: up to its last complete record),\n"
             "        1 mismatch, 2 unreadable or refused\n"
@@ -306,7 +309,7 @@ static int cmd_verify(int argc, char** argv) {
     const char* file = NULL;
     const char* match_path = NULL;
     int poses = 0, json = 0, have_from = 0;
-    uint32_t from = 0;
+    uint32_t from = 0, jobs = 1;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -322,6 +325,11 @@ static int cmd_verify(int argc, char** argv) {
                 return 2;
             }
             have_from = 1;
+        } else if (!strcmp(a, "--jobs") && val) {
+            if (parse_u32(argv[++i], &jobs) || jobs < 1 || jobs > 64) {
+                fprintf(stderr, "blendsync replay verify: --jobs: expected 1..64, got \"%s\"\n", argv[i]);
+                return 2;
+            }
         } else if (a[0] != '-' && !file) file = a;
         else {
             fprintf(stderr, "blendsync replay verify: unknown or incomplete argument \"%s\"\n", a);
@@ -341,6 +349,41 @@ static int cmd_verify(int argc, char** argv) {
     bsync_match* m = o.sim.match;
     verify_state v;
     memset(&v, 0, sizeof v);
+    if (jobs > 1 && !have_from && h->start_tick == 0) {
+        /* segments between snapshots in parallel; a mismatch (or anything unusual) falls back to the
+         * sequential pass below, which stops at the same first mismatch and explains it */
+        replay_par_result pr;
+        double p0 = now_seconds();
+        if (replay_verify_parallel(file, bsync_match_config_desc(o.cfg), jobs, poses, &pr) == 0 && !pr.mismatch &&
+            pr.final_state && bsync_match_load(m, pr.final_state, pr.final_len) == BSYNC_OK) {
+            v.seconds = now_seconds() - p0;
+            /* the records' other facts (desyncs, END, where reading stopped) without simulating */
+            bsync_replay_status st2;
+            while ((st2 = bsync_replay_reader_next(o.reader, &g_rec, v.stop_detail, sizeof v.stop_detail)) ==
+                   BSYNC_REPLAY_OK) {
+                if (g_rec.type == BSYNC_REPLAY_DESYNC) desync_push(&v.desyncs, &g_rec.desync);
+                else if (g_rec.type == BSYNC_REPLAY_END) v.have_end = 1, v.end = g_rec.end;
+            }
+            v.stop = st2;
+            v.valid_bytes = bsync_replay_reader_valid_bytes(o.reader);
+            v.ticks = pr.ticks;
+            v.checksums = pr.checksums;
+            v.pose_checksums = pr.pose_checksums;
+            v.snapshots = pr.snapshots;
+            if (st2 == BSYNC_REPLAY_CORRUPT || st2 == BSYNC_REPLAY_BAD_ORDER || st2 == BSYNC_REPLAY_UNSUPPORTED)
+                snprintf(v.error, sizeof v.error, "the replay is unreadable from here on (%s): %s",
+                         bsync_replay_status_string(st2), v.stop_detail);
+            if (!json)
+                printf("parallel: %u threads over %" PRIu64 " segments between snapshots\n", jobs, pr.segments);
+            free(pr.final_state);
+            verify_print(file, &o, &v, json);
+            rc = v.error[0] ? 2 : 0;
+            free(v.desyncs.items);
+            opened_close(&o);
+            return rc;
+        }
+        free(pr.final_state);
+    }
     /* where to start: the newest snapshot <= --from; a cut replay starts with its snapshot */
     uint32_t wait_tick = 0;
     int waiting = 0;

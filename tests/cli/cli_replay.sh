@@ -265,6 +265,10 @@ PY
     if [ $rc -eq 1 ] && grep -q '^MISMATCH at tick 59: blend checksum (the state after frame 59): expected' <<<"$out" \
        && grep -q '^checksums compared: 3 ' <<<"$out"; then
       ok "frame 50 re-encoded with speed +/- 0.5: mismatch at the next checksum (tick 59), exit 1"; else bad "frame mismatch (rc $rc)"; echo "$out"; fi
+    rc=0
+    out2=$("$bin" replay verify frame50.bsreplay --jobs 2) || rc=$?
+    if [ $rc -eq 1 ] && grep -q '^MISMATCH at tick 59: blend checksum' <<<"$out2"; then
+      ok "--jobs 2 reports the same first mismatch (tick 59), exit 1"; else bad "--jobs 2 mismatch (rc $rc)"; echo "$out2"; fi
   else
     bad "re-encoding frame 50 (the XXH64 self-check in reenc.py)"
   fi

@@ -34,6 +34,11 @@ grep -q "recorded 3600 ticks of match 1 (8 players, 10 characters, 30 Hz)" rec.o
 grep -q "ticks verified: 3600" v.out && ok "3600 ticks verified" || bad "ticks: $(grep ticks v.out)"
 grep -q "checksums compared: 120 (120 with a pose)" v.out && ok "120 checksums with poses compared" || bad "checksums: $(grep checksums v.out)"
 grep -q "snapshots compared: 5" v.out && ok "5 snapshots compared (every 600 ticks)" || bad "snapshots: $(grep snapshots v.out)"
+"$bin" replay verify a.bsreplay --jobs 2 --poses >j.out 2>&1; rc=$?
+if [ $rc -eq 0 ] && grep -q "parallel: 2 threads over 6 segments" j.out && grep -q "ticks verified: 3600" j.out \
+   && grep -q "checksums compared: 120 (120 with a pose)" j.out && grep -q "snapshots compared: 5" j.out; then
+  ok "--jobs 2: 6 segments between the 5 snapshots, the same counts"
+else bad "--jobs 2 rc $rc"; cat j.out; fi
 "$bin" replay record m8.json --ticks 3600 --poses -o b.bsreplay >/dev/null 2>&1
 cmp -s a.bsreplay b.bsreplay && ok "recording twice gives identical bytes" || bad "two recordings differ"
 "$bin" replay record m8.json --ticks 3600 --poses --seed 5 -o c.bsreplay >/dev/null 2>&1
