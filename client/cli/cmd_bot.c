@@ -1,7 +1,7 @@
 /* cmd_bot.c — `blendsync bot`: a headless client that joins a match on a blendsync server and plays a
  * scripted joystick path (--script CSV) or a seeded random one (the same generator NPCs use,
  * bsync_match_random_input), printing a
- * status line per second. With --inject-desync TICK it flips one bit of its own input at that tick, so
+ * status line per second. With --inject-desync TICK it flips one bit of its own state after that frame, so
  * the server's detection can be shown and tested.
  *
  * Exit: 0 the match ended normally and no desync was reported to this bot; 1 the match ended (or the
@@ -21,6 +21,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
+            "                     [--replay FILE]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
@@ -36,7 +37,9 @@ static void usage(FILE* f) {
             "                         triggers of the match), rows \"TICK,VALUE,...\" by input tick; a row\n"
             "                         holds from its tick on (triggers fire on their row's tick only)\n"
             "  --seed S               the seeded random joystick path's seed (default: 1000 + slot)\n"
-            "  --inject-desync TICK   flip bit 0 of this bot's first input parameter at frame TICK\n"
+            "  --inject-desync TICK   flip one bit of this bot's own state after frame TICK\n"
+            "  --replay FILE          record this bot's own view of the match as a replay (its frames\n"
+            "                         and the checksums it sent; `blendsync replay verify FILE`)\n"
             "  --drop PERMILLE        test switch: drop this share of outgoing input packets\n"
             "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
@@ -191,6 +194,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* config = NULL;
     const char* token = NULL;
     const char* script_path = NULL;
+    const char* replay_path = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
     int have_seed = 0, have_inject = 0, quiet = 0;
     uint32_t delay_min = 0, delay_max = 0;
@@ -210,6 +214,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--config")) config = v;
         else if (!strcmp(a, "--token")) token = v;
         else if (!strcmp(a, "--script")) script_path = v;
+        else if (!strcmp(a, "--replay")) replay_path = v;
         else if (!strcmp(a, "--slot")) bad = parse_u64(v, &slot) || slot >= BSYNC_PROTO_MAX_PLAYERS;
         else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
@@ -274,6 +279,14 @@ int bsync_cmd_bot(int argc, char** argv) {
     cc.test_seed = seed;
     cc.test_inject_desync = have_inject;
     cc.test_inject_tick = (uint32_t)inject;
+    static bsync_replay_header rh; /* large (asset names) */
+    if (replay_path) {
+        char build[96];
+        snprintf(build, sizeof build, "blendsync %s bot slot %u", BSYNC_VERSION_STRING, (unsigned)slot);
+        bsync_match_config_replay_header(mc, build, 0, &rh);
+        cc.replay_path = replay_path;
+        cc.replay_header = &rh;
+    }
     bsync_client* c = NULL;
     if (bsync_client_create(&cc, &c, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync bot: %s\n", err.message);

@@ -103,30 +103,9 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     snap_cap = bsync_match_snapshot_size(m);
     snap = malloc(snap_cap);
     if (!snap) goto done;
-    memset(&h, 0, sizeof h);
-    h.format_version = BSYNC_REPLAY_FORMAT_VERSION;
-    snprintf(h.build_version, sizeof h.build_version, "blendsync %s replay record", BSYNC_VERSION_STRING);
-    h.match_id = bsync_match_config_match_id(mc);
-    h.match_hash = bsync_match_hash(d);
-    h.tick_rate = bsync_match_config_tick_rate(mc);
-    h.player_count = d->player_count;
-    h.param_count = d->param_count;
-    h.trigger_count = d->trigger_count;
-    h.character_count = d->character_count;
-    h.input_delay = bsync_match_config_input_delay(mc);
-    h.checksum_interval = bsync_match_config_checksum_interval(mc);
-    const char* names[BSYNC_REPLAY_MAX_ASSETS];
-    uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
-    uint32_t na = bsync_match_config_asset_hashes(mc, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
-    h.asset_count = na < BSYNC_REPLAY_MAX_ASSETS ? na : BSYNC_REPLAY_MAX_ASSETS;
-    for (uint32_t i = 0; i < h.asset_count; i++) {
-        snprintf(h.assets[i].name, sizeof h.assets[i].name, "%s", names[i]);
-        h.assets[i].hash = hashes[i];
-    }
-    snprintf(h.config_path, sizeof h.config_path, "%s", bsync_match_config_path(mc));
-    size_t clen = 0;
-    h.config_text = bsync_match_config_text(mc, &clen);
-    h.config_len = (uint32_t)clen;
+    char build[64];
+    snprintf(build, sizeof build, "blendsync %s replay record", BSYNC_VERSION_STRING);
+    bsync_match_config_replay_header(mc, build, 0, &h);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
     if (bsync_replay_writer_open(tmp, &h, &w, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync replay record: %s\n", err.message);

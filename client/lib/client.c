@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blendsync/checksum.h"
+#include "blendsync/io/replay.h"
 #include "blendsync/net.h"
 
 #define FRAME_RING 256u
@@ -83,12 +84,51 @@ struct bsync_client {
     uint32_t ev_head, ev_count;
     bsync_client_stats stats;
     bsync_proto_msg rx; /* the message being handled (large: kept off the stack) */
+    /* the client's own replay */
+    bsync_replay_header* replay_header; /* a copy (NULL: no replay) */
+    bsync_replay_writer* replay;
+    bsync_replay_record rec;            /* the record being appended (large) */
+    char replay_path[1024];
 };
 
 static void set_err(bsync_error* err, bsync_result code, const char* msg) {
     if (!err) return;
     err->code = code;
     snprintf(err->message, sizeof err->message, "%s", msg);
+}
+
+/* ---- the client's own replay */
+static void replay_start(bsync_client* c, uint32_t start_tick, const uint8_t* snapshot, size_t snapshot_len) {
+    if (!c->replay_header || c->replay) return;
+    c->replay_header->start_tick = start_tick;
+    bsync_error err;
+    if (bsync_replay_writer_open(c->replay_path, c->replay_header, &c->replay, &err) != BSYNC_OK) {
+        c->replay = NULL;
+        return;
+    }
+    if (snapshot) {
+        memset(&c->rec, 0, sizeof c->rec);
+        c->rec.type = BSYNC_REPLAY_SNAPSHOT;
+        c->rec.snapshot.tick = start_tick;
+        c->rec.snapshot.len = (uint32_t)snapshot_len;
+        c->rec.snapshot.data = snapshot;
+        bsync_replay_writer_append(c->replay, &c->rec, &err);
+    }
+}
+
+static void replay_end(bsync_client* c, uint32_t reason) {
+    if (!c->replay) return;
+    bsync_error err;
+    memset(&c->rec, 0, sizeof c->rec);
+    c->rec.type = BSYNC_REPLAY_END;
+    c->rec.end.ticks = c->next_frame;
+    c->rec.end.reason = reason;
+    bsync_replay_writer_append(c->replay, &c->rec, &err);
+    bsync_replay_writer_sync(c->replay);
+    bsync_replay_writer_close(c->replay);
+    c->replay = NULL;
+    free(c->replay_header);
+    c->replay_header = NULL; /* one file per client */
 }
 
 static void push_event(bsync_client* c, const bsync_client_event* ev) {
@@ -171,6 +211,15 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
             return BSYNC_OUT_OF_MEMORY;
         }
     }
+    if (cfg->replay_path && cfg->replay_header) {
+        c->replay_header = malloc(sizeof *c->replay_header);
+        if (!c->replay_header) {
+            bsync_client_destroy(c);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+        *c->replay_header = *cfg->replay_header;
+        snprintf(c->replay_path, sizeof c->replay_path, "%s", cfg->replay_path);
+    }
     c->incoming = malloc(BSYNC_PROTO_MAX_SNAPSHOT);
     if (!c->incoming || bsync_net_init() != 0) {
         free(c->incoming);
@@ -207,6 +256,8 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
 
 void bsync_client_destroy(bsync_client* c) {
     if (!c) return;
+    replay_end(c, 1);
+    free(c->replay_header);
     if (c->host) {
         if (c->peer && c->connected) {
             bsync_proto_msg m;
@@ -388,6 +439,16 @@ static void send_checksum(bsync_client* c, uint32_t tick) {
         m.checksum.characters[i].pose = cs.character_pose[i];
     }
     if (send_msg(c, &m) > 0) c->stats.checksums_sent++;
+    if (c->replay) {
+        bsync_error err;
+        memset(&c->rec, 0, sizeof c->rec);
+        c->rec.type = BSYNC_REPLAY_CHECKSUM;
+        c->rec.checksum.tick = tick;
+        c->rec.checksum.has_pose = c->cfg.compute_poses ? 1u : 0u;
+        c->rec.checksum.blend = cs.blend;
+        c->rec.checksum.pose = c->cfg.compute_poses ? cs.pose : 0u;
+        bsync_replay_writer_append(c->replay, &c->rec, &err);
+    }
     c->stats.last_blend = cs.blend;
     c->stats.last_pose = cs.pose;
     c->stats.last_checksum_tick = tick;
@@ -436,6 +497,19 @@ static void apply_frames(bsync_client* c) {
     while (c->next_frame < c->frames_received_upto) {
         ring_frame* f = &c->frames[c->next_frame % FRAME_RING];
         if (!f->valid || f->tick != c->next_frame) break;
+        if (c->replay) {
+            bsync_error err;
+            memset(&c->rec, 0, sizeof c->rec);
+            c->rec.type = BSYNC_REPLAY_FRAME;
+            c->rec.frame.tick = f->tick;
+            c->rec.frame.defaulted_mask = f->defaulted_mask;
+            c->rec.frame.inputs = f->frame;
+            for (uint32_t p = 0; p < f->frame.player_count; p++) {
+                c->rec.frame.payload_len[p] = f->payload_len[p];
+                memcpy(c->rec.frame.payload[p], f->payload[p], f->payload_len[p]);
+            }
+            if (bsync_replay_writer_append(c->replay, &c->rec, &err) != BSYNC_OK) replay_end(c, 2);
+        }
         if (bsync_match_tick(c->match, &f->frame) != BSYNC_OK) break;
         if (c->cfg.test_inject_desync && f->tick == c->cfg.test_inject_tick) inject_desync(c);
         c->stats.frames_applied++;
@@ -542,7 +616,9 @@ static void on_snapshot_complete(bsync_client* c) {
     c->incoming_kind = -1;
     c->next_frame = c->incoming_tick;
     c->have_state = 1;
+    if (kind == BSYNC_PROTO_SNAPSHOT_JOIN) replay_start(c, c->incoming_tick, c->incoming, c->incoming_size);
     if (kind == BSYNC_PROTO_SNAPSHOT_RESYNC) {
+        replay_end(c, 2); /* an append-only replay cannot express the jump back */
         c->stats.resyncs++;
         event_simple(c, BSYNC_CLIENT_EVENT_RESYNC, c->incoming_tick);
     }
@@ -579,6 +655,7 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
     if (w->snapshot_size == 0) {
         c->have_state = w->start_tick == 0; /* a fresh match: the initial state */
+        if (c->have_state) replay_start(c, 0, NULL, 0);
     } else {
         snapshot_begin(c, BSYNC_PROTO_SNAPSHOT_JOIN, w->start_tick, w->snapshot_size);
         snapshot_chunk(c, 0, w->snapshot, w->snapshot_len);
@@ -613,6 +690,7 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         ev.bye_reason = m.bye.reason;
         ev.tick = c->next_frame;
         push_event(c, &ev);
+        replay_end(c, m.bye.reason == BSYNC_PROTO_BYE_MATCH_OVER ? 0u : 1u);
         end_client(c);
         break;
     }

@@ -128,33 +128,11 @@ uint64_t srv_match_next_deadline(const srv_match* m) {
 
 static void replay_open(srv_match* m) {
     if (!m->replay_path[0]) return;
-    bsync_replay_header h;
-    memset(&h, 0, sizeof h);
-    h.format_version = BSYNC_REPLAY_FORMAT_VERSION;
-    snprintf(h.build_version, sizeof h.build_version, "blendsync-server 0.1.0 proto %u", BSYNC_PROTO_VERSION);
-    h.match_id = m->stats.match_id;
-    h.match_hash = bsync_match_hash(m->desc);
-    h.tick_rate = m->tick_rate;
-    h.player_count = m->player_count;
-    h.param_count = m->desc->param_count;
-    h.trigger_count = m->desc->trigger_count;
-    h.character_count = m->desc->character_count;
-    h.input_delay = m->input_delay;
-    h.checksum_interval = m->checksum_interval;
-    h.start_tick = 0;
-    const char* names[BSYNC_REPLAY_MAX_ASSETS];
-    uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
-    uint32_t n = bsync_match_config_asset_hashes(m->cfg, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
-    if (n > BSYNC_REPLAY_MAX_ASSETS) n = BSYNC_REPLAY_MAX_ASSETS;
-    h.asset_count = n;
-    for (uint32_t i = 0; i < n; i++) {
-        snprintf(h.assets[i].name, sizeof h.assets[i].name, "%s", names[i]);
-        h.assets[i].hash = hashes[i];
-    }
-    snprintf(h.config_path, sizeof h.config_path, "%s", bsync_match_config_path(m->cfg));
-    size_t len = 0;
-    h.config_text = bsync_match_config_text(m->cfg, &len);
-    h.config_len = (uint32_t)len;
+    bsync_replay_header* hp = malloc(sizeof *hp); /* large (256 asset names) */
+    if (!hp) return;
+    char build[64];
+    snprintf(build, sizeof build, "blendsync-server 0.1.0 proto %u", BSYNC_PROTO_VERSION);
+    bsync_match_config_replay_header(m->cfg, build, 0, hp);
     bsync_error err;
     /* create the directory of the replay if needed (one level) */
     char dir[1024];
@@ -164,11 +142,12 @@ static void replay_open(srv_match* m) {
         *slash = '\0';
         mkdir(dir, 0777);
     }
-    if (bsync_replay_writer_open(m->replay_path, &h, &m->replay, &err) != BSYNC_OK) {
+    if (bsync_replay_writer_open(m->replay_path, hp, &m->replay, &err) != BSYNC_OK) {
         srv_log(m->server, "error", "event=replay_error match=%llu path=%s error=\"%s\"", MATCH_ID(m), m->replay_path,
                 err.message);
         m->replay = NULL;
     }
+    free(hp);
 }
 
 static void replay_append(srv_match* m, const bsync_replay_record* rec) {

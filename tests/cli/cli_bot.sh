@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# blendsync bot against a real blendsync-server on loopback: a scripted bot and a seeded bot finish a
-# 2-player match with no desync and the replay verifies; the scripted path reaches the server (the
+# blendsync bot against a real blendsync-server on loopback: a scripted bot and a seeded bot (with a
+# flipped state bit) finish a 2-player match and the server's replay verifies; each bot's own replay
+# verifies or fails exactly where its state was flipped; the scripted path reaches the server (the
 # replay's frames for slot 0 carry the script's values at the script's ticks); bad scripts and bad
 # arguments exit 2 with a message.
 # usage: cli_bot.sh PATH_TO_BLENDSYNC WORK_DIR
@@ -34,15 +35,23 @@ spid=$!
 port=""
 for _ in $(seq 1 100); do port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' server.out); [ -n "$port" ] && break; sleep 0.05; done
 [ -n "$port" ] || { echo "FAIL: server did not start"; cat server.log; exit 1; }
-"$bin" bot --server 127.0.0.1:$port --config match.json --slot 0 --token alpha --script path.csv --quiet >bot0.out 2>&1 &
+"$bin" bot --server 127.0.0.1:$port --config match.json --slot 0 --token alpha --script path.csv --quiet --replay own0.bsreplay >bot0.out 2>&1 &
 b0=$!
-"$bin" bot --server 127.0.0.1:$port --config match.json --slot 1 --token bravo --seed 9 --quiet >bot1.out 2>&1 &
+"$bin" bot --server 127.0.0.1:$port --config match.json --slot 1 --token bravo --seed 9 --quiet --inject-desync 40 --replay own1.bsreplay >bot1.out 2>&1 &
 b1=$!
 wait $b0; r0=$?; wait $b1; r1=$?; wait $spid
 [ $r0 -eq 0 ] && ok "scripted bot exit 0" || { bad "scripted bot exit $r0"; cat bot0.out; }
-[ $r1 -eq 0 ] && ok "seeded bot exit 0" || { bad "seeded bot exit $r1"; cat bot1.out; }
+[ $r1 -eq 1 ] && ok "seeded bot with a flipped bit: exit 1 (desync reported)" || { bad "seeded bot exit $r1"; cat bot1.out; }
 grep -q "90 frames applied" bot0.out && ok "scripted bot applied 90 frames" || bad "frames: $(cat bot0.out)"
-"$bin" replay verify bot.bsreplay >verify.out 2>&1 && ok "replay verifies" || { bad "replay verify"; cat verify.out; }
+"$bin" replay verify bot.bsreplay >verify.out 2>&1 && ok "the server's replay verifies" || { bad "replay verify"; cat verify.out; }
+# each bot's own view: the clean one verifies (its pose checksums too), the one whose state was flipped
+# after frame 40 fails at its first checksum after it (tick 44: (44 + 1) % 15 == 0)
+"$bin" replay verify own0.bsreplay >own0.out 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "ticks verified: 90" own0.out && grep -q "checksums compared: 6 (6 with a pose)" own0.out \
+  && ok "bot 0's own replay verifies: 90 ticks, 6 pose checksums" || { bad "own0 rc $rc"; cat own0.out; }
+"$bin" replay verify own1.bsreplay >own1.out 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "^MISMATCH at tick 44: blend checksum" own1.out \
+  && ok "bot 1's own replay fails where its state was flipped (tick 44)" || { bad "own1 rc $rc"; cat own1.out; }
 # the scripted values in the replay: decode FRAME records for slot 0 with python (format: docs/replay.md)
 if command -v python3 >/dev/null; then
   python3 - bot.bsreplay >frames.txt <<'PY'

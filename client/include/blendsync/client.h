@@ -50,6 +50,13 @@ typedef struct bsync_client_config {
     const bsync_match_desc* desc; /* the match (same config as the server's); graphs outlive the client */
     int compute_poses;      /* 1: pose checksums too (what a rendering client has anyway) */
     uint32_t connect_timeout_ms; /* 0 -> 5000 */
+    /* The client's own view as a replay (io/replay.h), optional: every frame it applies, the checksums
+     * it sends (with the pose when compute_poses), a SNAPSHOT first when it joined late, END when the
+     * match ends or the client leaves. replay_header: as bsync_match_config_replay_header gives it (the
+     * client sets start_tick from the WELCOME); both NULL: no replay. A resync cannot be expressed in
+     * an append-only replay: the file then ends there (END reason 2, aborted). */
+    const char* replay_path;
+    const struct bsync_replay_header* replay_header;
     /* test switches */
     uint32_t test_drop_permille;  /* 0..1000 */
     uint32_t test_delay_min_ms, test_delay_max_ms;

@@ -772,3 +772,33 @@ uint32_t bsync_match_config_asset_hashes(const bsync_match_config* m, const char
     }
     return m->asset_count;
 }
+
+void bsync_match_config_replay_header(const bsync_match_config* cfg, const char* build_version, uint32_t start_tick,
+                                      bsync_replay_header* h) {
+    memset(h, 0, sizeof *h);
+    const bsync_match_desc* d = bsync_match_config_desc(cfg);
+    h->format_version = BSYNC_REPLAY_FORMAT_VERSION;
+    snprintf(h->build_version, sizeof h->build_version, "%s", build_version ? build_version : "");
+    h->match_id = bsync_match_config_match_id(cfg);
+    h->match_hash = bsync_match_hash(d);
+    h->tick_rate = bsync_match_config_tick_rate(cfg);
+    h->player_count = d->player_count;
+    h->param_count = d->param_count;
+    h->trigger_count = d->trigger_count;
+    h->character_count = d->character_count;
+    h->input_delay = bsync_match_config_input_delay(cfg);
+    h->checksum_interval = bsync_match_config_checksum_interval(cfg);
+    h->start_tick = start_tick;
+    const char* names[BSYNC_REPLAY_MAX_ASSETS];
+    uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
+    uint32_t n = bsync_match_config_asset_hashes(cfg, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
+    h->asset_count = n < BSYNC_REPLAY_MAX_ASSETS ? n : BSYNC_REPLAY_MAX_ASSETS;
+    for (uint32_t i = 0; i < h->asset_count; i++) {
+        snprintf(h->assets[i].name, sizeof h->assets[i].name, "%s", names[i]);
+        h->assets[i].hash = hashes[i];
+    }
+    snprintf(h->config_path, sizeof h->config_path, "%s", bsync_match_config_path(cfg));
+    size_t len = 0;
+    h->config_text = bsync_match_config_text(cfg, &len);
+    h->config_len = (uint32_t)len;
+}

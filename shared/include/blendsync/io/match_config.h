@@ -98,6 +98,7 @@
 #include "blendsync/base.h"
 #include "blendsync/io/graph_config.h"
 #include "blendsync/match.h"
+#include "blendsync/io/replay.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -193,6 +194,13 @@ const char* bsync_match_config_notes(const bsync_match_config* cfg);
  * may be NULL when cap is 0); returns the total count (0 for NULL cfg). */
 uint32_t bsync_match_config_asset_hashes(const bsync_match_config* cfg, const char** names, uint64_t* hashes,
                                          uint32_t cap);
+
+/* The replay header of this match (io/replay.h) as the server, `replay record` and the client library
+ * write it: format version, build_version (copied, truncated to 256 bytes), match id and hash, tick
+ * rate, counts, input delay, checksum interval, start_tick, every bound clip's hash (the first 256),
+ * the config's path and text (config_text points into cfg: keep cfg alive while the header is used). */
+void bsync_match_config_replay_header(const bsync_match_config* cfg, const char* build_version, uint32_t start_tick,
+                                      bsync_replay_header* out);
 
 #ifdef __cplusplus
 }
