@@ -14,6 +14,7 @@
 #define EVENT_CAP 1024u
 #define DELAY_CAP 64u
 #define AHEAD_LIMIT 8u
+#define SYNCTEST_MAX 16u
 #define INPUT_PACKET_MAX (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT)
 
 typedef struct ring_frame {
@@ -89,6 +90,10 @@ struct bsync_client {
     bsync_replay_writer* replay;
     bsync_replay_record rec;            /* the record being appended (large) */
     char replay_path[1024];
+    /* the sync-test switch: the state before each of the last SYNCTEST_MAX + 1 frames */
+    uint8_t* st_snaps;  /* (SYNCTEST_MAX + 1) * snap_size */
+    size_t st_len[SYNCTEST_MAX + 1];
+    uint32_t st_tick[SYNCTEST_MAX + 1]; /* the tick each holds the start of (UINT32_MAX: none) */
 };
 
 static void set_err(bsync_error* err, bsync_result code, const char* msg) {
@@ -220,6 +225,19 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
         *c->replay_header = *cfg->replay_header;
         snprintf(c->replay_path, sizeof c->replay_path, "%s", cfg->replay_path);
     }
+    if (cfg->synctest_distance > SYNCTEST_MAX) {
+        bsync_client_destroy(c);
+        set_err(err, BSYNC_INVALID_ARGUMENT, "synctest_distance must be 0..16");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    if (cfg->synctest_distance) {
+        c->st_snaps = malloc((SYNCTEST_MAX + 1u) * c->snap_size);
+        if (!c->st_snaps) {
+            bsync_client_destroy(c);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+        for (uint32_t i = 0; i <= SYNCTEST_MAX; i++) c->st_tick[i] = UINT32_MAX;
+    }
     c->incoming = malloc(BSYNC_PROTO_MAX_SNAPSHOT);
     if (!c->incoming || bsync_net_init() != 0) {
         free(c->incoming);
@@ -275,6 +293,7 @@ void bsync_client_destroy(bsync_client* c) {
         bsync_net_deinit();
     }
     for (uint32_t i = 0; i < SNAP_RING; i++) free(c->snaps[i].data);
+    free(c->st_snaps);
     free(c->incoming);
     free(c->match_mem);
     free(c->scratch_mem);
@@ -492,6 +511,45 @@ static void inject_desync(bsync_client* c) {
     bsync_match_load(c->match, buf, len);
 }
 
+/* The sync-test switch (client.h): keep the state before this frame; after it, re-simulate the last D
+ * frames from the state kept D frames ago in the scratch match and compare. */
+static void synctest_before(bsync_client* c, uint32_t tick) {
+    uint32_t k = tick % (SYNCTEST_MAX + 1u);
+    if (bsync_match_save(c->match, c->st_snaps + (size_t)k * c->snap_size, c->snap_size, &c->st_len[k]) == BSYNC_OK)
+        c->st_tick[k] = tick;
+    else
+        c->st_tick[k] = UINT32_MAX;
+}
+
+static void synctest_after(bsync_client* c, uint32_t tick) {
+    uint32_t d = c->cfg.synctest_distance;
+    if (tick + 1u < d) return;
+    uint32_t from = tick + 1u - d; /* re-apply frames from .. tick */
+    uint32_t k = from % (SYNCTEST_MAX + 1u);
+    if (c->st_tick[k] != from) return; /* not kept (just joined or resynced) */
+    if (bsync_match_load(c->scratch, c->st_snaps + (size_t)k * c->snap_size, c->st_len[k]) != BSYNC_OK) return;
+    for (uint32_t t = from; t <= tick; t++) {
+        const ring_frame* f = &c->frames[t % FRAME_RING];
+        if (!f->valid || f->tick != t || bsync_match_tick(c->scratch, &f->frame) != BSYNC_OK) return;
+    }
+    bsync_match_checksums live, again;
+    if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &live) != BSYNC_OK ||
+        bsync_match_checksums_get(c->scratch, c->cfg.compute_poses, &again) != BSYNC_OK)
+        return;
+    c->stats.synctest_checks++;
+    if (live.blend != again.blend || live.pose != again.pose) {
+        c->stats.synctest_mismatches++;
+        bsync_client_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = BSYNC_CLIENT_EVENT_SYNCTEST;
+        ev.tick = tick;
+        ev.desync.tick = tick;
+        ev.desync.expected = live.blend != again.blend ? live.blend : live.pose;
+        ev.desync.got = live.blend != again.blend ? again.blend : again.pose;
+        push_event(c, &ev);
+    }
+}
+
 static void apply_frames(bsync_client* c) {
     if (!c->have_state) return;
     while (c->next_frame < c->frames_received_upto) {
@@ -510,8 +568,10 @@ static void apply_frames(bsync_client* c) {
             }
             if (bsync_replay_writer_append(c->replay, &c->rec, &err) != BSYNC_OK) replay_end(c, 2);
         }
+        if (c->cfg.synctest_distance) synctest_before(c, f->tick);
         if (bsync_match_tick(c->match, &f->frame) != BSYNC_OK) break;
         if (c->cfg.test_inject_desync && f->tick == c->cfg.test_inject_tick) inject_desync(c);
+        if (c->cfg.synctest_distance) synctest_after(c, f->tick);
         c->stats.frames_applied++;
         if (f->defaulted_mask & (1u << c->cfg.slot)) c->stats.frames_defaulted_self++;
         bsync_client_event ev;

@@ -60,8 +60,16 @@ static void print_traffic(nh_world* w, const char* what, uint32_t ticks) {
 static void run_clean_match(uint32_t players, uint32_t ticks) {
     nh_world w;
     assert_int_equal(nh_start(&w, players, 1, 3, 20, "report", ticks, 0), 0);
-    for (uint32_t p = 0; p < players; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
+    /* client 0 also runs the library's sync test (D = 4): every tick from tick 3 on is re-simulated */
+    bsync_client_config sync_cfg;
+    memset(&sync_cfg, 0, sizeof sync_cfg);
+    sync_cfg.synctest_distance = 4;
+    for (uint32_t p = 0; p < players; p++) assert_true(nh_connect(&w, p, p == 0 ? &sync_cfg : NULL) >= 0);
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
+    bsync_client_stats cs;
+    bsync_client_get_stats(w.clients[0].client, &cs);
+    assert_int_equal(cs.synctest_checks, ticks - 3);
+    assert_int_equal(cs.synctest_mismatches, 0);
     for (uint32_t i = 0; i < players; i++) {
         assert_int_equal(w.clients[i].frames, ticks);
         assert_int_equal(w.clients[i].bye_reason, BSYNC_PROTO_BYE_MATCH_OVER);
@@ -141,6 +149,7 @@ static void test_desync_detected_and_attributed(void** state) {
     memset(&bad, 0, sizeof bad);
     bad.test_inject_desync = 1;
     bad.test_inject_tick = inject;
+    bad.synctest_distance = 4; /* the flip happens outside the simulation: the sync test sees it too */
     for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, p == 1 ? &bad : NULL) >= 0);
     /* run until the desync notice reaches client 1, timing it from the injected frame */
     uint64_t t_inject = 0, t_notice = 0, limit = bsync_net_now_us() + 20000000u;
@@ -166,6 +175,11 @@ static void test_desync_detected_and_attributed(void** state) {
     assert_int_equal(st.last_desync_tick, expected_tick);
     assert_int_equal(w.clients[0].desync_events, 0);
     assert_int_equal(w.clients[2].desync_events, 0);
+    /* re-simulating from a state kept before the flip differs at ticks 50..53; from tick 54 on the kept
+     * state already holds the flip, so the re-simulation agrees again */
+    bsync_client_stats cs;
+    bsync_client_get_stats(w.clients[1].client, &cs);
+    assert_int_equal(cs.synctest_mismatches, 4);
     /* the bundle: both states and a report naming the character and the node */
     char path[512];
     snprintf(path, sizeof path, "%s/match.bsreplay.desync/tick%llu-slot1/report.txt", w.dir,

@@ -57,6 +57,13 @@ typedef struct bsync_client_config {
      * an append-only replay: the file then ends there (END reason 2, aborted). */
     const char* replay_path;
     const struct bsync_replay_header* replay_header;
+    /* Sync test while playing (GGPO's idea; docs/synctest.md): after every frame, the state of
+     * synctest_distance ticks earlier (1..16; 0 = off) is reloaded into a second match, those frames
+     * are applied again, and its blend checksum (and pose checksum with compute_poses) must equal the
+     * live match's; a difference is an event BSYNC_CLIENT_EVENT_SYNCTEST (tick, both checksums) and a
+     * counter. It catches hidden state and order dependence on this machine, at the cost of D extra
+     * ticks per tick. */
+    uint32_t synctest_distance;
     /* test switches */
     uint32_t test_drop_permille;  /* 0..1000 */
     uint32_t test_delay_min_ms, test_delay_max_ms;
@@ -84,7 +91,8 @@ typedef enum bsync_client_event_type {
     BSYNC_CLIENT_EVENT_DESYNC = 4,    /* desync = the server's notice */
     BSYNC_CLIENT_EVENT_RESYNC = 5,    /* tick = the snapshot's tick, loaded */
     BSYNC_CLIENT_EVENT_BYE = 6,       /* bye_reason; the client is ENDED */
-    BSYNC_CLIENT_EVENT_DISCONNECTED = 7 /* the connection dropped or never came up */
+    BSYNC_CLIENT_EVENT_DISCONNECTED = 7, /* the connection dropped or never came up */
+    BSYNC_CLIENT_EVENT_SYNCTEST = 8      /* tick; desync.expected = live checksum, desync.got = re-simulated */
 } bsync_client_event_type;
 
 typedef struct bsync_client_event {
@@ -108,6 +116,7 @@ typedef struct bsync_client_stats {
     uint32_t server_tick;       /* the server's next confirm tick, as last heard */
     uint64_t last_blend, last_pose; /* checksums after the last checksum tick */
     uint32_t last_checksum_tick;
+    uint64_t synctest_checks, synctest_mismatches; /* with synctest_distance */
 } bsync_client_stats;
 
 typedef struct bsync_client bsync_client;
