@@ -1,13 +1,19 @@
 /* cmd_validate.c — `blendsync validate CONFIG|FILES... [--json] [--suggest-thresholds]`: check clips
  * and graph configs before a match (io/validate.h holds the checks; docs/validate.md the thresholds).
  *
- * One argument ending in .json is a graph config: its clips are imported and its blend nodes checked.
+ * One argument ending in .json is a graph config: its clips are imported (a "builtin:humanoid" source
+ * is built as the graph loader builds it) and its blend nodes checked; or, when it has a top-level
+ * "characters" array or "match_id", a match config: every distinct graph file it names is checked as
+ * a graph config, then the match-level findings (loader errors, input parameters and triggers that
+ * drive nothing). Findings and clips of a match carry the graph file they came from.
  * Otherwise every argument is an animation file (.gltf .glb .bvh .bsclip), checked on its own and
  * against the others (hierarchy). Text output: one line per clip (duration, key rate, tracks, root
- * speed, worst loop seam), then one line per finding "SEVERITY CODE FILE[ clip C][ joint J]: MESSAGE",
+ * speed, worst loop seam), then one line per finding
+ * "SEVERITY CODE FILE[ graph G][ clip C][ joint J]: MESSAGE" (graph: match mode, when not FILE itself),
  * then a count line. --json prints one object instead:
- *   {"status": S, "errors": E, "warnings": W, "infos": I, "clips": [...], "findings": [...]
- *    [, "suggested_thresholds": [...]]}
+ *   {"mode": "files"|"config"|"match", "status": S, "errors": E, "warnings": W, "infos": I,
+ *    "clips": [...], "findings": [...] [, "suggested_thresholds": [...]]}
+ * (clips, findings and suggestions have a "graph" member: "" outside match mode)
  * --suggest-thresholds adds, for each Simple1D node child with a clip, the clip's root speed as the
  * proposed threshold (Unity's "Compute Thresholds: Speed"); in file mode, each clip's root speed.
  *
@@ -21,11 +27,13 @@
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: blendsync validate CONFIG.json | FILE... [--json] [--suggest-thresholds]\n"
+            "usage: blendsync validate CONFIG.json | MATCH.json | FILE... [--json] [--suggest-thresholds]\n"
             "  checks per clip: duration, key rate, tracks per joint, empty clips, loop seam (5 deg / 2 cm),\n"
             "  root motion speed, fixed-point precision, NaN/inf and out-of-range keys, large translations;\n"
             "  across files: hierarchy mismatches; per blend node: joints missing in sibling clips and cycle\n"
             "  lengths differing by more than 10%%. Thresholds: docs/validate.md.\n"
+            "  A match config (top-level \"characters\" / \"match_id\") checks each graph file it names, the\n"
+            "  loader's errors, and input parameters / triggers that drive no graph.\n"
             "  --json                one JSON object (status, counts, clips, findings)\n"
             "  --suggest-thresholds  propose Simple1D thresholds from the clips' root speeds\n"
             "  --help                this text\n"
@@ -56,15 +64,20 @@ static int ends_with(const char* s, const char* suffix) {
     return 1;
 }
 
-static void print_json(const bsync_validate_report* r, int status, int suggest, int config_mode) {
+static const char* const mode_names[] = {"files", "config", "match"};
+
+static void print_json(const bsync_validate_report* r, int status, int suggest, int mode) {
+    int config_mode = mode != 0;
     uint32_t counts[3] = {0, 0, 0};
     for (uint32_t i = 0; i < r->finding_count; i++) counts[r->findings[i].severity]++;
-    printf("{\"status\": %d, \"errors\": %u, \"warnings\": %u, \"infos\": %u,\n \"clips\": [", status,
-           (unsigned)counts[2], (unsigned)counts[1], (unsigned)counts[0]);
+    printf("{\"mode\": \"%s\", \"status\": %d, \"errors\": %u, \"warnings\": %u, \"infos\": %u,\n \"clips\": [",
+           mode_names[mode], status, (unsigned)counts[2], (unsigned)counts[1], (unsigned)counts[0]);
     for (uint32_t i = 0; i < r->clip_count; i++) {
         const bsync_validate_clip_summary* c = &r->clips[i];
         printf("%s\n  {\"file\": ", i ? "," : "");
         json_str(c->file);
+        printf(", \"graph\": ");
+        json_str(c->graph);
         printf(", \"clip\": ");
         json_str(c->clip);
         printf(", \"motion\": ");
@@ -88,6 +101,8 @@ static void print_json(const bsync_validate_report* r, int status, int suggest, 
         json_str(f->code);
         printf(", \"file\": ");
         json_str(f->file);
+        printf(", \"graph\": ");
+        json_str(f->graph);
         printf(", \"clip\": ");
         json_str(f->clip);
         printf(", \"joint\": ");
@@ -102,7 +117,9 @@ static void print_json(const bsync_validate_report* r, int status, int suggest, 
         if (config_mode) {
             for (uint32_t i = 0; i < r->suggestion_count; i++) {
                 const bsync_validate_suggestion* s = &r->suggestions[i];
-                printf("%s\n  {\"node\": ", i ? "," : "");
+                printf("%s\n  {\"graph\": ", i ? "," : "");
+                json_str(s->graph);
+                printf(", \"node\": ");
                 json_str(s->node);
                 printf(", \"motion\": ");
                 json_str(s->motion);
@@ -122,21 +139,23 @@ static void print_json(const bsync_validate_report* r, int status, int suggest, 
     printf("}\n");
 }
 
-static void print_text(const bsync_validate_report* r, int status, int suggest, int config_mode) {
+static void print_text(const bsync_validate_report* r, int status, int suggest, int mode) {
+    int config_mode = mode != 0;
     uint32_t counts[3] = {0, 0, 0};
     for (uint32_t i = 0; i < r->finding_count; i++) counts[r->findings[i].severity]++;
     for (uint32_t i = 0; i < r->clip_count; i++) {
         const bsync_validate_clip_summary* c = &r->clips[i];
-        printf("clip %s%s%s%s (%s): %.4f s, %u tracks on %u joints (max %u per joint), %u keys, key interval %.4f s "
+        printf("clip %s%s%s%s (%s%s%s): %.4f s, %u tracks on %u joints (max %u per joint), %u keys, key interval %.4f s "
                "(%.1f Hz), root '%s' %.4f m/s, seam %.2f deg / %.4f m\n",
                c->motion[0] ? c->motion : c->clip, c->motion[0] ? " = '" : "", c->motion[0] ? c->clip : "",
-               c->motion[0] ? "'" : "", c->file, c->duration, (unsigned)c->tracks, (unsigned)c->animated_joints,
+               c->motion[0] ? "'" : "", c->file, c->graph[0] ? ", graph " : "", c->graph, c->duration, (unsigned)c->tracks, (unsigned)c->animated_joints,
                (unsigned)c->max_tracks_per_joint, (unsigned)c->keys, c->median_key_interval, c->key_rate_hz,
                c->root_joint, c->root_speed, c->seam_rotation_deg, c->seam_translation_m);
     }
     for (uint32_t i = 0; i < r->finding_count; i++) {
         const bsync_validate_finding* f = &r->findings[i];
         printf("%s %s %s", bsync_validate_severity_name(f->severity), f->code, f->file[0] ? f->file : "-");
+        if (f->graph[0] && strcmp(f->graph, f->file) != 0) printf(" graph %s", f->graph);
         if (f->clip[0]) printf(" clip %s", f->clip);
         if (f->joint[0]) printf(" joint %s", f->joint);
         printf(": %s\n", f->message);
@@ -144,8 +163,9 @@ static void print_text(const bsync_validate_report* r, int status, int suggest, 
     if (suggest) {
         if (config_mode) {
             for (uint32_t i = 0; i < r->suggestion_count; i++)
-                printf("threshold %s/%s: %.5f (root speed; now %.5f)\n", r->suggestions[i].node,
-                       r->suggestions[i].motion, r->suggestions[i].speed, r->suggestions[i].current);
+                printf("threshold %s/%s%s%s%s: %.5f (root speed; now %.5f)\n", r->suggestions[i].node,
+                       r->suggestions[i].motion, r->suggestions[i].graph[0] ? " (graph " : "", r->suggestions[i].graph,
+                       r->suggestions[i].graph[0] ? ")" : "", r->suggestions[i].speed, r->suggestions[i].current);
         } else {
             for (uint32_t i = 0; i < r->clip_count; i++)
                 printf("threshold %s %s: %.5f (root speed)\n", r->clips[i].file, r->clips[i].clip,
@@ -187,10 +207,13 @@ int bsync_cmd_validate(int argc, char** argv) {
         free(files);
         return 2;
     }
-    int config_mode = nfiles == 1 && ends_with(files[0], ".json");
+    /* mode: 0 animation files, 1 graph config, 2 match config */
+    int mode = nfiles == 1 && ends_with(files[0], ".json") ? 1 : 0;
+    if (mode == 1 && bsync_validate_is_match_config(files[0])) mode = 2;
     bsync_validate_report report;
     bsync_validate_report_init(&report);
-    bsync_result res = config_mode ? bsync_validate_config(&report, files[0], NULL)
+    bsync_result res = mode == 2   ? bsync_validate_match(&report, files[0], NULL)
+                       : mode == 1 ? bsync_validate_config(&report, files[0], NULL)
                                    : bsync_validate_files(&report, files, nfiles, NULL);
     free(files);
     if (res != BSYNC_OK) {
@@ -200,9 +223,9 @@ int bsync_cmd_validate(int argc, char** argv) {
     }
     int status = bsync_validate_exit_status(&report);
     if (json)
-        print_json(&report, status, suggest, config_mode);
+        print_json(&report, status, suggest, mode);
     else
-        print_text(&report, status, suggest, config_mode);
+        print_text(&report, status, suggest, mode);
     bsync_validate_report_free(&report);
     return status;
 }

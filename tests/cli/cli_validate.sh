@@ -2,7 +2,9 @@
 # `blendsync validate` as a user runs it: glTF fixtures this script writes (perl packs the float
 # buffers) with planted problems — a joint missing between sibling clips, a NaN key, a broken loop
 # seam, an out-of-range translation, clips of very different lengths in one node — and a clean
-# fixture; exit statuses 0/1/2, the text and --json formats, --suggest-thresholds, usage errors.
+# fixture; exit statuses 0/1/2, the text and --json formats, --suggest-thresholds, usage errors;
+# the demo's graph config (builtin:humanoid sources) and match config, and match configs with an
+# input or trigger that drives nothing, a missing graph file and differing tick rates.
 # Fox.glb and the pab example config run when ../shared is present.
 # usage: cli_validate.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
@@ -149,6 +151,89 @@ check "unknown option: exit 2" $?
 out=$("$bin" validate --help); rc=$?
 [ $rc -eq 0 ] && grep -q "exit status: 0 clean, 1 warnings, 2 errors" <<<"$out"
 check "--help" $?
+
+# --- built-in sources and match configs (the demo's files, in the repository)
+# Expected numbers from procedural.h's contract: 25 keys per track, the last equal to the first (closed
+# loops: seam 0); idle 2.0 s, walk 1.0 s at 1.4 m/s, run 0.7 s at 3.5 m/s, walk_back 1.0 s at 1.2 m/s,
+# strafes 1.0 s at 1.3 m/s, wave 1.2 s and punch 1.0 s in place.
+demo=$src/scripts/demo/humanoid_locomotion.json
+out=$("$bin" validate "$demo" 2>err.txt); rc=$?
+# Exit 0: no seam (closed loops), every clip animates the same joints (no missing_in_sibling), and the
+# only cycle-length differences are in nodes with normalized sync (info): locomotion idle 2.0 s vs run
+# 0.7 s = 2 / 0.7 - 1 = 185.7 %, move idle 2.0 s vs 1.0 s = 100 %. The Switch node 'upper' (wave 1.2 s,
+# punch 1.0 s: 20 %) plays one state at a time and is not checked. Infos: 5 root_motion + 2 cycle.
+[ $rc -eq 0 ] && [ ! -s err.txt ] && grep -q '^0 error(s), 0 warning(s), 7 info; status 0$' <<<"$out"
+check "demo graph config (builtin:humanoid): exit 0, 7 infos, no import_failed" $?
+[ "$(grep -c '^clip ' <<<"$out")" -eq 8 ] && [ "$(grep -c 'seam 0.00 deg / 0.0000 m$' <<<"$out")" -eq 8 ] \
+  && ! grep -q 'loop_seam\|import_failed' <<<"$out"
+check "demo graph config: 8 built-in clips, all seams 0 (closed loops)" $?
+grep -q "^clip walk = 'walk' (builtin:humanoid): 1.0000 s, 24 tracks on 23 joints (max 2 per joint), 600 keys, key interval 0.0417 s (24.0 Hz), root 'root' 1.4000 m/s" <<<"$out" \
+  && grep -q "^clip run = 'run' (builtin:humanoid): 0.7000 s, .* key interval 0.0292 s (34.3 Hz), root 'root' 3.5000 m/s" <<<"$out"
+check "demo graph config: walk 1 s / 25 keys (1/24 s) / 1.4 m/s, run 0.7 s / 3.5 m/s" $?
+grep -q "^info cycle_length_mismatch .*node 'locomotion': cycle lengths differ by 185.7% ('run' 0.7000 s vs 'idle' 2.0000 s)" <<<"$out" \
+  && grep -q "node 'move': cycle lengths differ by 100.0%" <<<"$out" && ! grep -q "node 'upper'" <<<"$out"
+check "demo graph config: cycle lengths 185.7% and 100% (info), none for the Switch node" $?
+out=$("$bin" validate "$demo" --suggest-thresholds); rc=$?
+[ $rc -eq 0 ] && grep -qE '^threshold locomotion/walk: 1\.(39999|40000|40001) ' <<<"$out" \
+  && grep -qE '^threshold locomotion/run: 3\.(49999|50000|50001) ' <<<"$out" && ! grep -q '^threshold upper/' <<<"$out"
+check "demo graph config: suggested thresholds 1.4 and 3.5 (the speeds), none for the Switch" $?
+
+dmatch=$src/scripts/demo/match.json
+out=$("$bin" validate "$dmatch" 2>err.txt); rc=$?
+[ $rc -eq 0 ] && [ ! -s err.txt ] \
+  && grep -q '^info match_graph .*scripts/demo/humanoid_locomotion.json: graph "humanoid_locomotion.json": characters p0, p1, p2, p3, npc0, npc1 (4 players, 2 NPCs); tick rate 30$' <<<"$out"
+check "demo match config: exit 0, names its graph file, its six characters and tick rate 30" $?
+# six characters share one graph file: it is checked once (8 clips, not 48); infos = 7 + match_graph
+[ "$(grep -c '^clip ' <<<"$out")" -eq 8 ] && grep -q "^clip walk = 'walk' (builtin:humanoid, graph .*scripts/demo/humanoid_locomotion.json): " <<<"$out" \
+  && grep -q '^0 error(s), 0 warning(s), 8 info; status 0$' <<<"$out"
+check "demo match config: its graph checked once, clips tagged with the graph" $?
+if command -v python3 >/dev/null; then
+  "$bin" validate "$dmatch" --json | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["mode"] == "match" and d["status"] == 0 and d["errors"] == 0 and d["warnings"] == 0, d
+assert len(d["clips"]) == 8 and all(c["graph"].endswith("scripts/demo/humanoid_locomotion.json") for c in d["clips"])
+assert all(f["graph"].endswith("scripts/demo/humanoid_locomotion.json") for f in d["findings"])
+want = {"idle": (2.0, 0), "walk": (1.0, 1.4), "run": (0.7, 3.5), "walk_back": (1.0, 1.2), "strafe_left": (1.0, 1.3),
+        "strafe_right": (1.0, 1.3), "wave": (1.2, 0), "punch": (1.0, 0)}
+for c in d["clips"]:
+    dur, v = want[c["clip"]]
+    assert abs(c["duration"] - dur) < 2e-5 and abs(c["root_speed"] - v) < 1e-3 and c["seam_rotation_deg"] == 0, c
+'
+  check "demo match --json: mode match, 8 clips with the contract durations and speeds, all tagged" $?
+fi
+
+# a match whose input parameter "nope" exists in no graph
+printf '{"match_id": 5, "players": [{"token": "a"}],\n "input": {"parameters": [{"name": "speed", "min": 0, "max": 3.5}, {"name": "nope", "min": 0, "max": 1}]%s},\n "characters": [{"name": "p0", "graph": "%s", "slot": 0}, {"name": "n0", "graph": "%s", "npc_seed": 2}]}\n' \
+  "" "$demo" "$demo" > match_nope.json
+out=$("$bin" validate match_nope.json); rc=$?
+[ $rc -eq 1 ] && grep -q '^warning unmapped_input .*scripts/demo/humanoid_locomotion.json: input parameter "nope" drives no character: graph ".*humanoid_locomotion.json" (characters p0, n0) has no parameter of that name (parameters: speed, move_x, move_y)$' <<<"$out" \
+  && grep -q '^0 error(s), 1 warning(s), ' <<<"$out"
+check "match with input parameter nope: one unmapped_input warning naming the graph, exit 1" $?
+# triggers on switch "legs" (no such Switch node) and on "upper" (the demo's Switch)
+printf '{"match_id": 5, "players": [{"token": "a"}],\n "input": {"parameters": [{"name": "speed", "min": 0, "max": 3.5}]%s},\n "characters": [{"name": "p0", "graph": "%s", "slot": 0}, {"name": "n0", "graph": "%s", "npc_seed": 2}]}\n' \
+  ', "triggers": [{"name": "kick", "switch": "legs"}, {"name": "act", "switch": "upper"}]' "$demo" "$demo" > match_trig.json
+out=$("$bin" validate match_trig.json); rc=$?
+[ $rc -eq 1 ] && grep -q '^warning unmapped_trigger .*humanoid_locomotion.json: input trigger "kick" drives no character: .* has no Switch node "legs" (Switch nodes: upper)$' <<<"$out" \
+  && [ "$(grep -c unmapped_ <<<"$out")" -eq 1 ]
+check "match with a trigger on switch legs: unmapped_trigger (the one on upper is mapped), exit 1" $?
+
+# a match whose second graph file is missing: the loader's error, with the path; exit 2
+printf '{"match_id": 6, "players": [{"token": "a"}],\n "characters": [{"name": "p0", "graph": "%s", "slot": 0}, {"name": "n0", "graph": "%s", "npc_seed": 2}]}\n' \
+  "$demo" "nowhere/gone.json" > match_missing.json
+out=$("$bin" validate match_missing.json 2>err.txt); rc=$?
+[ $rc -eq 2 ] && grep -q '^error match_error match_missing.json: match_missing.json: /characters/1/graph: cannot load "nowhere/gone.json": nowhere/gone.json: cannot read' <<<"$out"
+check "match with a missing graph file: exit 2, match_error with the path" $?
+grep -q "^clip walk = 'walk' (builtin:humanoid, graph .*humanoid_locomotion.json)" <<<"$out"
+check "match with a missing graph file: the graph that exists is still checked" $?
+
+# graphs at 30 and 60 Hz: the loader's tick-rate error
+sed 's/"tick_rate": 30/"tick_rate": 60/' "$demo" > fast.json
+printf '{"match_id": 7, "players": [{"token": "a"}],\n "characters": [{"name": "p0", "graph": "%s", "slot": 0}, {"name": "n0", "graph": "%s", "npc_seed": 2}]}\n' \
+  "$demo" "fast.json" > match_rate.json
+out=$("$bin" validate match_rate.json); rc=$?
+[ $rc -eq 2 ] && grep -q '^error match_error match_rate.json: .*/characters/1/graph: tick rate 60 of "fast.json" (character n0) differs from tick rate 30' <<<"$out"
+check "match with graphs at 30 and 60 Hz: exit 2 with the loader's message" $?
 
 # --- shared data
 shared=${BSYNC_SHARED_DIR:-$src/../shared}

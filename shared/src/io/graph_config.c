@@ -10,6 +10,7 @@
 #include "blendsync/io/graph_config.h"
 #include "blendsync/io/retarget.h"
 #include "blendsync/procedural.h"
+#include "graph_config_internal.h"
 
 typedef struct source_entry {
     char path[BSYNC_CONFIG_MAX_SOURCE + 512]; /* resolved */
@@ -111,8 +112,9 @@ static void clip_names(const bsync_asset* a, char* buf, size_t cap) {
  * by the asset exactly as an import's (bsync_asset_free frees them), followed by those of the extra
  * clips (walk_back, strafe_left, strafe_right, wave, punch: bsync_procedural_humanoid_create_full)
  * that some "builtin:humanoid" clip entry of this config names as its animation. So a config using only
- * idle/walk/run sees exactly the three-clip asset it always did (notes and messages unchanged). */
-static bsync_result builtin_humanoid(bsync_asset* a, const bsync_config_graph* f) {
+ * idle/walk/run sees exactly the three-clip asset it always did (notes and messages unchanged).
+ * Declared in graph_config_internal.h (validate.c checks the same asset). */
+bsync_result bsync_graph_config_builtin_humanoid(bsync_asset* a, const bsync_config_graph* f) {
     memset(a, 0, sizeof *a);
     bsync_procedural_humanoid_full h;
     bsync_result r = bsync_procedural_humanoid_create_full(NULL, &h);
@@ -168,7 +170,7 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
                       path, ptr_token(cl->motion, tok, sizeof tok), cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID);
             return BSYNC_CONFIG_ERROR;
         }
-        r = builtin_humanoid(&s->asset, g->fields);
+        r = bsync_graph_config_builtin_humanoid(&s->asset, g->fields);
         if (r != BSYNC_OK) return BSYNC_OUT_OF_MEMORY;
     } else {
         r = bsync_asset_import_file(resolved, NULL, &s->asset, &e);

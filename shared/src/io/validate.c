@@ -11,7 +11,13 @@
 #include "blendsync/clip.h"
 #include "blendsync/fixed.h"
 #include "blendsync/io/config.h"
+#include "blendsync/io/match_config.h"
 #include "blendsync/skeleton.h"
+
+#include <cjson/cJSON.h>
+
+#include "file_internal.h"
+#include "graph_config_internal.h"
 
 #define PI_D 3.14159265358979323846
 
@@ -424,8 +430,10 @@ typedef struct bound_clip {
     const char* file;
 } bound_clip;
 
+/* clip_start: the first clip summary of this config (suggestions look up root speeds from there on). */
 static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree* tree, const bsync_config_graph* g,
-                                const bound_clip* bound, const char* cfg, const bsync_validate_options* o) {
+                                const bound_clip* bound, const char* cfg, uint32_t clip_start,
+                                const bsync_validate_options* o) {
     bsync_result res = BSYNC_OK;
     uint32_t nodes = bsync_blend_tree_node_count(tree);
     char(*seen_buf)[BSYNC_MAX_NAME] = malloc((size_t)BSYNC_MAX_JOINTS * sizeof *seen_buf);
@@ -434,7 +442,12 @@ static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree
         const char* nname = bsync_blend_tree_node_name(tree, n);
         uint32_t nc = bsync_blend_tree_node_child_count(tree, n);
         const bsync_blend_space* space = bsync_blend_tree_node_space(tree, n);
-        int simple1d = space && bsync_blend_space_type(space) == BSYNC_BLEND_SIMPLE_1D;
+        /* A Switch node plays one state at a time, each on its own clock ("sync" can only be "none"
+         * there, config.h): different cycle lengths do not drift apart, and its Simple1D space is a
+         * placeholder (thresholds 0, 1, 2, ...), so no threshold suggestions either. */
+        int is_switch = 0;
+        for (uint32_t k = 0; k < g->switch_count && !is_switch; k++) is_switch = g->switches[k].node == n;
+        int simple1d = !is_switch && space && bsync_blend_space_type(space) == BSYNC_BLEND_SIMPLE_1D;
         double dmin = 0, dmax = 0;
         uint32_t withclip = 0;
         const char *minm = "", *maxm = "";
@@ -460,7 +473,7 @@ static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree
                 copy_str(sg->node, sizeof sg->node, nname);
                 copy_str(sg->motion, sizeof sg->motion, mname);
                 sg->current = fxd(bsync_blend_space_threshold(space, c));
-                for (uint32_t i = 0; i < r->clip_count; i++)
+                for (uint32_t i = clip_start; i < r->clip_count; i++)
                     if (strcmp(r->clips[i].motion, mname) == 0) sg->speed = r->clips[i].root_speed;
             }
             /* Joints animated by a sibling (by name) but not by this clip. */
@@ -501,7 +514,7 @@ static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree
                                   nname, mname, (unsigned)missing, list, strlen(list) >= 180 ? ", ..." : "");
             }
         }
-        if (res == BSYNC_OK && withclip >= 2 && dmax / dmin - 1.0 > o->cycle_ratio) {
+        if (res == BSYNC_OK && !is_switch && withclip >= 2 && dmax / dmin - 1.0 > o->cycle_ratio) {
             int synced = g->nodes[n].sync == BSYNC_SYNC_NORMALIZED;
             res = add_finding(r, synced ? BSYNC_VALIDATE_INFO : BSYNC_VALIDATE_WARNING, "cycle_length_mismatch", cfg,
                               "", "", dmax / dmin - 1.0, o->cycle_ratio,
@@ -533,6 +546,7 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
     }
     uint32_t nclips = g->clip_count;
     uint32_t nmotions = bsync_blend_tree_motion_count(tree);
+    const uint32_t clip_start = report->clip_count;
     bsync_asset* assets = calloc(nclips ? nclips : 1, sizeof *assets);
     char(*srcpath)[BSYNC_CONFIG_MAX_SOURCE + BSYNC_VALIDATE_MAX_FILE] =
         calloc(nclips ? nclips : 1, sizeof *srcpath);
@@ -548,7 +562,10 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
     size_t dirlen = (size_t)(base_name(path) - path);
     for (uint32_t i = 0; i < nclips && res == BSYNC_OK; i++) {
         const bsync_config_clip* cc = &g->clips[i];
-        if (cc->source[0] == '/' || dirlen == 0)
+        /* "builtin:..." names are not paths (graph_config.c does not resolve them either) */
+        const int builtin =
+            !strncmp(cc->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX));
+        if (builtin || cc->source[0] == '/' || dirlen == 0)
             snprintf(srcpath[i], sizeof srcpath[i], "%s", cc->source);
         else
             snprintf(srcpath[i], sizeof srcpath[i], "%.*s%s", (int)dirlen, path, cc->source);
@@ -556,7 +573,19 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
         owner[i] = (int)i;
         for (uint32_t k = 0; k < i; k++)
             if (strcmp(srcpath[k], srcpath[i]) == 0) { owner[i] = owner[k]; break; }
-        if (owner[i] == (int)i) {
+        if (owner[i] == (int)i && builtin) {
+            if (strcmp(cc->source, BSYNC_CONFIG_BUILTIN_HUMANOID) != 0) { /* config.c refuses these first */
+                res = add_finding(report, BSYNC_VALIDATE_ERROR, "import_failed", cc->source, cc->motion, "", 0, 0,
+                                  "unknown built-in source \"%s\" (built-ins: %s)", cc->source,
+                                  BSYNC_CONFIG_BUILTIN_HUMANOID);
+                continue;
+            }
+            if (bsync_graph_config_builtin_humanoid(&assets[i], g) != BSYNC_OK) {
+                res = BSYNC_OUT_OF_MEMORY;
+                break;
+            }
+            ok[i] = 1;
+        } else if (owner[i] == (int)i) {
             memset(&err, 0, sizeof err);
             if (bsync_asset_import_file(srcpath[i], NULL, &assets[i], &err) != BSYNC_OK) {
                 if (err.code == BSYNC_OUT_OF_MEMORY) { res = BSYNC_OUT_OF_MEMORY; break; }
@@ -607,7 +636,7 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
         /* hierarchy across distinct, imported sources */
         res = hierarchy_check(report, assets, names, nclips);
     }
-    if (res == BSYNC_OK) res = node_checks(report, tree, g, bound, path, options);
+    if (res == BSYNC_OK) res = node_checks(report, tree, g, bound, path, clip_start, options);
 done:
     for (uint32_t i = 0; assets && i < nclips; i++) bsync_asset_free(&assets[i]);
     free(assets);
@@ -618,5 +647,180 @@ done:
     free(names);
     bsync_config_graph_destroy(g);
     bsync_blend_tree_destroy(tree);
+    return res;
+}
+
+/* ---- match mode */
+
+int bsync_validate_is_match_config(const char* path) {
+    unsigned char* buf = NULL;
+    size_t n = 0;
+    if (!path || bsync_io_read_file(path, &buf, &n, NULL) != BSYNC_OK) return 0;
+    cJSON* doc = cJSON_ParseWithLength((const char*)buf, n);
+    free(buf);
+    int match = 0;
+    if (cJSON_IsObject(doc))
+        match = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "characters")) ||
+                cJSON_GetObjectItemCaseSensitive(doc, "match_id") != NULL;
+    cJSON_Delete(doc);
+    return match;
+}
+
+/* Tag everything appended since (f0, c0, s0) with the graph file. */
+static void tag_graph(bsync_validate_report* r, uint32_t f0, uint32_t c0, uint32_t s0, const char* graph) {
+    for (uint32_t i = f0; i < r->finding_count; i++) copy_str(r->findings[i].graph, sizeof r->findings[i].graph, graph);
+    for (uint32_t i = c0; i < r->clip_count; i++) copy_str(r->clips[i].graph, sizeof r->clips[i].graph, graph);
+    for (uint32_t i = s0; i < r->suggestion_count; i++)
+        copy_str(r->suggestions[i].graph, sizeof r->suggestions[i].graph, graph);
+}
+
+static bsync_result validate_graph_file(bsync_validate_report* r, const char* resolved,
+                                        const bsync_validate_options* o) {
+    uint32_t f0 = r->finding_count, c0 = r->clip_count, s0 = r->suggestion_count;
+    bsync_result res = bsync_validate_config(r, resolved, o);
+    tag_graph(r, f0, c0, s0, resolved);
+    return res;
+}
+
+/* The match could not be loaded: check the graph files its "characters" entries name (read leniently,
+ * resolved as match_config.c does: the match file's folder + the path, an absolute path as is). */
+static bsync_result validate_listed_graphs(bsync_validate_report* r, const char* path,
+                                           const bsync_validate_options* o) {
+    unsigned char* buf = NULL;
+    size_t n = 0;
+    if (bsync_io_read_file(path, &buf, &n, NULL) != BSYNC_OK) return BSYNC_OK; /* match_error says why */
+    cJSON* doc = cJSON_ParseWithLength((const char*)buf, n);
+    free(buf);
+    const cJSON* chars = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "characters") : NULL;
+    size_t dirlen = (size_t)(base_name(path) - path);
+    uint32_t count = 0, total = cJSON_IsArray(chars) ? (uint32_t)cJSON_GetArraySize(chars) : 0;
+    char** seen = calloc(total ? total : 1, sizeof *seen);
+    bsync_result res = seen ? BSYNC_OK : BSYNC_OUT_OF_MEMORY;
+    for (const cJSON* c = cJSON_IsArray(chars) ? chars->child : NULL; c && res == BSYNC_OK; c = c->next) {
+        const cJSON* g = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "graph") : NULL;
+        if (!cJSON_IsString(g) || !g->valuestring[0]) continue;
+        size_t b = g->valuestring[0] == '/' ? 0 : dirlen, w = strlen(g->valuestring);
+        char* resolved = malloc(b + w + 1);
+        if (!resolved) { res = BSYNC_OUT_OF_MEMORY; break; }
+        memcpy(resolved, path, b);
+        memcpy(resolved + b, g->valuestring, w + 1);
+        int dup = 0;
+        for (uint32_t k = 0; k < count && !dup; k++) dup = !strcmp(seen[k], resolved);
+        if (dup) { free(resolved); continue; }
+        seen[count++] = resolved;
+        res = validate_graph_file(r, resolved, o);
+    }
+    for (uint32_t k = 0; seen && k < count; k++) free(seen[k]);
+    free(seen);
+    cJSON_Delete(doc);
+    return res;
+}
+
+/* "a, b, c" appended to buf (cut with ", ..." near the end). */
+static void list_add(char* buf, size_t cap, const char* item) {
+    size_t len = strlen(buf);
+    if (len + 8 >= cap || strstr(buf, ", ...")) return;
+    if (len + strlen(item) + 8 >= cap) { snprintf(buf + len, cap - len, "%s...", len ? ", " : ""); return; }
+    snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", item);
+}
+
+static bsync_result match_checks(bsync_validate_report* r, const bsync_match_config* m) {
+    const bsync_match_desc* desc = bsync_match_config_desc(m);
+    const uint32_t files = bsync_match_config_graph_file_count(m);
+    bsync_result res = BSYNC_OK;
+    for (uint32_t f = 0; f < files && res == BSYNC_OK; f++) {
+        char chars[300] = "";
+        uint32_t players = 0, npcs = 0;
+        for (uint32_t c = 0; c < desc->character_count; c++) {
+            if (bsync_match_config_character_graph_file(m, c) != f) continue;
+            list_add(chars, sizeof chars, bsync_match_config_character_name(m, c));
+            if (desc->characters[c].slot == BSYNC_MATCH_NPC) npcs++;
+            else players++;
+        }
+        res = add_finding(r, BSYNC_VALIDATE_INFO, "match_graph", bsync_match_config_graph_file_path(m, f), "", "", 0, 0,
+                          "graph \"%s\": characters %s (%u player%s, %u NPC%s); tick rate %u",
+                          bsync_match_config_graph_file_written(m, f), chars, (unsigned)players,
+                          players == 1 ? "" : "s", (unsigned)npcs, npcs == 1 ? "" : "s",
+                          (unsigned)bsync_match_config_tick_rate(m));
+        if (res == BSYNC_OK) tag_graph(r, r->finding_count - 1, r->clip_count, r->suggestion_count,
+                                       bsync_match_config_graph_file_path(m, f));
+    }
+    /* per input parameter (kind 0) / trigger (kind 1): which graph files map it (the loader's maps,
+     * the same facts as its "drives nothing" notes; a map depends only on the character's graph) */
+    for (int kind = 0; kind < 2 && res == BSYNC_OK; kind++) {
+        uint32_t items = kind == 0 ? desc->param_count : desc->trigger_count;
+        for (uint32_t i = 0; i < items && res == BSYNC_OK; i++) {
+            uint32_t mapped_files = 0;
+            for (uint32_t f = 0; f < files; f++)
+                for (uint32_t c = 0; c < desc->character_count; c++)
+                    if (bsync_match_config_character_graph_file(m, c) == f) {
+                        uint32_t v = kind == 0 ? desc->characters[c].param_map[i] : desc->characters[c].trigger_map[i];
+                        if (v != BSYNC_MATCH_UNMAPPED) mapped_files++;
+                        break;
+                    }
+            for (uint32_t f = 0; f < files && res == BSYNC_OK; f++) {
+                char chars[300] = "", have[300] = "";
+                int unmapped = 0;
+                for (uint32_t c = 0; c < desc->character_count; c++) {
+                    if (bsync_match_config_character_graph_file(m, c) != f) continue;
+                    uint32_t v = kind == 0 ? desc->characters[c].param_map[i] : desc->characters[c].trigger_map[i];
+                    if (v != BSYNC_MATCH_UNMAPPED) break;
+                    unmapped = 1;
+                    list_add(chars, sizeof chars, bsync_match_config_character_name(m, c));
+                }
+                if (!unmapped) continue;
+                const bsync_graph_config* gc = bsync_match_config_graph_file_config(m, f);
+                const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
+                const bsync_graph* graph = bsync_graph_config_graph(gc);
+                const char* file = bsync_match_config_graph_file_path(m, f);
+                const char* written = bsync_match_config_graph_file_written(m, f);
+                bsync_validate_severity sev = mapped_files ? BSYNC_VALIDATE_INFO : BSYNC_VALIDATE_WARNING;
+                const char* where = mapped_files ? "drives nothing in" : "drives no character:";
+                const char* it = mapped_files ? ": it" : "";
+                const char* elsewhere = mapped_files ? " (other graph files of the match have it)"
+                                                     : (files > 1 ? " (nor does any other graph file of the match)" : "");
+                if (kind == 0) {
+                    for (uint32_t p = 0; p < bsync_blend_tree_parameter_count(tree); p++)
+                        list_add(have, sizeof have, bsync_blend_tree_parameter_name(tree, p));
+                    res = add_finding(r, sev, "unmapped_input", file, "", "", 0, 0,
+                                      "input parameter \"%s\" %s graph \"%s\" (characters %s)%s has no parameter of "
+                                      "that name (parameters: %s)%s",
+                                      bsync_match_config_param_name(m, i), where, written, chars, it,
+                                      have[0] ? have : "none", elsewhere);
+                } else {
+                    for (uint32_t s = 0; s < bsync_graph_switch_count(graph); s++)
+                        list_add(have, sizeof have, bsync_blend_tree_node_name(tree, bsync_graph_switch_node(graph, s)));
+                    res = add_finding(r, sev, "unmapped_trigger", file, "", "", 0, 0,
+                                      "input trigger \"%s\" %s graph \"%s\" (characters %s)%s has no Switch node "
+                                      "\"%s\" (Switch nodes: %s)%s",
+                                      bsync_match_config_trigger_name(m, i), where, written, chars, it,
+                                      bsync_match_config_trigger_switch(m, i), have[0] ? have : "none", elsewhere);
+                }
+                if (res == BSYNC_OK) tag_graph(r, r->finding_count - 1, r->clip_count, r->suggestion_count, file);
+            }
+        }
+    }
+    return res;
+}
+
+bsync_result bsync_validate_match(bsync_validate_report* report, const char* path,
+                                  const bsync_validate_options* options) {
+    if (!report || !path) return BSYNC_INVALID_ARGUMENT;
+    bsync_match_config* m = NULL;
+    bsync_error err;
+    memset(&err, 0, sizeof err);
+    bsync_result lr = bsync_match_config_load(path, NULL, &m, &err);
+    if (lr == BSYNC_OUT_OF_MEMORY) return BSYNC_OUT_OF_MEMORY;
+    if (lr != BSYNC_OK) {
+        bsync_result res = add_finding(report, BSYNC_VALIDATE_ERROR, "match_error", path, "", "", 0, 0, "%s",
+                                       err.message);
+        if (res == BSYNC_OK) res = validate_listed_graphs(report, path, options);
+        return res;
+    }
+    bsync_result res = BSYNC_OK;
+    for (uint32_t f = 0; f < bsync_match_config_graph_file_count(m) && res == BSYNC_OK; f++)
+        res = validate_graph_file(report, bsync_match_config_graph_file_path(m, f), options);
+    if (res == BSYNC_OK) res = match_checks(report, m);
+    bsync_match_config_destroy(m);
     return res;
 }

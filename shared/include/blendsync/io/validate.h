@@ -9,6 +9,8 @@
  *   bsync_validate_asset                              check one imported asset's clips
  *   bsync_validate_files                              import files and check them (and across them)
  *   bsync_validate_config                             load a graph config's clips and check its blend nodes
+ *   bsync_validate_is_match_config                    does a .json file hold a match config?
+ *   bsync_validate_match                              a match config: each graph file + match-level checks
  *   bsync_validate_exit_status                        0 clean (info only), 1 warnings, 2 errors
  *
  * Checks (codes in `finding.code`; severity in brackets):
@@ -16,7 +18,10 @@
  *                               not_finite (NaN/inf key), out_of_range (|x| >= 32768 after scaling)
  *                               and bad_rotation (zero quaternion) name the importer's reason.
  *   config_error [error]        the config does not parse; no_animation [error]: a "clips" entry
- *                               names an animation its source does not hold.
+ *                               names an animation its source does not hold. A "builtin:humanoid"
+ *                               source is the built-in procedural humanoid, built exactly as the graph
+ *                               loader builds it (graph_config_internal.h); another "builtin:" name
+ *                               is an import_failed error.
  *   empty_clip [warning]        a clip without tracks; zero_duration [warning]: duration 0.
  *   joint_not_in_skeleton [warning]  the importer ignored channels on nodes outside the skeleton.
  *   hierarchy_mismatch [warning]     two files (or config sources) give one joint name different
@@ -39,6 +44,16 @@
  *                               speed = displacement / duration (value = speed m/s).
  *   cycle_length_mismatch       in a blend node, max/min child clip duration - 1 > cycle_ratio: [info]
  *                               when the node syncs time ("normalized"), [warning] with "sync": "none".
+ *                               Not for Switch nodes (one state plays at a time, on its own clock).
+ * Match mode only (bsync_validate_match; `file` = the graph file's resolved path unless said otherwise):
+ *   match_error [error]         bsync_match_config_load refused the match (message = its error, e.g. a
+ *                               missing graph file, differing tick rates, a slot out of range);
+ *                               file = the match config. The graph files it names are still checked.
+ *   match_graph [info]          one per distinct graph file: the characters using it and its tick rate.
+ *   unmapped_input [warning]    an input parameter that no graph of the match has (it drives nothing);
+ *                               one finding per graph file. [info] when some other graph file has it.
+ *   unmapped_trigger [warning]  an input trigger whose "switch" names no Switch node of any graph;
+ *                               [info] when some other graph file has that switch.
  *
  * Edge code (blendsync_io): imports files, allocates with malloc, uses double arithmetic (no libm).
  */
@@ -64,6 +79,7 @@ typedef struct bsync_validate_finding {
     bsync_validate_severity severity;
     char code[32];
     char file[BSYNC_VALIDATE_MAX_FILE];   /* the file (or config) it is about; "" when none */
+    char graph[BSYNC_VALIDATE_MAX_FILE];  /* match mode: the graph file (resolved) it came from; else "" */
     char clip[BSYNC_MAX_NAME];            /* the clip (config: the motion name); "" when none */
     char joint[BSYNC_MAX_NAME];           /* "" when none */
     char message[640];
@@ -73,6 +89,7 @@ typedef struct bsync_validate_finding {
 
 typedef struct bsync_validate_clip_summary {
     char file[BSYNC_VALIDATE_MAX_FILE];
+    char graph[BSYNC_VALIDATE_MAX_FILE];  /* match mode: the graph file (resolved); else "" */
     char clip[BSYNC_MAX_NAME];            /* the clip's own name */
     char motion[BSYNC_MAX_NAME];          /* config mode: the motion it is bound to; else "" */
     double duration;                      /* seconds */
@@ -88,6 +105,7 @@ typedef struct bsync_validate_clip_summary {
 } bsync_validate_clip_summary;
 
 typedef struct bsync_validate_suggestion {
+    char graph[BSYNC_VALIDATE_MAX_FILE];  /* match mode: the graph file (resolved); else "" */
     char node[BSYNC_MAX_NAME];
     char motion[BSYNC_MAX_NAME];
     double current;                       /* the threshold in the config */
@@ -133,10 +151,26 @@ bsync_result bsync_validate_files(bsync_validate_report* report, const char* con
 /* Parse the config (io/config.h), import each distinct source once (relative to the config's folder),
  * check each bound clip (root joint: the config's "root_joint", else joint 0), hierarchy across
  * sources, and every blend node's motion children (missing_in_sibling, cycle_length_mismatch); a
- * Simple1D node's children with clips get a suggestion (their root speed). Parse and import failures
+ * Simple1D node's children with clips get a suggestion (their root speed; not a Switch node's, whose
+ * Simple1D space is a placeholder). Parse and import failures
  * are error findings, not failures of the call. */
 bsync_result bsync_validate_config(bsync_validate_report* report, const char* path,
                                    const bsync_validate_options* options);
+
+/* 1 when `path` reads as a JSON object with a top-level "characters" array or a "match_id" member
+ * (a match config, io/match_config.h), else 0 (also when it cannot be read or parsed: the graph-config
+ * path then reports the problem). */
+int bsync_validate_is_match_config(const char* path);
+
+/* A match config: bsync_match_config_load; when it refuses the match, a match_error finding (and the
+ * graph files are taken from the "characters" entries that can be read). Then every distinct graph
+ * file (resolved against the match config's folder, in order of first use) is checked as
+ * bsync_validate_config does, its findings, clips and suggestions tagged with `graph`; then (when
+ * the match loaded) match_graph, unmapped_input and unmapped_trigger, from the loader's input maps
+ * (param_map / trigger_map BSYNC_MATCH_UNMAPPED, the same facts as its notes). BSYNC_INVALID_ARGUMENT
+ * (NULL report/path), BSYNC_OUT_OF_MEMORY; every other problem is a finding. */
+bsync_result bsync_validate_match(bsync_validate_report* report, const char* path,
+                                  const bsync_validate_options* options);
 
 /* 2 when any finding is an error, else 1 when any is a warning, else 0. */
 int bsync_validate_exit_status(const bsync_validate_report* report);

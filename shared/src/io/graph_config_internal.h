@@ -1,0 +1,20 @@
+/* graph_config_internal.h — internal to blendsync_io: the built-in clip sources of graph configs
+ * ("source": "builtin:humanoid", io/config.h), shared by graph_config.c (which loads them) and
+ * validate.c (which checks them), so both see the same asset.
+ */
+#ifndef BLENDSYNC_IO_GRAPH_CONFIG_INTERNAL_H
+#define BLENDSYNC_IO_GRAPH_CONFIG_INTERNAL_H
+
+#include "blendsync/base.h"
+#include "blendsync/io/asset.h"
+#include "blendsync/io/config.h"
+
+/* The built-in procedural humanoid (procedural.h) as an asset (*a zeroed first): skeleton + clips
+ * idle, walk, run, owned by the asset exactly as an import's (bsync_asset_free frees them), followed
+ * by those of the extra clips of bsync_procedural_humanoid_create_full (walk_back, strafe_left,
+ * strafe_right, wave, punch) that some "builtin:humanoid" clip entry of `fields` names as its
+ * "animation". stats are all zero, notes empty, source "built-in procedural humanoid (procedural.h)".
+ * BSYNC_OUT_OF_MEMORY (nothing left allocated) when an allocation fails. */
+bsync_result bsync_graph_config_builtin_humanoid(bsync_asset* a, const bsync_config_graph* fields);
+
+#endif /* BLENDSYNC_IO_GRAPH_CONFIG_INTERNAL_H */
