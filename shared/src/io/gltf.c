@@ -24,8 +24,16 @@ typedef struct gl_buffer {
 typedef struct gl_node {
     int32_t parent; /* node index or -1 */
     double t[3], r[4], s[3];
+    double shear; /* a `matrix` node: how far its columns are from orthogonal, degrees (dropped) */
     const char* name;
 } gl_node;
+
+/* The transform of the non-joint nodes between a joint and its joint parent (or the scene root),
+ * folded into that joint's rest pose and keys: local' = A o local (see fold_apply). */
+typedef struct gl_fold {
+    int on;
+    double t[3], r[4], s[3];
+} gl_fold;
 
 typedef struct gl_ctx {
     const char* file;
@@ -39,6 +47,10 @@ typedef struct gl_ctx {
     bsync_error* err;
     bsync_asset* asset;
     const bsync_import_options* opt;
+    gl_fold* fold;                 /* per joint (built by build_skeleton) */
+    unsigned char* above;          /* per node: 1 = a non-joint ancestor of a joint */
+    uint32_t above_channels, above_clips; /* channels on such nodes (ignored), and in how many clips */
+    int32_t above_first;           /* the first such animated node, for the note */
 } gl_ctx;
 
 /* ------------------------------------------------------------------ JSON helpers */
@@ -505,8 +517,9 @@ static void quat_from_matrix(const double m[9], double q[4]) { /* m row-major 3x
     imp_quat_normalize(q);
 }
 
-/* Column-major 4x4 -> T, R, S. */
-static void decompose(const double m[16], double t[3], double r[4], double s[3]) {
+/* Column-major 4x4 -> T, R, S; *shear = the largest departure of two columns from a right angle,
+ * in degrees (what T R S cannot hold; 0 when a column is zero). */
+static void decompose(const double m[16], double t[3], double r[4], double s[3], double* shear) {
     t[0] = m[12];
     t[1] = m[13];
     t[2] = m[14];
@@ -515,6 +528,14 @@ static void decompose(const double m[16], double t[3], double r[4], double s[3])
         for (int i = 0; i < 3; i++) cols[j][i] = m[j * 4 + i];
         s[j] = sqrt(cols[j][0] * cols[j][0] + cols[j][1] * cols[j][1] + cols[j][2] * cols[j][2]);
     }
+    *shear = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++) {
+            if (!(s[a] > 0) || !(s[b] > 0)) continue;
+            double cs = fabs(cols[a][0] * cols[b][0] + cols[a][1] * cols[b][1] + cols[a][2] * cols[b][2]) / (s[a] * s[b]);
+            double deg = asin(cs < 1 ? cs : 1) * (180.0 / 3.14159265358979323846);
+            if (deg > *shear) *shear = deg;
+        }
     double det = cols[0][0] * (cols[1][1] * cols[2][2] - cols[1][2] * cols[2][1]) -
                  cols[1][0] * (cols[0][1] * cols[2][2] - cols[0][2] * cols[2][1]) +
                  cols[2][0] * (cols[0][1] * cols[1][2] - cols[0][2] * cols[1][1]);
@@ -566,7 +587,7 @@ static int read_nodes(gl_ctx* c, gl_node** out, uint32_t* out_n) {
         double m[16];
         if (jget(nd, "matrix")) {
             if (jget_numbers(c, nd, "matrix", 16, m, at)) goto fail;
-            decompose(m, x->t, x->r, x->s);
+            decompose(m, x->t, x->r, x->s, &x->shear);
         }
         if (jget_numbers(c, nd, "translation", 3, x->t, at) || jget_numbers(c, nd, "rotation", 4, x->r, at) ||
             jget_numbers(c, nd, "scale", 3, x->s, at))
@@ -617,6 +638,150 @@ static int read_nodes(gl_ctx* c, gl_node** out, uint32_t* out_n) {
 fail:
     free(g);
     return -1;
+}
+
+/* ------------------------------------------------------------------ non-joint ancestors
+ *
+ * glTF places a joint by every ancestor node, joint or not. The skeleton keeps only joints, so the
+ * transform A of the non-joint nodes between a joint and its joint parent (for a root joint: up to
+ * the scene root; a Blender armature node, typically) is folded into that joint, in double before
+ * the one conversion: rest and every key become A o local. Translation keys are exact; rotation and
+ * scale are exact when A's scale is uniform (otherwise per axis: an approximation, noted). */
+
+static int node_is_identity(const gl_node* p) {
+    return p->t[0] == 0 && p->t[1] == 0 && p->t[2] == 0 && p->r[0] == 0 && p->r[1] == 0 && p->r[2] == 0 &&
+           (p->r[3] == 1 || p->r[3] == -1) && p->s[0] == 1 && p->s[1] == 1 && p->s[2] == 1 && p->shear == 0;
+}
+
+static void quat_mul(const double a[4], const double b[4], double o[4]) { /* o = a b (b first) */
+    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    o[0] = x;
+    o[1] = y;
+    o[2] = z;
+    o[3] = w;
+}
+
+static void quat_rotate(const double q[4], const double v[3], double o[3]) { /* unit q */
+    double c1[3] = {q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2], q[0] * v[1] - q[1] * v[0]};
+    double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2], q[0] * c1[1] - q[1] * c1[0]};
+    for (int i = 0; i < 3; i++) o[i] = v[i] + 2.0 * (q[3] * c1[i] + c2[i]);
+}
+
+/* Column-major 4x4 of T R S. */
+static void trs_matrix(const double t[3], const double q[4], const double s[3], double m[16]) {
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 3; i++) m[j * 4 + i] = r[i][j] * s[j];
+        m[j * 4 + 3] = 0;
+        m[12 + j] = t[j];
+    }
+    m[15] = 1;
+}
+
+static void mat_mul(const double a[16], const double b[16], double o[16]) { /* o = a b, column-major */
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            double acc = 0;
+            for (int k = 0; k < 4; k++) acc += a[k * 4 + i] * b[j * 4 + k];
+            o[j * 4 + i] = acc;
+        }
+}
+
+static void fold_translation(const gl_fold* f, double v[3]) {
+    double a[3] = {f->s[0] * v[0], f->s[1] * v[1], f->s[2] * v[2]}, o[3];
+    quat_rotate(f->r, a, o);
+    for (int i = 0; i < 3; i++) v[i] = f->t[i] + o[i];
+}
+
+static void fold_rotation(const gl_fold* f, double q[4]) {
+    double o[4];
+    quat_mul(f->r, q, o);
+    memcpy(q, o, sizeof o);
+    imp_quat_normalize(q);
+}
+
+static void fold_scale(const gl_fold* f, double v[3]) {
+    for (int i = 0; i < 3; i++) v[i] *= f->s[i];
+}
+
+static double note_num(double x) { return fabs(x) < 5e-10 ? 0.0 : x; } /* no "-0" in notes */
+
+/* Joint `jname` (node k): compose its non-joint ancestors up to the nearest joint ancestor (in[] = is
+ * a joint) into *f, outermost first; f->on = 0 when they are all identity. Marks them in c->above.
+ * Notes what was folded. 0 ok, -1 out of memory (reported). */
+static int ancestor_fold(gl_ctx* c, const gl_node* g, const unsigned char* in, uint32_t k, const char* jname,
+                         int is_root, gl_fold* f) {
+    memset(f, 0, sizeof *f);
+    uint32_t cnt = 0;
+    for (int32_t p = g[k].parent; p >= 0 && !in[p]; p = g[p].parent) {
+        c->above[p] = 1;
+        if (!node_is_identity(&g[p])) cnt++;
+    }
+    if (cnt == 0) return 0;
+    uint32_t* list = malloc((size_t)cnt * sizeof *list);
+    if (!list) {
+        imp_fail(c->err, BSYNC_OUT_OF_MEMORY, c->file, "out of memory");
+        return -1;
+    }
+    uint32_t i = cnt;
+    for (int32_t p = g[k].parent; p >= 0 && !in[p]; p = g[p].parent)
+        if (!node_is_identity(&g[p])) list[--i] = (uint32_t)p; /* outermost first */
+    double shear = 0;
+    for (i = 0; i < cnt; i++)
+        if (g[list[i]].shear > shear) shear = g[list[i]].shear;
+    if (cnt == 1) {
+        const gl_node* p = &g[list[0]];
+        memcpy(f->t, p->t, sizeof f->t);
+        memcpy(f->r, p->r, sizeof f->r);
+        memcpy(f->s, p->s, sizeof f->s);
+    } else {
+        double m[16], x[16], o[16], sh;
+        trs_matrix(g[list[0]].t, g[list[0]].r, g[list[0]].s, m);
+        for (i = 1; i < cnt; i++) {
+            trs_matrix(g[list[i]].t, g[list[i]].r, g[list[i]].s, x);
+            mat_mul(m, x, o);
+            memcpy(m, o, sizeof m);
+        }
+        decompose(m, f->t, f->r, f->s, &sh);
+        if (sh > shear) shear = sh;
+    }
+    f->on = 1;
+    char names[300];
+    size_t used = 0;
+    names[0] = '\0';
+    for (i = 0; i < cnt && i < 3; i++) {
+        const gl_node* p = &g[list[i]];
+        int w = p->name ? snprintf(names + used, sizeof names - used, "%s'%.60s'", i ? " > " : "", p->name)
+                        : snprintf(names + used, sizeof names - used, "%snodes[%u]", i ? " > " : "", (unsigned)list[i]);
+        if (w > 0) used += (size_t)w < sizeof names - used ? (size_t)w : sizeof names - used - 1;
+    }
+    if (cnt > 3) snprintf(names + used, sizeof names - used, " and %u more", (unsigned)(cnt - 3));
+    free(list);
+    double vl = sqrt(f->r[0] * f->r[0] + f->r[1] * f->r[1] + f->r[2] * f->r[2]);
+    double deg = 2.0 * atan2(vl, fabs(f->r[3])) * (180.0 / 3.14159265358979323846);
+    double sg = f->r[3] < 0 ? -1.0 : 1.0, ax[3] = {1, 0, 0};
+    if (vl > 0)
+        for (i = 0; i < 3; i++) ax[i] = sg * f->r[i] / vl;
+    int uniform = fabs(f->s[0] - f->s[1]) <= 1e-7 * fabs(f->s[0]) && fabs(f->s[0] - f->s[2]) <= 1e-7 * fabs(f->s[0]);
+    char extra[200];
+    snprintf(extra, sizeof extra, "%s%s", uniform ? "" : "; the scale is not uniform, so it is applied per axis (exact only while the joint's rotation is identity)",
+             shear > 1e-6 ? "; a shear was dropped" : "");
+    bsync_asset_note(c->asset,
+                     "%s '%s' sits under non-joint node%s %s: folded into its rest pose and keys: rotation %.4f deg "
+                     "about (%.4f, %.4f, %.4f), translation (%.6g, %.6g, %.6g) m, scale (%.6g, %.6g, %.6g)%s",
+                     is_root ? "root joint" : "joint", jname, cnt > 1 ? "s" : "", names, deg, note_num(ax[0]),
+                     note_num(ax[1]), note_num(ax[2]), note_num(f->t[0]), note_num(f->t[1]), note_num(f->t[2]),
+                     note_num(f->s[0]), note_num(f->s[1]), note_num(f->s[2]), extra);
+    if (shear > 1e-6)
+        bsync_asset_note(c->asset, "joint '%s': the non-joint nodes above it shear by %.3g deg, which a joint cannot "
+                         "hold: dropped (approximation)", jname, shear);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ skeleton */
@@ -677,7 +842,9 @@ static int build_skeleton(gl_ctx* c, const gl_node* g, uint32_t n, int32_t* node
         goto done;
     }
     joints = calloc(cand ? cand : 1, sizeof *joints);
-    if (!joints) {
+    c->fold = calloc(cand ? cand : 1, sizeof *c->fold);
+    c->above = calloc(n ? n : 1, 1);
+    if (!joints || !c->fold || !c->above) {
         imp_fail(c->err, BSYNC_OUT_OF_MEMORY, c->file, "out of memory");
         goto done;
     }
@@ -710,17 +877,14 @@ static int build_skeleton(gl_ctx* c, const gl_node* g, uint32_t n, int32_t* node
             memcpy(j->t, g[k].t, sizeof j->t);
             memcpy(j->r, g[k].r, sizeof j->r);
             memcpy(j->s, g[k].s, sizeof j->s);
-            node_to_joint[k] = (int32_t)nj++;
-            if (parent == BSYNC_NO_PARENT && g[k].parent >= 0) {
-                const gl_node* p = &g[g[k].parent];
-                int identity = p->t[0] == 0 && p->t[1] == 0 && p->t[2] == 0 && p->r[3] == 1 && p->s[0] == 1 &&
-                               p->s[1] == 1 && p->s[2] == 1;
-                if (!identity)
-                    bsync_asset_note(c->asset,
-                                     "root joint '%s' sits under node '%.60s' whose non-identity transform is not "
-                                     "part of the skeleton",
-                                     j->name, p->name ? p->name : "(unnamed)");
+            gl_fold* f = &c->fold[nj];
+            if (ancestor_fold(c, g, in, k, j->name, parent == BSYNC_NO_PARENT, f)) goto done;
+            if (f->on) {
+                fold_translation(f, j->t);
+                fold_rotation(f, j->r);
+                fold_scale(f, j->s);
             }
+            node_to_joint[k] = (int32_t)nj++;
         }
     }
     uint32_t dup = imp_unique_joint_names(joints, nj);
@@ -813,7 +977,7 @@ static int read_animation(gl_ctx* c, const cJSON* anim, uint32_t ai, const int32
         imp_fail(c->err, BSYNC_OUT_OF_MEMORY, c->file, "out of memory");
         return -1;
     }
-    uint32_t ign_weights = 0, ign_node = 0, ign_dup = 0, ign_path = 0, cubic = 0, steps = 0, ci = 0;
+    uint32_t ign_weights = 0, ign_node = 0, ign_above = 0, ign_dup = 0, ign_path = 0, cubic = 0, steps = 0, ci = 0;
     const cJSON* ch;
     int rc = -1;
     cJSON_ArrayForEach(ch, channels) {
@@ -859,6 +1023,11 @@ static int read_animation(gl_ctx* c, const cJSON* anim, uint32_t ai, const int32
         }
         if (node_to_joint[node] < 0) {
             ign_node++;
+            if (c->above && c->above[node]) {
+                if (c->above_channels == 0) c->above_first = (int32_t)node;
+                c->above_channels++;
+                ign_above++;
+            }
             continue;
         }
         uint32_t joint = (uint32_t)node_to_joint[node];
@@ -941,6 +1110,16 @@ static int read_animation(gl_ctx* c, const cJSON* anim, uint32_t ai, const int32
             }
             imp_quats_continuous(v, nt);
         }
+        if (c->fold && c->fold[joint].on) { /* non-joint ancestors above this joint (see ancestor_fold) */
+            const gl_fold* f = &c->fold[joint];
+            for (uint32_t k = 0; k < nt; k++) {
+                double* x = v + (size_t)nc * k;
+                if (kind == BSYNC_TRACK_TRANSLATION) fold_translation(f, x);
+                else if (kind == BSYNC_TRACK_ROTATION) fold_rotation(f, x);
+                else fold_scale(f, x);
+            }
+            if (kind == BSYNC_TRACK_ROTATION) imp_quats_continuous(v, nt);
+        }
         if (mode == 1) steps++;
         if (!imp_clip_add_track(&clip, joint, kind, nt, t, v, mode == 1)) {
             imp_fail(c->err, BSYNC_OUT_OF_MEMORY, c->file, "out of memory");
@@ -948,6 +1127,7 @@ static int read_animation(gl_ctx* c, const cJSON* anim, uint32_t ai, const int32
         }
     }
     if (imp_build_clip(&clip, c->file, c->asset, c->err) != BSYNC_OK) goto done;
+    if (ign_above) c->above_clips++;
     if (ign_weights)
         bsync_asset_note(c->asset, "clip '%s': %u morph-target 'weights' channels ignored", clip.name, (unsigned)ign_weights);
     if (ign_node)
@@ -1023,6 +1203,17 @@ static int read_animations(gl_ctx* c, const int32_t* node_to_joint, uint32_t n) 
         i++;
     }
     free(names);
+    if (rc == 0 && c->above_channels) {
+        const cJSON* nm = jget(cJSON_GetArrayItem(jget(c->root, "nodes"), (int)c->above_first), "name");
+        char first[80];
+        if (cJSON_IsString(nm)) snprintf(first, sizeof first, "'%.60s'", nm->valuestring);
+        else snprintf(first, sizeof first, "nodes[%u]", (unsigned)c->above_first);
+        bsync_asset_note(c->asset,
+                         "%u channels in %u clips animate non-joint nodes above the skeleton's joints (first: %s); "
+                         "they are ignored: the joints below them see those nodes' rest transforms (folded in when "
+                         "not identity)",
+                         (unsigned)c->above_channels, (unsigned)c->above_clips, first);
+    }
     return rc;
 }
 
@@ -1119,6 +1310,8 @@ done:
     free(c.buffers);
     free(g);
     free(n2j);
+    free(c.fold);
+    free(c.above);
     cJSON_Delete(c.root);
     if (result != BSYNC_OK) bsync_asset_free(out);
     return result;

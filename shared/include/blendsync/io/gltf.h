@@ -18,6 +18,17 @@
  *     (translation; scale = column lengths, x negated for a negative determinant; rotation from the
  *     normalised columns). Unnamed nodes are called "node<i>"; names longer than 63 bytes are cut at
  *     63 bytes (UTF-8 safe) and duplicates get "#<i>" appended (each noted).
+ *   Non-joint ancestors: glTF places a joint by ALL its ancestor nodes, so the transform A of the
+ *     non-joint nodes between a joint and its joint parent (for a root joint: up to the scene root;
+ *     e.g. a Blender armature node) is folded into that joint: its rest pose and every key of its
+ *     channels become A o local, composed in double before the one conversion (translation
+ *     A.t + A.r (A.s * t), exact; rotation A.r q; scale A.s * s per axis, exact when A's scale is
+ *     uniform, else an approximation that is noted). Several such nodes are composed as matrices
+ *     outermost first and decomposed like a `matrix` node; shear (from a `matrix` or a non-uniform
+ *     scale above a rotation) cannot be held and is dropped with a note. Identity nodes are skipped,
+ *     so files without non-identity ancestors import exactly as before. A note names the folded nodes
+ *     and A (rotation in degrees about an axis, translation, scale). Channels animating those nodes
+ *     are ignored (as every channel on a non-joint node; a note counts them).
  *   Clips: one per animation (name, else "animation<i>"; duplicate names get "#<i>"), channels with
  *     path translation, rotation, scale. `weights` channels (morph targets), channels whose node is
  *     not a joint, and later duplicates of a (node, path) are ignored, each kind counted in a note.
