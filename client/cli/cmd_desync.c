@@ -146,6 +146,10 @@ static int cmd_diff(int argc, char** argv) {
     char* text = NULL;
     if (npos == 1 && is_dir(pos[0])) {
         bundle = 1;
+        static char dir[1024]; /* the directory without trailing slashes */
+        snprintf(dir, sizeof dir, "%s", pos[0]);
+        for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = '\0';
+        pos[0] = dir;
         char meta_path[1200];
         snprintf(meta_path, sizeof meta_path, "%s/bundle.json", pos[0]);
         uint8_t* meta = NULL;
