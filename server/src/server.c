@@ -57,7 +57,10 @@ void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason) {
 }
 
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why) {
-    if (p->match) p->match->stats.dropped[why]++;
+    if (p->match) {
+        p->match->stats.dropped[why]++;
+        if (p->slot >= 0 && p->slot < (int)BSYNC_PROTO_MAX_PLAYERS) p->match->stats.dropped_by_slot[p->slot]++;
+    }
     if (why == BSYNC_SERVER_DROP_STALE || why == BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK) return; /* harmless */
     uint64_t now = bsync_net_now_us();
     p->violations[p->violation_next] = now;

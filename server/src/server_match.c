@@ -291,7 +291,10 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         m->stats.inputs_received++;
         any_new = 1;
     }
-    if (any_stale && !any_new) m->stats.dropped[BSYNC_SERVER_DROP_STALE]++;
+    if (any_stale && !any_new) {
+        m->stats.dropped[BSYNC_SERVER_DROP_STALE]++;
+        m->stats.dropped_by_slot[p->slot]++;
+    }
     m->last_activity_us = bsync_net_now_us();
     /* ack: the first tick >= next_tick we hold nothing for */
     uint32_t next = m->next_tick;

@@ -253,6 +253,15 @@ static void test_hostile_player(void** state) {
     assert_int_equal(after.dropped[BSYNC_SERVER_DROP_MALFORMED], 4); /* layout, truncated, oversized, garbage */
     assert_int_equal(after.dropped[BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK], 1);
     assert_false(r.got_bye); /* below the abuse threshold: still connected */
+    /* the violations are all on the hostile peer's slot; the honest slots can only have stale inputs
+     * (their redundant records), which the totals count too */
+    uint64_t violations = 0, stale = after.dropped[BSYNC_SERVER_DROP_STALE] - before.dropped[BSYNC_SERVER_DROP_STALE];
+    for (unsigned d = 0; d < BSYNC_SERVER_DROP_COUNT; d++)
+        if (d != BSYNC_SERVER_DROP_STALE) violations += after.dropped[d] - before.dropped[d];
+    uint64_t hostile = after.dropped_by_slot[1] - before.dropped_by_slot[1];
+    assert_true(hostile >= violations && hostile <= violations + stale);
+    assert_true((after.dropped_by_slot[0] - before.dropped_by_slot[0]) + (after.dropped_by_slot[2] - before.dropped_by_slot[2]) <=
+                stale);
     /* a flood of garbage: BYE ABUSE */
     for (int k = 0; k < 40; k++) raw_send_bytes(&r, big + 100, 20, BSYNC_PROTO_CHANNEL_INPUT, 0);
     for (int i = 0; i < 100 && !r.got_bye; i++) raw_service(&w, &r, 5);

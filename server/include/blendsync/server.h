@@ -72,6 +72,7 @@ typedef struct bsync_server_match_stats {
     uint64_t checksums_verified;
     uint64_t resyncs, kicks;
     uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
+    uint64_t dropped_by_slot[BSYNC_PROTO_MAX_PLAYERS]; /* the same drops, per player slot (per peer) */
     uint64_t bytes_in, bytes_out; /* blendsync packet bytes (ENet/UDP headers not included) */
     uint64_t host_udp_in, host_udp_out; /* the whole server's UDP payload bytes, ENet headers included */
     uint64_t jitter_p50_us, jitter_p99_us, jitter_max_us; /* confirm time - deadline */
