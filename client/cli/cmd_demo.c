@@ -82,12 +82,16 @@ static void demo_usage(FILE* f) {
             "       blendsync demo --data DIR [--out-dir OUT] [--every K] [--quiet]\n"
             "  --data DIR  run scripts/examples' pab_locomotion and kaykit_strafe graphs on the shared\n"
             "              data folder DIR (e.g. ../shared/data) and bake each to OUT/NAME.glb\n"
-            "  --out-dir OUT  where the .glb files go (default: the current folder)\n");
+            "  --out-dir OUT  where the .glb files go (default: the current folder)\n"
+            "       blendsync demo --locomotion [--out-dir OUT] [--every K] [--quiet]\n"
+            "  --locomotion  the match demo's graph (scripts/demo/humanoid_locomotion.json: 2D stick +\n"
+            "              speed, upper-body wave/punch) along scripts/demo/locomotion_path.csv, baked\n"
+            "              to OUT/locomotion.glb\n");
 }
 
 int bsync_cmd_demo(int argc, char** argv) {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--data")) {
+        if (!strcmp(argv[i], "--data") || !strcmp(argv[i], "--locomotion")) {
             /* the tool routes --data to bsync_cmd_demo_data (cmd_demo_data.c) before calling this */
             fprintf(stderr, "blendsync demo: --data is not available in this build\n");
             return 2;

@@ -1,5 +1,6 @@
-/* cmd_demo_data.c — `blendsync demo --data DIR`: the example graphs on real characters (main.c routes
- * `demo` with --data here, so cmd_demo.c keeps only the core dependencies the determinism test
+/* cmd_demo_data.c — `blendsync demo --data DIR`: the example graphs on real characters, and
+ * `blendsync demo --locomotion`: the match demo's locomotion graph along a scripted joystick path
+ * (main.c routes `demo` with --data or --locomotion here, so cmd_demo.c keeps only the core dependencies the determinism test
  * compiles it with). */
 #define _XOPEN_SOURCE 700 /* mkstemp, fdopen, realpath */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "cli_graph_config.h"
 #include "commands.h"
 #include "script_csv.h"
+#include "demo_embed.h" /* k_demo_graph_json, k_demo_path_csv: scripts/demo/, compiled in */
 
 static int parse_int(const char* s, long lo, long hi, long* out) {
     char* end = NULL;
@@ -29,6 +31,7 @@ static int parse_int(const char* s, long lo, long hi, long* out) {
 
 static void demo_usage(FILE* f) {
     fprintf(f, "usage: blendsync demo --data DIR [--out-dir OUT] [--every K] [--quiet]\n"
+               "       blendsync demo --locomotion [--out-dir OUT] [--every K] [--quiet]\n"
                "  (blendsync demo --help for the built-in demo's options)\n");
 }
 
@@ -173,6 +176,12 @@ static const demo_example k_examples[] = {
     {"kaykit_strafe", "KayKit Rig_Medium idle/walk/run/strafes/back, 2D directional", k_kaykit_config,
      "kaykit_joystick.csv", k_kaykit_script, "kaykit-character-animations/Med_MovementAdvanced.glb", "hand.l"},
 };
+
+/* `blendsync demo --locomotion`: the match demo's graph (scripts/demo/humanoid_locomotion.json, the
+ * built-in humanoid: no data folder) along scripts/demo/locomotion_path.csv (walk, run, strafe, back
+ * up, wave, punch with inertialization), both compiled in by the build. */
+static const demo_example k_locomotion = {"locomotion", "the demo graph: 2D stick + speed, upper-body actions",
+                                          k_demo_graph_json, "locomotion_path.csv", k_demo_path_csv, NULL, "hand_l"};
 
 /* text with every @DATA@ replaced by `dir` JSON-escaped (malloc'ed; NULL when out of memory) */
 static char* demo_config_text(const char* tmpl, const char* dir) {
@@ -368,11 +377,13 @@ done:
 int bsync_cmd_demo_data(int argc, char** argv) {
     const char *data = NULL, *out_dir = ".";
     long every = -1;
-    int quiet = 0;
+    int quiet = 0, locomotion = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--locomotion")) {
+            locomotion = 1;
         } else if (!strcmp(a, "--data") || !strcmp(a, "--out-dir") || !strcmp(a, "--every")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "blendsync demo: %s needs a value\n", a);
@@ -394,6 +405,11 @@ int bsync_cmd_demo_data(int argc, char** argv) {
             return 2;
         }
     }
+    if (locomotion && data) {
+        fprintf(stderr, "blendsync demo: --locomotion and --data are two different demos: give one\n");
+        return 2;
+    }
+    if (locomotion) return demo_run_example(&k_locomotion, "", out_dir, every < 0 ? 30 : every, quiet);
     char* dir = realpath(data, NULL);
     if (!dir) {
         fprintf(stderr, "blendsync demo: --data %s: %s\n", data, strerror(errno));

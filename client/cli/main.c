@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     }
     if (!strcmp(argv[1], "demo"))
         for (int i = 2; i < argc; i++)
-            if (!strcmp(argv[i], "--data")) return bsync_cmd_demo_data(argc - 1, argv + 1);
+            if (!strcmp(argv[i], "--data") || !strcmp(argv[i], "--locomotion")) return bsync_cmd_demo_data(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         if (!strcmp(argv[1], k_commands[i].name)) return k_commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "blendsync: unknown command '%s'\n\n", argv[1]);
