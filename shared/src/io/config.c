@@ -46,15 +46,6 @@ static const char k_range_text[] = "-32767.99998 to 32767.99998";
 
 /* ---------------------------------------------------------------- messages */
 
-static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
-    if (!err) return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
 
 
 
@@ -181,7 +172,7 @@ static bsync_result parse_curve(ctx* c, const cJSON* item, bsync_config_filter* 
         return bsync_json_fail(&c->w, "expected an array of 1 to %d keys", BSYNC_MAX_CURVE_KEYS);
     f->keys = (bsync_curve_key*)calloc((size_t)n, sizeof(bsync_curve_key));
     if (!f->keys) {
-        set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
+        bsync_io_set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
         return BSYNC_OUT_OF_MEMORY;
     }
     f->has_curve = 1;
@@ -371,7 +362,7 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
     if (n > 0) {
         c->g->clips = (bsync_config_clip*)calloc((size_t)n, sizeof(bsync_config_clip));
         if (!c->g->clips) {
-            set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
+            bsync_io_set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
             return BSYNC_OUT_OF_MEMORY;
         }
     }
@@ -460,7 +451,7 @@ static bsync_result parse_mask(ctx* c, const cJSON* mask, bsync_config_layer* L)
     if (n > 0) {
         L->mask = (bsync_config_mask_joint*)calloc((size_t)n, sizeof(bsync_config_mask_joint));
         if (!L->mask) {
-            set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
+            bsync_io_set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
             return BSYNC_OUT_OF_MEMORY;
         }
     }
@@ -978,7 +969,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
 
     c->builds = (node_build*)calloc(c->node_count, sizeof(node_build));
     if (!c->builds) {
-        set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
+        bsync_io_set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
         return BSYNC_OUT_OF_MEMORY;
     }
     for (uint32_t i = 0; i < c->node_count; i++)
@@ -1001,7 +992,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     r = bsync_blend_tree_create(&desc, allocator, out, diags, &failed);
     if (r == BSYNC_OK) return BSYNC_OK;
     if (r == BSYNC_OUT_OF_MEMORY) {
-        set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
+        bsync_io_set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
         return r;
     }
     c->w.path_len = 0;
@@ -1043,7 +1034,7 @@ static bsync_result parse_text(const char* text, size_t len, const char* name, c
     }
     if (!name) name = "config";
     if (!out || (!text && len > 0)) {
-        set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name, bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name, bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     *out = NULL;
@@ -1054,7 +1045,7 @@ static bsync_result parse_text(const char* text, size_t len, const char* name, c
     if (!c || !g) {
         free(c);
         bsync_config_graph_destroy(g);
-        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
         return BSYNC_OUT_OF_MEMORY;
     }
     bsync_json_doc jd;
@@ -1088,7 +1079,7 @@ bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* 
                                       bsync_blend_diagnostics* diags, bsync_error* err) {
     if (!out_graph) {
         if (out_tree) *out_tree = NULL;
-        set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name ? name : "config", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name ? name : "config", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     return parse_text(text, len, name, allocator, out_tree, out_graph, diags, err);
@@ -1099,7 +1090,7 @@ static bsync_result load_file(const char* path, const bsync_allocator* allocator
     if (out_graph) *out_graph = NULL;
     if (out) *out = NULL;
     if (!path || !out) {
-        set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     unsigned char* buf;
@@ -1107,11 +1098,11 @@ static bsync_result load_file(const char* path, const bsync_allocator* allocator
     bsync_io_file_status st;
     bsync_result rr = bsync_io_read_file(path, &buf, &n, &st);
     if (rr == BSYNC_IO_ERROR) {
-        set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
+        bsync_io_set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
         return BSYNC_IO_ERROR;
     }
     if (rr != BSYNC_OK) {
-        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
         return BSYNC_OUT_OF_MEMORY;
     }
     bsync_result r = parse_text((const char*)buf, n, path, allocator, out, out_graph, diags, err);
@@ -1129,7 +1120,7 @@ bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocato
                                           bsync_blend_diagnostics* diags, bsync_error* err) {
     if (!out_graph) {
         if (out_tree) *out_tree = NULL;
-        set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     return load_file(path, allocator, out_tree, out_graph, diags, err);

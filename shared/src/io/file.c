@@ -2,6 +2,7 @@
 #include "file_internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,4 +54,13 @@ bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* o
     *out = buf;
     *out_size = len;
     return BSYNC_OK;
+}
+
+void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
+    if (!err) return;
+    err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
 }

@@ -1,5 +1,6 @@
-/* io/file_internal.h — reading a whole file into memory, for the io readers (config.c, and the
- * importers through imp_read_file in asset.c). Not a public header. */
+/* io/file_internal.h — reading a whole file into memory, and setting an error, for the io readers
+ * (config.c, match_config.c, json_exact.c, graph_config.c, and the importers through imp_read_file in
+ * asset.c). Not a public header. */
 #ifndef BLENDSYNC_IO_FILE_INTERNAL_H
 #define BLENDSYNC_IO_FILE_INTERNAL_H
 
@@ -25,5 +26,13 @@ typedef struct bsync_io_file_status {
  * NULL. */
 bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
                                 bsync_io_file_status* status);
+
+/* err->code = code and err->message = the formatted text (truncated); err NULL: nothing. The one
+ * error setter of the io readers. */
+void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #endif

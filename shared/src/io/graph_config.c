@@ -8,6 +8,7 @@
 #include "blendsync/curve.h"
 #include "blendsync/io/asset.h"
 #include "blendsync/io/graph_config.h"
+#include "file_internal.h"
 #include "blendsync/io/retarget.h"
 #include "blendsync/procedural.h"
 #include "graph_config_internal.h"
@@ -34,15 +35,6 @@ struct bsync_graph_config {
     uint32_t bound;
     char notes[4096];
 };
-
-static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
-    if (!err) return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 /* JSON Pointer token escaping ("~" -> "~0", "/" -> "~1"). */
 static const char* ptr_token(const char* s, char* buf, size_t cap) {
@@ -88,7 +80,7 @@ void bsync_graph_config_destroy(bsync_graph_config* g) {
 
 static bsync_result oom(bsync_graph_config* g, const char* path, bsync_error* err) {
     bsync_graph_config_destroy(g);
-    set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", path);
+    bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", path);
     return BSYNC_OUT_OF_MEMORY;
 }
 
@@ -166,7 +158,7 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
     bsync_result r;
     if (builtin) {
         if (strcmp(cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID) != 0) { /* config.c refuses these first */
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: unknown built-in source \"%s\" (built-ins: %s)",
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: unknown built-in source \"%s\" (built-ins: %s)",
                       path, ptr_token(cl->motion, tok, sizeof tok), cl->source, BSYNC_CONFIG_BUILTIN_HUMANOID);
             return BSYNC_CONFIG_ERROR;
         }
@@ -177,7 +169,7 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
     }
     if (r == BSYNC_OUT_OF_MEMORY) return r;
     if (r != BSYNC_OK) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot import \"%s\": %s", path,
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot import \"%s\": %s", path,
                   ptr_token(cl->motion, tok, sizeof tok), cl->source, e.message);
         return BSYNC_CONFIG_ERROR;
     }
@@ -193,12 +185,12 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
             if (r == BSYNC_OUT_OF_MEMORY) return r;
             if (r != BSYNC_OK || rep.mapped == 0) {
                 if (r == BSYNC_OK)
-                    set_error(err, BSYNC_CONFIG_ERROR,
+                    bsync_io_set_error(err, BSYNC_CONFIG_ERROR,
                               "%s: /clips/%s/source: \"%s\" shares no joint name with the skeleton of \"%s\": cannot "
                               "retarget its clips",
                               path, ptr_token(cl->motion, tok, sizeof tok), cl->source, first->written);
                 else
-                    set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot retarget \"%s\" onto the skeleton of \"%s\": %s",
+                    bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/source: cannot retarget \"%s\" onto the skeleton of \"%s\": %s",
                               path, ptr_token(cl->motion, tok, sizeof tok), cl->source, first->written, e.message);
                 return BSYNC_CONFIG_ERROR;
             }
@@ -224,7 +216,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
     }
     if (!path || !out) {
         if (out) *out = NULL;
-        set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     *out = NULL;
@@ -250,7 +242,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
         source_entry* s;
         if ((r = load_source(g, path, path, dir_len, cl, &s, err)) != BSYNC_OK) {
             bsync_graph_config_destroy(g);
-            if (r == BSYNC_OUT_OF_MEMORY) set_error(err, r, "%s: out of memory", path);
+            if (r == BSYNC_OUT_OF_MEMORY) bsync_io_set_error(err, r, "%s: out of memory", path);
             return r;
         }
         const bsync_clip* found = NULL;
@@ -260,7 +252,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
         if (!found) {
             char names[300];
             clip_names(&s->asset, names, sizeof names);
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/%s: no animation \"%s\" in %s (animations: %s)", path,
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/%s: no animation \"%s\" in %s (animations: %s)", path,
                       ptr_token(cl->motion, tok, sizeof tok), cl->animation_given ? "animation" : "source",
                       cl->animation, cl->source, names);
             bsync_graph_config_destroy(g);
@@ -294,7 +286,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
             r = bsync_curve_create(&cd, allocator, &g->curves[i]);
             if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
             if (r != BSYNC_OK) {
-                set_error(err, BSYNC_CONFIG_ERROR, "%s: /parameters/%s/curve: %s", path,
+                bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /parameters/%s/curve: %s", path,
                           ptr_token(bsync_blend_tree_parameter_name(g->tree, i), tok, sizeof tok), bsync_result_string(r));
                 bsync_graph_config_destroy(g);
                 return BSYNC_CONFIG_ERROR;
@@ -311,13 +303,13 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
     uint32_t root_joint = 0;
     if (f->root_joint[0]) {
         if (!skeleton) {
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_joint: no clips are bound, so there is no skeleton to find \"%s\" in",
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_joint: no clips are bound, so there is no skeleton to find \"%s\" in",
                       path, f->root_joint);
             bsync_graph_config_destroy(g);
             return BSYNC_CONFIG_ERROR;
         }
         if (bsync_skeleton_find(skeleton, f->root_joint, &root_joint) != BSYNC_OK) {
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_joint: no joint named \"%s\" in the skeleton (from %s)", path,
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_joint: no joint named \"%s\" in the skeleton (from %s)", path,
                       f->root_joint, g->sources[0].written);
             bsync_graph_config_destroy(g);
             return BSYNC_CONFIG_ERROR;
@@ -330,7 +322,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
         g->switches[i].initial_child = f->switches[i].initial_child;
     }
     if (f->layer_count > 0 && !skeleton) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s: /layers: layers blend poses: they need a skeleton, so clips must be bound",
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /layers: layers blend poses: they need a skeleton, so clips must be bound",
                   path);
         bsync_graph_config_destroy(g);
         return BSYNC_CONFIG_ERROR;
@@ -348,7 +340,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
             if (!g->bones[i]) return oom(g, path, err);
             for (uint32_t k = 0; k < cl->mask_count; k++) {
                 if (bsync_skeleton_find(skeleton, cl->mask[k].joint, &g->bones[i][k].joint) != BSYNC_OK) {
-                    set_error(err, BSYNC_CONFIG_ERROR, "%s: /layers/%u/mask/joints/%u: no joint named \"%s\" in the skeleton (from %s)",
+                    bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /layers/%u/mask/joints/%u: no joint named \"%s\" in the skeleton (from %s)",
                               path, i, k, cl->mask[k].joint, g->sources[0].written);
                     bsync_graph_config_destroy(g);
                     return BSYNC_CONFIG_ERROR;
@@ -393,13 +385,13 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
         }
         if (root_motion_refused) {
             static const char* const names[] = {"keep", "extract", "none"};
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_motion: the graph refused \"%s\": %s", path,
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /root_motion: the graph refused \"%s\": %s", path,
                       names[gd.root_motion], bsync_result_string(r));
         } else if (r == BSYNC_LIMIT_EXCEEDED) {
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: more than %d motion child slots have clips (%s)", path,
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: more than %d motion child slots have clips (%s)", path,
                       BSYNC_MAX_BLEND_POSES, bsync_result_string(r));
         } else {
-            set_error(err, BSYNC_CONFIG_ERROR, "%s: /: cannot build the graph: %s", path, bsync_result_string(r));
+            bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /: cannot build the graph: %s", path, bsync_result_string(r));
         }
         bsync_graph_config_destroy(g);
         return BSYNC_CONFIG_ERROR;

@@ -1,4 +1,5 @@
 /* json_exact.c — see json_exact.h. */
+#include "file_internal.h"
 #include "json_exact.h"
 
 #include <stdarg.h>
@@ -7,15 +8,6 @@
 #include <string.h>
 
 #include "blendsync/fixed.h"
-
-static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
-    if (!err) return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 void bsync_json_line_col(const char* text, size_t off, unsigned long* line, unsigned long* col) {
     unsigned long l = 1;
@@ -211,17 +203,17 @@ static int recognize(const char* name, const char* text, size_t len, bsync_error
     if (r.bad_number) {
         size_t j = at;
         while (j < len && is_number_char(text[j])) j++;
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: %.*s is not a JSON number", name, line, col,
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: %.*s is not a JSON number", name, line, col,
                   (int)(j - at > 40 ? 40 : j - at), text + at);
     } else if (r.depth > 1000) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: nested deeper than 1000 levels", name, line, col);
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: nested deeper than 1000 levels", name, line, col);
     } else if (at >= len) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected end of input", name, line, col);
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected end of input", name, line, col);
     } else if ((unsigned char)text[at] < 0x20 || (unsigned char)text[at] >= 0x7F) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected byte 0x%02X", name, line, col,
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected byte 0x%02X", name, line, col,
                   (unsigned)(unsigned char)text[at]);
     } else {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected '%c'", name, line, col, text[at]);
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON: unexpected '%c'", name, line, col, text[at]);
     }
     return 0;
 }
@@ -247,7 +239,7 @@ bsync_result bsync_json_exact_parse(const char* name, const char* text, size_t l
     size_t span_count = 0;
     if (!copy || !lex_numbers(text, len, &spans, &span_count)) {
         free(copy);
-        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
         return BSYNC_OUT_OF_MEMORY;
     }
     memcpy(copy, text, len);
@@ -265,10 +257,10 @@ bsync_result bsync_json_exact_parse(const char* name, const char* text, size_t l
         unsigned long line, col;
         size_t off = end ? (size_t)(end - copy) : 0;
         bsync_json_line_col(text, off < len ? off : len, &line, &col);
-        set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON (rejected by the JSON parser)", name, line, col);
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s:%lu:%lu: invalid JSON (rejected by the JSON parser)", name, line, col);
         r = BSYNC_CONFIG_ERROR;
     } else if (number_walk(doc, 0) != span_count) {
-        set_error(err, BSYNC_CONFIG_ERROR, "%s: invalid JSON: numbers could not be matched to their text", name);
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: invalid JSON: numbers could not be matched to their text", name);
         r = BSYNC_CONFIG_ERROR;
     }
     free(copy);
@@ -298,7 +290,7 @@ bsync_result bsync_json_fail(bsync_json_where* w, const char* fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    set_error(w->err, BSYNC_CONFIG_ERROR, "%s: %s: %s", w->file, w->path_len ? w->path : "/", what);
+    bsync_io_set_error(w->err, BSYNC_CONFIG_ERROR, "%s: %s: %s", w->file, w->path_len ? w->path : "/", what);
     return BSYNC_CONFIG_ERROR;
 }
 

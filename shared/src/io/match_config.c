@@ -23,15 +23,6 @@
 
 typedef bsync_json_span span;
 
-static void set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
-    if (!err) return;
-    err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
 /* ---------------------------------------------------------------- the loaded object */
 
 typedef struct graph_file {
@@ -389,7 +380,7 @@ static char* join_path(const char* base_dir, const char* written) {
 }
 
 static bsync_result oom(ctx* c) {
-    set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
+    bsync_io_set_error(c->w.err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", c->w.file);
     return BSYNC_OUT_OF_MEMORY;
 }
 
@@ -416,7 +407,7 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
                 return oom(c);
             }
             if (r != BSYNC_OK) {
-                set_error(c->w.err, BSYNC_CONFIG_ERROR, "%s: %s: cannot load %s: %s", c->w.file, at,
+                bsync_io_set_error(c->w.err, BSYNC_CONFIG_ERROR, "%s: %s: cannot load %s: %s", c->w.file, at,
                           bsync_json_quoted(m->char_graph[k], q, sizeof q), e.message);
                 free(resolved);
                 return BSYNC_CONFIG_ERROR;
@@ -430,14 +421,14 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
         const bsync_graph* g = bsync_graph_config_graph(m->files[fi].gc);
         const uint32_t rate = bsync_graph_tick_rate(g);
         if (rate < BSYNC_GRAPH_MIN_TICK_RATE || rate > BSYNC_GRAPH_MAX_TICK_RATE) {
-            set_error(c->w.err, BSYNC_CONFIG_ERROR, "%s: %s: tick rate %u of %s is outside %u to %u", c->w.file, at, rate,
+            bsync_io_set_error(c->w.err, BSYNC_CONFIG_ERROR, "%s: %s: tick rate %u of %s is outside %u to %u", c->w.file, at, rate,
                       bsync_json_quoted(m->char_graph[k], q, sizeof q), BSYNC_GRAPH_MIN_TICK_RATE, BSYNC_GRAPH_MAX_TICK_RATE);
             return BSYNC_CONFIG_ERROR;
         }
         if (k == 0) {
             m->tick_rate = rate;
         } else if (rate != m->tick_rate) {
-            set_error(c->w.err, BSYNC_CONFIG_ERROR,
+            bsync_io_set_error(c->w.err, BSYNC_CONFIG_ERROR,
                       "%s: %s: tick rate %u of %s (character %s) differs from tick rate %u of %s (character %s)", c->w.file,
                       at, rate, bsync_json_quoted(m->char_graph[k], q, sizeof q), m->char_names[k], m->tick_rate,
                       bsync_json_quoted(m->char_graph[0], q2, sizeof q2), m->char_names[0]);
@@ -606,7 +597,7 @@ static bsync_result parse_impl(const char* text, size_t len, const char* name, c
     }
     if (!m || !m->text || !m->path || !m->base_dir) {
         bsync_match_config_destroy(m);
-        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
         return BSYNC_OUT_OF_MEMORY;
     }
     memcpy(m->base_dir, base_dir, dir_len);
@@ -651,7 +642,7 @@ bsync_result bsync_match_config_parse(const char* text, size_t len, const char* 
     if (!name) name = "match";
     if (out) *out = NULL;
     if (!out || (!text && len > 0)) {
-        set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name, bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "%s: %s", name, bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     if (!text) text = "";
@@ -667,7 +658,7 @@ bsync_result bsync_match_config_load(const char* path, const bsync_allocator* al
     }
     if (out) *out = NULL;
     if (!path || !out) {
-        set_error(err, BSYNC_INVALID_ARGUMENT, "match config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "match config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
     unsigned char* buf;
@@ -675,11 +666,11 @@ bsync_result bsync_match_config_load(const char* path, const bsync_allocator* al
     bsync_io_file_status st;
     bsync_result rr = bsync_io_read_file(path, &buf, &n, &st);
     if (rr == BSYNC_IO_ERROR) {
-        set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
+        bsync_io_set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
         return BSYNC_IO_ERROR;
     }
     if (rr != BSYNC_OK) {
-        set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
         return BSYNC_OUT_OF_MEMORY;
     }
     const char* slash = strrchr(path, '/');
