@@ -443,8 +443,8 @@ static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree
         uint32_t nc = bsync_blend_tree_node_child_count(tree, n);
         const bsync_blend_space* space = bsync_blend_tree_node_space(tree, n);
         /* A Switch node plays one state at a time, each on its own clock ("sync" can only be "none"
-         * there, config.h): different cycle lengths do not drift apart, and its Simple1D space is a
-         * placeholder (thresholds 0, 1, 2, ...), so no threshold suggestions either. */
+         * there, config.h): different cycle lengths do not drift apart, and its Simple1D space only
+         * lists its states (thresholds 0, 1, 2, ...), so no threshold suggestions either. */
         int is_switch = 0;
         for (uint32_t k = 0; k < g->switch_count && !is_switch; k++) is_switch = g->switches[k].node == n;
         int simple1d = !is_switch && space && bsync_blend_space_type(space) == BSYNC_BLEND_SIMPLE_1D;

@@ -152,7 +152,7 @@ bsync_result bsync_validate_files(bsync_validate_report* report, const char* con
  * check each bound clip (root joint: the config's "root_joint", else joint 0), hierarchy across
  * sources, and every blend node's motion children (missing_in_sibling, cycle_length_mismatch); a
  * Simple1D node's children with clips get a suggestion (their root speed; not a Switch node's, whose
- * Simple1D space is a placeholder). Parse and import failures
+ * Simple1D space only lists its states at thresholds 0, 1, 2, ...). Parse and import failures
  * are error findings, not failures of the call. */
 bsync_result bsync_validate_config(bsync_validate_report* report, const char* path,
                                    const bsync_validate_options* options);
