@@ -296,7 +296,8 @@ static void test_save_and_load_file(void** state) {
     assert_int_equal(bsync_clip_file_load(path, &a, &e), BSYNC_IO_ERROR);
     assert_int_equal(bsync_clip_file_save("/nonexistent-dir/x.bsclip", f.skel, (const bsync_clip* const*)f.clips, 2, &e),
                      BSYNC_IO_ERROR);
-    assert_int_equal(bsync_asset_import_file("x.fbx", NULL, &a, &e), BSYNC_INVALID_ARGUMENT);
+    /* an extension no importer reads (.fbx/.dae go to assimp when it is built in: test_assimp.c) */
+    assert_int_equal(bsync_asset_import_file("x.obj", NULL, &a, &e), BSYNC_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "glTF"));
     free_fixture(&f);
 }

@@ -403,6 +403,9 @@ bsync_result bsync_asset_import_file(const char* path, const bsync_import_option
     if (ext_is(path, ".gltf") || ext_is(path, ".glb")) return bsync_gltf_import_file(path, options, out, err);
     if (ext_is(path, ".bvh")) return bsync_bvh_import_file(path, options, out, err);
     if (ext_is(path, ".bsclip")) return bsync_clip_file_load(path, out, err);
+#if BSYNC_HAVE_ASSIMP
+    if (ext_is(path, ".fbx") || ext_is(path, ".dae")) return bsync_assimp_import(path, options, out, err);
+#endif
     memset(out, 0, sizeof *out);
     if (ext_is(path, ".fbx") || ext_is(path, ".dae"))
         return imp_fail(err, BSYNC_INVALID_ARGUMENT, path,

@@ -70,4 +70,10 @@ bsync_result imp_read_input(const char* path, bsync_asset* out, unsigned char** 
 /* The last path component. */
 const char* imp_basename(const char* path);
 
+#if BSYNC_HAVE_ASSIMP
+/* FBX / Collada through assimp (optional/assimp_import.c; only built when CMake finds assimp). */
+bsync_result bsync_assimp_import(const char* path, const bsync_import_options* o, bsync_asset* out,
+                                 bsync_error* err);
+#endif
+
 #endif

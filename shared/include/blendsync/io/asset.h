@@ -71,7 +71,10 @@ typedef struct bsync_asset {
 
 /* Import by extension (case-insensitive): .gltf/.glb (gltf.h), .bvh (bvh.h), .bsclip (clip_file.h).
  * Other extensions: BSYNC_INVALID_ARGUMENT, with a message that names the supported formats and, for
- * .fbx/.dae, the conversion to glTF (e.g. Blender, FBX2glTF, or `assimp export IN OUT.gltf`).
+ * .fbx/.dae, the conversion to glTF (e.g. Blender, FBX2glTF, or `assimp export IN OUT.gltf`) — unless the
+ * project was built with Debian's libassimp-dev installed (BSYNC_HAVE_ASSIMP; docs/import.md): then
+ * .fbx and .dae import through assimp (its float math decides those bits: convert to glTF or .bsclip
+ * when clips must be identical across machines).
  * `options` may be NULL (defaults). *out is zeroed first and owns everything on success; on failure
  * it is left empty. */
 bsync_result bsync_asset_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
