@@ -407,6 +407,12 @@ bsync_result bsync_assimp_import(const char* path, const bsync_import_options* o
     bsync_result r = imp_read_input(path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     const char* file = imp_basename(path);
+    if (size == 0 || size > 0x7FFFFFFFu) { /* assimp asserts (aborts) on an empty buffer */
+        free(data);
+        return imp_fail(err, BSYNC_PARSE_ERROR, file,
+                        "assimp could not read it: the file is %s (or convert to glTF with Blender or FBX2glTF)",
+                        size == 0 ? "empty" : "larger than 2 GiB");
+    }
     size_t pl = strlen(path);
     const char* hint = pl >= 4 ? path + pl - 3 : "";
     int is_fbx = (hint[0] | 0x20) == 'f';
@@ -417,7 +423,7 @@ bsync_result bsync_assimp_import(const char* path, const bsync_import_options* o
     if (props) aiReleasePropertyStore(props);
     free(data);
     if (!sc || !sc->mRootNode) {
-        r = imp_fail(err, BSYNC_PARSE_ERROR, file, "assimp could not read it: %s (or convert it to glTF with Blender or FBX2glTF)",
+        r = imp_fail(err, BSYNC_PARSE_ERROR, file, "assimp could not read it: %s (or convert to glTF with Blender or FBX2glTF)",
                      aiGetErrorString());
         if (sc) aiReleaseImport(sc);
         return r;
