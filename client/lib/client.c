@@ -439,6 +439,20 @@ static int pose_switch_on(const bsync_client* c, uint32_t tick) {
     return c->cfg.test_pose_desync && tick >= c->cfg.test_pose_tick && c->cfg.test_pose_character < BSYNC_MATCH_MAX_CHARACTERS;
 }
 
+/* A CHECKSUM message of tick with the root and per-character checksums of cs (no joint detail). */
+static void checksum_msg(bsync_proto_msg* m, uint32_t tick, const bsync_match_checksums* cs) {
+    memset(m, 0, sizeof *m);
+    m->type = BSYNC_PROTO_CHECKSUM;
+    m->checksum.tick = tick;
+    m->checksum.blend = cs->blend;
+    m->checksum.pose = cs->pose;
+    m->checksum.character_count = (uint8_t)cs->character_count;
+    for (uint32_t i = 0; i < cs->character_count; i++) {
+        m->checksum.characters[i].blend = cs->character_blend[i];
+        m->checksum.characters[i].pose = cs->character_pose[i];
+    }
+}
+
 static void send_checksum(bsync_client* c, uint32_t tick) {
     bsync_match_checksums cs;
     if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &cs) != BSYNC_OK) return;
@@ -447,16 +461,7 @@ static void send_checksum(bsync_client* c, uint32_t tick) {
         cs.pose ^= 1u;
     }
     bsync_proto_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = BSYNC_PROTO_CHECKSUM;
-    m.checksum.tick = tick;
-    m.checksum.blend = cs.blend;
-    m.checksum.pose = cs.pose;
-    m.checksum.character_count = (uint8_t)cs.character_count;
-    for (uint32_t i = 0; i < cs.character_count; i++) {
-        m.checksum.characters[i].blend = cs.character_blend[i];
-        m.checksum.characters[i].pose = cs.character_pose[i];
-    }
+    checksum_msg(&m, tick, &cs);
     if (send_msg(c, &m) > 0) c->stats.checksums_sent++;
     if (c->replay) {
         bsync_error err;
@@ -608,22 +613,9 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
 }
 
 static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
-    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
-    for (uint32_t i = 0; i < count; i++) {
-        bsync_proto_msg m;
-        memset(&m, 0, sizeof m);
-        m.type = BSYNC_PROTO_SNAPSHOT;
-        m.snapshot.tick = tick;
-        m.snapshot.kind = (uint8_t)kind;
-        m.snapshot.chunk_index = (uint16_t)i;
-        m.snapshot.chunk_count = (uint16_t)count;
-        m.snapshot.total_size = (uint32_t)len;
-        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
-        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
-        m.snapshot.len = (uint16_t)n;
-        memcpy(m.snapshot.data, data + off, n);
-        send_msg(c, &m);
-    }
+    if (!c->peer || !c->connected) return;
+    long sent = bsync_net_send_snapshot(c->peer, kind, tick, data, len, 0);
+    if (sent > 0) c->stats.bytes_sent += (uint64_t)sent;
 }
 
 static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
@@ -638,19 +630,10 @@ static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
     if (d->action == BSYNC_PROTO_ACTION_DETAIL) {
         if (!s || d->character >= c->cfg.desc->character_count) return;
         if (bsync_match_load(c->scratch, s->data, s->len) != BSYNC_OK) return;
-        bsync_proto_msg m;
-        memset(&m, 0, sizeof m);
-        m.type = BSYNC_PROTO_CHECKSUM;
         bsync_match_checksums cs;
         if (bsync_match_checksums_get(c->scratch, 1, &cs) != BSYNC_OK) return;
-        m.checksum.tick = d->tick;
-        m.checksum.blend = cs.blend;
-        m.checksum.pose = cs.pose;
-        m.checksum.character_count = (uint8_t)cs.character_count;
-        for (uint32_t i = 0; i < cs.character_count; i++) {
-            m.checksum.characters[i].blend = cs.character_blend[i];
-            m.checksum.characters[i].pose = cs.character_pose[i];
-        }
+        bsync_proto_msg m;
+        checksum_msg(&m, d->tick, &cs);
         uint32_t jc = 0;
         if (bsync_match_joint_checksums(c->scratch, d->character, m.checksum.joints, BSYNC_PROTO_MAX_JOINTS, &jc) ==
                 BSYNC_OK &&

@@ -161,22 +161,9 @@ static void replay_append(srv_match* m, const bsync_replay_record* rec) {
 
 static void send_snapshot_chunks(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                                  uint32_t first_chunk) {
-    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
-    bsync_proto_msg msg;
-    for (uint32_t i = first_chunk; i < count; i++) {
-        memset(&msg, 0, sizeof msg);
-        msg.type = BSYNC_PROTO_SNAPSHOT;
-        msg.snapshot.tick = tick;
-        msg.snapshot.kind = (uint8_t)kind;
-        msg.snapshot.chunk_index = (uint16_t)i;
-        msg.snapshot.chunk_count = (uint16_t)count;
-        msg.snapshot.total_size = (uint32_t)len;
-        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
-        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
-        msg.snapshot.len = (uint16_t)n;
-        memcpy(msg.snapshot.data, data + off, n);
-        srv_send(m, p, &msg);
-    }
+    if (!p || !p->peer || p->closing) return;
+    long sent = bsync_net_send_snapshot(p->peer, kind, tick, data, len, first_chunk);
+    if (sent > 0) m->stats.bytes_out += (uint64_t)sent;
 }
 
 static int token_equal(const uint8_t* a, size_t alen, const char* b, size_t blen) {

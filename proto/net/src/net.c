@@ -49,6 +49,35 @@ int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) {
     return (int)len;
 }
 
+long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                             uint32_t first_chunk) {
+    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+    bsync_proto_msg* m = malloc(sizeof *m); /* large: not on the stack */
+    if (!m) return -1;
+    long total = 0;
+    for (uint32_t i = first_chunk; i < count; i++) {
+        memset(m, 0, sizeof *m);
+        m->type = BSYNC_PROTO_SNAPSHOT;
+        m->snapshot.tick = tick;
+        m->snapshot.kind = (uint8_t)kind;
+        m->snapshot.chunk_index = (uint16_t)i;
+        m->snapshot.chunk_count = (uint16_t)count;
+        m->snapshot.total_size = (uint32_t)len;
+        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
+        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
+        m->snapshot.len = (uint16_t)n;
+        memcpy(m->snapshot.data, data + off, n);
+        int sent = bsync_net_send(peer, m);
+        if (sent < 0) {
+            total = -1;
+            break;
+        }
+        total += sent;
+    }
+    free(m);
+    return total;
+}
+
 uint64_t bsync_net_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -6,6 +6,7 @@
  *   bsync_net_host_limits        apply BSYNC_PROTO_ENET_* limits to a host (packet size, buffered data)
  *   bsync_net_peer_limits        apply the peer timeout (BSYNC_PROTO_PEER_TIMEOUT_MS)
  *   bsync_net_send               encode a message and queue it on its channel (proto.h)
+ *   bsync_net_send_snapshot      a snapshot as its SNAPSHOT chunks
  *   bsync_net_now_us             CLOCK_MONOTONIC in microseconds
  *   bsync_net_parse_address      "HOST:PORT" -> host text and port
  *
@@ -34,6 +35,11 @@ void bsync_net_peer_limits(ENetPeer* peer);
  * ENet failed; nothing sent). */
 int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg);
 
+/* A whole snapshot as SNAPSHOT messages of `kind` (chunks first_chunk .. last, 1024 bytes each but the
+ * last; chunk 0 of a JOIN travels in the WELCOME, so joins start at 1). Returns the bytes queued, or -1
+ * when a chunk could not be sent (the ones before it were). */
+long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                             uint32_t first_chunk);
 uint64_t bsync_net_now_us(void);
 /* "127.0.0.1:7777" -> host "127.0.0.1", port 7777. 0 on success, -1 (with no output) on bad text. */
 int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port);
