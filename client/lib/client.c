@@ -7,10 +7,12 @@
 
 #include "blendsync/checksum.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/trail.h"
 #include "blendsync/net.h"
 
 #define FRAME_RING 256u
 #define SNAP_RING 8u
+#define TRAIL_RING 64u /* per-tick states kept for a desync trail (io/trail.h) */
 #define EVENT_CAP 1024u
 #define DELAY_CAP 64u
 #define AHEAD_LIMIT 8u
@@ -62,6 +64,7 @@ struct bsync_client {
     uint32_t frames_received_upto; /* one past the newest frame received */
     ring_snap snaps[SNAP_RING];
     uint32_t snap_next;
+    ring_snap trail[TRAIL_RING]; /* the state at the start of every recent tick, by tick % TRAIL_RING */
     /* incoming snapshot (JOIN or RESYNC) */
     uint8_t* incoming;
     uint32_t incoming_size, incoming_have, incoming_tick;
@@ -216,6 +219,13 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
             return BSYNC_OUT_OF_MEMORY;
         }
     }
+    for (uint32_t i = 0; i < TRAIL_RING; i++) {
+        c->trail[i].data = malloc(c->snap_size);
+        if (!c->trail[i].data) {
+            bsync_client_destroy(c);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+    }
     if (cfg->replay_path && cfg->replay_header) {
         c->replay_header = malloc(sizeof *c->replay_header);
         if (!c->replay_header) {
@@ -293,6 +303,7 @@ void bsync_client_destroy(bsync_client* c) {
         bsync_net_deinit();
     }
     for (uint32_t i = 0; i < SNAP_RING; i++) free(c->snaps[i].data);
+    for (uint32_t i = 0; i < TRAIL_RING; i++) free(c->trail[i].data);
     free(c->st_snaps);
     free(c->incoming);
     free(c->match_mem);
@@ -555,6 +566,13 @@ static void synctest_after(bsync_client* c, uint32_t tick) {
     }
 }
 
+/* Keeps the match's state at the start of `tick` in the trail ring (a desync trail is built from it). */
+static void trail_keep(bsync_client* c, uint32_t tick) {
+    ring_snap* r = &c->trail[tick % TRAIL_RING];
+    r->valid = bsync_match_save(c->match, r->data, c->snap_size, &r->len) == BSYNC_OK;
+    r->tick = tick;
+}
+
 static void apply_frames(bsync_client* c) {
     if (!c->have_state) return;
     while (c->next_frame < c->frames_received_upto) {
@@ -586,6 +604,7 @@ static void apply_frames(bsync_client* c) {
         ev.defaulted_mask = f->defaulted_mask;
         push_event(c, &ev);
         uint32_t t = c->next_frame++;
+        trail_keep(c, t + 1u);
         if (c->checksum_interval && (t + 1u) % c->checksum_interval == 0) send_checksum(c, t);
         c->state = BSYNC_CLIENT_RUNNING;
     }
@@ -618,6 +637,43 @@ static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, 
     if (sent > 0) c->stats.bytes_sent += (uint64_t)sent;
 }
 
+/* The trail for a desync at the state of `tick`: the states at the start of ticks tick - interval ..
+ * tick that the ring still holds (consecutive, ending at tick), of the named character or, for a
+ * root-level desync, of every character; the writer keeps the newest ticks that fit
+ * BSYNC_PROTO_MAX_TRAIL bytes. Sent before the DUMP, on the same reliable channel. */
+static void send_trail(bsync_client* c, uint32_t tick, uint32_t character) {
+    const uint32_t span = c->checksum_interval < TRAIL_RING - 1u ? c->checksum_interval : TRAIL_RING - 1u;
+    const uint8_t* snaps[TRAIL_RING];
+    size_t lens[TRAIL_RING];
+    uint32_t first = tick, n = 0;
+    for (uint32_t k = 0; k <= span && k <= tick; k++) { /* walk back from tick while the ring has it */
+        const ring_snap* r = &c->trail[(tick - k) % TRAIL_RING];
+        if (!r->valid || r->tick != tick - k) break;
+        first = tick - k;
+        n++;
+    }
+    if (n == 0) return;
+    for (uint32_t i = 0; i < n; i++) {
+        const ring_snap* r = &c->trail[(first + i) % TRAIL_RING];
+        snaps[i] = r->data;
+        lens[i] = r->len;
+    }
+    const uint32_t count = c->cfg.desc->character_count;
+    uint32_t chars[BSYNC_TRAIL_MAX_CHARACTERS];
+    uint32_t nc = 0;
+    if (character < count) chars[nc++] = character;
+    else
+        for (uint32_t i = 0; i < count && nc < BSYNC_TRAIL_MAX_CHARACTERS; i++) chars[nc++] = i;
+    uint8_t* buf = malloc(BSYNC_PROTO_MAX_TRAIL);
+    if (!buf) return;
+    size_t len = 0;
+    bsync_error err;
+    if (bsync_trail_write(c->scratch, snaps, lens, n, first, chars, nc, buf, BSYNC_PROTO_MAX_TRAIL, &len, NULL, &err) ==
+        BSYNC_OK)
+        send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_TRAIL, tick, buf, len);
+    free(buf);
+}
+
 static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
     c->stats.desyncs++;
     bsync_client_event ev;
@@ -646,8 +702,12 @@ static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
         send_msg(c, &m);
         return;
     }
-    /* report, resync, kick: upload our state at that tick for the desync bundle */
-    if (s) send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_DUMP, s->tick, s->data, s->len);
+    /* report, resync, kick: upload our per-tick states since the last agreeing tick (the trail), then
+     * our state at that tick, for the desync bundle */
+    if (s) {
+        send_trail(c, s->tick, d->character);
+        send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_DUMP, s->tick, s->data, s->len);
+    }
 }
 
 static void on_snapshot_complete(bsync_client* c) {
@@ -659,6 +719,7 @@ static void on_snapshot_complete(bsync_client* c) {
     c->incoming_kind = -1;
     c->next_frame = c->incoming_tick;
     c->have_state = 1;
+    trail_keep(c, c->incoming_tick);
     if (kind == BSYNC_PROTO_SNAPSHOT_JOIN) replay_start(c, c->incoming_tick, c->incoming, c->incoming_size);
     if (kind == BSYNC_PROTO_SNAPSHOT_RESYNC) {
         replay_end(c, 2); /* an append-only replay cannot express the jump back */
@@ -698,7 +759,10 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
     if (w->snapshot_size == 0) {
         c->have_state = w->start_tick == 0; /* a fresh match: the initial state */
-        if (c->have_state) replay_start(c, 0, NULL, 0);
+        if (c->have_state) {
+            replay_start(c, 0, NULL, 0);
+            trail_keep(c, 0);
+        }
     } else {
         snapshot_begin(c, BSYNC_PROTO_SNAPSHOT_JOIN, w->start_tick, w->snapshot_size);
         snapshot_chunk(c, 0, w->snapshot, w->snapshot_len);

@@ -84,6 +84,8 @@ static srv_peer* peer_of(bsync_server* s, ENetPeer* ep) {
 
 static void peer_reset(srv_peer* p) {
     free(p->dump);
+    free(p->trail_in);
+    free(p->trail);
     memset(p, 0, sizeof *p);
     p->slot = -1;
 }

@@ -38,6 +38,11 @@ typedef struct srv_peer {
     /* an incoming DUMP snapshot */
     uint8_t* dump;
     uint32_t dump_size, dump_have, dump_tick;
+    /* an incoming TRAIL (sent just before the DUMP), then the last complete one */
+    uint8_t* trail_in;
+    uint32_t trail_in_size, trail_in_have, trail_in_tick;
+    uint8_t* trail;
+    uint32_t trail_len, trail_tick;
 } srv_peer;
 
 typedef struct srv_slot {

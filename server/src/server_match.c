@@ -761,7 +761,7 @@ static void write_html(srv_match* m, const char* dir, uint32_t tick, int slot, c
     }
     fprintf(f, "</table>\n<h2>What differs (server vs client %d)</h2>\n<pre>", slot);
     html_text(f, report);
-    fprintf(f, "</pre>\n<p>Files: server.bsms, client.bsms, server-previous.bsms, inputs.csv, bundle.json. "
+    fprintf(f, "</pre>\n<p>Files: server.bsms, client.bsms, server-previous.bsms, client-trail.bstrail, inputs.csv, bundle.json. "
                "<code>blendsync desync diff %s</code> prints the same comparison.</p></body></html>\n", dir);
     if (fclose(f) == 0) rename(tmp, path);
     else remove(tmp);
@@ -795,9 +795,6 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     } else {
         snprintf(report + n, sizeof report - n, "the client's state does not load (not this match's snapshot)\n");
     }
-    snprintf(path, sizeof path, "%s/report.txt", dir);
-    write_file(path, report, strlen(report));
-    write_html(m, dir, tick - 1, p->slot, report);
     /* the server's state at the last agreeing checksum tick (one interval earlier), if still kept */
     uint32_t prev_tick = tick > m->checksum_interval ? tick - m->checksum_interval : 0;
     srv_snap* prev = prev_tick ? find_snap(m, prev_tick) : NULL;
@@ -805,6 +802,52 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
         snprintf(path, sizeof path, "%s/server-previous.bsms", dir);
         write_file(path, prev->data, prev->len);
     }
+    /* the client's trail (its per-tick states since then): re-simulate and find the first divergence */
+    bsync_desync_trace_result tr;
+    memset(&tr, 0, sizeof tr);
+    int traced = 0;
+    if (p->trail && p->trail_tick == tick) {
+        snprintf(path, sizeof path, "%s/client-trail.bstrail", dir);
+        write_file(path, p->trail, p->trail_len);
+        bsync_trail trail;
+        bsync_error terr;
+        size_t used = strlen(report);
+        int frames_kept = prev && prev_tick + SRV_FRAME_RING >= m->next_tick;
+        if (bsync_trail_parse(p->trail, p->trail_len, &trail, &terr) != BSYNC_OK) {
+            snprintf(report + used, sizeof report - used, "\nthe client's trail is unreadable: %s\n", terr.message);
+        } else if (!frames_kept) {
+            snprintf(report + used, sizeof report - used,
+                     "\nthe client's trail was kept, but the server no longer holds the state and frames to re-simulate\n");
+        } else {
+            bsync_match_frame* fr = malloc((size_t)(tick - prev_tick) * sizeof *fr);
+            if (fr && bsync_match_load(m->scratch[0], prev->data, prev->len) == BSYNC_OK) {
+                for (uint32_t t = prev_tick; t < tick; t++) fr[t - prev_tick] = m->frames[t % SRV_FRAME_RING];
+                used += (size_t)snprintf(report + used, sizeof report - used,
+                                         "\nfirst divergence (re-simulated from server-previous.bsms, tick %u, against the "
+                                         "client's per-tick states client-trail.bstrail, ticks %u..%u):\n",
+                                         prev_tick - 1, trail.first_tick - 1, trail.first_tick + trail.tick_count - 2);
+                unsigned lines = bsync_desync_trace(m->scratch[0], m->scratch[1], m->cfg, fr, tick - prev_tick, &trail,
+                                                    &tr, report + used, sizeof report - used);
+                traced = 1;
+                used = strlen(report);
+                if (lines == 0)
+                    snprintf(report + used, sizeof report - used,
+                             "  the client's trail agrees with the re-simulation at every tick it holds (%u)\n",
+                             tr.compared);
+                size_t sl = 0;
+                if (bsync_match_save(m->scratch[0], m->snap_buf, m->snap_size, &sl) == BSYNC_OK &&
+                    (sl != own->len || memcmp(m->snap_buf, own->data, sl) != 0)) {
+                    used = strlen(report);
+                    snprintf(report + used, sizeof report - used,
+                             "  (the re-simulation does not reproduce server.bsms: the server's own state is suspect)\n");
+                }
+            }
+            free(fr);
+        }
+    }
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    write_file(path, report, strlen(report));
+    write_html(m, dir, tick - 1, p->slot, report);
     /* the inputs from the last agreeing tick to the desynced one: frames prev_tick .. tick - 1 */
     {
         size_t cap = 256u + (size_t)(tick - prev_tick) * m->player_count * (24u + 14u * m->desc->param_count + 4u * m->desc->trigger_count);
@@ -846,10 +889,13 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
                       "{\"match_id\": %llu, \"match_hash\": \"%016llx\", \"match_config\": \"%s\", \"tick\": %u, "
                       "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\", "
                       "\"server_previous\": %s%s%s, \"previous_tick\": %u, \"inputs\": \"inputs.csv\", "
+                      "\"client_trail\": %s, \"first_divergent_tick\": %lld, \"first_divergent_character\": %lld, "
                       "\"build\": \"blendsync-server 0.1.0 proto %u\", \"assets\": {",
                       MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), cfg_abs, tick - 1,
                       p->slot, prev ? "\"" : "", prev ? "server-previous.bsms" : "null", prev ? "\"" : "",
-                      prev_tick ? prev_tick - 1 : 0, BSYNC_PROTO_VERSION);
+                      prev_tick ? prev_tick - 1 : 0, traced ? "\"client-trail.bstrail\"" : "null",
+                      traced && tr.located ? (long long)tr.tick - 1 : -1LL, traced && tr.located ? (long long)tr.character : -1LL,
+                      BSYNC_PROTO_VERSION);
     {
         const char* names[BSYNC_REPLAY_MAX_ASSETS];
         uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
@@ -871,7 +917,42 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     }
 }
 
+/* A TRAIL upload (the client's per-tick states, io/trail.h): reassembled, then kept for the DUMP that
+ * follows it. Chunks must arrive in order (one reliable channel); anything else is a violation. */
+static void trail_chunk(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn) {
+    if (sn->total_size == 0 || sn->total_size > BSYNC_PROTO_MAX_TRAIL) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_STATE);
+        return;
+    }
+    if (sn->chunk_index == 0) {
+        free(p->trail_in);
+        p->trail_in = malloc(sn->total_size);
+        p->trail_in_size = sn->total_size;
+        p->trail_in_have = 0;
+        p->trail_in_tick = sn->tick;
+    }
+    size_t off = (size_t)sn->chunk_index * BSYNC_PROTO_SNAPSHOT_CHUNK;
+    if (!p->trail_in || sn->tick != p->trail_in_tick || sn->total_size != p->trail_in_size || off != p->trail_in_have ||
+        off + sn->len > p->trail_in_size) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_STATE);
+        return;
+    }
+    memcpy(p->trail_in + off, sn->data, sn->len);
+    p->trail_in_have += sn->len;
+    if (p->trail_in_have == p->trail_in_size) {
+        free(p->trail);
+        p->trail = p->trail_in;
+        p->trail_len = p->trail_in_size;
+        p->trail_tick = p->trail_in_tick;
+        p->trail_in = NULL;
+    }
+}
+
 void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn) {
+    if (sn->kind == BSYNC_PROTO_SNAPSHOT_TRAIL) {
+        trail_chunk(m, p, sn);
+        return;
+    }
     if (sn->kind != BSYNC_PROTO_SNAPSHOT_DUMP || sn->total_size > 4u * m->snap_size + 1024u) {
         srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_STATE);
         return;
@@ -894,5 +975,8 @@ void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* s
         write_bundle(m, p, p->dump_tick, p->dump, p->dump_size);
         free(p->dump);
         p->dump = NULL;
+        free(p->trail);
+        p->trail = NULL;
+        p->trail_len = 0;
     }
 }

@@ -54,8 +54,8 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 1u
-#define BSYNC_PROTO_VERSION_MIN 1u /* oldest version this build decodes */
+#define BSYNC_PROTO_VERSION 2u /* 2: SNAPSHOT kind TRAIL (a client's per-tick states with its desync dump) */
+#define BSYNC_PROTO_VERSION_MIN 2u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -70,6 +70,7 @@ extern "C" {
 #define BSYNC_PROTO_MAX_JOINTS 1024u       /* per-joint checksums in one CHECKSUM (= BSYNC_MAX_JOINTS) */
 #define BSYNC_PROTO_SNAPSHOT_CHUNK 1024u   /* bytes per snapshot chunk (every chunk but the last is full) */
 #define BSYNC_PROTO_MAX_SNAPSHOT (1024u * 1024u) /* bytes of one whole snapshot (1024 chunks) */
+#define BSYNC_PROTO_MAX_TRAIL (16u * 1024u)      /* bytes of a TRAIL upload (fits the per-peer byte cap with its DUMP) */
 #define BSYNC_PROTO_MIN_TICK_RATE 15u
 #define BSYNC_PROTO_MAX_TICK_RATE 60u
 #define BSYNC_PROTO_MAX_INPUT_DELAY 30u    /* ticks */
@@ -198,6 +199,9 @@ typedef enum bsync_proto_snapshot_kind {
     BSYNC_PROTO_SNAPSHOT_JOIN = 0,   /* late join / reconnect (chunk 0 travels in the WELCOME) */
     BSYNC_PROTO_SNAPSHOT_RESYNC = 1, /* authoritative state after a desync */
     BSYNC_PROTO_SNAPSHOT_DUMP = 2,   /* client -> server: its own state at a desynced tick */
+    BSYNC_PROTO_SNAPSHOT_TRAIL = 3,  /* client -> server, just before its DUMP: its per-tick states of the
+                                        desynced character since the last agreeing tick (io/trail.h),
+                                        at most BSYNC_PROTO_MAX_TRAIL bytes */
     BSYNC_PROTO_SNAPSHOT_KIND_COUNT
 } bsync_proto_snapshot_kind;
 
