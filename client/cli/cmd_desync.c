@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blendsync/fixed.h"
 #include "blendsync/io/desync.h"
+#include "blendsync/io/trail.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/match.h"
 #include "commands.h"
@@ -26,7 +28,10 @@ static void usage(FILE* f) {
             "Loads two snapshots of one match (bsync_match_save bytes) and lists, per character whose state\n"
             "differs, the parameters, nodes and leaf weights that differ (A's value first). A desync bundle\n"
             "directory (written by blendsync-server: bundle.json, server.bsms, client.bsms) names its own\n"
-            "match config; A is then the server's state (authoritative), B the client's.\n"
+            "match config; A is then the server's state (authoritative), B the client's. When the bundle holds\n"
+            "the client's per-tick states (client-trail.bstrail), the match is re-simulated from\n"
+            "server-previous.bsms with inputs.csv, and the first divergent tick and the operation that\n"
+            "diverged (input, parameter filter, weights, cycle length, clock advance) are named.\n"
             "  --match CONFIG   the match config (required for two files; overrides bundle.json's)\n"
             "  --json           {\"differences\": [...], \"tick\": N, ...}\n"
             "Exit status: 0 identical, 1 different, 2 error.\n");
@@ -117,6 +122,134 @@ static int load_snapshot(bsync_match* m, const char* path, char* msg, size_t cap
     return 0;
 }
 
+/* Frames [first, first + count) of a bundle's inputs.csv (tick,slot,defaulted,<params>,<triggers>: one
+ * row per tick and slot, decimals that are exact fix16 values). 0, or -1 with msg. */
+static int read_inputs(const char* path, const bsync_match_desc* d, uint32_t first, uint32_t count,
+                       bsync_match_frame* frames, char* msg, size_t cap) {
+    uint8_t* data = NULL;
+    size_t len = 0;
+    if (replay_read_file(path, &data, &len) != 0) {
+        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    uint8_t* seen = calloc((size_t)count * d->player_count + 1u, 1);
+    if (!seen) {
+        free(data);
+        snprintf(msg, cap, "out of memory");
+        return -1;
+    }
+    memset(frames, 0, (size_t)count * sizeof *frames);
+    for (uint32_t f = 0; f < count; f++) frames[f].player_count = d->player_count;
+    const uint32_t want = 3u + d->param_count + d->trigger_count;
+    int rc = 0;
+    unsigned line_no = 0;
+    char* save = NULL;
+    for (char* line = strtok_r((char*)data, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
+        line_no++;
+        size_t ll = strlen(line);
+        if (ll && line[ll - 1] == '\r') line[--ll] = '\0';
+        char* cells[3 + BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS];
+        uint32_t nc = 0;
+        for (char* c = line; nc < 3u + BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS;) {
+            cells[nc++] = c;
+            char* comma = strchr(c, ',');
+            if (!comma) break;
+            *comma = '\0';
+            c = comma + 1;
+        }
+        if (nc != want) {
+            snprintf(msg, cap, "%s:%u: %u columns, the match's inputs need %u", path, line_no, nc, want);
+            rc = -1;
+            break;
+        }
+        if (line_no == 1) continue; /* the header */
+        char* end = NULL;
+        unsigned long t = strtoul(cells[0], &end, 10), sl = strtoul(cells[1], NULL, 10);
+        if (!end || *end || sl >= d->player_count) {
+            snprintf(msg, cap, "%s:%u: bad tick or slot", path, line_no);
+            rc = -1;
+            break;
+        }
+        if (t < first || t - first >= count) continue;
+        bsync_match_input* in = &frames[t - first].players[sl];
+        for (uint32_t i = 0; i < d->param_count && rc == 0; i++)
+            if (bsync_fx_parse(cells[3 + i], strlen(cells[3 + i]), &in->params[i]) != BSYNC_OK) {
+                snprintf(msg, cap, "%s:%u: parameter %u: \"%s\" is not a fix16 decimal", path, line_no, i, cells[3 + i]);
+                rc = -1;
+            }
+        for (uint32_t j = 0; j < d->trigger_count && rc == 0; j++) {
+            unsigned long v = strtoul(cells[3 + d->param_count + j], &end, 10);
+            if (!end || *end || v > 255) {
+                snprintf(msg, cap, "%s:%u: trigger %u: bad value", path, line_no, j);
+                rc = -1;
+            }
+            in->triggers[j] = (uint8_t)v;
+        }
+        seen[(size_t)(t - first) * d->player_count + sl] = 1;
+    }
+    for (uint32_t f = 0; f < count && rc == 0; f++)
+        for (uint32_t pl = 0; pl < d->player_count && rc == 0; pl++)
+            if (!seen[(size_t)f * d->player_count + pl]) {
+                snprintf(msg, cap, "%s has no input for tick %u slot %u", path, first + f, pl);
+                rc = -1;
+            }
+    free(seen);
+    free(data);
+    return rc;
+}
+
+/* The bundle's trace (bsync_desync_trace): server-previous.bsms + inputs.csv re-simulated against
+ * client-trail.bstrail. 1 traced (text in out, *res), 0 the bundle has no trail, -1 error (msg). */
+static int bundle_trace(const char* dir, replay_sim* sim, const bsync_match_config* cfg, const uint8_t* server_final,
+                        size_t server_final_len, bsync_desync_trace_result* res, char* out, size_t cap, int* reproduced,
+                        char* msg, size_t msg_cap) {
+    char path[1300];
+    snprintf(path, sizeof path, "%s/client-trail.bstrail", dir);
+    if (!readable(path)) return 0;
+    uint8_t* trail_bytes = NULL;
+    size_t trail_len = 0;
+    if (replay_read_file(path, &trail_bytes, &trail_len) != 0) {
+        snprintf(msg, msg_cap, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    bsync_trail trail;
+    bsync_error err;
+    int rc = -1;
+    bsync_match_frame* frames = NULL;
+    if (bsync_trail_parse(trail_bytes, trail_len, &trail, &err) != BSYNC_OK) {
+        snprintf(msg, msg_cap, "%.600s: %.500s", path, err.message);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/server-previous.bsms", dir);
+    if (load_snapshot(sim->match, path, msg, msg_cap) != 0) goto out;
+    const uint32_t start = (uint32_t)bsync_match_tick_count(sim->match);
+    if (bsync_match_load(sim->other, server_final, server_final_len) != BSYNC_OK) {
+        snprintf(msg, msg_cap, "the server's state does not load");
+        goto out;
+    }
+    const uint32_t end = (uint32_t)bsync_match_tick_count(sim->other);
+    if (end < start) {
+        snprintf(msg, msg_cap, "server-previous.bsms is newer than server.bsms");
+        goto out;
+    }
+    frames = malloc(((size_t)(end - start) + 1u) * sizeof *frames);
+    if (!frames) {
+        snprintf(msg, msg_cap, "out of memory");
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/inputs.csv", dir);
+    if (read_inputs(path, sim->desc, start, end - start, frames, msg, msg_cap) != 0) goto out;
+    bsync_desync_trace(sim->match, sim->other, cfg, frames, end - start, &trail, res, out, cap);
+    size_t sl = 0;
+    *reproduced = bsync_match_save(sim->match, sim->buf, sim->buf_cap, &sl) == BSYNC_OK && sl == server_final_len &&
+                  memcmp(sim->buf, server_final, sl) == 0;
+    rc = 1;
+out:
+    free(frames);
+    free(trail_bytes);
+    return rc;
+}
+
 static int cmd_diff(int argc, char** argv) {
     const char* pos[3] = {NULL, NULL, NULL};
     int npos = 0, json = 0;
@@ -144,6 +277,7 @@ static int cmd_diff(int argc, char** argv) {
     int have_sim = 0, rc = 2;
     unsigned lines = 0;
     char* text = NULL;
+    char* trace_text = NULL;
     if (npos == 1 && is_dir(pos[0])) {
         bundle = 1;
         static char dir[1024]; /* the directory without trailing slashes */
@@ -208,6 +342,22 @@ static int cmd_diff(int argc, char** argv) {
     }
     lines = bsync_desync_describe(sim.match, sim.other, cfg, text, 65536);
     uint64_t ta = bsync_match_tick_count(sim.match), tb = bsync_match_tick_count(sim.other);
+    /* a bundle with the client's trail: the first divergent tick and operation */
+    int traced = 0, reproduced = 0;
+    bsync_desync_trace_result tres;
+    memset(&tres, 0, sizeof tres);
+    if (bundle && lines) {
+        uint8_t* final_bytes = NULL;
+        size_t final_len = 0;
+        trace_text = malloc(32768);
+        if (trace_text && replay_read_file(a_path, &final_bytes, &final_len) == 0) {
+            char tmsg[1600] = "";
+            traced = bundle_trace(pos[0], &sim, cfg, final_bytes, final_len, &tres, trace_text, 32768, &reproduced, tmsg,
+                                  sizeof tmsg);
+            if (traced < 0) snprintf(trace_text, 32768, "  trace not possible: %s\n", tmsg);
+        }
+        free(final_bytes);
+    }
     if (json) {
         printf("{\"a\": ");
         replay_json_string(stdout, a_path);
@@ -242,13 +392,47 @@ static int cmd_diff(int argc, char** argv) {
             }
             p += n + (e ? 1 : 0);
         }
-        printf("]}\n");
+        printf("], \"first_divergence\": ");
+        if (traced == 1 && tres.located) {
+            printf("{\"tick\": %u, \"character\": %u, \"operation\": %d, \"before_trail\": %s, \"lines\": [", tres.tick - 1,
+                   tres.character, tres.operation, tres.earlier ? "true" : "false");
+            int f2 = 1;
+            for (const char* p = trace_text; *p;) {
+                const char* e = strchr(p, '\n');
+                size_t n = e ? (size_t)(e - p) : strlen(p);
+                if (n >= 2 && p[0] == ' ' && p[1] == ' ') {
+                    char line[1024];
+                    size_t m = n - 2 < sizeof line - 1 ? n - 2 : sizeof line - 1;
+                    memcpy(line, p + 2, m);
+                    line[m] = '\0';
+                    if (!f2) printf(", ");
+                    replay_json_string(stdout, line);
+                    f2 = 0;
+                }
+                p += n + (e ? 1 : 0);
+            }
+            printf("], \"resimulation_reproduces_server\": %s}", reproduced ? "true" : "false");
+        } else {
+            printf("null");
+        }
+        printf("}\n");
     } else {
         printf("A = %s: %s (state after frame %" PRId64 ")\n", a_label, a_path, (int64_t)ta - 1);
         printf("B = %s: %s (state after frame %" PRId64 ")\n", b_label, b_path, (int64_t)tb - 1);
         printf("match %" PRIu64 " (%s)\n", bsync_match_config_match_id(cfg), cfg_path);
         if (lines) printf("differences: %u (A's value first)\n", lines);
         fputs(text, stdout);
+        if (traced == 1) {
+            printf("first divergence (re-simulated from server-previous.bsms with inputs.csv against the client's "
+                   "per-tick states in client-trail.bstrail):\n");
+            fputs(trace_text[0] ? trace_text : "  the client's trail agrees with the re-simulation at every tick it holds\n",
+                  stdout);
+            if (!reproduced)
+                printf("  (the re-simulation here does not reproduce server.bsms: this build or its assets differ from "
+                       "the server's)\n");
+        } else if (traced < 0) {
+            fputs(trace_text, stdout);
+        }
     }
     rc = lines ? 1 : 0;
 done:
@@ -262,6 +446,7 @@ done:
         }
     }
     free(text);
+    free(trace_text);
     if (have_sim) replay_sim_close(&sim);
     bsync_match_config_destroy(cfg);
     return rc;
