@@ -63,6 +63,10 @@ if [ $rc -eq 1 ] && grep -q '^A = server (authoritative): ' <<<"$out" && grep -q
    && grep -q '^  character 1 (p1) node locomotion: phase ' <<<"$out" && ! grep -q 'character 0 ' <<<"$out"; then
   ok "diff BUNDLE: exit 1, names node locomotion of character 1 (p1) only"; else bad "diff bundle (rc $rc)"; fi
 grep -q '(state after frame 44)' <<<"$out" && ok "both states are after frame 44" || bad "tick"
+# the client's trail pins the flip to the frame it was injected after (40), not the checksum tick (44)
+grep -q '^  earliest: tick 40, character 1 (p1): the clock advance of node locomotion' <<<"$out" \
+  && ok "the first divergence: tick 40 (the injected frame), node locomotion's clock" || bad "earliest tick"
+[ -s "$bundle/client-trail.bstrail" ] && ok "the bundle holds the client's trail" || bad "no client-trail.bstrail"
 # the same lines as the server's report.txt
 diff <(grep '^  ' <<<"$out") <(grep '^  ' "$bundle/report.txt") > /dev/null && ok "the same difference lines as report.txt" || bad "report lines"
 
@@ -75,6 +79,8 @@ if [ $rc -eq 1 ] && grep -q '"tick": 44,' <<<"$out2" && grep -q '"differences": 
 if command -v python3 >/dev/null; then
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["identical"] is False and len(d["differences"]) >= 1' <<<"$out2" \
     && ok "--json parses" || bad "--json parses"
+  python3 -c 'import json,sys; d=json.load(sys.stdin)["first_divergence"]; assert d["tick"] == 40 and d["character"] == 1 and d["operation"] == 5 and d["resimulation_reproduces_server"] is True' <<<"$out2" \
+    && ok "--json first_divergence: tick 40, character 1, clock advance, re-simulation reproduces the server" || bad "--json first_divergence"
 fi
 
 rc=0

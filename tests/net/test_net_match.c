@@ -191,6 +191,21 @@ static void test_desync_detected_and_attributed(void** state) {
     fclose(f);
     text[n] = '\0';
     assert_non_null(strstr(text, "character 1 (p1) node locomotion: phase"));
+    /* the client's trail pins the flip to the frame it was injected after (50), in node 0's clock (the
+     * flipped field: client.c inject_desync), from an identical state before it */
+    char earliest[128];
+    snprintf(earliest, sizeof earliest, "earliest: tick %u, character 1 (p1): the clock advance of node locomotion", inject);
+    assert_non_null(strstr(text, earliest));
+    snprintf(path, sizeof path, "%s/match.bsreplay.desync/tick%llu-slot1/bundle.json", w.dir,
+             (unsigned long long)expected_tick);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    snprintf(earliest, sizeof earliest, "\"first_divergent_tick\": %u, \"first_divergent_character\": 1", inject);
+    assert_non_null(strstr(text, earliest));
+    assert_non_null(strstr(text, "\"client_trail\": \"client-trail.bstrail\""));
     /* the HTML page: the divergent tick outlined, slot 1's cell red, the difference listed */
     snprintf(path, sizeof path, "%s/match.bsreplay.desync/tick%llu-slot1/report.html", w.dir,
              (unsigned long long)expected_tick);
