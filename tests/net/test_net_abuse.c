@@ -138,7 +138,7 @@ static void test_refusals(void** state) {
         uint8_t buf[128];
         size_t len = 0;
         assert_int_equal(bsync_proto_encode(&m, buf, sizeof buf, &len), BSYNC_PROTO_OK);
-        buf[2] = 2; /* version 2 */
+        buf[2] = BSYNC_PROTO_VERSION + 1; /* a newer version */
         raw_send_bytes(&r, buf, len, 0, 1);
         for (int i = 0; i < 100 && !r.got_bye; i++) raw_service(&w, &r, 5);
         assert_true(r.got_bye);

@@ -26,6 +26,10 @@ static void b_u64(bytes_* b, uint64_t v) { b_u32(b, (uint32_t)(v & 0xFFFFFFFFu))
 static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
     for (size_t i = 0; i < n; i++) b_u8(b, (uint8_t)hex_free_bytes[i]);
 }
+/* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
+ * TRAIL; the header layout itself is frozen). */
+#define V 2
+
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
     b->len = 0;
@@ -59,7 +63,7 @@ static void assert_reencodes(const bsync_proto_msg* m, const uint8_t* bytes, siz
 static void test_hello_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 1);
+    b_header(&b, V, 1);
     b_u64(&b, 0x1122334455667788ull);
     b_u64(&b, 0xA1B2C3D4E5F60718ull);
     b_u8(&b, 3);
@@ -68,7 +72,7 @@ static void test_hello_bytes(void** state) {
     b_finish(&b);
     assert_int_equal(b.len, 8 + 18 + 5);
     /* the header bytes exactly as documented */
-    static const uint8_t hdr[8] = {0x42, 0x53, 0x01, 0x01, 23, 0x00, 0x00, 0x00};
+    static const uint8_t hdr[8] = {0x42, 0x53, V, 0x01, 23, 0x00, 0x00, 0x00};
     assert_memory_equal(b.data, hdr, 8);
     bsync_proto_msg* m = new_msg();
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -85,7 +89,7 @@ static void test_hello_bytes(void** state) {
 static void test_welcome_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 2);
+    b_header(&b, V, 2);
     b_u8(&b, 30); b_u8(&b, 2); b_u8(&b, 4); b_u8(&b, 1); b_u8(&b, 4); b_u8(&b, 1);
     b_u16(&b, 10);      /* checksum interval */
     b_u16(&b, 0x000B);  /* slots 0, 1, 3 connected */
@@ -113,7 +117,7 @@ static void test_welcome_bytes(void** state) {
     assert_reencodes(m, b.data, b.len);
 
     /* a fresh start: no snapshot, 20-byte body */
-    b_header(&b, 1, 2);
+    b_header(&b, V, 2);
     b_u8(&b, 60); b_u8(&b, 0); b_u8(&b, 1); b_u8(&b, 0); b_u8(&b, 0); b_u8(&b, 0);
     b_u16(&b, 1); b_u16(&b, 1); b_u32(&b, 0); b_u32(&b, 0); b_u16(&b, 0);
     b_finish(&b);
@@ -128,7 +132,7 @@ static void test_welcome_bytes(void** state) {
 
 /* The input example of docs/protocol.md: 4 parameters, 1 trigger, 2 records. */
 static void build_input_example(bytes_* b) {
-    b_header(b, 1, 3);
+    b_header(b, V, 3);
     b_u8(b, 2);      /* slot */
     b_u8(b, 4);      /* params */
     b_u8(b, 1);      /* triggers */
@@ -155,7 +159,7 @@ static void test_input_bytes(void** state) {
     build_input_example(&b);
     assert_int_equal(b.len, 8 + 8 + 11 + 6);
     /* the worked example printed in docs/protocol.md, byte for byte */
-    static const uint8_t doc[] = {0x42, 0x53, 0x01, 0x03, 0x19, 0x00, 0x00, 0x00, 0x02, 0x04, 0x01, 0x02,
+    static const uint8_t doc[] = {0x42, 0x53, V, 0x03, 0x19, 0x00, 0x00, 0x00, 0x02, 0x04, 0x01, 0x02,
                                   0xF4, 0x01, 0x00, 0x00, 0x80, 0x80, 0x04, 0xFF, 0xFF, 0x01, 0x80, 0x80,
                                   0x08, 0x00, 0x03, 0x80, 0x01, 0x00, 0x01, 0x04, 0x00};
     assert_int_equal(sizeof doc, b.len);
@@ -186,7 +190,7 @@ static void test_input_bytes(void** state) {
 static void test_input_ack_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 4);
+    b_header(&b, V, 4);
     b_u32(&b, 0xDEADBEEFu);
     b_u32(&b, 77);
     b_finish(&b);
@@ -201,7 +205,7 @@ static void test_input_ack_bytes(void** state) {
 static void test_frame_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 5);
+    b_header(&b, V, 5);
     b_u32(&b, 1234);
     b_u8(&b, 3); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 0);
     b_u16(&b, 0x0004); /* player 2 defaulted */
@@ -242,7 +246,7 @@ static void test_frame_bytes(void** state) {
 static void test_checksum_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 6);
+    b_header(&b, V, 6);
     b_u32(&b, 90);
     b_u64(&b, 0x0102030405060708ull);
     b_u64(&b, 0x1112131415161718ull);
@@ -269,7 +273,7 @@ static void test_checksum_bytes(void** state) {
     assert_reencodes(m, b.data, b.len);
 
     /* the root-only form: 22-byte body */
-    b_header(&b, 1, 6);
+    b_header(&b, V, 6);
     b_u32(&b, 91); b_u64(&b, 1); b_u64(&b, 2); b_u8(&b, 0); b_u8(&b, 0);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -283,7 +287,7 @@ static void test_checksum_bytes(void** state) {
 static void test_desync_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 7);
+    b_header(&b, V, 7);
     b_u32(&b, 4242);
     b_u8(&b, 4);      /* joint */
     b_u8(&b, 5);      /* character */
@@ -322,7 +326,7 @@ static void test_desync_bytes(void** state) {
 static void test_snapshot_bytes(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 8);
+    b_header(&b, V, 8);
     b_u32(&b, 600);
     b_u8(&b, 1);       /* resync */
     b_u8(&b, 0);
@@ -343,6 +347,14 @@ static void test_snapshot_bytes(void** state) {
     assert_int_equal(s->len, 52);
     assert_int_equal(s->data[51], 51);
     assert_reencodes(m, b.data, b.len);
+    /* kind 3 is TRAIL (version 2), kind 4 does not exist */
+    b.data[8 + 4] = 3;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->snapshot.kind, BSYNC_PROTO_SNAPSHOT_TRAIL);
+    b.data[8 + 4] = 4;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
+    b.data[8 + 4] = 1;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     /* chunk count must be ceil(2100 / 1024) = 3 */
     b.data[8 + 8] = 4;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_COUNT);
@@ -358,7 +370,7 @@ static void test_snapshot_bytes(void** state) {
     b.data[8 + 5] = 1; /* reserved */
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
     b.data[8 + 5] = 0;
-    b.data[8 + 4] = 3; /* no such kind */
+    b.data[8 + 4] = 4; /* no such kind (3 is TRAIL since version 2) */
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
     free(m);
 }
@@ -366,7 +378,7 @@ static void test_snapshot_bytes(void** state) {
 static void test_bye_bytes_and_versions(void** state) {
     (void)state;
     bytes_ b;
-    b_header(&b, 1, 9);
+    b_header(&b, V, 9);
     b_u8(&b, 1); b_u8(&b, 1); b_u8(&b, 1); b_u8(&b, 0);
     b_finish(&b);
     bsync_proto_msg* m = new_msg();
@@ -400,7 +412,7 @@ static void test_bye_bytes_and_versions(void** state) {
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     /* min > max, reason out of range, reserved byte */
-    b_header(&b, 1, 9);
+    b_header(&b, V, 9);
     b_u8(&b, 0); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 0);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_VALUE);
@@ -425,7 +437,9 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_MAGIC);
     x = b; x.data[1] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_MAGIC);
-    x = b; x.data[2] = 2;
+    x = b; x.data[2] = 1; /* version 1 (before SNAPSHOT kind TRAIL) is no longer decoded */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
+    x = b; x.data[2] = 3;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
@@ -482,7 +496,7 @@ static void test_body_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VARINT);
     /* a varint of six bytes, and one of 2^34 */
     bytes_ y;
-    b_header(&y, 1, 3);
+    b_header(&y, V, 3);
     b_u8(&y, 0); b_u8(&y, 1); b_u8(&y, 0); b_u8(&y, 1); b_u32(&y, 0);
     b_u8(&y, 0x80); b_u8(&y, 0x80); b_u8(&y, 0x80); b_u8(&y, 0x80); b_u8(&y, 0x80); b_u8(&y, 0x01);
     b_finish(&y);
@@ -506,7 +520,7 @@ static void test_body_rejections(void** state) {
     assert_int_equal(decode_b(&y, m), BSYNC_PROTO_OK);
     assert_int_equal(m->input.records[0].params[0], 1 << 27);
     /* INT32_MAX then a delta of +1 leaves the range */
-    b_header(&y, 1, 3);
+    b_header(&y, V, 3);
     b_u8(&y, 0); b_u8(&y, 1); b_u8(&y, 0); b_u8(&y, 2); b_u32(&y, 0);
     b_u8(&y, 0xFE); b_u8(&y, 0xFF); b_u8(&y, 0xFF); b_u8(&y, 0xFF); b_u8(&y, 0x0F);
     b_u8(&y, 0x02);
@@ -517,7 +531,7 @@ static void test_body_rejections(void** state) {
     assert_int_equal(m->input.records[1].params[0], INT32_MAX - 1);
 
     /* hello: token length 0 and 33 */
-    b_header(&x, 1, 1);
+    b_header(&x, V, 1);
     b_u64(&x, 1); b_u64(&x, 2); b_u8(&x, 0); b_u8(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
@@ -530,7 +544,7 @@ static void test_body_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH); /* says 33, 32 follow */
 
     /* frame: 17 players, 0 players, mask bits beyond the players, payload of 257 */
-    b_header(&x, 1, 5);
+    b_header(&x, V, 5);
     b_u32(&x, 1); b_u8(&x, 17); b_u8(&x, 0); b_u8(&x, 0); b_u8(&x, 0); b_u16(&x, 0); b_u16(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_COUNT);
@@ -555,7 +569,7 @@ static void test_body_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
 
     /* checksum: 65 characters; joint detail with 0 or 1025 joints; joint character 64 */
-    b_header(&x, 1, 6);
+    b_header(&x, V, 6);
     b_u32(&x, 1); b_u64(&x, 1); b_u64(&x, 1); b_u8(&x, 65); b_u8(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_COUNT);
@@ -573,7 +587,7 @@ static void test_body_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_OK);
 
     /* welcome: tick rate 14 and 61, delay 31, interval 0, snapshot length disagreeing */
-    b_header(&x, 1, 2);
+    b_header(&x, V, 2);
     b_u8(&x, 30); b_u8(&x, 2); b_u8(&x, 2); b_u8(&x, 0); b_u8(&x, 4); b_u8(&x, 1);
     b_u16(&x, 10); b_u16(&x, 1); b_u32(&x, 0); b_u32(&x, 3); b_u16(&x, 3);
     b_u8(&x, 1); b_u8(&x, 2); b_u8(&x, 3);
@@ -940,7 +954,7 @@ static void test_byte_flips(void** state) {
         /* fully random garbage of random length, sometimes with a valid header in front */
         size_t len = rnd(&s, 64);
         rnd_bytes(&s, g_cut, len);
-        if (len >= 4 && rnd(&s, 2)) { g_cut[0] = 'B'; g_cut[1] = 'S'; g_cut[2] = 1; g_cut[3] = (uint8_t)(1 + rnd(&s, 9)); }
+        if (len >= 4 && rnd(&s, 2)) { g_cut[0] = 'B'; g_cut[1] = 'S'; g_cut[2] = V; g_cut[3] = (uint8_t)(1 + rnd(&s, 9)); }
         bsync_proto_result r = bsync_proto_decode(g_cut, len, d);
         if (r == BSYNC_PROTO_OK) {
             if (d->type == BSYNC_PROTO_BYE) g_cut[2] = BSYNC_PROTO_VERSION;
@@ -1017,7 +1031,7 @@ static void test_input_payload(void** state) {
     uint8_t buf[64];
     size_t n = 0;
     assert_int_equal(bsync_proto_encode(m, buf, sizeof buf, &n), BSYNC_PROTO_OK);
-    static const uint8_t want[] = {0x42, 0x53, 0x01, 0x03, 19, 0, 0, 0,       /* header, body 19 */
+    static const uint8_t want[] = {0x42, 0x53, V, 0x03, 19, 0, 0, 0,       /* header, body 19 */
                                    1, 1, 0, 0x82, 7, 0, 0, 0,                 /* slot, p, g, 2 | 0x80, tick */
                                    0x80, 0x80, 0x08, 0x00, 0x00,              /* record 0: 1.0, no payload */
                                    0x00, 0x03, 0x00, 'a', 'b', 'c'};          /* record 1: delta 0, "abc" */
@@ -1030,13 +1044,13 @@ static void test_input_payload(void** state) {
     assert_int_equal(d->input.records[1].payload_len, 3);
     assert_memory_equal(d->input.records[1].payload, "abc", 3);
     /* the flag without any payload is not canonical */
-    uint8_t flagged[] = {0x42, 0x53, 0x01, 0x03, 14, 0, 0, 0, 1, 1, 0, 0x81, 7, 0, 0, 0, 0x80, 0x80, 0x08, 0x00, 0x00};
+    uint8_t flagged[] = {0x42, 0x53, V, 0x03, 14, 0, 0, 0, 1, 1, 0, 0x81, 7, 0, 0, 0, 0x80, 0x80, 0x08, 0x00, 0x00};
     flagged[4] = (uint8_t)(sizeof flagged - 8);
     assert_int_equal(bsync_proto_decode(flagged, sizeof flagged, d), BSYNC_PROTO_RESERVED_NONZERO);
     /* a payload length over 256 */
     m->input.records[1].payload_len = 257;
     assert_int_equal(bsync_proto_encode(m, buf, sizeof buf, &n), BSYNC_PROTO_BAD_LENGTH);
-    uint8_t longer[] = {0x42, 0x53, 0x01, 0x03, 10, 0, 0, 0, 1, 0, 0, 0x81, 7, 0, 0, 0, 0x01, 0x01};
+    uint8_t longer[] = {0x42, 0x53, V, 0x03, 10, 0, 0, 0, 1, 0, 0, 0x81, 7, 0, 0, 0, 0x01, 0x01};
     assert_int_equal(bsync_proto_decode(longer, sizeof longer, d), BSYNC_PROTO_BAD_LENGTH);
     /* a payload cut short */
     assert_int_equal(bsync_proto_decode(want, sizeof want - 1, d), BSYNC_PROTO_TRUNCATED);
