@@ -268,3 +268,59 @@ unsigned bsync_desync_trace(bsync_match* work, bsync_match* other, const bsync_m
     if (result) *result = res;
     return t.lines;
 }
+
+/* ---------------------------------------------------------------- inputs.csv */
+
+typedef struct sized_out {
+    char* p;
+    size_t cap, need;
+} sized_out;
+
+static void put_text(sized_out* o, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void put_text(sized_out* o, const char* fmt, ...) {
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1;
+    if (o->cap > 0 && o->need < o->cap - 1) {
+        size_t room = o->cap - 1 - o->need;
+        memcpy(o->p + o->need, tmp, len < room ? len : room);
+    }
+    o->need += len;
+}
+
+size_t bsync_desync_inputs_csv(const bsync_match_config* cfg, const bsync_match_frame* frames, const uint16_t* defaulted,
+                               uint32_t first_tick, uint32_t count, char* out, size_t cap) {
+    sized_out o = {out, out ? cap : 0, 0};
+    if (!cfg || (!frames && count > 0)) {
+        if (out && cap) out[0] = '\0';
+        return 0;
+    }
+    const bsync_match_desc* d = bsync_match_config_desc(cfg);
+    put_text(&o, "tick,slot,defaulted");
+    for (uint32_t i = 0; i < d->param_count; i++) put_text(&o, ",%s", bsync_match_config_param_name(cfg, i));
+    for (uint32_t j = 0; j < d->trigger_count; j++) put_text(&o, ",%s", bsync_match_config_trigger_name(cfg, j));
+    put_text(&o, "\n");
+    for (uint32_t f = 0; f < count; f++) {
+        for (uint32_t pl = 0; pl < d->player_count; pl++) {
+            const bsync_match_input* in = &frames[f].players[pl];
+            put_text(&o, "%u,%u,%u", first_tick + f, pl, defaulted ? (unsigned)((defaulted[f] >> pl) & 1u) : 0u);
+            for (uint32_t i = 0; i < d->param_count; i++) {
+                char dec[24];
+                bsync_fx_format(in->params[i], dec, sizeof dec);
+                put_text(&o, ",%s", dec);
+            }
+            for (uint32_t j = 0; j < d->trigger_count; j++) put_text(&o, ",%u", in->triggers[j]);
+            put_text(&o, "\n");
+        }
+    }
+    if (o.cap > 0) o.p[o.need < o.cap ? o.need : o.cap - 1] = '\0';
+    return o.need;
+}
