@@ -1,4 +1,5 @@
-/* cmd_eval.c — `blendsync eval CONFIG --script INPUT.csv [--ticks N] [--out FRAMES.jsonl] [--hash]`:
+/* cmd_eval.c — `blendsync eval CONFIG --script INPUT.csv [--ticks N] [--out FRAMES.jsonl] [--hash]
+ * [--replay OUT.bsreplay]`:
  * drive one graph instance tick by tick from a CSV script and print its blend state as JSON Lines.
  *
  * Script: a header `tick,PARAM,...` naming parameters of the config (each at most once), then rows
@@ -31,6 +32,11 @@
  * FILE.tmp.<pid> + rename (so FILE is replaced only when complete) instead of stdout; with --hash
  * the frames still go to FILE and the hash to stdout.
  *
+ * --replay OUT writes the run as a match replay (one player slot, one character playing CONFIG, the
+ * script's parameter columns as input parameters and its play: cells as input triggers; a checksum
+ * every tick) that `blendsync replay verify | info | cut` read like any other: eval_replay.h. The frames
+ * are still printed (to stdout, or --out, or only the hash with --hash).
+ *
  * Exit: 0 success, 2 error (message on stderr: config errors as "FILE: /json/path: message", script
  * errors as "SCRIPT:LINE:COLUMN: message", columns counting bytes from 1). */
 #include <errno.h>
@@ -47,6 +53,7 @@
 #include "blendsync/io/graph_config.h"
 #include "cli_graph_config.h"
 #include "commands.h"
+#include "eval_replay.h"
 #include "script_csv.h"
 
 #define MAX_TICKS 10000000ul
@@ -54,6 +61,7 @@
 static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync eval CONFIG --script INPUT.csv [--ticks N] [--out FRAMES.jsonl] [--hash]\n"
+            "                      [--replay OUT.bsreplay]\n"
             "\n"
             "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
             "script and writes one JSON object per tick (JSON Lines): filtered parameters, leaf\n"
@@ -69,6 +77,8 @@ static void usage(FILE* f) {
             "  --out FILE         write the frames to FILE (atomically: temp file + rename)\n"
             "  --hash             print only XXH64 (seed 0) over every tick's u64 tick, u64 state\n"
             "                     checksum and u64 pose checksum (when clips are bound), little-endian\n"
+            "  --replay FILE      also write the run as a match replay (one player, one character; a\n"
+            "                     checksum every tick) for `blendsync replay verify | info | cut`\n"
             "  --help             this text\n"
             "\n"
             "Exit status: 0 success, 2 error.\n");
@@ -91,7 +101,7 @@ static void json_fx(FILE* f, fix16_t v) {
 }
 
 int bsync_cmd_eval(int argc, char** argv) {
-    const char *config = NULL, *script_path = NULL, *out_path = NULL;
+    const char *config = NULL, *script_path = NULL, *out_path = NULL, *replay_path = NULL;
     unsigned long ticks = 0;
     int ticks_given = 0, want_hash = 0;
     for (int i = 1; i < argc; i++) {
@@ -101,7 +111,7 @@ int bsync_cmd_eval(int argc, char** argv) {
             return 0;
         } else if (!strcmp(a, "--hash")) {
             want_hash = 1;
-        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out")) {
+        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "--replay")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "blendsync eval: %s needs a value\n", a);
                 return 2;
@@ -109,6 +119,7 @@ int bsync_cmd_eval(int argc, char** argv) {
             const char* v = argv[++i];
             if (!strcmp(a, "--script")) script_path = v;
             else if (!strcmp(a, "--out")) out_path = v;
+            else if (!strcmp(a, "--replay")) replay_path = v;
             else {
                 char* end = NULL;
                 errno = 0;
@@ -147,6 +158,7 @@ int bsync_cmd_eval(int argc, char** argv) {
     void* mem = NULL;
     fix16_t* targets = NULL;
     FILE* out = NULL;
+    bsync_eval_replay* rep = NULL;
     char tmp[4200];
     tmp[0] = '\0';
     if (bsync_cli_script_load("eval", script_path, graph, &sc) != 0) goto done;
@@ -175,6 +187,7 @@ int bsync_cmd_eval(int argc, char** argv) {
         goto done;
     }
     for (uint32_t i = 0; i < pc; i++) targets[i] = bsync_blend_tree_parameter_default(tree, i);
+    if (replay_path && !(rep = bsync_eval_replay_open(replay_path, config, graph, &sc, posed))) goto done;
 
     if (out_path) {
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, (long)getpid());
@@ -205,6 +218,7 @@ int bsync_cmd_eval(int argc, char** argv) {
             fprintf(stderr, "blendsync eval: tick %lu: the pose failed\n", t);
             goto done;
         }
+        if (rep && bsync_eval_replay_tick(rep, (uint64_t)t, targets, trig, tn, state, pose) != 0) goto done;
         bsync_checksum_u64(&hs, (uint64_t)t);
         bsync_checksum_u64(&hs, state);
         if (posed) bsync_checksum_u64(&hs, pose);
@@ -272,6 +286,11 @@ int bsync_cmd_eval(int argc, char** argv) {
         if (posed) fprintf(out, ", \"pose_checksum\": \"%016llx\"", (unsigned long long)pose);
         fputs("}\n", out);
     }
+    if (rep) {
+        int bad = bsync_eval_replay_finish(rep, (uint64_t)ticks);
+        rep = NULL;
+        if (bad) goto done;
+    }
     if (out && out != stdout) {
         int bad = ferror(out);
         bad |= fclose(out) != 0;
@@ -292,6 +311,7 @@ int bsync_cmd_eval(int argc, char** argv) {
     if (want_hash) printf("%016llx\n", (unsigned long long)bsync_checksum_final(&hs));
     status = 0;
 done:
+    bsync_eval_replay_abort(rep);
     if (out && out != stdout) fclose(out);
     if (tmp[0]) remove(tmp);
     free(mem);

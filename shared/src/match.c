@@ -58,6 +58,10 @@ bsync_result bsync_match_desc_validate(const bsync_match_desc* d) {
         for (uint32_t j = 0; j < d->trigger_count; j++) {
             if (ch->trigger_map[j] != BSYNC_MATCH_UNMAPPED && ch->trigger_map[j] >= sc) return BSYNC_INVALID_ARGUMENT;
             if (ch->trigger_fade_ticks[j] > BSYNC_SWITCH_MAX_FADE_TICKS) return BSYNC_INVALID_ARGUMENT;
+            if (ch->trigger_carry[j] > 1u || ch->trigger_inertialize[j] > 1u) return BSYNC_INVALID_ARGUMENT;
+            if (ch->trigger_map[j] != BSYNC_MATCH_UNMAPPED && ch->trigger_inertialize[j] &&
+                (ch->trigger_fade_ticks[j] == 0 || bsync_graph_joint_count(ch->graph) == 0))
+                return BSYNC_INVALID_ARGUMENT; /* bsync_instance_tick_ex would refuse it */
         }
     }
     return BSYNC_OK;
@@ -94,6 +98,18 @@ uint64_t bsync_match_hash(const bsync_match_desc* d) {
             bsync_checksum_u32(&s, ch->trigger_map[j]);
             bsync_checksum_u32(&s, ch->trigger_fade_ticks[j]);
         }
+    }
+    int any_options = 0;
+    for (uint32_t c = 0; c < d->character_count; c++)
+        for (uint32_t j = 0; j < d->trigger_count; j++)
+            any_options |= d->characters[c].trigger_carry[j] != 0 || d->characters[c].trigger_inertialize[j] != 0;
+    if (any_options) {
+        bsync_checksum_u32(&s, 3u);
+        for (uint32_t c = 0; c < d->character_count; c++)
+            for (uint32_t j = 0; j < d->trigger_count; j++) {
+                bsync_checksum_u32(&s, d->characters[c].trigger_carry[j]);
+                bsync_checksum_u32(&s, d->characters[c].trigger_inertialize[j]);
+            }
     }
     return bsync_checksum_final(&s);
 }
@@ -252,8 +268,8 @@ bsync_result bsync_match_tick(bsync_match* m, const bsync_match_frame* frame) {
             triggers[n].switch_index = sw;
             triggers[n].child = child;
             triggers[n].fade_ticks = ch->desc.trigger_fade_ticks[j];
-            triggers[n].carry_time = 0;
-            triggers[n].inertialize = 0;
+            triggers[n].carry_time = ch->desc.trigger_carry[j];
+            triggers[n].inertialize = ch->desc.trigger_inertialize[j];
             n++;
         }
         bsync_instance_input input = {ch->targets, ch->target_count};

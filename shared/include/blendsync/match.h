@@ -18,8 +18,10 @@
  * u8 trigger values per tick. Character c maps input parameter i to its graph parameter
  * param_map[i] (BSYNC_MATCH_UNMAPPED: ignored by this character) and input trigger j to switch
  * trigger_map[j] (UNMAPPED: ignored): a trigger value v > 0 plays child v - 1 of that switch with
- * trigger_fade_ticks[j] ticks of fade (bsync_switch_trigger, carry_time 0); v = 0 does nothing; a
- * value whose child is out of range for the switch is ignored (it cannot fail the tick).
+ * trigger_fade_ticks[j] ticks of fade, carry_time trigger_carry[j] and inertialize
+ * trigger_inertialize[j] (bsync_switch_trigger; both 0 unless set); v = 0 does nothing; a value whose
+ * child is out of range for the switch is ignored (it cannot fail the tick). Several triggers may map
+ * to one switch (e.g. the same switch with different fades); their triggers are applied in input order.
  *
  * One tick (bsync_match_tick), characters in index order: the character's driver input is the frame's
  * record of its slot (a player character) or the next record of its script (an NPC: 
@@ -49,7 +51,9 @@
  * u32 param_count, u32 trigger_count; per input parameter fx min, fx max; u32 hold_min, u32 hold_max;
  * then only if some script_states[j] != 0: u32 2 and the trigger_count u8 script_states;
  * u32 character_count; per character: u64 bsync_graph_hash, u32 slot, u64 npc_seed, the param_count
- * u32 param_map entries, per trigger u32 map and u32 fade.
+ * u32 param_map entries, per trigger u32 map and u32 fade; then only if some character's
+ * trigger_carry[j] or trigger_inertialize[j] (j < trigger_count) is not 0: u32 3 and, per character,
+ * per trigger u32 carry and u32 inertialize. (So a desc without them hashes as before they existed.)
  *
  * Snapshot bytes (little-endian): u32 magic "BSMS" (0x534D5342), u32 version 1, u64 match hash,
  * u32 total length, u32 character count, u64 tick; per NPC (characters in order): u64 state, u32 hold
@@ -65,7 +69,8 @@
  * Errors: BSYNC_INVALID_ARGUMENT for NULL arguments, a desc that breaks a rule (counts over the
  * limits, a slot >= player_count, a map entry out of range, param_min > param_max, param_min =
  * INT32_MIN (libfixmath's overflow marker), hold_min 0 or > hold_max, hold_max > 1000000, a fade over
- * BSYNC_SWITCH_MAX_FADE_TICKS, graphs of different tick rates, a NULL graph), or a frame whose
+ * BSYNC_SWITCH_MAX_FADE_TICKS, a trigger_carry or trigger_inertialize other than 0 or 1, a MAPPED
+ * trigger with inertialize 1 and fade 0 or on a graph without a skeleton (joint count 0), graphs of different tick rates, a NULL graph), or a frame whose
  * player_count differs. The match is plain data: a memcpy of memory_size bytes is a working copy.
  * BSYNC_BUFFER_TOO_SMALL for short memory or buffers.
  *
@@ -115,6 +120,8 @@ typedef struct bsync_match_character_desc {
     uint32_t param_map[BSYNC_MATCH_MAX_PARAMS];          /* graph parameter index or UNMAPPED */
     uint32_t trigger_map[BSYNC_MATCH_MAX_TRIGGERS];      /* switch index or UNMAPPED */
     uint32_t trigger_fade_ticks[BSYNC_MATCH_MAX_TRIGGERS]; /* <= BSYNC_SWITCH_MAX_FADE_TICKS */
+    uint32_t trigger_carry[BSYNC_MATCH_MAX_TRIGGERS];       /* 0 or 1: bsync_switch_trigger.carry_time */
+    uint32_t trigger_inertialize[BSYNC_MATCH_MAX_TRIGGERS]; /* 0 or 1: bsync_switch_trigger.inertialize */
 } bsync_match_character_desc;
 
 typedef struct bsync_match_desc {

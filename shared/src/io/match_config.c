@@ -42,6 +42,8 @@ struct bsync_match_config {
     char trigger_names[BSYNC_MATCH_MAX_TRIGGERS][BSYNC_MAX_NAME];
     char trigger_switch[BSYNC_MATCH_MAX_TRIGGERS][BSYNC_MAX_NAME];
     uint32_t trigger_fade[BSYNC_MATCH_MAX_TRIGGERS];
+    uint32_t trigger_carry[BSYNC_MATCH_MAX_TRIGGERS];       /* 0 or 1 */
+    uint32_t trigger_inertialize[BSYNC_MATCH_MAX_TRIGGERS]; /* 0 or 1 */
     char char_names[BSYNC_MATCH_MAX_CHARACTERS][BSYNC_MAX_NAME];
     char char_graph[BSYNC_MATCH_MAX_CHARACTERS][BSYNC_MATCH_CONFIG_MAX_PATH]; /* as written */
     uint32_t char_file[BSYNC_MATCH_MAX_CHARACTERS];
@@ -131,6 +133,17 @@ static bsync_result opt_uint(ctx* c, const cJSON* obj, const char* name, uint64_
     bsync_result r = get_uint(c, f, lo, hi, &v);
     if (r != BSYNC_OK) return r;
     *out = (uint32_t)v;
+    bsync_json_path_pop(&c->w, o);
+    return BSYNC_OK;
+}
+
+/* An optional JSON true/false field: *out 1 or 0 (left as it was when absent). */
+static bsync_result opt_bool(ctx* c, const cJSON* obj, const char* name, uint32_t* out) {
+    const cJSON* f = bsync_json_field(obj, name);
+    if (!f) return BSYNC_OK;
+    size_t o = bsync_json_path_push(&c->w, name);
+    if (!cJSON_IsBool(f)) return bsync_json_fail(&c->w, "expected true or false");
+    *out = cJSON_IsTrue(f) ? 1u : 0u;
     bsync_json_path_pop(&c->w, o);
     return BSYNC_OK;
 }
@@ -259,7 +272,7 @@ static bsync_result parse_triggers(ctx* c, const cJSON* triggers) {
     for (const cJSON* t = triggers->child; t; t = t->next, k++) {
         size_t o = bsync_json_path_push_index(&c->w, k);
         if (!cJSON_IsObject(t)) return bsync_json_fail(&c->w, "expected an object (an input trigger)");
-        static const char* const allowed[] = {"name", "switch", "fade_ticks", "script_states", NULL};
+        static const char* const allowed[] = {"name", "switch", "fade_ticks", "carry", "inertialize", "script_states", NULL};
         if ((r = bsync_json_check_fields(&c->w, t, allowed, "an input trigger")) != BSYNC_OK) return r;
         const cJSON *nm, *sw;
         if ((r = bsync_json_require(&c->w, t, "name", &nm)) != BSYNC_OK || (r = bsync_json_require(&c->w, t, "switch", &sw)) != BSYNC_OK) return r;
@@ -275,6 +288,14 @@ static bsync_result parse_triggers(ctx* c, const cJSON* triggers) {
         bsync_json_path_pop(&c->w, f);
         m->trigger_fade[k] = 0;
         if ((r = opt_uint(c, t, "fade_ticks", 0, BSYNC_SWITCH_MAX_FADE_TICKS, &m->trigger_fade[k])) != BSYNC_OK) return r;
+        m->trigger_carry[k] = 0;
+        m->trigger_inertialize[k] = 0;
+        if ((r = opt_bool(c, t, "carry", &m->trigger_carry[k])) != BSYNC_OK) return r;
+        if ((r = opt_bool(c, t, "inertialize", &m->trigger_inertialize[k])) != BSYNC_OK) return r;
+        if (m->trigger_inertialize[k] && m->trigger_fade[k] == 0) {
+            f = bsync_json_path_push(&c->w, "inertialize");
+            return bsync_json_fail(&c->w, "an inertialized trigger needs \"fade_ticks\" of 1 or more (the decay length)");
+        }
         uint32_t states = 0;
         if ((r = opt_uint(c, t, "script_states", 0, 255, &states)) != BSYNC_OK) return r;
         m->desc.script_states[k] = (uint8_t)states;
@@ -448,6 +469,8 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
         const uint32_t switches = bsync_graph_switch_count(g);
         for (uint32_t j = 0; j < m->desc.trigger_count; j++) {
             d->trigger_fade_ticks[j] = m->trigger_fade[j];
+            d->trigger_carry[j] = m->trigger_carry[j];
+            d->trigger_inertialize[j] = m->trigger_inertialize[j];
             for (uint32_t s = 0; s < switches && d->trigger_map[j] == BSYNC_MATCH_UNMAPPED; s++) {
                 const char* nn = bsync_blend_tree_node_name(tree, bsync_graph_switch_node(g, s));
                 if (nn && !strcmp(nn, m->trigger_switch[j])) d->trigger_map[j] = s;
@@ -455,6 +478,13 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
             if (d->trigger_map[j] == BSYNC_MATCH_UNMAPPED)
                 note(m, "character %s: input trigger %s drives nothing (no switch node \"%s\")", m->char_names[k],
                      m->trigger_names[j], m->trigger_switch[j]);
+            else if (d->trigger_inertialize[j] && bsync_graph_joint_count(g) == 0) {
+                bsync_io_set_error(c->w.err, BSYNC_CONFIG_ERROR,
+                                   "%s: %s: input trigger %s inertializes switch \"%s\", but %s has no skeleton", c->w.file,
+                                   at, m->trigger_names[j], m->trigger_switch[j],
+                                   bsync_json_quoted(m->char_graph[k], q, sizeof q));
+                return BSYNC_CONFIG_ERROR;
+            }
         }
     }
     return BSYNC_OK;

@@ -26,8 +26,13 @@
  *                                                     triggers) and "switch" (1..63 bytes: the NAME of a
  *                                                     switch node of the graphs) required; "fade_ticks"
  *                                                     integer 0..1048576 (BSYNC_SWITCH_MAX_FADE_TICKS),
- *                                                     default 0; "script_states" integer 0..255,
- *                                                     default 0: the seeded script draws 0..n for it
+ *                                                     default 0; "carry" and "inertialize" true/false,
+ *                                                     default false (bsync_switch_trigger's carry_time and
+ *                                                     inertialize; inertialize needs fade_ticks >= 1 and,
+ *                                                     on every graph it drives, a skeleton); several
+ *                                                     triggers may name one switch; "script_states"
+ *                                                     integer 0..255, default 0: the seeded script draws
+ *                                                     0..n for it
  *       "hold_ticks": [15, 60]                        optional; the seeded script's hold range [min, max],
  *                                                     integers 1 <= min <= max <= 1000000; default [15, 60]
  *     },
@@ -70,7 +75,8 @@
  * (a note "character NAME: input parameter P drives nothing"); input trigger j -> the index of the
  * graph's switch whose tree node is named "switch" (bsync_graph_switch_node), UNMAPPED when there is
  * none (a note "character NAME: input trigger T drives nothing (no switch node \"S\")"), with fade
- * fade_ticks. A character none of whose graph parameters is driven is fine. Player characters have
+ * fade_ticks, carry and inertialize (an inertialized trigger mapped on a graph without a skeleton is an
+ * error at /characters/K/graph). A character none of whose graph parameters is driven is fine. Player characters have
  * npc_seed 0 in the desc; NPCs have slot BSYNC_MATCH_NPC. Finally bsync_match_desc_validate must
  * accept the desc (otherwise "FILE: /: the match description is invalid: ...").
  *
