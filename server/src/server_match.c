@@ -802,6 +802,21 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
         snprintf(path, sizeof path, "%s/server-previous.bsms", dir);
         write_file(path, prev->data, prev->len);
     }
+    /* the confirmed frames since then, as far as the ring still holds them */
+    const uint32_t ring_first = m->next_tick > SRV_FRAME_RING ? m->next_tick - SRV_FRAME_RING : 0;
+    const uint32_t fr_first = prev_tick > ring_first ? prev_tick : ring_first;
+    const uint32_t fr_count = tick > fr_first ? tick - fr_first : 0;
+    bsync_match_frame* fr = fr_count ? malloc((size_t)fr_count * sizeof *fr) : NULL;
+    uint16_t* fr_defaulted = fr_count ? malloc((size_t)fr_count * sizeof *fr_defaulted) : NULL;
+    if (fr_count && (!fr || !fr_defaulted)) {
+        free(fr);
+        free(fr_defaulted);
+        return;
+    }
+    for (uint32_t t = fr_first; t < tick; t++) {
+        fr[t - fr_first] = m->frames[t % SRV_FRAME_RING];
+        fr_defaulted[t - fr_first] = m->frame_defaulted[t % SRV_FRAME_RING];
+    }
     /* the client's trail (its per-tick states since then): re-simulate and find the first divergence */
     bsync_desync_trace_result tr;
     memset(&tr, 0, sizeof tr);
@@ -812,21 +827,19 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
         bsync_trail trail;
         bsync_error terr;
         size_t used = strlen(report);
-        int frames_kept = prev && prev_tick + SRV_FRAME_RING >= m->next_tick;
+        int frames_kept = prev && fr_first == prev_tick;
         if (bsync_trail_parse(p->trail, p->trail_len, &trail, &terr) != BSYNC_OK) {
             snprintf(report + used, sizeof report - used, "\nthe client's trail is unreadable: %s\n", terr.message);
         } else if (!frames_kept) {
             snprintf(report + used, sizeof report - used,
                      "\nthe client's trail was kept, but the server no longer holds the state and frames to re-simulate\n");
         } else {
-            bsync_match_frame* fr = malloc((size_t)(tick - prev_tick) * sizeof *fr);
-            if (fr && bsync_match_load(m->scratch[0], prev->data, prev->len) == BSYNC_OK) {
-                for (uint32_t t = prev_tick; t < tick; t++) fr[t - prev_tick] = m->frames[t % SRV_FRAME_RING];
+            if (bsync_match_load(m->scratch[0], prev->data, prev->len) == BSYNC_OK) {
                 used += (size_t)snprintf(report + used, sizeof report - used,
                                          "\nfirst divergence (re-simulated from server-previous.bsms, tick %u, against the "
                                          "client's per-tick states client-trail.bstrail, ticks %u..%u):\n",
                                          prev_tick - 1, trail.first_tick - 1, trail.first_tick + trail.tick_count - 2);
-                unsigned lines = bsync_desync_trace(m->scratch[0], m->scratch[1], m->cfg, fr, tick - prev_tick, &trail,
+                unsigned lines = bsync_desync_trace(m->scratch[0], m->scratch[1], m->cfg, fr, fr_count, &trail,
                                                     &tr, report + used, sizeof report - used);
                 traced = 1;
                 used = strlen(report);
@@ -842,42 +855,20 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
                              "  (the re-simulation does not reproduce server.bsms: the server's own state is suspect)\n");
                 }
             }
-            free(fr);
         }
     }
     snprintf(path, sizeof path, "%s/report.txt", dir);
     write_file(path, report, strlen(report));
     write_html(m, dir, tick - 1, p->slot, report);
-    /* the inputs from the last agreeing tick to the desynced one: frames prev_tick .. tick - 1 */
-    {
-        size_t cap = 256u + (size_t)(tick - prev_tick) * m->player_count * (24u + 14u * m->desc->param_count + 4u * m->desc->trigger_count);
-        char* csv = malloc(cap);
+    /* the inputs from the last agreeing tick to the desynced one: frames prev_tick .. tick - 1 (those
+     * still in the ring) */
+    if (fr_count > 0) {
+        size_t need = bsync_desync_inputs_csv(m->cfg, fr, fr_defaulted, fr_first, fr_count, NULL, 0);
+        char* csv = malloc(need + 1u);
         if (csv) {
-            size_t k = (size_t)snprintf(csv, cap, "tick,slot,defaulted");
-            for (uint32_t i = 0; i < m->desc->param_count; i++)
-                k += (size_t)snprintf(csv + k, cap - k, ",%s", bsync_match_config_param_name(m->cfg, i));
-            for (uint32_t j = 0; j < m->desc->trigger_count; j++)
-                k += (size_t)snprintf(csv + k, cap - k, ",%s", bsync_match_config_trigger_name(m->cfg, j));
-            k += (size_t)snprintf(csv + k, cap - k, "\n");
-            for (uint32_t t = prev_tick; t < tick && t + SRV_FRAME_RING >= m->next_tick && k < cap; t++) {
-                const bsync_match_frame* f = &m->frames[t % SRV_FRAME_RING];
-                for (uint32_t pl = 0; pl < m->player_count && k < cap; pl++) {
-                    k += (size_t)snprintf(csv + k, cap - k, "%u,%u,%u", t, pl,
-                                          (unsigned)((m->frame_defaulted[t % SRV_FRAME_RING] >> pl) & 1u));
-                    for (uint32_t i = 0; i < m->desc->param_count && k < cap; i++) {
-                        char dec[24];
-                        bsync_fx_format(f->players[pl].params[i], dec, sizeof dec);
-                        k += (size_t)snprintf(csv + k, cap - k, ",%s", dec);
-                    }
-                    for (uint32_t j = 0; j < m->desc->trigger_count && k < cap; j++)
-                        k += (size_t)snprintf(csv + k, cap - k, ",%u", f->players[pl].triggers[j]);
-                    if (k < cap) k += (size_t)snprintf(csv + k, cap - k, "\n");
-                }
-            }
-            if (k < cap) {
-                snprintf(path, sizeof path, "%s/inputs.csv", dir);
-                write_file(path, csv, k);
-            }
+            bsync_desync_inputs_csv(m->cfg, fr, fr_defaulted, fr_first, fr_count, csv, need + 1u);
+            snprintf(path, sizeof path, "%s/inputs.csv", dir);
+            write_file(path, csv, need);
             free(csv);
         }
     }
@@ -915,6 +906,11 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
         srv_log(m->server, "warn", "event=desync_detail match=%llu slot=%d tick=%u first_difference=\"%.*s\"", MATCH_ID(m),
                 p->slot, tick - 1, end ? (int)(end - first - 2) : 0, first + 2);
     }
+    if (traced && tr.located)
+        srv_log(m->server, "warn", "event=desync_origin match=%llu slot=%d tick=%u character=%u operation=%d",
+                MATCH_ID(m), p->slot, tr.tick - 1, tr.character, tr.operation);
+    free(fr);
+    free(fr_defaulted);
 }
 
 /* A TRAIL upload (the client's per-tick states, io/trail.h): reassembled, then kept for the DUMP that
