@@ -24,6 +24,7 @@
 static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync replay verify FILE [--match CONFIG] [--poses] [--from TICK] [--jobs N] [--json]\n"
+            "                                    [--dump DIR | --no-dump]\n"
             "       blendsync replay info FILE [--json]\n"
             "       blendsync replay cut FILE --from A --to B --out OUT [--match CONFIG]\n"
             "       blendsync replay record MATCH.json --ticks N -o OUT [--seed S] [--poses]\n"
@@ -38,6 +39,10 @@ static void usage(FILE* f) {
             "        --jobs N        verify the segments between snapshots on N threads (a mismatch is\n"
             "                        then re-run sequentially to report and explain the first one)\n"
             "        --json          one JSON object\n"
+            "        --dump DIR      on a mismatch, write the dump under DIR/tick<T>/ (default:\n"
+            "                        FILE.mismatch/tick<T>/): the state at the last agreeing tick, this\n"
+            "                        build's state at the mismatch (and the recorded snapshot), the inputs\n"
+            "                        between them, dump.json and report.txt; --no-dump: none\n"
             "        exit 0 verified (an incomplete replay: up to its last complete record),\n"
             "        1 mismatch, 2 unreadable or refused\n"
             "info    the header, record counts, desyncs, the end, size per player-minute\n"
@@ -225,6 +230,8 @@ typedef struct verify_state {
     char* describe; /* snapshot mismatch: bsync_desync_describe text */
     char error[600];
     double seconds;
+    char dump_dir[1400]; /* where the mismatch dump went ("" none) */
+    char dump_error[300];
 } verify_state;
 
 static void verify_print(const char* file, const opened* o, const verify_state* v, int json) {
@@ -261,6 +268,9 @@ static void verify_print(const char* file, const opened* o, const verify_state* 
                 printf(", \"differences\": ");
                 lines_json(stdout, v->describe, 1);
             }
+            printf(", \"dump\": ");
+            if (v->dump_dir[0]) replay_json_string(stdout, v->dump_dir);
+            else printf("null");
             printf("}");
         } else {
             printf("null");
@@ -289,6 +299,9 @@ static void verify_print(const char* file, const opened* o, const verify_state* 
     if (v->mismatch) {
         printf("MISMATCH at tick %u: %s\n", v->mismatch_tick, v->mismatch_text);
         if (v->describe) fputs(v->describe, stdout);
+        if (v->dump_dir[0]) printf("dump: %s (previous.bsms, here.bsms%s, inputs.csv, dump.json, report.txt)\n", v->dump_dir,
+                                   !strcmp(v->mismatch_what, "snapshot") ? ", recorded.bsms" : "");
+        else if (v->dump_error[0]) printf("dump: not written: %s\n", v->dump_error);
         printf("verdict: mismatch (stopped at the first one)\n");
     } else if (v->error[0]) {
         printf("error: %s\n", v->error);
@@ -305,11 +318,98 @@ static void verify_print(const char* file, const opened* o, const verify_state* 
     printf("speed: %.0f ticks/s, %.1fx real time (%" PRIu64 " ticks in %.4f s)\n", tps, rt, v->ticks, v->seconds);
 }
 
+/* s with JSON string escapes for '"', '\\' and control characters, into out (truncated). */
+static const char* json_escaped(const char* s, char* out, size_t cap) {
+    size_t n = 0;
+    for (; *s && n + 7 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)c;
+        } else if (c < 0x20) {
+            n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
+        } else {
+            out[n++] = (char)c;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* The mismatch dump (docs/replay-verify.md "Dumps"): under parent/tick<T>/ the state at the last
+ * agreeing point (previous.bsms, the start of tick prev_tick), this build's state at the mismatch
+ * (here.bsms), the recorded snapshot for a snapshot mismatch (recorded.bsms), the frames between them
+ * (inputs.csv), dump.json and report.txt. Every file through a temporary name and rename. */
+static void write_dump(const char* file, const opened* o, verify_state* v, const char* parent, const uint8_t* prev,
+                       size_t prev_len, uint32_t prev_tick, const uint8_t* here, size_t here_len, const uint8_t* recorded,
+                       size_t recorded_len, const bsync_match_frame* frames, const uint16_t* defaulted, uint32_t frame_count) {
+    char dir[1300], path[1400];
+    if (mkdir(parent, 0777) != 0 && errno != EEXIST) {
+        snprintf(v->dump_error, sizeof v->dump_error, "cannot create %.200s: %s", parent, strerror(errno));
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/tick%u", parent, v->mismatch_tick);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(v->dump_error, sizeof v->dump_error, "cannot create %.200s: %s", dir, strerror(errno));
+        return;
+    }
+    int ok = 1;
+    snprintf(path, sizeof path, "%s/previous.bsms", dir);
+    ok &= replay_write_file(path, prev, prev_len) == 0;
+    snprintf(path, sizeof path, "%s/here.bsms", dir);
+    ok &= replay_write_file(path, here, here_len) == 0;
+    if (recorded) {
+        snprintf(path, sizeof path, "%s/recorded.bsms", dir);
+        ok &= replay_write_file(path, recorded, recorded_len) == 0;
+    }
+    size_t need = bsync_desync_inputs_csv(o->cfg, frames, defaulted, prev_tick, frame_count, NULL, 0);
+    char* csv = malloc(need + 1);
+    if (csv) {
+        bsync_desync_inputs_csv(o->cfg, frames, defaulted, prev_tick, frame_count, csv, need + 1);
+        snprintf(path, sizeof path, "%s/inputs.csv", dir);
+        ok &= replay_write_file(path, csv, need) == 0;
+        free(csv);
+    } else {
+        ok = 0;
+    }
+    char* text = malloc(32768);
+    if (text) {
+        int n = snprintf(text, 32768,
+                         "blendsync replay verification dump\nreplay: %s\nmatch %" PRIu64 " (hash %016" PRIx64
+                         "), config %s\nverified by: %s\nlast agreeing state: the start of tick %u (previous.bsms)\n"
+                         "mismatch at tick %u: %s\nthis build's state after frame %u: here.bsms%s\ninputs of frames "
+                         "%u..%u: inputs.csv\n",
+                         file, o->h->match_id, o->h->match_hash, o->used, "blendsync " BSYNC_VERSION_STRING, prev_tick, v->mismatch_tick,
+                         v->mismatch_text, v->mismatch_tick, recorded ? "; the replay's: recorded.bsms" : "", prev_tick,
+                         prev_tick + frame_count - 1);
+        if (n > 0 && (size_t)n < 32768 && v->describe)
+            snprintf(text + n, 32768 - (size_t)n, "\nrecorded (A) vs here (B):\n%s", v->describe);
+        snprintf(path, sizeof path, "%s/report.txt", dir);
+        ok &= replay_write_file(path, text, strlen(text)) == 0;
+        char esc[2100];
+        n = snprintf(text, 32768,
+                     "{\"replay\": \"%s\", \"match_id\": %" PRIu64 ", \"match_hash\": \"%016" PRIx64 "\", "
+                     "\"tick\": %u, \"what\": \"%s\", \"previous\": \"previous.bsms\", \"previous_tick\": %u, "
+                     "\"here\": \"here.bsms\", \"recorded\": %s, \"inputs\": \"inputs.csv\", \"build\": \"%s\"}\n",
+                     json_escaped(file, esc, sizeof esc), o->h->match_id, o->h->match_hash, v->mismatch_tick,
+                     v->mismatch_what, prev_tick,
+                     recorded ? "\"recorded.bsms\"" : "null", "blendsync " BSYNC_VERSION_STRING);
+        snprintf(path, sizeof path, "%s/dump.json", dir);
+        if (n > 0 && (size_t)n < 32768) ok &= replay_write_file(path, text, (size_t)n) == 0;
+        free(text);
+    } else {
+        ok = 0;
+    }
+    if (ok) snprintf(v->dump_dir, sizeof v->dump_dir, "%s/", dir);
+    else snprintf(v->dump_error, sizeof v->dump_error, "writing into %.200s failed", dir);
+}
+
 static int cmd_verify(int argc, char** argv) {
     const char* file = NULL;
     const char* match_path = NULL;
-    int poses = 0, json = 0, have_from = 0;
+    int poses = 0, json = 0, have_from = 0, no_dump = 0;
     uint32_t from = 0, jobs = 1;
+    const char* dump_parent = NULL;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -318,6 +418,8 @@ static int cmd_verify(int argc, char** argv) {
             return 0;
         } else if (!strcmp(a, "--poses")) poses = 1;
         else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--no-dump")) no_dump = 1;
+        else if (!strcmp(a, "--dump") && val) dump_parent = argv[++i];
         else if (!strcmp(a, "--match") && val) match_path = argv[++i];
         else if (!strcmp(a, "--from") && val) {
             if (parse_u32(argv[++i], &from)) {
@@ -391,6 +493,23 @@ static int cmd_verify(int argc, char** argv) {
     if (!waiting && h->start_tick > 0) wait_tick = h->start_tick, waiting = 1;
     v.first_tick = waiting ? wait_tick : 0;
     int first_record = 1;
+    /* for the mismatch dump: the state at the last agreeing point and the frames since */
+    uint8_t* agreed = malloc(o.sim.buf_cap);
+    size_t agreed_len = 0;
+    uint32_t agreed_tick = 0;
+    uint32_t since_cap = 64, since_count = 0;
+    bsync_match_frame* since = malloc(since_cap * sizeof *since);
+    uint16_t* since_defaulted = malloc(since_cap * sizeof *since_defaulted);
+    int keep = !no_dump && agreed && since && since_defaulted;
+#define AGREE_HERE()                                                                        \
+    do {                                                                                    \
+        if (keep && bsync_match_save(m, agreed, o.sim.buf_cap, &agreed_len) == BSYNC_OK) { \
+            agreed_tick = (uint32_t)bsync_match_tick_count(m);                              \
+            since_count = 0;                                                                \
+        }                                                                                   \
+    } while (0)
+    const uint8_t* mismatch_recorded = NULL;
+    size_t mismatch_recorded_len = 0;
     static bsync_match_checksums sums;
     uint64_t sums_tick = UINT64_MAX; /* the tick count sums (with poses) belongs to */
     double t0 = now_seconds();
@@ -416,6 +535,7 @@ static int cmd_verify(int argc, char** argv) {
                 }
                 waiting = 0;
                 v.from_snapshot = 1;
+                AGREE_HERE();
                 continue;
             }
             if (r->snapshot.tick != tc) {
@@ -444,9 +564,12 @@ static int cmd_verify(int argc, char** argv) {
                         /* recorded = A (first column), here = B */
                     }
                 }
+                mismatch_recorded = r->snapshot.data;
+                mismatch_recorded_len = r->snapshot.len;
                 break;
             }
             v.snapshots++;
+            AGREE_HERE();
         } else if (r->type == BSYNC_REPLAY_FRAME) {
             if (waiting) {
                 v.frames_skipped++;
@@ -456,6 +579,22 @@ static int cmd_verify(int argc, char** argv) {
                 snprintf(v.error, sizeof v.error, "FRAME for tick %u (byte %" PRIu64 ") but the state is at tick %" PRIu64,
                          r->frame.tick, r->offset, tc);
                 break;
+            }
+            if (keep) {
+                if (agreed_len == 0) AGREE_HERE(); /* a fresh start: the initial state agrees */
+                if (since_count == since_cap) {
+                    since_cap *= 2;
+                    bsync_match_frame* nf = realloc(since, since_cap * sizeof *since);
+                    if (nf) since = nf;
+                    uint16_t* nd = realloc(since_defaulted, since_cap * sizeof *since_defaulted);
+                    if (nd) since_defaulted = nd;
+                    if (!nf || !nd) keep = 0;
+                }
+                if (keep) {
+                    since[since_count] = r->frame.inputs;
+                    since_defaulted[since_count] = r->frame.defaulted_mask;
+                    since_count++;
+                }
             }
             bsync_result tr = bsync_match_tick(m, &r->frame.inputs);
             if (tr != BSYNC_OK) {
@@ -494,6 +633,7 @@ static int cmd_verify(int argc, char** argv) {
             }
             v.checksums++;
             v.pose_checksums += (uint64_t)want_pose;
+            AGREE_HERE();
         } else if (r->type == BSYNC_REPLAY_DESYNC) {
             desync_push(&v.desyncs, &r->desync);
         } else if (r->type == BSYNC_REPLAY_END) {
@@ -511,8 +651,22 @@ static int cmd_verify(int argc, char** argv) {
         else if (waiting)
             snprintf(v.error, sizeof v.error, "the SNAPSHOT at tick %u to start from was not found", wait_tick);
     }
+#undef AGREE_HERE
+    if (v.mismatch && keep && agreed_len > 0) {
+        size_t here_len = 0;
+        if (bsync_match_save(m, o.sim.buf, o.sim.buf_cap, &here_len) == BSYNC_OK) {
+            char parent[1200];
+            if (dump_parent) snprintf(parent, sizeof parent, "%s", dump_parent);
+            else snprintf(parent, sizeof parent, "%s.mismatch", file);
+            write_dump(file, &o, &v, parent, agreed, agreed_len, agreed_tick, o.sim.buf, here_len, mismatch_recorded,
+                       mismatch_recorded_len, since, since_defaulted, since_count);
+        }
+    }
     verify_print(file, &o, &v, json);
     rc = v.error[0] ? 2 : v.mismatch ? 1 : 0;
+    free(agreed);
+    free(since);
+    free(since_defaulted);
     free(v.describe);
     free(v.desyncs.items);
     opened_close(&o);

@@ -265,6 +265,24 @@ PY
     if [ $rc -eq 1 ] && grep -q '^MISMATCH at tick 59: blend checksum (the state after frame 59): expected' <<<"$out" \
        && grep -q '^checksums compared: 3 ' <<<"$out"; then
       ok "frame 50 re-encoded with speed +/- 0.5: mismatch at the next checksum (tick 59), exit 1"; else bad "frame mismatch (rc $rc)"; echo "$out"; fi
+    # the dump: the state after frame 44 (the last agreeing checksum), this build's after frame 59, and
+    # frames 45..59 of both players between them
+    d=frame50.bsreplay.mismatch/tick59
+    grep -qx "dump: $d/ (previous.bsms, here.bsms, inputs.csv, dump.json, report.txt)" <<<"$out" \
+      && [ -s $d/previous.bsms ] && [ -s $d/here.bsms ] && [ ! -e $d/recorded.bsms ] \
+      && ok "the mismatch dump is written and named" || bad "dump written"
+    if [ -s $d/inputs.csv ] && [ "$(wc -l < $d/inputs.csv)" -eq 31 ] && [ "$(sed -n 2p $d/inputs.csv | cut -d, -f1,2)" = "45,0" ] \
+       && [ "$(tail -n 1 $d/inputs.csv | cut -d, -f1,2)" = "59,1" ]; then
+      ok "dump inputs.csv: frames 45..59 for slots 0 and 1 (15 x 2 rows + header)"; else bad "dump inputs"; cat $d/inputs.csv; fi
+    grep -q '"tick": 59, "what": "blend checksum", "previous": "previous.bsms", "previous_tick": 45,' $d/dump.json \
+      && ok "dump.json: tick 59, previous state at the start of tick 45" || { bad "dump.json"; cat $d/dump.json; }
+    rc=0; "$bin" desync diff $d/previous.bsms $d/here.bsms --match match.json > /dev/null || rc=$?
+    [ $rc -eq 1 ] && ok "desync diff of the dump's two states: they differ (exit 1): both load as this match" || bad "dump states (rc $rc)"
+    rm -rf frame50.bsreplay.mismatch
+    rc=0; "$bin" replay verify frame50.bsreplay --no-dump > /dev/null || rc=$?
+    [ $rc -eq 1 ] && [ ! -e frame50.bsreplay.mismatch ] && ok "--no-dump: mismatch, no dump" || bad "--no-dump (rc $rc)"
+    rc=0; "$bin" replay verify frame50.bsreplay --dump dumps > /dev/null || rc=$?
+    [ $rc -eq 1 ] && [ -s dumps/tick59/here.bsms ] && ok "--dump DIR: the dump under DIR/tick59" || bad "--dump DIR (rc $rc)"
     rc=0
     out2=$("$bin" replay verify frame50.bsreplay --jobs 2) || rc=$?
     if [ $rc -eq 1 ] && grep -q '^MISMATCH at tick 59: blend checksum' <<<"$out2"; then
