@@ -21,7 +21,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
-            "                     [--replay FILE]\n"
+            "                     [--replay FILE] [--desync-dir DIR]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
@@ -40,6 +40,9 @@ static void usage(FILE* f) {
             "  --inject-desync TICK   flip one bit of this bot's own state after frame TICK\n"
             "  --replay FILE          record this bot's own view of the match as a replay (its frames\n"
             "                         and the checksums it sent; `blendsync replay verify FILE`)\n"
+            "  --desync-dir DIR       when the server reports a desync of this bot, also keep its own\n"
+            "                         dump in DIR/tick<T>-slot<S>/ (its state then and at the last\n"
+            "                         agreeing tick, its per-tick trail, the inputs in between)\n"
             "  --drop PERMILLE        test switch: drop this share of outgoing input packets\n"
             "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
@@ -195,6 +198,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* token = NULL;
     const char* script_path = NULL;
     const char* replay_path = NULL;
+    const char* desync_dir = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
     int have_seed = 0, have_inject = 0, quiet = 0;
     uint32_t delay_min = 0, delay_max = 0;
@@ -215,6 +219,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--token")) token = v;
         else if (!strcmp(a, "--script")) script_path = v;
         else if (!strcmp(a, "--replay")) replay_path = v;
+        else if (!strcmp(a, "--desync-dir")) desync_dir = v;
         else if (!strcmp(a, "--slot")) bad = parse_u64(v, &slot) || slot >= BSYNC_PROTO_MAX_PLAYERS;
         else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
@@ -279,6 +284,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     cc.test_seed = seed;
     cc.test_inject_desync = have_inject;
     cc.test_inject_tick = (uint32_t)inject;
+    cc.desync_dir = desync_dir;
+    cc.names = mc;
     static bsync_replay_header rh; /* large (asset names) */
     if (replay_path) {
         char build[96];

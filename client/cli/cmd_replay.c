@@ -362,10 +362,10 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
         snprintf(path, sizeof path, "%s/recorded.bsms", dir);
         ok &= replay_write_file(path, recorded, recorded_len) == 0;
     }
-    size_t need = bsync_desync_inputs_csv(o->cfg, frames, defaulted, prev_tick, frame_count, NULL, 0);
+    size_t need = bsync_desync_inputs_csv(bsync_match_config_desc(o->cfg), o->cfg, frames, defaulted, prev_tick, frame_count, NULL, 0);
     char* csv = malloc(need + 1);
     if (csv) {
-        bsync_desync_inputs_csv(o->cfg, frames, defaulted, prev_tick, frame_count, csv, need + 1);
+        bsync_desync_inputs_csv(bsync_match_config_desc(o->cfg), o->cfg, frames, defaulted, prev_tick, frame_count, csv, need + 1);
         snprintf(path, sizeof path, "%s/inputs.csv", dir);
         ok &= replay_write_file(path, csv, need) == 0;
         free(csv);

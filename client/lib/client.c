@@ -4,8 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "blendsync/checksum.h"
+#include "blendsync/io/desync.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h"
@@ -640,8 +643,10 @@ static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, 
 /* The trail for a desync at the state of `tick`: the states at the start of ticks tick - interval ..
  * tick that the ring still holds (consecutive, ending at tick), of the named character or, for a
  * root-level desync, of every character; the writer keeps the newest ticks that fit
- * BSYNC_PROTO_MAX_TRAIL bytes. Sent before the DUMP, on the same reliable channel. */
-static void send_trail(bsync_client* c, uint32_t tick, uint32_t character) {
+ * BSYNC_PROTO_MAX_TRAIL bytes. Returns its length (0: none) and the malloc'd bytes in *out. Sent before
+ * the DUMP, on the same reliable channel. */
+static size_t build_trail(bsync_client* c, uint32_t tick, uint32_t character, uint8_t** out) {
+    *out = NULL;
     const uint32_t span = c->checksum_interval < TRAIL_RING - 1u ? c->checksum_interval : TRAIL_RING - 1u;
     const uint8_t* snaps[TRAIL_RING];
     size_t lens[TRAIL_RING];
@@ -652,7 +657,7 @@ static void send_trail(bsync_client* c, uint32_t tick, uint32_t character) {
         first = tick - k;
         n++;
     }
-    if (n == 0) return;
+    if (n == 0) return 0;
     for (uint32_t i = 0; i < n; i++) {
         const ring_snap* r = &c->trail[(first + i) % TRAIL_RING];
         snaps[i] = r->data;
@@ -665,13 +670,76 @@ static void send_trail(bsync_client* c, uint32_t tick, uint32_t character) {
     else
         for (uint32_t i = 0; i < count && nc < BSYNC_TRAIL_MAX_CHARACTERS; i++) chars[nc++] = i;
     uint8_t* buf = malloc(BSYNC_PROTO_MAX_TRAIL);
-    if (!buf) return;
+    if (!buf) return 0;
     size_t len = 0;
     bsync_error err;
-    if (bsync_trail_write(c->scratch, snaps, lens, n, first, chars, nc, buf, BSYNC_PROTO_MAX_TRAIL, &len, NULL, &err) ==
-        BSYNC_OK)
-        send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_TRAIL, tick, buf, len);
-    free(buf);
+    if (bsync_trail_write(c->scratch, snaps, lens, n, first, chars, nc, buf, BSYNC_PROTO_MAX_TRAIL, &len, NULL, &err) !=
+        BSYNC_OK) {
+        free(buf);
+        return 0;
+    }
+    *out = buf;
+    return len;
+}
+
+static void dump_file(const char* dir, const char* name, const void* data, size_t len) {
+    char path[1400], tmp[1450];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE* f = fopen(tmp, "wb");
+    if (!f) return;
+    int ok = fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+/* The client's own desync dump (client.h, desync_dir). */
+static void write_own_dump(bsync_client* c, const bsync_proto_desync* d, const ring_snap* s, const uint8_t* trail,
+                           size_t trail_len) {
+    char dir[1200];
+    mkdir(c->cfg.desync_dir, 0777);
+    snprintf(dir, sizeof dir, "%s/tick%u-slot%u", c->cfg.desync_dir, d->tick, (unsigned)c->cfg.slot);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return;
+    dump_file(dir, "client.bsms", s->data, s->len);
+    if (trail_len) dump_file(dir, "client-trail.bstrail", trail, trail_len);
+    const uint32_t prev = s->tick > c->checksum_interval ? s->tick - c->checksum_interval : 0;
+    const ring_snap* p = &c->trail[prev % TRAIL_RING];
+    if (c->checksum_interval && p->valid && p->tick == prev) dump_file(dir, "client-previous.bsms", p->data, p->len);
+    /* the frames prev .. s->tick - 1, as far as the frame ring holds them */
+    uint32_t n = 0;
+    bsync_match_frame* fr = malloc((size_t)(s->tick - prev + 1u) * sizeof *fr);
+    uint16_t* dm = malloc((size_t)(s->tick - prev + 1u) * sizeof *dm);
+    if (fr && dm) {
+        for (uint32_t t = prev; t < s->tick; t++) {
+            const ring_frame* f = &c->frames[t % FRAME_RING];
+            if (!f->valid || f->tick != t) break;
+            fr[n] = f->frame;
+            dm[n] = f->defaulted_mask;
+            n++;
+        }
+        size_t need = bsync_desync_inputs_csv(c->cfg.desc, c->cfg.names, fr, dm, prev, n, NULL, 0);
+        char* csv = malloc(need + 1u);
+        if (csv) {
+            bsync_desync_inputs_csv(c->cfg.desc, c->cfg.names, fr, dm, prev, n, csv, need + 1u);
+            dump_file(dir, "inputs.csv", csv, need);
+            free(csv);
+        }
+    }
+    free(fr);
+    free(dm);
+    char text[1024];
+    int len = snprintf(text, sizeof text,
+                       "blendsync client desync dump\nmatch %llu, slot %u: the server reported a desync at tick %u (the "
+                       "state after frame %u)\nkind %u, character %d, expected %016llx, got %016llx, action %u\n"
+                       "client.bsms: this client's state after frame %u (uploaded as its DUMP)\n"
+                       "client-previous.bsms: its state after frame %u (the last agreeing checksum tick)\n"
+                       "client-trail.bstrail: its per-tick states in between (uploaded as its TRAIL)\n"
+                       "inputs.csv: the frames it applied in between\n",
+                       (unsigned long long)c->cfg.match_id, (unsigned)c->cfg.slot, d->tick, d->tick, (unsigned)d->kind,
+                       d->character == BSYNC_PROTO_NO_CHARACTER ? -1 : (int)d->character,
+                       (unsigned long long)d->expected, (unsigned long long)d->got, (unsigned)d->action, d->tick,
+                       prev ? prev - 1u : 0u);
+    if (len > 0) dump_file(dir, "desync.txt", text, (size_t)len < sizeof text ? (size_t)len : sizeof text - 1);
 }
 
 static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
@@ -703,10 +771,14 @@ static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
         return;
     }
     /* report, resync, kick: upload our per-tick states since the last agreeing tick (the trail), then
-     * our state at that tick, for the desync bundle */
+     * our state at that tick, for the desync bundle; keep our own dump when asked to */
     if (s) {
-        send_trail(c, s->tick, d->character);
+        uint8_t* trail = NULL;
+        size_t trail_len = build_trail(c, s->tick, d->character, &trail);
+        if (trail_len) send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_TRAIL, s->tick, trail, trail_len);
         send_snapshot_chunks(c, BSYNC_PROTO_SNAPSHOT_DUMP, s->tick, s->data, s->len);
+        if (c->cfg.desync_dir) write_own_dump(c, d, s, trail, trail_len);
+        free(trail);
     }
 }
 

@@ -863,10 +863,10 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     /* the inputs from the last agreeing tick to the desynced one: frames prev_tick .. tick - 1 (those
      * still in the ring) */
     if (fr_count > 0) {
-        size_t need = bsync_desync_inputs_csv(m->cfg, fr, fr_defaulted, fr_first, fr_count, NULL, 0);
+        size_t need = bsync_desync_inputs_csv(m->desc, m->cfg, fr, fr_defaulted, fr_first, fr_count, NULL, 0);
         char* csv = malloc(need + 1u);
         if (csv) {
-            bsync_desync_inputs_csv(m->cfg, fr, fr_defaulted, fr_first, fr_count, csv, need + 1u);
+            bsync_desync_inputs_csv(m->desc, m->cfg, fr, fr_defaulted, fr_first, fr_count, csv, need + 1u);
             snprintf(path, sizeof path, "%s/inputs.csv", dir);
             write_file(path, csv, need);
             free(csv);

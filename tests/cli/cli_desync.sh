@@ -47,7 +47,7 @@ b0=$!
 pids+=("$b0")
 rc1=0
 "$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 1 --token tok-b --quiet --timeout 25 \
-  --inject-desync 40 > bot1.txt 2>&1 || rc1=$?
+  --inject-desync 40 --desync-dir cdump > bot1.txt 2>&1 || rc1=$?
 wait "$b0" || true
 wait "$srv" || true
 # checksums go out after frames 14, 29, 44, ...: the first after the flip at 40 is 44
@@ -63,6 +63,14 @@ if [ $rc -eq 1 ] && grep -q '^A = server (authoritative): ' <<<"$out" && grep -q
    && grep -q '^  character 1 (p1) node locomotion: phase ' <<<"$out" && ! grep -q 'character 0 ' <<<"$out"; then
   ok "diff BUNDLE: exit 1, names node locomotion of character 1 (p1) only"; else bad "diff bundle (rc $rc)"; fi
 grep -q '(state after frame 44)' <<<"$out" && ok "both states are after frame 44" || bad "tick"
+# the bot's own dump (--desync-dir): what it uploaded is what the server stored, and its state at the
+# last agreeing checksum tick (after frame 29) is the server's, byte for byte
+cd_=cdump/tick44-slot1
+if cmp -s "$cd_/client.bsms" "$bundle/client.bsms" && cmp -s "$cd_/client-trail.bstrail" "$bundle/client-trail.bstrail" \
+   && cmp -s "$cd_/client-previous.bsms" "$bundle/server-previous.bsms" && cmp -s "$cd_/inputs.csv" "$bundle/inputs.csv" \
+   && grep -q 'reported a desync at tick 44' "$cd_/desync.txt"; then
+  ok "the bot's own dump: the state and trail it uploaded, its state at tick 29 equal to the server's, the same inputs"
+else bad "the bot's own dump"; ls -l "$cd_" "$bundle"; fi
 # the client's trail pins the flip to the frame it was injected after (40), not the checksum tick (44)
 grep -q '^  earliest: tick 40, character 1 (p1): the clock advance of node locomotion' <<<"$out" \
   && ok "the first divergence: tick 40 (the injected frame), node locomotion's clock" || bad "earliest tick"

@@ -64,6 +64,16 @@ typedef struct bsync_client_config {
      * counter. It catches hidden state and order dependence on this machine, at the cost of D extra
      * ticks per tick. */
     uint32_t synctest_distance;
+    /* The client's own desync dump, optional (docs/lockstep.md "Desync bundles"): when the server
+     * reports a desync of this client (any action but DETAIL), the client writes
+     * <desync_dir>/tick<T>-slot<S>/ with client.bsms (its state after frame T, the one it uploads),
+     * client-previous.bsms (its state at the last agreeing checksum tick, T - interval, while its ring
+     * of the last 64 ticks holds it), client-trail.bstrail (the trail it uploads), inputs.csv (the
+     * frames in between, as the server's bundle has them) and desync.txt (the server's verdict). Each
+     * file through a temporary name and rename. desync_dir NULL: none. names (optional): the match
+     * config, for the input names in inputs.csv (else param0.., trigger0..). */
+    const char* desync_dir;
+    const struct bsync_match_config* names;
     /* test switches */
     uint32_t test_drop_permille;  /* 0..1000 */
     uint32_t test_delay_min_ms, test_delay_max_ms;

@@ -296,17 +296,23 @@ static void put_text(sized_out* o, const char* fmt, ...) {
     o->need += len;
 }
 
-size_t bsync_desync_inputs_csv(const bsync_match_config* cfg, const bsync_match_frame* frames, const uint16_t* defaulted,
-                               uint32_t first_tick, uint32_t count, char* out, size_t cap) {
+size_t bsync_desync_inputs_csv(const bsync_match_desc* desc, const bsync_match_config* cfg, const bsync_match_frame* frames,
+                               const uint16_t* defaulted, uint32_t first_tick, uint32_t count, char* out, size_t cap) {
     sized_out o = {out, out ? cap : 0, 0};
-    if (!cfg || (!frames && count > 0)) {
+    if (!desc || (!frames && count > 0)) {
         if (out && cap) out[0] = '\0';
         return 0;
     }
-    const bsync_match_desc* d = bsync_match_config_desc(cfg);
+    const bsync_match_desc* d = desc;
     put_text(&o, "tick,slot,defaulted");
-    for (uint32_t i = 0; i < d->param_count; i++) put_text(&o, ",%s", bsync_match_config_param_name(cfg, i));
-    for (uint32_t j = 0; j < d->trigger_count; j++) put_text(&o, ",%s", bsync_match_config_trigger_name(cfg, j));
+    for (uint32_t i = 0; i < d->param_count; i++) {
+        if (cfg) put_text(&o, ",%s", bsync_match_config_param_name(cfg, i));
+        else put_text(&o, ",param%u", i);
+    }
+    for (uint32_t j = 0; j < d->trigger_count; j++) {
+        if (cfg) put_text(&o, ",%s", bsync_match_config_trigger_name(cfg, j));
+        else put_text(&o, ",trigger%u", j);
+    }
     put_text(&o, "\n");
     for (uint32_t f = 0; f < count; f++) {
         for (uint32_t pl = 0; pl < d->player_count; pl++) {

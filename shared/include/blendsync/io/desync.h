@@ -36,15 +36,16 @@ extern "C" {
 
 unsigned bsync_desync_describe(bsync_match* a, bsync_match* b, const bsync_match_config* cfg, char* out, size_t cap);
 
-/* The inputs of frames first_tick .. first_tick + count - 1 as CSV text: a header line
- * "tick,slot,defaulted,<input parameter names>,<input trigger names>", then one line per frame and player
+/* The inputs of frames first_tick .. first_tick + count - 1 of a match of `desc` as CSV text: a header
+ * line "tick,slot,defaulted,<input parameter names>,<input trigger names>" (the names from cfg; cfg NULL:
+ * param0, param1, ..., trigger0, ...), then one line per frame and player
  * slot: the tick, the slot, 1 when that slot's input was defaulted (bit `slot` of defaulted[i]; a NULL
  * defaulted means none), each parameter as the shortest exact decimal of its fix16 value
  * (bsync_fx_format, which bsync_fx_parse reads back to the same raw value) and each trigger's value.
  * frames[i] is frame first_tick + i. Returns the bytes the whole text needs (excluding the NUL); writes
  * at most cap - 1 of them and a NUL (cap 0: nothing), so call with cap 0 to size the buffer. */
-size_t bsync_desync_inputs_csv(const bsync_match_config* cfg, const bsync_match_frame* frames, const uint16_t* defaulted,
-                               uint32_t first_tick, uint32_t count, char* out, size_t cap);
+size_t bsync_desync_inputs_csv(const bsync_match_desc* desc, const bsync_match_config* cfg, const bsync_match_frame* frames,
+                               const uint16_t* defaulted, uint32_t first_tick, uint32_t count, char* out, size_t cap);
 
 /* bsync_desync_trace: where inside an interval a client first diverged, and by which operation.
  * `work` holds the last agreeing state (e.g. a bundle's server-previous.bsms: the state at the start of
