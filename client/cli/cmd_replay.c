@@ -23,8 +23,8 @@
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: blendsync replay verify FILE [--match CONFIG] [--poses] [--from TICK] [--jobs N] [--json]\n"
-            "                                    [--dump DIR | --no-dump]\n"
+            "usage: blendsync replay verify FILE [--match CONFIG | --graph GRAPH] [--poses] [--from TICK] [--jobs N]\n"
+            "                                    [--json] [--dump DIR | --no-dump]\n"
             "       blendsync replay info FILE [--json]\n"
             "       blendsync replay cut FILE --from A --to B --out OUT [--match CONFIG]\n"
             "       blendsync replay record MATCH.json --ticks N -o OUT [--seed S] [--poses]\n"
@@ -33,6 +33,8 @@ static void usage(FILE* f) {
             "        config path, else next to the replay), refuse it when the match hash or an asset\n"
             "        hash differs, then re-simulate every frame and compare every checksum and snapshot.\n"
             "        --match CONFIG  use this match config instead of the recorded one\n"
+            "        --graph GRAPH   the recorded match config, with every character playing this graph\n"
+            "                        config (refused unless its hash is the recorded one)\n"
             "        --poses         compute every character's pose after every frame (a viewer's work);\n"
             "                        recorded pose checksums are compared with or without it\n"
             "        --from TICK     start at the newest snapshot at or before TICK\n"
@@ -171,7 +173,7 @@ static void opened_close(opened* o) {
 
 /* Open the file, read the header, load the config, refuse a different match, set up the match.
  * Returns 0, or 2 after reporting (text to stderr, or JSON to stdout). */
-static int open_replay(const char* file, const char* match_path, int json, opened* o) {
+static int open_replay(const char* file, const char* match_path, const char* graph_path, int json, opened* o) {
     memset(o, 0, sizeof *o);
     bsync_error err;
     char msg[2048], detail[200];
@@ -185,9 +187,9 @@ static int open_replay(const char* file, const char* match_path, int json, opene
         goto fail;
     }
     o->h = bsync_replay_reader_header(o->reader);
-    if (replay_sim_config(o->h, file, match_path, &o->cfg, o->used, sizeof o->used, msg, sizeof msg) != 0) goto fail;
+    if (replay_sim_config(o->h, file, match_path, graph_path, &o->cfg, o->used, sizeof o->used, msg, sizeof msg) != 0) goto fail;
     static char diff[16384];
-    unsigned n = replay_sim_compare(o->h, o->cfg, diff, sizeof diff);
+    unsigned n = replay_sim_compare(o->h, o->cfg, graph_path && !match_path, diff, sizeof diff);
     if (n) {
         if (json) {
             json_error(file, "refused", "the replay's match differs from the one built here", diff);
@@ -410,6 +412,7 @@ static int cmd_verify(int argc, char** argv) {
     int poses = 0, json = 0, have_from = 0, no_dump = 0;
     uint32_t from = 0, jobs = 1;
     const char* dump_parent = NULL;
+    const char* graph_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -421,6 +424,7 @@ static int cmd_verify(int argc, char** argv) {
         else if (!strcmp(a, "--no-dump")) no_dump = 1;
         else if (!strcmp(a, "--dump") && val) dump_parent = argv[++i];
         else if (!strcmp(a, "--match") && val) match_path = argv[++i];
+        else if (!strcmp(a, "--graph") && val) graph_path = argv[++i];
         else if (!strcmp(a, "--from") && val) {
             if (parse_u32(argv[++i], &from)) {
                 fprintf(stderr, "blendsync replay verify: --from: expected a tick 0..4294967295, got \"%s\"\n", argv[i]);
@@ -445,7 +449,7 @@ static int cmd_verify(int argc, char** argv) {
         return 2;
     }
     opened o;
-    int rc = open_replay(file, match_path, json, &o);
+    int rc = open_replay(file, match_path, graph_path, json, &o);
     if (rc) return rc;
     const bsync_replay_header* h = o.h;
     bsync_match* m = o.sim.match;
@@ -849,7 +853,7 @@ static int cmd_cut(int argc, char** argv) {
         return 2;
     }
     opened o;
-    int rc = open_replay(file, match_path, 0, &o);
+    int rc = open_replay(file, match_path, NULL, 0, &o);
     if (rc) return rc;
     const bsync_replay_header* h = o.h;
     bsync_match* m = o.sim.match;

@@ -1,4 +1,5 @@
 /* replay_sim.c — the match behind a replay (see replay_sim.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "replay_sim.h"
 
 #include <errno.h>
@@ -7,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 /* The directory part of path ("" when none, "/" for "/x"). */
 static void dir_of(const char* path, char* out, size_t cap) {
@@ -21,10 +24,54 @@ static void dir_of(const char* path, char* out, size_t cap) {
     out[n] = '\0';
 }
 
+/* The recorded config text with every character's "graph" replaced by graph_abs (cJSON re-prints the
+ * document: numbers keep their value; the match hash then tells whether the graph is the recorded
+ * one). malloc'd text, or NULL. */
+static char* with_graph(const bsync_replay_header* h, const char* graph_abs) {
+    cJSON* root = cJSON_ParseWithLength(h->config_text ? h->config_text : "", h->config_len);
+    if (!root) return NULL;
+    cJSON* chars = cJSON_GetObjectItemCaseSensitive(root, "characters");
+    cJSON* ch = NULL;
+    int n = 0;
+    cJSON_ArrayForEach(ch, chars) {
+        if (!cJSON_IsObject(ch)) continue;
+        cJSON* g = cJSON_CreateString(graph_abs);
+        if (!g) break;
+        if (cJSON_GetObjectItemCaseSensitive(ch, "graph")) cJSON_ReplaceItemInObjectCaseSensitive(ch, "graph", g);
+        else cJSON_AddItemToObject(ch, "graph", g);
+        n++;
+    }
+    char* text = n > 0 ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
 int replay_sim_config(const bsync_replay_header* h, const char* replay_path, const char* match_path,
-                      bsync_match_config** out, char* used, size_t used_cap, char* msg, size_t msg_cap) {
+                      const char* graph_path, bsync_match_config** out, char* used, size_t used_cap, char* msg,
+                      size_t msg_cap) {
     bsync_error err;
     *out = NULL;
+    if (graph_path && !match_path) {
+        char abs_path[4096];
+        if (!realpath(graph_path, abs_path)) {
+            snprintf(msg, msg_cap, "--graph %.1000s: %s", graph_path, strerror(errno));
+            return -1;
+        }
+        char* text = with_graph(h, abs_path);
+        if (!text) {
+            snprintf(msg, msg_cap, "--graph: the recorded match config has no characters to give the graph");
+            return -1;
+        }
+        const char* name = h->config_path[0] ? h->config_path : "recorded match config";
+        bsync_result r = bsync_match_config_parse(text, strlen(text), name, "", NULL, out, &err);
+        free(text);
+        if (r != BSYNC_OK) {
+            snprintf(msg, msg_cap, "%s", err.message);
+            return -1;
+        }
+        if (used) snprintf(used, used_cap, "recorded %s, every character's graph %s (--graph)", name, abs_path);
+        return 0;
+    }
     if (match_path) {
         if (bsync_match_config_load(match_path, NULL, out, &err) != BSYNC_OK) {
             snprintf(msg, msg_cap, "%s", err.message);
@@ -78,7 +125,15 @@ static void add_line(lines_out* t, const char* fmt, ...) {
 }
 #define APPEND(...) add_line(&t, __VA_ARGS__)
 
-unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_config* cfg, char* out, size_t cap) {
+/* An asset's name for comparing: "GRAPH:CLIP" as recorded, or only CLIP when by_clip (--graph: the
+ * graph file's name differs from the recorded one by construction; the hashes still decide). */
+static const char* asset_key(const char* name, int by_clip) {
+    const char* colon = by_clip ? strrchr(name, ':') : NULL;
+    return colon ? colon + 1 : name;
+}
+
+unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_config* cfg, int by_clip, char* out,
+                            size_t cap) {
     lines_out t = {out, cap, 0, 0};
     if (cap) out[0] = '\0';
     const bsync_match_desc* d = bsync_match_config_desc(cfg);
@@ -103,7 +158,7 @@ unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_conf
     if (n > BSYNC_REPLAY_MAX_ASSETS) n = BSYNC_REPLAY_MAX_ASSETS;
     for (uint32_t i = 0; i < h->asset_count; i++) {
         uint32_t k = 0;
-        while (k < n && strcmp(names[k], h->assets[i].name) != 0) k++;
+        while (k < n && strcmp(asset_key(names[k], by_clip), asset_key(h->assets[i].name, by_clip)) != 0) k++;
         if (k == n)
             APPEND("asset missing here: clip %s (replay %016" PRIx64 ")\n", h->assets[i].name, h->assets[i].hash);
         else if (hashes[k] != h->assets[i].hash)
@@ -112,7 +167,7 @@ unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_conf
     }
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = 0;
-        while (i < h->asset_count && strcmp(names[k], h->assets[i].name) != 0) i++;
+        while (i < h->asset_count && strcmp(asset_key(names[k], by_clip), asset_key(h->assets[i].name, by_clip)) != 0) i++;
         if (i == h->asset_count) APPEND("asset missing in the replay: clip %s (here %016" PRIx64 ")\n", names[k], hashes[k]);
     }
     return t.count;

@@ -14,7 +14,9 @@
 #include "blendsync/match.h"
 
 /* Load the match config for a replay. match_path non-NULL: that file (bsync_match_config_load).
- * Otherwise the header's config text is parsed (bsync_match_config_parse, named by the recorded config
+ * Else graph_path non-NULL: the header's config text with every character's "graph" replaced by that
+ * file's absolute path (re-printed by cJSON; the match hash still tells whether it is the recorded
+ * graph). Otherwise the header's config text is parsed (bsync_match_config_parse, named by the recorded config
  * path) against these base directories, the first that loads wins:
  *   1. the directory of the recorded config path (as recorded: relative to the server's working dir);
  *   2. when that is relative: the replay file's directory joined with it;
@@ -22,12 +24,15 @@
  * `used` (may be NULL) receives a short description of what was loaded. Returns 0, or -1 with a
  * message in msg (the error of the first candidate). */
 int replay_sim_config(const bsync_replay_header* h, const char* replay_path, const char* match_path,
-                      bsync_match_config** out, char* used, size_t used_cap, char* msg, size_t msg_cap);
+                      const char* graph_path, bsync_match_config** out, char* used, size_t used_cap, char* msg,
+                      size_t msg_cap);
 
 /* Everything that makes a replay unfit for this match: format version, match hash, tick rate and
- * counts, assets compared by name (hash mismatch, missing on either side). One line per difference
+ * counts, assets compared by name (hash mismatch, missing on either side; by_clip: by the clip part of
+ * "GRAPH:CLIP" only, for --graph). One line per difference
  * (each ending in "\n") into out; returns the number of differences (0: fit). */
-unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_config* cfg, char* out, size_t cap);
+unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_config* cfg, int by_clip, char* out,
+                            size_t cap);
 
 /* A match of cfg's desc in heap memory, plus a second one (for describing a difference) and a save
  * buffer of bsync_match_snapshot_size bytes. */

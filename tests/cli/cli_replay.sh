@@ -118,6 +118,19 @@ rc=0
 if [ $rc -eq 2 ] && ! grep -q 'match hash' e.txt && grep -q 'asset missing here: clip humanoid_locomotion.json:idle' e.txt \
    && grep -q 'asset missing in the replay: clip loco.json:run' e.txt; then
   ok "renamed graph file: refused for the assets (missing on either side), same match hash"; else bad "asset refusal (rc $rc)"; cat e.txt; fi
+# --graph: the recorded match config with every character playing that graph file, wherever it is
+# and whatever it is called: the same graph verifies, a changed one is refused by the match hash
+rc=0
+out=$(cd / && "$bin" replay verify "$work/match.bsreplay" --graph "$work/renamed/loco.json") || rc=$?
+if [ $rc -eq 0 ] && grep -q "every character's graph $work/renamed/loco.json (--graph)" <<<"$out" && grep -q '^verdict: verified' <<<"$out"; then
+  ok "--graph with the same graph under another name and directory: verified"; else bad "--graph same (rc $rc)"; echo "$out"; fi
+rc=0
+"$bin" replay verify match.bsreplay --graph other/humanoid_locomotion.json > o.txt 2> e.txt || rc=$?
+if [ $rc -eq 2 ] && grep -q 'match hash mismatch' e.txt && ! grep -q 'asset' e.txt; then
+  ok "--graph with a different smooth_time: refused (match hash), clip hashes equal"; else bad "--graph refusal (rc $rc)"; cat e.txt; fi
+rc=0
+"$bin" replay verify match.bsreplay --graph missing.json > o.txt 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q -- '--graph missing.json: No such file' e.txt && ok "--graph of a missing file: exit 2, named" || { bad "--graph missing (rc $rc)"; cat e.txt; }
 # the recorded config is found next to the replay when run from elsewhere
 rc=0
 (cd / && "$bin" replay verify "$work/match.bsreplay" > "$work/o.txt") || rc=$?
