@@ -654,8 +654,15 @@ fix16_t bsync_instance_inertia_curve(uint32_t e, uint32_t total, fix16_t x0, fix
     if (x0 <= 0 || v0 >= 0) return bsync_instance_inertia_decay(e, total); /* zero velocity: bit for bit */
     if (total == 0 || e >= total) return 0;
     if (e == 0) return BSYNC_FX_ONE;
-    /* Bounds: X = x0 < 2^31, V = |v0| <= 2^31, e < T <= 2^20, so N = e V < 2^51 and V T <= 2^51; the
-     * quotients below are taken only while N < 5 X < 5 * 2^31, so N * 65536 < 5 * 2^47. */
+    /* No overflow, for every argument: X = x0 < 2^31, V = |v0| <= 2^31, e < T < 2^32, so N = e V < 2^63,
+     * V T < 2^63, D5 = 5 X < 5 * 2^31, e * 65536 < 2^48; N * 65536 is formed only when N < D5 (the
+     * shortened branch checks it; otherwise N < V T <= D5), so it is < 5 * 2^47; u2 <= 2^32, u2^2 <
+     * 2^64 - 2^49 for u < 65536 (u = 65536 handled apart); u4 p <= 2^32 * 5 * 2^16 < 2^51. Unsigned
+     * throughout, no shifts of negative values. Rounding (half a raw step each for s, m and the final
+     * product; u4's rounding adds < 2^-15): unshortened, f = u^4 (1 + 4 s - m) with 0 <= m <= 5 s has
+     * |df/ds| = 4 u^3 |m - 5 s| <= 20 s (1 - s)^3 <= 2.11 and |df/dm| <= 1, so the error is < 2.1 raw
+     * steps; shortened, f = (1 - s)^5 has |df/ds| <= 5 and no m: < 3.0 raw steps of the exact
+     * x(e) / x0 (tests/unit/test_inertialize.c measures at most 2.45 over its grid). */
     const uint64_t X = (uint64_t)x0, V = bsync_u64_abs(v0), D5 = 5u * X, N = (uint64_t)e * V;
     uint64_t s, p; /* s = e / t1 and p = 1 + 4 s - e |v0| / x0, both Q16 (rounded to nearest, ties up) */
     if (V * total > D5) {             /* shortened: t1 = 5 x0 / |v0| < T */
