@@ -758,10 +758,12 @@ static void inert_start(bsync_instance* inst, const uint32_t* start, const uint3
             if (!have_prev) continue; /* cannot happen: the pre-tick pose blends like these two */
             /* x_-1 = (pose shown before the tick) - NEW, against the same NEW pose (Bollo) */
             a.v[2u * at] = inert_velocity(o, 0, bsync_vec3_sub(a.prev[j].t, pnew[j].t), 0, 0);
+            /* normalised like q, so an unmoved source gives q' = q bit for bit and v_r = 0 exactly */
             bsync_quat qp = bsync_quat_normalize(bsync_quat_mul(a.prev[j].r, bsync_quat_conj(pnew[j].r)));
             if (bsync_quat_dot_sign_(qp, q) < 0) qp = bsync_quat_neg(qp); /* the hemisphere of q */
-            a.v[2u * at + 1u] = inert_angle(q) == 0 ? 0 :
-                inert_velocity(bsync_vec3_make(q.x, q.y, q.z), q.w, bsync_vec3_make(qp.x, qp.y, qp.z), qp.w, 1);
+            fix16_t vr = inert_velocity(bsync_vec3_make(q.x, q.y, q.z), q.w, bsync_vec3_make(qp.x, qp.y, qp.z), qp.w, 1);
+            if (vr != 0 && inert_angle(q) == 0) vr = 0; /* a velocity needs a magnitude (snapshot rule) */
+            a.v[2u * at + 1u] = vr;
         }
         a.st[i].active = 1;
         a.st[i].elapsed = 0;
