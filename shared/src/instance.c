@@ -761,7 +761,8 @@ static void inert_start(bsync_instance* inst, const uint32_t* start, const uint3
             /* normalised like q, so an unmoved source gives q' = q bit for bit and v_r = 0 exactly */
             bsync_quat qp = bsync_quat_normalize(bsync_quat_mul(a.prev[j].r, bsync_quat_conj(pnew[j].r)));
             if (bsync_quat_dot_sign_(qp, q) < 0) qp = bsync_quat_neg(qp); /* the hemisphere of q */
-            fix16_t vr = inert_velocity(bsync_vec3_make(q.x, q.y, q.z), q.w, bsync_vec3_make(qp.x, qp.y, qp.z), qp.w, 1);
+            fix16_t vr =
+                inert_velocity(bsync_vec3_make(q.x, q.y, q.z), q.w, bsync_vec3_make(qp.x, qp.y, qp.z), qp.w, 1);
             if (vr != 0 && inert_angle(q) == 0) vr = 0; /* a velocity needs a magnitude (snapshot rule) */
             a.v[2u * at + 1u] = vr;
         }
@@ -1234,7 +1235,8 @@ static void inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose) {
         } else { /* the angle follows Bollo's curve about the offset's axis */
             const fix16_t th = inert_angle(oq);
             const fix16_t fr = bsync_instance_inertia_curve(e, T, th, vr);
-            d = fr >= BSYNC_FX_ONE ? oq : bsync_quat_from_axis_angle(bsync_vec3_make(oq.x, oq.y, oq.z), bsync_fx_mul(th, fr));
+            const bsync_vec3 axis = bsync_vec3_make(oq.x, oq.y, oq.z);
+            d = fr >= BSYNC_FX_ONE ? oq : bsync_quat_from_axis_angle(axis, bsync_fx_mul(th, fr));
         }
         pose[j].r = bsync_quat_mul(d, pose[j].r);
     }
@@ -1344,13 +1346,17 @@ static size_t inert_block_bytes(const bsync_graph* g, uint32_t n, uint32_t versi
 
 size_t bsync_instance_snapshot_size_max(const bsync_graph* g) {
     if (!g) return 0;
-    return bsync_instance_snapshot_size(g) + (can_inertialize(g) ? inert_block_bytes(g, g->switch_count, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY) : 0u);
+    if (!can_inertialize(g)) return bsync_instance_snapshot_size(g);
+    return bsync_instance_snapshot_size(g) +
+           inert_block_bytes(g, g->switch_count, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY);
 }
 
 size_t bsync_instance_snapshot_size_now(const bsync_instance* inst) {
     if (!valid(inst)) return 0;
     const uint32_t n = inert_active_count(inst);
-    return bsync_instance_snapshot_size(inst->graph) + (n > 0 ? inert_block_bytes(inst->graph, n, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY) : 0u);
+    if (n == 0) return bsync_instance_snapshot_size(inst->graph);
+    return bsync_instance_snapshot_size(inst->graph) +
+           inert_block_bytes(inst->graph, n, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY);
 }
 
 static void w_clock(writer* w, const bsync_clip_time* t) {
