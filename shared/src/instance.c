@@ -8,7 +8,8 @@
  *   layers (L > 0) the scratch has two more poses (the layer pose, the combined pose), then layer
  *   caches: mass fx[N], contrib fx[S], joint weights fx[J] (layer_area()); with switches AND a skeleton
  *   (W > 0, J > 0) the inertialization area (inert_area()): sw_inert[W], offset translations vec3[W * J],
- *   offset rotations quat[W * J], one more pose trs[J] (the new pose while offsets are computed); last
+ *   offset rotations quat[W * J], one more pose trs[J] (the new pose while offsets are computed), the
+ *   initial velocities fx[2 * W * J] (translation, rotation per joint), the pre-tick pose trs[J]; last
  *   the switch stacks sw_stack[W] (switch_stacks()). The inertialization area and the stacks are found
  *   from the end of the instance, so every earlier offset is exactly what it was before they existed.
  * The struct holds the last tick's root-motion delta (rm_t, rm_r). */
@@ -77,7 +78,7 @@ static size_t inert_bytes(const bsync_graph* g) {
     if (!can_inertialize(g)) return 0;
     const size_t W = g->switch_count, J = g->joint_count;
     return W * sizeof(sw_inert) + align8_(W * J * sizeof(bsync_vec3)) + W * J * sizeof(bsync_quat) +
-           J * sizeof(bsync_trs);
+           J * sizeof(bsync_trs) + align8_(2u * W * J * sizeof(fix16_t)) + J * sizeof(bsync_trs);
 }
 
 static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
@@ -130,6 +131,8 @@ typedef struct inert_area {
     bsync_vec3* t;    /* W * J: switch i's joint j at [i * J + j] */
     bsync_quat* r;    /* W * J */
     bsync_trs* pose;  /* J: scratch */
+    fix16_t* v;       /* 2 * W * J: switch i's joint j: translation v0 at [2 (i J + j)], rotation v0 next */
+    bsync_trs* prev;  /* J: the pose shown before this tick (computed only in ticks that inertialize) */
 } inert_area;
 static inert_area inert_of(bsync_instance* inst) {
     const bsync_graph* g = inst->graph;
@@ -143,6 +146,10 @@ static inert_area inert_of(bsync_instance* inst) {
     a.r = (bsync_quat*)(void*)p;
     p += W * J * sizeof(bsync_quat);
     a.pose = (bsync_trs*)(void*)p;
+    p += J * sizeof(bsync_trs);
+    a.v = (fix16_t*)(void*)p;
+    p += align8_(2u * W * J * sizeof(fix16_t));
+    a.prev = (bsync_trs*)(void*)p;
     return a;
 }
 static inert_area cinert_of(const bsync_instance* inst) { return inert_of((bsync_instance*)(uintptr_t)inst); }
@@ -629,6 +636,7 @@ static void sw_advance(bsync_instance* inst) {
 static bsync_result blend_base(bsync_instance* inst, bsync_trs* out_local); /* pose section below */
 static bsync_trs* scratch_pose(bsync_instance* inst, uint32_t i);
 static void inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose);
+static bsync_result blend_local(bsync_instance* inst, bsync_trs* out_local);
 
 /* The decay factor (instance.h "Inertialization"). */
 fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total) {
@@ -642,7 +650,64 @@ fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total) {
     return h < 0 ? 0 : h > BSYNC_FX_ONE ? BSYNC_FX_ONE : h;
 }
 
-/* Clears switch i's inertialization (state and offsets all zero). */
+fix16_t bsync_instance_inertia_curve(uint32_t e, uint32_t total, fix16_t x0, fix16_t v0) {
+    if (x0 <= 0 || v0 >= 0) return bsync_instance_inertia_decay(e, total); /* zero velocity: bit for bit */
+    if (total == 0 || e >= total) return 0;
+    if (e == 0) return BSYNC_FX_ONE;
+    /* No overflow, for every argument: X = x0 < 2^31, V = |v0| <= 2^31, e < T < 2^32, so N = e V < 2^63,
+     * V T < 2^63, D5 = 5 X < 5 * 2^31, e * 65536 < 2^48; N * 65536 is formed only when N < D5 (the
+     * shortened branch checks it; otherwise N < V T <= D5), so it is < 5 * 2^47; u2 <= 2^32, u2^2 <
+     * 2^64 - 2^49 for u < 65536 (u = 65536 handled apart); u4 p <= 2^32 * 5 * 2^16 < 2^51. Unsigned
+     * throughout, no shifts of negative values. Rounding (half a raw step each for s, m and the final
+     * product; u4's rounding adds < 2^-15): unshortened, f = u^4 (1 + 4 s - m) with 0 <= m <= 5 s has
+     * |df/ds| = 4 u^3 |m - 5 s| <= 20 s (1 - s)^3 <= 2.11 and |df/dm| <= 1, so the error is < 2.1 raw
+     * steps; shortened, f = (1 - s)^5 has |df/ds| <= 5 and no m: < 3.0 raw steps of the exact
+     * x(e) / x0 (tests/unit/test_inertialize.c measures at most 2.45 over its grid). */
+    const uint64_t X = (uint64_t)x0, V = bsync_u64_abs(v0), D5 = 5u * X, N = (uint64_t)e * V;
+    uint64_t s, p; /* s = e / t1 and p = 1 + 4 s - e |v0| / x0, both Q16 (rounded to nearest, ties up) */
+    if (V * total > D5) {             /* shortened: t1 = 5 x0 / |v0| < T */
+        if (N >= D5) return 0;        /* e >= t1 */
+        s = (N * 65536u + D5 / 2u) / D5; /* s = e |v0| / (5 x0) exactly, rounded once */
+        p = 65536u - s;                  /* e |v0| / x0 = 5 s exactly: p = 1 - s, the curve is (1 - s)^5 */
+    } else {                          /* t1 = T; e |v0| / x0 = s |v0| T / x0 <= 5 s */
+        s = ((uint64_t)e * 65536u + total / 2u) / total; /* the s of bsync_instance_inertia_decay */
+        const uint64_t m = (N * 65536u + X / 2u) / X;    /* e |v0| / x0 <= 5.0 */
+        const uint64_t c = 65536u + 4u * s;
+        p = c > m ? c - m : 0; /* exactly >= 1 - s >= 0; the clamp only absorbs rounding */
+    }
+    if (s >= 65536u) return 0;
+    const uint64_t u = 65536u - s;                 /* 1 - s in (0, 1] */
+    const uint64_t u2 = u * u;                     /* Q32, exact, <= 2^32 */
+    const uint64_t u4 = u == 65536u ? (uint64_t)1 << 32 : (u2 * u2 + ((uint64_t)1 << 31)) >> 32; /* Q32 */
+    const uint64_t f = (u4 * p + ((uint64_t)1 << 31)) >> 32; /* u4 <= 2^32, p <= 5 * 2^16: < 2^51 */
+    return f >= 65536u ? BSYNC_FX_ONE : (fix16_t)f;
+}
+
+/* The offset's magnitude x0 for a rotation offset q (w >= 0): its angle 2 atan2(|q.xyz|, q.w) in
+ * [0, pi]. */
+static fix16_t inert_angle(bsync_quat q) {
+    return 2 * bsync_fx_atan2(bsync_vec3_length(bsync_vec3_make(q.x, q.y, q.z)), q.w); /* <= 2 * 102944 */
+}
+
+/* Bollo's per-vector initial velocity v0 = x0 - x_-1 per tick, x_-1 the previous offset projected on
+ * the offset's direction d = o / |o| (fx_div per component): for a translation v0 = (o - o_prev) . d
+ * (the same as |o| - o_prev . d for the exact d, but exactly 0 when the source did not move); for a
+ * rotation (o = q.xyz, w = q.w; o_prev, w_prev the previous offset in q's hemisphere) both angles are
+ * taken the same way, 2 atan2(. . d, w), so again exactly 0 without motion. v0 > 0 (away from zero)
+ * and x0 = 0 give 0. Saturating. */
+static fix16_t inert_velocity(bsync_vec3 o, fix16_t w, bsync_vec3 o_prev, fix16_t w_prev, int rotation) {
+    const fix16_t len = bsync_vec3_length(o);
+    if (len <= 0) return 0;
+    const bsync_vec3 dir = bsync_vec3_make(bsync_fx_div(o.x, len), bsync_fx_div(o.y, len), bsync_fx_div(o.z, len));
+    fix16_t v;
+    if (rotation) /* each angle in [-2 pi, 2 pi]: no overflow */
+        v = 2 * bsync_fx_atan2(bsync_vec3_dot(o, dir), w) - 2 * bsync_fx_atan2(bsync_vec3_dot(o_prev, dir), w_prev);
+    else
+        v = bsync_vec3_dot(bsync_vec3_sub(o, o_prev), dir);
+    return v > 0 ? 0 : v;
+}
+
+/* Clears switch i's inertialization (state, offsets and velocities all zero). */
 static void inert_clear(bsync_instance* inst, uint32_t i) {
     const inert_area a = inert_of(inst);
     const uint32_t J = inst->graph->joint_count;
@@ -651,13 +716,17 @@ static void inert_clear(bsync_instance* inst, uint32_t i) {
     for (uint32_t j = 0; j < J; j++) {
         a.t[(size_t)i * J + j] = bsync_vec3_make(0, 0, 0);
         a.r[(size_t)i * J + j] = bsync_quat_make(0, 0, 0, 0);
+        a.v[2u * ((size_t)i * J + j)] = 0;
+        a.v[2u * ((size_t)i * J + j) + 1u] = 0;
     }
 }
 
 /* Start the inertializations of the switches with start[i] (instance.h "Inertialization"): offsets
  * between the pose with switch i's stack old[i] (plus switch i's own running offset) and the pose of
- * the current state, both at the current clocks. */
-static void inert_start(bsync_instance* inst, const uint32_t* start, const uint32_t* total, sw_stack* old) {
+ * the current state, both at the current clocks; initial velocities from the pose shown before the
+ * tick (a.prev, valid when have_prev). */
+static void inert_start(bsync_instance* inst, const uint32_t* start, const uint32_t* total, sw_stack* old,
+                        int have_prev) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const inert_area a = inert_of(inst);
@@ -679,11 +748,23 @@ static void inert_start(bsync_instance* inst, const uint32_t* start, const uint3
         inert_clear(inst, i);
         if (rn != BSYNC_OK || ro != BSYNC_OK) continue; /* cannot happen: valid clips and buffers */
         for (uint32_t j = 0; j < J; j++) {
-            a.t[(size_t)i * J + j] = bsync_vec3_sub(pold[j].t, pnew[j].t);
+            const size_t at = (size_t)i * J + j;
+            const bsync_vec3 o = bsync_vec3_sub(pold[j].t, pnew[j].t);
             bsync_quat q = bsync_quat_mul(pold[j].r, bsync_quat_conj(pnew[j].r));
             q = bsync_quat_normalize(q);
             if (q.w < 0 || (q.w == 0 && bsync_quat_lex_negative_(q))) q = bsync_quat_neg(q);
-            a.r[(size_t)i * J + j] = q;
+            a.t[at] = o;
+            a.r[at] = q;
+            if (!have_prev) continue; /* cannot happen: the pre-tick pose blends like these two */
+            /* x_-1 = (pose shown before the tick) - NEW, against the same NEW pose (Bollo) */
+            a.v[2u * at] = inert_velocity(o, 0, bsync_vec3_sub(a.prev[j].t, pnew[j].t), 0, 0);
+            /* normalised like q, so an unmoved source gives q' = q bit for bit and v_r = 0 exactly */
+            bsync_quat qp = bsync_quat_normalize(bsync_quat_mul(a.prev[j].r, bsync_quat_conj(pnew[j].r)));
+            if (bsync_quat_dot_sign_(qp, q) < 0) qp = bsync_quat_neg(qp); /* the hemisphere of q */
+            fix16_t vr =
+                inert_velocity(bsync_vec3_make(q.x, q.y, q.z), q.w, bsync_vec3_make(qp.x, qp.y, qp.z), qp.w, 1);
+            if (vr != 0 && inert_angle(q) == 0) vr = 0; /* a velocity needs a magnitude (snapshot rule) */
+            a.v[2u * at + 1u] = vr;
         }
         a.st[i].active = 1;
         a.st[i].elapsed = 0;
@@ -708,8 +789,14 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
             (t->inertialize && t->fade_ticks == 0))
             return BSYNC_INVALID_ARGUMENT;
     }
-    for (uint32_t k = 0; k < trigger_count; k++)
+    int inertialize = 0;
+    for (uint32_t k = 0; k < trigger_count; k++) {
         if (triggers[k].inertialize && !can_inertialize(g)) return BSYNC_MISMATCH;
+        inertialize |= triggers[k].inertialize != 0;
+    }
+    /* 0. only when a trigger asks for inertialization: the pose shown before this tick (running offsets
+     * included), for the initial velocities */
+    const int have_prev = inertialize && blend_local(inst, inert_of(inst).prev) == BSYNC_OK;
     fix16_t* targets = ARR(inst, fix16_t, off_targets);
     fix16_t* filtered = ARR(inst, fix16_t, off_filtered);
     bsync_param_state* st = ARR(inst, bsync_param_state, off_states);
@@ -784,7 +871,7 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
     /* 6. */
     update_root_motion(inst);
     /* 7. inertializations started by this tick's triggers: their offsets (two poses each) */
-    if (any_start) inert_start(inst, start, total, old);
+    if (any_start) inert_start(inst, start, total, old, have_prev);
     return BSYNC_OK;
 }
 
@@ -840,17 +927,58 @@ bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw
     return BSYNC_OK;
 }
 
+/* t1 (Q16 ticks) of a curve with magnitude x0, velocity v0 <= 0 and length T (instance.h). */
+static uint64_t inert_t1(fix16_t x0, fix16_t v0, uint32_t T) {
+    const uint64_t full = (uint64_t)T * 65536u, V = bsync_u64_abs(v0);
+    if (x0 <= 0 || v0 >= 0 || V * T <= 5u * (uint64_t)x0) return full;
+    return (5u * (uint64_t)x0 * 65536u + V / 2u) / V; /* < T * 65536 <= 2^36; numerator < 5 * 2^47 */
+}
+
 bsync_result bsync_instance_inertia_state(const bsync_instance* inst, uint32_t sw, bsync_inertia_state* out) {
     if (!valid(inst) || !out || sw >= inst->graph->switch_count) return BSYNC_INVALID_ARGUMENT;
     out->active = out->elapsed = out->total = 0;
     out->decay = 0;
+    out->moving = out->shortened = 0;
     if (!can_inertialize(inst->graph)) return BSYNC_OK;
-    const sw_inert* st = &cinert_of(inst).st[sw];
+    const inert_area a = cinert_of(inst);
+    const sw_inert* st = &a.st[sw];
     if (!st->active) return BSYNC_OK;
     out->active = 1;
     out->elapsed = st->elapsed;
     out->total = st->total;
     out->decay = bsync_instance_inertia_decay(st->elapsed, st->total);
+    const uint32_t J = inst->graph->joint_count;
+    const uint64_t full = (uint64_t)st->total * 65536u;
+    for (uint32_t j = 0; j < J; j++) {
+        const size_t at = (size_t)sw * J + j;
+        const fix16_t vt = a.v[2u * at], vr = a.v[2u * at + 1u];
+        out->moving += vt != 0 || vr != 0;
+        out->shortened += inert_t1(bsync_vec3_length(a.t[at]), vt, st->total) < full ||
+                          inert_t1(inert_angle(a.r[at]), vr, st->total) < full;
+    }
+    return BSYNC_OK;
+}
+
+bsync_result bsync_instance_inertia_joint(const bsync_instance* inst, uint32_t sw, uint32_t joint,
+                                          bsync_inertia_joint* out) {
+    if (!valid(inst) || !out || sw >= inst->graph->switch_count) return BSYNC_INVALID_ARGUMENT;
+    const uint32_t J = inst->graph->joint_count;
+    if (joint >= J) return BSYNC_INVALID_ARGUMENT;
+    out->x0_t = out->v0_t = out->factor_t = out->x0_r = out->v0_r = out->factor_r = 0;
+    out->t1_t = out->t1_r = 0;
+    if (!can_inertialize(inst->graph)) return BSYNC_OK;
+    const inert_area a = cinert_of(inst);
+    const sw_inert* st = &a.st[sw];
+    if (!st->active) return BSYNC_OK;
+    const size_t at = (size_t)sw * J + joint;
+    out->x0_t = bsync_vec3_length(a.t[at]);
+    out->v0_t = a.v[2u * at];
+    out->t1_t = inert_t1(out->x0_t, out->v0_t, st->total);
+    out->factor_t = bsync_instance_inertia_curve(st->elapsed, st->total, out->x0_t, out->v0_t);
+    out->x0_r = inert_angle(a.r[at]);
+    out->v0_r = a.v[2u * at + 1u];
+    out->t1_r = inert_t1(out->x0_r, out->v0_r, st->total);
+    out->factor_r = bsync_instance_inertia_curve(st->elapsed, st->total, out->x0_r, out->v0_r);
     return BSYNC_OK;
 }
 
@@ -912,8 +1040,11 @@ uint64_t bsync_instance_state_checksum(const bsync_instance* inst) {
                     bsync_checksum_u32(&c, a.st[i].elapsed);
                     bsync_checksum_u32(&c, a.st[i].total);
                     for (uint32_t j = 0; j < J; j++) {
-                        bsync_checksum_vec3(&c, a.t[(size_t)i * J + j]);
-                        bsync_checksum_quat(&c, a.r[(size_t)i * J + j]);
+                        const size_t at = (size_t)i * J + j;
+                        bsync_checksum_vec3(&c, a.t[at]);
+                        bsync_checksum_quat(&c, a.r[at]);
+                        bsync_checksum_fx(&c, a.v[2u * at]);
+                        bsync_checksum_fx(&c, a.v[2u * at + 1u]);
                     }
                 }
             }
@@ -1089,12 +1220,24 @@ static bsync_result blend_base(bsync_instance* inst, bsync_trs* out_local) {
 static void inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose) {
     const inert_area a = inert_of(inst);
     const uint32_t J = inst->graph->joint_count;
-    const fix16_t x = bsync_instance_inertia_decay(a.st[i].elapsed, a.st[i].total);
+    const uint32_t e = a.st[i].elapsed, T = a.st[i].total;
+    const fix16_t x = bsync_instance_inertia_decay(e, T);
     for (uint32_t j = 0; j < J; j++) {
-        const bsync_vec3 ot = a.t[(size_t)i * J + j];
-        const bsync_quat oq = a.r[(size_t)i * J + j];
-        pose[j].t = bsync_vec3_add(pose[j].t, bsync_vec3_scale(ot, x));
-        const bsync_quat d = x >= BSYNC_FX_ONE ? oq : bsync_quat_nlerp(bsync_quat_identity(), oq, x);
+        const size_t at = (size_t)i * J + j;
+        const bsync_vec3 ot = a.t[at];
+        const bsync_quat oq = a.r[at];
+        const fix16_t vt = a.v[2u * at], vr = a.v[2u * at + 1u];
+        const fix16_t ft = vt == 0 ? x : bsync_instance_inertia_curve(e, T, bsync_vec3_length(ot), vt);
+        pose[j].t = bsync_vec3_add(pose[j].t, bsync_vec3_scale(ot, ft));
+        bsync_quat d;
+        if (vr == 0) { /* zero velocity: exactly the curve and the nlerp of before */
+            d = x >= BSYNC_FX_ONE ? oq : bsync_quat_nlerp(bsync_quat_identity(), oq, x);
+        } else { /* the angle follows Bollo's curve about the offset's axis */
+            const fix16_t th = inert_angle(oq);
+            const fix16_t fr = bsync_instance_inertia_curve(e, T, th, vr);
+            const bsync_vec3 axis = bsync_vec3_make(oq.x, oq.y, oq.z);
+            d = fr >= BSYNC_FX_ONE ? oq : bsync_quat_from_axis_angle(axis, bsync_fx_mul(th, fr));
+        }
         pose[j].r = bsync_quat_mul(d, pose[j].r);
     }
 }
@@ -1194,20 +1337,26 @@ static uint32_t inert_active_count(const bsync_instance* inst) {
     return n;
 }
 
-/* Bytes of the inertialization block of a version 3 snapshot with n active switches. */
-static size_t inert_block_bytes(const bsync_graph* g, uint32_t n) {
-    return 4u + (size_t)n * (12u + 28u * (size_t)g->joint_count);
+/* Bytes of the inertialization block of a version 3 (without velocities) or 4 snapshot with n active
+ * switches. */
+static size_t inert_block_bytes(const bsync_graph* g, uint32_t n, uint32_t version) {
+    const size_t per_joint = version == BSYNC_SNAPSHOT_VERSION_INERTIA ? 28u : 36u;
+    return 4u + (size_t)n * (12u + per_joint * (size_t)g->joint_count);
 }
 
 size_t bsync_instance_snapshot_size_max(const bsync_graph* g) {
     if (!g) return 0;
-    return bsync_instance_snapshot_size(g) + (can_inertialize(g) ? inert_block_bytes(g, g->switch_count) : 0u);
+    if (!can_inertialize(g)) return bsync_instance_snapshot_size(g);
+    return bsync_instance_snapshot_size(g) +
+           inert_block_bytes(g, g->switch_count, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY);
 }
 
 size_t bsync_instance_snapshot_size_now(const bsync_instance* inst) {
     if (!valid(inst)) return 0;
     const uint32_t n = inert_active_count(inst);
-    return bsync_instance_snapshot_size(inst->graph) + (n > 0 ? inert_block_bytes(inst->graph, n) : 0u);
+    if (n == 0) return bsync_instance_snapshot_size(inst->graph);
+    return bsync_instance_snapshot_size(inst->graph) +
+           inert_block_bytes(inst->graph, n, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY);
 }
 
 static void w_clock(writer* w, const bsync_clip_time* t) {
@@ -1224,7 +1373,7 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
     if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
     writer w = {(unsigned char*)buf};
     w_u32(&w, BSYNC_SNAPSHOT_MAGIC);
-    w_u32(&w, n_inert > 0                ? BSYNC_SNAPSHOT_VERSION_INERTIA
+    w_u32(&w, n_inert > 0                ? BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY
               : g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES
                                     : BSYNC_SNAPSHOT_VERSION);
     w_u64(&w, g->hash);
@@ -1278,6 +1427,8 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
                 const bsync_quat q = a.r[(size_t)i * J + j];
                 w_u32(&w, (uint32_t)t.x); w_u32(&w, (uint32_t)t.y); w_u32(&w, (uint32_t)t.z);
                 w_u32(&w, (uint32_t)q.x); w_u32(&w, (uint32_t)q.y); w_u32(&w, (uint32_t)q.z); w_u32(&w, (uint32_t)q.w);
+                w_u32(&w, (uint32_t)a.v[2u * ((size_t)i * J + j)]);
+                w_u32(&w, (uint32_t)a.v[2u * ((size_t)i * J + j) + 1u]);
             }
         }
     }
@@ -1301,9 +1452,10 @@ static int read_clock(const unsigned char** p, uint64_t den, bsync_clip_time* ou
     return 1;
 }
 
-/* Reads (and when `apply`, stores) the inertialization block of a version 3 snapshot (n active
- * switches, checked by the caller to be 1..W); returns 0 on a bad field. */
-static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, int apply) {
+/* Reads (and when `apply`, stores) the inertialization block of a version 3 or 4 snapshot (n active
+ * switches, checked by the caller to be 1..W); version 3 has no velocities (all 0); returns 0 on a bad
+ * field. */
+static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, uint32_t version, int apply) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const inert_area a = inert_of(inst);
@@ -1325,9 +1477,18 @@ static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, 
                 q.z < -BSYNC_FX_ONE || q.z > BSYNC_FX_ONE || q.w < 0 || q.w > BSYNC_FX_ONE ||
                 (q.w == 0 && bsync_quat_lex_negative_(q)))
                 return 0;
+            fix16_t vt = 0, vr = 0;
+            if (version != BSYNC_SNAPSHOT_VERSION_INERTIA) { /* 4: v0 <= 0, and 0 without an offset */
+                vt = to_i32(r_u32(&p));
+                vr = to_i32(r_u32(&p));
+                if (vt > 0 || vr > 0 || vt == INT32_MIN || vr == INT32_MIN) return 0;
+                if ((vt != 0 && bsync_vec3_length(t) == 0) || (vr != 0 && inert_angle(q) == 0)) return 0;
+            }
             if (apply) {
                 a.t[(size_t)i * J + j] = t;
                 a.r[(size_t)i * J + j] = q;
+                a.v[2u * ((size_t)i * J + j)] = vt;
+                a.v[2u * ((size_t)i * J + j) + 1u] = vr;
             }
         }
         if (apply) {
@@ -1427,7 +1588,8 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     if (len < 32u) return BSYNC_BAD_BLOB;
     if (r_u32(&p) != BSYNC_SNAPSHOT_MAGIC) return BSYNC_BAD_BLOB;
     const uint32_t version = r_u32(&p);
-    const int v3 = version == BSYNC_SNAPSHOT_VERSION_INERTIA && can_inertialize(g);
+    const int v3 = (version == BSYNC_SNAPSHOT_VERSION_INERTIA || version == BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY) &&
+                   can_inertialize(g); /* an inertialization block follows */
     if (version != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION) && !v3)
         return BSYNC_BAD_BLOB;
     const uint64_t hash = r_u64(&p);
@@ -1442,16 +1604,16 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
         const unsigned char* q = (const unsigned char*)buf + total - 8u;
         n_inert = r_u32(&q);
         if (n_inert < 1u || n_inert > g->switch_count) return BSYNC_BAD_BLOB;
-        full = total + inert_block_bytes(g, n_inert);
+        full = total + inert_block_bytes(g, n_inert, version);
     }
     if (len != full) return BSYNC_BAD_BLOB;
     const unsigned char* tail = (const unsigned char*)buf + full - 8u;
     if (r_u64(&tail) != bsync_checksum_xxh64(buf, full - 8u, 0)) return BSYNC_BAD_BLOB;
     const unsigned char* ib = (const unsigned char*)buf + total - 8u + 4u;
-    if (!read_body(inst, p, 0) || (v3 && !read_inert(inst, ib, n_inert, 0))) return BSYNC_BAD_BLOB;
+    if (!read_body(inst, p, 0) || (v3 && !read_inert(inst, ib, n_inert, version, 0))) return BSYNC_BAD_BLOB;
     (void)read_body(inst, p, 1);
     if (can_inertialize(g)) {
-        if (v3) (void)read_inert(inst, ib, n_inert, 1);
+        if (v3) (void)read_inert(inst, ib, n_inert, version, 1);
         else
             for (uint32_t i = 0; i < g->switch_count; i++) inert_clear(inst, i);
     }

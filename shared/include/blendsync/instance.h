@@ -5,7 +5,8 @@
  *   bsync_instance_input, bsync_instance_tick  advance exactly one tick
  *   bsync_switch_trigger, bsync_instance_tick_ex   the same with switch triggers ("Switches" below)
  *   bsync_instance_switch_state                the cross-fade stack of a switch
- *   bsync_instance_inertia_state, bsync_instance_inertia_decay   inertialized switches ("Inertialization")
+ *   bsync_instance_inertia_state, _inertia_joint, _inertia_decay, _inertia_curve   inertialized switches
+ *                                                                ("Inertialization")
  *   blend state   _tick_count _parameter _target _parameter_state _leaf_weights _node_weights
  *                 _node_time _node_phase _node_sample_phase _node_length
  *   root motion   _root_motion (the last tick's delta; see "Root motion" below)
@@ -133,8 +134,12 @@
  *
  * Inertialization (opt-in per trigger: inertialize = 1, fade_ticks = T >= 1; only on a graph with a
  * skeleton, else the tick fails with BSYNC_MISMATCH). Instead of cross-fading, the trigger switches the
- * weights at once and hides the pop with a decaying per-joint pose offset (Bollo, "Inertialization",
- * GDC 2018), with zero initial velocity:
+ * weights at once and hides the pop with a decaying per-joint pose offset that starts with the source's
+ * velocity (Bollo, "Inertialization: High-Performance Animation Transitions in Gears of War", GDC 2018;
+ * what was followed: the talk's quintic and a0, and the velocity clamp and t1 shortening as written
+ * out in Unreal Engine's FInertializationPoseDiff::CalcInertialFloat (AnimNode_Inertialization.cpp,
+ * whose comments derive t1 = -5 x0 / v0 and the zero-jerk a0; UE further clamps a0 >= 0, which is NOT
+ * done here: it would change the zero-velocity curve):
  *   - weights: the trigger is pushed like an instant one (the entry's fade is 0, whatever T): at the
  *     end of the tick the stack has collapsed to the new state alone; clocks restart / carry exactly
  *     as for any trigger. A trigger whose state is already the newest entry is ignored altogether
@@ -147,36 +152,71 @@
  *     (so an interrupted inertialization continues from what was being shown). Per joint j:
  *     translation offset o_j = OLD.t - NEW.t (saturating), rotation offset q_j = normalize(OLD.r *
  *     conj(NEW.r)) (from NEW to OLD), negated when its w < 0 (or w = 0 and its first nonzero of w, x, y,
- *     z is negative). Scale has no offset (it switches at once). Cost: a tick that starts an
- *     inertialization blends the full pose twice per such switch (and re-flattens twice), even when the
- *     caller never asks for poses (blend-state-only use).
+ *     z is negative). Scale has no offset (it switches at once). Their magnitudes: x0 = |o_j|
+ *     (bsync_vec3_length) and the angle x0 = 2 atan2(|q_j.xyz|, q_j.w) in [0, pi] (bsync_fx_atan2).
+ *   - initial velocities (per tick; Bollo's per-vector form, the same target pose for both offsets): in
+ *     a tick with at least one inertialized trigger (validated), before anything changes, the pose
+ *     PREV that bsync_instance_pose would have given after the previous tick (every running offset
+ *     included) is computed. Per joint, with the previous offsets o' = PREV.t - NEW.t and q' =
+ *     normalize(PREV.r * conj(NEW.r)) (negated when dot(q', q_j) < 0) and the direction d = o / |o|
+ *     (bsync_fx_div per component; o = o_j, resp. q_j.xyz): translation v_t = (o_j - o') . d (that is
+ *     x0 - x_-1 with x_-1 = o' . d, the previous offset projected on the offset's direction), rotation
+ *     v_r = 2 atan2(q_j.xyz . d, q_j.w) - 2 atan2(q'.xyz . d, q'.w) (the angle about q_j's axis now
+ *     minus before; both taken the same way, so a source that did not move gives exactly 0). A velocity
+ *     pointing away from zero (v > 0) is zeroed, as is any velocity of a zero offset. With several
+ *     switches starting in one tick, PREV includes every running offset (each switch's motion sees
+ *     the others').
  *   - decay: elapsed e = 0 after the trigger tick, +1 at the start of every later tick; when e reaches
  *     T the inertialization ends (state and offsets zeroed) before that tick's triggers, so after tick
- *     t + T (trigger in tick t) the pose is the plain blended pose. The factor
- *     x = bsync_instance_inertia_decay(e, T): s = (e * 65536 + T / 2) / T (integer division: e/T as
- *     fix16, rounded, ties up), then by Horner with bsync_fx_mul (rounded to nearest, ties away from
- *     zero) h = 4s; h = (h - 15) s; h = (h + 20) s; h = (h - 10) s; x = h s + 1, clamped to [0, 1.0];
- *     i.e. x(s) = 1 - 10 s^2 + 20 s^3 - 15 s^4 + 4 s^5 = (1 - s)^4 (1 + 4 s): x(0) = 1, x'(0) = 0
- *     (zero initial velocity), x''(0) = -20 (Bollo's a0 for v0 = 0), x(1) = x'(1) = x''(1) = 0.
- *     Exact values: x = 1.0 at e = 0, 0.1875 (raw 12288) at s = 1/2, 0 for e >= T. Each of the five
- *     roundings is at most half a raw step and |s| <= 1, so x is within 2.5 raw steps of the exact
- *     polynomial at that s; where x is a few raw steps (long T, e near T) consecutive values may rise
- *     by one raw step (rounding, not overshoot).
+ *     t + T (trigger in tick t) the pose is the plain blended pose. Per joint and part, the offset's
+ *     magnitude follows Bollo's quintic x(t) = A t^5 + B t^4 + C t^3 + a0/2 t^2 + v0 t + x0 with
+ *     t1 = min(T, 5 x0 / |v0|) (shortened so the curve cannot overshoot past zero), a0 = (-8 v0 t1 -
+ *     20 x0) / t1^2 (zero jerk at t1), A = -(a0 t1^2 + 6 v0 t1 + 12 x0) / (2 t1^5), B = (3 a0 t1^2 + 16
+ *     v0 t1 + 30 x0) / (2 t1^4), C = -(3 a0 t1^2 + 12 v0 t1 + 20 x0) / (2 t1^3), and x = 0 for t >= t1.
+ *     These six conditions (x, v at 0; x, v, a, jerk 0 at t1) make x have a quadruple root at t1, so in
+ *     s = t / t1 exactly x(t) = x0 (1 - s)^4 (1 + 4 s + v0 t / x0): with v0 = 0 the zero-velocity curve
+ *     (1 - s)^4 (1 + 4 s), and shortened (t1 = 5 x0 / |v0|, so v0 t / x0 = -5 s) x0 (1 - s)^5. The
+ *     factor x(e) / x0 is bsync_instance_inertia_curve(e, T, x0, v0); with v0 = 0 it is exactly
+ *     bsync_instance_inertia_decay(e, T): s = (e * 65536 + T / 2) / T (integer division: e/T as fix16,
+ *     rounded, ties up), then by Horner with bsync_fx_mul (rounded to nearest, ties away from zero) h =
+ *     4s; h = (h - 15) s; h = (h + 20) s; h = (h - 10) s; x = h s + 1, clamped to [0, 1.0]; i.e. x(s) =
+ *     1 - 10 s^2 + 20 s^3 - 15 s^4 + 4 s^5 = (1 - s)^4 (1 + 4 s): x(0) = 1, x'(0) = 0, x''(0) = -20
+ *     (Bollo's a0 for v0 = 0), x(1) = x'(1) = x''(1) = 0. Exact values: x = 1.0 at e = 0, 0.1875 (raw
+ *     12288) at s = 1/2, 0 for e >= T. Each of the five roundings is at most half a raw step and
+ *     |s| <= 1, so x is within 2.5 raw steps of the exact polynomial at that s; where x is a few raw
+ *     steps (long T, e near T) consecutive values may rise by one raw step (rounding, not overshoot).
+ *     With v0 < 0 (and x0 > 0), integers only (every intermediate below 2^52, proof in instance.c):
+ *     1.0 at e = 0, 0 for e >= T; shortened (|v0| T > 5 x0): 0 when e |v0| >= 5 x0, else s = round(e
+ *     |v0| 65536 / (5 x0)) and p = 1 - s; else s as above and p = 1 + 4 s - round(e |v0| 65536 / x0)
+ *     (clamped at 0); then u = 1 - s, u4 = round(u^4) in Q32 and the factor round(u4 p) (Q16), at most
+ *     1.0. Rounding: within 3 raw steps of x(e) / x0 for the exact t1 (tests/unit/test_inertialize.c).
  *   - pose: every pose call (bsync_instance_pose, _joint_query, _pose_checksum) takes the blended pose
  *     (base, layers, root-motion rule) and then, for every inertializing switch in index order, per
- *     joint: t += bsync_vec3_scale(o_j, x) (saturating); r = d * r with d = q_j when x = 1.0, else
- *     d = bsync_quat_nlerp(identity, q_j, x) (not renormalised after the product). So at the trigger
- *     tick each rotation is OLD's within rounding, up to sign (q_j's alignment puts the result in
- *     NEW.r's hemisphere: -OLD.r when dot(OLD.r, NEW.r) < 0), the translation OLD's exactly (unless
- *     saturated).
+ *     joint, with x the zero-velocity factor above: t += bsync_vec3_scale(o_j, f_t) (saturating) with
+ *     f_t = x when v_t = 0, else bsync_instance_inertia_curve(e, T, |o_j|, v_t); r = d * r with, when
+ *     v_r = 0, d = q_j when x = 1.0, else d = bsync_quat_nlerp(identity, q_j, x) (as without
+ *     velocities, bit for bit), and when v_r != 0, with the angle a = 2 atan2(|q_j.xyz|, q_j.w) and f_r =
+ *     bsync_instance_inertia_curve(e, T, a, v_r): d = q_j when f_r = 1.0, else
+ *     bsync_quat_from_axis_angle(q_j.xyz, bsync_fx_mul(a, f_r)) (not renormalised after the product).
+ *     So at the trigger tick each rotation is OLD's within rounding, up to sign (q_j's alignment puts
+ *     the result in NEW.r's hemisphere: -OLD.r when dot(OLD.r, NEW.r) < 0), the translation OLD's
+ *     exactly (unless saturated); the tick after, a moving joint continues with about the source's
+ *     velocity (plus NEW's own motion) instead of stopping.
+ *     Cost: a tick with an inertialized trigger blends the full pose once more (PREV, running offsets
+ *     applied) and, per started switch, twice (and re-flattens twice), even when the caller never asks
+ *     for poses (blend-state-only use); pose calls pay a length, an atan2 and a sine/cosine per moving
+ *     joint.
  *   - interruptions: a cross-fade or instant trigger on an inertializing switch leaves the offset
  *     decaying on top of the new cross-fade; an inertialized one replaces it by the new offset above
- *     (the old one included in OLD). Several inertialized triggers for one switch in one tick: one
- *     inertialization, T of the last applied one, OLD from the stack before the tick's first trigger.
- *   - state: per switch (active, e, T, o_j, q_j) in instance memory (instance memory grows by
- *     16 W + 28 W J bytes + one pose of J transforms for graphs with W > 0 switches AND a skeleton; other
- *     graphs keep exactly their old size); covered by the state checksum and snapshots only while some
- *     switch inertializes (below), so everything without the option keeps its bits.
+ *     (the old one included in OLD and in PREV). Several inertialized triggers for one switch in one
+ *     tick: one inertialization, T of the last applied one, OLD from the stack before the tick's first
+ *     trigger.
+ *   - state: per switch (active, e, T) and per joint (o_j, q_j, v_t, v_r) in instance memory (instance
+ *     memory grows by 16 W + 36 W J bytes (rounded up to 8) + two poses of J transforms (NEW scratch,
+ *     PREV) for graphs with W > 0 switches AND a skeleton; other graphs keep exactly their old size);
+ *     t1 and the polynomial are derived from these at every use. Covered by the state checksum and
+ *     snapshots only while some switch inertializes (below), so everything without the option keeps
+ *     its bits.
  *
  * Checksums (XXH64, checksum.h feeders, never cursors or caches):
  *   state     = seed BSYNC_CHECKSUM_SEED_STATE; u64 tick; u32 P; per parameter bsync_param_checksum_feed;
@@ -187,7 +227,8 @@
                graph with switches: u32 W; per switch u32 count, per entry u32 child, fx base, u32 fade,
                u32 done, fx weight (a graph without switches checksums exactly as before); then ONLY
                while at least one switch inertializes: u32 A (their count); per such switch in index
-               order u32 index, u32 e, u32 T, per joint vec3 o_j, quat q_j (bsync_checksum_vec3 / _quat).
+               order u32 index, u32 e, u32 T, per joint vec3 o_j, quat q_j, fx v_t, fx v_r
+               (bsync_checksum_vec3 / _quat / _fx).
  *   parameter = seed BSYNC_CHECKSUM_SEED_PARAM; u32 index; fx filtered value; bsync_param_checksum_feed.
  *   node      = seed BSYNC_CHECKSUM_SEED_NODE; u32 index; i64 cycles, u32 phase, u64 carry; fx L_N;
  *               u32 child_count; per child: fx weight, and for a NONE node's motion child its clock.
@@ -206,15 +247,19 @@
  *   Switch checks on load: count 1..4, child < the node's child count, unused entries zero; one
  *   entry: base 1.0, fade = done = 0; several: the older ones fade = done = 0, bases in [0, 1.0]
  *   summing to exactly 1.0, the newest base 0 and done < fade <= BSYNC_SWITCH_MAX_FADE_TICKS.
- *   While at least one switch inertializes, save writes version 3 (BSYNC_SNAPSHOT_VERSION_INERTIA):
- *   the version 2 bytes and, before the XXH64, u32 A (1..W), per inertializing switch in increasing
- *   index order u32 index, u32 e, u32 T, then per joint i32 o.x o.y o.z, i32 q.x q.y q.z q.w:
- *   + 4 + A (12 + 28 J) bytes (bsync_instance_snapshot_size_now; at most bsync_instance_snapshot_size_max).
- *   Otherwise save writes exactly version 2 (or 1) as before. Load of a graph with switches and a
- *   skeleton accepts version 2 (no inertialization: any running one is cleared) and version 3; checks:
- *   A in 1..W, indices strictly increasing and < W, 1 <= T <= BSYNC_SWITCH_MAX_FADE_TICKS, e < T, no
- *   offset component INT32_MIN, rotation components in [-1.0, 1.0] with w >= 0 (w = 0: first nonzero of
- *   x, y, z positive). Other graphs never accept version 3.
+ *   While at least one switch inertializes, save writes version 4
+ *   (BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY): the version 2 bytes and, before the XXH64, u32 A (1..W),
+ *   per inertializing switch in increasing index order u32 index, u32 e, u32 T, then per joint i32 o.x
+ *   o.y o.z, i32 q.x q.y q.z q.w, i32 v_t, i32 v_r: + 4 + A (12 + 36 J) bytes
+ *   (bsync_instance_snapshot_size_now; at most bsync_instance_snapshot_size_max). Otherwise save writes
+ *   exactly version 2 (or 1) as before. Load of a graph with switches and a skeleton accepts version 2
+ *   (no inertialization: any running one is cleared), version 3 (BSYNC_SNAPSHOT_VERSION_INERTIA, the
+ *   format before velocities: the same block without v_t, v_r, 12 + 28 J bytes per switch; loaded with
+ *   zero velocities, so it continues exactly as it did) and version 4; checks: A in 1..W, indices
+ *   strictly increasing and < W, 1 <= T <= BSYNC_SWITCH_MAX_FADE_TICKS, e < T, no offset component
+ *   INT32_MIN, rotation components in [-1.0, 1.0] with w >= 0 (w = 0: first nonzero of x, y, z
+ *   positive); version 4: v_t, v_r <= 0 and not INT32_MIN, v_t = 0 when |o| = 0, v_r = 0 when q's angle
+ *   is 0. Other graphs never accept versions 3 and 4.
  * Load checks, before anything is written (the instance is untouched on failure): length, magic,
  * version (BSYNC_BAD_BLOB), graph hash (BSYNC_MISMATCH), the XXH64, the counts, and every field's range
  * (settled 0/1, the second component and smooth[1] zero for a scalar parameter, the whole state zero for
@@ -247,7 +292,8 @@ extern "C" {
 #define BSYNC_SNAPSHOT_MAGIC 0x504E5342u                            /* "BSNP" little-endian */
 #define BSYNC_SNAPSHOT_VERSION 1u          /* graphs without switches */
 #define BSYNC_SNAPSHOT_VERSION_SWITCHES 2u /* graphs with switches */
-#define BSYNC_SNAPSHOT_VERSION_INERTIA 3u  /* graphs with switches, while one inertializes */
+#define BSYNC_SNAPSHOT_VERSION_INERTIA 3u  /* read only: inertialization without velocities */
+#define BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY 4u /* graphs with switches, while one inertializes */
 #define BSYNC_SWITCH_STACK_DEPTH 4u
 #define BSYNC_SWITCH_MAX_FADE_TICKS 0x100000u
 
@@ -297,15 +343,32 @@ typedef struct bsync_switch_entry {
 bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw,
                                         bsync_switch_entry out[BSYNC_SWITCH_STACK_DEPTH], uint32_t* count);
 
-/* Switch sw's inertialization: active 0/1; while active, elapsed e, total T and the current decay
- * factor x (else all 0). BSYNC_INVALID_ARGUMENT for NULL arguments or sw out of range. */
+/* Switch sw's inertialization: active 0/1; while active, elapsed e, total T, the current zero-velocity
+ * decay factor x, the joints with a nonzero initial velocity (translation or rotation) and the joints
+ * whose t1 was shortened below T (either part); else all 0. BSYNC_INVALID_ARGUMENT for NULL arguments
+ * or sw out of range. */
 typedef struct bsync_inertia_state {
     uint32_t active, elapsed, total;
     fix16_t decay;
+    uint32_t moving, shortened;
 } bsync_inertia_state;
 bsync_result bsync_instance_inertia_state(const bsync_instance* inst, uint32_t sw, bsync_inertia_state* out);
+/* One joint of switch sw's inertialization ("Inertialization"): per part (t: translation, r: rotation
+ * angle) the offset's magnitude x0 at the trigger, the initial velocity v0 (<= 0, per tick), t1 in
+ * 2^-16 ticks (T * 65536 unless shortened) and the current factor x(e) / x0; all 0 while inactive.
+ * BSYNC_INVALID_ARGUMENT for NULL arguments, sw or joint out of range. */
+typedef struct bsync_inertia_joint {
+    fix16_t x0_t, v0_t, factor_t, x0_r, v0_r, factor_r;
+    uint64_t t1_t, t1_r;
+} bsync_inertia_joint;
+bsync_result bsync_instance_inertia_joint(const bsync_instance* inst, uint32_t sw, uint32_t joint,
+                                          bsync_inertia_joint* out);
 /* The decay factor x(k / total) of "Inertialization" (1.0 at k = 0; 0 for k >= total or total 0). */
 fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total);
+/* Bollo's factor x(e) / x0 of "Inertialization" for magnitude x0 and initial velocity v0 per tick:
+ * exactly bsync_instance_inertia_decay(e, total) when x0 <= 0 or v0 >= 0 (a positive v0 is zeroed);
+ * else 1.0 at e = 0, 0 for e >= min(total, 5 x0 / |v0|), in [0, 1.0]. */
+fix16_t bsync_instance_inertia_curve(uint32_t e, uint32_t total, fix16_t x0, fix16_t v0);
 
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
 uint64_t bsync_instance_tick_count(const bsync_instance* inst);
