@@ -232,6 +232,63 @@ static void test_normalize(void** state) {
         for (int k = 0; k < 4; k++) f[k] = (fix16_t)(c[k] * 65536 / l + (int64_t)(bsync_test_rand(&rng) % 5u) - 2);
         check_norm(f[0], f[1], f[2], f[3]);
     }
+    /* around the unit band where q comes back unchanged (|q|^2 in [2^32 - 1, 2^32 + 4] raw): sums of
+     * squares 2^32 + d for every d in [-12, 12] (d = 0 below), as w = 65536 - k (k <= 64) plus three squares that make up about
+     * the rest, in every component order and with random signs */
+    int hits[25] = {0};
+    for (int tries = 0; tries < 400000; tries++) {
+        const int64_t w = 65536 - (int64_t)(1u + bsync_test_rand(&rng) % 64u);
+        const int64_t rest = ((int64_t)1 << 32) - w * w; /* 2^17 k - k^2 */
+        const int64_t a = (int64_t)(bsync_test_rand(&rng) % (bsync_u64_isqrt((uint64_t)rest) + 1));
+        const int64_t r2 = rest - a * a;
+        const int64_t b = (int64_t)(bsync_test_rand(&rng) % (bsync_u64_isqrt((uint64_t)r2) + 1));
+        const int64_t r3 = r2 - b * b;
+        const int64_t c = (int64_t)bsync_u64_isqrt((uint64_t)r3) + (int64_t)(bsync_test_rand(&rng) & 1u);
+        const int64_t d = w * w + a * a + b * b + c * c - ((int64_t)1 << 32);
+        if (d < -12 || d > 12) continue;
+        fix16_t v[4] = {(fix16_t)w, (fix16_t)a, (fix16_t)b, (fix16_t)c};
+        for (int m = 0; m < 4; m++)
+            if (bsync_test_rand(&rng) & 1u) v[m] = -v[m];
+        const int rot = (int)(bsync_test_rand(&rng) % 4u);
+        check_norm(v[rot], v[(rot + 1) % 4], v[(rot + 2) % 4], v[(rot + 3) % 4]);
+        hits[d + 12]++;
+    }
+    for (int d = 0; d < 25; d++) assert_true(d == 12 || hits[d] >= 10);
+    /* d = 0: 2^32 is a sum of four squares only as (+-2^16, 0, 0, 0) and (+-2^15, ...) (every term of a
+     * representation of 4^k must be even), all 24 of them */
+    for (int m = 0; m < 16; m++) {
+        const fix16_t h = 32768;
+        check_norm(m & 1 ? -h : h, m & 2 ? -h : h, m & 4 ? -h : h, m & 8 ? -h : h);
+    }
+    for (int m = 0; m < 8; m++) {
+        fix16_t v[4] = {0, 0, 0, 0};
+        v[m / 2] = m & 1 ? -65536 : 65536;
+        check_norm(v[0], v[1], v[2], v[3]);
+        assert_true(quat_eq(bsync_quat_normalize(bsync_quat_make(v[0], v[1], v[2], v[3])), bsync_quat_make(v[0], v[1], v[2], v[3])));
+    }
+    /* the wider band of the early return (every |c| <= 2^16, |s - 2^32| <= 2^15) and just outside it:
+     * random unit-range quaternions whose sum of squares is 2^32 + d for d up to +-2^17 */
+    long inside = 0, outside = 0;
+    for (int i = 0; i < 300000; i++) {
+        const int64_t target = ((int64_t)1 << 32) + (int64_t)(bsync_test_rand(&rng) % (1u << 18)) - (1 << 17);
+        const int64_t w = (int64_t)(bsync_test_rand(&rng) % 65537u);
+        const int64_t r1 = target - w * w;
+        if (r1 < 0) continue;
+        const int64_t a = (int64_t)(bsync_test_rand(&rng) % (bsync_u64_isqrt((uint64_t)r1) + 1));
+        const int64_t r2 = r1 - a * a;
+        const int64_t b = (int64_t)(bsync_test_rand(&rng) % (bsync_u64_isqrt((uint64_t)r2) + 1));
+        const int64_t c = (int64_t)bsync_u64_isqrt((uint64_t)(r2 - b * b)) + (int64_t)(bsync_test_rand(&rng) & 1u);
+        if (c > 65536) continue;
+        const int64_t d = w * w + a * a + b * b + c * c - ((int64_t)1 << 32);
+        if (d >= -(1 << 15) && d <= (1 << 15)) inside++;
+        else outside++;
+        fix16_t v[4] = {(fix16_t)w, (fix16_t)a, (fix16_t)b, (fix16_t)c};
+        for (int m = 0; m < 4; m++)
+            if (bsync_test_rand(&rng) & 1u) v[m] = -v[m];
+        const int rot = (int)(bsync_test_rand(&rng) % 4u);
+        check_norm(v[rot], v[(rot + 1) % 4], v[(rot + 2) % 4], v[(rot + 3) % 4]);
+    }
+    assert_true(inside > 10000 && outside > 10000);
     /* the identity and an exactly unit input come back unchanged (fixed.h's contract) */
     assert_true(quat_eq(bsync_quat_normalize(bsync_quat_make(0, 0, 0, 65536)), bsync_quat_make(0, 0, 0, 65536)));
     assert_true(quat_eq(bsync_quat_normalize(bsync_quat_make(32768, 32768, -32768, 32768)),
