@@ -13,7 +13,7 @@
 
 static uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
 
-static uint64_t read_le64(const uint8_t* p) {
+static inline uint64_t read_le64(const uint8_t* p) {
     return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24) |
            ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
 }
@@ -22,7 +22,7 @@ static uint32_t read_le32(const uint8_t* p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-static uint64_t xxh_round(uint64_t acc, uint64_t lane) {
+static inline uint64_t xxh_round(uint64_t acc, uint64_t lane) {
     acc += lane * P2;
     acc = rotl64(acc, 31);
     return acc * P1;
@@ -68,10 +68,20 @@ void bsync_checksum_bytes(bsync_checksum_state* state, const void* data, size_t 
         xxh_stripe(state->acc, state->buffer);
         state->buffer_len = 0;
     }
-    while (len >= 32) {
-        xxh_stripe(state->acc, p);
-        p += 32;
-        len -= 32;
+    if (len >= 32) { /* the accumulators in locals (registers) across the stripes */
+        uint64_t a0 = state->acc[0], a1 = state->acc[1], a2 = state->acc[2], a3 = state->acc[3];
+        do {
+            a0 = xxh_round(a0, read_le64(p));
+            a1 = xxh_round(a1, read_le64(p + 8));
+            a2 = xxh_round(a2, read_le64(p + 16));
+            a3 = xxh_round(a3, read_le64(p + 24));
+            p += 32;
+            len -= 32;
+        } while (len >= 32);
+        state->acc[0] = a0;
+        state->acc[1] = a1;
+        state->acc[2] = a2;
+        state->acc[3] = a3;
     }
     for (size_t i = 0; i < len; i++) state->buffer[i] = p[i];
     state->buffer_len = (uint32_t)len;
