@@ -13,7 +13,7 @@
 
 static uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
 
-static uint64_t read_le64(const uint8_t* p) {
+static inline uint64_t read_le64(const uint8_t* p) {
     return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24) |
            ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
 }
@@ -22,7 +22,7 @@ static uint32_t read_le32(const uint8_t* p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-static uint64_t xxh_round(uint64_t acc, uint64_t lane) {
+static inline uint64_t xxh_round(uint64_t acc, uint64_t lane) {
     acc += lane * P2;
     acc = rotl64(acc, 31);
     return acc * P1;
@@ -68,10 +68,20 @@ void bsync_checksum_bytes(bsync_checksum_state* state, const void* data, size_t 
         xxh_stripe(state->acc, state->buffer);
         state->buffer_len = 0;
     }
-    while (len >= 32) {
-        xxh_stripe(state->acc, p);
-        p += 32;
-        len -= 32;
+    if (len >= 32) { /* the accumulators in locals (registers) across the stripes */
+        uint64_t a0 = state->acc[0], a1 = state->acc[1], a2 = state->acc[2], a3 = state->acc[3];
+        do {
+            a0 = xxh_round(a0, read_le64(p));
+            a1 = xxh_round(a1, read_le64(p + 8));
+            a2 = xxh_round(a2, read_le64(p + 16));
+            a3 = xxh_round(a3, read_le64(p + 24));
+            p += 32;
+            len -= 32;
+        } while (len >= 32);
+        state->acc[0] = a0;
+        state->acc[1] = a1;
+        state->acc[2] = a2;
+        state->acc[3] = a3;
     }
     for (size_t i = 0; i < len; i++) state->buffer[i] = p[i];
     state->buffer_len = (uint32_t)len;
@@ -161,12 +171,38 @@ void bsync_checksum_trs(bsync_checksum_state* state, const bsync_trs* x) {
 
 /* ---------------------------------------------------------------- objects */
 
+static void put_le32(uint8_t* b, uint32_t v) {
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+
+/* The bytes bsync_checksum_trs feeds for x (40: t, r, s as little-endian fix16), into b. */
+static void put_trs(uint8_t* b, const bsync_trs* x) {
+    const fix16_t v[10] = {x->t.x, x->t.y, x->t.z, x->r.x, x->r.y, x->r.z, x->r.w, x->s.x, x->s.y, x->s.z};
+    for (unsigned i = 0; i < 10; i++) put_le32(b + 4u * i, (uint32_t)v[i]);
+}
+
+/* The same bytes as feeding the count and then every joint through bsync_checksum_trs (XXH64 does
+ * not depend on how its input is split into calls), assembled 16 joints at a time so that whole
+ * 32-byte stripes are hashed directly instead of 4 bytes per call through the buffer. */
 uint64_t bsync_checksum_pose(const bsync_trs* pose, uint32_t joint_count) {
     if (!pose && joint_count > 0) return 0;
     bsync_checksum_state s;
     bsync_checksum_init(&s, BSYNC_CHECKSUM_SEED_POSE);
-    bsync_checksum_u32(&s, joint_count);
-    for (uint32_t j = 0; j < joint_count; j++) bsync_checksum_trs(&s, &pose[j]);
+    uint8_t buf[4 + 16 * 40];
+    put_le32(buf, joint_count);
+    size_t len = 4;
+    for (uint32_t j = 0; j < joint_count; j++) {
+        put_trs(buf + len, &pose[j]);
+        len += 40;
+        if (len + 40 > sizeof buf) {
+            bsync_checksum_bytes(&s, buf, len);
+            len = 0;
+        }
+    }
+    bsync_checksum_bytes(&s, buf, len);
     return bsync_checksum_final(&s);
 }
 

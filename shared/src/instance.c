@@ -1105,8 +1105,15 @@ static layer_area layer_caches(bsync_instance* inst) {
 }
 
 
-/* Samples every bound slot with contribution > 0 and blends them (the remainder to the rest pose). */
-static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local) {
+/* Samples every bound slot with contribution > 0 and blends them (the remainder to the rest pose).
+ * *sampled marks the bound slots whose scratch pose already holds this evaluation's sample (bit b for
+ * bound slot b; bound_count <= BSYNC_MAX_BLEND_POSES = 64): a sample is a pure function of the clip
+ * and the slot's phase, and neither changes during one evaluation (one blend_base call), so a marked
+ * slot is not sampled again. (Its key cursor is then not consulted either: results never depend on
+ * a cursor, sample.h.) */
+_Static_assert(BSYNC_MAX_BLEND_POSES <= 64, "one bit per bound slot in a uint64_t");
+static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local,
+                                uint64_t* sampled) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
@@ -1117,26 +1124,40 @@ static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bs
         const uint32_t s = g->bound_slot[b];
         const fix16_t c = contrib[s];
         if (c <= 0) continue;
-        const graph_slot* gs = &g->slots[s];
-        const bsync_clip* clip = g->clips[gs->index];
-        uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : sample_phase(inst, gs->node);
-        phase += gs->offset32; /* wraps mod 2^32 */
-        const fix16_t dur = bsync_clip_duration(clip);
-        fix16_t seconds = 0;
-        if (dur > 0) {
-            bsync_clip_time t = bsync_time_start();
-            t.phase = phase;
-            seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
-        }
         bsync_trs* dst = scratch_pose(inst, b);
-        bsync_result r = bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, J, cursor_of(inst, b), dst);
-        if (r != BSYNC_OK) return r;
+        const uint64_t bit = (uint64_t)1 << b;
+        if (!(*sampled & bit)) {
+            const graph_slot* gs = &g->slots[s];
+            const bsync_clip* clip = g->clips[gs->index];
+            uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : sample_phase(inst, gs->node);
+            phase += gs->offset32; /* wraps mod 2^32 */
+            const fix16_t dur = bsync_clip_duration(clip);
+            fix16_t seconds = 0;
+            if (dur > 0) {
+                bsync_clip_time t = bsync_time_start();
+                t.phase = phase;
+                seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
+            }
+            bsync_result r = bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, J, cursor_of(inst, b), dst);
+            if (r != BSYNC_OK) return r;
+            *sampled |= bit;
+        }
         inputs[count].local = dst;
         inputs[count].weight = c > 64 * BSYNC_FX_ONE ? 64 * BSYNC_FX_ONE : c;
         inputs[count].joint_weights = NULL;
         count++;
     }
     return bsync_pose_blend(rest, J, count ? inputs : NULL, count, out_local);
+}
+
+/* Do two slot-contribution arrays give blend_slots the same inputs (every bound slot's contribution
+ * equal)? Then blend_slots gives the same pose for both. */
+static int same_bound_contrib(const bsync_graph* g, const fix16_t* a, const fix16_t* b) {
+    for (uint32_t k = 0; k < g->bound_count; k++) {
+        const uint32_t s = g->bound_slot[k];
+        if (a[s] != b[s]) return 0;
+    }
+    return 1;
 }
 
 /* A layer's weight this tick (graph.h): fixed, or the filtered parameter clamped to [0, 1]. */
@@ -1146,28 +1167,36 @@ static fix16_t layer_weight(const bsync_instance* inst, const graph_layer* l) {
     return v < 0 ? 0 : v > BSYNC_FX_ONE ? BSYNC_FX_ONE : v;
 }
 
-/* Applies the layer stack to out_local (instance.h, "Layers"). */
-static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local) {
+/* Applies the layer stack to out_local (instance.h, "Layers"). On entry out_local is blend_slots'
+ * pose for base_contrib; `sampled` is that evaluation's sampling mark (blend_slots). A layer whose
+ * contributions equal base_contrib has exactly that pose as its layer pose: while out_local still
+ * holds it (no earlier layer changed it), it is used directly instead of being blended again. */
+static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local, const fix16_t* base_contrib,
+                                 uint64_t* sampled) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
     bsync_trs* layer = scratch_pose(inst, g->bound_count + 1u);
     bsync_trs* combined = scratch_pose(inst, g->bound_count + 2u);
     const layer_area a = layer_caches(inst);
+    int pure = 1; /* out_local is still the pose of base_contrib */
     for (uint32_t i = 0; i < g->layer_count; i++) {
         const graph_layer* l = &g->layers[i];
         const fix16_t w = layer_weight(inst, l);
         if (w <= 0) continue; /* not sampled; the pose is unchanged */
         flatten_from(inst, l->node, a.mass, a.contrib);
-        bsync_result r = blend_slots(inst, a.contrib, layer);
+        const bsync_trs* lpose = layer;
+        bsync_result r = BSYNC_OK;
+        if (pure && same_bound_contrib(g, a.contrib, base_contrib)) lpose = out_local; /* the same pose */
+        else r = blend_slots(inst, a.contrib, layer, sampled);
         if (r != BSYNC_OK) return r;
         const fix16_t* mask = l->has_mask ? &g->layer_masks[(size_t)i * J] : NULL;
         if (l->mode == (uint32_t)BSYNC_LAYER_ADDITIVE) {
-            r = bsync_pose_blend_additive(out_local, layer, rest, J, w, mask, combined);
+            r = bsync_pose_blend_additive(out_local, lpose, rest, J, w, mask, combined);
         } else {
             bsync_pose_input in[2];
             in[0].local = out_local;
-            in[1].local = layer;
+            in[1].local = lpose;
             in[1].weight = w;
             in[1].joint_weights = mask;
             if (mask) {
@@ -1182,6 +1211,7 @@ static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local) {
         }
         if (r != BSYNC_OK) return r;
         bsync_pose_copy(out_local, combined, J);
+        pure = 0;
     }
     return BSYNC_OK;
 }
@@ -1191,10 +1221,12 @@ static bsync_result blend_base(bsync_instance* inst, bsync_trs* out_local) {
     const bsync_graph* g = inst->graph;
     if (!g->skeleton) return BSYNC_MISMATCH;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
-    bsync_result r = blend_slots(inst, CARR(inst, fix16_t, off_contrib), out_local);
+    const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
+    uint64_t sampled = 0; /* this evaluation's samples (blend_slots) */
+    bsync_result r = blend_slots(inst, contrib, out_local, &sampled);
     if (r != BSYNC_OK) return r;
     if (g->layer_count > 0) {
-        r = apply_layers(inst, out_local);
+        r = apply_layers(inst, out_local, contrib, &sampled);
         if (r != BSYNC_OK) return r;
     }
     /* root motion (instance.h): the root joint keeps what was not extracted */

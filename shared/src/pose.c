@@ -3,6 +3,7 @@
  * All sums are exact int64 sums of raw products, rounded once (ties away from zero). No floats,
  * no allocation, no globals. */
 #include "blendsync/pose.h"
+#include "internal/quat_normalize.h"
 
 #include <stdint.h>
 
@@ -14,6 +15,15 @@ static fix16_t div_round_sat(int64_t v, uint64_t den) {
     uint64_t m = bsync_u64_abs(v);
     uint64_t q = (m / den) + ((m % den) >= den - (m % den) ? 1u : 0u); /* rem >= den/2 (exact) */
     return bsync_fx_signed_sat(q, v < 0);
+}
+
+/* div_round_sat(v, 65536) without a division (the blend's denominator whenever the weights sum to at
+ * most one). The same value: with m = |v| = 65536 k + r, 0 <= r < 65536, div_round_sat's quotient is
+ * k + (r >= 65536 - r) = k + (r >= 32768), and (m + 32768) >> 16 = k + floor((r + 32768) / 65536) =
+ * k + (r >= 32768) since r + 32768 < 2 * 65536; m < 2^62, so m + 32768 does not wrap. */
+static fix16_t div_round_sat_one(int64_t v) {
+    uint64_t m = bsync_u64_abs(v);
+    return bsync_fx_signed_sat((m + 32768u) >> 16, v < 0);
 }
 
 /* v / 2^s rounded to nearest, ties away from zero (symmetric: f(-v) = -f(v)). |v| < 2^62, s < 62. */
@@ -67,7 +77,7 @@ static bsync_quat normalize_sum(const int64_t r[4]) {
     while ((mx >> s) >= ((uint64_t)1 << 29)) s++; /* after rounding, every |c| <= 2^29 < 2^30 */
     bsync_quat q = bsync_quat_make((fix16_t)shift_round(r[0], s), (fix16_t)shift_round(r[1], s),
                                    (fix16_t)shift_round(r[2], s), (fix16_t)shift_round(r[3], s));
-    return bsync_quat_normalize(q);
+    return bsync_quat_normalize_inl_(q, NULL);
 }
 
 bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
@@ -122,12 +132,19 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             const bsync_trs* x = &rest[j];
             blend_add(&acc, (int64_t)BSYNC_FX_ONE - total, x, bsync_quat_dot(q0, x->r) < 0 ? -1 : 1);
         }
-        const uint64_t den = (uint64_t)(total > BSYNC_FX_ONE ? total : BSYNC_FX_ONE);
         bsync_trs o;
-        o.t = bsync_vec3_make(div_round_sat(acc.t[0], den), div_round_sat(acc.t[1], den),
-                              div_round_sat(acc.t[2], den));
-        o.s = bsync_vec3_make(div_round_sat(acc.s[0], den), div_round_sat(acc.s[1], den),
-                              div_round_sat(acc.s[2], den));
+        if (total <= BSYNC_FX_ONE) { /* den = 65536: the common case (weights summing to one) */
+            o.t = bsync_vec3_make(div_round_sat_one(acc.t[0]), div_round_sat_one(acc.t[1]),
+                                  div_round_sat_one(acc.t[2]));
+            o.s = bsync_vec3_make(div_round_sat_one(acc.s[0]), div_round_sat_one(acc.s[1]),
+                                  div_round_sat_one(acc.s[2]));
+        } else {
+            const uint64_t den = (uint64_t)total;
+            o.t = bsync_vec3_make(div_round_sat(acc.t[0], den), div_round_sat(acc.t[1], den),
+                                  div_round_sat(acc.t[2], den));
+            o.s = bsync_vec3_make(div_round_sat(acc.s[0], den), div_round_sat(acc.s[1], den),
+                                  div_round_sat(acc.s[2], den));
+        }
         o.r = normalize_sum(acc.r);
         out_local[j] = o;
     }

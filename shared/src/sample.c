@@ -7,6 +7,7 @@
  * never depend on the cursor. */
 #include "blendsync/sample.h"
 #include "internal/clip_block.h"
+#include "internal/quat_normalize.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
 
@@ -94,7 +95,14 @@ typedef struct locate_ {
     fix16_t alpha; /* between keys k and k+1 */
 } locate_;
 
-static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached) {
+/* The last interpolation weight computed in one bsync_clip_sample call (t is fixed there): alpha is
+ * a function of (t, times[k], times[k+1]) only, and the tracks of a clip usually share their key
+ * times, so a track whose interval has the same two key times reuses it instead of dividing again. */
+typedef struct alpha_memo_ {
+    fix16_t lo, hi, alpha; /* valid when hi > lo (an interval always has times[k] < times[k+1]) */
+} alpha_memo_;
+
+static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
     if (t <= times[0]) return l;
     if (t >= times[n - 1]) {
@@ -105,8 +113,16 @@ static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cac
     l.k = k;
     if (t == times[k]) return l;
     l.exact = 0;
+    const fix16_t lo = times[k], hi = times[k + 1];
+    if (lo == memo->lo && hi == memo->hi) {
+        l.alpha = memo->alpha;
+        return l;
+    }
     /* 0 <= times[k] < t < times[k+1] <= duration: the differences cannot overflow */
-    l.alpha = bsync_fx_div(t - times[k], times[k + 1] - times[k]);
+    l.alpha = bsync_fx_div(t - lo, hi - lo);
+    memo->lo = lo;
+    memo->hi = hi;
+    memo->alpha = l.alpha;
     return l;
 }
 
@@ -123,6 +139,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     const int16_t* lookup = bsync_clip_lookup_(clip);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
+    alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
 
     for (uint32_t j = 0; j < joint_count; j++) {
         bsync_trs x = rest[j]; /* read before writing: out_local may equal rest */
@@ -132,10 +149,10 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             const uint32_t ti = (uint32_t)slots[kind];
             const bsync_clip_track_* tr = &tracks[ti];
             const fix16_t* times = bsync_clip_times_(clip, tr);
-            locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL);
+            locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x.r = l.exact ? q[l.k] : bsync_quat_nlerp(q[l.k], q[l.k + 1], l.alpha);
+                x.r = l.exact ? q[l.k] : bsync_quat_nlerp_inl_(q[l.k], q[l.k + 1], l.alpha);
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);

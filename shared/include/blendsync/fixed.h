@@ -127,7 +127,8 @@ static inline uint64_t bsync_u64_isqrt(uint64_t n) {
     }
 }
 
-/* The same value as bsync_u64_isqrt, faster for large n (a table seed; fixed.c). */
+/* The same value as bsync_u64_isqrt, faster for large n (a table seed, two Newton steps and a multiply
+ * check; src/internal/quat_normalize.h). */
 uint64_t bsync_u64_isqrt_fast(uint64_t n);
 
 /* Round a value given in 2^-32 units (a sum of raw fix16 products) to fix16, ties away from zero,

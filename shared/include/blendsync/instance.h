@@ -70,6 +70,9 @@
  * a function of the parameter's filter state, which both hold; a FIXED weight is part of the graph
  * hash). The instance memory of a layered graph has two more poses and layer caches (mass fx[N],
  * contributions fx[S], joint weights fx[J]); a graph without layers has exactly the old layout.
+ * Cost only (the same bits either way): within one pose a motion slot is sampled once, however many of
+ * the base and the layers use it, and a layer whose slot contributions equal the base's (a switch
+ * resting on the base's own node) takes the base pose as its layer pose instead of blending it again.
  *
  * Root motion (graph.h: root_motion, root_rotation, root_joint = R). All fix16, 64-bit intermediates.
  *   Samples: the root sample of a clip at clip time t is R's local (translation p, rotation q) exactly as
