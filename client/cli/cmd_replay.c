@@ -378,7 +378,7 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
     if (text) {
         int n = snprintf(text, 32768,
                          "blendsync replay verification dump\nreplay: %s\nmatch %" PRIu64 " (hash %016" PRIx64
-                         "), config %s\nverified by: %s\nlast agreeing state: the start of tick %u (previous.bsms)\n"
+                         "), config %s\nverified by: %s\nlast agreeing state: the start of tick %u, i.e. after the frames before it (previous.bsms)\n"
                          "mismatch at tick %u: %s\nthis build's state after frame %u: here.bsms%s\ninputs of frames "
                          "%u..%u: inputs.csv\n",
                          file, o->h->match_id, o->h->match_hash, o->used, "blendsync " BSYNC_VERSION_STRING, prev_tick, v->mismatch_tick,
@@ -391,7 +391,7 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
         char esc[2100];
         n = snprintf(text, 32768,
                      "{\"replay\": \"%s\", \"match_id\": %" PRIu64 ", \"match_hash\": \"%016" PRIx64 "\", "
-                     "\"tick\": %u, \"what\": \"%s\", \"previous\": \"previous.bsms\", \"previous_tick\": %u, "
+                     "\"tick\": %u, \"what\": \"%s\", \"previous\": \"previous.bsms\", \"previous_start_tick\": %u, "
                      "\"here\": \"here.bsms\", \"recorded\": %s, \"inputs\": \"inputs.csv\", \"build\": \"%s\"}\n",
                      json_escaped(file, esc, sizeof esc), o->h->match_id, o->h->match_hash, v->mismatch_tick,
                      v->mismatch_what, prev_tick,

@@ -259,7 +259,7 @@ PY
     if [ -s $d/inputs.csv ] && [ "$(wc -l < $d/inputs.csv)" -eq 31 ] && [ "$(sed -n 2p $d/inputs.csv | cut -d, -f1,2)" = "45,0" ] \
        && [ "$(tail -n 1 $d/inputs.csv | cut -d, -f1,2)" = "59,1" ]; then
       ok "dump inputs.csv: frames 45..59 for slots 0 and 1 (15 x 2 rows + header)"; else bad "dump inputs"; cat $d/inputs.csv; fi
-    grep -q '"tick": 59, "what": "blend checksum", "previous": "previous.bsms", "previous_tick": 45,' $d/dump.json \
+    grep -q '"tick": 59, "what": "blend checksum", "previous": "previous.bsms", "previous_start_tick": 45,' $d/dump.json \
       && ok "dump.json: tick 59, previous state at the start of tick 45" || { bad "dump.json"; cat $d/dump.json; }
     rc=0; "$bin" desync diff $d/previous.bsms $d/here.bsms --match match.json > /dev/null || rc=$?
     [ $rc -eq 1 ] && ok "desync diff of the dump's two states: they differ (exit 1): both load as this match" || bad "dump states (rc $rc)"
