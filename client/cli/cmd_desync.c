@@ -375,43 +375,16 @@ static int cmd_diff(int argc, char** argv) {
         printf(", \"match_id\": %" PRIu64 ", \"tick\": ", bsync_match_config_match_id(cfg));
         if (ta > 0) printf("%" PRIu64, ta - 1);
         else printf("null");
-        printf(", \"state_ticks\": [%" PRIu64 ", %" PRIu64 "], \"identical\": %s, \"differences\": [", ta, tb,
+        printf(", \"state_ticks\": [%" PRIu64 ", %" PRIu64 "], \"identical\": %s, \"differences\": ", ta, tb,
                lines ? "false" : "true");
-        int first = 1;
-        for (const char* p = text; lines && *p;) {
-            const char* e = strchr(p, '\n');
-            size_t n = e ? (size_t)(e - p) : strlen(p);
-            if (n >= 2 && p[0] == ' ' && p[1] == ' ') {
-                char line[1024];
-                size_t m = n - 2 < sizeof line - 1 ? n - 2 : sizeof line - 1;
-                memcpy(line, p + 2, m);
-                line[m] = '\0';
-                if (!first) printf(", ");
-                replay_json_string(stdout, line);
-                first = 0;
-            }
-            p += n + (e ? 1 : 0);
-        }
-        printf("], \"first_divergence\": ");
+        if (lines) replay_lines_json(stdout, text, 1);
+        else printf("[]");
+        printf(", \"first_divergence\": ");
         if (traced == 1 && tres.located) {
-            printf("{\"tick\": %u, \"character\": %u, \"operation\": %d, \"before_trail\": %s, \"lines\": [", tres.tick - 1,
+            printf("{\"tick\": %u, \"character\": %u, \"operation\": %d, \"before_trail\": %s, \"lines\": ", tres.tick - 1,
                    tres.character, tres.operation, tres.earlier ? "true" : "false");
-            int f2 = 1;
-            for (const char* p = trace_text; *p;) {
-                const char* e = strchr(p, '\n');
-                size_t n = e ? (size_t)(e - p) : strlen(p);
-                if (n >= 2 && p[0] == ' ' && p[1] == ' ') {
-                    char line[1024];
-                    size_t m = n - 2 < sizeof line - 1 ? n - 2 : sizeof line - 1;
-                    memcpy(line, p + 2, m);
-                    line[m] = '\0';
-                    if (!f2) printf(", ");
-                    replay_json_string(stdout, line);
-                    f2 = 0;
-                }
-                p += n + (e ? 1 : 0);
-            }
-            printf("], \"resimulation_reproduces_server\": %s}", reproduced ? "true" : "false");
+            replay_lines_json(stdout, trace_text, 1);
+            printf(", \"resimulation_reproduces_server\": %s}", reproduced ? "true" : "false");
         } else {
             printf("null");
         }

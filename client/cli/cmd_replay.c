@@ -119,27 +119,6 @@ static void desync_json(FILE* f, const desync_list* l, const bsync_match_config*
 
 /* Print the lines of a multi-line text as a JSON array (only lines starting with two spaces when
  * only_indented, without those spaces). */
-static void lines_json(FILE* f, const char* text, int only_indented) {
-    fputc('[', f);
-    int first = 1;
-    const char* p = text;
-    char line[1024];
-    while (*p) {
-        const char* e = strchr(p, '\n');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (!only_indented || (n >= 2 && p[0] == ' ' && p[1] == ' ')) {
-            size_t skip = only_indented ? 2 : 0;
-            size_t m = n - skip < sizeof line - 1 ? n - skip : sizeof line - 1;
-            memcpy(line, p + skip, m);
-            line[m] = '\0';
-            if (!first) fputs(", ", f);
-            replay_json_string(f, line);
-            first = 0;
-        }
-        p += n + (e ? 1 : 0);
-    }
-    fputc(']', f);
-}
 
 static void json_error(const char* file, const char* verdict, const char* error, const char* differences) {
     printf("{\"file\": ");
@@ -148,7 +127,7 @@ static void json_error(const char* file, const char* verdict, const char* error,
     replay_json_string(stdout, error);
     if (differences) {
         printf(", \"differences\": ");
-        lines_json(stdout, differences, 0);
+        replay_lines_json(stdout, differences, 0);
     }
     printf("}\n");
 }
@@ -268,7 +247,7 @@ static void verify_print(const char* file, const opened* o, const verify_state* 
             replay_json_string(stdout, v->mismatch_text);
             if (v->describe) {
                 printf(", \"differences\": ");
-                lines_json(stdout, v->describe, 1);
+                replay_lines_json(stdout, v->describe, 1);
             }
             printf(", \"dump\": ");
             if (v->dump_dir[0]) replay_json_string(stdout, v->dump_dir);

@@ -297,3 +297,25 @@ int replay_write_file(const char* path, const void* data, size_t len) {
     }
     return 0;
 }
+
+void replay_lines_json(FILE* f, const char* text, int only_indented) {
+    fputc('[', f);
+    int first = 1;
+    const char* p = text;
+    char line[1024];
+    while (*p) {
+        const char* e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!only_indented || (n >= 2 && p[0] == ' ' && p[1] == ' ')) {
+            size_t skip = only_indented ? 2 : 0;
+            size_t m = n - skip < sizeof line - 1 ? n - skip : sizeof line - 1;
+            memcpy(line, p + skip, m);
+            line[m] = '\0';
+            if (!first) fputs(", ", f);
+            replay_json_string(f, line);
+            first = 0;
+        }
+        p += n + (e ? 1 : 0);
+    }
+    fputc(']', f);
+}

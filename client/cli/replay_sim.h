@@ -54,6 +54,9 @@ int replay_sim_find_snapshot(const char* path, uint32_t limit, uint32_t* tick);
 
 /* Helpers for output. */
 void replay_json_string(FILE* f, const char* s); /* "..." with JSON escapes */
+/* The lines of text as a JSON array of strings; only_indented: only the lines starting with two
+ * spaces, without them (the difference lines of io/desync.h). */
+void replay_lines_json(FILE* f, const char* text, int only_indented);
 const char* replay_desync_kind(uint32_t kind);   /* "root blend", "character pose", ... */
 const char* replay_end_reason(uint32_t reason);  /* "normal", "shutdown", "aborted", "unknown" */
 /* Read a whole file (malloc'd, NUL added; free()). 0 or -1 (errno set). */
