@@ -55,6 +55,8 @@ typedef struct srv_slot {
     uint16_t ring_payload_len[SRV_INPUT_RING];
     uint8_t ring_payload[SRV_INPUT_RING][BSYNC_PROTO_MAX_PAYLOAD];
     int diverged;            /* a desync was reported and not healed */
+    uint32_t dump_tick;      /* the DUMP/TRAIL tick the server asked this slot for (UINT32_MAX: none):
+                                one bundle per reported desync, nothing unsolicited */
     uint32_t checked_upto;   /* one past the last tick this slot's checksum was compared for */
 } srv_slot;
 

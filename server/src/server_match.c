@@ -50,8 +50,10 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     }
     for (uint32_t i = 0; i < SRV_CHECK_RING; i++) m->checks[i].tick = UINT32_MAX;
     m->player_count = m->desc->player_count;
-    for (uint32_t p = 0; p < m->player_count; p++)
+    for (uint32_t p = 0; p < m->player_count; p++) {
         for (uint32_t i = 0; i < SRV_INPUT_RING; i++) m->slots[p].ring_tick[i] = UINT32_MAX;
+        m->slots[p].dump_tick = UINT32_MAX;
+    }
     m->tick_rate = bsync_match_config_tick_rate(m->cfg);
     m->input_delay = bsync_match_config_input_delay(m->cfg);
     m->checksum_interval = bsync_match_config_checksum_interval(m->cfg);
@@ -554,6 +556,7 @@ static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, i
                       : m->policy == BSYNC_MATCH_POLICY_KICK ? BSYNC_PROTO_ACTION_KICK
                                                              : BSYNC_PROTO_ACTION_REPORT;
     send_desync(m, p, tick, kind, character >= 0 ? (uint32_t)character : 0, action, expected, got);
+    sl->dump_tick = action == BSYNC_PROTO_ACTION_KICK ? UINT32_MAX : tick + 1u; /* the client's state after frame tick */
     if (action == BSYNC_PROTO_ACTION_RESYNC) {
         size_t len = 0;
         if (bsync_match_save(m->match, m->snap_buf, m->snap_size, &len) == BSYNC_OK) {
@@ -945,6 +948,11 @@ static void trail_chunk(srv_match* m, srv_peer* p, const bsync_proto_snapshot* s
 }
 
 void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn) {
+    /* only the upload asked for by the last DESYNC sent to this slot: no unsolicited bundles */
+    if (sn->tick != m->slots[p->slot].dump_tick) {
+        srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_STATE);
+        return;
+    }
     if (sn->kind == BSYNC_PROTO_SNAPSHOT_TRAIL) {
         trail_chunk(m, p, sn);
         return;
@@ -968,6 +976,7 @@ void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* s
     memcpy(p->dump + off, sn->data, sn->len);
     p->dump_have += sn->len;
     if (p->dump_have == p->dump_size) {
+        m->slots[p->slot].dump_tick = UINT32_MAX; /* one bundle per request */
         write_bundle(m, p, p->dump_tick, p->dump, p->dump_size);
         free(p->dump);
         p->dump = NULL;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -245,8 +246,27 @@ static void test_hostile_player(void** state) {
     c.type = BSYNC_PROTO_CHECKSUM;
     c.checksum.tick = now_tick + 1000;
     raw_send(&r, &c);
+    /* an unsolicited DUMP and TRAIL (no desync was reported to this slot): dropped, no bundle written */
+    bsync_proto_msg sn;
+    memset(&sn, 0, sizeof sn);
+    sn.type = BSYNC_PROTO_SNAPSHOT;
+    sn.snapshot.tick = now_tick;
+    sn.snapshot.chunk_count = 1;
+    sn.snapshot.total_size = 100;
+    sn.snapshot.len = 100;
+    sn.snapshot.kind = BSYNC_PROTO_SNAPSHOT_DUMP;
+    raw_send(&r, &sn);
+    sn.snapshot.kind = BSYNC_PROTO_SNAPSHOT_TRAIL;
+    raw_send(&r, &sn);
     raw_service(&w, &r, 400);
     bsync_server_match_stats_get(w.server, 0, &after);
+    assert_int_equal(after.dropped[BSYNC_SERVER_DROP_BAD_STATE] - before.dropped[BSYNC_SERVER_DROP_BAD_STATE], 2);
+    {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/match.bsreplay.desync", w.dir);
+        struct stat sb;
+        assert_int_not_equal(stat(dir, &sb), 0); /* no bundle directory at all */
+    }
     assert_int_equal(after.dropped[BSYNC_SERVER_DROP_WRONG_SLOT], 4);
     assert_true(after.dropped[BSYNC_SERVER_DROP_STALE] >= 1);
     assert_int_equal(after.dropped[BSYNC_SERVER_DROP_TOO_FAR_AHEAD], 1);
