@@ -23,6 +23,7 @@
 static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync desync diff A.bsms B.bsms --match CONFIG [--json]\n"
+            "       blendsync desync diff A.bsms REPLAY.bsreplay [--tick T] [--match CONFIG] [--json]\n"
             "       blendsync desync diff BUNDLE_DIR [--match CONFIG] [--json]\n"
             "\n"
             "Loads two snapshots of one match (bsync_match_save bytes) and lists, per character whose state\n"
@@ -32,7 +33,11 @@ static void usage(FILE* f) {
             "the client's per-tick states (client-trail.bstrail), the match is re-simulated from\n"
             "server-previous.bsms with inputs.csv, and the first divergent tick and the operation that\n"
             "diverged (input, parameter filter, weights, cycle length, clock advance) are named.\n"
-            "  --match CONFIG   the match config (required for two files; overrides bundle.json's)\n"
+            "A snapshot against a replay: the replay is re-simulated (from its start or its newest snapshot\n"
+            "before the tick) to the state after frame T (default: A's own tick) and compared with A.\n"
+            "  --match CONFIG   the match config (required for two snapshot files; overrides bundle.json's\n"
+            "                   or the replay's recorded one)\n"
+            "  --tick T         with a replay: compare at the state after frame T\n"
             "  --json           {\"differences\": [...], \"tick\": N, ...}\n"
             "Exit status: 0 identical, 1 different, 2 error.\n");
 }
@@ -250,16 +255,71 @@ out:
     return rc;
 }
 
+/* Is the file a replay (its first 8 bytes are the replay magic, docs/replay.md)? */
+static int is_replay_file(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return 0;
+    char m[8];
+    int ok = fread(m, 1, 8, f) == 8 && memcmp(m, "BSRPLY\r\n", 8) == 0;
+    fclose(f);
+    return ok;
+}
+
+static bsync_replay_record g_drec; /* large: not on the stack */
+
+/* Re-simulates the replay at `path` into m up to the state at the start of tick `target` (the state
+ * after frame target - 1): from its first state, fast-forwarding through SNAPSHOT records at or before
+ * the target. 0, or -1 with msg. */
+static int replay_state_at(bsync_replay_reader* rd, bsync_match* m, uint32_t target, const char* path, char* msg,
+                           size_t cap) {
+    const bsync_replay_header* h = bsync_replay_reader_header(rd);
+    int have = h->start_tick == 0; /* a fresh match starts in its initial state */
+    char detail[200];
+    bsync_replay_status st;
+    while ((!have || bsync_match_tick_count(m) < target) &&
+           (st = bsync_replay_reader_next(rd, &g_drec, detail, sizeof detail)) == BSYNC_REPLAY_OK) {
+        const bsync_replay_record* r = &g_drec;
+        if (r->type == BSYNC_REPLAY_SNAPSHOT && r->snapshot.tick <= target &&
+            (!have || r->snapshot.tick > bsync_match_tick_count(m))) {
+            if (bsync_match_load(m, r->snapshot.data, r->snapshot.len) != BSYNC_OK) {
+                snprintf(msg, cap, "%s: the SNAPSHOT of tick %u does not load", path, r->snapshot.tick);
+                return -1;
+            }
+            have = 1;
+        } else if (r->type == BSYNC_REPLAY_FRAME && have && r->frame.tick == bsync_match_tick_count(m)) {
+            if (bsync_match_tick(m, &r->frame.inputs) != BSYNC_OK) {
+                snprintf(msg, cap, "%s: the FRAME of tick %u does not apply", path, r->frame.tick);
+                return -1;
+            }
+        }
+    }
+    if (!have || bsync_match_tick_count(m) != target) {
+        snprintf(msg, cap, "%s holds no state after frame %lld (its frames end at tick %llu)", path, (long long)target - 1,
+                 have ? (unsigned long long)bsync_match_tick_count(m) : 0ull);
+        return -1;
+    }
+    return 0;
+}
+
 static int cmd_diff(int argc, char** argv) {
     const char* pos[3] = {NULL, NULL, NULL};
     int npos = 0, json = 0;
     const char* match_path = NULL;
+    long long at_tick = -1; /* --tick T: the replay's state after frame T */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--match") && i + 1 < argc) match_path = argv[++i];
+        else if (!strcmp(argv[i], "--tick") && i + 1 < argc) {
+            char* end = NULL;
+            at_tick = strtoll(argv[++i], &end, 10);
+            if (!end || *end || at_tick < 0 || at_tick >= 0xFFFFFFFFll) {
+                fprintf(stderr, "blendsync desync diff: --tick: expected a frame number, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+        }
         else if (argv[i][0] != '-' && npos < 2) pos[npos++] = argv[i];
         else {
             fprintf(stderr, "blendsync desync diff: unknown or extra argument \"%s\"\n", argv[i]);
@@ -278,7 +338,37 @@ static int cmd_diff(int argc, char** argv) {
     unsigned lines = 0;
     char* text = NULL;
     char* trace_text = NULL;
-    if (npos == 1 && is_dir(pos[0])) {
+    bsync_replay_reader* rd = NULL;
+    int replay_mode = npos == 2 && is_replay_file(pos[1]);
+    if (replay_mode) {
+        /* a dump (A) against a replay re-simulated to A's tick or --tick (B) */
+        bsync_error rerr;
+        if (bsync_replay_reader_open_file(pos[1], &rd, &rerr) != BSYNC_OK) {
+            snprintf(msg, sizeof msg, "cannot read %s: %s", pos[1], rerr.message);
+            goto done;
+        }
+        char detail[200];
+        bsync_replay_status st = bsync_replay_reader_next(rd, &g_drec, detail, sizeof detail);
+        if (st != BSYNC_REPLAY_OK) {
+            snprintf(msg, sizeof msg, "%s: not a readable replay (%s)", pos[1], detail);
+            goto done;
+        }
+        char used[1400];
+        if (replay_sim_config(bsync_replay_reader_header(rd), pos[1], match_path, NULL, &cfg, used, sizeof used, msg,
+                              sizeof msg) != 0)
+            goto done;
+        snprintf(cfg_path, sizeof cfg_path, "%.1000s", used);
+        snprintf(a_path, sizeof a_path, "%s", pos[0]);
+        snprintf(b_path, sizeof b_path, "%s", pos[1]);
+        snprintf(a_label, sizeof a_label, "dump");
+        if (replay_sim_open(&sim, cfg, msg, sizeof msg) != 0) goto done;
+        have_sim = 1;
+        if (load_snapshot(sim.match, a_path, msg, sizeof msg) != 0) goto done;
+        uint64_t target = at_tick >= 0 ? (uint64_t)at_tick + 1u : bsync_match_tick_count(sim.match);
+        if (target > 0xFFFFFFFFu || replay_state_at(rd, sim.other, (uint32_t)target, pos[1], msg, sizeof msg) != 0)
+            goto done;
+        snprintf(b_label, sizeof b_label, "replay, re-simulated");
+    } else if (npos == 1 && is_dir(pos[0])) {
         bundle = 1;
         static char dir[1024]; /* the directory without trailing slashes */
         snprintf(dir, sizeof dir, "%s", pos[0]);
@@ -315,6 +405,10 @@ static int cmd_diff(int argc, char** argv) {
             goto done;
         }
     } else if (npos == 2) {
+        if (at_tick >= 0) {
+            snprintf(msg, sizeof msg, "--tick needs a replay as the second file");
+            goto done;
+        }
         if (!match_path) {
             snprintf(msg, sizeof msg, "two snapshot files need --match CONFIG");
             goto done;
@@ -326,15 +420,17 @@ static int cmd_diff(int argc, char** argv) {
         snprintf(msg, sizeof msg, "expected A B (two snapshot files) or one bundle directory");
         goto done;
     }
-    bsync_error err;
-    if (bsync_match_config_load(cfg_path, NULL, &cfg, &err) != BSYNC_OK) {
-        snprintf(msg, sizeof msg, "%s", err.message);
-        goto done;
+    if (!replay_mode) {
+        bsync_error err;
+        if (bsync_match_config_load(cfg_path, NULL, &cfg, &err) != BSYNC_OK) {
+            snprintf(msg, sizeof msg, "%s", err.message);
+            goto done;
+        }
+        if (replay_sim_open(&sim, cfg, msg, sizeof msg) != 0) goto done;
+        have_sim = 1;
+        if (load_snapshot(sim.match, a_path, msg, sizeof msg) != 0 || load_snapshot(sim.other, b_path, msg, sizeof msg) != 0)
+            goto done;
     }
-    if (replay_sim_open(&sim, cfg, msg, sizeof msg) != 0) goto done;
-    have_sim = 1;
-    if (load_snapshot(sim.match, a_path, msg, sizeof msg) != 0 || load_snapshot(sim.other, b_path, msg, sizeof msg) != 0)
-        goto done;
     text = malloc(65536);
     if (!text) {
         snprintf(msg, sizeof msg, "out of memory");
@@ -364,9 +460,9 @@ static int cmd_diff(int argc, char** argv) {
         printf(", \"b\": ");
         replay_json_string(stdout, b_path);
         printf(", \"a_is\": ");
-        replay_json_string(stdout, bundle ? "server" : "A");
+        replay_json_string(stdout, bundle ? "server" : replay_mode ? "dump" : "A");
         printf(", \"b_is\": ");
-        replay_json_string(stdout, bundle ? "client" : "B");
+        replay_json_string(stdout, bundle ? "client" : replay_mode ? "replay" : "B");
         printf(", \"slot\": ");
         if (bundle && bundle_slot >= 0) printf("%lld", bundle_slot);
         else printf("null");
@@ -420,6 +516,7 @@ done:
     }
     free(text);
     free(trace_text);
+    bsync_replay_reader_close(rd);
     if (have_sim) replay_sim_close(&sim);
     bsync_match_config_destroy(cfg);
     return rc;

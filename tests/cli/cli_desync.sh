@@ -118,6 +118,26 @@ rc=0
 "$bin" desync diff short.bsms "$bundle/client.bsms" --match match.json > /dev/null 2> e.txt || rc=$?
 [ $rc -eq 2 ] && grep -q 'not a valid match snapshot' e.txt && ok "a cut snapshot: exit 2" || bad "short (rc $rc)"
 
+# a dump against the replay at a tick: the replay (the server's record) re-simulated to the dump's tick
+rc=0
+out=$("$bin" desync diff "$bundle/client.bsms" rec/match.bsreplay) || rc=$?
+if [ $rc -eq 1 ] && grep -q '^B = replay, re-simulated: rec/match.bsreplay (state after frame 44)' <<<"$out" \
+   && grep -q '^  character 1 (p1) node locomotion: phase ' <<<"$out" && ! grep -q 'character 0 ' <<<"$out"; then
+  ok "the client's dump against the replay at its tick (44): exit 1, node locomotion of p1"; else bad "dump vs replay (rc $rc)"; echo "$out"; fi
+rc=0
+"$bin" desync diff "$bundle/server.bsms" rec/match.bsreplay > o.txt || rc=$?
+[ $rc -eq 0 ] && grep -q 'no difference' o.txt && ok "the server's state against the replay at tick 44: identical (exit 0)" || { bad "server vs replay (rc $rc)"; cat o.txt; }
+rc=0
+out=$("$bin" desync diff "$bundle/server-previous.bsms" rec/match.bsreplay --tick 29 --json) || rc=$?
+[ $rc -eq 0 ] && grep -q '"b_is": "replay", .*"tick": 29, "state_ticks": \[30, 30\], "identical": true' <<<"$out" \
+  && ok "--tick 29 --json: the agreeing state after frame 29 equals the replay's" || { bad "--tick 29 (rc $rc)"; echo "$out"; }
+rc=0
+"$bin" desync diff "$bundle/server.bsms" rec/match.bsreplay --tick 100000 > /dev/null 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q 'holds no state after frame 100000' e.txt && ok "--tick beyond the replay: exit 2, said" || { bad "--tick beyond (rc $rc)"; cat e.txt; }
+rc=0
+"$bin" desync diff "$bundle/server.bsms" "$bundle/client.bsms" --match match.json --tick 3 > /dev/null 2> e.txt || rc=$?
+[ $rc -eq 2 ] && grep -q -- '--tick needs a replay' e.txt && ok "--tick with two snapshots: exit 2" || { bad "--tick two snapshots (rc $rc)"; cat e.txt; }
+
 # the replay of the same match verifies and lists the desync
 rc=0
 out=$("$bin" replay verify rec/match.bsreplay) || rc=$?
