@@ -494,6 +494,7 @@ static int cmd_verify(int argc, char** argv) {
     const uint8_t* mismatch_recorded = NULL;
     size_t mismatch_recorded_len = 0;
     static bsync_match_checksums sums;
+    static bsync_trs pose_scratch[BSYNC_MAX_JOINTS];
     uint64_t sums_tick = UINT64_MAX; /* the tick count sums (with poses) belongs to */
     double t0 = now_seconds();
     bsync_replay_status st;
@@ -587,8 +588,16 @@ static int cmd_verify(int argc, char** argv) {
             }
             v.ticks++;
             if (poses) {
-                bsync_match_checksums_get(m, 1, &sums);
-                sums_tick = tc + 1;
+                /* a viewer's work after every frame; the checksums (with the poses) only where the
+                 * replay's checksum interval puts a recorded checksum, the only place one is compared */
+                const uint32_t iv = h->checksum_interval;
+                if (iv == 0 || (tc + 1u) % iv == 0) {
+                    bsync_match_checksums_get(m, 1, &sums);
+                    sums_tick = tc + 1;
+                } else if (replay_sim_pose_all(m, pose_scratch) != 0) {
+                    snprintf(v.error, sizeof v.error, "a pose after frame %" PRIu64 " fails", tc);
+                    break;
+                }
             }
         } else if (r->type == BSYNC_REPLAY_CHECKSUM) {
             if (waiting || (uint64_t)r->checksum.tick + 1u != tc) {

@@ -319,3 +319,13 @@ void replay_lines_json(FILE* f, const char* text, int only_indented) {
     }
     fputc(']', f);
 }
+
+int replay_sim_pose_all(bsync_match* m, bsync_trs* local) {
+    for (uint32_t c = 0; c < bsync_match_character_count(m); c++) {
+        bsync_instance* inst = bsync_match_instance(m, c);
+        const bsync_graph* g = bsync_instance_graph(inst);
+        if (!bsync_graph_skeleton(g)) continue;
+        if (bsync_instance_pose(inst, local, NULL) != BSYNC_OK) return -1;
+    }
+    return 0;
+}

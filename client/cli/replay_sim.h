@@ -52,6 +52,11 @@ void replay_sim_close(replay_sim* s);
  * or 0 when there is none. */
 int replay_sim_find_snapshot(const char* path, uint32_t limit, uint32_t* tick);
 
+/* Every character's local pose into `local` (BSYNC_MAX_JOINTS transforms, the caller's: one per
+ * thread), as a viewer computes it after a tick: --poses between checksum ticks, where no checksum is
+ * compared, does the pose work without the XXH64s. 0, or -1 when a pose fails. */
+int replay_sim_pose_all(bsync_match* m, bsync_trs* local);
+
 /* Helpers for output. */
 void replay_json_string(FILE* f, const char* s); /* "..." with JSON escapes */
 /* The lines of text as a JSON array of strings; only_indented: only the lines starting with two
