@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "blendsync/io/desync.h"
+#include "blendsync/io/file.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/match.h"
@@ -336,19 +337,19 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
     }
     int ok = 1;
     snprintf(path, sizeof path, "%s/previous.bsms", dir);
-    ok &= replay_write_file(path, prev, prev_len) == 0;
+    ok &= bsync_file_write(path, prev, prev_len) == BSYNC_OK;
     snprintf(path, sizeof path, "%s/here.bsms", dir);
-    ok &= replay_write_file(path, here, here_len) == 0;
+    ok &= bsync_file_write(path, here, here_len) == BSYNC_OK;
     if (recorded) {
         snprintf(path, sizeof path, "%s/recorded.bsms", dir);
-        ok &= replay_write_file(path, recorded, recorded_len) == 0;
+        ok &= bsync_file_write(path, recorded, recorded_len) == BSYNC_OK;
     }
     size_t need = bsync_desync_inputs_csv(bsync_match_config_desc(o->cfg), o->cfg, frames, defaulted, prev_tick, frame_count, NULL, 0);
     char* csv = malloc(need + 1);
     if (csv) {
         bsync_desync_inputs_csv(bsync_match_config_desc(o->cfg), o->cfg, frames, defaulted, prev_tick, frame_count, csv, need + 1);
         snprintf(path, sizeof path, "%s/inputs.csv", dir);
-        ok &= replay_write_file(path, csv, need) == 0;
+        ok &= bsync_file_write(path, csv, need) == BSYNC_OK;
         free(csv);
     } else {
         ok = 0;
@@ -366,7 +367,7 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
         if (n > 0 && (size_t)n < 32768 && v->describe)
             snprintf(text + n, 32768 - (size_t)n, "\nrecorded (A) vs here (B):\n%s", v->describe);
         snprintf(path, sizeof path, "%s/report.txt", dir);
-        ok &= replay_write_file(path, text, strlen(text)) == 0;
+        ok &= bsync_file_write(path, text, strlen(text)) == BSYNC_OK;
         char esc[2100];
         n = snprintf(text, 32768,
                      "{\"replay\": \"%s\", \"match_id\": %" PRIu64 ", \"match_hash\": \"%016" PRIx64 "\", "
@@ -376,7 +377,7 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
                      v->mismatch_what, prev_tick,
                      recorded ? "\"recorded.bsms\"" : "null", "blendsync " BSYNC_VERSION_STRING);
         snprintf(path, sizeof path, "%s/dump.json", dir);
-        if (n > 0 && (size_t)n < 32768) ok &= replay_write_file(path, text, (size_t)n) == 0;
+        if (n > 0 && (size_t)n < 32768) ok &= bsync_file_write(path, text, (size_t)n) == BSYNC_OK;
         free(text);
     } else {
         ok = 0;

@@ -278,25 +278,6 @@ int replay_read_file(const char* path, uint8_t** out, size_t* len) {
     return 0;
 }
 
-int replay_write_file(const char* path, const void* data, size_t len) {
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    FILE* f = fopen(tmp, "wb");
-    if (!f) return -1;
-    int ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno ? errno : EIO;
-        remove(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
-}
 
 void replay_lines_json(FILE* f, const char* text, int only_indented) {
     fputc('[', f);

@@ -66,7 +66,5 @@ const char* replay_desync_kind(uint32_t kind);   /* "root blend", "character pos
 const char* replay_end_reason(uint32_t reason);  /* "normal", "shutdown", "aborted", "unknown" */
 /* Read a whole file (malloc'd, NUL added; free()). 0 or -1 (errno set). */
 int replay_read_file(const char* path, uint8_t** out, size_t* len);
-/* Write a whole file through PATH.tmp.<pid> and rename (nothing half-written is left). 0 or -1 (errno). */
-int replay_write_file(const char* path, const void* data, size_t len);
 
 #endif

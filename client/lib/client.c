@@ -9,6 +9,7 @@
 
 #include "blendsync/checksum.h"
 #include "blendsync/io/desync.h"
+#include "blendsync/io/file.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h"
@@ -683,14 +684,9 @@ static size_t build_trail(bsync_client* c, uint32_t tick, uint32_t character, ui
 }
 
 static void dump_file(const char* dir, const char* name, const void* data, size_t len) {
-    char path[1400], tmp[1450];
+    char path[1400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE* f = fopen(tmp, "wb");
-    if (!f) return;
-    int ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    (void)bsync_file_write(path, data, len);
 }
 
 /* The client's own desync dump (client.h, desync_dir). */

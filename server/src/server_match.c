@@ -11,6 +11,7 @@
 #include "blendsync/fixed.h"
 #include "blendsync/skeleton.h"
 #include "blendsync/io/desync.h"
+#include "blendsync/io/file.h"
 #include "server_internal.h"
 
 #define MATCH_ID(m) ((unsigned long long)(m)->stats.match_id)
@@ -704,19 +705,7 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
 }
 
 /* The desync bundle: both sides' states and a report, in <replay>.desync/tick<T>-slot<S>/. */
-static void write_file(const char* path, const void* data, size_t len) {
-    char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE* f = fopen(tmp, "wb");
-    if (!f) return;
-    size_t w = fwrite(data, 1, len, f);
-    int ok = w == len && fclose(f) == 0;
-    if (!ok) {
-        remove(tmp);
-        return;
-    }
-    rename(tmp, path);
-}
+static void write_file(const char* path, const void* data, size_t len) { (void)bsync_file_write(path, data, len); }
 
 static void html_text(FILE* f, const char* s) {
     for (; *s; s++) {

@@ -6,6 +6,7 @@
 
 #include "blendsync/checksum.h"
 #include "blendsync/io/clip_file.h"
+#include "blendsync/io/file.h"
 #include "../internal/block.h"
 #include "import_internal.h"
 
@@ -91,22 +92,10 @@ bsync_result bsync_clip_file_save(const char* path, const bsync_skeleton* skelet
         free(buf);
         return imp_fail(err, r, path, "cannot serialise: %s", bsync_result_string(r));
     }
-    size_t pl = strlen(path);
-    char* tmp = malloc(pl + 32);
-    if (!tmp) {
-        free(buf);
-        return imp_fail(err, BSYNC_OUT_OF_MEMORY, path, "out of memory");
-    }
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE* f = fopen(tmp, "wb");
-    int ok = f != NULL;
-    if (ok) ok = fwrite(buf, 1, size, f) == size;
-    if (f && fclose(f) != 0) ok = 0;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
-    free(tmp);
+    r = bsync_file_write(path, buf, size);
     free(buf);
-    if (!ok) return imp_fail(err, BSYNC_IO_ERROR, path, "cannot write the file");
+    if (r == BSYNC_OUT_OF_MEMORY) return imp_fail(err, r, path, "out of memory");
+    if (r != BSYNC_OK) return imp_fail(err, BSYNC_IO_ERROR, path, "cannot write the file");
     return BSYNC_OK;
 }
 

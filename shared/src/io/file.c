@@ -1,10 +1,13 @@
-/* io/file.c — read a whole file into memory (see file_internal.h). */
+/* io/file.c — read a whole file into memory (see file_internal.h); write one atomically (io/file.h). */
 #include "file_internal.h"
+#include "blendsync/io/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
                                 bsync_io_file_status* status) {
@@ -63,4 +66,24 @@ void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ..
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
+}
+
+bsync_result bsync_file_write(const char* path, const void* data, size_t len) {
+    if (!path || (!data && len > 0)) return BSYNC_INVALID_ARGUMENT;
+    size_t pl = strlen(path);
+    char* tmp = malloc(pl + 32);
+    if (!tmp) return BSYNC_OUT_OF_MEMORY;
+    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+    FILE* f = fopen(tmp, "wb");
+    int ok = f != NULL;
+    if (ok && len > 0) ok = fwrite(data, 1, len, f) == len;
+    if (f && fclose(f) != 0) ok = 0;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) {
+        int e = errno;
+        remove(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return ok ? BSYNC_OK : BSYNC_IO_ERROR;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blendsync/io/file.h"
 #include "blendsync/io/gltf_write.h"
 
 #define GLB_LIMIT 0x7FFFFFFFu
@@ -365,21 +366,9 @@ bsync_result bsync_gltf_write_glb_file_ex(const char* path, const bsync_gltf_bak
     size_t size = 0;
     bsync_result r = bsync_gltf_write_glb_memory_ex(bake, flags, &g, &size, err);
     if (r != BSYNC_OK) return r;
-    size_t pl = strlen(path);
-    char* tmp = (char*)malloc(pl + 32);
-    if (!tmp) {
-        free(g);
-        return wfail(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE* f = fopen(tmp, "wb");
-    int ok = f != NULL;
-    if (ok) ok = fwrite(g, 1, size, f) == size;
-    if (f && fclose(f) != 0) ok = 0;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
-    free(tmp);
+    r = bsync_file_write(path, g, size);
     free(g);
-    if (!ok) return wfail(err, BSYNC_IO_ERROR, "%s: cannot write the file", path);
+    if (r == BSYNC_OUT_OF_MEMORY) return wfail(err, r, "%s: out of memory", path);
+    if (r != BSYNC_OK) return wfail(err, BSYNC_IO_ERROR, "%s: cannot write the file", path);
     return BSYNC_OK;
 }
