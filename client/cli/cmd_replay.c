@@ -300,6 +300,33 @@ static void verify_print(const char* file, const opened* o, const verify_state* 
     printf("speed: %.0f ticks/s, %.1fx real time (%" PRIu64 " ticks in %.4f s)\n", tps, rt, v->ticks, v->seconds);
 }
 
+/* The FRAME records of ticks [first, end) of the replay at path, read again (a second reader, so the
+ * caller's current record stays valid): the count found (frames stop at the first gap), with the
+ * inputs and defaulted masks in malloc'd arrays (NULL when none). */
+static uint32_t read_frames(const char* path, uint32_t first, uint32_t end, bsync_match_frame** frames,
+                            uint16_t** defaulted) {
+    static bsync_replay_record rec; /* large: not on the stack */
+    *frames = NULL;
+    *defaulted = NULL;
+    if (end <= first) return 0;
+    bsync_replay_reader* rd = NULL;
+    bsync_error err;
+    if (bsync_replay_reader_open_file(path, &rd, &err) != BSYNC_OK) return 0;
+    *frames = malloc((size_t)(end - first) * sizeof **frames);
+    *defaulted = malloc((size_t)(end - first) * sizeof **defaulted);
+    uint32_t n = 0;
+    char detail[200];
+    while (*frames && *defaulted && first + n < end &&
+           bsync_replay_reader_next(rd, &rec, detail, sizeof detail) == BSYNC_REPLAY_OK) {
+        if (rec.type != BSYNC_REPLAY_FRAME || rec.frame.tick != first + n) continue;
+        (*frames)[n] = rec.frame.inputs;
+        (*defaulted)[n] = rec.frame.defaulted_mask;
+        n++;
+    }
+    bsync_replay_reader_close(rd);
+    return n;
+}
+
 /* s with JSON string escapes for '"', '\\' and control characters, into out (truncated). */
 static const char* json_escaped(const char* s, char* out, size_t cap) {
     size_t n = 0;
@@ -477,19 +504,16 @@ static int cmd_verify(int argc, char** argv) {
     if (!waiting && h->start_tick > 0) wait_tick = h->start_tick, waiting = 1;
     v.first_tick = waiting ? wait_tick : 0;
     int first_record = 1;
-    /* for the mismatch dump: the state at the last agreeing point and the frames since */
-    uint8_t* agreed = malloc(o.sim.buf_cap);
+    /* for the mismatch dump: the state at the last agreeing point (its frames are read again from the
+     * file when a mismatch needs them, so nothing is kept per tick) */
+    uint8_t* agreed = no_dump ? NULL : malloc(o.sim.buf_cap);
     size_t agreed_len = 0;
     uint32_t agreed_tick = 0;
-    uint32_t since_cap = 64, since_count = 0;
-    bsync_match_frame* since = malloc(since_cap * sizeof *since);
-    uint16_t* since_defaulted = malloc(since_cap * sizeof *since_defaulted);
-    int keep = !no_dump && agreed && since && since_defaulted;
+    int keep = agreed != NULL;
 #define AGREE_HERE()                                                                        \
     do {                                                                                    \
         if (keep && bsync_match_save(m, agreed, o.sim.buf_cap, &agreed_len) == BSYNC_OK) { \
             agreed_tick = (uint32_t)bsync_match_tick_count(m);                              \
-            since_count = 0;                                                                \
         }                                                                                   \
     } while (0)
     const uint8_t* mismatch_recorded = NULL;
@@ -565,22 +589,7 @@ static int cmd_verify(int argc, char** argv) {
                          r->frame.tick, r->offset, tc);
                 break;
             }
-            if (keep) {
-                if (agreed_len == 0) AGREE_HERE(); /* a fresh start: the initial state agrees */
-                if (since_count == since_cap) {
-                    since_cap *= 2;
-                    bsync_match_frame* nf = realloc(since, since_cap * sizeof *since);
-                    if (nf) since = nf;
-                    uint16_t* nd = realloc(since_defaulted, since_cap * sizeof *since_defaulted);
-                    if (nd) since_defaulted = nd;
-                    if (!nf || !nd) keep = 0;
-                }
-                if (keep) {
-                    since[since_count] = r->frame.inputs;
-                    since_defaulted[since_count] = r->frame.defaulted_mask;
-                    since_count++;
-                }
-            }
+            if (keep && agreed_len == 0) AGREE_HERE(); /* a fresh start: the initial state agrees */
             bsync_result tr = bsync_match_tick(m, &r->frame.inputs);
             if (tr != BSYNC_OK) {
                 snprintf(v.error, sizeof v.error, "the FRAME for tick %u does not apply: %s", r->frame.tick,
@@ -651,15 +660,19 @@ static int cmd_verify(int argc, char** argv) {
             char parent[1200];
             if (dump_parent) snprintf(parent, sizeof parent, "%s", dump_parent);
             else snprintf(parent, sizeof parent, "%s.mismatch", file);
+            const uint32_t here_tick = (uint32_t)bsync_match_tick_count(m);
+            bsync_match_frame* since = NULL;
+            uint16_t* since_defaulted = NULL;
+            uint32_t n = read_frames(file, agreed_tick, here_tick, &since, &since_defaulted);
             write_dump(file, &o, &v, parent, agreed, agreed_len, agreed_tick, o.sim.buf, here_len, mismatch_recorded,
-                       mismatch_recorded_len, since, since_defaulted, since_count);
+                       mismatch_recorded_len, since, since_defaulted, n);
+            free(since);
+            free(since_defaulted);
         }
     }
     verify_print(file, &o, &v, json);
     rc = v.error[0] ? 2 : v.mismatch ? 1 : 0;
     free(agreed);
-    free(since);
-    free(since_defaulted);
     free(v.describe);
     free(v.desyncs.items);
     opened_close(&o);
