@@ -50,7 +50,7 @@ typedef struct blend_acc_ {
 } blend_acc_;
 
 /* acc += w * x, with the rotation multiplied by `sign` (+1 / -1; the negation is exact in int64). */
-static void blend_add(blend_acc_* acc, int64_t w, const bsync_trs* x, int64_t sign) {
+static inline void blend_add(blend_acc_* acc, int64_t w, const bsync_trs* x, int64_t sign) {
     acc->t[0] += w * x->t.x;
     acc->t[1] += w * x->t.y;
     acc->t[2] += w * x->t.z;
@@ -64,20 +64,63 @@ static void blend_add(blend_acc_* acc, int64_t w, const bsync_trs* x, int64_t si
     acc->r[3] += sw * x->r.w;
 }
 
+/* Is bsync_quat_dot(a, b) < 0? The dot is the exact sum V of the four raw products (2^-32 units)
+ * rounded to fix16 ties away from zero (bsync_fx_round_q32_), and saturation keeps the sign, so it is
+ * negative exactly when V <= -2^15 (V = -2^15 is -0.5 raw and rounds to -1; V = -2^15 + 1 rounds to
+ * 0). When every component is below 2^30 in magnitude each product is below 2^60 and V fits in int64
+ * (|V| < 2^62), so it is formed directly; otherwise the general accumulator decides. */
+static inline int quat_dot_negative(bsync_quat a, bsync_quat b) {
+    const uint64_t big = bsync_u64_abs(a.x) | bsync_u64_abs(a.y) | bsync_u64_abs(a.z) | bsync_u64_abs(a.w) |
+                         bsync_u64_abs(b.x) | bsync_u64_abs(b.y) | bsync_u64_abs(b.z) | bsync_u64_abs(b.w);
+    if (big >= ((uint64_t)1 << 30)) return bsync_quat_dot(a, b) < 0;
+    const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
+    return v <= -(int64_t)32768;
+}
+
 /* The weighted sum of rotations is normalised from its exact int64 components: they are scaled
  * (rounded symmetrically) so that the largest magnitude is below 2^30, which keeps about 14 more bits
- * than rounding to fix16 first, then handed to bsync_quat_normalize (which only needs the direction). */
+ * than rounding to fix16 first, then handed to bsync_quat_normalize (which only needs the direction).
+ * The shift s is the smallest with (mx >> s) < 2^29, i.e. mx < 2^(29 + s): 0 when mx < 2^29, else
+ * bits(mx) - 29. */
 static bsync_quat normalize_sum(const int64_t r[4]) {
-    uint64_t mx = 0;
-    for (int i = 0; i < 4; i++) {
-        uint64_t a = bsync_u64_abs(r[i]);
-        if (a > mx) mx = a;
-    }
+    const uint64_t mx = bsync_u64_abs(r[0]) | bsync_u64_abs(r[1]) | bsync_u64_abs(r[2]) | bsync_u64_abs(r[3]);
+    /* the OR has the same bit length as the largest magnitude, which is all the shift depends on */
     unsigned s = 0;
-    while ((mx >> s) >= ((uint64_t)1 << 29)) s++; /* after rounding, every |c| <= 2^29 < 2^30 */
+    if (mx >= ((uint64_t)1 << 29)) s = 64u - bsync_u64_clz(mx) - 29u;
     bsync_quat q = bsync_quat_make((fix16_t)shift_round(r[0], s), (fix16_t)shift_round(r[1], s),
                                    (fix16_t)shift_round(r[2], s), (fix16_t)shift_round(r[3], s));
     return bsync_quat_normalize_inl_(q, NULL);
+}
+
+/* Joint j of the blend, given its contributing inputs (indices `active`, weights `weight`, n >= 1,
+ * total = their sum > 0). */
+static inline bsync_trs blend_joint(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
+                                    const uint32_t* active, const int64_t* weight, uint32_t n, int64_t total) {
+    if (n == 1 && total >= BSYNC_FX_ONE) return inputs[active[0]].local[j]; /* bit for bit, not renormalised */
+    blend_acc_ acc = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0, 0}};
+    const bsync_quat q0 = inputs[active[0]].local[j].r;
+    blend_add(&acc, weight[0], &inputs[active[0]].local[j], 1); /* dot(q0, q0) >= 0 */
+    for (uint32_t k = 1; k < n; k++) {
+        const bsync_trs* x = &inputs[active[k]].local[j];
+        blend_add(&acc, weight[k], x, quat_dot_negative(q0, x->r) ? -1 : 1);
+    }
+    if (total < BSYNC_FX_ONE) {
+        const bsync_trs* x = &rest[j];
+        blend_add(&acc, (int64_t)BSYNC_FX_ONE - total, x, quat_dot_negative(q0, x->r) ? -1 : 1);
+    }
+    bsync_trs o;
+    if (total <= BSYNC_FX_ONE) { /* den = 65536: the common case (weights summing to one) */
+        o.t = bsync_vec3_make(div_round_sat_one(acc.t[0]), div_round_sat_one(acc.t[1]), div_round_sat_one(acc.t[2]));
+        o.s = bsync_vec3_make(div_round_sat_one(acc.s[0]), div_round_sat_one(acc.s[1]), div_round_sat_one(acc.s[2]));
+    } else {
+        const uint64_t den = (uint64_t)total;
+        o.t = bsync_vec3_make(div_round_sat(acc.t[0], den), div_round_sat(acc.t[1], den),
+                              div_round_sat(acc.t[2], den));
+        o.s = bsync_vec3_make(div_round_sat(acc.s[0], den), div_round_sat(acc.s[1], den),
+                              div_round_sat(acc.s[2], den));
+    }
+    o.r = normalize_sum(acc.r);
+    return o;
 }
 
 bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
@@ -88,6 +131,7 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
     if (ranges_overlap(out_local, out_bytes, rest, out_bytes)) return BSYNC_INVALID_ARGUMENT;
     if (ranges_overlap(out_local, out_bytes, inputs, (size_t)input_count * sizeof(bsync_pose_input)))
         return BSYNC_INVALID_ARGUMENT;
+    int masked = 0; /* does a contributing input carry per-joint weights? */
     for (uint32_t i = 0; i < input_count; i++) {
         const bsync_pose_input* in = &inputs[i];
         if ((int64_t)in->weight > POSE_MAX_WEIGHT) return BSYNC_INVALID_ARGUMENT;
@@ -96,13 +140,32 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
         if (ranges_overlap(out_local, out_bytes, in->local, out_bytes)) return BSYNC_INVALID_ARGUMENT;
         if (ranges_overlap(out_local, out_bytes, in->joint_weights, (size_t)joint_count * sizeof(fix16_t)))
             return BSYNC_INVALID_ARGUMENT;
+        if (in->joint_weights) masked = 1;
     }
 
+    uint32_t active[BSYNC_MAX_BLEND_POSES];
+    int64_t weight[BSYNC_MAX_BLEND_POSES];
+    uint32_t n = 0;
+    int64_t total = 0; /* <= 64 * 64.0 = 2^28 raw */
+    if (!masked) { /* the weights do not depend on the joint: gather them once */
+        for (uint32_t i = 0; i < input_count; i++) {
+            if (inputs[i].weight <= 0) continue;
+            active[n] = i;
+            weight[n] = inputs[i].weight;
+            n++;
+            total += inputs[i].weight;
+        }
+        if (n == 0) {
+            for (uint32_t j = 0; j < joint_count; j++) out_local[j] = rest[j];
+            return BSYNC_OK;
+        }
+        for (uint32_t j = 0; j < joint_count; j++)
+            out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total);
+        return BSYNC_OK;
+    }
     for (uint32_t j = 0; j < joint_count; j++) {
-        uint32_t active[BSYNC_MAX_BLEND_POSES];
-        int64_t weight[BSYNC_MAX_BLEND_POSES];
-        uint32_t n = 0;
-        int64_t total = 0; /* <= 64 * 64.0 = 2^28 raw */
+        n = 0;
+        total = 0;
         for (uint32_t i = 0; i < input_count; i++) {
             const bsync_pose_input* in = &inputs[i];
             if (in->weight <= 0) continue;
@@ -114,39 +177,7 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             n++;
             total += w;
         }
-        if (n == 0) {
-            out_local[j] = rest[j];
-            continue;
-        }
-        if (n == 1 && total >= BSYNC_FX_ONE) {
-            out_local[j] = inputs[active[0]].local[j]; /* bit for bit, rotation not renormalised */
-            continue;
-        }
-        blend_acc_ acc = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0, 0}};
-        const bsync_quat q0 = inputs[active[0]].local[j].r;
-        for (uint32_t k = 0; k < n; k++) {
-            const bsync_trs* x = &inputs[active[k]].local[j];
-            blend_add(&acc, weight[k], x, bsync_quat_dot(q0, x->r) < 0 ? -1 : 1);
-        }
-        if (total < BSYNC_FX_ONE) {
-            const bsync_trs* x = &rest[j];
-            blend_add(&acc, (int64_t)BSYNC_FX_ONE - total, x, bsync_quat_dot(q0, x->r) < 0 ? -1 : 1);
-        }
-        bsync_trs o;
-        if (total <= BSYNC_FX_ONE) { /* den = 65536: the common case (weights summing to one) */
-            o.t = bsync_vec3_make(div_round_sat_one(acc.t[0]), div_round_sat_one(acc.t[1]),
-                                  div_round_sat_one(acc.t[2]));
-            o.s = bsync_vec3_make(div_round_sat_one(acc.s[0]), div_round_sat_one(acc.s[1]),
-                                  div_round_sat_one(acc.s[2]));
-        } else {
-            const uint64_t den = (uint64_t)total;
-            o.t = bsync_vec3_make(div_round_sat(acc.t[0], den), div_round_sat(acc.t[1], den),
-                                  div_round_sat(acc.t[2], den));
-            o.s = bsync_vec3_make(div_round_sat(acc.s[0], den), div_round_sat(acc.s[1], den),
-                                  div_round_sat(acc.s[2], den));
-        }
-        o.r = normalize_sum(acc.r);
-        out_local[j] = o;
+        out_local[j] = n == 0 ? rest[j] : blend_joint(rest, inputs, j, active, weight, n, total);
     }
     return BSYNC_OK;
 }

@@ -4,21 +4,48 @@
  * times[k] <= t < times[k+1]. Without a cursor it is found by binary search (O(log keys)); with a
  * cursor the remembered k (and then k+1) is checked first (O(1) for playback moving forward by less
  * than a key per call), falling back to the binary search. Both find the same unique k, so results
- * never depend on the cursor. */
+ * never depend on the cursor.
+ *
+ * Shared key times: when every track of the clip has the same key times (content, checked once at
+ * cursor init; baked clips, BVH and the procedural character are like this), the interval and the
+ * interpolation weight are the same for every track, so a cursor marked so (its times_tag) locates once
+ * per call (with track 0's times and cursor entry) and then walks the tracks in their stored order,
+ * writing each component over a copy of the rest pose. Every value is computed by the same
+ * expressions from the same (k, exact, alpha) as the per-track search would find, so the result is
+ * the same bits (tests/unit/test_pose_fastpaths.c compares the two paths). */
 #include "blendsync/sample.h"
 #include "internal/clip_block.h"
 #include "internal/quat_normalize.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
+/* The shared-times mark is stored as a 64-bit tag tied to the clip's fingerprint, so that a corrupted
+ * cursor header is refused (BSYNC_MISMATCH) like a wrong magic, instead of switching paths. */
+#define SHARED_TIMES_TAG 0x5348415245442D54ull /* "T-DERAHS" */
 
 struct bsync_sample_cursor {
     uint32_t magic;
     uint32_t track_count;
     uint64_t fingerprint; /* the clip's content fingerprint */
+    uint64_t times_tag;   /* fingerprint ^ SHARED_TIMES_TAG when the tracks share key times, else fingerprint */
     /* uint32_t last_key[track_count] follows */
 };
 
-_Static_assert(sizeof(struct bsync_sample_cursor) == 16, "cursor header must be 16 bytes");
+_Static_assert(sizeof(struct bsync_sample_cursor) == 24, "cursor header must be 24 bytes");
+
+/* Do all tracks of the clip have the same key times as track 0 (same count, same values)? */
+static uint32_t tracks_share_times(const bsync_clip* clip) {
+    if (clip->track_count == 0) return 0;
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    const uint32_t n = tracks[0].key_count;
+    const fix16_t* t0 = bsync_clip_times_(clip, &tracks[0]);
+    for (uint32_t i = 1; i < clip->track_count; i++) {
+        if (tracks[i].key_count != n) return 0;
+        const fix16_t* ti = bsync_clip_times_(clip, &tracks[i]);
+        for (uint32_t k = 0; k < n; k++)
+            if (ti[k] != t0[k]) return 0;
+    }
+    return 1;
+}
 
 static uint32_t* cursor_keys(bsync_sample_cursor* c) {
     return (uint32_t*)((unsigned char*)c + sizeof(struct bsync_sample_cursor));
@@ -37,9 +64,14 @@ bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* 
     c->magic = CURSOR_MAGIC;
     c->track_count = clip->track_count;
     c->fingerprint = clip->fingerprint;
+    c->times_tag = tracks_share_times(clip) ? clip->fingerprint ^ SHARED_TIMES_TAG : clip->fingerprint;
     bsync_sample_cursor_reset(c);
     *out = c;
     return BSYNC_OK;
+}
+
+int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor) {
+    return cursor && cursor->magic == CURSOR_MAGIC && cursor->times_tag == (cursor->fingerprint ^ SHARED_TIMES_TAG);
 }
 
 void bsync_sample_cursor_reset(bsync_sample_cursor* cursor) {
@@ -132,7 +164,8 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
     if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
     if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
-                   cursor->fingerprint != clip->fingerprint))
+                   cursor->fingerprint != clip->fingerprint ||
+                   (cursor->times_tag != clip->fingerprint && cursor->times_tag != (clip->fingerprint ^ SHARED_TIMES_TAG))))
         return BSYNC_MISMATCH;
 
     const fix16_t t = local_time(time, clip->duration, mode);
@@ -140,6 +173,29 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     const int16_t* lookup = bsync_clip_lookup_(clip);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
     alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
+
+    const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
+    if (cursor && cursor->times_tag != clip->fingerprint &&
+        (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
+         (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local)) {
+        if (out_local != rest)
+            for (uint32_t j = 0; j < joint_count; j++) out_local[j] = rest[j];
+        const locate_ l = locate(bsync_clip_times_(clip, &tracks[0]), tracks[0].key_count, t, &cached[0], &memo);
+        for (uint32_t ti = 0; ti < clip->track_count; ti++) {
+            const bsync_clip_track_* tr = &tracks[ti];
+            bsync_trs* x = &out_local[tr->joint];
+            if (tr->kind == BSYNC_TRACK_ROTATION) {
+                const bsync_quat* q = bsync_clip_quats_(clip, tr);
+                x->r = l.exact ? q[l.k] : bsync_quat_nlerp_inl_(q[l.k], q[l.k + 1], l.alpha);
+            } else {
+                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+                const bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
+                else x->s = value;
+            }
+        }
+        return BSYNC_OK;
+    }
 
     for (uint32_t j = 0; j < joint_count; j++) {
         bsync_trs x = rest[j]; /* read before writing: out_local may equal rest */

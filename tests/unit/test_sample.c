@@ -396,11 +396,11 @@ static void test_cursor_independence(void** state) {
             CHECK_AT(info.times[k] + 1, BSYNC_LOOP_CLAMP);
         }
     }
-    /* white-box: scribble the cached indices (bytes after the 16-byte header) with garbage; the
+    /* white-box: scribble the cached indices (bytes after the 24-byte header) with garbage; the
      * cursor must range-check them and still give the same results */
     for (int rep = 0; rep < 50; rep++) {
         unsigned char* p = (unsigned char*)cmem;
-        for (size_t i = 16; i < csize; i++) p[i] = (unsigned char)bsync_test_rand(&seed);
+        for (size_t i = 24; i < csize; i++) p[i] = (unsigned char)bsync_test_rand(&seed);
         for (int i = 0; i < 20; i++) CHECK_AT((fix16_t)rnd(&seed, (uint64_t)dur + 1), BSYNC_LOOP_CLAMP);
     }
 #undef CHECK_AT
@@ -491,12 +491,118 @@ static void test_errors_write_nothing(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
+/* ---------------------------------------------------------------- shared key times */
+
+/* A clip whose tracks all use one key-time grid (`count` keys, random spacing; optionally the last
+ * track's time `odd_key` moved by one raw step, which breaks the sharing), random values, a random
+ * subset of (joint, kind) tracks (at least one). */
+static bsync_clip* make_grid_clip(const bsync_skeleton* sk, uint64_t* seed, fix16_t duration, uint32_t count,
+                                  int odd_key) {
+    static fix16_t grid[RMAXK], odd[RMAXK];
+    uint32_t k = 0;
+    fix16_t t = rnd(seed, 2) ? 0 : (fix16_t)rnd(seed, 3000);
+    while (k < count && t <= duration) {
+        grid[k++] = t;
+        t += (fix16_t)(1 + rnd(seed, 4000));
+    }
+    count = k;
+    memcpy(odd, grid, sizeof grid);
+    if (odd_key >= 0 && (uint32_t)odd_key < count) {
+        const fix16_t lo = odd_key > 0 ? grid[odd_key - 1] : -1, hi = (uint32_t)odd_key + 1 < count ? grid[odd_key + 1] : duration + 1;
+        if (grid[odd_key] + 1 < hi && grid[odd_key] + 1 <= duration) odd[odd_key] = grid[odd_key] + 1;
+        else if (grid[odd_key] - 1 > lo && grid[odd_key] >= 1) odd[odd_key] = grid[odd_key] - 1;
+    }
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < RJ; j++) {
+        for (uint32_t kind = 0; kind < 3; kind++) {
+            if (n > 0 && rnd(seed, 3) == 0) continue;
+            for (uint32_t i = 0; i < count; i++) {
+                r_quat[j][i] = bsync_quat_make((fix16_t)rnd(seed, 131072) - 65536, (fix16_t)rnd(seed, 131072) - 65536,
+                                               (fix16_t)rnd(seed, 131072) - 65536, (fix16_t)rnd(seed, 131072) - 65535);
+                r_vec[j][kind][i] = bsync_vec3_make((fix16_t)rnd(seed, 1u << 20) - (1 << 19),
+                                                    (fix16_t)rnd(seed, 1u << 20) - (1 << 19), (fix16_t)rnd(seed, 1u << 20));
+            }
+            bsync_raw_track tr = {j, (bsync_track_kind)kind, count, grid, r_vec[j][kind], r_quat[j]};
+            r_tracks[n++] = tr;
+        }
+    }
+    if (odd_key >= 0) r_tracks[n - 1].times = odd; /* the builder sorts; this one track differs */
+    bsync_clip_desc d = {"grid", duration, 1, r_tracks, n};
+    bsync_clip* c = NULL;
+    assert_int_equal(bsync_clip_create(&d, sk, NULL, &c), BSYNC_OK);
+    return c;
+}
+
+/* A cursor on a clip with one key-time grid takes the one-search path (bsync_sample_cursor_shares_times)
+ * and gives the same bits as the per-track search without a cursor: at random times in both modes, in
+ * forward playback, at and next to every key, before and after the range, with out_local == rest. A
+ * grid with one key of one track moved by a raw step is not shared, and samples the same both ways too.
+ * A corrupted shared-times mark in the header is refused and writes nothing. */
+static void test_shared_times(void** state) {
+    (void)state;
+    bsync_skeleton* sk = make_skeleton(RJ);
+    const bsync_trs* rest = bsync_skeleton_rest_pose(sk);
+    uint64_t seed = 2026;
+    long compared = 0;
+    for (int rep = 0; rep < 12; rep++) {
+        const fix16_t dur = (fix16_t)(1 + rnd(&seed, 3)) << 16;
+        const int odd = rep % 3 == 2 ? (int)rnd(&seed, 6) : -1;
+        const uint32_t keys = rep % 4 == 1 ? 1u : 2u + (uint32_t)rnd(&seed, RMAXK - 2);
+        bsync_clip* c = make_grid_clip(sk, &seed, dur, keys, odd);
+        size_t csize = bsync_sample_cursor_memory_size(c);
+        void* cmem = aligned_buffer(csize);
+        bsync_sample_cursor* cur = NULL;
+        assert_int_equal(bsync_sample_cursor_init(cmem, csize, c, &cur), BSYNC_OK);
+        bsync_track_info first;
+        assert_int_equal(bsync_clip_track_info(c, 0, &first), BSYNC_OK);
+        /* the moved key exists only when the grid had that many keys */
+        const int shared = !(odd >= 0 && (uint32_t)odd < first.key_count && bsync_clip_track_count(c) > 1);
+        assert_int_equal(bsync_sample_cursor_shares_times(cur), shared);
+        bsync_trs a[RJ], b[RJ], in_place[RJ];
+#define CHECK_AT(tt, mm)                                                                          \
+        do {                                                                                      \
+            const fix16_t at_ = (tt);                                                             \
+            assert_int_equal(bsync_clip_sample(c, at_, (mm), rest, RJ, NULL, a), BSYNC_OK);        \
+            assert_int_equal(bsync_clip_sample(c, at_, (mm), rest, RJ, cur, b), BSYNC_OK);         \
+            assert_memory_equal(a, b, sizeof a);                                                  \
+            memcpy(in_place, rest, sizeof in_place);                                              \
+            assert_int_equal(bsync_clip_sample(c, at_, (mm), in_place, RJ, cur, in_place), BSYNC_OK); \
+            assert_memory_equal(a, in_place, sizeof a);                                           \
+            compared++;                                                                           \
+        } while (0)
+        for (int i = 0; i < 600; i++) CHECK_AT((fix16_t)rnd(&seed, 4u * (uint64_t)dur) - dur, (bsync_loop_mode)(i & 1));
+        for (fix16_t t = 0; t < 3 * dur; t += (fix16_t)(1 + rnd(&seed, 2500))) CHECK_AT(t, BSYNC_LOOP_WRAP);
+        for (uint32_t k = 0; k < first.key_count; k++) {
+            CHECK_AT(first.times[k] - 1, BSYNC_LOOP_CLAMP);
+            CHECK_AT(first.times[k], BSYNC_LOOP_CLAMP);
+            CHECK_AT(first.times[k] + 1, BSYNC_LOOP_CLAMP);
+        }
+        CHECK_AT(-5, BSYNC_LOOP_CLAMP);
+        CHECK_AT(dur, BSYNC_LOOP_CLAMP);
+        CHECK_AT(dur + 7, BSYNC_LOOP_CLAMP);
+#undef CHECK_AT
+        /* flip one bit of the mark (header bytes 16..23): refused, output untouched */
+        ((unsigned char*)cmem)[16 + rnd(&seed, 8)] ^= (unsigned char)(1u << rnd(&seed, 8));
+        memset(a, 0x5A, sizeof a);
+        memcpy(b, a, sizeof b);
+        assert_int_equal(bsync_clip_sample(c, dur / 2, BSYNC_LOOP_WRAP, rest, RJ, cur, b), BSYNC_MISMATCH);
+        assert_memory_equal(a, b, sizeof a);
+        assert_int_equal(bsync_sample_cursor_shares_times(cur), 0);
+        free(cmem);
+        bsync_clip_destroy(c);
+    }
+    assert_int_equal(bsync_sample_cursor_shares_times(NULL), 0);
+    print_message("shared key times: %ld samples identical to the per-track search\n", compared);
+    assert_true(compared > 8000);
+    bsync_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_worked),        cmocka_unit_test(test_zero_length_and_one_key),
         cmocka_unit_test(test_exact_at_keys),      cmocka_unit_test(test_against_double_reference),
         cmocka_unit_test(test_cursor_independence), cmocka_unit_test(test_relocation),
-        cmocka_unit_test(test_errors_write_nothing),
+        cmocka_unit_test(test_errors_write_nothing), cmocka_unit_test(test_shared_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  *   bsync_loop_mode                         wrap or clamp, always explicit
  *   bsync_sample_cursor_memory_size / _init per-instance cursor in caller memory
  *   bsync_sample_cursor_reset               forget the history (same results, slower next call)
+ *   bsync_sample_cursor_shares_times        does this cursor's clip have one key-time grid?
  *   bsync_clip_sample                       sample every joint into a local pose
  *
  * Time policy (seconds, fix16):
@@ -24,6 +25,10 @@
  * bits (cached indices are range-checked, so even a corrupted cursor cannot change a result). Never
  * checksum a cursor. A cursor is tied to the clip's content (a fingerprint taken at build), so it
  * also fits a memcpy'd copy of its clip.
+ * When every track of the clip has the same key times (baked clips, BVH, the procedural character),
+ * the cursor notes it at init, and sampling with it searches the keys once per call instead of once
+ * per track, with the same bits (bsync_sample_cursor_shares_times tells; a corrupted cursor header
+ * is BSYNC_MISMATCH).
  *
  * Does not: allocate, keep globals, or print.
  */
@@ -47,6 +52,9 @@ size_t bsync_sample_cursor_memory_size(const bsync_clip* clip);
 /* BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments, BSYNC_BUFFER_TOO_SMALL if size is short. */
 bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* clip, bsync_sample_cursor** out);
 void bsync_sample_cursor_reset(bsync_sample_cursor* cursor);
+/* 1 if the cursor's clip has at least one track and every track has the same key times (the one-search
+ * path), else 0 (also for NULL). */
+int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor);
 
 /* Sample `clip` at `time` into out_local[0 .. joint_count). `rest` is the skeleton's rest pose
  * (joint_count entries). cursor may be NULL; a cursor made for another clip -> BSYNC_MISMATCH.
