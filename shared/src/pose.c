@@ -45,25 +45,6 @@ static fix16_t clamp_unit(fix16_t v) { return bsync_fx_clamp(v, 0, BSYNC_FX_ONE)
 
 /* ---------------------------------------------------------------- blend */
 
-typedef struct blend_acc_ {
-    int64_t t[3], s[3], r[4];
-} blend_acc_;
-
-/* acc += w * x, with the rotation multiplied by `sign` (+1 / -1; the negation is exact in int64). */
-static inline void blend_add(blend_acc_* acc, int64_t w, const bsync_trs* x, int64_t sign) {
-    acc->t[0] += w * x->t.x;
-    acc->t[1] += w * x->t.y;
-    acc->t[2] += w * x->t.z;
-    acc->s[0] += w * x->s.x;
-    acc->s[1] += w * x->s.y;
-    acc->s[2] += w * x->s.z;
-    int64_t sw = sign * w;
-    acc->r[0] += sw * x->r.x;
-    acc->r[1] += sw * x->r.y;
-    acc->r[2] += sw * x->r.z;
-    acc->r[3] += sw * x->r.w;
-}
-
 /* Is bsync_quat_dot(a, b) < 0? The dot is the exact sum V of the four raw products (2^-32 units)
  * rounded to fix16 ties away from zero (bsync_fx_round_q32_), and saturation keeps the sign, so it is
  * negative exactly when V <= -2^15 (V = -2^15 is -0.5 raw and rounds to -1; V = -2^15 + 1 rounds to
@@ -92,34 +73,120 @@ static bsync_quat normalize_sum(const int64_t r[4]) {
     return bsync_quat_normalize_inl_(q, NULL);
 }
 
+/* Bits in which two vectors / quaternions differ (0: equal). */
+static inline uint32_t vec3_diff(bsync_vec3 a, bsync_vec3 b) {
+    return ((uint32_t)a.x ^ (uint32_t)b.x) | ((uint32_t)a.y ^ (uint32_t)b.y) | ((uint32_t)a.z ^ (uint32_t)b.z);
+}
+static inline uint32_t quat_diff(bsync_quat a, bsync_quat b) {
+    return ((uint32_t)a.x ^ (uint32_t)b.x) | ((uint32_t)a.y ^ (uint32_t)b.y) | ((uint32_t)a.z ^ (uint32_t)b.z) |
+           ((uint32_t)a.w ^ (uint32_t)b.w);
+}
+
+/* What the blend's rounding gives for a channel whose every contributing value is v: the weighted sum
+ * is W v (W = total, or one with the rest remainder), and div_round_sat_one(65536 v) = (65536 |v| +
+ * 2^15) >> 16 = |v|, div_round_sat(W v, W) = |v| (remainder 0), both with v's sign and saturated: v
+ * itself, except INT32_MIN, whose magnitude 2^31 saturates to BSYNC_FX_MIN. */
+static inline fix16_t same_value(fix16_t v) { return v == INT32_MIN ? BSYNC_FX_MIN : v; }
+static inline bsync_vec3 same_vec3(bsync_vec3 v) {
+    return bsync_vec3_make(same_value(v.x), same_value(v.y), same_value(v.z));
+}
+
 /* Joint j of the blend, given its contributing inputs (indices `active`, weights `weight`, n >= 1,
- * total = their sum > 0). */
+ * total = their sum > 0). Channels in which every contributing value (the rest pose's included when
+ * it takes the remainder) is the same are not summed: see same_value, and for the rotation below. */
 static inline bsync_trs blend_joint(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
                                     const uint32_t* active, const int64_t* weight, uint32_t n, int64_t total) {
-    if (n == 1 && total >= BSYNC_FX_ONE) return inputs[active[0]].local[j]; /* bit for bit, not renormalised */
-    blend_acc_ acc = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0, 0}};
-    const bsync_quat q0 = inputs[active[0]].local[j].r;
-    blend_add(&acc, weight[0], &inputs[active[0]].local[j], 1); /* dot(q0, q0) >= 0 */
+    const bsync_trs* f = &inputs[active[0]].local[j];
+    if (n == 1 && total >= BSYNC_FX_ONE) return *f; /* bit for bit, rotation not renormalised */
+    const int with_rest = total < BSYNC_FX_ONE;
+    uint32_t dt = 0, ds = 0, dr = 0;
     for (uint32_t k = 1; k < n; k++) {
         const bsync_trs* x = &inputs[active[k]].local[j];
-        blend_add(&acc, weight[k], x, quat_dot_negative(q0, x->r) ? -1 : 1);
+        dt |= vec3_diff(x->t, f->t);
+        ds |= vec3_diff(x->s, f->s);
+        dr |= quat_diff(x->r, f->r);
     }
-    if (total < BSYNC_FX_ONE) {
-        const bsync_trs* x = &rest[j];
-        blend_add(&acc, (int64_t)BSYNC_FX_ONE - total, x, quat_dot_negative(q0, x->r) ? -1 : 1);
+    if (with_rest) {
+        dt |= vec3_diff(rest[j].t, f->t);
+        ds |= vec3_diff(rest[j].s, f->s);
+        dr |= quat_diff(rest[j].r, f->r);
     }
+    const int64_t rest_w = (int64_t)BSYNC_FX_ONE - total; /* used only when with_rest */
     bsync_trs o;
-    if (total <= BSYNC_FX_ONE) { /* den = 65536: the common case (weights summing to one) */
-        o.t = bsync_vec3_make(div_round_sat_one(acc.t[0]), div_round_sat_one(acc.t[1]), div_round_sat_one(acc.t[2]));
-        o.s = bsync_vec3_make(div_round_sat_one(acc.s[0]), div_round_sat_one(acc.s[1]), div_round_sat_one(acc.s[2]));
+    if (dt == 0) {
+        o.t = same_vec3(f->t);
     } else {
-        const uint64_t den = (uint64_t)total;
-        o.t = bsync_vec3_make(div_round_sat(acc.t[0], den), div_round_sat(acc.t[1], den),
-                              div_round_sat(acc.t[2], den));
-        o.s = bsync_vec3_make(div_round_sat(acc.s[0], den), div_round_sat(acc.s[1], den),
-                              div_round_sat(acc.s[2], den));
+        int64_t a0 = 0, a1 = 0, a2 = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const bsync_vec3 v = inputs[active[k]].local[j].t;
+            a0 += weight[k] * v.x;
+            a1 += weight[k] * v.y;
+            a2 += weight[k] * v.z;
+        }
+        if (with_rest) {
+            a0 += rest_w * rest[j].t.x;
+            a1 += rest_w * rest[j].t.y;
+            a2 += rest_w * rest[j].t.z;
+        }
+        if (total <= BSYNC_FX_ONE) /* den = 65536: the common case (weights summing to one) */
+            o.t = bsync_vec3_make(div_round_sat_one(a0), div_round_sat_one(a1), div_round_sat_one(a2));
+        else
+            o.t = bsync_vec3_make(div_round_sat(a0, (uint64_t)total), div_round_sat(a1, (uint64_t)total),
+                                  div_round_sat(a2, (uint64_t)total));
     }
-    o.r = normalize_sum(acc.r);
+    if (ds == 0) {
+        o.s = same_vec3(f->s);
+    } else {
+        int64_t a0 = 0, a1 = 0, a2 = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const bsync_vec3 v = inputs[active[k]].local[j].s;
+            a0 += weight[k] * v.x;
+            a1 += weight[k] * v.y;
+            a2 += weight[k] * v.z;
+        }
+        if (with_rest) {
+            a0 += rest_w * rest[j].s.x;
+            a1 += rest_w * rest[j].s.y;
+            a2 += rest_w * rest[j].s.z;
+        }
+        if (total <= BSYNC_FX_ONE)
+            o.s = bsync_vec3_make(div_round_sat_one(a0), div_round_sat_one(a1), div_round_sat_one(a2));
+        else
+            o.s = bsync_vec3_make(div_round_sat(a0, (uint64_t)total), div_round_sat(a1, (uint64_t)total),
+                                  div_round_sat(a2, (uint64_t)total));
+    }
+    /* One rotation q everywhere, weights summing to one: every sign is +1 (dot(q, q) >= 0), the sum is
+     * 2^16 q exactly, and normalize_sum scales it to q' = q 2^m exactly, m = 16 - shift = 29 - b for
+     * b = bits(max|q_i|) (shift = bits(2^16 max) - 29 = b - 13 <= 16, no rounding). When 15 <= b <= 29,
+     * bsync_quat_normalize gives q' and q the same bits: neither is halved (max < 2^29), s(q) in
+     * [2^(2b-2), 2^(2b+2)) has sbits <= 2b + 2 <= 60, so e(q) = floor((62 - sbits) / 2) >= 30 - b > m,
+     * no cap (e <= 17), and s(q') = 4^m s(q) gives e(q') = e(q) - m: the same n, the same l and the
+     * same numerators |c| 2^m 2^(16 + e - m); q' (components >= 2^28 in magnitude) skips the unit fast
+     * path, which q may take, and that path returns what the full computation would (its proof). */
+    const bsync_quat q = f->r;
+    const uint64_t qbits = bsync_u64_abs(q.x) | bsync_u64_abs(q.y) | bsync_u64_abs(q.z) | bsync_u64_abs(q.w);
+    if (dr == 0 && total <= BSYNC_FX_ONE && qbits >= ((uint64_t)1 << 14) && qbits < ((uint64_t)1 << 29)) {
+        o.r = bsync_quat_normalize_inl_(q, NULL);
+        return o;
+    }
+    int64_t r[4] = {0, 0, 0, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        const bsync_quat x = inputs[active[k]].local[j].r;
+        const int64_t sw = k > 0 && quat_dot_negative(q, x) ? -weight[k] : weight[k]; /* dot(q, q) >= 0 */
+        r[0] += sw * x.x;
+        r[1] += sw * x.y;
+        r[2] += sw * x.z;
+        r[3] += sw * x.w;
+    }
+    if (with_rest) {
+        const bsync_quat x = rest[j].r;
+        const int64_t sw = quat_dot_negative(q, x) ? -rest_w : rest_w;
+        r[0] += sw * x.x;
+        r[1] += sw * x.y;
+        r[2] += sw * x.z;
+        r[3] += sw * x.w;
+    }
+    o.r = normalize_sum(r);
     return o;
 }
 
