@@ -48,12 +48,10 @@ static fix16_t clamp_unit(fix16_t v) { return bsync_fx_clamp(v, 0, BSYNC_FX_ONE)
 /* Is bsync_quat_dot(a, b) < 0? The dot is the exact sum V of the four raw products (2^-32 units)
  * rounded to fix16 ties away from zero (bsync_fx_round_q32_), and saturation keeps the sign, so it is
  * negative exactly when V <= -2^15 (V = -2^15 is -0.5 raw and rounds to -1; V = -2^15 + 1 rounds to
- * 0). When every component is below 2^30 in magnitude each product is below 2^60 and V fits in int64
- * (|V| < 2^62), so it is formed directly; otherwise the general accumulator decides. */
+ * 0). When every component is in [-2^30, 2^30) (bsync_quat_small_) each product is at most 2^60 and V
+ * fits in int64 (|V| <= 2^62), so it is formed directly; otherwise the general accumulator decides. */
 static inline int quat_dot_negative(bsync_quat a, bsync_quat b) {
-    const uint64_t big = bsync_u64_abs(a.x) | bsync_u64_abs(a.y) | bsync_u64_abs(a.z) | bsync_u64_abs(a.w) |
-                         bsync_u64_abs(b.x) | bsync_u64_abs(b.y) | bsync_u64_abs(b.z) | bsync_u64_abs(b.w);
-    if (big >= ((uint64_t)1 << 30)) return bsync_quat_dot(a, b) < 0;
+    if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_dot(a, b) < 0;
     const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
     return v <= -(int64_t)32768;
 }

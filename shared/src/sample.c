@@ -158,6 +158,33 @@ static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cac
     return l;
 }
 
+/* bsync_quat_nlerp (sample.h's rotation rule) with the same bits, shortened for keys whose components
+ * are in [-2^30, 2^30) (bsync_quat_small_; every normalised key) and 0 < t < 1 (between keys): the
+ * exact dot is formed in int64 (|dot| <= 2^62) and its sign is bsync_quat_dot_sign_'s; negating b
+ * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
+ * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
+ * checks and saturation change nothing. Other inputs take bsync_quat_nlerp_inl_ itself. */
+static inline bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t) {
+    if (!bsync_quat_small_(a) || !bsync_quat_small_(b) || t <= 0 || t >= BSYNC_FX_ONE)
+        return bsync_quat_nlerp_inl_(a, b, t);
+    const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
+    if (v < 0 || (v == 0 && bsync_quat_lex_negative_(b))) {
+        b.x = -b.x;
+        b.y = -b.y;
+        b.z = -b.z;
+        b.w = -b.w;
+    }
+    int64_t p0 = ((int64_t)b.x - a.x) * t, p1 = ((int64_t)b.y - a.y) * t;
+    int64_t p2 = ((int64_t)b.z - a.z) * t, p3 = ((int64_t)b.w - a.w) * t;
+    p0 = bsync_i64_asr(p0 + 0x8000 - (int64_t)(p0 < 0), 16);
+    p1 = bsync_i64_asr(p1 + 0x8000 - (int64_t)(p1 < 0), 16);
+    p2 = bsync_i64_asr(p2 + 0x8000 - (int64_t)(p2 < 0), 16);
+    p3 = bsync_i64_asr(p3 + 0x8000 - (int64_t)(p3 < 0), 16);
+    return bsync_quat_normalize_inl_(bsync_quat_make((fix16_t)(a.x + p0), (fix16_t)(a.y + p1), (fix16_t)(a.z + p2),
+                                                     (fix16_t)(a.w + p3)),
+                                     NULL);
+}
+
 bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
                                uint32_t joint_count, bsync_sample_cursor* cursor, bsync_trs* out_local) {
     if (!clip || !rest || !out_local) return BSYNC_INVALID_ARGUMENT;
@@ -186,7 +213,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             bsync_trs* x = &out_local[tr->joint];
             if (tr->kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x->r = l.exact ? q[l.k] : bsync_quat_nlerp_inl_(q[l.k], q[l.k + 1], l.alpha);
+                x->r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha);
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 const bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
@@ -208,7 +235,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x.r = l.exact ? q[l.k] : bsync_quat_nlerp_inl_(q[l.k], q[l.k + 1], l.alpha);
+                x.r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha);
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);

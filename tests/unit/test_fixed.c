@@ -80,6 +80,69 @@ static void test_saturating_scalars(void** state) {
     assert_true(bsync_u64_isqrt(99) == 9);
 }
 
+/* bsync_i64_asr (branch-free) is floor(v / 2^s) for every v and s: against long double division
+ * (exact: |v| < 2^64 fits its 64-bit significand, and the quotient by a power of two is exact). */
+static void test_asr_floor(void** state) {
+    (void)state;
+    uint64_t st = 11;
+    const int64_t edges[] = {0, 1, -1, 2, -2, INT64_MAX, INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, 32768, -32768, -32769, 65535, -65536};
+    for (unsigned s = 0; s < 64; s++) {
+        for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+            const int64_t v = edges[e];
+            assert_true(bsync_i64_asr(v, s) == (int64_t)floorl((long double)v / ldexpl(1.0L, (int)s)));
+        }
+        for (int i = 0; i < 4000; i++) {
+            const uint64_t r = bsync_test_rand(&st);
+            const int64_t v = (int64_t)(r >> (bsync_test_rand(&st) % 64u)) * ((r & 1u) ? -1 : 1);
+            assert_true(bsync_i64_asr(v, s) == (int64_t)floorl((long double)v / ldexpl(1.0L, (int)s)));
+        }
+    }
+}
+
+/* bsync_quat_dot_sign_ (int64 fast path below 2^30, the accumulator above) is the sign of the exact
+ * dot. Reference: each product p (|p| <= 2^62, exact in long double's 64-bit significand) is split
+ * into floor(p / 2^32) and the remainder in [0, 2^32); the high parts and the low parts are summed
+ * separately in int64, which decides the sign exactly. */
+static int ref_dot_sign(bsync_quat a, bsync_quat b) {
+    /* exact: sum of the products' high parts (floor / 2^32) and low parts, both small enough in int64 */
+    const fix16_t* x = &a.x;
+    const fix16_t* y = &b.x;
+    int64_t hi = 0, lo = 0;
+    for (int i = 0; i < 4; i++) {
+        const int64_t p = (int64_t)x[i] * y[i];
+        hi += (int64_t)floorl((long double)p / 4294967296.0L);
+        lo += p - (int64_t)floorl((long double)p / 4294967296.0L) * 4294967296;
+    }
+    /* value = hi 2^32 + lo with 0 <= lo < 4 2^32 */
+    if (hi > 0) return 1;
+    if (hi < -4) return -1;
+    const int64_t v = hi * 4294967296 + lo; /* |v| <= 4 2^32 + 4 2^32 here */
+    return (v > 0) - (v < 0);
+}
+
+static void test_dot_sign(void** state) {
+    (void)state;
+    uint64_t st = 12;
+    long fast = 0, slow = 0;
+    for (int i = 0; i < 400000; i++) {
+        const unsigned bits = (unsigned)(bsync_test_rand(&st) % 33u);
+        fix16_t c[8];
+        for (int k = 0; k < 8; k++) {
+            const uint64_t r = bsync_test_rand(&st);
+            int64_t m = bits == 0 ? 0 : (int64_t)((r >> 1) & (((uint64_t)1 << (bits < 32 ? bits : 31)) - 1u));
+            if (bits == 32 && (r & 2u)) m = (int64_t)1 << 31; /* INT32_MIN's magnitude */
+            c[k] = (r & 1u) ? (fix16_t)(-m) : (fix16_t)(m > INT32_MAX ? INT32_MAX : m);
+        }
+        bsync_quat a = bsync_quat_make(c[0], c[1], c[2], c[3]), b = bsync_quat_make(c[4], c[5], c[6], c[7]);
+        if (i % 3 == 0 && a.y != INT32_MIN && a.w != INT32_MIN)
+            b = bsync_quat_make(-a.y, a.x, -a.w, a.z); /* exactly orthogonal: sign 0 */
+        assert_int_equal(bsync_quat_dot_sign_(a, b), ref_dot_sign(a, b));
+        if (bits < 30) fast++;
+        else slow++;
+    }
+    assert_true(fast > 1000 && slow > 1000);
+}
+
 static void test_lerp(void** state) {
     (void)state;
     uint64_t st = 2;
@@ -486,7 +549,7 @@ static void test_quat_normalize_reference(void** state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_saturating_scalars), cmocka_unit_test(test_isqrt_definition), cmocka_unit_test(test_isqrt_fast_definition), cmocka_unit_test(test_quat_normalize_reference), cmocka_unit_test(test_lerp),
+        cmocka_unit_test(test_saturating_scalars), cmocka_unit_test(test_isqrt_definition), cmocka_unit_test(test_isqrt_fast_definition), cmocka_unit_test(test_quat_normalize_reference), cmocka_unit_test(test_lerp), cmocka_unit_test(test_asr_floor), cmocka_unit_test(test_dot_sign),
         cmocka_unit_test(test_dot_cross_length),   cmocka_unit_test(test_quat_identities),
         cmocka_unit_test(test_quat_rotate),        cmocka_unit_test(test_quat_normalize),
         cmocka_unit_test(test_quat_nlerp),         cmocka_unit_test(test_trs_compose),

@@ -79,8 +79,12 @@ typedef struct bsync_trs { bsync_vec3 t; bsync_quat r; bsync_vec3 s; } bsync_trs
 
 /* Arithmetic shift right (floor division by 2^s) for s in 0..63, defined for every int64 value. */
 static inline int64_t bsync_i64_asr(int64_t v, unsigned s) {
-    if (v >= 0) return (int64_t)((uint64_t)v >> s);
-    return -(int64_t)(((uint64_t)(-(v + 1))) >> s) - 1;
+    /* Without a branch: m is 0 for v >= 0 and -1 (all ones) for v < 0, so v ^ m is v or -v - 1 = ~v,
+     * never negative; its logical shift is floor((v ^ m) / 2^s), and for v < 0
+     * floor(v / 2^s) = -floor((-v - 1) / 2^s) - 1 = ~((-v - 1) >> s) = ((v ^ m) >> s) ^ m. Only
+     * bitwise operations and a shift of a nonnegative value. */
+    const int64_t m = -(int64_t)((uint64_t)v >> 63);
+    return (int64_t)((uint64_t)(v ^ m) >> s) ^ m;
 }
 
 /* Saturate an int64 to the fix16 result range [BSYNC_FX_MIN, BSYNC_FX_MAX]. */
@@ -223,8 +227,11 @@ static inline fix16_t bsync_fx_lerp(fix16_t a, fix16_t b, fix16_t t) {
     if (t <= 0) return a;
     if (t >= BSYNC_FX_ONE) return b;
     int64_t p = ((int64_t)b - (int64_t)a) * (int64_t)t; /* |b-a| < 2^32, t < 2^16 */
-    uint64_t m = (bsync_u64_abs(p) + 0x8000u) >> 16;
-    int64_t d = p < 0 ? -(int64_t)m : (int64_t)m;
+    /* d = p / 2^16 rounded half away from zero, without a branch: floor((p + 2^15 - [p < 0]) / 2^16).
+     * For p >= 0 that is floor((p + 2^15) / 2^16). For p = -q < 0, with q + 2^15 = 2^16 k + r
+     * (0 <= r < 2^16): floor((2^15 - 1 - q) / 2^16) = -ceil((q - 2^15 + 1) / 2^16) = -ceil((2^16 (k - 1)
+     * + r + 1) / 2^16) = -k, the negated rounding of q. |p| < 2^48, so nothing overflows. */
+    int64_t d = bsync_i64_asr(p + 0x8000 - (int64_t)(p < 0), 16);
     return bsync_fx_sat64((int64_t)a + d);
 }
 
@@ -351,8 +358,21 @@ static inline bsync_vec3 bsync_quat_rotate(bsync_quat q, bsync_vec3 v) {
     return bsync_vec3_add(bsync_vec3_add(v, bsync_vec3_scale(t, q.w)), bsync_vec3_cross(u, t));
 }
 
+/* 1 if every component is in [-2^30, 2^30): c + 2^30 is then in [0, 2^31) as uint32, and their OR is
+ * below 2^31 exactly when all are. Products of such components are at most 2^60 in magnitude, so
+ * sums of four of them fit in int64. */
+static inline int bsync_quat_small_(bsync_quat q) {
+    return (((uint32_t)q.x + 0x40000000u) | ((uint32_t)q.y + 0x40000000u) | ((uint32_t)q.z + 0x40000000u) |
+            ((uint32_t)q.w + 0x40000000u)) < 0x80000000u;
+}
 /* Sign (-1, 0, 1) of the EXACT dot product a . b (not of its rounded value). */
 static inline int bsync_quat_dot_sign_(bsync_quat a, bsync_quat b) {
+    /* components in [-2^30, 2^30) (every unit quaternion): the exact dot fits in int64 (each product
+     * at most 2^60, the sum at most 2^62), so its sign is read directly */
+    if (bsync_quat_small_(a) && bsync_quat_small_(b)) {
+        const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
+        return (v > 0) - (v < 0);
+    }
     bsync_acc_ acc = {0, 0};
     bsync_acc_mul_add_(&acc, a.x, b.x);
     bsync_acc_mul_add_(&acc, a.y, b.y);
