@@ -224,6 +224,11 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             for (uint32_t j = 0; j < joint_count; j++) out_local[j] = rest[j];
             return BSYNC_OK;
         }
+        if (n == 1 && total >= BSYNC_FX_ONE) { /* every joint is copied bit for bit (blend_joint's first rule) */
+            const bsync_trs* src = inputs[active[0]].local;
+            for (uint32_t j = 0; j < joint_count; j++) out_local[j] = src[j];
+            return BSYNC_OK;
+        }
         for (uint32_t j = 0; j < joint_count; j++)
             out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total);
         return BSYNC_OK;
