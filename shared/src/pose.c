@@ -3,9 +3,11 @@
  * All sums are exact int64 sums of raw products, rounded once (ties away from zero). No floats,
  * no allocation, no globals. */
 #include "blendsync/pose.h"
+#include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define POSE_MAX_WEIGHT ((int64_t)64 * 65536) /* 64.0 */
 
@@ -92,7 +94,7 @@ static inline bsync_vec3 same_vec3(bsync_vec3 v) {
 /* Joint j of the blend, given its contributing inputs (indices `active`, weights `weight`, n >= 1,
  * total = their sum > 0). Channels in which every contributing value (the rest pose's included when
  * it takes the remainder) is the same are not summed: see same_value, and for the rotation below. */
-static inline bsync_trs blend_joint(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
+static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
                                     const uint32_t* active, const int64_t* weight, uint32_t n, int64_t total) {
     const bsync_trs* f = &inputs[active[0]].local[j];
     if (n == 1 && total >= BSYNC_FX_ONE) return *f; /* bit for bit, rotation not renormalised */
@@ -221,12 +223,11 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             total += inputs[i].weight;
         }
         if (n == 0) {
-            for (uint32_t j = 0; j < joint_count; j++) out_local[j] = rest[j];
+            if (joint_count > 0) memcpy(out_local, rest, out_bytes); /* no overlap (checked above) */
             return BSYNC_OK;
         }
         if (n == 1 && total >= BSYNC_FX_ONE) { /* every joint is copied bit for bit (blend_joint's first rule) */
-            const bsync_trs* src = inputs[active[0]].local;
-            for (uint32_t j = 0; j < joint_count; j++) out_local[j] = src[j];
+            memcpy(out_local, inputs[active[0]].local, out_bytes); /* no overlap (checked above) */
             return BSYNC_OK;
         }
         for (uint32_t j = 0; j < joint_count; j++)

@@ -14,6 +14,9 @@
  * expressions from the same (k, exact, alpha) as the per-track search would find, so the result is
  * the same bits (tests/unit/test_pose_fastpaths.c compares the two paths). */
 #include "blendsync/sample.h"
+
+#include <string.h>
+
 #include "internal/clip_block.h"
 #include "internal/quat_normalize.h"
 
@@ -205,8 +208,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     if (cursor && cursor->times_tag != clip->fingerprint &&
         (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
          (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local)) {
-        if (out_local != rest)
-            for (uint32_t j = 0; j < joint_count; j++) out_local[j] = rest[j];
+        if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
         const locate_ l = locate(bsync_clip_times_(clip, &tracks[0]), tracks[0].key_count, t, &cached[0], &memo);
         for (uint32_t ti = 0; ti < clip->track_count; ti++) {
             const bsync_clip_track_* tr = &tracks[ti];
