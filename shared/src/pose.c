@@ -29,10 +29,9 @@ static fix16_t div_round_sat_one(int64_t v) {
 }
 
 /* v / 2^s rounded to nearest, ties away from zero (symmetric: f(-v) = -f(v)). |v| < 2^62, s < 62. */
-static int64_t shift_round(int64_t v, unsigned s) {
-    if (s == 0) return v;
-    uint64_t m = bsync_u64_abs(v);
-    uint64_t r = (m + ((uint64_t)1 << (s - 1))) >> s;
+static inline int64_t shift_round(int64_t v, unsigned s) {
+    const uint64_t m = bsync_u64_abs(v);
+    const uint64_t r = (m + (((uint64_t)1 << s) >> 1)) >> s; /* s == 0: (m + 0) >> 0 = m, v itself */
     return v < 0 ? -(int64_t)r : (int64_t)r;
 }
 
@@ -52,7 +51,7 @@ static fix16_t clamp_unit(fix16_t v) { return bsync_fx_clamp(v, 0, BSYNC_FX_ONE)
  * negative exactly when V <= -2^15 (V = -2^15 is -0.5 raw and rounds to -1; V = -2^15 + 1 rounds to
  * 0). When every component is in [-2^30, 2^30) (bsync_quat_small_) each product is at most 2^60 and V
  * fits in int64 (|V| <= 2^62), so it is formed directly; otherwise the general accumulator decides. */
-static inline int quat_dot_negative(bsync_quat a, bsync_quat b) {
+static BSYNC_FORCE_INLINE int quat_dot_negative(bsync_quat a, bsync_quat b) {
     if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_dot(a, b) < 0;
     const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
     return v <= -(int64_t)32768;
@@ -63,7 +62,7 @@ static inline int quat_dot_negative(bsync_quat a, bsync_quat b) {
  * than rounding to fix16 first, then handed to bsync_quat_normalize (which only needs the direction).
  * The shift s is the smallest with (mx >> s) < 2^29, i.e. mx < 2^(29 + s): 0 when mx < 2^29, else
  * bits(mx) - 29. */
-static bsync_quat normalize_sum(const int64_t r[4]) {
+static BSYNC_FORCE_INLINE bsync_quat normalize_sum(const int64_t r[4]) {
     const uint64_t mx = bsync_u64_abs(r[0]) | bsync_u64_abs(r[1]) | bsync_u64_abs(r[2]) | bsync_u64_abs(r[3]);
     /* the OR has the same bit length as the largest magnitude, which is all the shift depends on */
     unsigned s = 0;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal/clip_block.h"
+#include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
@@ -167,7 +168,7 @@ static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cac
  * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
  * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
  * checks and saturation change nothing. Other inputs take bsync_quat_nlerp_inl_ itself. */
-static inline bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t) {
+static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t) {
     if (!bsync_quat_small_(a) || !bsync_quat_small_(b) || t <= 0 || t >= BSYNC_FX_ONE)
         return bsync_quat_nlerp_inl_(a, b, t);
     const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
