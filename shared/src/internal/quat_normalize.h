@@ -240,12 +240,16 @@ static BSYNC_FORCE_INLINE bsync_quat bsync_quat_normalize_inl_(bsync_quat q, int
     if (n - l * l > l) l++; /* round to nearest for the root itself; l in [2^28, 2^31] */
     /* out = c * 65536 * 2^e / L; |c| <= 2^30, and |c| * 2^e <= sqrt(s) * 2^e = sqrt(n) <= 2^31, so the
      * numerator |c| * 2^(16+e) is at most 2^47 (bsync_div_round_shared_'s bound). */
+    /* Each quotient is at most 2^16, so bsync_fx_signed_sat would never saturate and the sign is put
+     * back directly: |c| 2^e <= sqrt(s) 2^e = sqrt(n), and l >= sqrt(n) - 1/2 (l rounds the root to
+     * nearest) with sqrt(n) >= 2^28, so |c| 2^(16+e) / l <= 2^16 / (1 - 1 / (2 sqrt(n))) < 2^16 + 2^-12,
+     * which rounds to at most 2^16. */
     const uint64_t inv = ((uint64_t)1 << 49) / (2u * l);
     const unsigned sh = 16u + e;
-    return bsync_quat_make(bsync_fx_signed_sat(bsync_div_round_shared_(a0 << sh, l, inv), c0 < 0),
-                           bsync_fx_signed_sat(bsync_div_round_shared_(a1 << sh, l, inv), c1 < 0),
-                           bsync_fx_signed_sat(bsync_div_round_shared_(a2 << sh, l, inv), c2 < 0),
-                           bsync_fx_signed_sat(bsync_div_round_shared_(a3 << sh, l, inv), c3 < 0));
+    const int64_t o0 = (int64_t)bsync_div_round_shared_(a0 << sh, l, inv), o1 = (int64_t)bsync_div_round_shared_(a1 << sh, l, inv);
+    const int64_t o2 = (int64_t)bsync_div_round_shared_(a2 << sh, l, inv), o3 = (int64_t)bsync_div_round_shared_(a3 << sh, l, inv);
+    return bsync_quat_make((fix16_t)(c0 < 0 ? -o0 : o0), (fix16_t)(c1 < 0 ? -o1 : o1), (fix16_t)(c2 < 0 ? -o2 : o2),
+                           (fix16_t)(c3 < 0 ? -o3 : o3));
 }
 
 /* bsync_quat_nlerp of fixed.h, step for step, with the inline normalisation. */
