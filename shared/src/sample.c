@@ -8,11 +8,18 @@
  *
  * Shared key times: when every track of the clip has the same key times (content, checked once at
  * cursor init; baked clips, BVH and the procedural character are like this), the interval and the
- * interpolation weight are the same for every track, so a cursor marked so (its times_tag) locates once
- * per call (with track 0's times and cursor entry) and then walks the tracks in their stored order,
- * writing each component over a copy of the rest pose. Every value is computed by the same
- * expressions from the same (k, exact, alpha) as the per-track search would find, so the result is
- * the same bits (tests/unit/test_pose_fastpaths.c compares the two paths). */
+ * interpolation weight are the same for every track, so a cursor marked so locates once per call
+ * (with track 0's times and cursor entry) and then walks the tracks in their stored order, writing
+ * each component over a copy of the rest pose. Every value is computed by the same expressions from
+ * the same (k, exact, alpha) as the per-track search would find, so the result is the same bits.
+ *
+ * Plain rotation keys: when every rotation key has components in [-2^30, 2^30) and no consecutive
+ * pair needs the nlerp's hemisphere flip (checked once at cursor init with bsync_quat_dot_sign_), a
+ * cursor marked so lets nlerp_keys skip those two checks per sample; the values are the same.
+ *
+ * Both marks live in one 64-bit tag tied to the clip's fingerprint (fingerprint ^ the marks' bits),
+ * so a corrupted cursor header is refused (BSYNC_MISMATCH) like a wrong magic instead of switching
+ * paths. tests/unit/test_sample.c compares every path with the per-track search without a cursor. */
 #include "blendsync/sample.h"
 
 #include <string.h>
@@ -22,19 +29,48 @@
 #include "internal/quat_normalize.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
-/* The shared-times mark is stored as a 64-bit tag tied to the clip's fingerprint, so that a corrupted
- * cursor header is refused (BSYNC_MISMATCH) like a wrong magic, instead of switching paths. */
+/* The marks of the cursor tag (see above); the tag is fingerprint ^ (the set marks). */
 #define SHARED_TIMES_TAG 0x5348415245442D54ull /* "T-DERAHS" */
+#define PLAIN_KEYS_TAG 0x4E49414C504B4559ull   /* "YEKPLAIN" */
 
 struct bsync_sample_cursor {
     uint32_t magic;
     uint32_t track_count;
     uint64_t fingerprint; /* the clip's content fingerprint */
-    uint64_t times_tag;   /* fingerprint ^ SHARED_TIMES_TAG when the tracks share key times, else fingerprint */
+    uint64_t tag;         /* fingerprint ^ (SHARED_TIMES_TAG if set) ^ (PLAIN_KEYS_TAG if set) */
     /* uint32_t last_key[track_count] follows */
 };
 
 _Static_assert(sizeof(struct bsync_sample_cursor) == 24, "cursor header must be 24 bytes");
+
+/* Are all rotation keys in [-2^30, 2^30) per component, with no consecutive pair that nlerp would
+ * flip (exact dot < 0, or 0 with the second key lexicographically negative)? */
+static uint32_t rotation_keys_plain(const bsync_clip* clip) {
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        if (tracks[i].kind != BSYNC_TRACK_ROTATION) continue;
+        const bsync_quat* q = bsync_clip_quats_(clip, &tracks[i]);
+        for (uint32_t k = 0; k < tracks[i].key_count; k++) {
+            if (!bsync_quat_small_(q[k])) return 0;
+            if (k == 0) continue;
+            const int sgn = bsync_quat_dot_sign_(q[k - 1], q[k]);
+            if (sgn < 0 || (sgn == 0 && bsync_quat_lex_negative_(q[k]))) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The marks of a tag: bit 0 shared times, bit 1 plain keys; -1 for a corrupted tag. */
+#define MARK_SHARED 1
+#define MARK_PLAIN 2
+static int tag_marks(const bsync_sample_cursor* c) {
+    const uint64_t m = c->tag ^ c->fingerprint;
+    if (m == 0) return 0;
+    if (m == SHARED_TIMES_TAG) return MARK_SHARED;
+    if (m == PLAIN_KEYS_TAG) return MARK_PLAIN;
+    if (m == (SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG)) return MARK_SHARED | MARK_PLAIN;
+    return -1;
+}
 
 /* Do all tracks of the clip have the same key times as track 0 (same count, same values)? */
 static uint32_t tracks_share_times(const bsync_clip* clip) {
@@ -68,14 +104,17 @@ bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* 
     c->magic = CURSOR_MAGIC;
     c->track_count = clip->track_count;
     c->fingerprint = clip->fingerprint;
-    c->times_tag = tracks_share_times(clip) ? clip->fingerprint ^ SHARED_TIMES_TAG : clip->fingerprint;
+    c->tag = clip->fingerprint ^ (tracks_share_times(clip) ? SHARED_TIMES_TAG : 0) ^
+             (rotation_keys_plain(clip) ? PLAIN_KEYS_TAG : 0);
     bsync_sample_cursor_reset(c);
     *out = c;
     return BSYNC_OK;
 }
 
 int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor) {
-    return cursor && cursor->magic == CURSOR_MAGIC && cursor->times_tag == (cursor->fingerprint ^ SHARED_TIMES_TAG);
+    if (!cursor || cursor->magic != CURSOR_MAGIC) return 0;
+    const int m = tag_marks(cursor);
+    return m >= 0 && (m & MARK_SHARED) != 0;
 }
 
 void bsync_sample_cursor_reset(bsync_sample_cursor* cursor) {
@@ -167,16 +206,20 @@ static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cac
  * exact dot is formed in int64 (|dot| <= 2^62) and its sign is bsync_quat_dot_sign_'s; negating b
  * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
  * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
- * checks and saturation change nothing. Other inputs take bsync_quat_nlerp_inl_ itself. */
-static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t) {
-    if (!bsync_quat_small_(a) || !bsync_quat_small_(b) || t <= 0 || t >= BSYNC_FX_ONE)
-        return bsync_quat_nlerp_inl_(a, b, t);
-    const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
-    if (v < 0 || (v == 0 && bsync_quat_lex_negative_(b))) {
-        b.x = -b.x;
-        b.y = -b.y;
-        b.z = -b.z;
-        b.w = -b.w;
+ * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
+ * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
+ * bsync_quat_nlerp_inl_ itself. */
+static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain) {
+    if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_nlerp_inl_(a, b, t);
+    if (!plain) {
+        if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_nlerp_inl_(a, b, t);
+        const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
+        if (v < 0 || (v == 0 && bsync_quat_lex_negative_(b))) {
+            b.x = -b.x;
+            b.y = -b.y;
+            b.z = -b.z;
+            b.w = -b.w;
+        }
     }
     int64_t p0 = ((int64_t)b.x - a.x) * t, p1 = ((int64_t)b.y - a.y) * t;
     int64_t p2 = ((int64_t)b.z - a.z) * t, p3 = ((int64_t)b.w - a.w) * t;
@@ -195,9 +238,10 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
     if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
     if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
-                   cursor->fingerprint != clip->fingerprint ||
-                   (cursor->times_tag != clip->fingerprint && cursor->times_tag != (clip->fingerprint ^ SHARED_TIMES_TAG))))
+                   cursor->fingerprint != clip->fingerprint || tag_marks(cursor) < 0))
         return BSYNC_MISMATCH;
+    const int marks = cursor ? tag_marks(cursor) : 0;
+    const int plain = (marks & MARK_PLAIN) != 0;
 
     const fix16_t t = local_time(time, clip->duration, mode);
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
@@ -206,7 +250,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
 
     const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
-    if (cursor && cursor->times_tag != clip->fingerprint &&
+    if ((marks & MARK_SHARED) != 0 &&
         (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
          (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local)) {
         if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
@@ -216,7 +260,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             bsync_trs* x = &out_local[tr->joint];
             if (tr->kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x->r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha);
+                x->r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain);
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 const bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
@@ -238,7 +282,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x.r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha);
+                x.r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain);
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);

@@ -597,12 +597,62 @@ static void test_shared_times(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
+/* Keys whose exact dot is slightly negative (-5 in 2^-32 units) while the rounded dot is 0: the
+ * builder keeps them as they are (both are unit to within the rounding, and it aligns by the rounded
+ * dot), but nlerp flips the second one (sample.h: the sign of the exact dot). The cursor's plain-keys
+ * mark must not be set for such a clip: sampling with a cursor equals sampling without one and the
+ * nlerp rule evaluated here, at every raw step of a key interval's first 4096 and at random times. */
+static void test_flipping_pair(void** state) {
+    (void)state;
+    bsync_skeleton* sk = make_skeleton(2);
+    const bsync_trs* rest = bsync_skeleton_rest_pose(sk);
+    static const fix16_t times[2] = {0, 65536};
+    static bsync_quat q[2];
+    q[0] = bsync_quat_make(46341, 46341, 1, 0); /* s = 2 * 46341^2 + 1 = 2^32 + 9267: unit within rounding */
+    q[1] = bsync_quat_make(-46341, 46341, -5, 0); /* dot = -46341^2 + 46341^2 - 5 = -5 */
+    bsync_raw_track tr[2] = {{0, BSYNC_TRACK_ROTATION, 2, times, NULL, q}, {1, BSYNC_TRACK_ROTATION, 2, times, NULL, q}};
+    bsync_clip_desc d = {"flip", 65536, 0, tr, 2};
+    bsync_clip* c = NULL;
+    assert_int_equal(bsync_clip_create(&d, sk, NULL, &c), BSYNC_OK);
+    bsync_track_info info;
+    assert_int_equal(bsync_clip_track_info(c, 0, &info), BSYNC_OK);
+    assert_memory_equal(&info.quats[0], &q[0], sizeof q[0]); /* kept as given */
+    assert_memory_equal(&info.quats[1], &q[1], sizeof q[1]);
+    assert_int_equal(bsync_quat_dot(q[0], q[1]), 0);
+    assert_int_equal(bsync_quat_dot_sign_(q[0], q[1]), -1);
+    size_t csize = bsync_sample_cursor_memory_size(c);
+    void* cmem = aligned_buffer(csize);
+    bsync_sample_cursor* cur = NULL;
+    assert_int_equal(bsync_sample_cursor_init(cmem, csize, c, &cur), BSYNC_OK);
+    assert_int_equal(bsync_sample_cursor_shares_times(cur), 1);
+    uint64_t seed = 31;
+    for (int i = 0; i < 8192; i++) {
+        const fix16_t t = i < 4096 ? (fix16_t)i : (fix16_t)rnd(&seed, 65537);
+        bsync_trs a[2], b[2];
+        assert_int_equal(bsync_clip_sample(c, t, BSYNC_LOOP_CLAMP, rest, 2, NULL, a), BSYNC_OK);
+        assert_int_equal(bsync_clip_sample(c, t, BSYNC_LOOP_CLAMP, rest, 2, cur, b), BSYNC_OK);
+        assert_memory_equal(a, b, sizeof a);
+        if (t > 0 && t < 65536) {
+            /* the rule: alpha = t / 1 s, nlerp with the second key negated (exact dot < 0) */
+            const bsync_quat nb = bsync_quat_make(46341, -46341, 5, 0);
+            const fix16_t al = bsync_fx_div(t, 65536);
+            const bsync_quat want = bsync_quat_normalize(bsync_quat_make(bsync_fx_lerp(q[0].x, nb.x, al), bsync_fx_lerp(q[0].y, nb.y, al),
+                                                                         bsync_fx_lerp(q[0].z, nb.z, al), bsync_fx_lerp(q[0].w, nb.w, al)));
+            assert_memory_equal(&b[0].r, &want, sizeof want);
+            assert_memory_equal(&b[1].r, &want, sizeof want);
+        }
+    }
+    free(cmem);
+    bsync_clip_destroy(c);
+    bsync_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_worked),        cmocka_unit_test(test_zero_length_and_one_key),
         cmocka_unit_test(test_exact_at_keys),      cmocka_unit_test(test_against_double_reference),
         cmocka_unit_test(test_cursor_independence), cmocka_unit_test(test_relocation),
-        cmocka_unit_test(test_errors_write_nothing), cmocka_unit_test(test_shared_times),
+        cmocka_unit_test(test_errors_write_nothing), cmocka_unit_test(test_shared_times), cmocka_unit_test(test_flipping_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
