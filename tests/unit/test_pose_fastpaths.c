@@ -178,9 +178,15 @@ static void test_isqrt(void** state) {
 
 /* ---------------------------------------------------------------- division-free root and reciprocal */
 
+/* n as itself (e = 0) and as s 4^e for every split its trailing zeros allow */
 static void check_root_recip(uint64_t n) {
     uint64_t inv = 0;
-    const uint64_t l = bsync_root_recip_(n, &inv);
+    const uint64_t l = bsync_root_recip_(n, 0, &inv);
+    for (unsigned e = 1; e <= 28u && (n & (((uint64_t)1 << (2u * e)) - 1u)) == 0; e++) {
+        uint64_t inv_e = 0;
+        if (bsync_root_recip_(n >> (2u * e), e, &inv_e) != l || inv_e != inv)
+            fail_msg("root_recip(%llu as s 4^%u) differs", (unsigned long long)n, e);
+    }
     const uint64_t r = bsync_u64_isqrt(n);
     const uint64_t want = r + (n - r * r > r); /* n > r^2 + r iff sqrt(n) > r + 1/2 */
     const uint64_t winv = ((uint64_t)1 << 48) / want; /* the reciprocal may be this or one less */
@@ -209,7 +215,8 @@ static void test_root_recip(void** state) {
     check_root_recip(lo + 1);
     check_root_recip(hi);
     check_root_recip(hi - 1);
-    assert_int_equal(bsync_root_recip_(hi, &(uint64_t){0}), (uint64_t)1 << 31);
+    assert_int_equal(bsync_root_recip_(hi, 0, &(uint64_t){0}), (uint64_t)1 << 31);
+    assert_int_equal(bsync_root_recip_(1, 28, &(uint64_t){0}), (uint64_t)1 << 28);
     /* random n of every bit length, and n = s 4^e as the normalisation forms it (low bits clear) */
     for (int i = 0; i < 1000000 / FP_SCALE; i++) {
         const unsigned bits = 57u + (unsigned)(bsync_test_rand(&rng) % 6u);

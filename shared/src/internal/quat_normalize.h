@@ -258,14 +258,17 @@ static const uint32_t bsync_rsqrt_seed_[769] = {
     524288u,
 };
 
-/* l = round(sqrt(n)) (returned) and *inv_out = floor(2^48 / l) or one less, for 2^56 <= n <= 2^62
- * (then 2^28 <= l <= 2^31), without a division: one Newton step for the root from an interpolated
- * seed, whose 1 / (2 x0) comes from an interpolated table of reciprocal square roots, then one exact,
- * branchless correction; the reciprocal from the same table with one multiply-only Newton step (that
- * precision is all bsync_div_round_shared_ needs). round(sqrt(n)) is the integer nearest to sqrt(n);
- * never a tie, as (k + 1/2)^2 is not an integer.
+/* l = round(sqrt(n)) (returned) and *inv_out = floor(2^48 / l) or one less, for n = s 4^e in
+ * [2^56, 2^62] (then 2^28 <= l <= 2^31), without a division: one Newton step for the root from an
+ * interpolated seed, whose 1 / (2 x0) comes from an interpolated table of reciprocal square roots,
+ * then one exact, branchless correction; the reciprocal from the same table with one multiply-only
+ * Newton step (that precision is all bsync_div_round_shared_ needs). round(sqrt(n)) is the integer
+ * nearest to sqrt(n); never a tie, as (k + 1/2)^2 is not an integer.
  * Notation: shift is even with m = n >> shift in [256, 1023] (shift = 48 .. 54, half = shift / 2 = 24 ..
- * 27), f = the next 20 bits of n, u = n / 2^shift in [v, v + 2^-20) with v = m + f 2^-20, and
+ * 27), f = the next 20 bits of n. They are read from s (the leading bits of n are those of s, which is
+ * ready before the shift by 2e): with lz = clz(s), clz(n) = lz - 2e, so shift = 64 - clz(n) - 10,
+ * rounded up to even, is 54 - lz + 2e + p with p = lz & 1, m has 10 - p bits and is (s << lz) >>
+ * (54 + p), and f is the 20 bits below it. u = n / 2^shift in [v, v + 2^-20) with v = m + f 2^-20, and
  * R = sqrt(n) = sqrt(u) 2^half, so 2^(half + 4) <= R < 2^(half + 5) and 2^28 <= R <= 2^31.
  * 1. Root seed: S(k) = ceil(sqrt(k) 2^16), y = S(m) + floor((S(m + 1) - S(m)) f / 2^20). In units of
  *    2^-16: the chord through the exact sqrt(k) 2^16 at k = m, m + 1 lies below the curve by at most
@@ -304,12 +307,14 @@ static const uint32_t bsync_rsqrt_seed_[769] = {
  *    < 2^55. inv0 >= 2^17 - 5 > 0.
  * tests/unit/test_pose_fastpaths.c checks l and the reciprocal against bsync_u64_isqrt and a division
  * at every m and bit length, at n = s 4^e and at the rounding edges. */
-static inline uint64_t bsync_root_recip_(uint64_t n, uint64_t* inv_out) {
-    unsigned shift = 64u - bsync_u64_clz(n) - 10u;
-    shift += shift & 1u;              /* 48, 50, 52, or 54 (n = 2^62 only) */
-    const unsigned half = shift / 2u; /* 24 .. 27 */
-    const uint64_t m = n >> shift;    /* 256 .. 1023 */
-    const uint64_t f = (n >> (shift - 20u)) & 0xFFFFFu;
+static inline uint64_t bsync_root_recip_(uint64_t s, unsigned e, uint64_t* inv_out) {
+    const uint64_t n = s << (2u * e);
+    const unsigned lz = bsync_u64_clz(s);
+    const uint64_t top = s << lz;                         /* n from its leading one, at bit 63 */
+    const unsigned p = lz & 1u;                           /* m has 10 - p bits */
+    const unsigned half = (54u + p + 2u * e - lz) / 2u;   /* shift / 2: 24 .. 27 */
+    const uint64_t m = top >> (54u + p);                  /* 256 .. 1023 */
+    const uint64_t f = (top >> (34u + p)) & 0xFFFFFu;
     const uint64_t s0 = bsync_isqrt_seed_at_(m), s1 = bsync_isqrt_seed_at_(m + 1u);
     const uint64_t p0 = bsync_rsqrt_seed_[m - 256u], p1 = bsync_rsqrt_seed_[m - 255u];
     const uint64_t y = s0 + (((s1 - s0) * f) >> 20);
@@ -373,9 +378,8 @@ static inline bsync_quat bsync_quat_normalize_inl_(bsync_quat q, int* out_was_ze
     unsigned sbits = 64u - bsync_u64_clz(s);
     unsigned e = sbits >= 61u ? 0u : (61u - sbits + 1u) / 2u;
     if (e > 28u) e = 28u;
-    const uint64_t n = s << (2 * e); /* 2^56 <= n <= 2^62 */
-    uint64_t inv;
-    const uint64_t l = bsync_root_recip_(n, &inv); /* l in [2^28, 2^31], inv = floor(2^48 / l) or one less */
+    uint64_t inv; /* n = s 4^e is in [2^56, 2^62] */
+    const uint64_t l = bsync_root_recip_(s, e, &inv); /* in [2^28, 2^31]; inv = floor(2^48 / l) or one less */
     /* |out| = round(|c| 2^(16+e) / l) = round(b 2^16 / l) for b = |c| 2^e, and b <= sqrt(s) 2^e =
      * sqrt(n) <= 2^31 (bsync_div_round_shared_'s bound). */
     return bsync_quat_make(bsync_fx_signed_sat(bsync_div_round_shared_(a0 << e, l, inv), c0 < 0),
