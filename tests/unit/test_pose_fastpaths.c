@@ -307,8 +307,9 @@ static void check_norm(fix16_t x, fix16_t y, fix16_t z, fix16_t w) {
                  a.z, a.w, d.x, d.y, d.z, d.w);
 }
 
-/* A quaternion whose sum of squares is near target (< 2^62 + 2^33): w, a, b at random within the
- * rest, c the floor of the root of what is left, plus 0 or 1; every component at most 2^31 - 1. */
+/* A quaternion whose sum of squares is near target (< 2^63; less where the cap binds): w, a, b at
+ * random within the rest, c the floor of the root of what is left, plus 0 or 1; every component at
+ * most 2^31 - 1, with random signs and order. */
 static void quat_near_sum(uint64_t target, uint64_t* rng, fix16_t v[4]) {
     uint64_t rest = target;
     int64_t c[4];
@@ -341,7 +342,8 @@ static void test_normalize_more(void** state) {
      * the halving path) */
     for (unsigned b = 1; b <= 63; b++)
         for (int i = 0; i < 6000 / FP_SCALE; i++) {
-            const uint64_t target = ((uint64_t)1 << (b - 1u)) + (bsync_test_rand(&rng) >> (65u - b));
+            const uint64_t r = bsync_test_rand(&rng);
+            const uint64_t target = ((uint64_t)1 << (b - 1u)) + (b == 1u ? 0u : r >> (65u - b));
             fix16_t v[4];
             quat_near_sum(target, &rng, v);
             check_norm(v[0], v[1], v[2], v[3]);
