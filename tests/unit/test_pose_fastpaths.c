@@ -1,12 +1,15 @@
 /* test_pose_fastpaths.c — the faster ways the posed tick computes its values, each against the
  * straightforward implementation it replaced (kept here as the reference) or an independent
  * computation, bit for bit:
- *   - bsync_u64_isqrt_fast (two Newton steps and a multiply check) and bsync_isqrt_big_ (interpolated
- *     seed, one step) against the three-step original and bsync_u64_isqrt, at every bit length and
- *     around squares;
- *   - bsync_div_round_shared_ (one reciprocal for four quotients) against the division it replaced;
- *   - bsync_quat_normalize_ex against the original algorithm (arrays, three-step root, four
- *     divisions) over random and edge-case quaternions of every magnitude;
+ *   - bsync_u64_isqrt_fast (two Newton steps and a multiply check) against the three-step original
+ *     and bsync_u64_isqrt, at every bit length and around squares;
+ *   - bsync_root_recip_ (the division-free rounded root and reciprocal of the normalisation) against
+ *     bsync_u64_isqrt and the divisions, at every table entry, bit length and rounding edge;
+ *   - bsync_div_round_shared_ (one reciprocal for four quotients, exact or one less) against / and %;
+ *   - bsync_quat_normalize_ex and the inline copy against the original algorithm (arrays, three-step
+ *     root, four divisions) and against the definition written out (bsync_u64_isqrt, then / and %),
+ *     over random and edge-case quaternions of every magnitude, every bit length of the sum of
+ *     squares, tiny ones, nlerp outputs of random unit pairs and blend sums;
  *   - bsync_pose_blend's den == 65536 path against an integer reference of the weighted mean;
  *   - bsync_clip_sample (interpolation weight reused across tracks with the same key interval)
  *     against a reference sampler written from the public track data;
@@ -25,6 +28,18 @@
 #include "test_support.h"
 
 #include "../../shared/src/internal/quat_normalize.h"
+
+/* The sanitizer build runs the same program several times slower: fewer random cases there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FP_SCALE 4
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FP_SCALE 4
+#endif
+#endif
+#ifndef FP_SCALE
+#define FP_SCALE 1
+#endif
 
 /* ---------------------------------------------------------------- references (the replaced code) */
 
@@ -85,6 +100,35 @@ static bsync_quat ref_normalize_ex(bsync_quat q, int* out_was_zero) {
     return bsync_quat_make(r[0], r[1], r[2], r[3]);
 }
 
+/* The definition written out: the same halving and scale 4^e, l the integer nearest sqrt(n) from
+ * bsync_u64_isqrt, each component round(|c| 2^(16+e) / l) from / and %, ties away from zero. */
+static bsync_quat ref_normalize_def(bsync_quat q) {
+    int64_t c[4] = {q.x, q.y, q.z, q.w};
+    int any = 0, big = 0;
+    for (int i = 0; i < 4; i++) {
+        any |= c[i] != 0;
+        big |= c[i] >= ((int64_t)1 << 30) || c[i] <= -((int64_t)1 << 30);
+    }
+    if (!any) return bsync_quat_identity();
+    if (big)
+        for (int i = 0; i < 4; i++) c[i] = bsync_i64_asr(c[i], 1);
+    uint64_t s = 0;
+    for (int i = 0; i < 4; i++) s += (uint64_t)(c[i] * c[i]);
+    if (s == 0) return bsync_quat_identity();
+    unsigned e = 0;
+    while (e < 28u && (s << (2u * e)) < ((uint64_t)1 << 60)) e++;
+    const uint64_t n = s << (2u * e);
+    uint64_t l = bsync_u64_isqrt(n);
+    if (n - l * l > l) l++; /* sqrt(n) > l + 1/2 */
+    fix16_t r[4];
+    for (int i = 0; i < 4; i++) {
+        const uint64_t num = bsync_u64_abs(c[i]) << (16u + e);
+        const uint64_t mag = num / l + (2u * (num % l) >= l);
+        r[i] = bsync_fx_signed_sat(mag, c[i] < 0);
+    }
+    return bsync_quat_make(r[0], r[1], r[2], r[3]);
+}
+
 static int quat_eq(bsync_quat a, bsync_quat b) { return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w; }
 static int trs_eq(const bsync_trs* a, const bsync_trs* b) {
     return a->t.x == b->t.x && a->t.y == b->t.y && a->t.z == b->t.z && quat_eq(a->r, b->r) && a->s.x == b->s.x &&
@@ -96,9 +140,6 @@ static int trs_eq(const bsync_trs* a, const bsync_trs* b) {
 static void check_isqrt(uint64_t n) {
     const uint64_t r = bsync_u64_isqrt_fast(n);
     if (r != ref_isqrt_fast(n) || r != bsync_u64_isqrt(n)) fail_msg("isqrt_fast(%llu) = %llu", (unsigned long long)n, (unsigned long long)r);
-    if (n >= ((uint64_t)1 << 40) && bsync_isqrt_big_(n) != r)
-        fail_msg("isqrt_big(%llu) = %llu, want %llu", (unsigned long long)n, (unsigned long long)bsync_isqrt_big_(n),
-                 (unsigned long long)r);
 }
 
 static void test_isqrt(void** state) {
@@ -133,46 +174,118 @@ static void test_isqrt(void** state) {
         check_isqrt(top + d);
     }
     assert_int_equal(bsync_u64_isqrt_fast(UINT64_MAX), 0xFFFFFFFFu);
-    assert_int_equal(bsync_isqrt_big_(UINT64_MAX), 0xFFFFFFFFu);
-    assert_int_equal(bsync_isqrt_big_((uint64_t)1 << 62), (uint64_t)1 << 31);
-    assert_int_equal(bsync_isqrt_big_(((uint64_t)1 << 40) - 0), (uint64_t)1 << 20);
+}
+
+/* ---------------------------------------------------------------- division-free root and reciprocal */
+
+/* n as itself (e = 0) and as s 4^e for every split its trailing zeros allow */
+static void check_root_recip(uint64_t n) {
+    uint64_t inv = 0;
+    const uint64_t l = bsync_root_recip_(n, 0, &inv);
+    for (unsigned e = 1; e <= 28u && (n & (((uint64_t)1 << (2u * e)) - 1u)) == 0; e++) {
+        uint64_t inv_e = 0;
+        if (bsync_root_recip_(n >> (2u * e), e, &inv_e) != l || inv_e != inv)
+            fail_msg("root_recip(%llu as s 4^%u) differs", (unsigned long long)n, e);
+    }
+    const uint64_t r = bsync_u64_isqrt(n);
+    const uint64_t want = r + (n - r * r > r); /* n > r^2 + r iff sqrt(n) > r + 1/2 */
+    const uint64_t winv = ((uint64_t)1 << 48) / want; /* the reciprocal may be this or one less */
+    if (l != want || inv > winv || inv + 1u < winv)
+        fail_msg("root_recip(%llu) = %llu, %llu; want %llu, %llu or one less", (unsigned long long)n,
+                 (unsigned long long)l, (unsigned long long)inv, (unsigned long long)want, (unsigned long long)winv);
+}
+
+static void test_root_recip(void** state) {
+    (void)state;
+    uint64_t rng = 11;
+    const uint64_t lo = (uint64_t)1 << 56, hi = (uint64_t)1 << 62;
+    /* every table entry m at every even shift (bit lengths 57 .. 62), at both ends of the interpolation
+     * interval and inside it, with the bits below the interpolation all clear, all set and random */
+    for (unsigned shift = 48; shift <= 52; shift += 2)
+        for (uint64_t m = 256; m < 1024; m++)
+            for (int k = 0; k < 6; k++) {
+                const uint64_t f = k == 0 ? 0u : k == 1 ? 0xFFFFFu : bsync_test_rand(&rng) & 0xFFFFFu;
+                const uint64_t base = (m << shift) | (f << (shift - 20u)), low = ((uint64_t)1 << (shift - 20u)) - 1u;
+                if (base < lo || base >= hi) continue;
+                check_root_recip(base);
+                check_root_recip(base | low);
+                check_root_recip(base | (bsync_test_rand(&rng) & low));
+            }
+    check_root_recip(lo);
+    check_root_recip(lo + 1);
+    check_root_recip(hi);
+    check_root_recip(hi - 1);
+    assert_int_equal(bsync_root_recip_(hi, 0, &(uint64_t){0}), (uint64_t)1 << 31);
+    assert_int_equal(bsync_root_recip_(1, 28, &(uint64_t){0}), (uint64_t)1 << 28);
+    /* random n of every bit length, and n = s 4^e as the normalisation forms it (low bits clear) */
+    for (int i = 0; i < 1000000 / FP_SCALE; i++) {
+        const unsigned bits = 57u + (unsigned)(bsync_test_rand(&rng) % 6u);
+        uint64_t n = ((uint64_t)1 << (bits - 1u)) | (bsync_test_rand(&rng) >> (65u - bits));
+        check_root_recip(n);
+        const unsigned e = (unsigned)(bsync_test_rand(&rng) % 29u);
+        n &= ~(((uint64_t)1 << (2u * e)) - 1u);
+        check_root_recip(n < lo ? lo : n);
+    }
+    /* the rounding edges: l steps from k to k + 1 between k^2 + k and k^2 + k + 1; squares; for roots
+     * k of every size in [2^28, 2^31) and at both ends */
+    for (int i = 0; i < 400000 / FP_SCALE + 2; i++) {
+        uint64_t k = i == 0 ? (uint64_t)1 << 28 : i == 1 ? ((uint64_t)1 << 31) - 1u
+                                                         : ((uint64_t)1 << 28) + bsync_test_rand(&rng) % (7u << 28);
+        const uint64_t sq = k * k;
+        if (sq > lo) check_root_recip(sq - 1);
+        check_root_recip(sq);
+        check_root_recip(sq + 1);
+        check_root_recip(sq + k);
+        check_root_recip(sq + k + 1);
+        check_root_recip(sq + 2 * k);
+    }
 }
 
 /* ---------------------------------------------------------------- shared reciprocal */
 
-static void check_div_shared(uint64_t m, uint64_t l) {
-    const uint64_t inv = ((uint64_t)1 << 49) / (2u * l);
-    const uint64_t got = bsync_div_round_shared_(m, l, inv);
-    const uint64_t want = (2u * m + l) / (2u * l);
-    if (got != want)
-        fail_msg("round(%llu / %llu) = %llu, want %llu", (unsigned long long)m, (unsigned long long)l,
-                 (unsigned long long)got, (unsigned long long)want);
+/* with both reciprocals bsync_root_recip_ may hand over: floor(2^48 / l) and one less */
+static void check_div_shared(uint64_t b, uint64_t l) {
+    const uint64_t inv = ((uint64_t)1 << 48) / l;
+    const uint64_t num = b << 16;
+    const uint64_t want = num / l + (2u * (num % l) >= l); /* round half up */
+    for (uint64_t d = 0; d < 2; d++) {
+        const uint64_t got = bsync_div_round_shared_(b, l, inv - d);
+        if (got != want || want != (2u * num + l) / (2u * l))
+            fail_msg("round(%llu 2^16 / %llu) = %llu (inv - %llu), want %llu", (unsigned long long)b,
+                     (unsigned long long)l, (unsigned long long)got, (unsigned long long)d, (unsigned long long)want);
+    }
 }
 
 static void test_div_round_shared(void** state) {
     (void)state;
     uint64_t rng = 2;
-    const uint64_t lmin = (uint64_t)1 << 28, lmax = (uint64_t)1 << 31, mmax = (uint64_t)1 << 47;
+    const uint64_t lmin = (uint64_t)1 << 28, lmax = (uint64_t)1 << 31, bmax = (uint64_t)1 << 31;
     const uint64_t ls[6] = {lmin, lmin + 1, lmax - 1, lmax, 3u << 29, 0x5A5A5A5Au};
     for (int a = 0; a < 6; a++) {
         const uint64_t l = ls[a];
-        for (uint64_t m = 0; m < 4096; m++) check_div_shared(m, l);
-        for (uint64_t d = 0; d < 4096; d++) check_div_shared(mmax - d, l);
+        for (uint64_t b = 0; b < 4096; b++) check_div_shared(b, l);
+        for (uint64_t d = 0; d < 4096; d++) check_div_shared(bmax - d, l);
     }
-    for (int i = 0; i < 2000000; i++) {
+    for (int i = 0; i < 2000000 / FP_SCALE; i++) {
         const uint64_t l = lmin + bsync_test_rand(&rng) % (lmax - lmin + 1);
-        uint64_t m = bsync_test_rand(&rng) % (mmax + 1);
-        check_div_shared(m, l);
-        /* exact ties and their neighbours: m = q l + l/2 (l even) rounds up, one less rounds down */
-        const uint64_t q = m / l;
-        const uint64_t tie = q * l + l / 2;
-        if (tie <= mmax) {
-            check_div_shared(tie, l);
-            if (tie > 0) check_div_shared(tie - 1, l);
-            if (tie < mmax) check_div_shared(tie + 1, l);
+        const uint64_t b = bsync_test_rand(&rng) % (bmax + 1);
+        check_div_shared(b, l);
+        /* b 2^16 next to a multiple of l: the quotient's integer steps */
+        const uint64_t q = (b << 16) / l, bq = (q * l) >> 16;
+        check_div_shared(bq, l);
+        if (bq + 1 <= bmax) check_div_shared(bq + 1, l);
+        if (bq > 0) check_div_shared(bq - 1, l);
+        /* exact ties: l = k 2^17 makes b 2^16 = q l + l / 2 for b = 2 q k + k; and their neighbours */
+        const uint64_t k = ((uint64_t)1 << 11) + bsync_test_rand(&rng) % (((uint64_t)1 << 14) - ((uint64_t)1 << 11) + 1);
+        const uint64_t lt = k << 17, qt = bsync_test_rand(&rng) % (bmax / (2 * k));
+        const uint64_t bt = 2 * qt * k + k;
+        if (bt <= bmax) {
+            check_div_shared(bt, lt);
+            check_div_shared(bt - 1, lt);
+            if (bt < bmax) check_div_shared(bt + 1, lt);
+            if (bsync_div_round_shared_(bt, lt, ((uint64_t)1 << 48) / lt) != qt + 1) fail_msg("tie not rounded up");
+            if (bsync_div_round_shared_(bt - 1, lt, ((uint64_t)1 << 48) / lt - 1) != qt) fail_msg("below a tie");
         }
-        if (q * l <= mmax) check_div_shared(q * l, l); /* exact multiples */
-        if (q * l > 0) check_div_shared(q * l - 1, l);
     }
 }
 
@@ -188,6 +301,89 @@ static void check_norm(fix16_t x, fix16_t y, fix16_t z, fix16_t w) {
                  a.w, b.x, b.y, b.z, b.w);
     /* the inline copy the samplers use gives the same bits */
     if (!quat_eq(bsync_quat_normalize_inl_(q, NULL), b)) fail_msg("inline normalize differs");
+    const bsync_quat d = ref_normalize_def(q);
+    if (!quat_eq(a, d))
+        fail_msg("normalize(%d, %d, %d, %d) = (%d, %d, %d, %d), definition (%d, %d, %d, %d)", x, y, z, w, a.x, a.y,
+                 a.z, a.w, d.x, d.y, d.z, d.w);
+}
+
+/* A quaternion whose sum of squares is near target (< 2^63; less where the cap binds): w, a, b at
+ * random within the rest, c the floor of the root of what is left, plus 0 or 1; every component at
+ * most 2^31 - 1, with random signs and order. */
+static void quat_near_sum(uint64_t target, uint64_t* rng, fix16_t v[4]) {
+    uint64_t rest = target;
+    int64_t c[4];
+    for (int k = 0; k < 3; k++) {
+        uint64_t r = bsync_u64_isqrt(rest);
+        if (r > 0x7FFFFFFFu) r = 0x7FFFFFFFu;
+        c[k] = (int64_t)(bsync_test_rand(rng) % (r + 1u));
+        rest -= (uint64_t)(c[k] * c[k]);
+    }
+    uint64_t r = bsync_u64_isqrt(rest) + (bsync_test_rand(rng) & 1u);
+    if (r > 0x7FFFFFFFu) r = 0x7FFFFFFFu;
+    c[3] = (int64_t)r;
+    const int rot = (int)(bsync_test_rand(rng) % 4u);
+    for (int k = 0; k < 4; k++) v[k] = (fix16_t)((bsync_test_rand(rng) & 1u) ? -c[(k + rot) % 4] : c[(k + rot) % 4]);
+}
+
+/* A random unit quaternion (raw |q|^2 within a few units of 2^32). */
+static bsync_quat rand_unit(uint64_t* rng) {
+    fix16_t v[4];
+    quat_near_sum((uint64_t)1 << 32, rng, v);
+    return bsync_quat_make(v[0], v[1], v[2], v[3]);
+}
+
+static void test_normalize_more(void** state) {
+    (void)state;
+    uint64_t rng = 5;
+    /* tiny: every quaternion with components in [-4, 4] (s < 16 takes the e = 28 cap) */
+    for (int i = 0; i < 9 * 9 * 9 * 9; i++) check_norm(i % 9 - 4, i / 9 % 9 - 4, i / 81 % 9 - 4, i / 729 - 4);
+    /* every bit length of the sum of squares, 1 .. 63 (from 2^62 up the components reach 2^31 - 1 and
+     * the halving path) */
+    for (unsigned b = 1; b <= 63; b++)
+        for (int i = 0; i < 6000 / FP_SCALE; i++) {
+            const uint64_t r = bsync_test_rand(&rng);
+            const uint64_t target = ((uint64_t)1 << (b - 1u)) + (b == 1u ? 0u : r >> (65u - b));
+            fix16_t v[4];
+            quat_near_sum(target, &rng, v);
+            check_norm(v[0], v[1], v[2], v[3]);
+        }
+    /* the hot case: nlerp of random unit pairs (the shorter arc), |q|^2 in [1/2, 1] 2^32 */
+    for (int i = 0; i < 1200000 / FP_SCALE; i++) {
+        const bsync_quat a = rand_unit(&rng), b0 = rand_unit(&rng);
+        const int64_t dot = (int64_t)a.x * b0.x + (int64_t)a.y * b0.y + (int64_t)a.z * b0.z + (int64_t)a.w * b0.w;
+        const bsync_quat b = dot < 0 ? bsync_quat_neg(b0) : b0;
+        const fix16_t t = (fix16_t)(bsync_test_rand(&rng) % 65537u);
+        check_norm(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t), bsync_fx_lerp(a.z, b.z, t),
+                   bsync_fx_lerp(a.w, b.w, t));
+    }
+    /* blend sums: 2 to 4 unit quaternions weighted by fractions summing to about 1, signs as they come */
+    for (int i = 0; i < 300000 / FP_SCALE; i++) {
+        const int k = 2 + (int)(bsync_test_rand(&rng) % 3u);
+        int64_t acc[4] = {0, 0, 0, 0}, left = 65536;
+        for (int j = 0; j < k; j++) {
+            const int64_t w = j == k - 1 ? left : (int64_t)(bsync_test_rand(&rng) % (uint64_t)(left + 1));
+            left -= w;
+            const bsync_quat u = rand_unit(&rng);
+            acc[0] += bsync_fx_mul((fix16_t)w, u.x);
+            acc[1] += bsync_fx_mul((fix16_t)w, u.y);
+            acc[2] += bsync_fx_mul((fix16_t)w, u.z);
+            acc[3] += bsync_fx_mul((fix16_t)w, u.w);
+        }
+        check_norm((fix16_t)acc[0], (fix16_t)acc[1], (fix16_t)acc[2], (fix16_t)acc[3]);
+    }
+    /* huge components (the halving path): around +-2^30, +-(2^31 - 1) and INT32_MIN, mixed with small */
+    for (int i = 0; i < 200000 / FP_SCALE; i++) {
+        fix16_t v[4];
+        for (int k = 0; k < 4; k++) {
+            const uint64_t r = bsync_test_rand(&rng);
+            const int64_t base = (r & 3u) == 0 ? ((int64_t)1 << 30) : (r & 3u) == 1 ? 0x7FFFFFFF : (r & 3u) == 2 ? 0 : 65536;
+            int64_t x = base - (int64_t)((r >> 2) % 1024u);
+            if ((r >> 12) & 1u) x = -x - (int64_t)((r >> 13) & 1u); /* reaches INT32_MIN */
+            v[k] = (fix16_t)x;
+        }
+        check_norm(v[0], v[1], v[2], v[3]);
+    }
 }
 
 static fix16_t rand_mag(uint64_t* rng, unsigned bits) { /* uniform in (-2^bits, 2^bits), bits <= 31 */
@@ -637,7 +833,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isqrt),
         cmocka_unit_test(test_div_round_shared),
+        cmocka_unit_test(test_root_recip),
         cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_normalize_more),
         cmocka_unit_test(test_blend_mean),
         cmocka_unit_test(test_sampling),
         cmocka_unit_test(test_layers_repeating_the_base),

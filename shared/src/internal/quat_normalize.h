@@ -4,7 +4,8 @@
  * bsync_u64_isqrt_fast with them: one implementation. Not a public header.
  *
  *   bsync_isqrt_fast_      floor(sqrt(n)), any n (bsync_u64_isqrt_fast)
- *   bsync_isqrt_big_       floor(sqrt(n)) for n >= 2^40, one division
+ *   bsync_root_recip_      round(sqrt(n)) and about 2^48 / round(sqrt(n)), 2^56 <= n <= 2^62, no division
+ *   bsync_div_round_shared_  round(b 2^16 / l) from that reciprocal
  *   bsync_quat_normalize_inl_   bsync_quat_normalize_ex
  *   bsync_quat_nlerp_inl_  bsync_quat_nlerp (fixed.h), the same steps with the inline normalisation
  */
@@ -156,48 +157,191 @@ static inline uint64_t bsync_isqrt_fast_(uint64_t n) {
 /* S(m) = ceil(sqrt(m) * 2^16) for m = 256 .. 1024, from the seed table (S(256) = 16 * 2^16 exactly). */
 static inline uint64_t bsync_isqrt_seed_at_(uint64_t m) { return m == 256u ? (uint64_t)1048576u : bsync_isqrt_seed_[m - 257u]; }
 
-/* floor(sqrt(n)) for 2^40 <= n < 2^64 with ONE division: the seed is interpolated linearly between
- * the table entries with 20 more bits of n, so that a single Newton step lands on r or r + 1.
- * Let shift be even with m = n >> shift in [256, 1023] (shift >= 30), f = the next 20 bits of n,
- * u = n / 2^shift in [m, m + 1) and R = sqrt(n) = sqrt(u) 2^half. In units of 2^-16:
- *   S(m) and S(m + 1) exceed sqrt(m) 2^16 and sqrt(m + 1) 2^16 by less than 1;
- *   the chord of sqrt over [m, m + 1] lies below it by at most max|sqrt''| / 8 = 1 / (32 m^1.5) <= 2^-17
- *   (0.5 units); u - (m + f / 2^20) < 2^-20 moves sqrt by less than 2^-20 / 32 (0.0001 units); the
- *   floor of the interpolation loses less than 1 unit. So y = S(m) + floor((S(m+1) - S(m)) f / 2^20)
- *   is within 2 units of sqrt(u) 2^16 >= 16 * 2^16: relative error below 2^-19, and x0 = y 2^(half-16)
- *   (half >= 16) has |x0 - R| < R 2^-19 (x0 >= R (1 - 2^-19) > 0).
- * One step x1 = floor((x0 + n / x0) / 2) is >= r (AM-GM, then the floor) and
- *   x1 - R <= (x0 - R)^2 / (2 x0) < R^2 2^-38 / (2 R (1 - 2^-19)) < R 2^-38.9 < 1 (R < 2^32),
- * so x1 is r or r + 1 and r = x1 - (x1^2 > n) (x1 <= 2^32 only as r + 1, as in bsync_isqrt_fast_).
- * Overflow: S(m+1) - S(m) <= 2^16 / 32 + 1 < 2^12, times f < 2^20; x0 <= 2^21 2^11 = 2^32 and
- * n / x0 < 2^33, so x0 + n / x0 < 2^34. tests/unit/test_pose_fastpaths.c checks it against
- * bsync_u64_isqrt at every bit length from 40 to 64 and around squares. */
-static inline uint64_t bsync_isqrt_big_(uint64_t n) {
-    unsigned shift = 64u - bsync_u64_clz(n) - 10u;
-    shift += shift & 1u;
-    const uint64_t m = n >> shift;
-    const uint64_t f = (n >> (shift - 20u)) & 0xFFFFFu;
+/* P(m) = floor(2^24 / sqrt(m)) for m = 256 .. 1024 (exact integers, generated as isqrt(floor(2^48 / m)),
+ * which is the same value: floor(sqrt(floor(x))) = floor(sqrt(x))). P(256) = 2^20, P(1024) = 2^19. */
+static const uint32_t bsync_rsqrt_seed_[769] = {
+    1048576u, 1046533u, 1044503u, 1042485u, 1040478u, 1038483u, 1036499u, 1034527u,
+    1032566u, 1030616u, 1028677u, 1026748u, 1024831u, 1022924u, 1021028u, 1019143u,
+    1017268u, 1015403u, 1013548u, 1011704u, 1009869u, 1008045u, 1006230u, 1004425u,
+    1002630u, 1000844u, 999068u, 997301u, 995544u, 993796u, 992057u, 990327u,
+    988606u, 986895u, 985192u, 983497u, 981812u, 980135u, 978467u, 976807u,
+    975155u, 973512u, 971878u, 970251u, 968633u, 967022u, 965420u, 963825u,
+    962239u, 960660u, 959089u, 957526u, 955970u, 954422u, 952881u, 951348u,
+    949822u, 948304u, 946793u, 945289u, 943792u, 942302u, 940819u, 939343u,
+    937874u, 936412u, 934957u, 933509u, 932067u, 930632u, 929204u, 927782u,
+    926366u, 924957u, 923555u, 922159u, 920769u, 919385u, 918008u, 916637u,
+    915272u, 913913u, 912560u, 911213u, 909872u, 908537u, 907207u, 905884u,
+    904566u, 903254u, 901948u, 900648u, 899353u, 898063u, 896779u, 895501u,
+    894228u, 892961u, 891698u, 890442u, 889190u, 887944u, 886703u, 885467u,
+    884236u, 883011u, 881790u, 880575u, 879365u, 878159u, 876959u, 875763u,
+    874572u, 873386u, 872205u, 871029u, 869858u, 868691u, 867529u, 866371u,
+    865218u, 864070u, 862926u, 861787u, 860653u, 859522u, 858397u, 857275u,
+    856158u, 855046u, 853937u, 852833u, 851734u, 850638u, 849547u, 848460u,
+    847377u, 846298u, 845223u, 844153u, 843086u, 842024u, 840965u, 839911u,
+    838860u, 837814u, 836771u, 835732u, 834697u, 833666u, 832639u, 831615u,
+    830595u, 829579u, 828567u, 827559u, 826554u, 825552u, 824555u, 823561u,
+    822570u, 821583u, 820600u, 819620u, 818644u, 817671u, 816702u, 815736u,
+    814773u, 813814u, 812858u, 811906u, 810957u, 810011u, 809069u, 808130u,
+    807194u, 806261u, 805332u, 804405u, 803482u, 802563u, 801646u, 800732u,
+    799822u, 798915u, 798010u, 797109u, 796211u, 795316u, 794424u, 793535u,
+    792648u, 791765u, 790885u, 790008u, 789133u, 788262u, 787393u, 786528u,
+    785665u, 784805u, 783947u, 783093u, 782241u, 781392u, 780546u, 779703u,
+    778862u, 778024u, 777189u, 776356u, 775527u, 774699u, 773875u, 773053u,
+    772233u, 771417u, 770603u, 769791u, 768982u, 768175u, 767371u, 766570u,
+    765771u, 764975u, 764181u, 763389u, 762600u, 761814u, 761029u, 760248u,
+    759468u, 758691u, 757917u, 757145u, 756375u, 755607u, 754842u, 754079u,
+    753319u, 752560u, 751805u, 751051u, 750299u, 749550u, 748803u, 748059u,
+    747316u, 746576u, 745838u, 745102u, 744368u, 743637u, 742907u, 742180u,
+    741455u, 740732u, 740011u, 739292u, 738575u, 737861u, 737148u, 736438u,
+    735729u, 735023u, 734318u, 733616u, 732916u, 732217u, 731521u, 730827u,
+    730134u, 729444u, 728755u, 728069u, 727384u, 726701u, 726021u, 725342u,
+    724665u, 723990u, 723317u, 722645u, 721976u, 721308u, 720643u, 719979u,
+    719317u, 718656u, 717998u, 717341u, 716687u, 716034u, 715382u, 714733u,
+    714085u, 713439u, 712795u, 712153u, 711512u, 710873u, 710236u, 709600u,
+    708966u, 708334u, 707704u, 707075u, 706448u, 705822u, 705198u, 704576u,
+    703956u, 703337u, 702720u, 702104u, 701490u, 700878u, 700267u, 699658u,
+    699050u, 698444u, 697840u, 697237u, 696635u, 696036u, 695437u, 694841u,
+    694246u, 693652u, 693060u, 692469u, 691880u, 691293u, 690707u, 690122u,
+    689539u, 688957u, 688377u, 687798u, 687221u, 686645u, 686071u, 685498u,
+    684926u, 684356u, 683788u, 683221u, 682655u, 682090u, 681527u, 680966u,
+    680405u, 679847u, 679289u, 678733u, 678178u, 677625u, 677073u, 676522u,
+    675973u, 675425u, 674878u, 674333u, 673789u, 673246u, 672705u, 672164u,
+    671626u, 671088u, 670552u, 670017u, 669483u, 668951u, 668420u, 667890u,
+    667361u, 666834u, 666308u, 665783u, 665259u, 664737u, 664216u, 663696u,
+    663177u, 662660u, 662143u, 661628u, 661114u, 660602u, 660090u, 659580u,
+    659071u, 658563u, 658056u, 657550u, 657046u, 656543u, 656041u, 655540u,
+    655040u, 654541u, 654043u, 653547u, 653052u, 652558u, 652065u, 651573u,
+    651082u, 650592u, 650103u, 649616u, 649129u, 648644u, 648160u, 647677u,
+    647195u, 646714u, 646234u, 645755u, 645277u, 644800u, 644325u, 643850u,
+    643376u, 642904u, 642432u, 641962u, 641492u, 641024u, 640557u, 640090u,
+    639625u, 639161u, 638697u, 638235u, 637774u, 637313u, 636854u, 636396u,
+    635938u, 635482u, 635026u, 634572u, 634119u, 633666u, 633215u, 632764u,
+    632315u, 631866u, 631418u, 630972u, 630526u, 630081u, 629637u, 629194u,
+    628752u, 628311u, 627871u, 627432u, 626993u, 626556u, 626120u, 625684u,
+    625249u, 624816u, 624383u, 623951u, 623520u, 623090u, 622660u, 622232u,
+    621804u, 621378u, 620952u, 620527u, 620103u, 619680u, 619258u, 618836u,
+    618416u, 617996u, 617577u, 617159u, 616742u, 616326u, 615910u, 615496u,
+    615082u, 614669u, 614257u, 613846u, 613435u, 613026u, 612617u, 612209u,
+    611802u, 611395u, 610990u, 610585u, 610181u, 609778u, 609375u, 608974u,
+    608573u, 608173u, 607774u, 607375u, 606978u, 606581u, 606185u, 605790u,
+    605395u, 605001u, 604608u, 604216u, 603825u, 603434u, 603044u, 602655u,
+    602266u, 601879u, 601492u, 601106u, 600720u, 600335u, 599952u, 599568u,
+    599186u, 598804u, 598423u, 598043u, 597663u, 597284u, 596906u, 596529u,
+    596152u, 595776u, 595401u, 595026u, 594652u, 594279u, 593907u, 593535u,
+    593164u, 592793u, 592424u, 592055u, 591686u, 591319u, 590952u, 590585u,
+    590220u, 589855u, 589491u, 589127u, 588764u, 588402u, 588041u, 587680u,
+    587320u, 586960u, 586601u, 586243u, 585885u, 585528u, 585172u, 584816u,
+    584462u, 584107u, 583754u, 583400u, 583048u, 582696u, 582345u, 581995u,
+    581645u, 581296u, 580947u, 580599u, 580252u, 579905u, 579559u, 579213u,
+    578868u, 578524u, 578181u, 577838u, 577495u, 577153u, 576812u, 576471u,
+    576131u, 575792u, 575453u, 575115u, 574777u, 574440u, 574104u, 573768u,
+    573433u, 573098u, 572764u, 572431u, 572098u, 571765u, 571434u, 571103u,
+    570772u, 570442u, 570113u, 569784u, 569455u, 569128u, 568800u, 568474u,
+    568148u, 567822u, 567497u, 567173u, 566849u, 566526u, 566203u, 565881u,
+    565559u, 565238u, 564918u, 564598u, 564278u, 563959u, 563641u, 563323u,
+    563006u, 562689u, 562373u, 562057u, 561742u, 561428u, 561114u, 560800u,
+    560487u, 560174u, 559862u, 559551u, 559240u, 558930u, 558620u, 558310u,
+    558001u, 557693u, 557385u, 557078u, 556771u, 556465u, 556159u, 555853u,
+    555549u, 555244u, 554940u, 554637u, 554334u, 554032u, 553730u, 553429u,
+    553128u, 552828u, 552528u, 552228u, 551929u, 551631u, 551333u, 551036u,
+    550739u, 550442u, 550146u, 549851u, 549555u, 549261u, 548967u, 548673u,
+    548380u, 548087u, 547795u, 547503u, 547212u, 546921u, 546631u, 546341u,
+    546051u, 545762u, 545474u, 545186u, 544898u, 544611u, 544324u, 544038u,
+    543752u, 543467u, 543182u, 542897u, 542613u, 542330u, 542047u, 541764u,
+    541482u, 541200u, 540919u, 540638u, 540357u, 540077u, 539798u, 539518u,
+    539240u, 538961u, 538683u, 538406u, 538129u, 537852u, 537576u, 537300u,
+    537025u, 536750u, 536476u, 536202u, 535928u, 535655u, 535382u, 535110u,
+    534838u, 534566u, 534295u, 534024u, 533754u, 533484u, 533214u, 532945u,
+    532677u, 532408u, 532140u, 531873u, 531606u, 531339u, 531073u, 530807u,
+    530542u, 530277u, 530012u, 529748u, 529484u, 529220u, 528957u, 528694u,
+    528432u, 528170u, 527909u, 527648u, 527387u, 527126u, 526866u, 526607u,
+    526348u, 526089u, 525830u, 525572u, 525315u, 525057u, 524800u, 524544u,
+    524288u,
+};
+
+/* l = round(sqrt(n)) (returned) and *inv_out = floor(2^48 / l) or one less, for n = s 4^e in
+ * [2^56, 2^62] (then 2^28 <= l <= 2^31), without a division: one Newton step for the root from an
+ * interpolated seed, whose 1 / (2 x0) comes from an interpolated table of reciprocal square roots,
+ * then one exact, branchless correction; the reciprocal from the same table with one multiply-only
+ * Newton step (that precision is all bsync_div_round_shared_ needs). round(sqrt(n)) is the integer
+ * nearest to sqrt(n); never a tie, as (k + 1/2)^2 is not an integer.
+ * Notation: shift is even with m = n >> shift in [256, 1023] (shift = 48 .. 54, half = shift / 2 = 24 ..
+ * 27), f = the next 20 bits of n. They are read from s (the leading bits of n are those of s, which is
+ * ready before the shift by 2e): with lz = clz(s), clz(n) = lz - 2e, so shift = 64 - clz(n) - 10,
+ * rounded up to even, is 54 - lz + 2e + p with p = lz & 1, m has 10 - p bits and is (s << lz) >>
+ * (54 + p), and f is the 20 bits below it. u = n / 2^shift in [v, v + 2^-20) with v = m + f 2^-20, and
+ * R = sqrt(n) = sqrt(u) 2^half, so 2^(half + 4) <= R < 2^(half + 5) and 2^28 <= R <= 2^31.
+ * 1. Root seed: S(k) = ceil(sqrt(k) 2^16), y = S(m) + floor((S(m + 1) - S(m)) f / 2^20). In units of
+ *    2^-16: the chord through the exact sqrt(k) 2^16 at k = m, m + 1 lies below the curve by at most
+ *    max|sqrt''| / 8 = 2^16 / (32 m^1.5) <= 1/2; rounding its end points up raises it by [0, 1); sqrt(u)
+ *    exceeds sqrt(v) by less than 2^-20 / (2 sqrt(v)) (2^-9 units); the floor lowers it by [0, 1). So
+ *    y - sqrt(u) 2^16 is in (-3/2 - 2^-9, 1), and x0 = (y + 2) 2^(half - 16) has
+ *    0 < x0 - R < 3 2^(half - 16) <= 3 2^11 (and < 3 2^-20 R).
+ * 2. Reciprocal seed: P(k) = floor(2^24 / sqrt(k)), z = P(m) - floor((P(m) - P(m + 1)) f / 2^20), for
+ *    G = 2^24 / sqrt(u) in (2^19, 2^20]. g(v) = 2^24 v^-1/2 is convex: the chord through the exact g(m),
+ *    g(m + 1) lies above g by at most max g'' / 8 = (3/4) 2^24 m^-2.5 / 8 <= 3/2; flooring its end points
+ *    lowers it by [0, 1); subtracting a floored product raises z by [0, 1) over the chord of the P; and
+ *    0 <= g(v) - G < 2^-20 2^23 v^-1.5 <= 2^-9. So z - G is in (-1, 5/2 + 2^-9).
+ *    zk = floor(z / 2^(half - 24)) then estimates 2^48 / R = G 2^(24 - half) (half >= 24):
+ *    zk - 2^48 / R is in (-2, 2.51), a relative error below 2.51 2^-17 (2^48 / R >= 2^17).
+ * 3. Root: t = x0 - floor((x0^2 - n) zk / 2^49). The Newton step N1 = x0 - (x0^2 - n) / (2 x0) has
+ *    R <= N1 <= R + (x0 - R)^2 / (2 x0) < R + 9 2^(half - 37) < R + 0.01 (AM-GM; half <= 27), and
+ *    rem = x0^2 - n = (x0 - R)(x0 + R) > 0 with rem / (2 x0) < x0 - R. The multiplier is
+ *    zk / 2^49 = rho / (2 x0) with rho = (zk R / 2^48)(x0 / R), |rho - 1| < (1 + 2.51 2^-17)(1 + 3 2^-20)
+ *    - 1 < 3 2^-17, so rem zk / 2^49 is within (x0 - R) 3 2^-17 < 9 2^(half - 33) <= 0.141 of rem / (2 x0),
+ *    and the floor takes off [0, 1): t is in (N1 - 0.141, N1 + 1.141) c (R - 1/2, R + 3/2). With
+ *    l - 1/2 < R < l + 1/2 that gives l - 1 < t < l + 2: t is l or l + 1. For an integer k >= 1,
+ *    k <= l iff k - 1/2 < R iff (k - 1/2)^2 < n iff k^2 - k < n (integers), so l = t - (n + t <= t^2).
+ * 4. Reciprocal: inv0 = zk - 3 and inv1 = inv0 + floor(inv0 (2^48 - inv0 t) / 2^48) (t, not l, so that
+ *    it does not wait for the correction of 3).
+ *    With w = 2^48 / t: inv0 is in (2^48 / R - 5, 2^48 / R - 0.49) by 2, and R - 1/2 < t < R + 3/2 puts
+ *    w within (2^48 / R - (3/2) 2^-8, 2^48 / R + 2^-8) (2^48 / R^2 <= 2^-8), so w - 6 < inv0 < w:
+ *    inv0 = w (1 - eps) with 0 < eps < 6 / w. Then 2^48 - inv0 t = 2^48 eps > 0, and
+ *    inv0 + inv0 2^48 eps / 2^48 = w (1 - eps)(1 + eps) = w (1 - eps^2) with w eps^2 < 36 / w < 2^-11
+ *    (w >= 2^48 / (2^31 + 1) > 2^16.9), so inv1 is in (w - 1 - 2^-11, w]. W = 2^48 / l is w (t = l)
+ *    or w t / l <= w + w / l <= w + 2^-8 (t = l + 1, w <= 2^20, l >= 2^28), so inv1 is in
+ *    (W - 1.01, W]: the integer inv1 is floor(W) - 1 or floor(W).
+ * Overflow (all uint64): P(m) - P(m + 1) <= 2^11 + 1 and S(m + 1) - S(m) < 2^12, times f < 2^20;
+ *    x0 < 2^31 + 3 2^11, so x0^2 < 2^63; rem < 3 2^(half - 16) (2 R + 3 2^11) < 3.01 2^(2 half - 10) and
+ *    zk < 2^48 / R + 2.51 <= 2^(44 - half) + 2.51, so rem zk < 3.02 2^(half + 34) <= 3.02 2^61 < 2^63;
+ *    t <= 2^31 + 1, so t^2 < 2^63 and n + t < 2^63; inv0 t < 2^48; inv0 (2^48 - inv0 t) < 2^20 6 t
+ *    < 2^55. inv0 >= 2^17 - 5 > 0.
+ * tests/unit/test_pose_fastpaths.c checks l and the reciprocal against bsync_u64_isqrt and a division
+ * at every m and bit length, at n = s 4^e and at the rounding edges. */
+static inline uint64_t bsync_root_recip_(uint64_t s, unsigned e, uint64_t* inv_out) {
+    const uint64_t n = s << (2u * e);
+    const unsigned lz = bsync_u64_clz(s);
+    const uint64_t top = s << lz;                         /* n from its leading one, at bit 63 */
+    const unsigned p = lz & 1u;                           /* m has 10 - p bits */
+    const unsigned half = (54u + p + 2u * e - lz) / 2u;   /* shift / 2: 24 .. 27 */
+    const uint64_t m = top >> (54u + p);                  /* 256 .. 1023 */
+    const uint64_t f = (top >> (34u + p)) & 0xFFFFFu;
     const uint64_t s0 = bsync_isqrt_seed_at_(m), s1 = bsync_isqrt_seed_at_(m + 1u);
-    const uint64_t x0 = (s0 + (((s1 - s0) * f) >> 20)) << (shift / 2u - 16u);
-    const uint64_t x = (x0 + n / x0) >> 1;
-    return x - (uint64_t)(((x >> 32) != 0) | (x * x > n));
+    const uint64_t p0 = bsync_rsqrt_seed_[m - 256u], p1 = bsync_rsqrt_seed_[m - 255u];
+    const uint64_t y = s0 + (((s1 - s0) * f) >> 20);
+    const uint64_t z = p0 - (((p0 - p1) * f) >> 20);
+    const uint64_t zk = z >> (half - 24u);
+    const uint64_t x0 = (y + 2u) << (half - 16u);
+    const uint64_t t = x0 - (((x0 * x0 - n) * zk) >> 49);
+    const uint64_t inv0 = zk - 3u;
+    *inv_out = inv0 + ((inv0 * (((uint64_t)1 << 48) - inv0 * t)) >> 48);
+    return t - (uint64_t)(n + t <= t * t);
 }
 
-
-/* The rounded quotients round(m_i / l) (ties away from zero) of up to four numerators m_i < 2^47 by
- * one divisor 2^28 <= l <= 2^31, with ONE division: q_i = floor(N_i / D) for N_i = 2 m_i + l < 2^49,
- * D = 2 l in [2^29, 2^32] (the same quotient floor((2 m + l) / (2 l)) as the division it replaces).
- *   inv = floor(2^49 / D) <= 2^20, so inv > 2^49 / D - 1, and e = floor(N inv / 2^49) satisfies
- *   e <= floor(N / D) = q and N inv / 2^49 > N / D - N / 2^49 > N / D - 1 >= q - 1 (N < 2^49),
- *   so e is q or q - 1: q = e + (N - e D >= D), a single branchless correction (e D <= q D <= N < 2^49).
- *   The product N inv (< 2^69) is formed exactly from N = h 2^32 + lo (h < 2^17, lo < 2^32):
- *   floor(N inv / 2^49) = floor((h inv + floor(lo inv / 2^32)) / 2^17), as floor(floor(x) / k) =
- *   floor(x / k) for a positive integer k and h inv an integer; h inv < 2^37, lo inv < 2^52.
- * Only 64-bit integer operations, so -m32 and every compiler give the same bits. */
-static inline uint64_t bsync_div_round_shared_(uint64_t num, uint64_t l, uint64_t inv) {
-    const uint64_t n2 = 2u * num + l, d = 2u * l;
-    const uint64_t e = ((n2 >> 32) * inv + (((n2 & 0xFFFFFFFFu) * inv) >> 32)) >> 17;
-    return e + (uint64_t)(n2 - e * d >= d);
+/* The rounded quotient round(b 2^16 / l) (half up; ties away from zero once the sign comes back) for
+ * b <= 2^31 and 2^28 <= l <= 2^31, given any integer inv with 2^48 / l - 2 < inv <= 2^48 / l
+ * (bsync_root_recip_'s floor(2^48 / l) or one less): one product and one correction instead of a
+ * division. With x = b 2^16 / l, q = floor(x + 1/2) = floor((2^17 b + l) / (2 l)), the quotient the
+ * division computed.
+ *   b inv / 2^32 is in (x - 2 b / 2^32, x], within (x - 1, x] (b <= 2^31), so
+ *   e = floor((b inv + 2^31) / 2^32) = floor(b inv / 2^32 + 1/2) satisfies e <= q, and e >= q - 1 as
+ *   b inv / 2^32 + 1/2 > x - 1/2 >= q - 1. And q >= e + 1 iff (e + 1) 2 l <= 2^17 b + l iff
+ *   (2 e + 1) l <= 2^17 b: a single branchless correction. b inv + 2^31 < 2^51 + 2^31 and
+ *   (2 e + 1) l <= (2 q + 1) l <= 2^17 b + l < 2^49: only 64-bit integer operations, so -m32 and every
+ *   compiler give the same bits. */
+static inline uint64_t bsync_div_round_shared_(uint64_t b, uint64_t l, uint64_t inv) {
+    const uint64_t e = (b * inv + ((uint64_t)1 << 31)) >> 32;
+    return e + (uint64_t)((2u * e + 1u) * l <= (b << 17));
 }
 
 /* Plain scalars rather than small arrays: the arrays cost store-to-load forwarding stalls (8-byte
@@ -235,19 +379,15 @@ static BSYNC_FORCE_INLINE bsync_quat bsync_quat_normalize_inl_(bsync_quat q, int
     unsigned sbits = 64u - bsync_u64_clz(s);
     unsigned e = sbits >= 61u ? 0u : (61u - sbits + 1u) / 2u;
     if (e > 28u) e = 28u;
-    const uint64_t n = s << (2 * e);
-    uint64_t l = bsync_isqrt_big_(n); /* n >= 2^56 */
-    if (n - l * l > l) l++; /* round to nearest for the root itself; l in [2^28, 2^31] */
-    /* out = c * 65536 * 2^e / L; |c| <= 2^30, and |c| * 2^e <= sqrt(s) * 2^e = sqrt(n) <= 2^31, so the
-     * numerator |c| * 2^(16+e) is at most 2^47 (bsync_div_round_shared_'s bound). */
-    /* Each quotient is at most 2^16, so bsync_fx_signed_sat would never saturate and the sign is put
-     * back directly: |c| 2^e <= sqrt(s) 2^e = sqrt(n), and l >= sqrt(n) - 1/2 (l rounds the root to
-     * nearest) with sqrt(n) >= 2^28, so |c| 2^(16+e) / l <= 2^16 / (1 - 1 / (2 sqrt(n))) < 2^16 + 2^-12,
-     * which rounds to at most 2^16. */
-    const uint64_t inv = ((uint64_t)1 << 49) / (2u * l);
-    const unsigned sh = 16u + e;
-    const int64_t o0 = (int64_t)bsync_div_round_shared_(a0 << sh, l, inv), o1 = (int64_t)bsync_div_round_shared_(a1 << sh, l, inv);
-    const int64_t o2 = (int64_t)bsync_div_round_shared_(a2 << sh, l, inv), o3 = (int64_t)bsync_div_round_shared_(a3 << sh, l, inv);
+    uint64_t inv; /* n = s 4^e is in [2^56, 2^62] */
+    const uint64_t l = bsync_root_recip_(s, e, &inv); /* in [2^28, 2^31]; inv = floor(2^48 / l) or one less */
+    /* |out| = round(|c| 2^(16+e) / l) = round(b 2^16 / l) for b = |c| 2^e, and b <= sqrt(s) 2^e =
+     * sqrt(n) <= 2^31 (bsync_div_round_shared_'s bound).
+     * Each quotient is at most 2^16, so bsync_fx_signed_sat would never saturate and the sign is put
+     * back directly: l >= sqrt(n) - 1/2 (l rounds the root to nearest) with sqrt(n) >= 2^28, so
+     * b 2^16 / l <= 2^16 / (1 - 1 / (2 sqrt(n))) < 2^16 + 2^-12, which rounds to at most 2^16. */
+    const int64_t o0 = (int64_t)bsync_div_round_shared_(a0 << e, l, inv), o1 = (int64_t)bsync_div_round_shared_(a1 << e, l, inv);
+    const int64_t o2 = (int64_t)bsync_div_round_shared_(a2 << e, l, inv), o3 = (int64_t)bsync_div_round_shared_(a3 << e, l, inv);
     return bsync_quat_make((fix16_t)(c0 < 0 ? -o0 : o0), (fix16_t)(c1 < 0 ? -o1 : o1), (fix16_t)(c2 < 0 ? -o2 : o2),
                            (fix16_t)(c3 < 0 ? -o3 : o3));
 }
