@@ -209,6 +209,16 @@ static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cac
  * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
  * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
  * bsync_quat_nlerp_inl_ itself. */
+/* bsync_fx_lerp(a, b, t) for |a|, |b| <= 2^30 and 0 < t < 1: a + floor((p + 2^15 - [p < 0]) / 2^16)
+ * with p = (b - a) t (see nlerp_keys) is floor(x / 2^16) for x = p + 2^15 - [p < 0] + 2^16 a, since
+ * 2^16 a is a multiple of 2^16; |p| < 2^47 and |2^16 a| <= 2^46, so x + 2^48 > 0 and its logical
+ * shift is floor(x / 2^16) + 2^32: no signed shift, no branch. */
+static BSYNC_FORCE_INLINE fix16_t lerp_key(fix16_t a, fix16_t b, fix16_t t) {
+    const int64_t p = ((int64_t)b - a) * t;
+    const uint64_t x = (uint64_t)(p + (int64_t)a * 65536 + (((int64_t)1 << 48) + 0x8000)) - ((uint64_t)p >> 63);
+    return (fix16_t)((int64_t)(x >> 16) - ((int64_t)1 << 32));
+}
+
 static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain) {
     if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_nlerp_inl_(a, b, t);
     if (!plain) {
@@ -221,14 +231,8 @@ static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix1
             b.w = -b.w;
         }
     }
-    int64_t p0 = ((int64_t)b.x - a.x) * t, p1 = ((int64_t)b.y - a.y) * t;
-    int64_t p2 = ((int64_t)b.z - a.z) * t, p3 = ((int64_t)b.w - a.w) * t;
-    p0 = bsync_i64_asr(p0 + 0x8000 - (int64_t)(p0 < 0), 16);
-    p1 = bsync_i64_asr(p1 + 0x8000 - (int64_t)(p1 < 0), 16);
-    p2 = bsync_i64_asr(p2 + 0x8000 - (int64_t)(p2 < 0), 16);
-    p3 = bsync_i64_asr(p3 + 0x8000 - (int64_t)(p3 < 0), 16);
-    return bsync_quat_normalize_inl_(bsync_quat_make((fix16_t)(a.x + p0), (fix16_t)(a.y + p1), (fix16_t)(a.z + p2),
-                                                     (fix16_t)(a.w + p3)),
+    return bsync_quat_normalize_inl_(bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t),
+                                                     lerp_key(a.w, b.w, t)),
                                      NULL);
 }
 
