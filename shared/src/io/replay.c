@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -641,7 +642,9 @@ static void decode_header(cursor* c, bsync_replay_reader* r) {
 }
 
 static void decode_frame(cursor* c, const bsync_replay_header* h, bsync_replay_frame* f) {
-    memset(f, 0, sizeof *f);
+    /* everything but the payload bytes, which are read only up to payload_len (4 KiB of a 8.5 KiB
+     * frame that would otherwise be cleared on every tick) */
+    memset(f, 0, offsetof(bsync_replay_frame, payload));
     f->tick = c_u32(c, "the tick");
     uint32_t pc = c_u8(c, "the player count");
     if (!c->bad && pc != h->player_count)

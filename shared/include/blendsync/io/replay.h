@@ -138,7 +138,7 @@ typedef struct bsync_replay_frame {
     uint16_t defaulted_mask;
     bsync_match_frame inputs; /* inputs.player_count players; param/trigger counts from the header */
     uint16_t payload_len[BSYNC_MATCH_MAX_PLAYERS];
-    uint8_t payload[BSYNC_MATCH_MAX_PLAYERS][BSYNC_REPLAY_MAX_PAYLOAD];
+    uint8_t payload[BSYNC_MATCH_MAX_PLAYERS][BSYNC_REPLAY_MAX_PAYLOAD]; /* reader: bytes past payload_len[p] are not cleared */
 } bsync_replay_frame;
 
 typedef struct bsync_replay_checksum {
