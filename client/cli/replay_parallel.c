@@ -41,7 +41,12 @@ typedef struct rp_segment {
 typedef struct rp_job {
     const bsync_match_desc* desc;
     int poses;
-    bsync_match_frame* frames; /* frame_count, frames[i] is tick i */
+    /* frames packed: frame i is the bytes [i * stride, (i + 1) * stride), per player its param_count
+     * fix16 values then its trigger_count trigger bytes (everything else of a frame the reader gives
+     * is zero, so frame_unpack rebuilds it exactly) */
+    uint8_t* frames;
+    size_t stride;
+    uint32_t player_count, param_count, trigger_count;
     uint32_t frame_count;
     rp_check* checks;
     size_t check_count;
@@ -69,6 +74,27 @@ static void seg_fail(rp_segment* s, uint32_t tick, const char* what, const char*
     va_end(ap);
 }
 
+static void frame_pack(const rp_job* j, const bsync_match_frame* f, uint8_t* out) {
+    for (uint32_t p = 0; p < j->player_count; p++) {
+        memcpy(out, f->players[p].params, (size_t)j->param_count * sizeof(fix16_t));
+        out += (size_t)j->param_count * sizeof(fix16_t);
+        memcpy(out, f->players[p].triggers, j->trigger_count);
+        out += j->trigger_count;
+    }
+}
+
+/* f must start zeroed (its unused parts stay so); fills the used parts of frame t */
+static void frame_unpack(const rp_job* j, uint32_t t, bsync_match_frame* f) {
+    const uint8_t* in = j->frames + (size_t)t * j->stride;
+    f->player_count = j->player_count;
+    for (uint32_t p = 0; p < j->player_count; p++) {
+        memcpy(f->players[p].params, in, (size_t)j->param_count * sizeof(fix16_t));
+        in += (size_t)j->param_count * sizeof(fix16_t);
+        memcpy(f->players[p].triggers, in, j->trigger_count);
+        in += j->trigger_count;
+    }
+}
+
 /* each thread's pose buffer for replay_sim_pose_all */
 static _Thread_local bsync_trs pose_scratch[BSYNC_MAX_JOINTS];
 
@@ -82,8 +108,11 @@ static void run_segment(rp_job* j, rp_segment* s, bsync_match* m, uint8_t* buf) 
     }
     size_t c = s->check_first;
     bsync_match_checksums sums;
+    bsync_match_frame frame;
+    memset(&frame, 0, sizeof frame);
     for (uint32_t t = s->first; t < s->end; t++) {
-        if (bsync_match_tick(m, &j->frames[t]) != BSYNC_OK) {
+        frame_unpack(j, t, &frame);
+        if (bsync_match_tick(m, &frame) != BSYNC_OK) {
             seg_fail(s, t, "frame", "the FRAME for tick %u does not apply", t);
             return;
         }
@@ -189,15 +218,22 @@ int replay_verify_parallel(const char* file, const bsync_match_desc* desc, unsig
             rc = -1;
             break;
         }
-        if (rec.type == BSYNC_REPLAY_FRAME) {
+        if (rec.type == BSYNC_REPLAY_HEADER) {
+            j.player_count = rec.header.player_count;
+            j.param_count = rec.header.param_count;
+            j.trigger_count = rec.header.trigger_count;
+            j.stride = (size_t)j.player_count * ((size_t)j.param_count * sizeof(fix16_t) + j.trigger_count);
+        } else if (rec.type == BSYNC_REPLAY_FRAME) {
             if (rec.frame.tick != j.frame_count) break; /* the reader guarantees order; defensive */
+            if (rec.frame.inputs.player_count != j.player_count) break; /* the reader checks it; defensive */
             if (j.frame_count == frame_cap) {
                 frame_cap = frame_cap ? frame_cap * 2 : 1024;
-                bsync_match_frame* f = realloc(j.frames, frame_cap * sizeof *f);
+                uint8_t* f = realloc(j.frames, frame_cap * (j.stride ? j.stride : 1));
                 if (!f) { rc = -1; break; }
                 j.frames = f;
             }
-            j.frames[j.frame_count++] = rec.frame.inputs;
+            frame_pack(&j, &rec.frame.inputs, j.frames + (size_t)j.frame_count * j.stride);
+            j.frame_count++;
         } else if (rec.type == BSYNC_REPLAY_CHECKSUM) {
             if (j.check_count == check_cap) {
                 check_cap = check_cap ? check_cap * 2 : 256;
