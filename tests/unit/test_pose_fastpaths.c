@@ -53,7 +53,7 @@ static uint64_t ref_isqrt_fast(uint64_t n) {
     shift += shift & 1u;
     uint64_t m = n >> shift;
     unsigned half = shift / 2u;
-    uint64_t seed = ref_seed()[m - 256u];
+    uint64_t seed = ref_seed()[m - 255u]; /* ceil(sqrt(m + 1) 2^16) */
     uint64_t x = half >= 16u ? seed << (half - 16u) : (seed + ((uint64_t)1 << (16u - half)) - 1u) >> (16u - half);
     for (;;) {
         uint64_t y = (x + n / x) >> 1;
