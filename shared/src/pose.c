@@ -90,6 +90,32 @@ static inline bsync_vec3 same_vec3(bsync_vec3 v) {
     return bsync_vec3_make(same_value(v.x), same_value(v.y), same_value(v.z));
 }
 
+/* The translation (scale = 0) or scale (scale = 1) of joint j: the exact weighted sum (the rest pose
+ * takes the remainder when total < 1), rounded once, divided by total when it exceeds 1. */
+static BSYNC_FORCE_INLINE bsync_vec3 blend_vec3(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
+                                                const uint32_t* active, const int64_t* weight, uint32_t n,
+                                                int64_t total, int scale) {
+    int64_t a0 = 0, a1 = 0, a2 = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const bsync_trs* x = &inputs[active[k]].local[j];
+        const bsync_vec3 v = scale ? x->s : x->t;
+        a0 += weight[k] * v.x;
+        a1 += weight[k] * v.y;
+        a2 += weight[k] * v.z;
+    }
+    if (total < BSYNC_FX_ONE) {
+        const int64_t rest_w = (int64_t)BSYNC_FX_ONE - total;
+        const bsync_vec3 v = scale ? rest[j].s : rest[j].t;
+        a0 += rest_w * v.x;
+        a1 += rest_w * v.y;
+        a2 += rest_w * v.z;
+    }
+    if (total <= BSYNC_FX_ONE) /* den = 65536: the common case (weights summing to one) */
+        return bsync_vec3_make(div_round_sat_one(a0), div_round_sat_one(a1), div_round_sat_one(a2));
+    return bsync_vec3_make(div_round_sat(a0, (uint64_t)total), div_round_sat(a1, (uint64_t)total),
+                           div_round_sat(a2, (uint64_t)total));
+}
+
 /* Joint j of the blend, given its contributing inputs (indices `active`, weights `weight`, n >= 1,
  * total = their sum > 0). Channels in which every contributing value (the rest pose's included when
  * it takes the remainder) is the same are not summed: see same_value, and for the rotation below. */
@@ -112,48 +138,9 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
     }
     const int64_t rest_w = (int64_t)BSYNC_FX_ONE - total; /* used only when with_rest */
     bsync_trs o;
-    if (dt == 0) {
-        o.t = same_vec3(f->t);
-    } else {
-        int64_t a0 = 0, a1 = 0, a2 = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            const bsync_vec3 v = inputs[active[k]].local[j].t;
-            a0 += weight[k] * v.x;
-            a1 += weight[k] * v.y;
-            a2 += weight[k] * v.z;
-        }
-        if (with_rest) {
-            a0 += rest_w * rest[j].t.x;
-            a1 += rest_w * rest[j].t.y;
-            a2 += rest_w * rest[j].t.z;
-        }
-        if (total <= BSYNC_FX_ONE) /* den = 65536: the common case (weights summing to one) */
-            o.t = bsync_vec3_make(div_round_sat_one(a0), div_round_sat_one(a1), div_round_sat_one(a2));
-        else
-            o.t = bsync_vec3_make(div_round_sat(a0, (uint64_t)total), div_round_sat(a1, (uint64_t)total),
-                                  div_round_sat(a2, (uint64_t)total));
-    }
-    if (ds == 0) {
-        o.s = same_vec3(f->s);
-    } else {
-        int64_t a0 = 0, a1 = 0, a2 = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            const bsync_vec3 v = inputs[active[k]].local[j].s;
-            a0 += weight[k] * v.x;
-            a1 += weight[k] * v.y;
-            a2 += weight[k] * v.z;
-        }
-        if (with_rest) {
-            a0 += rest_w * rest[j].s.x;
-            a1 += rest_w * rest[j].s.y;
-            a2 += rest_w * rest[j].s.z;
-        }
-        if (total <= BSYNC_FX_ONE)
-            o.s = bsync_vec3_make(div_round_sat_one(a0), div_round_sat_one(a1), div_round_sat_one(a2));
-        else
-            o.s = bsync_vec3_make(div_round_sat(a0, (uint64_t)total), div_round_sat(a1, (uint64_t)total),
-                                  div_round_sat(a2, (uint64_t)total));
-    }
+    o.t = dt == 0 ? same_vec3(f->t) : blend_vec3(rest, inputs, j, active, weight, n, total, 0);
+    o.s = ds == 0 ? same_vec3(f->s) : blend_vec3(rest, inputs, j, active, weight, n, total, 1);
+    const bsync_quat q = f->r;
     /* One rotation q everywhere, weights summing to one: every sign is +1 (dot(q, q) >= 0), the sum is
      * 2^16 q exactly, and normalize_sum scales it to q' = q 2^m exactly, m = 16 - shift = 29 - b for
      * b = bits(max|q_i|) (shift = bits(2^16 max) - 29 = b - 13 <= 16, no rounding). When 15 <= b <= 29,
@@ -162,7 +149,6 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
      * no cap (e <= 17), and s(q') = 4^m s(q) gives e(q') = e(q) - m: the same n, the same l and the
      * same numerators |c| 2^m 2^(16 + e - m); q' (components >= 2^28 in magnitude) skips the unit fast
      * path, which q may take, and that path returns what the full computation would (its proof). */
-    const bsync_quat q = f->r;
     const uint64_t qbits = bsync_u64_abs(q.x) | bsync_u64_abs(q.y) | bsync_u64_abs(q.z) | bsync_u64_abs(q.w);
     if (dr == 0 && total <= BSYNC_FX_ONE && qbits >= ((uint64_t)1 << 14) && qbits < ((uint64_t)1 << 29)) {
         o.r = bsync_quat_normalize_inl_(q, NULL);

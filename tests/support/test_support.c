@@ -55,6 +55,14 @@ uint64_t bsync_test_rand(uint64_t* state) {
     return z ^ (z >> 31);
 }
 
+fix16_t bsync_test_round_div(int64_t v, int64_t den) {
+    const int64_t m = v < 0 ? -v : v;
+    int64_t q = m / den;
+    if (2 * (m % den) >= den) q++;
+    if (q > 0x7FFFFFFF) q = 0x7FFFFFFF;
+    return (fix16_t)(v < 0 ? -q : q);
+}
+
 static void* failing_alloc(size_t size, size_t align, void* user) {
     (void)size;
     (void)align;

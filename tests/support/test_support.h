@@ -48,4 +48,8 @@ char* bsync_test_base64(const unsigned char* data, size_t n);
 /* Deterministic pseudo-random numbers for stratified sweeps (splitmix64). */
 uint64_t bsync_test_rand(uint64_t* state);
 
+/* The blend's reference rounding: v / den (den > 0) rounded to nearest, ties away from zero,
+ * saturated to [-0x7FFFFFFF, 0x7FFFFFFF], with plain int64 division. */
+fix16_t bsync_test_round_div(int64_t v, int64_t den);
+
 #endif

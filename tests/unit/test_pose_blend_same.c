@@ -20,15 +20,6 @@ static fix16_t rand_mag(uint64_t* rng, unsigned bits) { /* uniform in (-2^bits, 
     return (fix16_t)((r & 1u) ? -v : v);
 }
 
-/* v / den rounded to nearest, ties away from zero, saturated to [-0x7FFFFFFF, 0x7FFFFFFF]. */
-static fix16_t ref_round_div(int64_t v, int64_t den) {
-    const int64_t m = v < 0 ? -v : v;
-    int64_t q = m / den;
-    if (2 * (m % den) >= den) q++;
-    if (q > 0x7FFFFFFF) q = 0x7FFFFFFF;
-    return (fix16_t)(v < 0 ? -q : q);
-}
-
 /* v / 2^s, ties away from zero, symmetric. */
 static int64_t ref_shift_round(int64_t v, unsigned s) {
     if (s == 0) return v;
@@ -88,8 +79,8 @@ static void ref_blend(const bsync_trs* rest, uint32_t J, const bsync_pose_input*
         const int64_t den = total > 65536 ? total : 65536;
         fix16_t* ot = &out[j].t.x;
         fix16_t* os = &out[j].s.x;
-        for (int c = 0; c < 3; c++) ot[c] = ref_round_div(acc[c], den);
-        for (int c = 0; c < 3; c++) os[c] = ref_round_div(acc[3 + c], den);
+        for (int c = 0; c < 3; c++) ot[c] = bsync_test_round_div(acc[c], den);
+        for (int c = 0; c < 3; c++) os[c] = bsync_test_round_div(acc[3 + c], den);
         int64_t mx = 0;
         for (int c = 0; c < 4; c++) {
             const int64_t a = acc[6 + c] < 0 ? -acc[6 + c] : acc[6 + c];
