@@ -201,14 +201,6 @@ static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cac
     return l;
 }
 
-/* bsync_quat_nlerp (sample.h's rotation rule) with the same bits, shortened for keys whose components
- * are in [-2^30, 2^30) (bsync_quat_small_; every normalised key) and 0 < t < 1 (between keys): the
- * exact dot is formed in int64 (|dot| <= 2^62) and its sign is bsync_quat_dot_sign_'s; negating b
- * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
- * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
- * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
- * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
- * bsync_quat_nlerp_inl_ itself. */
 /* bsync_fx_lerp(a, b, t) for |a|, |b| <= 2^30 and 0 < t < 1: a + floor((p + 2^15 - [p < 0]) / 2^16)
  * with p = (b - a) t (see nlerp_keys) is floor(x / 2^16) for x = p + 2^15 - [p < 0] + 2^16 a, since
  * 2^16 a is a multiple of 2^16; |p| < 2^47 and |2^16 a| <= 2^46, so x + 2^48 > 0 and its logical
@@ -219,6 +211,14 @@ static BSYNC_FORCE_INLINE fix16_t lerp_key(fix16_t a, fix16_t b, fix16_t t) {
     return (fix16_t)((int64_t)(x >> 16) - ((int64_t)1 << 32));
 }
 
+/* bsync_quat_nlerp (sample.h's rotation rule) with the same bits, shortened for keys whose components
+ * are in [-2^30, 2^30) (bsync_quat_small_; every normalised key) and 0 < t < 1 (between keys): the
+ * exact dot is formed in int64 (|dot| <= 2^62) and its sign is bsync_quat_dot_sign_'s; negating b
+ * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
+ * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
+ * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
+ * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
+ * bsync_quat_nlerp_inl_ itself. */
 static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain) {
     if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_nlerp_inl_(a, b, t);
     if (!plain) {
