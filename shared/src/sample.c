@@ -241,10 +241,10 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     if (!clip || !rest || !out_local) return BSYNC_INVALID_ARGUMENT;
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
     if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
+    const int marks = cursor ? tag_marks(cursor) : 0; /* -1: a corrupted tag */
     if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
-                   cursor->fingerprint != clip->fingerprint || tag_marks(cursor) < 0))
+                   cursor->fingerprint != clip->fingerprint || marks < 0))
         return BSYNC_MISMATCH;
-    const int marks = cursor ? tag_marks(cursor) : 0;
     const int plain = (marks & MARK_PLAIN) != 0;
 
     const fix16_t t = local_time(time, clip->duration, mode);
