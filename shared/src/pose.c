@@ -116,6 +116,14 @@ static BSYNC_FORCE_INLINE bsync_vec3 blend_vec3(const bsync_trs* rest, const bsy
                            div_round_sat(a2, (uint64_t)total));
 }
 
+/* r += sw * x, exact in int64 (sw carries the hemisphere sign). */
+static BSYNC_FORCE_INLINE void add_rotation(int64_t r[4], int64_t sw, bsync_quat x) {
+    r[0] += sw * x.x;
+    r[1] += sw * x.y;
+    r[2] += sw * x.z;
+    r[3] += sw * x.w;
+}
+
 /* Joint j of the blend, given its contributing inputs (indices `active`, weights `weight`, n >= 1,
  * total = their sum > 0). Channels in which every contributing value (the rest pose's included when
  * it takes the remainder) is the same are not summed: see same_value, and for the rotation below. */
@@ -155,22 +163,10 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
         return o;
     }
     int64_t r[4] = {0, 0, 0, 0};
-    for (uint32_t k = 0; k < n; k++) {
-        const bsync_quat x = inputs[active[k]].local[j].r;
-        const int64_t sw = k > 0 && quat_dot_negative(q, x) ? -weight[k] : weight[k]; /* dot(q, q) >= 0 */
-        r[0] += sw * x.x;
-        r[1] += sw * x.y;
-        r[2] += sw * x.z;
-        r[3] += sw * x.w;
-    }
-    if (with_rest) {
-        const bsync_quat x = rest[j].r;
-        const int64_t sw = quat_dot_negative(q, x) ? -rest_w : rest_w;
-        r[0] += sw * x.x;
-        r[1] += sw * x.y;
-        r[2] += sw * x.z;
-        r[3] += sw * x.w;
-    }
+    for (uint32_t k = 0; k < n; k++) /* dot(q, q) >= 0: the first one keeps its sign */
+        add_rotation(r, k > 0 && quat_dot_negative(q, inputs[active[k]].local[j].r) ? -weight[k] : weight[k],
+                     inputs[active[k]].local[j].r);
+    if (with_rest) add_rotation(r, quat_dot_negative(q, rest[j].r) ? -rest_w : rest_w, rest[j].r);
     o.r = normalize_sum(r);
     return o;
 }
