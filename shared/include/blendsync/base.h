@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blendsync/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
