@@ -552,8 +552,10 @@ static int cmd_verify(int argc, char** argv) {
                 continue;
             }
             size_t len = 0;
-            if (bsync_match_save(m, o.sim.buf, o.sim.buf_cap, &len) != BSYNC_OK) {
-                snprintf(v.error, sizeof v.error, "cannot save the match state at tick %" PRIu64, tc);
+            bsync_result sr = bsync_match_save(m, o.sim.buf, o.sim.buf_cap, &len);
+            if (sr != BSYNC_OK) {
+                snprintf(v.error, sizeof v.error, "cannot save the match state at tick %" PRIu64 ": %s", tc,
+                         bsync_result_string(sr));
                 break;
             }
             if (len != r->snapshot.len || memcmp(o.sim.buf, r->snapshot.data, len) != 0) {
@@ -887,8 +889,12 @@ static int cmd_cut(int argc, char** argv) {
                 if (r->frame.tick == a) {
                     /* the state at the start of A: open the cut with it */
                     size_t len = 0;
-                    if (bsync_match_tick_count(m) != a || bsync_match_save(m, o.sim.buf, o.sim.buf_cap, &len) != BSYNC_OK) {
-                        snprintf(msg, sizeof msg, "cannot save the state at tick %u", a);
+                    bsync_result saved = bsync_match_tick_count(m) != a ? BSYNC_MISMATCH
+                                                                        : bsync_match_save(m, o.sim.buf, o.sim.buf_cap, &len);
+                    if (saved != BSYNC_OK) {
+                        snprintf(msg, sizeof msg, "cannot save the state at tick %u: %s", a,
+                                 bsync_match_tick_count(m) != a ? "the re-simulation is at another tick"
+                                                                : bsync_result_string(saved));
                         goto fail;
                     }
                     static bsync_replay_header nh;

@@ -100,9 +100,12 @@ int bsync_cmd_replay_record(int argc, char** argv) {
         fprintf(stderr, "blendsync replay record: cannot set up the match\n");
         goto done;
     }
-    snap_cap = bsync_match_snapshot_size(m);
+    snap_cap = bsync_match_snapshot_size_max(m);
     snap = malloc(snap_cap);
-    if (!snap) goto done;
+    if (!snap) {
+        fprintf(stderr, "blendsync replay record: out of memory (%zu bytes for a snapshot)\n", snap_cap);
+        goto done;
+    }
     char build[64];
     snprintf(build, sizeof build, "blendsync %s replay record", BSYNC_VERSION_STRING);
     bsync_match_config_replay_header(mc, build, 0, &h);
@@ -118,7 +121,12 @@ int bsync_cmd_replay_record(int argc, char** argv) {
             size_t len = 0;
             memset(&rec, 0, sizeof rec);
             rec.type = BSYNC_REPLAY_SNAPSHOT;
-            if (bsync_match_save(m, snap, snap_cap, &len) != BSYNC_OK) goto write_error;
+            bsync_result sr = bsync_match_save(m, snap, snap_cap, &len);
+            if (sr != BSYNC_OK) {
+                snprintf(err.message, sizeof err.message, "saving the match state at tick %llu: %s",
+                         (unsigned long long)t, bsync_result_string(sr));
+                goto write_error;
+            }
             rec.snapshot.tick = (uint32_t)t;
             rec.snapshot.len = (uint32_t)len;
             rec.snapshot.data = snap;
@@ -137,7 +145,12 @@ int bsync_cmd_replay_record(int argc, char** argv) {
         }
         if ((t + 1) % interval == 0) {
             bsync_match_checksums cs;
-            if (bsync_match_checksums_get(m, poses, &cs) != BSYNC_OK) goto done;
+            bsync_result cr = bsync_match_checksums_get(m, poses, &cs);
+            if (cr != BSYNC_OK) {
+                fprintf(stderr, "blendsync replay record: the checksums of tick %llu failed: %s\n", (unsigned long long)t,
+                        bsync_result_string(cr));
+                goto done;
+            }
             memset(&rec, 0, sizeof rec);
             rec.type = BSYNC_REPLAY_CHECKSUM;
             rec.checksum.tick = (uint32_t)t;
@@ -152,7 +165,11 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     rec.end.ticks = (uint32_t)ticks;
     rec.end.reason = 0;
     if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
-    if (bsync_replay_writer_sync(w) != BSYNC_OK) goto write_error;
+    bsync_result yr = bsync_replay_writer_sync(w);
+    if (yr != BSYNC_OK) {
+        snprintf(err.message, sizeof err.message, "flushing to disk: %s", bsync_result_string(yr));
+        goto write_error;
+    }
     uint64_t bytes = bsync_replay_writer_bytes(w);
     bsync_replay_writer_close(w);
     w = NULL;
@@ -166,7 +183,7 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     rc = 0;
     goto done;
 write_error:
-    fprintf(stderr, "blendsync replay record: writing %s: %s\n", tmp, err.message[0] ? err.message : "failed");
+    fprintf(stderr, "blendsync replay record: writing %s: %s\n", tmp, err.message);
 done:
     if (w) bsync_replay_writer_close(w);
     if (rc != 0 && tmp[0]) remove(tmp);

@@ -305,7 +305,7 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
         fail("cannot set up the match");
         goto fail;
     }
-    r->snap_cap = bsync_match_snapshot_size(r->match);
+    r->snap_cap = bsync_match_snapshot_size_max(r->match);
     r->snap = (uint8_t*)malloc(r->snap_cap);
     if (!r->snap) {
         fail("out of memory");
@@ -341,8 +341,9 @@ int bsync_eval_replay_tick(bsync_eval_replay* r, uint64_t t, const fix16_t* targ
         size_t len = 0;
         memset(rec, 0, sizeof *rec);
         rec->type = BSYNC_REPLAY_SNAPSHOT;
-        if (bsync_match_save(r->match, r->snap, r->snap_cap, &len) != BSYNC_OK) {
-            fail("tick %llu: the snapshot failed", (unsigned long long)t);
+        bsync_result sr = bsync_match_save(r->match, r->snap, r->snap_cap, &len);
+        if (sr != BSYNC_OK) {
+            fail("tick %llu: saving the match state failed: %s", (unsigned long long)t, bsync_result_string(sr));
             return -1;
         }
         rec->snapshot.tick = (uint32_t)t;
@@ -394,7 +395,7 @@ int bsync_eval_replay_tick(bsync_eval_replay* r, uint64_t t, const fix16_t* targ
     if (bsync_replay_writer_append(r->w, rec, &err) != BSYNC_OK) goto write_error;
     return 0;
 write_error:
-    fail("writing %s: %s", r->tmp, err.message[0] ? err.message : "failed");
+    fail("writing %s: %s", r->tmp, err.message);
     return -1;
 }
 
@@ -405,8 +406,10 @@ int bsync_eval_replay_finish(bsync_eval_replay* r, uint64_t ticks) {
     r->rec.type = BSYNC_REPLAY_END;
     r->rec.end.ticks = (uint32_t)ticks;
     r->rec.end.reason = 0;
-    if (bsync_replay_writer_append(r->w, &r->rec, &err) != BSYNC_OK || bsync_replay_writer_sync(r->w) != BSYNC_OK) {
-        fail("writing %s: %s", r->tmp, err.message[0] ? err.message : "failed");
+    bsync_result yr = BSYNC_OK;
+    if (bsync_replay_writer_append(r->w, &r->rec, &err) != BSYNC_OK || (yr = bsync_replay_writer_sync(r->w)) != BSYNC_OK) {
+        if (yr != BSYNC_OK) snprintf(err.message, sizeof err.message, "flushing to disk: %s", bsync_result_string(yr));
+        fail("writing %s: %s", r->tmp, err.message);
         bsync_eval_replay_abort(r);
         return -1;
     }

@@ -148,8 +148,9 @@ static void run_segment(rp_job* j, rp_segment* s, bsync_match* m, uint8_t* buf) 
         }
     }
     size_t len = 0;
-    if (bsync_match_save(m, buf, j->snap_size, &len) != BSYNC_OK) {
-        seg_fail(s, s->end, "snapshot", "cannot save the state at tick %u", s->end);
+    bsync_result sr = bsync_match_save(m, buf, j->snap_size, &len);
+    if (sr != BSYNC_OK) {
+        seg_fail(s, s->end, "snapshot", "cannot save the state at tick %u: %s", s->end, bsync_result_string(sr));
         return;
     }
     if (s->end_snap >= 0) {
@@ -287,7 +288,7 @@ int replay_verify_parallel(const char* file, const bsync_match_desc* desc, unsig
         void* probe_mem = aligned_alloc(16, (j.match_size + 15u) & ~(size_t)15u);
         bsync_match* probe = NULL;
         if (probe_mem && bsync_match_init(probe_mem, j.match_size, desc, &probe) == BSYNC_OK)
-            j.snap_size = bsync_match_snapshot_size(probe);
+            j.snap_size = bsync_match_snapshot_size_max(probe);
         free(probe_mem);
         pthread_mutex_init(&j.lock, NULL);
         unsigned n = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;

@@ -190,7 +190,7 @@ int replay_sim_open(replay_sim* s, const bsync_match_config* cfg, char* msg, siz
         replay_sim_close(s);
         return -1;
     }
-    s->buf_cap = bsync_match_snapshot_size(s->match);
+    s->buf_cap = bsync_match_snapshot_size_max(s->match);
     s->buf = malloc(s->buf_cap ? s->buf_cap : 1);
     if (!s->buf) {
         snprintf(msg, msg_cap, "out of memory");

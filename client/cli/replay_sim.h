@@ -35,7 +35,7 @@ unsigned replay_sim_compare(const bsync_replay_header* h, const bsync_match_conf
                             size_t cap);
 
 /* A match of cfg's desc in heap memory, plus a second one (for describing a difference) and a save
- * buffer of bsync_match_snapshot_size bytes. */
+ * buffer of bsync_match_snapshot_size_max bytes (the largest snapshot of the match). */
 typedef struct replay_sim {
     const bsync_match_config* cfg;
     const bsync_match_desc* desc;

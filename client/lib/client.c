@@ -215,7 +215,7 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
         set_err(err, BSYNC_OUT_OF_MEMORY, "cannot set up the match");
         return BSYNC_OUT_OF_MEMORY;
     }
-    c->snap_size = bsync_match_snapshot_size(c->match);
+    c->snap_size = bsync_match_snapshot_size_max(c->match);
     for (uint32_t i = 0; i < SNAP_RING; i++) {
         c->snaps[i].data = malloc(c->snap_size);
         if (!c->snaps[i].data) {
@@ -494,6 +494,7 @@ static void send_checksum(bsync_client* c, uint32_t tick) {
     /* keep the state for a DETAIL request or a DUMP */
     ring_snap* s = &c->snaps[c->snap_next];
     c->snap_next = (c->snap_next + 1) % SNAP_RING;
+    s->valid = 0; /* its old bytes are being overwritten: findable again only once saved */
     if (bsync_match_save(c->match, s->data, c->snap_size, &s->len) == BSYNC_OK) {
         s->valid = 1;
         s->tick = tick + 1;

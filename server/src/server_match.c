@@ -42,7 +42,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
         srv_match_destroy(m);
         return NULL;
     }
-    m->snap_size = bsync_match_snapshot_size(m->match);
+    m->snap_size = bsync_match_snapshot_size_max(m->match);
     m->snap_buf = malloc(m->snap_size);
     m->frames = calloc(SRV_FRAME_RING, sizeof *m->frames);
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) {
@@ -78,6 +78,17 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
         if (err) {
             err->code = BSYNC_CONFIG_ERROR;
             snprintf(err->message, sizeof err->message, "%s: tick rate %u outside 15..60", path, m->tick_rate);
+        }
+        srv_match_destroy(m);
+        return NULL;
+    }
+    if (m->snap_size > BSYNC_PROTO_MAX_SNAPSHOT) {
+        if (err) {
+            err->code = BSYNC_CONFIG_ERROR;
+            snprintf(err->message, sizeof err->message,
+                     "%s: a snapshot of this match can reach %zu bytes, over the protocol's %u (late join and resync "
+                     "send one): fewer characters, joints or inertializing switches",
+                     path, m->snap_size, (unsigned)BSYNC_PROTO_MAX_SNAPSHOT);
         }
         srv_match_destroy(m);
         return NULL;
@@ -162,6 +173,18 @@ static void replay_append(srv_match* m, const bsync_replay_record* rec) {
 
 /* ---------------------------------------------------------------- joining */
 
+/* The match state now into buf (m->snap_size bytes, the match's largest snapshot); 0 and a logged error
+ * on failure (cannot happen for a loaded match: the buffers are sized by bsync_match_snapshot_size_max). */
+static int save_state(srv_match* m, uint8_t* buf, size_t* len, const char* purpose) {
+    bsync_result r = bsync_match_save(m->match, buf, m->snap_size, len);
+    if (r == BSYNC_OK) return 1;
+    *len = 0;
+    m->stats.snapshot_failures++;
+    srv_log(m->server, "error", "event=snapshot_failed match=%llu tick=%u purpose=%s error=\"%s\"", MATCH_ID(m),
+            m->next_tick, purpose, bsync_result_string(r));
+    return 0;
+}
+
 static void send_snapshot_chunks(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                                  uint32_t first_chunk) {
     if (!p || !p->peer || p->closing) return;
@@ -217,8 +240,14 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     w.welcome.connected_mask = connected_mask(m);
     size_t snap_len = 0;
     if (m->started) {
-        /* late join / reconnect: the state at the start of the next tick to confirm */
-        bsync_match_save(m->match, m->snap_buf, m->snap_size, &snap_len);
+        /* late join / reconnect: the state at the start of the next tick to confirm. Without it the
+         * WELCOME would say "fresh start" (snapshot_size 0): refuse instead. */
+        if (!save_state(m, m->snap_buf, &snap_len, rejoin ? "reconnect" : "late_join")) {
+            sl->peer = NULL;
+            p->match = NULL;
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_SHUTDOWN);
+            return;
+        }
         w.welcome.start_tick = m->next_tick;
         w.welcome.snapshot_size = (uint32_t)snap_len;
         w.welcome.snapshot_len = (uint16_t)(snap_len < BSYNC_PROTO_SNAPSHOT_CHUNK ? snap_len : BSYNC_PROTO_SNAPSHOT_CHUNK);
@@ -349,7 +378,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     /* replay: a snapshot every SRV_SNAPSHOT_EVERY ticks (the state at the start of t), then the frame */
     if (m->replay && t > 0 && t % SRV_SNAPSHOT_EVERY == 0) {
         size_t len = 0;
-        if (bsync_match_save(m->match, m->snap_buf, m->snap_size, &len) == BSYNC_OK) {
+        if (save_state(m, m->snap_buf, &len, "replay")) {
             bsync_replay_record sr;
             memset(&sr, 0, sizeof sr);
             sr.type = BSYNC_REPLAY_SNAPSHOT;
@@ -373,7 +402,8 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         bsync_match_checksums_get(m->match, m->server->cfg.verify_poses, &c->sums);
         srv_snap* sn = &m->snaps[m->snap_next];
         m->snap_next = (m->snap_next + 1) % SRV_SNAP_RING;
-        if (bsync_match_save(m->match, sn->data, m->snap_size, &sn->len) == BSYNC_OK) sn->tick = t + 1;
+        sn->tick = UINT32_MAX; /* the entry's old bytes are being overwritten: findable again only when saved */
+        if (save_state(m, sn->data, &sn->len, "ring")) sn->tick = t + 1;
         bsync_replay_record cr;
         memset(&cr, 0, sizeof cr);
         cr.type = BSYNC_REPLAY_CHECKSUM;
@@ -560,7 +590,7 @@ static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, i
     sl->dump_tick = action == BSYNC_PROTO_ACTION_KICK ? UINT32_MAX : tick + 1u; /* the client's state after frame tick */
     if (action == BSYNC_PROTO_ACTION_RESYNC) {
         size_t len = 0;
-        if (bsync_match_save(m->match, m->snap_buf, m->snap_size, &len) == BSYNC_OK) {
+        if (save_state(m, m->snap_buf, &len, "resync")) {
             send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_RESYNC, m->next_tick, m->snap_buf, len, 0);
             m->stats.resyncs++;
             sl->diverged = 0; /* healed from the next checksum on */

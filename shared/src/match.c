@@ -356,20 +356,35 @@ static uint64_t get_u64(const unsigned char* p) {
 
 static size_t npc_bytes(const bsync_match_desc* d) { return 12u + 4u * d->param_count + d->trigger_count; }
 
+/* The bytes of the match snapshot around the instance blobs: header, NPC records, each blob's u32
+ * length, the XXH64. */
+static size_t snapshot_frame_bytes(const bsync_match* m) {
+    size_t n = SNAP_HEAD + 8u;
+    for (uint32_t c = 0; c < m->desc.character_count; c++)
+        n += 4u + (m->characters[c].desc.slot == BSYNC_MATCH_NPC ? npc_bytes(&m->desc) : 0u);
+    return n;
+}
+
 size_t bsync_match_snapshot_size(const bsync_match* m) {
     if (!match_ok(m)) return 0;
-    size_t n = SNAP_HEAD;
-    for (uint32_t c = 0; c < m->desc.character_count; c++) {
-        if (m->characters[c].desc.slot == BSYNC_MATCH_NPC) n += npc_bytes(&m->desc);
-        n += 4u + bsync_instance_snapshot_size(m->characters[c].desc.graph);
-    }
-    return n + 8u;
+    size_t n = snapshot_frame_bytes(m);
+    for (uint32_t c = 0; c < m->desc.character_count; c++)
+        n += bsync_instance_snapshot_size_now(bsync_match_instance_const(m, c));
+    return n;
+}
+
+size_t bsync_match_snapshot_size_max(const bsync_match* m) {
+    if (!match_ok(m)) return 0;
+    size_t n = snapshot_frame_bytes(m);
+    for (uint32_t c = 0; c < m->desc.character_count; c++)
+        n += bsync_instance_snapshot_size_max(m->characters[c].desc.graph);
+    return n;
 }
 
 bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_t* written) {
     if (!match_ok(m) || !buf) return BSYNC_INVALID_ARGUMENT;
-    size_t total = bsync_match_snapshot_size(m);
-    if (cap < total) return BSYNC_BUFFER_TOO_SMALL;
+    const size_t total = bsync_match_snapshot_size(m);
+    if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
     unsigned char* p = (unsigned char*)buf;
     put_u32(p, BSYNC_MATCH_SNAPSHOT_MAGIC);
     put_u32(p + 4, BSYNC_MATCH_SNAPSHOT_VERSION);
@@ -388,12 +403,12 @@ bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_
         for (uint32_t j = 0; j < m->desc.trigger_count; j++) p[o++] = ch->script.record.triggers[j];
     }
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
-        size_t isz = bsync_instance_snapshot_size(m->characters[c].desc.graph);
-        put_u32(p + o, (uint32_t)isz);
+        /* the blob's size depends on the character's state (an inertializing switch adds a block) */
         size_t w = 0;
-        bsync_result r = bsync_instance_save(bsync_match_instance_const(m, c), p + o + 4, isz, &w);
+        bsync_result r = bsync_instance_save(bsync_match_instance_const(m, c), p + o + 4, total - 8u - (o + 4u), &w);
         if (r != BSYNC_OK) return r;
-        o += 4 + isz;
+        put_u32(p + o, (uint32_t)w);
+        o += 4 + w;
     }
     put_u64(p + o, bsync_checksum_xxh64(p, o, 0));
     if (written) *written = total;
@@ -403,11 +418,15 @@ bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_
 bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     if (!match_ok(m) || !buf) return BSYNC_INVALID_ARGUMENT;
     const unsigned char* p = (const unsigned char*)buf;
-    size_t total = bsync_match_snapshot_size(m);
     if (len < SNAP_HEAD + 8u || get_u32(p) != BSYNC_MATCH_SNAPSHOT_MAGIC || get_u32(p + 4) != BSYNC_MATCH_SNAPSHOT_VERSION)
         return BSYNC_BAD_BLOB;
     if (get_u64(p + 8) != m->hash) return BSYNC_MISMATCH;
-    if (len != total || get_u32(p + 16) != total || get_u32(p + 20) != m->desc.character_count) return BSYNC_BAD_BLOB;
+    /* The instance blobs vary in size with their state: between each graph's base size and its
+     * maximum, and together they must fill the snapshot exactly. */
+    const size_t total = len;
+    if (total < snapshot_frame_bytes(m) || total > bsync_match_snapshot_size_max(m) || get_u32(p + 16) != total ||
+        get_u32(p + 20) != m->desc.character_count)
+        return BSYNC_BAD_BLOB;
     if (get_u64(p + total - 8) != bsync_checksum_xxh64(p, total - 8, 0)) return BSYNC_BAD_BLOB;
     uint64_t tick = get_u64(p + 24);
     if (tick > ((uint64_t)1 << 62)) return BSYNC_BAD_BLOB;
@@ -428,8 +447,11 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     unsigned char* scratch = (unsigned char*)m + m->scratch_offset;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         const bsync_graph* g = m->characters[c].desc.graph;
-        size_t isz = bsync_instance_snapshot_size(g);
-        if (get_u32(p + o) != isz) return BSYNC_BAD_BLOB;
+        if (o + 4u > total - 8u) return BSYNC_BAD_BLOB;
+        const size_t isz = get_u32(p + o);
+        if (isz < bsync_instance_snapshot_size(g) || isz > bsync_instance_snapshot_size_max(g) ||
+            isz > total - 8u - (o + 4u))
+            return BSYNC_BAD_BLOB;
         const unsigned char* blob = p + o + 4;
         if (isz < 32u || get_u64(blob + 24) != tick) return BSYNC_BAD_BLOB; /* instance tick = match tick */
         bsync_instance* tmp = NULL;
@@ -438,9 +460,10 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
         if (r != BSYNC_OK) return r == BSYNC_MISMATCH ? BSYNC_MISMATCH : BSYNC_BAD_BLOB;
         o += 4 + isz;
     }
+    if (o != total - 8u) return BSYNC_BAD_BLOB; /* bytes left over between the last blob and the XXH64 */
     o = inst_start;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
-        size_t isz = bsync_instance_snapshot_size(m->characters[c].desc.graph);
+        const size_t isz = get_u32(p + o);
         bsync_result r = bsync_instance_load(bsync_match_instance(m, c), p + o + 4, isz);
         if (r != BSYNC_OK) return r;
         o += 4 + isz;

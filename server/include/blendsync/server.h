@@ -71,6 +71,7 @@ typedef struct bsync_server_match_stats {
     uint64_t mismatched_checksums; /* every mismatching CHECKSUM, including repeats of a known desync */
     uint64_t checksums_verified;
     uint64_t resyncs, kicks;
+    uint64_t snapshot_failures;  /* match states that could not be saved (logged as snapshot_failed) */
     uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
     uint64_t dropped_by_slot[BSYNC_PROTO_MAX_PLAYERS]; /* the same drops, per player slot (per peer) */
     uint64_t bytes_in, bytes_out; /* blendsync packet bytes (ENet/UDP headers not included) */

@@ -11,7 +11,7 @@
  *   bsync_match_memory_size / _init   the match in caller memory (8-byte aligned)
  *   bsync_match_tick                  advance every character exactly one tick
  *   bsync_match_checksums             root and per-character blend-state / pose checksums
- *   bsync_match_snapshot_size / _save / _load
+ *   bsync_match_snapshot_size / _size_max / _save / _load
  *   bsync_match_random_input          the seeded joystick script (NPCs and bots use the same one)
  *
  * Input layout: every player slot sends the same layout: param_count fix16 targets and trigger_count
@@ -58,8 +58,13 @@
  * Snapshot bytes (little-endian): u32 magic "BSMS" (0x534D5342), u32 version 1, u64 match hash,
  * u32 total length, u32 character count, u64 tick; per NPC (characters in order): u64 state, u32 hold
  * left, param_count fx and trigger_count u8 of its record; per character: u32 length n, then n bytes of
- * bsync_instance_save; u64 XXH64 (seed 0) of every byte before it. Load checks everything before it
- * writes anything (BSYNC_BAD_BLOB; a different match hash: BSYNC_MISMATCH): lengths, the XXH64, hold
+ * bsync_instance_save; u64 XXH64 (seed 0) of every byte before it. An instance blob's length depends
+ * on its state (a switch that inertializes adds a block: instance.h), so a match snapshot's size does
+ * too: bsync_match_snapshot_size is what save writes in the current state, bsync_match_snapshot_size_max
+ * the most it can ever write for this match (a buffer of that size always suffices: rings and
+ * preallocated buffers use it, and keep the length save reports). Load checks everything before it
+ * writes anything (BSYNC_BAD_BLOB; a different match hash: BSYNC_MISMATCH): lengths (each blob between
+ * its graph's bsync_instance_snapshot_size and _size_max, the blobs filling the snapshot), the XXH64, hold
  * left <= hold_max, record values != 0x80000000, trigger bytes <= script_states, every
  * instance blob's tick = the match tick, and every instance blob by loading it into a scratch instance
  * (part of memory_size); the match is untouched on failure.
@@ -179,7 +184,13 @@ bsync_result bsync_match_checksums_get(bsync_match* match, int with_poses, bsync
 bsync_result bsync_match_joint_checksums(bsync_match* match, uint32_t character, uint64_t* out, uint32_t cap,
                                          uint32_t* count);
 
+/* The bytes bsync_match_save writes in the match's current state (0 for an invalid match). */
 size_t bsync_match_snapshot_size(const bsync_match* match);
+/* The most bytes bsync_match_save can write for this match in any state (>= bsync_match_snapshot_size;
+ * equal for a match whose triggers never inertialize). */
+BSYNC_API size_t bsync_match_snapshot_size_max(const bsync_match* match);
+/* *written (may be NULL) = the bytes written (bsync_match_snapshot_size); BSYNC_BUFFER_TOO_SMALL
+ * (nothing meaningful written) when cap is less than that. */
 bsync_result bsync_match_save(const bsync_match* match, void* buf, size_t cap, size_t* written);
 bsync_result bsync_match_load(bsync_match* match, const void* buf, size_t len);
 

@@ -201,7 +201,7 @@ unsigned bsync_desync_trace(bsync_match* work, bsync_match* other, const bsync_m
                  bsync_match_character_count(work));
             return 1;
         }
-    const size_t snap_cap = bsync_match_snapshot_size(work);
+    const size_t snap_cap = bsync_match_snapshot_size_max(work);
     uint8_t* snap = malloc(snap_cap + 65536u);
     if (!snap) {
         emit(&t, "  trace: out of memory\n");

@@ -197,6 +197,18 @@ static uint64_t inst_checksum(void* user, void* sim) {
     return bsync_checksum_final(&hs);
 }
 
+/* The u64 length in front of an adapter's snapshot, little-endian. */
+static void put_len(void* buf, size_t n) {
+    unsigned char* p = (unsigned char*)buf;
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)((uint64_t)n >> (8 * i));
+}
+static uint64_t get_len(const void* buf) {
+    const unsigned char* p = (const unsigned char*)buf;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
 /* An instance snapshot's length varies (version 3 while an inertialization runs: instance.h), so the
  * adapter's buffer is a u64 length followed by the blob, sized for the largest blob. */
 static size_t inst_snapshot_size(void* user, void* sim) {
@@ -210,16 +222,14 @@ static bsync_result inst_save(void* user, void* sim, void* buf, size_t cap) {
     size_t n = 0;
     bsync_result r = bsync_instance_save((const bsync_instance*)sim, (unsigned char*)buf + 8, cap - 8u, &n);
     if (r != BSYNC_OK) return r;
-    uint64_t len = n;
-    memcpy(buf, &len, sizeof len);
+    put_len(buf, n);
     return BSYNC_OK;
 }
 
 static bsync_result inst_load(void* user, void* sim, const void* buf, size_t len) {
     (void)user;
-    uint64_t n = 0;
     if (len < 8u) return BSYNC_BAD_BLOB;
-    memcpy(&n, buf, sizeof n);
+    const uint64_t n = get_len(buf);
     if (n > len - 8u) return BSYNC_BAD_BLOB;
     return bsync_instance_load((bsync_instance*)sim, (const unsigned char*)buf + 8, (size_t)n);
 }
@@ -269,19 +279,29 @@ static uint64_t match_checksum(void* user, void* sim) {
     return bsync_checksum_final(&hs);
 }
 
+/* A match snapshot's length varies with its characters' states (match.h), so the adapter's buffer is a
+ * u64 length (little-endian) followed by the snapshot, sized for the largest one. */
 static size_t match_snapshot_size(void* user, void* sim) {
     (void)user;
-    return bsync_match_snapshot_size((const bsync_match*)sim);
+    return 8u + bsync_match_snapshot_size_max((const bsync_match*)sim);
 }
 
 static bsync_result match_save(void* user, void* sim, void* buf, size_t cap) {
     (void)user;
-    return bsync_match_save((const bsync_match*)sim, buf, cap, NULL);
+    if (cap < 8u) return BSYNC_BUFFER_TOO_SMALL;
+    size_t n = 0;
+    bsync_result r = bsync_match_save((const bsync_match*)sim, (unsigned char*)buf + 8, cap - 8u, &n);
+    if (r != BSYNC_OK) return r;
+    put_len(buf, n);
+    return BSYNC_OK;
 }
 
 static bsync_result match_load(void* user, void* sim, const void* buf, size_t len) {
     (void)user;
-    return bsync_match_load((bsync_match*)sim, buf, len);
+    if (len < 8u) return BSYNC_BAD_BLOB;
+    const uint64_t n = get_len(buf);
+    if (n > len - 8u) return BSYNC_BAD_BLOB;
+    return bsync_match_load((bsync_match*)sim, (const unsigned char*)buf + 8, (size_t)n);
 }
 
 bsync_result bsync_synctest_match_ops(bsync_synctest_match* a, bsync_synctest_ops* out) {
