@@ -34,22 +34,41 @@ int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay,
     return nh_start_two(w, NULL, players, npcs, input_delay, checksum_interval, policy, duration_ticks, verify_poses);
 }
 
+static int start(nh_world* w, const char* second_match_text, const nh_options* o, uint32_t players, uint32_t npcs,
+                 uint32_t input_delay, uint32_t checksum_interval, const char* policy, uint32_t duration_ticks,
+                 int verify_poses);
+
 int nh_start_two(nh_world* w, const char* second_match_text, uint32_t players, uint32_t npcs, uint32_t input_delay,
                  uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses) {
+    return start(w, second_match_text, NULL, players, npcs, input_delay, checksum_interval, policy, duration_ticks,
+                 verify_poses);
+}
+
+int nh_start_with(nh_world* w, const nh_options* o, uint32_t players, uint32_t npcs, uint32_t input_delay,
+                  uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses) {
+    return start(w, NULL, o, players, npcs, input_delay, checksum_interval, policy, duration_ticks, verify_poses);
+}
+
+static int start(nh_world* w, const char* second_match_text, const nh_options* o, uint32_t players, uint32_t npcs,
+                 uint32_t input_delay, uint32_t checksum_interval, const char* policy, uint32_t duration_ticks,
+                 int verify_poses) {
     memset(w, 0, sizeof *w);
     w->second_match_text = second_match_text;
     snprintf(w->dir, sizeof w->dir, "/tmp/bsync-net-XXXXXX");
     if (!mkdtemp(w->dir)) return -1;
     char path[400];
     snprintf(path, sizeof path, "%s/loco.json", w->dir);
-    if (write_text(path, k_graph) != 0) return -1;
+    if (write_text(path, o && o->graph_text ? o->graph_text : k_graph) != 0) return -1;
     char text[8192];
     size_t n = (size_t)snprintf(text, sizeof text, "{ \"match_id\": 42, \"players\": [");
     for (uint32_t p = 0; p < players; p++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s{\"token\": \"tok-%u\"}", p ? ", " : "", p);
     n += (size_t)snprintf(text + n, sizeof text - n,
                           "], \"input\": { \"parameters\": [ {\"name\": \"speed\", \"min\": 0, \"max\": 3.5}, "
-                          "{\"name\": \"lean\", \"min\": -1, \"max\": 1} ], \"hold_ticks\": [10, 40] }, \"characters\": [");
+                          "{\"name\": \"lean\", \"min\": -1, \"max\": 1} ]%s%s, \"hold_ticks\": [%u, %u] }, "
+                          "\"characters\": [",
+                          o && o->triggers_json ? ", \"triggers\": " : "", o && o->triggers_json ? o->triggers_json : "",
+                          o && o->hold_max ? o->hold_min : 10u, o && o->hold_max ? o->hold_max : 40u);
     for (uint32_t p = 0; p < players; p++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s{\"name\": \"p%u\", \"graph\": \"loco.json\", \"slot\": %u}",
                               p ? ", " : "", p, p);

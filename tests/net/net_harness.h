@@ -53,6 +53,16 @@ int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay,
 /* The same with a second match (its config text, written as match2.json beside the first). */
 int nh_start_two(nh_world* w, const char* second_match_text, uint32_t players, uint32_t npcs, uint32_t input_delay,
                  uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses);
+/* Another graph and input layout for nh_start_with (any field NULL / 0: the default). The graph text
+ * is written as loco.json (it must have the parameters speed and lean); triggers_json is the match
+ * config's input "triggers" array; hold_min/hold_max the scripts' hold ticks (default 10, 40). */
+typedef struct nh_options {
+    const char* graph_text;
+    const char* triggers_json;
+    uint32_t hold_min, hold_max;
+} nh_options;
+int nh_start_with(nh_world* w, const nh_options* o, uint32_t players, uint32_t npcs, uint32_t input_delay,
+                  uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses);
 /* Connect a client for slot (test switches in cfg_extra may be NULL). Returns its index. */
 int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra);
 /* Service the server and every client for ms milliseconds (clients send inputs at the tick rate). */
