@@ -203,6 +203,26 @@ static int read_inputs(const char* path, const bsync_match_desc* d, uint32_t fir
     return rc;
 }
 
+/* Data rows of a CSV file (its lines after the header, blank lines not counted); -1 when unreadable. */
+static long csv_rows(const char* path) {
+    uint8_t* data = NULL;
+    size_t len = 0;
+    if (replay_read_file(path, &data, &len) != 0) return -1;
+    long lines = 0;
+    int in_line = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == '\n') {
+            lines += in_line;
+            in_line = 0;
+        } else if (data[i] != '\r') {
+            in_line = 1;
+        }
+    }
+    lines += in_line;
+    free(data);
+    return lines > 0 ? lines - 1 : 0;
+}
+
 /* The bundle's trace (bsync_desync_trace): server-previous.bsms + inputs.csv re-simulated against
  * client-trail.bstrail. 1 traced (text in out, *res), 0 the bundle has no trail, -1 error (msg). */
 static int bundle_trace(const char* dir, replay_sim* sim, const bsync_match_config* cfg, const uint8_t* server_final,
@@ -237,12 +257,26 @@ static int bundle_trace(const char* dir, replay_sim* sim, const bsync_match_conf
         snprintf(msg, msg_cap, "server-previous.bsms is newer than server.bsms");
         goto out;
     }
+    /* The frames to re-simulate are bounded by the bundle's own inputs (one row per tick and slot), so
+     * a server.bsms whose tick lies far beyond them is refused before anything is sized by it. */
+    snprintf(path, sizeof path, "%s/inputs.csv", dir);
+    const long rows = csv_rows(path);
+    if (rows < 0) {
+        snprintf(msg, msg_cap, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if ((uint64_t)(end - start) * sim->desc->player_count > (uint64_t)rows) {
+        snprintf(msg, msg_cap,
+                 "server.bsms is the state after frame %lld but server-previous.bsms the state at the start of "
+                 "tick %u: %u frames, and inputs.csv holds %ld rows (%u players a frame)",
+                 (long long)end - 1, start, end - start, rows, sim->desc->player_count);
+        goto out;
+    }
     frames = malloc(((size_t)(end - start) + 1u) * sizeof *frames);
     if (!frames) {
         snprintf(msg, msg_cap, "out of memory");
         goto out;
     }
-    snprintf(path, sizeof path, "%s/inputs.csv", dir);
     if (read_inputs(path, sim->desc, start, end - start, frames, msg, msg_cap) != 0) goto out;
     bsync_desync_trace(sim->match, sim->other, cfg, frames, end - start, &trail, res, out, cap);
     size_t sl = 0;

@@ -138,6 +138,43 @@ rc=0
 "$bin" desync diff "$bundle/server.bsms" "$bundle/client.bsms" --match match.json --tick 3 > /dev/null 2> e.txt || rc=$?
 [ $rc -eq 2 ] && grep -q -- '--tick needs a replay' e.txt && ok "--tick with two snapshots: exit 2" || { bad "--tick two snapshots (rc $rc)"; cat e.txt; }
 
+# a hostile bundle: server.bsms claims the state after frame 2,999,999 (the tick moved, both XXH64s
+# resealed), far beyond the bundle's inputs. The frames and the re-simulation are bounded by the
+# bundle's own contents: the trace is refused at once, nothing is sized by that tick (the diff of the
+# two states is still printed: exit 1, they differ).
+if command -v python3 >/dev/null; then
+  rm -rf hostile && cp -r "$bundle" hostile
+  PYTHONPATH="$src/tests/cli" python3 - hostile/server.bsms <<'PY'
+import sys
+from bsync_xxh64 import xxh64
+path = sys.argv[1]
+b = bytearray(open(path, 'rb').read())
+u32 = lambda o: int.from_bytes(b[o:o + 4], 'little')
+tick = 3000000
+b[24:32] = tick.to_bytes(8, 'little')
+chars = u32(20)
+assert chars == 2  # this test's match: two player characters, no NPC records before the blobs (match.h)
+o = 32
+for c in range(chars):
+    n = u32(o)
+    blob = o + 4
+    b[blob + 24:blob + 32] = tick.to_bytes(8, 'little')
+    b[blob + n - 8:blob + n] = xxh64(bytes(b[blob:blob + n - 8]), 0).to_bytes(8, 'little')
+    o += 4 + n
+b[len(b) - 8:] = xxh64(bytes(b[:len(b) - 8]), 0).to_bytes(8, 'little')
+open(path, 'wb').write(b)
+PY
+  rc=0
+  start=$(date +%s)
+  timeout 60 "$bin" desync diff hostile > e.txt 2>&1 || rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ $rc -eq 1 ] && grep -q 'trace not possible: .*2999970 frames, and inputs.csv holds 30 rows' e.txt && [ $took -le 10 ]; then
+    ok "a server.bsms far beyond the bundle's inputs: the diff is printed, the trace refused in ${took} s"
+  else
+    bad "hostile bundle (rc $rc, ${took} s)"; cat e.txt
+  fi
+fi
+
 # the replay of the same match verifies and lists the desync
 rc=0
 out=$("$bin" replay verify rec/match.bsreplay) || rc=$?
