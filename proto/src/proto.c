@@ -418,7 +418,9 @@ bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, 
     writer_ w = {buf, cap, 0};
     put_u8(&w, BSYNC_PROTO_MAGIC0);
     put_u8(&w, BSYNC_PROTO_MAGIC1);
-    put_u8(&w, BSYNC_PROTO_VERSION);
+    const uint32_t version =
+        msg->type == BSYNC_PROTO_BYE && msg->bye.header_version != 0 ? msg->bye.header_version : BSYNC_PROTO_VERSION;
+    put_u8(&w, version);
     put_u8(&w, (uint32_t)msg->type);
     put_u16(&w, (uint32_t)body); /* body <= bsync_proto_max_body(type) < 65536 once validated */
     put_u16(&w, 0);
@@ -608,5 +610,6 @@ bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_pro
     reader_ r = {data + BSYNC_PROTO_HEADER_SIZE, h.body_len, 0};
     TRY_(read_body(&r, out));
     if (r.pos != r.len) return BSYNC_PROTO_TRAILING_BYTES;
+    if (out->type == BSYNC_PROTO_BYE) out->bye.header_version = h.version;
     return bsync_proto_validate(out);
 }

@@ -33,7 +33,8 @@
  *
  * Versioning: the header version is the sender's protocol version. A peer decodes only its own
  * version (UNSUPPORTED_VERSION otherwise) — except BYE, whose 4-byte layout (and the 8-byte header)
- * is frozen for all versions, so a BYE from any version >= 1 decodes. A server receiving a HELLO of
+ * is frozen for all versions, so a BYE from any version >= 1 decodes (its header version is kept in
+ * bsync_proto_bye.header_version, so it re-encodes to the same bytes). A server receiving a HELLO of
  * another version answers with BYE reason VERSION_MISMATCH carrying its supported range
  * [version_min, version_max] and disconnects; the client reports both versions. No negotiation.
  *
@@ -313,6 +314,10 @@ typedef struct bsync_proto_bye {
     uint8_t reason;      /* bsync_proto_bye_reason */
     uint8_t version_min; /* the sender's supported protocol versions, 1 <= min <= max */
     uint8_t version_max;
+    /* Not a body field: the version in the packet's header. Decode sets it (a BYE of any version >= 1
+     * decodes); encode writes it into the header, 0 meaning BSYNC_PROTO_VERSION. So re-encoding an
+     * accepted BYE of another version gives its bytes back, like every other message. */
+    uint8_t header_version;
 } bsync_proto_bye;
 
 typedef struct bsync_proto_msg {
