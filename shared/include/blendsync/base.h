@@ -24,6 +24,9 @@ extern "C" {
 #define BSYNC_VERSION_MINOR 1
 #define BSYNC_VERSION_PATCH 0
 #define BSYNC_VERSION_STRING "0.1.0"
+/* major << 16 | minor << 8 | patch: what bsync_version() returns (0.1.0 -> 0x000100). */
+#define BSYNC_VERSION_NUMBER \
+    (((uint32_t)BSYNC_VERSION_MAJOR << 16) | ((uint32_t)BSYNC_VERSION_MINOR << 8) | (uint32_t)BSYNC_VERSION_PATCH)
 
 /* Limits. They bound stack scratch space on the per-tick path. */
 #define BSYNC_MAX_JOINTS 1024      /* joints in one skeleton */
@@ -71,7 +74,14 @@ typedef enum bsync_result {
 } bsync_result;
 
 /* Stable text of a result code; "unknown result" for a value outside the enum. Never null. */
-const char* bsync_result_string(bsync_result r);
+BSYNC_API const char* bsync_result_string(bsync_result r);
+
+/* The version of the library actually loaded, at run time, as BSYNC_VERSION_NUMBER packs it. A
+ * program or binding compiled against BSYNC_VERSION_* compares the two: while the major is 0, a
+ * different minor means a different ABI (docs/library.md). */
+BSYNC_API uint32_t bsync_version(void);
+/* The same as text: "MAJOR.MINOR.PATCH" ("0.1.0"). Static storage, never null. */
+BSYNC_API const char* bsync_version_string(void);
 
 /* A detailed error for the file-facing functions (config, import): the code plus a message that
  * names the file and the place in it, e.g.
