@@ -81,6 +81,9 @@ set(BSYNC_PC_ASSIMP "")
 if(BSYNC_WITH_ASSIMP)
   set(BSYNC_PC_ASSIMP " -lassimp")
 endif()
+# Relocatable: the prefix is found from the .pc file's own place (${pcfiledir}), so an install with
+# `cmake --install build --prefix P` works wherever P is.
+file(RELATIVE_PATH BSYNC_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 function(bsync_pkg_config name description requires libs)
   set(BSYNC_PC_NAME ${name})
   set(BSYNC_PC_DESCRIPTION ${description})
