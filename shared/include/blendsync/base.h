@@ -37,6 +37,12 @@ extern "C" {
 #define BSYNC_MAX_BLEND_NODES 256   /* nodes of one blend tree */
 #define BSYNC_MAX_PARAMETERS 256    /* parameters of one blend tree */
 #define BSYNC_MAX_MOTIONS 1024      /* leaf motions of one blend tree */
+/* Tick rates the time and smoothing code accept, in Hz (graphs and matches narrow it to 15..60:
+ * graph.h). Plain integers: the text of BSYNC_BAD_TICK_RATE is made from them. */
+#define BSYNC_MIN_TICK_RATE 1
+#define BSYNC_MAX_TICK_RATE 1000
+#define BSYNC_STRINGIFY_(x) #x
+#define BSYNC_STRINGIFY(x) BSYNC_STRINGIFY_(x)
 
 /* X-macro of every result: id, text. The numeric values are stable: append only. */
 #define BSYNC_RESULTS(X)                                                              \
@@ -60,7 +66,8 @@ extern "C" {
     X(DUPLICATE_TRACK, "two tracks of the same kind for one joint")                   \
     X(BAD_BLOB, "data block is corrupt (magic, version, size or checksum)")           \
     X(MISMATCH, "objects do not belong together (joint counts or skeletons differ)") \
-    X(BAD_TICK_RATE, "tick rate must be between 1 and 1000 Hz")                      \
+    X(BAD_TICK_RATE, "tick rate must be between " BSYNC_STRINGIFY(BSYNC_MIN_TICK_RATE) " and "     \
+                     BSYNC_STRINGIFY(BSYNC_MAX_TICK_RATE) " Hz")                                \
     X(BAD_LAYOUT, "blend space layout is unusable (see the diagnostics)")             \
     X(CYCLE, "the node graph has a cycle")                                            \
     X(CONFIG_ERROR, "configuration file is invalid (see the error message)")          \
