@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake make gcc clang gcc-multilib    # build; clang and -m32 for the determinism test
+  g++ pkg-config                       # headers_standalone (C++17) and install_consumer (pkg-config)
   qemu-user                            # runs the -m32 build where the kernel cannot (qemu-i386)
   libfixmath-dev libcjson-dev libcmocka-dev
   libenet-dev                          # the lockstep server and client (ENet 1.3)

@@ -9,12 +9,13 @@ jobs=$(nproc)
 scripts/install-deps.sh
 
 echo "== normal build (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBSYNC_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/)"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBSYNC_SANITIZE=ON >/dev/null
+# (the shared library is built and checked by the normal build; here it would only double the compile)
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBSYNC_SANITIZE=ON -DBSYNC_WERROR=ON -DBSYNC_BUILD_SHARED=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 

@@ -145,7 +145,7 @@ int bsync_cmd_demo(int argc, char** argv) {
 
     /* One shared normalised cycle: a 1-second "clip" whose speed is the weighted cycle rate. */
     bsync_clip_time phase = bsync_time_start();
-    fix16_t w[CLIPS];
+    fix16_t w[CLIPS] = {0}; /* read by the summary even when --ticks leaves the loop unrun */
     uint64_t checksum = 0;
 
     if (!quiet) {

@@ -422,8 +422,11 @@ static int cmd_diff(int argc, char** argv) {
         int have_written = json_string_field((const char*)meta, "match_config", written, sizeof written) == 0;
         json_int_field((const char*)meta, "slot", &bundle_slot);
         free(meta);
-        snprintf(a_path, sizeof a_path, "%s/%s", pos[0], srv);
-        snprintf(b_path, sizeof b_path, "%s/%s", pos[0], cli);
+        if (snprintf(a_path, sizeof a_path, "%s/%s", pos[0], srv) >= (int)sizeof a_path ||
+            snprintf(b_path, sizeof b_path, "%s/%s", pos[0], cli) >= (int)sizeof b_path) {
+            snprintf(msg, sizeof msg, "%s: a state file's path is too long", meta_path);
+            goto done;
+        }
         snprintf(a_label, sizeof a_label, "server (authoritative)");
         if (bundle_slot >= 0) snprintf(b_label, sizeof b_label, "client (slot %lld)", bundle_slot);
         else snprintf(b_label, sizeof b_label, "client");

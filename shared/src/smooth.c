@@ -10,7 +10,7 @@
 
 bsync_result bsync_smooth_init(bsync_smooth* out, fix16_t smooth_time, fix16_t max_speed, uint32_t tick_rate) {
     if (!out) return BSYNC_INVALID_ARGUMENT;
-    if (tick_rate > 1000) return BSYNC_BAD_TICK_RATE;
+    if (tick_rate > BSYNC_MAX_TICK_RATE) return BSYNC_BAD_TICK_RATE;
     bsync_smooth s;
     s.c1 = s.c2 = s.c3 = s.c4 = 0;
     s.tick_rate = tick_rate;

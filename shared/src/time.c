@@ -34,7 +34,7 @@ static int64_t cycles_sub(int64_t c, uint64_t x) {
 
 bsync_result bsync_time_step_init(fix16_t duration, fix16_t speed, uint32_t tick_rate, bsync_time_step* out) {
     if (!out) return BSYNC_INVALID_ARGUMENT;
-    if (tick_rate < 1 || tick_rate > 1000) return BSYNC_BAD_TICK_RATE;
+    if (tick_rate < BSYNC_MIN_TICK_RATE || tick_rate > BSYNC_MAX_TICK_RATE) return BSYNC_BAD_TICK_RATE;
     if (duration <= 0) return BSYNC_BAD_DURATION;
     const uint64_t den = (uint64_t)tick_rate * (uint64_t)duration; /* < 1000 * 2^31 < 2^41 */
     const uint64_t num = bsync_u64_abs((int64_t)speed) << 32;       /* |speed| <= 2^31: num <= 2^63 */

@@ -138,36 +138,36 @@ typedef struct bsync_client bsync_client;
 
 /* Allocates the client and its match, starts connecting (returns at once). IO_ERROR when ENet
  * cannot start or the address does not resolve; INVALID_ARGUMENT for a bad config. */
-bsync_result bsync_client_create(const bsync_client_config* config, bsync_client** out, bsync_error* err);
+BSYNC_API bsync_result bsync_client_create(const bsync_client_config* config, bsync_client** out, bsync_error* err);
 /* Sends BYE NORMAL if connected, flushes, frees. NULL ignored. */
-void bsync_client_destroy(bsync_client* client);
+BSYNC_API void bsync_client_destroy(bsync_client* client);
 
 /* Pump the network for at most timeout_ms (0: only what is waiting): receive and handle every
  * message, apply every frame that can be applied, send checksums, release delayed packets. */
-bsync_result bsync_client_service(bsync_client* client, uint32_t timeout_ms);
+BSYNC_API bsync_result bsync_client_service(bsync_client* client, uint32_t timeout_ms);
 
 /* Queue this tick's input: it goes to the server for tick max(last + 1, server tick + input delay)
  * (*assigned_tick, may be NULL), with up to 3 unacknowledged earlier ticks repeated. Returns
  * BSYNC_INVALID_ARGUMENT before the WELCOME or after the end; BSYNC_LIMIT_EXCEEDED (nothing sent)
  * when the client is already 8 ticks ahead of what the input delay needs (it is running fast). */
-bsync_result bsync_client_send_input(bsync_client* client, const bsync_match_input* input, uint32_t* assigned_tick);
+BSYNC_API bsync_result bsync_client_send_input(bsync_client* client, const bsync_match_input* input, uint32_t* assigned_tick);
 /* The same with an opaque game payload for that tick (0..256 bytes, at most the match's payload_max:
  * the server drops larger ones), relayed verbatim to every client in the tick's frame and recorded in
  * the replay; a defaulted tick carries no payload. */
-bsync_result bsync_client_send_input_payload(bsync_client* client, const bsync_match_input* input, const void* payload,
+BSYNC_API bsync_result bsync_client_send_input_payload(bsync_client* client, const bsync_match_input* input, const void* payload,
                                              uint32_t payload_len, uint32_t* assigned_tick);
 /* The payload slot `slot` sent for frame `tick` (one of the last 256 frames received): its length
  * (0: none), copied into out (cap bytes at most); -1 when that frame is not held. */
-int bsync_client_frame_payload(const bsync_client* client, uint32_t tick, uint32_t slot, void* out, uint32_t cap);
+BSYNC_API int bsync_client_frame_payload(const bsync_client* client, uint32_t tick, uint32_t slot, void* out, uint32_t cap);
 
 /* 1 and *out filled when an event was waiting (oldest first; at most 1024 kept, older dropped). */
-int bsync_client_poll_event(bsync_client* client, bsync_client_event* out);
+BSYNC_API int bsync_client_poll_event(bsync_client* client, bsync_client_event* out);
 
-bsync_client_state bsync_client_get_state(const bsync_client* client);
-bsync_match* bsync_client_match(bsync_client* client);
-void bsync_client_get_stats(const bsync_client* client, bsync_client_stats* out);
-uint32_t bsync_client_tick_rate(const bsync_client* client);  /* from the WELCOME (0 before) */
-uint32_t bsync_client_input_delay(const bsync_client* client);
+BSYNC_API bsync_client_state bsync_client_get_state(const bsync_client* client);
+BSYNC_API bsync_match* bsync_client_match(bsync_client* client);
+BSYNC_API void bsync_client_get_stats(const bsync_client* client, bsync_client_stats* out);
+BSYNC_API uint32_t bsync_client_tick_rate(const bsync_client* client);  /* from the WELCOME (0 before) */
+BSYNC_API uint32_t bsync_client_input_delay(const bsync_client* client);
 
 #ifdef __cplusplus
 }

@@ -140,7 +140,7 @@ typedef enum bsync_proto_result {
 } bsync_proto_result;
 
 /* Stable text of a code; "unknown proto result" outside the enum. Never null. */
-const char* bsync_proto_result_string(bsync_proto_result r);
+BSYNC_API const char* bsync_proto_result_string(bsync_proto_result r);
 
 /* ---------------------------------------------------------------- types and enums */
 typedef enum bsync_proto_type {
@@ -206,10 +206,10 @@ typedef enum bsync_proto_snapshot_kind {
     BSYNC_PROTO_SNAPSHOT_KIND_COUNT
 } bsync_proto_snapshot_kind;
 
-const char* bsync_proto_type_string(uint32_t type);          /* "hello", ...; "unknown" */
-const char* bsync_proto_bye_reason_string(uint32_t reason);  /* "unknown bye reason" outside */
-const char* bsync_proto_desync_kind_string(uint32_t kind);   /* "unknown" outside */
-const char* bsync_proto_action_string(uint32_t action);      /* "unknown" outside */
+BSYNC_API const char* bsync_proto_type_string(uint32_t type);          /* "hello", ...; "unknown" */
+BSYNC_API const char* bsync_proto_bye_reason_string(uint32_t reason);  /* "unknown bye reason" outside */
+BSYNC_API const char* bsync_proto_desync_kind_string(uint32_t kind);   /* "unknown" outside */
+BSYNC_API const char* bsync_proto_action_string(uint32_t action);      /* "unknown" outside */
 
 /* ---------------------------------------------------------------- messages
  * Array entries beyond the counts are ignored by the encoder and zeroed by the decoder. */
@@ -349,29 +349,29 @@ typedef struct bsync_proto_header {
  * BUFFER_TOO_SMALL with nothing written past cap and *out_len = the size needed. A message that
  * breaks a rule gives the same code the decoder would give for it. The size never exceeds
  * BSYNC_PROTO_HEADER_SIZE + bsync_proto_max_body(type). out_len may be NULL when buf is not. */
-bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, size_t cap, size_t* out_len);
+BSYNC_API bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, size_t cap, size_t* out_len);
 
 /* Decode exactly one message filling all of [data, data + len). Checks, in order: length >= 8
  * (TRUNCATED), magic, version (BYE: any version >= 1), type, flags == 0, body length <= the
  * type's maximum (TOO_LONG), len vs 8 + body length (TRUNCATED / TRAILING_BYTES), then the body
  * field by field (TRUNCATED when it ends early, TRAILING_BYTES when bytes remain) and the rules of
  * bsync_proto_validate. *out is zeroed first; on failure its contents are unspecified. */
-bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_proto_msg* out);
+BSYNC_API bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_proto_msg* out);
 
 /* The rules alone (no bytes). */
-bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg);
+BSYNC_API bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg);
 
 /* The header only: TRUNCATED (< 8 bytes), BAD_MAGIC, else OK with *out filled whatever the version
  * or type (so a server can answer a peer of another version). */
-bsync_proto_result bsync_proto_peek_header(const uint8_t* data, size_t len, bsync_proto_header* out);
+BSYNC_API bsync_proto_result bsync_proto_peek_header(const uint8_t* data, size_t len, bsync_proto_header* out);
 
 /* Maximum body size of a type (BSYNC_PROTO_MAX_BODY_*); 0 for an unknown type. */
-size_t bsync_proto_max_body(uint32_t type);
+BSYNC_API size_t bsync_proto_max_body(uint32_t type);
 
 /* ENet channel (BSYNC_PROTO_CHANNEL_*) and 1 = reliable / 0 = unreliable sequenced; channel
  * BSYNC_PROTO_CHANNEL_CONTROL and reliable for an unknown type. */
-unsigned bsync_proto_channel(uint32_t type);
-int bsync_proto_reliable(uint32_t type);
+BSYNC_API unsigned bsync_proto_channel(uint32_t type);
+BSYNC_API int bsync_proto_reliable(uint32_t type);
 
 #ifdef __cplusplus
 }

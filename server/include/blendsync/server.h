@@ -58,7 +58,7 @@ typedef enum bsync_server_drop {
 #undef BSYNC_SERVER_DROP_ENUM_
     BSYNC_SERVER_DROP_COUNT
 } bsync_server_drop;
-const char* bsync_server_drop_name(uint32_t drop);
+BSYNC_API const char* bsync_server_drop_name(uint32_t drop);
 
 typedef struct bsync_server_match_stats {
     uint64_t match_id;
@@ -87,16 +87,16 @@ typedef struct bsync_server_match_stats {
 
 typedef struct bsync_server bsync_server;
 
-bsync_result bsync_server_create(const bsync_server_config* config, bsync_server** out, bsync_error* err);
-void bsync_server_destroy(bsync_server* server);
+BSYNC_API bsync_result bsync_server_create(const bsync_server_config* config, bsync_server** out, bsync_error* err);
+BSYNC_API void bsync_server_destroy(bsync_server* server);
 /* Wait at most timeout_ms for network events (less when a tick is due sooner), handle them, confirm
  * every due tick of every match. */
-bsync_result bsync_server_service(bsync_server* server, uint32_t timeout_ms);
-void bsync_server_shutdown(bsync_server* server);
-int bsync_server_done(const bsync_server* server);
-uint16_t bsync_server_port(const bsync_server* server);
-uint32_t bsync_server_match_count(const bsync_server* server);
-void bsync_server_match_stats_get(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);
+BSYNC_API bsync_result bsync_server_service(bsync_server* server, uint32_t timeout_ms);
+BSYNC_API void bsync_server_shutdown(bsync_server* server);
+BSYNC_API int bsync_server_done(const bsync_server* server);
+BSYNC_API uint16_t bsync_server_port(const bsync_server* server);
+BSYNC_API uint32_t bsync_server_match_count(const bsync_server* server);
+BSYNC_API void bsync_server_match_stats_get(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,9 @@ extern "C" {
 #define BSYNC_VERSION_MINOR 1
 #define BSYNC_VERSION_PATCH 0
 #define BSYNC_VERSION_STRING "0.1.0"
+/* major << 16 | minor << 8 | patch: what bsync_version() returns (0.1.0 -> 0x000100). */
+#define BSYNC_VERSION_NUMBER \
+    (((uint32_t)BSYNC_VERSION_MAJOR << 16) | ((uint32_t)BSYNC_VERSION_MINOR << 8) | (uint32_t)BSYNC_VERSION_PATCH)
 
 /* Limits. They bound stack scratch space on the per-tick path. */
 #define BSYNC_MAX_JOINTS 1024      /* joints in one skeleton */
@@ -34,6 +37,12 @@ extern "C" {
 #define BSYNC_MAX_BLEND_NODES 256   /* nodes of one blend tree */
 #define BSYNC_MAX_PARAMETERS 256    /* parameters of one blend tree */
 #define BSYNC_MAX_MOTIONS 1024      /* leaf motions of one blend tree */
+/* Tick rates the time and smoothing code accept, in Hz (graphs and matches narrow it to 15..60:
+ * graph.h). Plain integers: the text of BSYNC_BAD_TICK_RATE is made from them. */
+#define BSYNC_MIN_TICK_RATE 1
+#define BSYNC_MAX_TICK_RATE 1000
+#define BSYNC_STRINGIFY_(x) #x
+#define BSYNC_STRINGIFY(x) BSYNC_STRINGIFY_(x)
 
 /* X-macro of every result: id, text. The numeric values are stable: append only. */
 #define BSYNC_RESULTS(X)                                                              \
@@ -57,7 +66,8 @@ extern "C" {
     X(DUPLICATE_TRACK, "two tracks of the same kind for one joint")                   \
     X(BAD_BLOB, "data block is corrupt (magic, version, size or checksum)")           \
     X(MISMATCH, "objects do not belong together (joint counts or skeletons differ)") \
-    X(BAD_TICK_RATE, "tick rate must be between 1 and 1000 Hz")                      \
+    X(BAD_TICK_RATE, "tick rate must be between " BSYNC_STRINGIFY(BSYNC_MIN_TICK_RATE) " and "     \
+                     BSYNC_STRINGIFY(BSYNC_MAX_TICK_RATE) " Hz")                                \
     X(BAD_LAYOUT, "blend space layout is unusable (see the diagnostics)")             \
     X(CYCLE, "the node graph has a cycle")                                            \
     X(CONFIG_ERROR, "configuration file is invalid (see the error message)")          \
@@ -71,7 +81,14 @@ typedef enum bsync_result {
 } bsync_result;
 
 /* Stable text of a result code; "unknown result" for a value outside the enum. Never null. */
-const char* bsync_result_string(bsync_result r);
+BSYNC_API const char* bsync_result_string(bsync_result r);
+
+/* The version of the library actually loaded, at run time, as BSYNC_VERSION_NUMBER packs it. A
+ * program or binding compiled against BSYNC_VERSION_* compares the two: while the major is 0, a
+ * different minor means a different ABI (docs/library.md). */
+BSYNC_API uint32_t bsync_version(void);
+/* The same as text: "MAJOR.MINOR.PATCH" ("0.1.0"). Static storage, never null. */
+BSYNC_API const char* bsync_version_string(void);
 
 /* A detailed error for the file-facing functions (config, import): the code plus a message that
  * names the file and the place in it, e.g.

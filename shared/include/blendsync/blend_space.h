@@ -76,9 +76,9 @@ typedef enum bsync_blend_type {
 } bsync_blend_type;
 
 /* "Simple1D", "SimpleDirectional2D", ...; "unknown" for a value outside the enum. */
-const char* bsync_blend_type_name(bsync_blend_type type);
+BSYNC_API const char* bsync_blend_type_name(bsync_blend_type type);
 /* BSYNC_OK, or BSYNC_NOT_FOUND for a name that is not one of the seven (exact, case-sensitive). */
-bsync_result bsync_blend_type_from_name(const char* name, bsync_blend_type* out);
+BSYNC_API bsync_result bsync_blend_type_from_name(const char* name, bsync_blend_type* out);
 
 /* How far a 2D point may be from the layout's centre before it is pulled back (times the layout's
  * size). 4096 keeps InverseDistance2D within 1e-4 of its limit far away (the weights tend to uniform
@@ -122,39 +122,39 @@ typedef struct bsync_blend_diagnostics {
 } bsync_blend_diagnostics;
 
 /* Text of a warning code, e.g. "samples closer than 1% of the layout's size". */
-const char* bsync_blend_warning_string(bsync_blend_warning_code code);
+BSYNC_API const char* bsync_blend_warning_string(bsync_blend_warning_code code);
 
 typedef struct bsync_blend_space bsync_blend_space; /* opaque; one block */
 
 /* Errors: BSYNC_INVALID_ARGUMENT (null desc or missing arrays, unknown type, power outside 1..8),
  * BSYNC_LIMIT_EXCEEDED (child_count 0 or above the maximum; Delaunay2D coordinates beyond its exact
  * bound, see docs/blend-spaces.md), BSYNC_BAD_LAYOUT (a layout no rule can evaluate). */
-bsync_result bsync_blend_space_validate(const bsync_blend_space_desc* desc);
-size_t bsync_blend_space_memory_size(const bsync_blend_space_desc* desc); /* 0 if invalid */
+BSYNC_API bsync_result bsync_blend_space_validate(const bsync_blend_space_desc* desc);
+BSYNC_API size_t bsync_blend_space_memory_size(const bsync_blend_space_desc* desc); /* 0 if invalid */
 /* Build into caller memory (8-byte aligned). `diag` may be NULL; when given it is cleared first. */
-bsync_result bsync_blend_space_init(void* mem, size_t size, const bsync_blend_space_desc* desc,
+BSYNC_API bsync_result bsync_blend_space_init(void* mem, size_t size, const bsync_blend_space_desc* desc,
                                     bsync_blend_space** out, bsync_blend_diagnostics* diag);
-bsync_result bsync_blend_space_create(const bsync_blend_space_desc* desc, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_blend_space_create(const bsync_blend_space_desc* desc, const bsync_allocator* allocator,
                                       bsync_blend_space** out, bsync_blend_diagnostics* diag);
-void bsync_blend_space_destroy(bsync_blend_space* space);
+BSYNC_API void bsync_blend_space_destroy(bsync_blend_space* space);
 
 /* Weights of the children, in the order of the desc, for `param_count` values (must equal
  * bsync_blend_space_param_count, else BSYNC_MISMATCH). Writes child_count weights. */
-bsync_result bsync_blend_space_eval(const bsync_blend_space* space, const fix16_t* params, uint32_t param_count,
+BSYNC_API bsync_result bsync_blend_space_eval(const bsync_blend_space* space, const fix16_t* params, uint32_t param_count,
                                     fix16_t* out_weights);
 
-bsync_blend_type bsync_blend_space_type(const bsync_blend_space* space);
-uint32_t bsync_blend_space_child_count(const bsync_blend_space* space);
-uint32_t bsync_blend_space_param_count(const bsync_blend_space* space);
+BSYNC_API bsync_blend_type bsync_blend_space_type(const bsync_blend_space* space);
+BSYNC_API uint32_t bsync_blend_space_child_count(const bsync_blend_space* space);
+BSYNC_API uint32_t bsync_blend_space_param_count(const bsync_blend_space* space);
 /* The layout as given (desc order). Threshold of a 1D child, position of a 2D child; 0 otherwise. */
-fix16_t bsync_blend_space_threshold(const bsync_blend_space* space, uint32_t child);
-bsync_vec2 bsync_blend_space_position(const bsync_blend_space* space, uint32_t child);
+BSYNC_API fix16_t bsync_blend_space_threshold(const bsync_blend_space* space, uint32_t child);
+BSYNC_API bsync_vec2 bsync_blend_space_position(const bsync_blend_space* space, uint32_t child);
 /* Bounding box of the thresholds (x only) or positions. */
-void bsync_blend_space_bounds(const bsync_blend_space* space, bsync_vec2* out_min, bsync_vec2* out_max);
+BSYNC_API void bsync_blend_space_bounds(const bsync_blend_space* space, bsync_vec2* out_min, bsync_vec2* out_max);
 /* Delaunay2D: number of triangles, and triangle i's three child indices (counter-clockwise);
  * 0 / BSYNC_INVALID_ARGUMENT for other types or i out of range. */
-uint32_t bsync_blend_space_triangle_count(const bsync_blend_space* space);
-bsync_result bsync_blend_space_triangle(const bsync_blend_space* space, uint32_t i, uint32_t out_children[3]);
+BSYNC_API uint32_t bsync_blend_space_triangle_count(const bsync_blend_space* space);
+BSYNC_API bsync_result bsync_blend_space_triangle(const bsync_blend_space* space, uint32_t i, uint32_t out_children[3]);
 
 #ifdef __cplusplus
 }

@@ -93,35 +93,35 @@ typedef struct bsync_blend_tree bsync_blend_tree;
 
 /* Per-node diagnostics of a create call: node i's warnings in diags[i] (array of node_count; may be
  * NULL). On BSYNC_BAD_LAYOUT or another node error, *out_failed_node (may be NULL) names the node. */
-bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_blend_tree_create(const bsync_blend_tree_desc* desc, const bsync_allocator* allocator,
                                      bsync_blend_tree** out, bsync_blend_diagnostics* diags,
                                      uint32_t* out_failed_node);
-void bsync_blend_tree_destroy(bsync_blend_tree* tree);
+BSYNC_API void bsync_blend_tree_destroy(bsync_blend_tree* tree);
 
 /* params: all parameter_count values of the tree (bsync_blend_tree_parameter_count). */
-bsync_result bsync_blend_tree_eval_node(const bsync_blend_tree* tree, uint32_t node, const fix16_t* params,
+BSYNC_API bsync_result bsync_blend_tree_eval_node(const bsync_blend_tree* tree, uint32_t node, const fix16_t* params,
                                         fix16_t* out_child_weights);
-bsync_result bsync_blend_tree_eval_leaves(const bsync_blend_tree* tree, uint32_t node, const fix16_t* params,
+BSYNC_API bsync_result bsync_blend_tree_eval_leaves(const bsync_blend_tree* tree, uint32_t node, const fix16_t* params,
                                           fix16_t* out_motion_weights /* motion_count */);
 
-uint32_t bsync_blend_tree_parameter_count(const bsync_blend_tree* tree);
-const char* bsync_blend_tree_parameter_name(const bsync_blend_tree* tree, uint32_t i);
-fix16_t bsync_blend_tree_parameter_default(const bsync_blend_tree* tree, uint32_t i);
-bsync_result bsync_blend_tree_find_parameter(const bsync_blend_tree* tree, const char* name, uint32_t* out);
-uint32_t bsync_blend_tree_motion_count(const bsync_blend_tree* tree);
-const char* bsync_blend_tree_motion_name(const bsync_blend_tree* tree, uint32_t i);
-uint32_t bsync_blend_tree_node_count(const bsync_blend_tree* tree);
-uint32_t bsync_blend_tree_root(const bsync_blend_tree* tree);
-const char* bsync_blend_tree_node_name(const bsync_blend_tree* tree, uint32_t node);
-bsync_result bsync_blend_tree_find_node(const bsync_blend_tree* tree, const char* name, uint32_t* out);
-const bsync_blend_space* bsync_blend_tree_node_space(const bsync_blend_tree* tree, uint32_t node);
+BSYNC_API uint32_t bsync_blend_tree_parameter_count(const bsync_blend_tree* tree);
+BSYNC_API const char* bsync_blend_tree_parameter_name(const bsync_blend_tree* tree, uint32_t i);
+BSYNC_API fix16_t bsync_blend_tree_parameter_default(const bsync_blend_tree* tree, uint32_t i);
+BSYNC_API bsync_result bsync_blend_tree_find_parameter(const bsync_blend_tree* tree, const char* name, uint32_t* out);
+BSYNC_API uint32_t bsync_blend_tree_motion_count(const bsync_blend_tree* tree);
+BSYNC_API const char* bsync_blend_tree_motion_name(const bsync_blend_tree* tree, uint32_t i);
+BSYNC_API uint32_t bsync_blend_tree_node_count(const bsync_blend_tree* tree);
+BSYNC_API uint32_t bsync_blend_tree_root(const bsync_blend_tree* tree);
+BSYNC_API const char* bsync_blend_tree_node_name(const bsync_blend_tree* tree, uint32_t node);
+BSYNC_API bsync_result bsync_blend_tree_find_node(const bsync_blend_tree* tree, const char* name, uint32_t* out);
+BSYNC_API const bsync_blend_space* bsync_blend_tree_node_space(const bsync_blend_tree* tree, uint32_t node);
 /* The node's child count (as its space's) and its parameter slot count (its type's arity). */
-uint32_t bsync_blend_tree_node_child_count(const bsync_blend_tree* tree, uint32_t node);
-uint32_t bsync_blend_tree_node_param_count(const bsync_blend_tree* tree, uint32_t node);
-bsync_result bsync_blend_tree_find_motion(const bsync_blend_tree* tree, const char* name, uint32_t* out);
-bsync_blend_child_ref bsync_blend_tree_node_child(const bsync_blend_tree* tree, uint32_t node, uint32_t child);
+BSYNC_API uint32_t bsync_blend_tree_node_child_count(const bsync_blend_tree* tree, uint32_t node);
+BSYNC_API uint32_t bsync_blend_tree_node_param_count(const bsync_blend_tree* tree, uint32_t node);
+BSYNC_API bsync_result bsync_blend_tree_find_motion(const bsync_blend_tree* tree, const char* name, uint32_t* out);
+BSYNC_API bsync_blend_child_ref bsync_blend_tree_node_child(const bsync_blend_tree* tree, uint32_t node, uint32_t child);
 /* The tree parameter feeding the node's k-th parameter slot. */
-uint32_t bsync_blend_tree_node_param(const bsync_blend_tree* tree, uint32_t node, uint32_t k);
+BSYNC_API uint32_t bsync_blend_tree_node_param(const bsync_blend_tree* tree, uint32_t node, uint32_t k);
 
 #ifdef __cplusplus
 }

@@ -62,28 +62,28 @@ typedef struct bsync_checksum_state {
     uint32_t pad_;
 } bsync_checksum_state;
 
-void bsync_checksum_init(bsync_checksum_state* state, uint64_t seed);
-void bsync_checksum_bytes(bsync_checksum_state* state, const void* data, size_t len);
+BSYNC_API void bsync_checksum_init(bsync_checksum_state* state, uint64_t seed);
+BSYNC_API void bsync_checksum_bytes(bsync_checksum_state* state, const void* data, size_t len);
 /* The XXH64 digest of everything fed so far (the state may be fed further afterwards). */
-uint64_t bsync_checksum_final(const bsync_checksum_state* state);
+BSYNC_API uint64_t bsync_checksum_final(const bsync_checksum_state* state);
 
-void bsync_checksum_u32(bsync_checksum_state* state, uint32_t v);
-void bsync_checksum_i32(bsync_checksum_state* state, int32_t v);
-void bsync_checksum_u64(bsync_checksum_state* state, uint64_t v);
-void bsync_checksum_i64(bsync_checksum_state* state, int64_t v);
-void bsync_checksum_fx(bsync_checksum_state* state, fix16_t v);
-void bsync_checksum_vec3(bsync_checksum_state* state, bsync_vec3 v);
-void bsync_checksum_quat(bsync_checksum_state* state, bsync_quat q);
-void bsync_checksum_trs(bsync_checksum_state* state, const bsync_trs* x);
+BSYNC_API void bsync_checksum_u32(bsync_checksum_state* state, uint32_t v);
+BSYNC_API void bsync_checksum_i32(bsync_checksum_state* state, int32_t v);
+BSYNC_API void bsync_checksum_u64(bsync_checksum_state* state, uint64_t v);
+BSYNC_API void bsync_checksum_i64(bsync_checksum_state* state, int64_t v);
+BSYNC_API void bsync_checksum_fx(bsync_checksum_state* state, fix16_t v);
+BSYNC_API void bsync_checksum_vec3(bsync_checksum_state* state, bsync_vec3 v);
+BSYNC_API void bsync_checksum_quat(bsync_checksum_state* state, bsync_quat q);
+BSYNC_API void bsync_checksum_trs(bsync_checksum_state* state, const bsync_trs* x);
 
 /* One-shot XXH64 of a byte buffer. */
-uint64_t bsync_checksum_xxh64(const void* data, size_t len, uint64_t seed);
+BSYNC_API uint64_t bsync_checksum_xxh64(const void* data, size_t len, uint64_t seed);
 
-uint64_t bsync_checksum_pose(const bsync_trs* pose, uint32_t joint_count);
+BSYNC_API uint64_t bsync_checksum_pose(const bsync_trs* pose, uint32_t joint_count);
 /* out_per_joint[j] = checksum of joint j (joint_count entries). */
-void bsync_checksum_pose_joints(const bsync_trs* pose, uint32_t joint_count, uint64_t* out_per_joint);
-uint64_t bsync_checksum_skeleton(const bsync_skeleton* skeleton);
-uint64_t bsync_checksum_clip(const bsync_clip* clip);
+BSYNC_API void bsync_checksum_pose_joints(const bsync_trs* pose, uint32_t joint_count, uint64_t* out_per_joint);
+BSYNC_API uint64_t bsync_checksum_skeleton(const bsync_skeleton* skeleton);
+BSYNC_API uint64_t bsync_checksum_clip(const bsync_clip* clip);
 
 #ifdef __cplusplus
 }

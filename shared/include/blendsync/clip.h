@@ -88,18 +88,18 @@ typedef struct bsync_track_info {
     const bsync_quat* quats; /* NULL for translation and scale tracks */
 } bsync_track_info;
 
-bsync_result bsync_clip_validate(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
+BSYNC_API bsync_result bsync_clip_validate(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
 /* Bytes the built clip needs; 0 if the desc is invalid for this skeleton. */
-size_t bsync_clip_memory_size(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
+BSYNC_API size_t bsync_clip_memory_size(const bsync_clip_desc* desc, const bsync_skeleton* skeleton);
 /* Build into `mem` (8-byte aligned). BSYNC_INVALID_ARGUMENT if mem or out is NULL or mem is not
  * 8-byte aligned; validation codes; then BSYNC_BUFFER_TOO_SMALL if size is short. Writes nothing
  * (neither `mem` nor *out) on failure. The clip does not point to the skeleton; it records its joint
  * count. create makes exactly one allocation (none if validation fails; BSYNC_OUT_OF_MEMORY). */
-bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc,
+BSYNC_API bsync_result bsync_clip_init(void* mem, size_t size, const bsync_clip_desc* desc,
                              const bsync_skeleton* skeleton, bsync_clip** out);
-bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton* skeleton,
+BSYNC_API bsync_result bsync_clip_create(const bsync_clip_desc* desc, const bsync_skeleton* skeleton,
                                const bsync_allocator* allocator, bsync_clip** out);
-void bsync_clip_destroy(bsync_clip* clip);
+BSYNC_API void bsync_clip_destroy(bsync_clip* clip);
 
 /* Check that `size` bytes at `mem` (8-byte aligned) are exactly a clip block as bsync_clip_init writes
  * it, for `skeleton` (NULL: any joint count 1..BSYNC_MAX_JOINTS): magic, version, block size == size,
@@ -110,18 +110,18 @@ void bsync_clip_destroy(bsync_clip* clip);
  * and the content fingerprint. Reads nothing outside [mem, mem + size). BSYNC_OK and *out = mem, else
  * BSYNC_BAD_BLOB (BSYNC_MISMATCH when only the joint count differs from the skeleton's,
  * BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments); *out untouched on failure. */
-bsync_result bsync_clip_block_validate(const void* mem, size_t size, const bsync_skeleton* skeleton,
+BSYNC_API bsync_result bsync_clip_block_validate(const void* mem, size_t size, const bsync_skeleton* skeleton,
                                        const bsync_clip** out);
 
-size_t bsync_clip_block_size(const bsync_clip* clip);
-fix16_t bsync_clip_duration(const bsync_clip* clip);
-int bsync_clip_loops(const bsync_clip* clip); /* 1 if desc.loop was nonzero, else 0 */
-const char* bsync_clip_name(const bsync_clip* clip);
+BSYNC_API size_t bsync_clip_block_size(const bsync_clip* clip);
+BSYNC_API fix16_t bsync_clip_duration(const bsync_clip* clip);
+BSYNC_API int bsync_clip_loops(const bsync_clip* clip); /* 1 if desc.loop was nonzero, else 0 */
+BSYNC_API const char* bsync_clip_name(const bsync_clip* clip);
 /* Joint count of the skeleton the clip was built for. */
-uint32_t bsync_clip_joint_count(const bsync_clip* clip);
-uint32_t bsync_clip_track_count(const bsync_clip* clip);
+BSYNC_API uint32_t bsync_clip_joint_count(const bsync_clip* clip);
+BSYNC_API uint32_t bsync_clip_track_count(const bsync_clip* clip);
 /* BSYNC_INVALID_ARGUMENT if index >= track_count. */
-bsync_result bsync_clip_track_info(const bsync_clip* clip, uint32_t index, bsync_track_info* out);
+BSYNC_API bsync_result bsync_clip_track_info(const bsync_clip* clip, uint32_t index, bsync_track_info* out);
 
 #ifdef __cplusplus
 }

@@ -90,29 +90,29 @@ typedef struct bsync_curve_desc {
 
 typedef struct bsync_curve bsync_curve; /* opaque; lives in one block */
 
-bsync_result bsync_curve_validate(const bsync_curve_desc* desc);
+BSYNC_API bsync_result bsync_curve_validate(const bsync_curve_desc* desc);
 /* Bytes of the built curve; 0 if the desc is invalid. */
-size_t bsync_curve_memory_size(const bsync_curve_desc* desc);
+BSYNC_API size_t bsync_curve_memory_size(const bsync_curve_desc* desc);
 /* Build into mem (8-byte aligned, size >= memory_size). Writes nothing on failure.
  * BSYNC_INVALID_ARGUMENT for NULL mem/out or misaligned mem, validation codes, then
  * BSYNC_BUFFER_TOO_SMALL. */
-bsync_result bsync_curve_init(void* mem, size_t size, const bsync_curve_desc* desc, bsync_curve** out);
+BSYNC_API bsync_result bsync_curve_init(void* mem, size_t size, const bsync_curve_desc* desc, bsync_curve** out);
 /* One allocation of memory_size bytes (allocator NULL: malloc); none if validation fails. */
-bsync_result bsync_curve_create(const bsync_curve_desc* desc, const bsync_allocator* allocator, bsync_curve** out);
+BSYNC_API bsync_result bsync_curve_create(const bsync_curve_desc* desc, const bsync_allocator* allocator, bsync_curve** out);
 /* Free a curve made by bsync_curve_create (NULL and init'ed curves are ignored). */
-void bsync_curve_destroy(bsync_curve* curve);
+BSYNC_API void bsync_curve_destroy(bsync_curve* curve);
 
 /* Value at time t (NULL curve: 0). Pure: same inputs, same bits. */
-fix16_t bsync_curve_evaluate(const bsync_curve* curve, fix16_t t);
+BSYNC_API fix16_t bsync_curve_evaluate(const bsync_curve* curve, fix16_t t);
 
-uint32_t bsync_curve_key_count(const bsync_curve* curve);
+BSYNC_API uint32_t bsync_curve_key_count(const bsync_curve* curve);
 /* Key i of the sorted, normalised keys (a zero key for i out of range or a NULL curve). */
-bsync_curve_key bsync_curve_key_at(const bsync_curve* curve, uint32_t i);
-size_t bsync_curve_block_size(const bsync_curve* curve);
+BSYNC_API bsync_curve_key bsync_curve_key_at(const bsync_curve* curve, uint32_t i);
+BSYNC_API size_t bsync_curve_block_size(const bsync_curve* curve);
 /* Feed the canonical content: u32 key_count, u32 pre_wrap, u32 post_wrap, then per sorted key:
  * fx time, value, in_tangent, out_tangent, in_weight, out_weight, u32 flags. (Seed of a standalone
  * curve checksum: BSYNC_CHECKSUM_SEED_CURVE.) NULL curve: feeds u32 0 (an empty curve). */
-void bsync_curve_checksum_feed(const bsync_curve* curve, bsync_checksum_state* state);
+BSYNC_API void bsync_curve_checksum_feed(const bsync_curve* curve, bsync_checksum_state* state);
 
 #ifdef __cplusplus
 }

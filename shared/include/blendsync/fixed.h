@@ -133,7 +133,7 @@ static inline uint64_t bsync_u64_isqrt(uint64_t n) {
 
 /* The same value as bsync_u64_isqrt, faster for large n (a table seed, two Newton steps and a multiply
  * check; src/internal/quat_normalize.h). */
-uint64_t bsync_u64_isqrt_fast(uint64_t n);
+BSYNC_API uint64_t bsync_u64_isqrt_fast(uint64_t n);
 
 /* Round a value given in 2^-32 units (a sum of raw fix16 products) to fix16, ties away from zero,
  * saturating. The value is hi * 2^16 + lo (hi any int64 with |hi| < 2^62, lo >= 0 any int64 < 2^62). */
@@ -243,9 +243,9 @@ static inline fix16_t bsync_fx_lerp(fix16_t a, fix16_t b, fix16_t t) {
  *                               result in [-BSYNC_FX_PI, BSYNC_FX_PI]; atan2(0, x < 0) = +pi.
  * Internally Q30 polynomials after an exact reduction, rounded once: the measured error is about half
  * a raw step (7.7e-6; see docs/numerics.md). No trig tables, no caches, no globals. */
-fix16_t bsync_fx_sin(fix16_t angle);
-fix16_t bsync_fx_cos(fix16_t angle);
-fix16_t bsync_fx_atan2(fix16_t y, fix16_t x);
+BSYNC_API fix16_t bsync_fx_sin(fix16_t angle);
+BSYNC_API fix16_t bsync_fx_cos(fix16_t angle);
+BSYNC_API fix16_t bsync_fx_atan2(fix16_t y, fix16_t x);
 
 /* ---------------------------------------------------------------- vec3 */
 
@@ -302,7 +302,7 @@ static inline bsync_vec3 bsync_vec3_lerp(bsync_vec3 a, bsync_vec3 b, fix16_t t) 
  * Valid for ANY int32 components: each vector is first scaled by a power of two (the angle does not
  * depend on lengths), cross and dot are exact in int64, so near-parallel and antiparallel vectors keep
  * full precision. Error as bsync_fx_atan2 (<= 1e-4 rad; about half a raw step measured). */
-fix16_t bsync_vec3_angle(bsync_vec3 a, bsync_vec3 b);
+BSYNC_API fix16_t bsync_vec3_angle(bsync_vec3 a, bsync_vec3 b);
 
 /* ---------------------------------------------------------------- quaternions */
 
@@ -347,7 +347,7 @@ static inline bsync_quat bsync_quat_mul(bsync_quat a, bsync_quat b) {
  * exactly unit input (such as the identity) comes back unchanged and every component of the result
  * is within one raw step of the exact unit quaternion. A zero quaternion gives the identity. Any
  * input magnitude is accepted. *out_was_zero (when not null) is set to 1 if q was zero, else 0. */
-bsync_quat bsync_quat_normalize_ex(bsync_quat q, int* out_was_zero);
+BSYNC_API bsync_quat bsync_quat_normalize_ex(bsync_quat q, int* out_was_zero);
 static inline bsync_quat bsync_quat_normalize(bsync_quat q) { return bsync_quat_normalize_ex(q, NULL); }
 
 /* Rotate v by the unit quaternion q: v + 2w (u x v) + 2 u x (u x v), u = q.xyz. */
@@ -406,7 +406,7 @@ static inline bsync_quat bsync_quat_nlerp(bsync_quat a, bsync_quat b, fix16_t t)
  * (axis/|axis| * sin(angle/2), cos(angle/2)) with the half angle taken exactly (no rounding of
  * angle/2) and each component rounded once from a Q30 intermediate, so every component is within
  * one raw step of the exact unit quaternion. Not renormalised afterwards. */
-bsync_quat bsync_quat_from_axis_angle(bsync_vec3 axis, fix16_t angle);
+BSYNC_API bsync_quat bsync_quat_from_axis_angle(bsync_vec3 axis, fix16_t angle);
 
 /* ---------------------------------------------------------------- transforms */
 
@@ -439,7 +439,7 @@ static inline bsync_trs bsync_trs_compose(const bsync_trs* parent, const bsync_t
 /* round(v * 65536), ties away from zero. NaN/inf -> BSYNC_NOT_FINITE; outside
  * [BSYNC_FX_MIN, BSYNC_FX_MAX] after rounding -> BSYNC_OVERFLOW; null out -> BSYNC_INVALID_ARGUMENT.
  * *out untouched on failure. Plain double arithmetic only (no libm). */
-bsync_result bsync_fx_from_double(double v, fix16_t* out);
+BSYNC_API bsync_result bsync_fx_from_double(double v, fix16_t* out);
 /* raw / 65536 (exact in double). Display only. */
 static inline double bsync_fx_to_double(fix16_t v) { return (double)v / 65536.0; }
 
@@ -451,7 +451,7 @@ static inline double bsync_fx_to_double(fix16_t v) { return (double)v / 65536.0;
  * whole span must be the number, else BSYNC_PARSE_ERROR (also for len > 2^40). A result outside
  * [BSYNC_FX_MIN, BSYNC_FX_MAX] -> BSYNC_OVERFLOW (so "-32768" overflows). "-0" is 0. Null text or
  * out -> BSYNC_INVALID_ARGUMENT. *out untouched on failure. */
-bsync_result bsync_fx_parse(const char* text, size_t len, fix16_t* out);
+BSYNC_API bsync_result bsync_fx_parse(const char* text, size_t len, fix16_t* out);
 
 /* Shortest decimal text that bsync_fx_parse turns back into the same raw value (5 fractional digits
  * always suffice, since 1e-5 < 2^-16), e.g. "1", "-0.5", "0.00002"; of two shortest candidates the
@@ -459,7 +459,7 @@ bsync_result bsync_fx_parse(const char* text, size_t len, fix16_t* out);
  * "-32767.99998", 12 bytes). Returns the length written (excluding NUL), or 0 if cap is too small
  * (buf then holds "" when cap >= 1) or buf is null. INT32_MIN (never produced) formats as "-32768",
  * which bsync_fx_parse rejects as out of range. */
-size_t bsync_fx_format(fix16_t v, char* buf, size_t cap);
+BSYNC_API size_t bsync_fx_format(fix16_t v, char* buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -205,11 +205,11 @@ typedef struct bsync_graph_layer_desc {
     uint32_t mask_count;
 } bsync_graph_layer_desc;
 
-bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out);
+BSYNC_API bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out);
 /* bsync_graph_create with a layer stack (layers applied in array order; layer_count 0 = no layers, the
  * same graph and hash as bsync_graph_create). The layers array is copied (it need not outlive the
  * graph). */
-bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
+BSYNC_API bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
                                         uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out);
 
 #define BSYNC_GRAPH_MAX_SWITCHES 16u
@@ -229,34 +229,34 @@ typedef struct bsync_graph_extras {
 
 /* The general entry point: bsync_graph_create and bsync_graph_create_layered are thin wrappers of it
  * (extras NULL, or only the layers). The arrays in extras are copied. */
-bsync_result bsync_graph_create_ex(const bsync_graph_desc* desc, const bsync_graph_extras* extras,
+BSYNC_API bsync_result bsync_graph_create_ex(const bsync_graph_desc* desc, const bsync_graph_extras* extras,
                                    const bsync_allocator* allocator, bsync_graph** out);
-void bsync_graph_destroy(bsync_graph* graph); /* NULL is ignored */
+BSYNC_API void bsync_graph_destroy(bsync_graph* graph); /* NULL is ignored */
 
 /* Accessors (NULL graph: 0 / NULL). */
-uint64_t bsync_graph_hash(const bsync_graph* graph);
-const bsync_blend_tree* bsync_graph_tree(const bsync_graph* graph);
-const bsync_skeleton* bsync_graph_skeleton(const bsync_graph* graph);
-uint32_t bsync_graph_tick_rate(const bsync_graph* graph);
-uint32_t bsync_graph_parameter_count(const bsync_graph* graph);
-uint32_t bsync_graph_motion_count(const bsync_graph* graph);
-uint32_t bsync_graph_node_count(const bsync_graph* graph);
-uint32_t bsync_graph_joint_count(const bsync_graph* graph); /* 0 without a skeleton */
+BSYNC_API uint64_t bsync_graph_hash(const bsync_graph* graph);
+BSYNC_API const bsync_blend_tree* bsync_graph_tree(const bsync_graph* graph);
+BSYNC_API const bsync_skeleton* bsync_graph_skeleton(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_tick_rate(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_parameter_count(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_motion_count(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_node_count(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_joint_count(const bsync_graph* graph); /* 0 without a skeleton */
 /* The clip bound to motion i (NULL when none or i out of range). */
-const bsync_clip* bsync_graph_motion_clip(const bsync_graph* graph, uint32_t motion);
+BSYNC_API const bsync_clip* bsync_graph_motion_clip(const bsync_graph* graph, uint32_t motion);
 /* The length L_i a motion counts with in the cycle-length rule (duration, or 1.0 s; 0 out of range). */
-fix16_t bsync_graph_motion_length(const bsync_graph* graph, uint32_t motion);
+BSYNC_API fix16_t bsync_graph_motion_length(const bsync_graph* graph, uint32_t motion);
 /* Index of a joint by name, for bsync_instance_joint_query (BSYNC_NOT_FOUND; BSYNC_INVALID_ARGUMENT
  * for NULL arguments or a graph without a skeleton). */
-bsync_result bsync_graph_find_joint(const bsync_graph* graph, const char* name, uint32_t* out);
+BSYNC_API bsync_result bsync_graph_find_joint(const bsync_graph* graph, const char* name, uint32_t* out);
 /* The root-motion settings as given in the desc (NULL graph: KEEP, YAW, 0). */
-bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* graph);
-bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* graph);
-uint32_t bsync_graph_root_joint(const bsync_graph* graph);
-uint32_t bsync_graph_layer_count(const bsync_graph* graph); /* 0 for NULL */
-uint32_t bsync_graph_switch_count(const bsync_graph* graph); /* 0 for NULL */
+BSYNC_API bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* graph);
+BSYNC_API bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_root_joint(const bsync_graph* graph);
+BSYNC_API uint32_t bsync_graph_layer_count(const bsync_graph* graph); /* 0 for NULL */
+BSYNC_API uint32_t bsync_graph_switch_count(const bsync_graph* graph); /* 0 for NULL */
 /* The node of switch i (UINT32_MAX for NULL or i out of range). */
-uint32_t bsync_graph_switch_node(const bsync_graph* graph, uint32_t sw);
+BSYNC_API uint32_t bsync_graph_switch_node(const bsync_graph* graph, uint32_t sw);
 
 #ifdef __cplusplus
 }

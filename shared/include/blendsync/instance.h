@@ -310,13 +310,13 @@ typedef struct bsync_instance_input {
 /* Bytes an instance of this graph needs (0 for NULL). Includes the pose scratch: one local pose per
  * motion slot with a clip, plus one (plus two and the layer caches when the graph has layers; plus
  * the inertialization area when it has switches and a skeleton: "Inertialization"). */
-size_t bsync_instance_memory_size(const bsync_graph* graph);
-bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out);
-const bsync_graph* bsync_instance_graph(const bsync_instance* inst);
+BSYNC_API size_t bsync_instance_memory_size(const bsync_graph* graph);
+BSYNC_API bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out);
+BSYNC_API const bsync_graph* bsync_instance_graph(const bsync_instance* inst);
 
 /* Advance exactly one tick. BSYNC_INVALID_ARGUMENT for NULL arguments or a wrong target_count
  * (nothing changes then). */
-bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input);
+BSYNC_API bsync_result bsync_instance_tick(bsync_instance* inst, const bsync_instance_input* input);
 
 /* "play SWITCH CHILD FADE_TICKS [carry] [inertialize]" (see "Switches" and "Inertialization" above).
  * Code that fills a trigger field by field must set every field (inertialize = 0 for a cross-fade). */
@@ -332,7 +332,7 @@ typedef struct bsync_switch_trigger {
  * bsync_instance_tick). Every argument is checked before anything changes: first every trigger's
  * arguments (BSYNC_INVALID_ARGUMENT, also for inertialize > 1 or inertialize with fade_ticks 0), then
  * BSYNC_MISMATCH for an inertialized trigger on a graph without a skeleton. */
-bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_input* input,
+BSYNC_API bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_input* input,
                                     const bsync_switch_trigger* triggers, uint32_t trigger_count);
 
 typedef struct bsync_switch_entry {
@@ -343,7 +343,7 @@ typedef struct bsync_switch_entry {
 } bsync_switch_entry;
 /* The stack of switch sw, oldest first, into out[0 .. *count). BSYNC_INVALID_ARGUMENT for NULL
  * arguments or sw out of range. */
-bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw,
+BSYNC_API bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw,
                                         bsync_switch_entry out[BSYNC_SWITCH_STACK_DEPTH], uint32_t* count);
 
 /* Switch sw's inertialization: active 0/1; while active, elapsed e, total T, the current zero-velocity
@@ -355,7 +355,7 @@ typedef struct bsync_inertia_state {
     fix16_t decay;
     uint32_t moving, shortened;
 } bsync_inertia_state;
-bsync_result bsync_instance_inertia_state(const bsync_instance* inst, uint32_t sw, bsync_inertia_state* out);
+BSYNC_API bsync_result bsync_instance_inertia_state(const bsync_instance* inst, uint32_t sw, bsync_inertia_state* out);
 /* One joint of switch sw's inertialization ("Inertialization"): per part (t: translation, r: rotation
  * angle) the offset's magnitude x0 at the trigger, the initial velocity v0 (<= 0, per tick), t1 in
  * 2^-16 ticks (T * 65536 unless shortened) and the current factor x(e) / x0; all 0 while inactive.
@@ -364,27 +364,27 @@ typedef struct bsync_inertia_joint {
     fix16_t x0_t, v0_t, factor_t, x0_r, v0_r, factor_r;
     uint64_t t1_t, t1_r;
 } bsync_inertia_joint;
-bsync_result bsync_instance_inertia_joint(const bsync_instance* inst, uint32_t sw, uint32_t joint,
+BSYNC_API bsync_result bsync_instance_inertia_joint(const bsync_instance* inst, uint32_t sw, uint32_t joint,
                                           bsync_inertia_joint* out);
 /* The decay factor x(k / total) of "Inertialization" (1.0 at k = 0; 0 for k >= total or total 0). */
-fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total);
+BSYNC_API fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total);
 /* Bollo's factor x(e) / x0 of "Inertialization" for magnitude x0 and initial velocity v0 per tick:
  * exactly bsync_instance_inertia_decay(e, total) when x0 <= 0 or v0 >= 0 (a positive v0 is zeroed);
  * else 1.0 at e = 0, 0 for e >= min(total, 5 x0 / |v0|), in [0, 1.0]. */
-fix16_t bsync_instance_inertia_curve(uint32_t e, uint32_t total, fix16_t x0, fix16_t v0);
+BSYNC_API fix16_t bsync_instance_inertia_curve(uint32_t e, uint32_t total, fix16_t x0, fix16_t v0);
 
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
-uint64_t bsync_instance_tick_count(const bsync_instance* inst);
-fix16_t bsync_instance_parameter(const bsync_instance* inst, uint32_t param);  /* filtered value */
-fix16_t bsync_instance_target(const bsync_instance* inst, uint32_t param);     /* last target */
-const bsync_param_state* bsync_instance_parameter_state(const bsync_instance* inst, uint32_t param);
-const fix16_t* bsync_instance_leaf_weights(const bsync_instance* inst);        /* motion_count */
-const fix16_t* bsync_instance_node_weights(const bsync_instance* inst, uint32_t node); /* child_count */
-const bsync_clip_time* bsync_instance_node_time(const bsync_instance* inst, uint32_t node); /* own clock */
-fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t node);  /* own phase, [0, 1) */
+BSYNC_API uint64_t bsync_instance_tick_count(const bsync_instance* inst);
+BSYNC_API fix16_t bsync_instance_parameter(const bsync_instance* inst, uint32_t param);  /* filtered value */
+BSYNC_API fix16_t bsync_instance_target(const bsync_instance* inst, uint32_t param);     /* last target */
+BSYNC_API const bsync_param_state* bsync_instance_parameter_state(const bsync_instance* inst, uint32_t param);
+BSYNC_API const fix16_t* bsync_instance_leaf_weights(const bsync_instance* inst);        /* motion_count */
+BSYNC_API const fix16_t* bsync_instance_node_weights(const bsync_instance* inst, uint32_t node); /* child_count */
+BSYNC_API const bsync_clip_time* bsync_instance_node_time(const bsync_instance* inst, uint32_t node); /* own clock */
+BSYNC_API fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t node);  /* own phase, [0, 1) */
 /* The phase the node's children are sampled at (its driver's phase + offset), as 2^-32 units. */
-uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t node);
-fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t node); /* L_N, seconds */
+BSYNC_API uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t node);
+BSYNC_API fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t node); /* L_N, seconds */
 
 /* ---- root motion: the last tick's delta (see "Root motion" above). */
 typedef struct bsync_root_motion {
@@ -392,34 +392,34 @@ typedef struct bsync_root_motion {
     bsync_quat rotation;    /* unit; a rotation about +Y in YAW mode */
 } bsync_root_motion;
 /* BSYNC_INVALID_ARGUMENT for NULL arguments (out untouched). Zero / identity unless EXTRACT. */
-bsync_result bsync_instance_root_motion(const bsync_instance* inst, bsync_root_motion* out);
+BSYNC_API bsync_result bsync_instance_root_motion(const bsync_instance* inst, bsync_root_motion* out);
 
 /* ---- checksums */
-uint64_t bsync_instance_state_checksum(const bsync_instance* inst);
-uint64_t bsync_instance_parameter_checksum(const bsync_instance* inst, uint32_t param);
-uint64_t bsync_instance_node_checksum(const bsync_instance* inst, uint32_t node);
+BSYNC_API uint64_t bsync_instance_state_checksum(const bsync_instance* inst);
+BSYNC_API uint64_t bsync_instance_parameter_checksum(const bsync_instance* inst, uint32_t param);
+BSYNC_API uint64_t bsync_instance_node_checksum(const bsync_instance* inst, uint32_t node);
 /* Computes the pose (into the instance's scratch) and checksums it; out_per_joint: NULL or
  * joint_count entries. */
-bsync_result bsync_instance_pose_checksum(bsync_instance* inst, uint64_t* out, uint64_t* out_per_joint);
+BSYNC_API bsync_result bsync_instance_pose_checksum(bsync_instance* inst, uint64_t* out, uint64_t* out_per_joint);
 
 /* ---- pose. out_local: joint_count transforms; out_model: NULL or joint_count transforms. */
-bsync_result bsync_instance_pose(bsync_instance* inst, bsync_trs* out_local, bsync_trs* out_model);
+BSYNC_API bsync_result bsync_instance_pose(bsync_instance* inst, bsync_trs* out_local, bsync_trs* out_model);
 /* Model transforms of joints[0 .. count) into out_model[0 .. count) (any order, repeats allowed). */
-bsync_result bsync_instance_joint_query(bsync_instance* inst, const uint32_t* joints, uint32_t count,
+BSYNC_API bsync_result bsync_instance_joint_query(bsync_instance* inst, const uint32_t* joints, uint32_t count,
                                         bsync_trs* out_model);
 
 /* ---- snapshots */
 /* The size of a snapshot without a running inertialization (versions 1 and 2; the only size for
  * graphs that cannot inertialize). */
-size_t bsync_instance_snapshot_size(const bsync_graph* graph);
+BSYNC_API size_t bsync_instance_snapshot_size(const bsync_graph* graph);
 /* The largest snapshot of this graph (every switch inertializing); a buffer of this size always fits. */
-size_t bsync_instance_snapshot_size_max(const bsync_graph* graph);
+BSYNC_API size_t bsync_instance_snapshot_size_max(const bsync_graph* graph);
 /* The size bsync_instance_save writes now (0 for an invalid instance). */
-size_t bsync_instance_snapshot_size_now(const bsync_instance* inst);
+BSYNC_API size_t bsync_instance_snapshot_size_now(const bsync_instance* inst);
 /* *written (may be NULL) = bytes written (bsync_instance_snapshot_size_now); BSYNC_BUFFER_TOO_SMALL
  * when cap is short (nothing written). */
-bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t cap, size_t* written);
-bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len);
+BSYNC_API bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t cap, size_t* written);
+BSYNC_API bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len);
 
 #ifdef __cplusplus
 }

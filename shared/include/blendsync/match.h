@@ -160,43 +160,43 @@ typedef struct bsync_match_checksums {
 } bsync_match_checksums;
 
 /* 0 for a desc that breaks a rule (or NULL). */
-uint64_t bsync_match_hash(const bsync_match_desc* desc);
+BSYNC_API uint64_t bsync_match_hash(const bsync_match_desc* desc);
 /* The rules alone (see Errors above). */
-bsync_result bsync_match_desc_validate(const bsync_match_desc* desc);
+BSYNC_API bsync_result bsync_match_desc_validate(const bsync_match_desc* desc);
 
-size_t bsync_match_memory_size(const bsync_match_desc* desc); /* 0 for an invalid desc */
+BSYNC_API size_t bsync_match_memory_size(const bsync_match_desc* desc); /* 0 for an invalid desc */
 /* The desc is copied (characters included); the graphs must outlive the match. */
-bsync_result bsync_match_init(void* mem, size_t size, const bsync_match_desc* desc, bsync_match** out);
+BSYNC_API bsync_result bsync_match_init(void* mem, size_t size, const bsync_match_desc* desc, bsync_match** out);
 
-bsync_result bsync_match_tick(bsync_match* match, const bsync_match_frame* frame);
-uint64_t bsync_match_tick_count(const bsync_match* match);
-const bsync_match_desc* bsync_match_get_desc(const bsync_match* match); /* the match's own copy */
-uint32_t bsync_match_character_count(const bsync_match* match);
-bsync_instance* bsync_match_instance(bsync_match* match, uint32_t character); /* NULL out of range */
-const bsync_instance* bsync_match_instance_const(const bsync_match* match, uint32_t character);
+BSYNC_API bsync_result bsync_match_tick(bsync_match* match, const bsync_match_frame* frame);
+BSYNC_API uint64_t bsync_match_tick_count(const bsync_match* match);
+BSYNC_API const bsync_match_desc* bsync_match_get_desc(const bsync_match* match); /* the match's own copy */
+BSYNC_API uint32_t bsync_match_character_count(const bsync_match* match);
+BSYNC_API bsync_instance* bsync_match_instance(bsync_match* match, uint32_t character); /* NULL out of range */
+BSYNC_API const bsync_instance* bsync_match_instance_const(const bsync_match* match, uint32_t character);
 /* The generator of an NPC character (NULL for a player character or out of range). */
-const bsync_match_script* bsync_match_npc_script(const bsync_match* match, uint32_t character);
+BSYNC_API const bsync_match_script* bsync_match_npc_script(const bsync_match* match, uint32_t character);
 
 /* with_poses 0: blend checksums only (no pose work); 1: poses too (computes every character's pose). */
-bsync_result bsync_match_checksums_get(bsync_match* match, int with_poses, bsync_match_checksums* out);
+BSYNC_API bsync_result bsync_match_checksums_get(bsync_match* match, int with_poses, bsync_match_checksums* out);
 /* The per-joint pose checksums of one character (joint_count entries; BSYNC_MISMATCH without a
  * skeleton). */
-bsync_result bsync_match_joint_checksums(bsync_match* match, uint32_t character, uint64_t* out, uint32_t cap,
+BSYNC_API bsync_result bsync_match_joint_checksums(bsync_match* match, uint32_t character, uint64_t* out, uint32_t cap,
                                          uint32_t* count);
 
 /* The bytes bsync_match_save writes in the match's current state (0 for an invalid match). */
-size_t bsync_match_snapshot_size(const bsync_match* match);
+BSYNC_API size_t bsync_match_snapshot_size(const bsync_match* match);
 /* The most bytes bsync_match_save can write for this match in any state (>= bsync_match_snapshot_size;
  * equal for a match whose triggers never inertialize). */
 BSYNC_API size_t bsync_match_snapshot_size_max(const bsync_match* match);
 /* *written (may be NULL) = the bytes written (bsync_match_snapshot_size); BSYNC_BUFFER_TOO_SMALL
  * (nothing meaningful written) when cap is less than that. */
-bsync_result bsync_match_save(const bsync_match* match, void* buf, size_t cap, size_t* written);
-bsync_result bsync_match_load(bsync_match* match, const void* buf, size_t len);
+BSYNC_API bsync_result bsync_match_save(const bsync_match* match, void* buf, size_t cap, size_t* written);
+BSYNC_API bsync_result bsync_match_load(bsync_match* match, const void* buf, size_t len);
 
 /* The seeded script: start (record all zero, hold_left 0) and one tick's record. */
-void bsync_match_script_init(bsync_match_script* script, uint64_t seed);
-void bsync_match_random_input(bsync_match_script* script, const bsync_match_desc* desc, bsync_match_input* out);
+BSYNC_API void bsync_match_script_init(bsync_match_script* script, uint64_t seed);
+BSYNC_API void bsync_match_random_input(bsync_match_script* script, const bsync_match_desc* desc, bsync_match_input* out);
 
 #ifdef __cplusplus
 }

@@ -75,29 +75,29 @@ typedef struct bsync_param_state {
 /* BSYNC_INVALID_ARGUMENT: NULL out/desc, dead_zone < 0, range (after 0 -> 1.0) <= dead_zone, pair
  * not 0/1. BSYNC_BAD_TICK_RATE: smooth_time > 0 and tick_rate outside 1..1000. *out is written only
  * on success. */
-bsync_result bsync_param_filter_init(bsync_param_filter* out, const bsync_param_filter_desc* desc, uint32_t tick_rate);
+BSYNC_API bsync_result bsync_param_filter_init(bsync_param_filter* out, const bsync_param_filter_desc* desc, uint32_t tick_rate);
 
 /* Start at rest on the shaped target (x, y) (y ignored for a scalar): value = shape(target),
  * velocity 0, settled 1 (the smooth state holds the value too, or 0 without SmoothDamp). NULL
  * arguments: nothing happens. */
-void bsync_param_state_init(const bsync_param_filter* filter, bsync_param_state* state, fix16_t x, fix16_t y);
+BSYNC_API void bsync_param_state_init(const bsync_param_filter* filter, bsync_param_state* state, fix16_t x, fix16_t y);
 
 /* One tick toward `target`. *out_changed (when not NULL) = 1 if the filtered value changed, else 0.
  * BSYNC_INVALID_ARGUMENT for a NULL filter or state, or a pair filter (use _step2). */
-bsync_result bsync_param_filter_step(const bsync_param_filter* filter, bsync_param_state* state, fix16_t target,
+BSYNC_API bsync_result bsync_param_filter_step(const bsync_param_filter* filter, bsync_param_state* state, fix16_t target,
                                      int* out_changed);
 /* One tick of a pair toward (x, y). BSYNC_INVALID_ARGUMENT for NULL or a scalar filter. */
-bsync_result bsync_param_filter_step2(const bsync_param_filter* filter, bsync_param_state* state, fix16_t x,
+BSYNC_API bsync_result bsync_param_filter_step2(const bsync_param_filter* filter, bsync_param_state* state, fix16_t x,
                                       fix16_t y, int* out_changed);
 
 /* Stages 1-2 only (pure). For a NULL filter the input is returned unchanged (shape2 still maps
  * INT32_MIN to BSYNC_FX_MIN). */
-fix16_t bsync_param_shape(const bsync_param_filter* filter, fix16_t x);
-void bsync_param_shape2(const bsync_param_filter* filter, fix16_t x, fix16_t y, fix16_t out[2]);
+BSYNC_API fix16_t bsync_param_shape(const bsync_param_filter* filter, fix16_t x);
+BSYNC_API void bsync_param_shape2(const bsync_param_filter* filter, fix16_t x, fix16_t y, fix16_t out[2]);
 
 /* Feed the state canonically: fx value[0], fx value[1], u32 settled, then i64 smooth[0].value,
  * i64 smooth[0].velocity, i64 smooth[1].value, i64 smooth[1].velocity. */
-void bsync_param_checksum_feed(const bsync_param_state* state, bsync_checksum_state* checksum);
+BSYNC_API void bsync_param_checksum_feed(const bsync_param_state* state, bsync_checksum_state* checksum);
 
 #ifdef __cplusplus
 }

@@ -69,14 +69,14 @@ typedef struct bsync_pose_input {
     const fix16_t* joint_weights;  /* NULL, or joint_count per-joint multipliers in [0, 1] */
 } bsync_pose_input;
 
-bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
+BSYNC_API bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
                               uint32_t input_count, bsync_trs* out_local);
 
-bsync_result bsync_pose_blend_additive(const bsync_trs* base, const bsync_trs* additive,
+BSYNC_API bsync_result bsync_pose_blend_additive(const bsync_trs* base, const bsync_trs* additive,
                                        const bsync_trs* reference, uint32_t joint_count, fix16_t weight,
                                        const fix16_t* joint_weights, bsync_trs* out_local);
 
-bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_count, const bsync_trs* local,
+BSYNC_API bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_count, const bsync_trs* local,
                                        uint32_t from, uint32_t to, bsync_trs* out_model);
 
 static inline void bsync_pose_copy(bsync_trs* dst, const bsync_trs* src, uint32_t joint_count) {

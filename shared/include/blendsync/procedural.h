@@ -86,8 +86,8 @@ typedef struct bsync_procedural_humanoid {
     bsync_clip* clips[BSYNC_PROCEDURAL_CLIP_COUNT];
 } bsync_procedural_humanoid;
 
-bsync_result bsync_procedural_humanoid_create(const bsync_allocator* allocator, bsync_procedural_humanoid* out);
-void bsync_procedural_humanoid_destroy(bsync_procedural_humanoid* humanoid);
+BSYNC_API bsync_result bsync_procedural_humanoid_create(const bsync_allocator* allocator, bsync_procedural_humanoid* out);
+BSYNC_API void bsync_procedural_humanoid_destroy(bsync_procedural_humanoid* humanoid);
 
 /* The full set: clips[i] for i < BSYNC_PROCEDURAL_CLIP_COUNT are bit-identical to the original API's
  * clips[i]; the rest are the extra clips above (names "walk_back", "strafe_left", "strafe_right",
@@ -98,9 +98,9 @@ typedef struct bsync_procedural_humanoid_full {
     bsync_clip* clips[BSYNC_PROCEDURAL_FULL_CLIP_COUNT];
 } bsync_procedural_humanoid_full;
 
-bsync_result bsync_procedural_humanoid_create_full(const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_procedural_humanoid_create_full(const bsync_allocator* allocator,
                                                    bsync_procedural_humanoid_full* out);
-void bsync_procedural_humanoid_full_destroy(bsync_procedural_humanoid_full* humanoid);
+BSYNC_API void bsync_procedural_humanoid_full_destroy(bsync_procedural_humanoid_full* humanoid);
 
 #ifdef __cplusplus
 }

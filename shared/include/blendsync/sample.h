@@ -48,19 +48,19 @@ typedef enum bsync_loop_mode { BSYNC_LOOP_CLAMP = 0, BSYNC_LOOP_WRAP = 1 } bsync
 typedef struct bsync_sample_cursor bsync_sample_cursor; /* opaque, caller memory */
 
 /* Bytes a cursor for this clip needs (8-byte aligned memory). */
-size_t bsync_sample_cursor_memory_size(const bsync_clip* clip);
+BSYNC_API size_t bsync_sample_cursor_memory_size(const bsync_clip* clip);
 /* BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments, BSYNC_BUFFER_TOO_SMALL if size is short. */
-bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* clip, bsync_sample_cursor** out);
-void bsync_sample_cursor_reset(bsync_sample_cursor* cursor);
+BSYNC_API bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* clip, bsync_sample_cursor** out);
+BSYNC_API void bsync_sample_cursor_reset(bsync_sample_cursor* cursor);
 /* 1 if the cursor's clip has at least one track and every track has the same key times (the one-search
  * path), else 0 (also for NULL). */
-int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor);
+BSYNC_API int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor);
 
 /* Sample `clip` at `time` into out_local[0 .. joint_count). `rest` is the skeleton's rest pose
  * (joint_count entries). cursor may be NULL; a cursor made for another clip -> BSYNC_MISMATCH.
  * joint_count must equal bsync_clip_joint_count(clip), else BSYNC_MISMATCH. NULL clip, rest or
  * out_local, or a mode other than the two -> BSYNC_INVALID_ARGUMENT. Writes nothing on failure. */
-bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode,
+BSYNC_API bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode,
                                const bsync_trs* rest, uint32_t joint_count,
                                bsync_sample_cursor* cursor, bsync_trs* out_local);
 

@@ -50,19 +50,19 @@ typedef struct bsync_skeleton_desc {
 
 typedef struct bsync_skeleton bsync_skeleton; /* opaque; lives in one block */
 
-bsync_result bsync_skeleton_validate(const bsync_skeleton_desc* desc);
+BSYNC_API bsync_result bsync_skeleton_validate(const bsync_skeleton_desc* desc);
 /* Size in bytes of the built skeleton for this desc; 0 if the desc is invalid. */
-size_t bsync_skeleton_memory_size(const bsync_skeleton_desc* desc);
+BSYNC_API size_t bsync_skeleton_memory_size(const bsync_skeleton_desc* desc);
 /* Build into `mem` (8-byte aligned, `size` >= bsync_skeleton_memory_size). Writes nothing (neither
  * `mem` nor *out) on failure. BSYNC_INVALID_ARGUMENT if mem or out is NULL or mem is not 8-byte
  * aligned; validation codes as above; then BSYNC_BUFFER_TOO_SMALL if size is short. */
-bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_desc* desc, bsync_skeleton** out);
+BSYNC_API bsync_result bsync_skeleton_init(void* mem, size_t size, const bsync_skeleton_desc* desc, bsync_skeleton** out);
 /* Allocate (allocator may be NULL: malloc) and build: exactly one allocation of
  * bsync_skeleton_memory_size bytes, none if validation fails; BSYNC_OUT_OF_MEMORY if it fails. */
-bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_skeleton_create(const bsync_skeleton_desc* desc, const bsync_allocator* allocator,
                                    bsync_skeleton** out);
 /* Free a skeleton made by bsync_skeleton_create (NULL is ignored). Not for init'ed ones. */
-void bsync_skeleton_destroy(bsync_skeleton* skeleton);
+BSYNC_API void bsync_skeleton_destroy(bsync_skeleton* skeleton);
 
 /* Check that `size` bytes at `mem` (8-byte aligned) are exactly a skeleton block as
  * bsync_skeleton_init writes it (the blocks of a file, io/clip_file.h): magic, version, block size ==
@@ -71,23 +71,23 @@ void bsync_skeleton_destroy(bsync_skeleton* skeleton);
  * rotations non-zero, padding zero. Reads nothing outside [mem, mem + size). BSYNC_OK and *out = mem,
  * else BSYNC_BAD_BLOB (BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments); *out untouched on
  * failure. A block that passes can be used in place (never destroyed: it has no allocator). */
-bsync_result bsync_skeleton_block_validate(const void* mem, size_t size, const bsync_skeleton** out);
+BSYNC_API bsync_result bsync_skeleton_block_validate(const void* mem, size_t size, const bsync_skeleton** out);
 
 /* Size of the whole block (what memory_size returned when it was built). */
-size_t bsync_skeleton_block_size(const bsync_skeleton* skeleton);
-uint32_t bsync_skeleton_joint_count(const bsync_skeleton* skeleton);
+BSYNC_API size_t bsync_skeleton_block_size(const bsync_skeleton* skeleton);
+BSYNC_API uint32_t bsync_skeleton_joint_count(const bsync_skeleton* skeleton);
 /* Parent of joint i (BSYNC_NO_PARENT for roots); BSYNC_NO_PARENT also for i out of range. */
-int32_t bsync_skeleton_parent(const bsync_skeleton* skeleton, uint32_t joint);
+BSYNC_API int32_t bsync_skeleton_parent(const bsync_skeleton* skeleton, uint32_t joint);
 /* All parents, joint_count entries, each < its own index or BSYNC_NO_PARENT. */
-const int16_t* bsync_skeleton_parents(const bsync_skeleton* skeleton);
+BSYNC_API const int16_t* bsync_skeleton_parents(const bsync_skeleton* skeleton);
 /* Name of joint i ("" for i out of range). */
-const char* bsync_skeleton_joint_name(const bsync_skeleton* skeleton, uint32_t joint);
+BSYNC_API const char* bsync_skeleton_joint_name(const bsync_skeleton* skeleton, uint32_t joint);
 /* Rest pose, joint_count local transforms (rotations normalised). */
-const bsync_trs* bsync_skeleton_rest_pose(const bsync_skeleton* skeleton);
+BSYNC_API const bsync_trs* bsync_skeleton_rest_pose(const bsync_skeleton* skeleton);
 /* Index of the joint named `name`: BSYNC_OK, or BSYNC_NOT_FOUND (then *out_index is untouched);
  * BSYNC_INVALID_ARGUMENT for a NULL argument. A linear scan (setup-time use: at most
  * BSYNC_MAX_JOINTS byte comparisons). Accessors given NULL return 0 / NULL / "" / BSYNC_NO_PARENT. */
-bsync_result bsync_skeleton_find(const bsync_skeleton* skeleton, const char* name, uint32_t* out_index);
+BSYNC_API bsync_result bsync_skeleton_find(const bsync_skeleton* skeleton, const char* name, uint32_t* out_index);
 
 #ifdef __cplusplus
 }

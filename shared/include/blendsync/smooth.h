@@ -93,15 +93,15 @@ static inline fix16_t bsync_smooth_velocity(const bsync_smooth_state* s) { retur
 
 /* Compute the constants. BSYNC_INVALID_ARGUMENT for a NULL out, BSYNC_BAD_TICK_RATE for
  * tick_rate > 1000; *out is written only on success. Any smooth_time and max_speed are accepted. */
-bsync_result bsync_smooth_init(bsync_smooth* out, fix16_t smooth_time, fix16_t max_speed, uint32_t tick_rate);
+BSYNC_API bsync_result bsync_smooth_init(bsync_smooth* out, fix16_t smooth_time, fix16_t max_speed, uint32_t tick_rate);
 
 /* One tick of Mathf.SmoothDamp toward target. Returns 1 if bsync_smooth_value changed. */
-int bsync_smooth_step(const bsync_smooth* s, bsync_smooth_state* state, fix16_t target);
+BSYNC_API int bsync_smooth_step(const bsync_smooth* s, bsync_smooth_state* state, fix16_t target);
 
 /* One tick of Vector2.SmoothDamp on state[2] toward target[2]: the length of the change is clamped
  * (not its components) and overshoot is the exact sign of dot(target - current, output - target) > 0
  * (then output = target, velocity = 0). Returns 1 if either rounded component changed. */
-int bsync_smooth_step2(const bsync_smooth* s, bsync_smooth_state state[2], const fix16_t target[2]);
+BSYNC_API int bsync_smooth_step2(const bsync_smooth* s, bsync_smooth_state state[2], const fix16_t target[2]);
 
 #ifdef __cplusplus
 }

@@ -63,18 +63,18 @@ static inline bsync_clip_time bsync_time_start(void) {
 
 /* BSYNC_BAD_TICK_RATE, then BSYNC_BAD_DURATION as above; BSYNC_INVALID_ARGUMENT for a NULL out.
  * *out is written only on success. */
-bsync_result bsync_time_step_init(fix16_t duration, fix16_t speed, uint32_t tick_rate, bsync_time_step* out);
-void bsync_time_advance(bsync_clip_time* time, const bsync_time_step* step);
+BSYNC_API bsync_result bsync_time_step_init(fix16_t duration, fix16_t speed, uint32_t tick_rate, bsync_time_step* out);
+BSYNC_API void bsync_time_advance(bsync_clip_time* time, const bsync_time_step* step);
 /* n >= 0 ticks at once (64-bit exact); identical to calling bsync_time_advance n times. */
-void bsync_time_advance_n(bsync_clip_time* time, const bsync_time_step* step, uint64_t n);
+BSYNC_API void bsync_time_advance_n(bsync_clip_time* time, const bsync_time_step* step, uint64_t n);
 
 /* Clip-local seconds: WRAP -> floor(phase * duration / 2^32), in [0, duration);
  * CLAMP -> duration when cycles >= 1, 0 when cycles < 0, else as WRAP. */
-fix16_t bsync_time_seconds(const bsync_clip_time* time, fix16_t duration, bsync_loop_mode mode);
+BSYNC_API fix16_t bsync_time_seconds(const bsync_clip_time* time, fix16_t duration, bsync_loop_mode mode);
 /* phase / 2^32 as fix16 (phase >> 16), in [0, 1). */
 static inline fix16_t bsync_time_normalized(const bsync_clip_time* time) { return (fix16_t)(time->phase >> 16); }
 /* round(ticks / tick_rate) seconds, saturating (BSYNC_FX_MAX past 32767 s); tick_rate 0 -> 0. */
-fix16_t bsync_time_ticks_to_seconds(int64_t ticks, uint32_t tick_rate);
+BSYNC_API fix16_t bsync_time_ticks_to_seconds(int64_t ticks, uint32_t tick_rate);
 
 #ifdef __cplusplus
 }

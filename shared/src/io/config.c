@@ -115,6 +115,7 @@ static const char* fx_text(fix16_t v, char* buf) {
 
 /* A string that must be one of `names` (NULL-terminated); *out = its index. */
 static bsync_result get_enum(ctx* c, const cJSON* item, const char* const* names, int* out) {
+    *out = -1; /* defined on every path: callers never read it after a failure, but Release gcc cannot see that */
     for (int i = 0; cJSON_IsString(item) && names[i]; i++)
         if (!strcmp(item->valuestring, names[i])) {
             *out = i;

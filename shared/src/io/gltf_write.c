@@ -176,8 +176,9 @@ bsync_result bsync_gltf_write_glb_memory_ex(const bsync_gltf_bake* bake, uint32_
         return wfail(err, BSYNC_INVALID_ARGUMENT, "glTF writer: unknown flags 0x%x", (unsigned)flags);
     const int skin = (flags & BSYNC_GLTF_WRITE_SKIN) != 0;
     if (bake->key_count < 1) return wfail(err, BSYNC_INVALID_ARGUMENT, "glTF writer: no keys to write");
-    if (bake->tick_rate < 1 || bake->tick_rate > 1000)
-        return wfail(err, BSYNC_INVALID_ARGUMENT, "glTF writer: tick rate %u outside 1..1000", (unsigned)bake->tick_rate);
+    if (bake->tick_rate < BSYNC_MIN_TICK_RATE || bake->tick_rate > BSYNC_MAX_TICK_RATE)
+        return wfail(err, BSYNC_INVALID_ARGUMENT, "glTF writer: tick rate %u outside %d..%d", (unsigned)bake->tick_rate,
+                     BSYNC_MIN_TICK_RATE, BSYNC_MAX_TICK_RATE);
     const bsync_skeleton* sk = bake->skeleton;
     const uint32_t jc = bsync_skeleton_joint_count(sk);
     const uint64_t kc = bake->key_count;

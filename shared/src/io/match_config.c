@@ -179,6 +179,7 @@ static bsync_result get_path(ctx* c, const cJSON* item, char* out, int allow_emp
 
 /* An array of min..max entries. */
 static bsync_result get_array(ctx* c, const cJSON* item, uint32_t min, uint32_t max, const char* what, uint32_t* count) {
+    *count = 0; /* defined on every path: callers never read it after a failure, but Release gcc cannot see that */
     if (!cJSON_IsArray(item)) return bsync_json_fail(&c->w, "expected an array of %s", what);
     int n = cJSON_GetArraySize(item);
     if (n < (int)min || n > (int)max) return bsync_json_fail(&c->w, "expected %u to %u %s (got %d)", min, max, what, n);

@@ -26,23 +26,23 @@
 extern "C" {
 #endif
 
-int bsync_net_init(void);   /* 0 on success */
-void bsync_net_deinit(void);
-void bsync_net_host_limits(ENetHost* host);
-void bsync_net_peer_limits(ENetPeer* peer);
+BSYNC_API int bsync_net_init(void);   /* 0 on success */
+BSYNC_API void bsync_net_deinit(void);
+BSYNC_API void bsync_net_host_limits(ENetHost* host);
+BSYNC_API void bsync_net_peer_limits(ENetPeer* peer);
 /* Encode `msg` and send it to `peer` on bsync_proto_channel(type), reliable or unreliable sequenced
  * as bsync_proto_reliable(type) says. Returns the packet size in bytes, or -1 (encoding refused or
  * ENet failed; nothing sent). */
-int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg);
+BSYNC_API int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg);
 
 /* A whole snapshot as SNAPSHOT messages of `kind` (chunks first_chunk .. last, 1024 bytes each but the
  * last; chunk 0 of a JOIN travels in the WELCOME, so joins start at 1). Returns the bytes queued, or -1
  * when a chunk could not be sent (the ones before it were). */
-long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+BSYNC_API long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                              uint32_t first_chunk);
-uint64_t bsync_net_now_us(void);
+BSYNC_API uint64_t bsync_net_now_us(void);
 /* "127.0.0.1:7777" -> host "127.0.0.1", port 7777. 0 on success, -1 (with no output) on bad text. */
-int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port);
+BSYNC_API int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port);
 
 #ifdef __cplusplus
 }

@@ -77,14 +77,14 @@ typedef struct bsync_asset {
  * when clips must be identical across machines).
  * `options` may be NULL (defaults). *out is zeroed first and owns everything on success; on failure
  * it is left empty. */
-bsync_result bsync_asset_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
+BSYNC_API bsync_result bsync_asset_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
                                      bsync_error* err);
 
 /* Free the skeleton, clips, stats and file memory of an asset and zero it (NULL is ignored). */
-void bsync_asset_free(bsync_asset* asset);
+BSYNC_API void bsync_asset_free(bsync_asset* asset);
 
 /* Append a line to asset->notes (truncated with "..." when full). */
-void bsync_asset_note(bsync_asset* asset, const char* fmt, ...)
+BSYNC_API void bsync_asset_note(bsync_asset* asset, const char* fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif

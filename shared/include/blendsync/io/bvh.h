@@ -41,10 +41,10 @@ extern "C" {
 
 #define BSYNC_BVH_DEFAULT_SCALE 0.01
 
-bsync_result bsync_bvh_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
+BSYNC_API bsync_result bsync_bvh_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
                                    bsync_error* err);
 /* `name` is the file name used in messages and for the clip name. */
-bsync_result bsync_bvh_import_memory(const char* text, size_t len, const char* name,
+BSYNC_API bsync_result bsync_bvh_import_memory(const char* text, size_t len, const char* name,
                                      const bsync_import_options* options, bsync_asset* out, bsync_error* err);
 
 #ifdef __cplusplus

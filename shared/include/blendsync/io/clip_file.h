@@ -40,20 +40,20 @@ extern "C" {
 #define BSYNC_CLIP_FILE_HEADER_SIZE 64u
 
 /* Bytes the file for this skeleton and these clips takes; 0 for invalid arguments. */
-size_t bsync_clip_file_size(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count);
+BSYNC_API size_t bsync_clip_file_size(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count);
 /* Serialise into buf (size >= bsync_clip_file_size). BSYNC_INVALID_ARGUMENT for a NULL argument or a
  * clip built for another joint count, BSYNC_BUFFER_TOO_SMALL, BSYNC_LIMIT_EXCEEDED for too many clips. */
-bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const bsync_clip* const* clips,
+BSYNC_API bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const bsync_clip* const* clips,
                                           uint32_t clip_count, void* buf, size_t size);
 /* Write `path` through `path.tmp.<pid>` and rename (an existing file is replaced only when complete). */
-bsync_result bsync_clip_file_save(const char* path, const bsync_skeleton* skeleton, const bsync_clip* const* clips,
+BSYNC_API bsync_result bsync_clip_file_save(const char* path, const bsync_skeleton* skeleton, const bsync_clip* const* clips,
                                   uint32_t clip_count, bsync_error* err);
 /* Check and load (the bytes are copied into memory the asset owns; `name` is used in messages). */
-bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const char* name, bsync_asset* out,
+BSYNC_API bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const char* name, bsync_asset* out,
                                          bsync_error* err);
-bsync_result bsync_clip_file_load(const char* path, bsync_asset* out, bsync_error* err);
+BSYNC_API bsync_result bsync_clip_file_load(const char* path, bsync_asset* out, bsync_error* err);
 /* The checksum rule above, over `size` bytes (size >= 32; else 0). */
-uint64_t bsync_clip_file_checksum(const void* data, size_t size);
+BSYNC_API uint64_t bsync_clip_file_checksum(const void* data, size_t size);
 
 #ifdef __cplusplus
 }

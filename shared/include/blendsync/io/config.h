@@ -99,9 +99,9 @@ extern "C" {
 
 /* `name` is used in messages (a file name). `diags` receives BSYNC_MAX_BLEND_NODES entries at most:
  * pass an array of BSYNC_MAX_BLEND_NODES or NULL. */
-bsync_result bsync_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
                                 bsync_blend_tree** out, bsync_blend_diagnostics* diags, bsync_error* err);
-bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
+BSYNC_API bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
                                     bsync_blend_diagnostics* diags, bsync_error* err);
 
 /* ---- graph fields (plain data; parsed along with the tree) */
@@ -173,13 +173,13 @@ typedef struct bsync_config_graph {
 
 /* Parse tree and graph fields. On success *out_tree and *out_graph are set (free with
  * bsync_blend_tree_destroy and bsync_config_graph_destroy); on failure both are NULL. Errors as above. */
-bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
                                       bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
                                       bsync_blend_diagnostics* diags, bsync_error* err);
-bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
                                           bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
                                           bsync_blend_diagnostics* diags, bsync_error* err);
-void bsync_config_graph_destroy(bsync_config_graph* graph); /* NULL is ignored */
+BSYNC_API void bsync_config_graph_destroy(bsync_config_graph* graph); /* NULL is ignored */
 
 #ifdef __cplusplus
 }

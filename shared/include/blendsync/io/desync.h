@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-unsigned bsync_desync_describe(bsync_match* a, bsync_match* b, const bsync_match_config* cfg, char* out, size_t cap);
+BSYNC_API unsigned bsync_desync_describe(bsync_match* a, bsync_match* b, const bsync_match_config* cfg, char* out, size_t cap);
 
 /* The inputs of frames first_tick .. first_tick + count - 1 of a match of `desc` as CSV text: a header
  * line "tick,slot,defaulted,<input parameter names>,<input trigger names>" (the names from cfg; cfg NULL:
@@ -44,7 +44,7 @@ unsigned bsync_desync_describe(bsync_match* a, bsync_match* b, const bsync_match
  * (bsync_fx_format, which bsync_fx_parse reads back to the same raw value) and each trigger's value.
  * frames[i] is frame first_tick + i. Returns the bytes the whole text needs (excluding the NUL); writes
  * at most cap - 1 of them and a NUL (cap 0: nothing), so call with cap 0 to size the buffer. */
-size_t bsync_desync_inputs_csv(const bsync_match_desc* desc, const bsync_match_config* cfg, const bsync_match_frame* frames,
+BSYNC_API size_t bsync_desync_inputs_csv(const bsync_match_desc* desc, const bsync_match_config* cfg, const bsync_match_frame* frames,
                                const uint16_t* defaulted, uint32_t first_tick, uint32_t count, char* out, size_t cap);
 
 /* bsync_desync_trace: where inside an interval a client first diverged, and by which operation.
@@ -78,7 +78,7 @@ typedef struct bsync_desync_trace_result {
     uint32_t compared;  /* trail states compared */
 } bsync_desync_trace_result;
 
-unsigned bsync_desync_trace(bsync_match* work, bsync_match* other, const bsync_match_config* cfg,
+BSYNC_API unsigned bsync_desync_trace(bsync_match* work, bsync_match* other, const bsync_match_config* cfg,
                             const bsync_match_frame* frames, uint32_t frame_count, const bsync_trail* trail,
                             bsync_desync_trace_result* result, char* out, size_t cap);
 

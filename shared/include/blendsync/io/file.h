@@ -20,7 +20,7 @@ extern "C" {
 /* Writes len bytes of data to PATH.tmp.<pid> and renames it to path (atomic on one file system).
  * BSYNC_OK; BSYNC_INVALID_ARGUMENT for a NULL path (or NULL data with len > 0); BSYNC_OUT_OF_MEMORY;
  * BSYNC_IO_ERROR when a step fails (errno is kept from that step; the temporary file is removed). */
-bsync_result bsync_file_write(const char* path, const void* data, size_t len);
+BSYNC_API bsync_result bsync_file_write(const char* path, const void* data, size_t len);
 
 #ifdef __cplusplus
 }

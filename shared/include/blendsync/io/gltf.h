@@ -58,13 +58,13 @@
 extern "C" {
 #endif
 
-bsync_result bsync_gltf_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
+BSYNC_API bsync_result bsync_gltf_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
                                     bsync_error* err);
 
 /* `name` is used in messages; `base_dir` is the folder external buffer URIs are relative to (NULL:
  * external buffers are refused). The bytes may be a .glb or .gltf JSON text (need not be
  * NUL-terminated). */
-bsync_result bsync_gltf_import_memory(const void* data, size_t size, const char* name, const char* base_dir,
+BSYNC_API bsync_result bsync_gltf_import_memory(const void* data, size_t size, const char* name, const char* base_dir,
                                       const bsync_import_options* options, bsync_asset* out, bsync_error* err);
 
 #ifdef __cplusplus

@@ -75,17 +75,17 @@ typedef struct bsync_gltf_bake {
                                  poses[k * joint_count + j] is joint j at key k */
 } bsync_gltf_bake;
 
-bsync_result bsync_gltf_write_glb_memory(const bsync_gltf_bake* bake, unsigned char** out, size_t* out_size,
+BSYNC_API bsync_result bsync_gltf_write_glb_memory(const bsync_gltf_bake* bake, unsigned char** out, size_t* out_size,
                                          bsync_error* err);
-bsync_result bsync_gltf_write_glb_file(const char* path, const bsync_gltf_bake* bake, bsync_error* err);
+BSYNC_API bsync_result bsync_gltf_write_glb_file(const char* path, const bsync_gltf_bake* bake, bsync_error* err);
 
 /* Flags of the _ex functions (0 = the plain functions' output). */
 #define BSYNC_GLTF_WRITE_SKIN 1u /* add skins[0] with inverse bind matrices (see "Skin" above) */
 
 /* As above with `flags` (unknown bits: BSYNC_INVALID_ARGUMENT). */
-bsync_result bsync_gltf_write_glb_memory_ex(const bsync_gltf_bake* bake, uint32_t flags, unsigned char** out,
+BSYNC_API bsync_result bsync_gltf_write_glb_memory_ex(const bsync_gltf_bake* bake, uint32_t flags, unsigned char** out,
                                             size_t* out_size, bsync_error* err);
-bsync_result bsync_gltf_write_glb_file_ex(const char* path, const bsync_gltf_bake* bake, uint32_t flags,
+BSYNC_API bsync_result bsync_gltf_write_glb_file_ex(const char* path, const bsync_gltf_bake* bake, uint32_t flags,
                                           bsync_error* err);
 
 #ifdef __cplusplus

@@ -52,18 +52,18 @@ extern "C" {
 
 typedef struct bsync_graph_config bsync_graph_config;
 
-bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
+BSYNC_API bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
                                      bsync_blend_diagnostics* diags, bsync_error* err);
-void bsync_graph_config_destroy(bsync_graph_config* config); /* NULL is ignored */
+BSYNC_API void bsync_graph_config_destroy(bsync_graph_config* config); /* NULL is ignored */
 
 /* Accessors (NULL config: NULL / 0 / ""). */
-const bsync_graph* bsync_graph_config_graph(const bsync_graph_config* config);
-const bsync_blend_tree* bsync_graph_config_tree(const bsync_graph_config* config);
-const bsync_skeleton* bsync_graph_config_skeleton(const bsync_graph_config* config); /* NULL without clips */
-const bsync_config_graph* bsync_graph_config_fields(const bsync_graph_config* config);
-uint32_t bsync_graph_config_bound_clip_count(const bsync_graph_config* config); /* motions with a clip */
+BSYNC_API const bsync_graph* bsync_graph_config_graph(const bsync_graph_config* config);
+BSYNC_API const bsync_blend_tree* bsync_graph_config_tree(const bsync_graph_config* config);
+BSYNC_API const bsync_skeleton* bsync_graph_config_skeleton(const bsync_graph_config* config); /* NULL without clips */
+BSYNC_API const bsync_config_graph* bsync_graph_config_fields(const bsync_graph_config* config);
+BSYNC_API uint32_t bsync_graph_config_bound_clip_count(const bsync_graph_config* config); /* motions with a clip */
 /* One line per note ("\n"-separated): sources loaded, retargeting reports. */
-const char* bsync_graph_config_notes(const bsync_graph_config* config);
+BSYNC_API const char* bsync_graph_config_notes(const bsync_graph_config* config);
 
 #ifdef __cplusplus
 }

@@ -134,7 +134,7 @@ typedef enum bsync_match_policy {
 } bsync_match_policy;
 
 /* "report", "resync", "kick" ("unknown" for another value). */
-const char* bsync_match_policy_name(bsync_match_policy policy);
+BSYNC_API const char* bsync_match_policy_name(bsync_match_policy policy);
 
 typedef struct bsync_match_timeouts {
     uint32_t start_ms; /* every player must have joined within this after the server starts */
@@ -145,67 +145,67 @@ typedef struct bsync_match_timeouts {
 typedef struct bsync_match_config bsync_match_config; /* opaque */
 
 /* Read and load a match config file; relative paths are resolved against the file's directory. */
-bsync_result bsync_match_config_load(const char* path, const bsync_allocator* allocator, bsync_match_config** out,
+BSYNC_API bsync_result bsync_match_config_load(const char* path, const bsync_allocator* allocator, bsync_match_config** out,
                                      bsync_error* err);
 /* The same from text: `name` is used in messages and as the config's path (NULL: "match"); `base_dir`
  * (NULL or "": the current directory) is the directory relative paths are resolved against (a '/' is
  * added between it and a path when it does not end with one). */
-bsync_result bsync_match_config_parse(const char* text, size_t len, const char* name, const char* base_dir,
+BSYNC_API bsync_result bsync_match_config_parse(const char* text, size_t len, const char* name, const char* base_dir,
                                       const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err);
-void bsync_match_config_destroy(bsync_match_config* cfg); /* NULL is ignored */
+BSYNC_API void bsync_match_config_destroy(bsync_match_config* cfg); /* NULL is ignored */
 
 /* Accessors. NULL cfg or an index out of range: NULL / 0 / "" (as the type allows). */
 /* The desc (its characters array and graphs are owned by cfg and live until destroy). */
-const bsync_match_desc* bsync_match_config_desc(const bsync_match_config* cfg);
-uint64_t bsync_match_config_match_id(const bsync_match_config* cfg);
-uint32_t bsync_match_config_player_count(const bsync_match_config* cfg);
+BSYNC_API const bsync_match_desc* bsync_match_config_desc(const bsync_match_config* cfg);
+BSYNC_API uint64_t bsync_match_config_match_id(const bsync_match_config* cfg);
+BSYNC_API uint32_t bsync_match_config_player_count(const bsync_match_config* cfg);
 /* The token of a player slot: NUL-terminated, *len (may be NULL) = its byte count (1..32). */
-const char* bsync_match_config_token(const bsync_match_config* cfg, uint32_t slot, size_t* len);
-const char* bsync_match_config_param_name(const bsync_match_config* cfg, uint32_t i);
-const char* bsync_match_config_trigger_name(const bsync_match_config* cfg, uint32_t j);
-const char* bsync_match_config_trigger_switch(const bsync_match_config* cfg, uint32_t j); /* the switch node name */
-const char* bsync_match_config_character_name(const bsync_match_config* cfg, uint32_t c);
-uint32_t bsync_match_config_input_delay(const bsync_match_config* cfg);
-uint32_t bsync_match_config_checksum_interval(const bsync_match_config* cfg);
-bsync_match_policy bsync_match_config_desync_policy(const bsync_match_config* cfg); /* NULL: REPORT */
+BSYNC_API const char* bsync_match_config_token(const bsync_match_config* cfg, uint32_t slot, size_t* len);
+BSYNC_API const char* bsync_match_config_param_name(const bsync_match_config* cfg, uint32_t i);
+BSYNC_API const char* bsync_match_config_trigger_name(const bsync_match_config* cfg, uint32_t j);
+BSYNC_API const char* bsync_match_config_trigger_switch(const bsync_match_config* cfg, uint32_t j); /* the switch node name */
+BSYNC_API const char* bsync_match_config_character_name(const bsync_match_config* cfg, uint32_t c);
+BSYNC_API uint32_t bsync_match_config_input_delay(const bsync_match_config* cfg);
+BSYNC_API uint32_t bsync_match_config_checksum_interval(const bsync_match_config* cfg);
+BSYNC_API bsync_match_policy bsync_match_config_desync_policy(const bsync_match_config* cfg); /* NULL: REPORT */
 /* The resolved replay path ("" when none). */
-const char* bsync_match_config_replay_path(const bsync_match_config* cfg);
-uint32_t bsync_match_config_duration_ticks(const bsync_match_config* cfg);
-bsync_match_timeouts bsync_match_config_timeouts(const bsync_match_config* cfg); /* NULL: all 0 */
-uint32_t bsync_match_config_payload_max(const bsync_match_config* cfg);
-uint32_t bsync_match_config_tick_rate(const bsync_match_config* cfg); /* the graphs' common tick rate */
+BSYNC_API const char* bsync_match_config_replay_path(const bsync_match_config* cfg);
+BSYNC_API uint32_t bsync_match_config_duration_ticks(const bsync_match_config* cfg);
+BSYNC_API bsync_match_timeouts bsync_match_config_timeouts(const bsync_match_config* cfg); /* NULL: all 0 */
+BSYNC_API uint32_t bsync_match_config_payload_max(const bsync_match_config* cfg);
+BSYNC_API uint32_t bsync_match_config_tick_rate(const bsync_match_config* cfg); /* the graphs' common tick rate */
 /* The loaded graph config of character c (shared by the characters naming the same file). */
-const bsync_graph_config* bsync_match_config_character_graph(const bsync_match_config* cfg, uint32_t c);
+BSYNC_API const bsync_graph_config* bsync_match_config_character_graph(const bsync_match_config* cfg, uint32_t c);
 /* The index (into the graph files below) of character c's graph file (UINT32_MAX out of range). */
-uint32_t bsync_match_config_character_graph_file(const bsync_match_config* cfg, uint32_t c);
+BSYNC_API uint32_t bsync_match_config_character_graph_file(const bsync_match_config* cfg, uint32_t c);
 /* Distinct graph files, in order of first use by the characters. */
-uint32_t bsync_match_config_graph_file_count(const bsync_match_config* cfg);
-const char* bsync_match_config_graph_file_path(const bsync_match_config* cfg, uint32_t i);    /* resolved */
-const char* bsync_match_config_graph_file_written(const bsync_match_config* cfg, uint32_t i); /* as written */
-uint64_t bsync_match_config_graph_file_hash(const bsync_match_config* cfg, uint32_t i);       /* bsync_graph_hash */
-const bsync_graph_config* bsync_match_config_graph_file_config(const bsync_match_config* cfg, uint32_t i);
+BSYNC_API uint32_t bsync_match_config_graph_file_count(const bsync_match_config* cfg);
+BSYNC_API const char* bsync_match_config_graph_file_path(const bsync_match_config* cfg, uint32_t i);    /* resolved */
+BSYNC_API const char* bsync_match_config_graph_file_written(const bsync_match_config* cfg, uint32_t i); /* as written */
+BSYNC_API uint64_t bsync_match_config_graph_file_hash(const bsync_match_config* cfg, uint32_t i);       /* bsync_graph_hash */
+BSYNC_API const bsync_graph_config* bsync_match_config_graph_file_config(const bsync_match_config* cfg, uint32_t i);
 /* The config text exactly as read (NUL-terminated; *len may be NULL), its path (or `name`) and the base
  * directory relative paths were resolved against, ending in '/' ("" for the current directory). */
-const char* bsync_match_config_text(const bsync_match_config* cfg, size_t* len);
-const char* bsync_match_config_path(const bsync_match_config* cfg);
-const char* bsync_match_config_base_dir(const bsync_match_config* cfg);
+BSYNC_API const char* bsync_match_config_text(const bsync_match_config* cfg, size_t* len);
+BSYNC_API const char* bsync_match_config_path(const bsync_match_config* cfg);
+BSYNC_API const char* bsync_match_config_base_dir(const bsync_match_config* cfg);
 /* One line per note (each ending in "\n"; "" when none; cut beyond 8 KiB): unmapped input parameters
  * and triggers. */
-const char* bsync_match_config_notes(const bsync_match_config* cfg);
+BSYNC_API const char* bsync_match_config_notes(const bsync_match_config* cfg);
 
 /* One entry per (graph file, motion) that has a bound clip: graph files in the order above, motions in
  * the tree's motion order. names[k] = "GRAPHFILE:MOTION" (GRAPHFILE the path AS WRITTEN in the match
  * config, so it does not depend on where the config lies; owned by cfg), hashes[k] =
  * bsync_checksum_clip of the bound clip. The first min(cap, total) entries are written (names or hashes
  * may be NULL when cap is 0); returns the total count (0 for NULL cfg). */
-uint32_t bsync_match_config_asset_hashes(const bsync_match_config* cfg, const char** names, uint64_t* hashes,
+BSYNC_API uint32_t bsync_match_config_asset_hashes(const bsync_match_config* cfg, const char** names, uint64_t* hashes,
                                          uint32_t cap);
 
 /* The replay header of this match (io/replay.h) as the server, `replay record` and the client library
  * write it: format version, build_version (copied, truncated to 256 bytes), match id and hash, tick
  * rate, counts, input delay, checksum interval, start_tick, every bound clip's hash (the first 256),
  * the config's path and text (config_text points into cfg: keep cfg alive while the header is used). */
-void bsync_match_config_replay_header(const bsync_match_config* cfg, const char* build_version, uint32_t start_tick,
+BSYNC_API void bsync_match_config_replay_header(const bsync_match_config* cfg, const char* build_version, uint32_t start_tick,
                                       bsync_replay_header* out);
 
 #ifdef __cplusplus

@@ -112,7 +112,7 @@ typedef enum bsync_replay_status {
     BSYNC_REPLAY_BAD_ORDER = 4, /* header not first / twice, frame ticks not consecutive, record after END */
     BSYNC_REPLAY_UNSUPPORTED = 5 /* format version other than BSYNC_REPLAY_FORMAT_VERSION */
 } bsync_replay_status;
-const char* bsync_replay_status_string(bsync_replay_status s);
+BSYNC_API const char* bsync_replay_status_string(bsync_replay_status s);
 
 typedef struct bsync_replay_asset {
     char name[BSYNC_REPLAY_MAX_TEXT + 1];
@@ -182,44 +182,44 @@ typedef struct bsync_replay_record {
 /* ---- writing */
 typedef struct bsync_replay_writer bsync_replay_writer;
 /* Create (truncate) `path` and write the magic and the HEADER record. */
-bsync_result bsync_replay_writer_open(const char* path, const bsync_replay_header* header,
+BSYNC_API bsync_result bsync_replay_writer_open(const char* path, const bsync_replay_header* header,
                                       bsync_replay_writer** out, bsync_error* err);
 /* Append one record (type from rec->type; not HEADER). IO_ERROR when the write fails (the writer
  * stays usable: a later append may succeed); INVALID_ARGUMENT for a record breaking a rule (frame
  * counts different from the header's, non-consecutive frame tick, a record after END). */
-bsync_result bsync_replay_writer_append(bsync_replay_writer* w, const bsync_replay_record* rec, bsync_error* err);
-bsync_result bsync_replay_writer_sync(bsync_replay_writer* w); /* fsync */
-uint64_t bsync_replay_writer_bytes(const bsync_replay_writer* w); /* bytes written so far */
+BSYNC_API bsync_result bsync_replay_writer_append(bsync_replay_writer* w, const bsync_replay_record* rec, bsync_error* err);
+BSYNC_API bsync_result bsync_replay_writer_sync(bsync_replay_writer* w); /* fsync */
+BSYNC_API uint64_t bsync_replay_writer_bytes(const bsync_replay_writer* w); /* bytes written so far */
 /* Close (no END record is added: append it first for a clean end). NULL ignored. */
-void bsync_replay_writer_close(bsync_replay_writer* w);
+BSYNC_API void bsync_replay_writer_close(bsync_replay_writer* w);
 
 /* Encode a record (any type) into buf; buf NULL: only *out_len. The header's counts are needed to
  * check a frame (pass NULL for the HEADER record itself; a DESYNC's slot and character are checked
  * only when a header is given). INVALID_ARGUMENT: NULL rec/out_len, unknown type, a broken rule (then
  * *out_len is 0); BUFFER_TOO_SMALL: cap < *out_len (which is set). */
-bsync_result bsync_replay_encode_record(const bsync_replay_record* rec, const bsync_replay_header* header,
+BSYNC_API bsync_result bsync_replay_encode_record(const bsync_replay_record* rec, const bsync_replay_header* header,
                                         uint8_t* buf, size_t cap, size_t* out_len);
 
 /* ---- reading */
 typedef struct bsync_replay_reader bsync_replay_reader;
 /* Read the whole file into memory. IO_ERROR when it cannot be read; a file that is not a replay still
  * opens: the first _next says CORRUPT. */
-bsync_result bsync_replay_reader_open_file(const char* path, bsync_replay_reader** out, bsync_error* err);
+BSYNC_API bsync_result bsync_replay_reader_open_file(const char* path, bsync_replay_reader** out, bsync_error* err);
 /* Read from a caller buffer (copied). */
-bsync_result bsync_replay_reader_open_memory(const void* data, size_t len, bsync_replay_reader** out);
+BSYNC_API bsync_result bsync_replay_reader_open_memory(const void* data, size_t len, bsync_replay_reader** out);
 /* The next record into *rec. After anything but OK, every later call returns the same status. The
  * first record read is always the HEADER (else CORRUPT / BAD_ORDER / UNSUPPORTED). `detail` (may be
  * NULL, 160 bytes) receives a sentence naming what is wrong and the byte offset ("" on OK; EOF and
  * TRUNCATED name the offset too). rec may be NULL (the record is only validated); after anything but
  * OK its contents are unspecified. r NULL: CORRUPT. */
-bsync_replay_status bsync_replay_reader_next(bsync_replay_reader* r, bsync_replay_record* rec, char* detail,
+BSYNC_API bsync_replay_status bsync_replay_reader_next(bsync_replay_reader* r, bsync_replay_record* rec, char* detail,
                                              size_t detail_cap);
 /* The header (NULL before the first record was read). */
-const bsync_replay_header* bsync_replay_reader_header(const bsync_replay_reader* r);
+BSYNC_API const bsync_replay_header* bsync_replay_reader_header(const bsync_replay_reader* r);
 /* Byte offset just past the last complete, valid record (what a repair would keep); 0 until the
  * HEADER was read. */
-uint64_t bsync_replay_reader_valid_bytes(const bsync_replay_reader* r);
-void bsync_replay_reader_close(bsync_replay_reader* r);
+BSYNC_API uint64_t bsync_replay_reader_valid_bytes(const bsync_replay_reader* r);
+BSYNC_API void bsync_replay_reader_close(bsync_replay_reader* r);
 
 #ifdef __cplusplus
 }

@@ -40,13 +40,13 @@ typedef struct bsync_retarget_report {
 /* Map `clip` (built for `from`) onto `to`. BSYNC_INVALID_ARGUMENT for NULL arguments, BSYNC_MISMATCH
  * when the clip was not built for `from`'s joint count; otherwise the clip builder's codes. report
  * may be NULL. *out is a new clip (bsync_clip_destroy) on success. */
-bsync_result bsync_retarget_clip(const bsync_clip* clip, const bsync_skeleton* from, const bsync_skeleton* to,
+BSYNC_API bsync_result bsync_retarget_clip(const bsync_clip* clip, const bsync_skeleton* from, const bsync_skeleton* to,
                                  uint32_t flags, bsync_clip** out, bsync_retarget_report* report);
 
 /* Replace asset's skeleton by a copy of `to` and every clip by its retargeted version (stats are kept;
  * the report covers the skeletons, so it is the same for every clip). On failure the asset is
  * unchanged. */
-bsync_result bsync_retarget_asset(bsync_asset* asset, const bsync_skeleton* to, uint32_t flags,
+BSYNC_API bsync_result bsync_retarget_asset(bsync_asset* asset, const bsync_skeleton* to, uint32_t flags,
                                   bsync_retarget_report* report, bsync_error* err);
 
 #ifdef __cplusplus

@@ -118,11 +118,11 @@ typedef struct bsync_synctest_report {
 } bsync_synctest_report;
 
 /* The report is zeroed first (also on an argument error, when report is not NULL). */
-bsync_result bsync_synctest_run(const bsync_synctest_ops* ops, uint64_t ticks, uint32_t check_distance,
+BSYNC_API bsync_result bsync_synctest_run(const bsync_synctest_ops* ops, uint64_t ticks, uint32_t check_distance,
                                 uint32_t flags, bsync_synctest_report* report, const bsync_allocator* allocator);
 
 /* "rewind", "fresh-0xA5", "fresh-0x5A"; "unknown" otherwise. */
-const char* bsync_synctest_kind_name(uint32_t kind);
+BSYNC_API const char* bsync_synctest_kind_name(uint32_t kind);
 
 /* ---- adapter: one graph instance.
  * input(user, t, targets, triggers, &trigger_count) fills tick t's targets (all parameter_count of
@@ -144,7 +144,7 @@ typedef struct bsync_synctest_instance {
 } bsync_synctest_instance;
 /* Fills *out for adapter a (graph, input and with_pose set by the caller). BSYNC_INVALID_ARGUMENT
  * for NULL arguments / graph / input, BSYNC_MISMATCH for with_pose on a graph without a skeleton. */
-bsync_result bsync_synctest_instance_ops(bsync_synctest_instance* a, bsync_synctest_ops* out);
+BSYNC_API bsync_result bsync_synctest_instance_ops(bsync_synctest_instance* a, bsync_synctest_ops* out);
 
 /* ---- adapter: one match.
  * frame(user, t, &frame) fills tick t's frame (player_count is preset to the desc's). Checksum: the
@@ -159,7 +159,7 @@ typedef struct bsync_synctest_match {
     bsync_match_frame frame; /* scratch */
 } bsync_synctest_match;
 /* BSYNC_INVALID_ARGUMENT for NULL arguments / desc / frame_fn or a desc that breaks match.h's rules. */
-bsync_result bsync_synctest_match_ops(bsync_synctest_match* a, bsync_synctest_ops* out);
+BSYNC_API bsync_result bsync_synctest_match_ops(bsync_synctest_match* a, bsync_synctest_ops* out);
 
 #ifdef __cplusplus
 }

@@ -54,15 +54,15 @@ typedef struct bsync_trail {
  * down to one tick; *written = bytes, *first_kept = the first tick kept (may be NULL).
  * BSYNC_BUFFER_TOO_SMALL when not even one tick fits; BSYNC_INVALID_ARGUMENT for bad arguments or a
  * snapshot that does not load (its result in err). */
-bsync_result bsync_trail_write(bsync_match* scratch, const uint8_t* const* snaps, const size_t* lens, uint32_t count,
+BSYNC_API bsync_result bsync_trail_write(bsync_match* scratch, const uint8_t* const* snaps, const size_t* lens, uint32_t count,
                                uint32_t first_tick, const uint32_t* characters, uint32_t character_count, void* buf,
                                size_t cap, size_t* written, uint32_t* first_kept, bsync_error* err);
 
 /* Checks every field and the XXH64. BSYNC_CORRUPT (message in err) for anything malformed. */
-bsync_result bsync_trail_parse(const void* data, size_t len, bsync_trail* out, bsync_error* err);
+BSYNC_API bsync_result bsync_trail_parse(const void* data, size_t len, bsync_trail* out, bsync_error* err);
 
 /* The entry of listed character index k (0..character_count) at tick index i (0..tick_count). */
-bsync_result bsync_trail_entry(const bsync_trail* trail, uint32_t i, uint32_t k, const uint8_t** bytes, size_t* len);
+BSYNC_API bsync_result bsync_trail_entry(const bsync_trail* trail, uint32_t i, uint32_t k, const uint8_t** bytes, size_t* len);
 
 #ifdef __cplusplus
 }

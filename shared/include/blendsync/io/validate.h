@@ -131,21 +131,21 @@ typedef struct bsync_validate_options {
     double unit_tolerance;          /* 1e-3 */
 } bsync_validate_options;
 
-void bsync_validate_options_default(bsync_validate_options* options);
+BSYNC_API void bsync_validate_options_default(bsync_validate_options* options);
 
 /* Zero a report before first use; free releases all its arrays and zeroes it again. */
-void bsync_validate_report_init(bsync_validate_report* report);
-void bsync_validate_report_free(bsync_validate_report* report);
+BSYNC_API void bsync_validate_report_init(bsync_validate_report* report);
+BSYNC_API void bsync_validate_report_free(bsync_validate_report* report);
 
 /* Check every clip of `asset` (named `file` in findings); the root joint is `root_joint` when it is
  * non-NULL and found, else joint 0. Appends a summary per clip and the findings. options NULL:
  * defaults. BSYNC_INVALID_ARGUMENT (NULL report/asset), BSYNC_OUT_OF_MEMORY. */
-bsync_result bsync_validate_asset(bsync_validate_report* report, const bsync_asset* asset, const char* file,
+BSYNC_API bsync_result bsync_validate_asset(bsync_validate_report* report, const bsync_asset* asset, const char* file,
                                   const char* root_joint, const bsync_validate_options* options);
 
 /* Import each path (bsync_asset_import_file, default options); an import failure becomes an error
  * finding and the other files are still checked. Then hierarchy_mismatch across the files. */
-bsync_result bsync_validate_files(bsync_validate_report* report, const char* const* paths, uint32_t count,
+BSYNC_API bsync_result bsync_validate_files(bsync_validate_report* report, const char* const* paths, uint32_t count,
                                   const bsync_validate_options* options);
 
 /* Parse the config (io/config.h), import each distinct source once (relative to the config's folder),
@@ -154,13 +154,13 @@ bsync_result bsync_validate_files(bsync_validate_report* report, const char* con
  * Simple1D node's children with clips get a suggestion (their root speed; not a Switch node's, whose
  * Simple1D space only lists its states at thresholds 0, 1, 2, ...). Parse and import failures
  * are error findings, not failures of the call. */
-bsync_result bsync_validate_config(bsync_validate_report* report, const char* path,
+BSYNC_API bsync_result bsync_validate_config(bsync_validate_report* report, const char* path,
                                    const bsync_validate_options* options);
 
 /* 1 when `path` reads as a JSON object with a top-level "characters" array or a "match_id" member
  * (a match config, io/match_config.h), else 0 (also when it cannot be read or parsed: the graph-config
  * path then reports the problem). */
-int bsync_validate_is_match_config(const char* path);
+BSYNC_API int bsync_validate_is_match_config(const char* path);
 
 /* A match config: bsync_match_config_load; when it refuses the match, a match_error finding (and the
  * graph files are taken from the "characters" entries that can be read). Then every distinct graph
@@ -169,13 +169,13 @@ int bsync_validate_is_match_config(const char* path);
  * the match loaded) match_graph, unmapped_input and unmapped_trigger, from the loader's input maps
  * (param_map / trigger_map BSYNC_MATCH_UNMAPPED, the same facts as its notes). BSYNC_INVALID_ARGUMENT
  * (NULL report/path), BSYNC_OUT_OF_MEMORY; every other problem is a finding. */
-bsync_result bsync_validate_match(bsync_validate_report* report, const char* path,
+BSYNC_API bsync_result bsync_validate_match(bsync_validate_report* report, const char* path,
                                   const bsync_validate_options* options);
 
 /* 2 when any finding is an error, else 1 when any is a warning, else 0. */
-int bsync_validate_exit_status(const bsync_validate_report* report);
+BSYNC_API int bsync_validate_exit_status(const bsync_validate_report* report);
 
-const char* bsync_validate_severity_name(bsync_validate_severity severity); /* "info" "warning" "error" */
+BSYNC_API const char* bsync_validate_severity_name(bsync_validate_severity severity); /* "info" "warning" "error" */
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,62 @@
+# The third-party libraries blendsync builds against, as imported targets. Used twice: by the build
+# (CMakeLists.txt) and by an installed blendsyncConfig.cmake, so a consumer's find_package(blendsync)
+# finds exactly what the build found, by the same rules.
+#
+#   blendsync_dep::fixmath   libfixmath's headers (fix16_t; no library: blendsync never calls it)
+#   blendsync_dep::cjson     cJSON (the io library's JSON configs)
+#   blendsync_dep::enet      ENet 1.3 (proto/net, client, server)
+#   blendsync_dep::m         libm where the platform has one (io's import-time conversions)
+#
+# Sets BSYNC_DEPS_MISSING to the names it could not find (empty when all are there).
+set(BSYNC_DEPS_MISSING "")
+
+find_path(FIXMATH_INCLUDE libfixmath/fix16.h)
+find_library(CJSON_LIB NAMES cjson)
+find_path(CJSON_INCLUDE cjson/cJSON.h)
+find_library(ENET_LIB NAMES enet)
+find_path(ENET_INCLUDE enet/enet.h)
+find_library(MATH_LIB m)
+
+if(NOT TARGET blendsync_dep::fixmath)
+  if(FIXMATH_INCLUDE)
+    add_library(blendsync_dep::fixmath INTERFACE IMPORTED)
+    set_target_properties(blendsync_dep::fixmath PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${FIXMATH_INCLUDE}")
+  else()
+    list(APPEND BSYNC_DEPS_MISSING "libfixmath (libfixmath/fix16.h)")
+  endif()
+endif()
+if(NOT TARGET blendsync_dep::cjson)
+  if(CJSON_LIB AND CJSON_INCLUDE)
+    add_library(blendsync_dep::cjson UNKNOWN IMPORTED)
+    set_target_properties(blendsync_dep::cjson PROPERTIES IMPORTED_LOCATION "${CJSON_LIB}"
+                          INTERFACE_INCLUDE_DIRECTORIES "${CJSON_INCLUDE}")
+  else()
+    list(APPEND BSYNC_DEPS_MISSING "cJSON (cjson/cJSON.h, libcjson)")
+  endif()
+endif()
+if(NOT TARGET blendsync_dep::enet)
+  if(ENET_LIB AND ENET_INCLUDE)
+    add_library(blendsync_dep::enet UNKNOWN IMPORTED)
+    set_target_properties(blendsync_dep::enet PROPERTIES IMPORTED_LOCATION "${ENET_LIB}"
+                          INTERFACE_INCLUDE_DIRECTORIES "${ENET_INCLUDE}")
+  else()
+    list(APPEND BSYNC_DEPS_MISSING "ENet (enet/enet.h, libenet)")
+  endif()
+endif()
+if(NOT TARGET blendsync_dep::m)
+  add_library(blendsync_dep::m INTERFACE IMPORTED)
+  if(MATH_LIB)
+    set_target_properties(blendsync_dep::m PROPERTIES INTERFACE_LINK_LIBRARIES "${MATH_LIB}")
+  endif()
+endif()
+
+# Optional: assimp (FBX/Collada import) when the build found it; BSYNC_NEED_ASSIMP makes it required.
+find_library(ASSIMP_LIB assimp)
+find_path(ASSIMP_INCLUDE assimp/cimport.h)
+if(NOT TARGET blendsync_dep::assimp AND ASSIMP_LIB AND ASSIMP_INCLUDE)
+  add_library(blendsync_dep::assimp UNKNOWN IMPORTED)
+  set_target_properties(blendsync_dep::assimp PROPERTIES IMPORTED_LOCATION "${ASSIMP_LIB}")
+endif()
+if(BSYNC_NEED_ASSIMP AND NOT TARGET blendsync_dep::assimp)
+  list(APPEND BSYNC_DEPS_MISSING "assimp (libassimp, the build used it)")
+endif()

@@ -1,0 +1,102 @@
+# libblendsync.so.0 and the install rules: headers, static and shared libraries, the two programs, a
+# CMake package (find_package(blendsync): blendsync::core, ::io, ::client, ::server, ::blendsync ...)
+# and pkg-config files. Design and the ABI promise: docs/library.md.
+
+set(BSYNC_STATIC_LIBRARIES blendsync_alloc blendsync_core blendsync_io blendsync_proto blendsync_net
+    blendsync_client blendsync_server)
+# Exported names: blendsync_core -> blendsync::core, and so on.
+foreach(lib ${BSYNC_STATIC_LIBRARIES})
+  string(REPLACE "blendsync_" "" short ${lib})
+  set_target_properties(${lib} PROPERTIES EXPORT_NAME ${short})
+endforeach()
+
+set(BSYNC_PUBLIC_INCLUDE_DIRS ${CMAKE_SOURCE_DIR}/shared/include ${CMAKE_SOURCE_DIR}/proto/include
+    ${CMAKE_SOURCE_DIR}/proto/net/include ${CMAKE_SOURCE_DIR}/client/include ${CMAKE_SOURCE_DIR}/server/include)
+
+# The shared library: every module (core, allocator, io, proto, net, client, server) in ONE library,
+# so a binding (C#, Python ctypes) loads one file. Its own compilation of the same sources, with
+# hidden visibility: only what the public headers mark BSYNC_API is exported
+# (tests/cli/shared_symbols.sh checks the exported list against the headers' declarations).
+if(BSYNC_BUILD_SHARED)
+  set(BSYNC_SHARED_SOURCES "")
+  foreach(lib ${BSYNC_STATIC_LIBRARIES})
+    get_target_property(src ${lib} SOURCES)
+    list(APPEND BSYNC_SHARED_SOURCES ${src})
+  endforeach()
+  add_library(blendsync_shared SHARED ${BSYNC_SHARED_SOURCES})
+  set_target_properties(blendsync_shared PROPERTIES
+    OUTPUT_NAME blendsync EXPORT_NAME blendsync
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+    C_VISIBILITY_PRESET hidden)
+  target_compile_definitions(blendsync_shared PRIVATE BSYNC_BUILDING_SHARED INTERFACE BSYNC_SHARED)
+  foreach(dir ${BSYNC_PUBLIC_INCLUDE_DIRS})
+    target_include_directories(blendsync_shared PUBLIC $<BUILD_INTERFACE:${dir}>)
+  endforeach()
+  target_include_directories(blendsync_shared PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # fix16_t (fixed.h) and ENetHost (net.h) appear in public headers: their include dirs go along.
+  target_link_libraries(blendsync_shared PUBLIC blendsync_dep::fixmath blendsync_dep::enet
+                        PRIVATE blendsync_dep::cjson blendsync_dep::m)
+  if(BSYNC_WITH_ASSIMP)
+    target_include_directories(blendsync_shared PRIVATE ${ASSIMP_INCLUDE})
+    target_link_libraries(blendsync_shared PRIVATE blendsync_dep::assimp)
+    target_compile_definitions(blendsync_shared PUBLIC BSYNC_HAVE_ASSIMP=1)
+  endif()
+  if(NOT BSYNC_SANITIZE) # the sanitizer runtimes are resolved by the executable, not by the library
+    target_link_options(blendsync_shared PRIVATE -Wl,--no-undefined)
+  endif()
+endif()
+
+# ---------------------------------------------------------------- install
+set(BSYNC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/blendsync)
+foreach(dir ${BSYNC_PUBLIC_INCLUDE_DIRS})
+  install(DIRECTORY ${dir}/blendsync DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+endforeach()
+set(BSYNC_INSTALL_TARGETS ${BSYNC_STATIC_LIBRARIES})
+if(BSYNC_BUILD_SHARED)
+  list(APPEND BSYNC_INSTALL_TARGETS blendsync_shared)
+endif()
+install(TARGETS ${BSYNC_INSTALL_TARGETS} EXPORT blendsyncTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS blendsync blendsync-server RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT blendsyncTargets NAMESPACE blendsync:: DESTINATION ${BSYNC_CMAKE_DIR})
+
+include(CMakePackageConfigHelpers)
+# 0.x: a minor version may change the ABI (docs/library.md), so 0.1.x satisfies only 0.1 requests.
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/blendsyncConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/blendsyncConfig.cmake.in ${CMAKE_BINARY_DIR}/blendsyncConfig.cmake @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/blendsyncConfig.cmake ${CMAKE_BINARY_DIR}/blendsyncConfigVersion.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/blendsyncDeps.cmake
+        DESTINATION ${BSYNC_CMAKE_DIR})
+
+# pkg-config: blendsync (the shared library) and one file per static library. The static files
+# list their third-party libraries in Libs (they have no shared form that would carry them).
+set(BSYNC_PC_FIXMATH_CFLAGS "")
+if(NOT FIXMATH_INCLUDE STREQUAL "/usr/include")
+  set(BSYNC_PC_FIXMATH_CFLAGS " -I${FIXMATH_INCLUDE}")
+endif()
+set(BSYNC_PC_ASSIMP "")
+if(BSYNC_WITH_ASSIMP)
+  set(BSYNC_PC_ASSIMP " -lassimp")
+endif()
+# Relocatable: the prefix is found from the .pc file's own place (${pcfiledir}), so an install with
+# `cmake --install build --prefix P` works wherever P is.
+file(RELATIVE_PATH BSYNC_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+function(bsync_pkg_config name description requires libs)
+  set(BSYNC_PC_NAME ${name})
+  set(BSYNC_PC_DESCRIPTION ${description})
+  set(BSYNC_PC_REQUIRES ${requires})
+  set(BSYNC_PC_LIBS ${libs})
+  configure_file(${CMAKE_SOURCE_DIR}/cmake/blendsync.pc.in ${CMAKE_BINARY_DIR}/pkgconfig/${name}.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${name}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endfunction()
+bsync_pkg_config(blendsync-core "deterministic fixed-point animation core (static)" "" "-lblendsync_core -lblendsync_alloc")
+bsync_pkg_config(blendsync-io "blendsync file formats and importers (static)" "blendsync-core libcjson" "-lblendsync_io${BSYNC_PC_ASSIMP} -lm")
+bsync_pkg_config(blendsync-proto "blendsync wire protocol and its ENet glue (static)" "blendsync-core libenet" "-lblendsync_net -lblendsync_proto")
+bsync_pkg_config(blendsync-client "blendsync lockstep client library (static)" "blendsync-proto blendsync-io" "-lblendsync_client")
+bsync_pkg_config(blendsync-server "blendsync lockstep server library (static)" "blendsync-proto blendsync-io" "-lblendsync_server")
+if(BSYNC_BUILD_SHARED)
+  bsync_pkg_config(blendsync "deterministic lockstep animation: every module in one shared library" "libenet" "-lblendsync")
+endif()
