@@ -38,12 +38,12 @@ static void test_on_time_late_and_stalled(void** state) {
     assert_int_equal(bsync_present_clock_alpha(&k, 901 * MS), 0);
     assert_int_equal(bsync_present_clock_alpha(&k, 911 * MS), 16384); /* running again */
     /* early (a burst beyond S): S jumps forward to the tick, never before it */
-    bsync_present_clock_frame(&k, 18, 902 * MS);
-    assert_int_equal(bsync_present_clock_alpha(&k, 902 * MS), 0);
-    assert_int_equal(bsync_present_clock_alpha(&k, 922 * MS), 32768);
+    bsync_present_clock_frame(&k, 18, 912 * MS);
+    assert_int_equal(bsync_present_clock_alpha(&k, 912 * MS), 0);
+    assert_int_equal(bsync_present_clock_alpha(&k, 932 * MS), 32768);
     /* a resync back to an earlier tick: S brought back within the bound */
-    bsync_present_clock_frame(&k, 5, 922 * MS);
-    assert_int_equal(bsync_present_clock_alpha(&k, 922 * MS), BSYNC_PRESENT_ALPHA_MAX);
+    bsync_present_clock_frame(&k, 5, 932 * MS);
+    assert_int_equal(bsync_present_clock_alpha(&k, 932 * MS), BSYNC_PRESENT_ALPHA_MAX);
 }
 
 /* No drift: frames exactly every 1/30 s in whole nanoseconds that do not divide evenly (33333333 or
