@@ -8,7 +8,8 @@
  *     1 + x at tick t is x at tick t + 1 (extrapolation continues exactly where the next tick starts);
  *   - between: the presented node phase is within one 2^-32 unit of tick phase + alpha * (next - tick)
  *     computed here in exact integers from two real ticks;
- *   - const: the instance's bytes and state checksum are unchanged by any number of calls; a whole
+ *   - const: the instance's bytes and state checksum are unchanged by any number of calls (and a
+ *     poisoned, cold scratch gives the same bits as a warm one); a whole
  *     match run with and without presentation calls interleaved has identical checksums (blend and
  *     pose) every tick and identical snapshots;
  *   - smoothness: at 144 Hz and 60 Hz over the 30 Hz simulation (a SmoothDamp speed ramp idle -> walk
@@ -260,18 +261,26 @@ static void test_instance_untouched(void** state) {
         size_t ss;
         void* scratch = scratch_for(graphs[gi], &ss);
         void* before = malloc(b.size);
-        bsync_trs pl[J], pm[J];
+        void* cold = aligned_alloc(8, (ss + 7) & ~(size_t)7);
+        bsync_trs pl[J], pm[J], cl[J], cm[J];
         bsync_root_motion pr;
         for (uint32_t t = 0; t < 120; t++) {
             tick(b.inst, varying_speed(t));
             const uint64_t sum = bsync_instance_state_checksum(b.inst);
             memcpy(before, b.mem, b.size);
-            for (fix16_t a = 0; a <= BSYNC_PRESENT_ALPHA_MAX + 65536; a += 9001)
+            for (fix16_t a = 0; a <= BSYNC_PRESENT_ALPHA_MAX + 65536; a += 9001) {
                 assert_int_equal(bsync_present_pose(b.inst, a, scratch, ss, pl, pm, &pr), BSYNC_OK);
+                /* a cold scratch (poisoned: no warm cursors) gives the same bits as the warm one */
+                memset(cold, (int)(0xA5u ^ t), ss);
+                assert_int_equal(bsync_present_pose(b.inst, a, cold, ss, cl, cm, NULL), BSYNC_OK);
+                assert_same_pose(pl, cl);
+                assert_same_pose(pm, cm);
+            }
             assert_memory_equal(before, b.mem, b.size);
             assert_true(bsync_instance_state_checksum(b.inst) == sum);
         }
         free(before);
+        free(cold);
         free(scratch);
         free(b.mem);
     }

@@ -44,11 +44,19 @@
  *
  * Nothing in the instance changes: it is const, the scratch receives a copy (bsync_instance_memory_size
  * bytes, 8-byte aligned, not overlapping the instance; its sample cursors and pose buffers are used
- * there), so no checksum, snapshot or later tick can tell a presentation pose was computed. No
+ * there), so no checksum, snapshot or later tick can tell a presentation pose was computed. After a
+ * successful call the scratch holds that copy, a valid instance at the presented clocks (read it with
+ * the instance.h getters, e.g. bsync_instance_node_time; ticking it is the caller's business). The
+ * scratch's content on entry is only a cache: when it already holds a copy of an instance of the same
+ * graph (the previous call's), its own sample cursors are kept instead of the instance's, so they
+ * follow the presented times (a cursor never changes a result, sample.h; a cold or garbage scratch
+ * gives the same bits, only the first key search is slower). One scratch serves any number of
+ * instances and graphs (bsync_present_match reuses one). No
  * allocation, no globals, integer arithmetic only (the float conversion is a separate call, at the edge:
  * never feed a float pose back into the simulation or a checksum).
  *
- * Cost: a copy of the instance (a few KB) plus one bsync_instance_pose (docs/benchmarks.md). */
+ * Cost: a copy of the instance (a few KB, without the cursors) plus one bsync_instance_pose: about
+ * the tick pose's (docs/benchmarks.md, bench_present). */
 #ifndef BLENDSYNC_PRESENT_H
 #define BLENDSYNC_PRESENT_H
 
