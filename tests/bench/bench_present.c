@@ -77,9 +77,9 @@ int main(int argc, char** argv) {
     if (c.params > 16 || bsync_graph_joint_count(c.g) == 0) return 1;
     c.size = bsync_instance_memory_size(c.g);
     const size_t alloc = (c.size + 15) & ~(size_t)15;
-    c.start = aligned_alloc(16, alloc);
-    c.mem = aligned_alloc(16, alloc);
-    c.scratch = aligned_alloc(16, alloc);
+    c.start = malloc(alloc);
+    c.mem = malloc(alloc);
+    c.scratch = malloc(alloc);
     const uint32_t joints = bsync_graph_joint_count(c.g);
     c.local = malloc(sizeof(bsync_trs) * joints);
     c.model = malloc(sizeof(bsync_trs) * joints);

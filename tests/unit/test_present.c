@@ -114,9 +114,10 @@ typedef struct box {
     bsync_instance* inst;
 } box;
 
+/* malloc: aligned for any fundamental type, so 8-aligned as instances and scratch need */
 static void box_init(box* b, const bsync_graph* g) {
     b->size = bsync_instance_memory_size(g);
-    b->mem = aligned_alloc(8, (b->size + 7) & ~(size_t)7);
+    b->mem = malloc((b->size + 7) & ~(size_t)7);
     assert_non_null(b->mem);
     assert_int_equal(bsync_instance_init(b->mem, b->size, g, &b->inst), BSYNC_OK);
 }
@@ -124,7 +125,7 @@ static void box_init(box* b, const bsync_graph* g) {
 static void* scratch_for(const bsync_graph* g, size_t* size) {
     *size = bsync_present_scratch_size(g);
     assert_int_equal(*size, bsync_instance_memory_size(g));
-    void* s = aligned_alloc(8, (*size + 7) & ~(size_t)7);
+    void* s = malloc((*size + 7) & ~(size_t)7);
     assert_non_null(s);
     return s;
 }
@@ -261,7 +262,7 @@ static void test_instance_untouched(void** state) {
         size_t ss;
         void* scratch = scratch_for(graphs[gi], &ss);
         void* before = malloc(b.size);
-        void* cold = aligned_alloc(8, (ss + 7) & ~(size_t)7);
+        void* cold = malloc((ss + 7) & ~(size_t)7);
         bsync_trs pl[J], pm[J], cl[J], cm[J];
         bsync_root_motion pr;
         for (uint32_t t = 0; t < 120; t++) {
@@ -313,7 +314,7 @@ static void test_match_with_and_without_presentation(void** state) {
     d.characters = ch;
     const size_t msize = bsync_match_memory_size(&d);
     assert_true(msize > 0);
-    void* mem[2] = {aligned_alloc(16, (msize + 15) & ~(size_t)15), aligned_alloc(16, (msize + 15) & ~(size_t)15)};
+    void* mem[2] = {malloc((msize + 15) & ~(size_t)15), malloc((msize + 15) & ~(size_t)15)};
     bsync_match* m[2];
     for (int k = 0; k < 2; k++) assert_int_equal(bsync_match_init(mem[k], msize, &d, &m[k]), BSYNC_OK);
     const size_t ss = bsync_present_match_scratch_size(m[1]);
@@ -321,7 +322,7 @@ static void test_match_with_and_without_presentation(void** state) {
                              ? bsync_instance_memory_size(g_none) : bsync_instance_memory_size(g_plain));
     const uint32_t joints = bsync_present_match_joint_count(m[1]);
     assert_int_equal(joints, 6u * J);
-    void* scratch = aligned_alloc(8, (ss + 7) & ~(size_t)7);
+    void* scratch = malloc((ss + 7) & ~(size_t)7);
     bsync_trs* pl = malloc(joints * sizeof(bsync_trs));
     bsync_trs* pm = malloc(joints * sizeof(bsync_trs));
     bsync_trs one[J];
@@ -426,7 +427,7 @@ static figures render_at(uint32_t hz) {
     void* scratch = scratch_for(g_smooth, &ss);
     bsync_trs tick_model[TICKS + 1][J];
     world tick_world[TICKS + 1];
-    static unsigned char inst_at[TICKS + 1][16384];
+    static _Alignas(16) unsigned char inst_at[TICKS + 1][16384]; /* instance copies: 8-aligned rows */
     assert_true(b.size <= sizeof inst_at[0]);
     world w = {0, 0, 0};
     bsync_trs local[J];
