@@ -31,18 +31,6 @@ static int64_t to_i64(uint64_t v) {
 
 static size_t align8_(size_t v) { return (v + 7u) & ~(size_t)7u; }
 
-/* A switch's cross-fade stack (instance.h "Switches"), entries oldest first. */
-typedef struct sw_entry {
-    uint32_t child;  /* child index of the switch node */
-    fix16_t base;    /* weight when the newest fade began (older entries; sum 1.0); 0 for the newest */
-    fix16_t weight;  /* derived: the current weight */
-    uint32_t fade;   /* newest entry: fade length in ticks; else 0 */
-    uint32_t done;   /* newest entry: ticks of the fade done (< fade while count > 1); else 0 */
-} sw_entry;
-typedef struct sw_stack {
-    uint32_t count, pad_;
-    sw_entry e[BSYNC_SWITCH_STACK_DEPTH];
-} sw_stack;
 
 /* A switch's inertialization (instance.h "Inertialization"): state while active, all zero otherwise. */
 typedef struct sw_inert {
@@ -218,6 +206,9 @@ static void flatten_and_lengths(bsync_instance* inst) {
         (void)bsync_time_step_init(BSYNC_FX_ONE, speed, g->tick_rate, &steps[n]); /* rate valid */
     }
 }
+
+/* For present.c: the derived state of a copy whose node weights it changed (instance_impl.h). */
+void instance_flatten_and_lengths(bsync_instance* inst) { flatten_and_lengths(inst); }
 
 /* Entry weights from base / fade / done (instance.h "Switches"). */
 static void sw_weights(sw_stack* st) {

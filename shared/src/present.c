@@ -65,6 +65,44 @@ bsync_result bsync_present_root_motion(const bsync_instance* inst, fix16_t alpha
     return BSYNC_OK;
 }
 
+/* Switch cross-fades at tick + alpha (present.h): a fade is time, not input — it advances one tick per
+ * tick whatever the inputs — so the newest entry's weight is taken at done + alpha instead of done:
+ * w_T = round((d * 65536 + alpha) / F) with d * 65536 + alpha capped at F * 65536 (the end of the fade),
+ * the older entries scaled by 1 - w_T exactly as instance.c's sw_weights does (floors, the one below
+ * the newest taking the rest). alpha = 0 gives the tick's weights; alpha = 1 the next tick's when no
+ * trigger comes. The switch nodes' child weights are rewritten from them and the copy's derived state
+ * (contributions, leaf weights) recomputed. */
+static void present_fades(bsync_instance* copy, fix16_t alpha) {
+    const bsync_graph* g = copy->graph;
+    sw_stack* stacks = INSTANCE_SWITCH_STACKS(copy);
+    fix16_t* w = ARR(copy, fix16_t, off_weights);
+    int any = 0;
+    for (uint32_t i = 0; i < g->switch_count; i++) {
+        sw_stack* st = &stacks[i];
+        if (st->count <= 1u) continue;
+        const uint32_t top = st->count - 1u;
+        const uint64_t f = st->e[top].fade, d = st->e[top].done;
+        if (f == 0) continue; /* an instant entry not yet collapsed: already 1.0 */
+        uint64_t x = d * 65536u + (uint64_t)alpha;
+        if (x > f * 65536u) x = f * 65536u;
+        const fix16_t wt = (fix16_t)((x + f / 2u) / f);
+        const fix16_t rem = BSYNC_FX_ONE - wt;
+        st->e[top].weight = wt;
+        fix16_t sum = 0;
+        for (uint32_t k = 0; k + 2u < st->count; k++) {
+            st->e[k].weight = (fix16_t)(((uint64_t)st->e[k].base * (uint64_t)rem) >> 16);
+            sum += st->e[k].weight;
+        }
+        st->e[top - 1u].weight = rem - sum;
+        const graph_node* gn = &g->nodes[g->switches[i].node];
+        for (uint32_t k = 0; k < gn->child_count; k++) w[gn->first_slot + k] = 0;
+        for (uint32_t k = 0; k < st->count; k++)
+            w[gn->first_slot + st->e[k].child] = bsync_fx_add(w[gn->first_slot + st->e[k].child], st->e[k].weight);
+        any = 1;
+    }
+    if (any) instance_flatten_and_lengths(copy); /* the clocks were already moved with the tick's steps */
+}
+
 /* Copies the instance into scratch and moves the copy's clocks to tick + alpha. */
 static bsync_result present_copy(const bsync_instance* inst, fix16_t alpha, void* scratch, size_t scratch_size,
                                  bsync_instance** out) {
@@ -95,6 +133,7 @@ static bsync_result present_copy(const bsync_instance* inst, fix16_t alpha, void
         bsync_clip_time* sc = ARR(copy, bsync_clip_time, off_slot_clocks);
         for (uint32_t c = 0; c < g->clock_count; c++) advance_alpha(&sc[c], &g->clock_steps[c], alpha);
     }
+    if (alpha > 0 && g->switch_count > 0) present_fades(copy, alpha);
     *out = copy;
     return BSYNC_OK;
 }

@@ -25,12 +25,17 @@
 #include "blendsync/blend_tree.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
+#include "blendsync/io/graph_config.h"
 #include "blendsync/match.h"
 #include "blendsync/present.h"
 #include "blendsync/procedural.h"
 #include "test_support.h"
 
 enum { J = 23 };
+
+#ifndef BSYNC_SOURCE_DIR
+#define BSYNC_SOURCE_DIR "."
+#endif
 
 static bsync_procedural_humanoid g_h;
 static bsync_blend_tree* g_tree;
@@ -417,14 +422,21 @@ static fix16_t ramp(uint32_t t) {
     return BSYNC_PROCEDURAL_SPEED_WALK;
 }
 
-typedef struct figures { double tick_rot, frame_rot, held_rot, tick_root, frame_root, held_root; } figures;
+/* frame_rot_steady: the largest per-frame change over the frames that are not the first one shown from
+ * a tick with a switch trigger (the onset of a cross-fade: its first weight step, 1/F, is an input the
+ * tick before could not know; see test_smooth_demo_graph) */
+typedef struct figures { double tick_rot, frame_rot, held_rot, tick_root, frame_root, held_root, frame_rot_steady; } figures;
 
-static figures render_at(uint32_t hz) {
+/* One tick of a scenario: the ramp on the one-parameter graph, or the demo graph's joystick path. */
+typedef void (*tick_fn)(bsync_instance* inst, uint32_t t);
+static void ramp_tick(bsync_instance* inst, uint32_t t) { tick(inst, ramp(t)); }
+
+static figures render_at(const bsync_graph* g, tick_fn step, uint32_t hz, int (*onset)(uint32_t tick)) {
     enum { TICKS = 210 };
     box b;
-    box_init(&b, g_smooth);
+    box_init(&b, g);
     size_t ss;
-    void* scratch = scratch_for(g_smooth, &ss);
+    void* scratch = scratch_for(g, &ss);
     bsync_trs tick_model[TICKS + 1][J];
     world tick_world[TICKS + 1];
     static _Alignas(16) unsigned char inst_at[TICKS + 1][16384]; /* instance copies: 8-aligned rows */
@@ -433,7 +445,7 @@ static figures render_at(uint32_t hz) {
     bsync_trs local[J];
     for (uint32_t t = 0; t <= TICKS; t++) {
         if (t > 0) {
-            tick(b.inst, ramp(t));
+            step(b.inst, t);
             bsync_root_motion rm;
             assert_int_equal(bsync_instance_root_motion(b.inst, &rm), BSYNC_OK);
             w = compose(w, &rm);
@@ -442,7 +454,8 @@ static figures render_at(uint32_t hz) {
         tick_world[t] = w;
         memcpy(inst_at[t], b.mem, b.size);
     }
-    figures f = {0, 0, 0, 0, 0, 0};
+    figures f = {0, 0, 0, 0, 0, 0, 0};
+    uint32_t shown_tick = UINT32_MAX;
     for (uint32_t t = 1; t <= TICKS; t++) {
         f.tick_rot = fmax(f.tick_rot, max_rotation_change(tick_model[t - 1], tick_model[t]));
         f.tick_root = fmax(f.tick_root, hypot(tick_world[t].x - tick_world[t - 1].x, tick_world[t].z - tick_world[t - 1].z));
@@ -460,12 +473,15 @@ static figures render_at(uint32_t hz) {
         assert_int_equal(bsync_present_pose(inst, alpha, scratch, ss, local, cur, &pr), BSYNC_OK);
         const world pw = compose(tick_world[t], &pr);
         if (k > 0) {
-            f.frame_rot = fmax(f.frame_rot, max_rotation_change(prev, cur));
+            const double ch = max_rotation_change(prev, cur);
+            f.frame_rot = fmax(f.frame_rot, ch);
+            if (!(onset && t != shown_tick && onset(t))) f.frame_rot_steady = fmax(f.frame_rot_steady, ch);
             f.frame_root = fmax(f.frame_root, hypot(pw.x - prev_w.x, pw.z - prev_w.z));
             f.held_rot = fmax(f.held_rot, max_rotation_change(held_prev, tick_model[t]));
             f.held_root = fmax(f.held_root, hypot(tick_world[t].x - held_prev_w.x, tick_world[t].z - held_prev_w.z));
         }
         memcpy(prev, cur, sizeof prev);
+        shown_tick = t;
         memcpy(held_prev, tick_model[t], sizeof held_prev);
         prev_w = pw;
         held_prev_w = tick_world[t];
@@ -479,7 +495,7 @@ static void test_smooth_at_display_rates(void** state) {
     (void)state;
     const uint32_t rates[2] = {144, 60};
     for (int i = 0; i < 2; i++) {
-        const figures f = render_at(rates[i]);
+        const figures f = render_at(g_smooth, ramp_tick, rates[i], NULL);
         const double ideal = 30.0 / rates[i];
         print_message("%u Hz over 30 Hz: max joint rotation change per tick %.4f rad; per frame presented %.4f "
                       "(%.3f of a tick, ideal %.3f), held %.4f (%.3f); root step per tick %.4f m, per frame "
@@ -494,6 +510,84 @@ static void test_smooth_at_display_rates(void** state) {
         assert_true(f.held_rot >= 0.999 * f.tick_rot);
         assert_true(f.held_root >= 0.999 * f.tick_root);
     }
+}
+
+/* The demo's locomotion graph (scripts/demo/humanoid_locomotion.json: filtered 2D stick + speed, an
+ * upper-body override layer whose switch cross-fades to wave / punch over 6 ticks; no root motion):
+ * stand, walk, run, strafe, back up, with a wave at tick 40 and a punch at tick 130. The weights are
+ * held between ticks, so a cross-fade's step (1/6 of the arm's difference per tick) lands in the frame
+ * that crosses the tick: the figures show what that costs. */
+static const bsync_graph* g_demo;
+static uint32_t g_demo_x, g_demo_y, g_demo_speed;
+static void demo_tick(bsync_instance* inst, uint32_t t) {
+    fix16_t tg[16];
+    memset(tg, 0, sizeof tg);
+    const uint32_t pc = bsync_graph_parameter_count(g_demo);
+    if (t >= 30 && t < 90) { tg[g_demo_y] = 65536; tg[g_demo_speed] = 91750; }
+    else if (t >= 90 && t < 140) { tg[g_demo_y] = 65536; tg[g_demo_speed] = 229376; }
+    else if (t >= 140 && t < 180) { tg[g_demo_x] = 65536; tg[g_demo_speed] = 85197; }
+    else if (t >= 180) { tg[g_demo_y] = -65536; tg[g_demo_speed] = 78643; }
+    bsync_switch_trigger tr;
+    memset(&tr, 0, sizeof tr);
+    tr.fade_ticks = 6;
+    tr.child = t == 40 ? 1u : 2u;
+    const uint32_t n = (t == 40 || t == 130) && bsync_graph_switch_count(g_demo) > 0 ? 1u : 0u;
+    bsync_instance_input in = {tg, pc};
+    assert_int_equal(bsync_instance_tick_ex(inst, &in, &tr, n), BSYNC_OK);
+}
+
+static int demo_onset(uint32_t t) { return t == 40 || t == 130; }
+
+static uint32_t param_named(const bsync_blend_tree* tree, const char* name) {
+    for (uint32_t i = 0; i < bsync_blend_tree_parameter_count(tree); i++)
+        if (!strcmp(bsync_blend_tree_parameter_name(tree, i), name)) return i;
+    fail_msg("no parameter %s", name);
+    return 0;
+}
+
+static void test_smooth_demo_graph(void** state) {
+    (void)state;
+    bsync_graph_config* gc = NULL;
+    bsync_error err;
+    assert_int_equal(bsync_graph_config_load(BSYNC_SOURCE_DIR "/scripts/demo/humanoid_locomotion.json", NULL, &gc,
+                                             NULL, &err), BSYNC_OK);
+    g_demo = bsync_graph_config_graph(gc);
+    const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
+    assert_true(bsync_graph_parameter_count(g_demo) <= 16 && bsync_graph_joint_count(g_demo) == J);
+    g_demo_x = param_named(tree, "move_x");
+    g_demo_y = param_named(tree, "move_y");
+    g_demo_speed = param_named(tree, "speed");
+    { /* through the cross-fades too: alpha 0 is the tick pose, bit for bit */
+        box b;
+        box_init(&b, g_demo);
+        size_t ss;
+        void* scratch = scratch_for(g_demo, &ss);
+        bsync_trs tl[J], tm[J], pl[J], pm[J];
+        for (uint32_t t = 0; t < 210; t++) {
+            demo_tick(b.inst, t);
+            assert_int_equal(bsync_present_pose(b.inst, 0, scratch, ss, pl, pm, NULL), BSYNC_OK);
+            assert_int_equal(bsync_instance_pose(b.inst, tl, tm), BSYNC_OK);
+            assert_same_pose(pl, tl);
+            assert_same_pose(pm, tm);
+        }
+        free(scratch);
+        free(b.mem);
+    }
+    const uint32_t rates[2] = {144, 60};
+    for (int i = 0; i < 2; i++) {
+        const figures f = render_at(g_demo, demo_tick, rates[i], demo_onset);
+        const double ideal = 30.0 / rates[i];
+        print_message("demo graph, %u Hz over 30 Hz: max joint rotation change per tick %.4f rad; per frame "
+                      "presented %.4f (%.3f of a tick; at a cross-fade's onset), %.4f (%.3f, ideal %.3f) over every "
+                      "other frame; held %.4f (%.3f)\n",
+                      rates[i], f.tick_rot, f.frame_rot, f.frame_rot / f.tick_rot, f.frame_rot_steady,
+                      f.frame_rot_steady / f.tick_rot, ideal, f.held_rot, f.held_rot / f.tick_rot);
+        assert_true(f.tick_rot > 0.05);
+        assert_true(f.frame_rot_steady <= 1.25 * ideal * f.tick_rot);
+        assert_true(f.frame_rot <= f.held_rot); /* the onset frame is never worse than holding */
+        assert_true(f.held_rot >= 0.999 * f.tick_rot);
+    }
+    bsync_graph_config_destroy(gc);
 }
 
 /* ------------------------------------------------------------------ arguments */
@@ -550,6 +644,7 @@ int main(void) {
         cmocka_unit_test(test_instance_untouched),
         cmocka_unit_test(test_match_with_and_without_presentation),
         cmocka_unit_test(test_smooth_at_display_rates),
+        cmocka_unit_test(test_smooth_demo_graph),
         cmocka_unit_test(test_arguments),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
