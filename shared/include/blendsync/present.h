@@ -20,16 +20,22 @@
  *     n whole steps (bsync_time_advance_n, bit-identical to n ticks of that clock), then
  *     floor(f / 65536 of one step), exact to 1/den of a phase unit (the step's own rational
  *     whole + rem / den, times f, floored: no floating point, no drift),
- * and every other part of the blend state is the tick's. The same sampling, blending, layer, root-motion
- * pose and inertialization rules apply (they are run, on a copy in the caller's scratch).
+ * and every switch cross-fade is advanced by alpha too: a fade is time, not input (it advances one tick
+ * per tick whatever the inputs), so the newest entry's weight is round((done * 65536 + alpha) / fade)
+ * (done * 65536 + alpha capped at fade * 65536) instead of round(done * 65536 / fade), the older entries
+ * scaled by 1 - that by the rule of instance.h "Switches", and the switch nodes' child weights and the
+ * flattened contributions recomputed from them (the clocks have already moved with the tick's steps).
+ * Every other part of the blend state is the tick's: filtered parameters and the weights they give,
+ * inertialization offsets (held for the tick). The same sampling, blending, layer, root-motion pose and
+ * inertialization rules apply (they are run, on a copy in the caller's scratch).
  *   alpha = 0: the pose after tick t, bit for bit (the copy is the instance).
  *   alpha = 1: the clocks are exactly those tick t + 1 produces when its node weights do not change, so
  *     the presentation pose at 1 equals the pose after tick t + 1 bit for bit whenever tick t + 1
  *     changes nothing but the clocks: the same targets with every filter at rest, no switch fading or
  *     triggered and no inertialization running. Otherwise it is the tick t pose carried one tick
- *     forward at tick t's weights: the weights are held for the tick (they only exist at ticks; the
+ *     forward at tick t's parameter weights: those are held for the tick (they only exist at ticks; the
  *     next tick's are unknown until its frame is confirmed), and the next tick's pose differs from it
- *     by that tick's weight change only.
+ *     by that tick's weight change (and a new trigger's first fade step) only.
  *   alpha > 1: extrapolation (a late frame): the same formula continues the last tick's clocks at the
  *     same steps, up to BSYNC_PRESENT_ALPHA_MAX (two ticks late); larger values are clamped (the pose
  *     holds). When the late frame arrives, presenting tick t + 1 at alpha - 1 shows the same clocks
