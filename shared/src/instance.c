@@ -31,7 +31,6 @@ static int64_t to_i64(uint64_t v) {
 
 static size_t align8_(size_t v) { return (v + 7u) & ~(size_t)7u; }
 
-
 /* A switch's inertialization (instance.h "Inertialization"): state while active, all zero otherwise. */
 typedef struct sw_inert {
     uint32_t active;  /* 0 or 1 */
