@@ -19,11 +19,18 @@ set(BSYNC_PUBLIC_INCLUDE_DIRS ${CMAKE_SOURCE_DIR}/shared/include ${CMAKE_SOURCE_
 # (tests/cli/shared_symbols.sh checks the exported list against the headers' declarations).
 if(BSYNC_BUILD_SHARED)
   set(BSYNC_SHARED_SOURCES "")
+  set(BSYNC_SHARED_PRIVATE_INCLUDES "")
   foreach(lib ${BSYNC_STATIC_LIBRARIES})
     get_target_property(src ${lib} SOURCES)
     list(APPEND BSYNC_SHARED_SOURCES ${src})
+    # each module's own include directories (e.g. the internal platform layer of io) go along
+    get_target_property(inc ${lib} INCLUDE_DIRECTORIES)
+    if(inc)
+      list(APPEND BSYNC_SHARED_PRIVATE_INCLUDES ${inc})
+    endif()
   endforeach()
   add_library(blendsync_shared SHARED ${BSYNC_SHARED_SOURCES})
+  target_include_directories(blendsync_shared PRIVATE ${BSYNC_SHARED_PRIVATE_INCLUDES})
   set_target_properties(blendsync_shared PROPERTIES
     OUTPUT_NAME blendsync EXPORT_NAME blendsync
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}

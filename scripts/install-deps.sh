@@ -10,6 +10,7 @@ packages=(
   libfixmath-dev libcjson-dev libcmocka-dev
   libenet-dev                          # the lockstep server and client (ENet 1.3)
   libstb-dev                           # blendsync plot writes PNGs with stb_image_write
+  python3                              # CLI tests read JSON and GLB files back (cli_present.sh, ...)
 )
 
 missing=()

@@ -11,6 +11,13 @@
  * N (--ticks) defaults to the last row's tick + 1. Limits: N <= 32767 * tick_rate (times stay in the
  * fix16 range) and joints * 3 * (N + 1) < 2^24 (the clip builder's key limit, so the file re-imports).
  *
+ * --render-rate HZ (1..1000) bakes what a player sees on a display at HZ instead: the simulation still
+ * runs at the graph's tick rate, and key f (time f / HZ seconds, f = 0 .. floor(N * HZ / rate)) is the
+ * presentation pose (blendsync/present.h) of the instance after c = floor(f * rate / HZ) ticks at
+ * alpha = (f * rate - c * HZ) / HZ, as fix16 rounded to nearest; the file's key rate is HZ. At HZ =
+ * rate every alpha is 0 and the file is the plain bake byte for byte.
+ * Limits as above with the frame count for N + 1 and HZ for the rate.
+ *
  * --skin adds the skeleton as a glTF skin (joints = every node, inverse bind matrices from the rest
  * pose: io/gltf_write.h BSYNC_GLTF_WRITE_SKIN) so viewers show an armature; without it the file is
  * as before (an animated node hierarchy).
@@ -28,6 +35,7 @@
 #include "blendsync/instance.h"
 #include "blendsync/io/gltf_write.h"
 #include "blendsync/io/graph_config.h"
+#include "blendsync/present.h"
 #include "blendsync/skeleton.h"
 #include "cli_graph_config.h"
 #include "commands.h"
@@ -35,7 +43,7 @@
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N] [--skin]\n"
+            "usage: blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N] [--skin] [--render-rate HZ]\n"
             "\n"
             "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
             "script (as `blendsync eval`) and writes the poses as a glTF 2.0 binary file: the skeleton\n"
@@ -47,6 +55,8 @@ static void usage(FILE* f) {
             "                     \"play:NODE\" columns trigger Switch nodes: \"STATE [fade=N] [carry] [inertialize]\"\n"
             "  -o, --out FILE     the .glb to write (atomically: temp file + rename)\n"
             "  --ticks N          ticks to run (default: the last row's tick + 1)\n"
+            "  --render-rate HZ   keys at a display's rate HZ (1..1000): presentation poses between\n"
+            "                     the ticks (the simulation still runs at the graph's tick rate)\n"
             "  --skin             also write the skeleton as a glTF skin (inverse bind matrices from\n"
             "                     the rest pose), so viewers show an armature\n"
             "  --help             this text\n"
@@ -67,11 +77,42 @@ static void base_name(const char* path, char* out, size_t cap) {
     if (!out[0]) snprintf(out, cap, "bake");
 }
 
+/* --render-rate: key f is the presentation pose after c = floor(f * rate / hz) ticks at alpha =
+ * (f * rate - c * hz) / hz (fix16, rounded to nearest); the instance ticks on demand with the script's
+ * rows, exactly as the tick-rate bake does. 0 on success; else a message and -1. */
+static int bake_frames(bsync_instance* inst, bsync_cli_script* sc, fix16_t* targets, uint32_t pc, const bsync_graph* graph,
+                       uint32_t hz, uint64_t keys, void* scratch, bsync_trs* poses, uint32_t jc) {
+    const uint64_t rate = bsync_graph_tick_rate(graph);
+    const size_t scratch_size = bsync_present_scratch_size(graph);
+    size_t row = 0;
+    bsync_instance_input input = {targets, pc};
+    bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
+    for (uint64_t f = 0; f < keys; f++) {
+        const uint64_t c = f * rate / hz, rest = f * rate - c * hz; /* rest < hz */
+        while (bsync_instance_tick_count(inst) < c) {
+            const uint64_t t = bsync_instance_tick_count(inst);
+            uint32_t tn = 0;
+            bsync_cli_script_apply(sc, &row, t, targets, trig, &tn);
+            if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
+                fprintf(stderr, "blendsync bake: tick %llu failed\n", (unsigned long long)t);
+                return -1;
+            }
+        }
+        const fix16_t alpha = (fix16_t)((rest * 65536u + hz / 2u) / hz);
+        if (bsync_present_pose(inst, alpha, scratch, scratch_size, poses + (size_t)f * jc, NULL, NULL) != BSYNC_OK) {
+            fprintf(stderr, "blendsync bake: frame %llu: the presentation pose failed\n", (unsigned long long)f);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int bsync_cmd_bake(int argc, char** argv) {
     const char *config = NULL, *script_path = NULL, *out_path = NULL;
     unsigned long ticks = 0;
     int ticks_given = 0;
     uint32_t write_flags = 0;
+    unsigned long render_rate = 0; /* 0: keys at the tick rate */
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -79,14 +120,23 @@ int bsync_cmd_bake(int argc, char** argv) {
             return 0;
         } else if (!strcmp(a, "--skin")) {
             write_flags |= BSYNC_GLTF_WRITE_SKIN;
-        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
+        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "-o") ||
+                   !strcmp(a, "--render-rate")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "blendsync bake: %s needs a value\n", a);
                 return 2;
             }
             const char* v = argv[++i];
             if (!strcmp(a, "--script")) script_path = v;
-            else if (!strcmp(a, "--ticks")) {
+            else if (!strcmp(a, "--render-rate")) {
+                char* end = NULL;
+                errno = 0;
+                render_rate = strtoul(v, &end, 10);
+                if (v[0] < '0' || v[0] > '9' || !end || *end || errno || render_rate < 1 || render_rate > 1000) {
+                    fprintf(stderr, "blendsync bake: --render-rate needs a whole number from 1 to 1000, not '%s'\n", v);
+                    return 2;
+                }
+            } else if (!strcmp(a, "--ticks")) {
                 char* end = NULL;
                 errno = 0;
                 ticks = strtoul(v, &end, 10);
@@ -126,6 +176,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     void* mem = NULL;
     fix16_t* targets = NULL;
     bsync_trs* poses = NULL;
+    void* present_mem = NULL;
     if (!sk || bsync_graph_config_bound_clip_count(gc) == 0) {
         fprintf(stderr, "blendsync bake: %s: the config binds no clips: there is no pose to bake\n", config);
         goto done;
@@ -144,16 +195,25 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
     const uint32_t rate = bsync_graph_tick_rate(graph);
     const uint32_t jc = bsync_skeleton_joint_count(sk);
-    if ((uint64_t)ticks > 32767ull * rate) {
+    /* keys: one per tick (N + 1), or one per display frame up to N / rate seconds */
+    const uint32_t key_rate = render_rate ? (uint32_t)render_rate : rate;
+    const uint64_t keys = render_rate ? (uint64_t)ticks * render_rate / rate + 1u : (uint64_t)ticks + 1u;
+    if ((uint64_t)ticks > 32767ull * rate || keys - 1u > 32767ull * key_rate) {
         fprintf(stderr, "blendsync bake: %lu ticks at %u Hz is beyond the fixed-point time range (at most %lu ticks)\n",
                 ticks, (unsigned)rate, 32767ul * rate);
         goto done;
     }
-    if ((uint64_t)jc * 3 * ((uint64_t)ticks + 1) >= (1ull << 24)) {
-        fprintf(stderr,
-                "blendsync bake: %lu ticks x %u joints x 3 tracks is too many keys for one clip (fewer than 2^24; at most "
-                "%llu ticks)\n",
-                ticks, (unsigned)jc, (unsigned long long)(((1ull << 24) - 1) / (3ull * jc) - 1));
+    if ((uint64_t)jc * 3 * keys >= (1ull << 24)) {
+        if (!render_rate)
+            fprintf(stderr,
+                    "blendsync bake: %lu ticks x %u joints x 3 tracks is too many keys for one clip (fewer than 2^24; at "
+                    "most %llu ticks)\n",
+                    ticks, (unsigned)jc, (unsigned long long)(((1ull << 24) - 1) / (3ull * jc) - 1));
+        else
+            fprintf(stderr,
+                    "blendsync bake: %llu frames x %u joints x 3 tracks is too many keys for one clip (fewer than 2^24; "
+                    "at most %llu frames)\n",
+                    (unsigned long long)keys, (unsigned)jc, (unsigned long long)(((1ull << 24) - 1) / (3ull * jc)));
         goto done;
     }
 
@@ -161,21 +221,25 @@ int bsync_cmd_bake(int argc, char** argv) {
     size_t size = bsync_instance_memory_size(graph);
     mem = malloc(size);
     targets = (fix16_t*)calloc(pc ? pc : 1, sizeof(fix16_t));
-    poses = (bsync_trs*)malloc(((size_t)ticks + 1) * jc * sizeof(bsync_trs));
+    poses = (bsync_trs*)malloc((size_t)keys * jc * sizeof(bsync_trs));
+    present_mem = render_rate ? malloc(bsync_present_scratch_size(graph)) : NULL;
     bsync_instance* inst = NULL;
-    if (!mem || !targets || !poses || bsync_instance_init(mem, size, graph, &inst) != BSYNC_OK) {
+    if (!mem || !targets || !poses || (render_rate && !present_mem) ||
+        bsync_instance_init(mem, size, graph, &inst) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: cannot create the instance (out of memory)\n");
         goto done;
     }
     for (uint32_t i = 0; i < pc; i++) targets[i] = bsync_blend_tree_parameter_default(tree, i);
-    if (bsync_instance_pose(inst, poses, NULL) != BSYNC_OK) {
+    if (render_rate) {
+        if (bake_frames(inst, &sc, targets, pc, graph, (uint32_t)render_rate, keys, present_mem, poses, jc) != 0) goto done;
+    } else if (bsync_instance_pose(inst, poses, NULL) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: the initial pose failed\n");
         goto done;
     }
     size_t row = 0;
     bsync_instance_input input = {targets, pc};
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
-    for (unsigned long t = 0; t < ticks; t++) {
+    for (unsigned long t = 0; t < ticks && !render_rate; t++) {
         uint32_t tn = 0;
         bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets, trig, &tn);
         if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
@@ -189,7 +253,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
     char name[BSYNC_MAX_NAME];
     base_name(config, name, sizeof name);
-    bsync_gltf_bake bake = {sk, name, "blendsync bake", rate, (uint32_t)ticks + 1, poses};
+    bsync_gltf_bake bake = {sk, name, "blendsync bake", key_rate, (uint32_t)keys, poses};
     bsync_error err;
     if (bsync_gltf_write_glb_file_ex(out_path, &bake, write_flags, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: %s\n", err.message);
@@ -198,6 +262,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     status = 0;
 done:
     free(mem);
+    free(present_mem);
     free(targets);
     free(poses);
     bsync_cli_script_free(&sc);

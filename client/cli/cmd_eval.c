@@ -37,6 +37,17 @@
  * every tick) that `blendsync replay verify | info | cut` read like any other: eval_replay.h. The frames
  * are still printed (to stdout, or --out, or only the hash with --hash).
  *
+ * --render-rate HZ (1..1000; the config must bind clips) adds presentation frames (blendsync/present.h):
+ * frame f is what a display at HZ shows at time f / HZ seconds: the presentation pose of the instance
+ * after c = floor(f * rate / HZ) ticks at alpha = (f * rate - c * HZ) / HZ (fix16, rounded to nearest),
+ * one line per frame written right after the state it is presented from (frames with c = 0 before the
+ * first tick's line, the others after the line of tick c - 1):
+ *   {"frame": f, "time": seconds, "ticks": c, "alpha": alpha, "pose_checksum": "16 hex digits",
+ *    "root_motion": [tx, ty, tz, qx, qy, qz, qw]}
+ * pose_checksum is bsync_checksum_pose of the presented local pose (at alpha 0 it is the tick's
+ * pose_checksum), root_motion (EXTRACT graphs only) the root motion from tick c to c + alpha. The
+ * frames never change the ticks' lines; --hash covers the ticks only.
+ *
  * Exit: 0 success, 2 error (message on stderr: config errors as "FILE: /json/path: message", script
  * errors as "SCRIPT:LINE:COLUMN: message", columns counting bytes from 1). */
 #include <errno.h>
@@ -51,6 +62,7 @@
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
 #include "blendsync/io/graph_config.h"
+#include "blendsync/present.h"
 #include "cli_graph_config.h"
 #include "commands.h"
 #include "eval_replay.h"
@@ -61,7 +73,7 @@
 static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync eval CONFIG --script INPUT.csv [--ticks N] [--out FRAMES.jsonl] [--hash]\n"
-            "                      [--replay OUT.bsreplay]\n"
+            "                      [--replay OUT.bsreplay] [--render-rate HZ]\n"
             "\n"
             "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
             "script and writes one JSON object per tick (JSON Lines): filtered parameters, leaf\n"
@@ -77,6 +89,8 @@ static void usage(FILE* f) {
             "  --out FILE         write the frames to FILE (atomically: temp file + rename)\n"
             "  --hash             print only XXH64 (seed 0) over every tick's u64 tick, u64 state\n"
             "                     checksum and u64 pose checksum (when clips are bound), little-endian\n"
+            "  --render-rate HZ   also print presentation frames at a display's rate HZ (1..1000): the\n"
+            "                     pose between ticks (checksum, alpha, root motion), after each tick\n"
             "  --replay FILE      also write the run as a match replay (one player, one character; a\n"
             "                     checksum every tick) for `blendsync replay verify | info | cut`\n"
             "  --help             this text\n"
@@ -100,10 +114,51 @@ static void json_fx(FILE* f, fix16_t v) {
     fputs(buf, f);
 }
 
+/* --render-rate: the presentation frames shown from the instance's current state (header comment). */
+typedef struct present_frames {
+    uint32_t hz;
+    uint64_t next; /* the next frame to print */
+    void* scratch;
+    size_t scratch_size;
+    bsync_trs* pose;
+} present_frames;
+
+static int print_frames(FILE* out, const bsync_instance* inst, const bsync_graph* graph, present_frames* pf) {
+    const uint64_t rate = bsync_graph_tick_rate(graph), c = bsync_instance_tick_count(inst);
+    const uint32_t jc = bsync_graph_joint_count(graph);
+    for (;; pf->next++) {
+        const uint64_t f = pf->next, fc = f * rate / pf->hz, rest = f * rate - fc * pf->hz;
+        if (fc != c) return 0;
+        const fix16_t alpha = (fix16_t)((rest * 65536u + pf->hz / 2u) / pf->hz);
+        bsync_root_motion rm;
+        if (bsync_present_pose(inst, alpha, pf->scratch, pf->scratch_size, pf->pose, NULL, &rm) != BSYNC_OK) {
+            fprintf(stderr, "blendsync eval: frame %llu: the presentation pose failed\n", (unsigned long long)f);
+            return -1;
+        }
+        fprintf(out, "{\"frame\": %llu, \"time\": ", (unsigned long long)f);
+        json_fx(out, bsync_time_ticks_to_seconds((int64_t)f, pf->hz));
+        fprintf(out, ", \"ticks\": %llu, \"alpha\": ", (unsigned long long)c);
+        json_fx(out, alpha);
+        fprintf(out, ", \"pose_checksum\": \"%016llx\"", (unsigned long long)bsync_checksum_pose(pf->pose, jc));
+        if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT) {
+            const fix16_t v[7] = {rm.translation.x, rm.translation.y, rm.translation.z, rm.rotation.x,
+                                  rm.rotation.y,    rm.rotation.z,    rm.rotation.w};
+            fputs(", \"root_motion\": [", out);
+            for (int k = 0; k < 7; k++) {
+                if (k) fputs(", ", out);
+                json_fx(out, v[k]);
+            }
+            fputs("]", out);
+        }
+        fputs("}\n", out);
+    }
+}
+
 int bsync_cmd_eval(int argc, char** argv) {
     const char *config = NULL, *script_path = NULL, *out_path = NULL, *replay_path = NULL;
     unsigned long ticks = 0;
     int ticks_given = 0, want_hash = 0;
+    unsigned long render_rate = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -111,7 +166,8 @@ int bsync_cmd_eval(int argc, char** argv) {
             return 0;
         } else if (!strcmp(a, "--hash")) {
             want_hash = 1;
-        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "--replay")) {
+        } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "--replay") ||
+                   !strcmp(a, "--render-rate")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "blendsync eval: %s needs a value\n", a);
                 return 2;
@@ -120,7 +176,15 @@ int bsync_cmd_eval(int argc, char** argv) {
             if (!strcmp(a, "--script")) script_path = v;
             else if (!strcmp(a, "--out")) out_path = v;
             else if (!strcmp(a, "--replay")) replay_path = v;
-            else {
+            else if (!strcmp(a, "--render-rate")) {
+                char* end = NULL;
+                errno = 0;
+                render_rate = strtoul(v, &end, 10);
+                if (v[0] < '0' || v[0] > '9' || !end || *end || errno || render_rate < 1 || render_rate > 1000) {
+                    fprintf(stderr, "blendsync eval: --render-rate needs a whole number from 1 to 1000, not '%s'\n", v);
+                    return 2;
+                }
+            } else {
                 char* end = NULL;
                 errno = 0;
                 ticks = strtoul(v, &end, 10);
@@ -158,6 +222,8 @@ int bsync_cmd_eval(int argc, char** argv) {
     void* mem = NULL;
     fix16_t* targets = NULL;
     FILE* out = NULL;
+    present_frames pf;
+    memset(&pf, 0, sizeof pf);
     bsync_eval_replay* rep = NULL;
     char tmp[4200];
     tmp[0] = '\0';
@@ -187,6 +253,20 @@ int bsync_cmd_eval(int argc, char** argv) {
         goto done;
     }
     for (uint32_t i = 0; i < pc; i++) targets[i] = bsync_blend_tree_parameter_default(tree, i);
+    if (render_rate) {
+        if (!posed) {
+            fprintf(stderr, "blendsync eval: %s: --render-rate needs bound clips (there is no pose to present)\n", config);
+            goto done;
+        }
+        pf.hz = (uint32_t)render_rate;
+        pf.scratch_size = bsync_present_scratch_size(graph);
+        pf.scratch = malloc(pf.scratch_size);
+        pf.pose = (bsync_trs*)malloc((size_t)bsync_graph_joint_count(graph) * sizeof(bsync_trs));
+        if (!pf.scratch || !pf.pose) {
+            fprintf(stderr, "blendsync eval: out of memory\n");
+            goto done;
+        }
+    }
     if (replay_path && !(rep = bsync_eval_replay_open(replay_path, config, graph, &sc, posed))) goto done;
 
     if (out_path) {
@@ -206,6 +286,7 @@ int bsync_cmd_eval(int argc, char** argv) {
     bsync_instance_input input = {targets, pc};
     const uint32_t swc = bsync_graph_switch_count(graph);
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
+    if (pf.hz && out && print_frames(out, inst, graph, &pf) != 0) goto done;
     for (unsigned long t = 0; t < ticks; t++) {
         uint32_t tn = 0;
         bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets, trig, &tn);
@@ -285,6 +366,7 @@ int bsync_cmd_eval(int argc, char** argv) {
         fprintf(out, ", \"state_checksum\": \"%016llx\"", (unsigned long long)state);
         if (posed) fprintf(out, ", \"pose_checksum\": \"%016llx\"", (unsigned long long)pose);
         fputs("}\n", out);
+        if (pf.hz && print_frames(out, inst, graph, &pf) != 0) goto done;
     }
     if (rep) {
         int bad = bsync_eval_replay_finish(rep, (uint64_t)ticks);
@@ -315,6 +397,8 @@ done:
     if (out && out != stdout) fclose(out);
     if (tmp[0]) remove(tmp);
     free(mem);
+    free(pf.scratch);
+    free(pf.pose);
     free(targets);
     bsync_cli_script_free(&sc);
     bsync_graph_config_destroy(gc);

@@ -13,6 +13,7 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h"
+#include "platform.h" /* shared/src/io: the presentation clock's time */
 
 #define FRAME_RING 256u
 #define SNAP_RING 8u
@@ -101,6 +102,7 @@ struct bsync_client {
     uint8_t* st_snaps;  /* (SYNCTEST_MAX + 1) * snap_size */
     size_t st_len[SYNCTEST_MAX + 1];
     uint32_t st_tick[SYNCTEST_MAX + 1]; /* the tick each holds the start of (UINT32_MAX: none) */
+    bsync_present_clock present; /* rendering between ticks (client_present.c) */
 };
 
 static void set_err(bsync_error* err, bsync_result code, const char* msg) {
@@ -601,6 +603,7 @@ static void apply_frames(bsync_client* c) {
         if (c->cfg.test_inject_desync && f->tick == c->cfg.test_inject_tick) inject_desync(c);
         if (c->cfg.synctest_distance) synctest_after(c, f->tick);
         c->stats.frames_applied++;
+        bsync_present_clock_frame(&c->present, bsync_match_tick_count(c->match), bsync_platform_now_ns());
         if (f->defaulted_mask & (1u << c->cfg.slot)) c->stats.frames_defaulted_self++;
         bsync_client_event ev;
         memset(&ev, 0, sizeof ev);
@@ -923,4 +926,22 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
     release_delayed(c);
     enet_host_flush(c->host);
     return BSYNC_OK;
+}
+
+/* ---- rendering between ticks (client.h; the clock itself is client_present.c) */
+
+uint64_t bsync_client_time_since_frame_ns(const bsync_client* c) {
+    if (!c || !c->present.started) return 0;
+    const uint64_t now = bsync_platform_now_ns();
+    return now > c->present.frame_ns ? now - c->present.frame_ns : 0;
+}
+
+fix16_t bsync_client_present_alpha(bsync_client* c) {
+    if (!c || !c->match) return 0;
+    const uint64_t now = bsync_platform_now_ns();
+    c->present.tick_rate = c->tick_rate;
+    /* a snapshot load (join, resync) moves the match without applying a frame */
+    if (c->present.started && c->present.tick != bsync_match_tick_count(c->match))
+        bsync_present_clock_frame(&c->present, bsync_match_tick_count(c->match), now);
+    return bsync_present_clock_alpha(&c->present, now);
 }

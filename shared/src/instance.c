@@ -19,25 +19,7 @@
 #include "blendsync/pose.h"
 #include "blendsync/sample.h"
 #include "internal/graph_impl.h"
-
-#define INSTANCE_MAGIC 0x54534E49u /* "INST" */
-
-struct bsync_instance {
-    const bsync_graph* graph;
-    uint64_t pad_ptr_;  /* reserved, 0 */
-    uint64_t tick;
-    uint64_t size;
-    uint32_t magic;
-    uint32_t reserved;
-    uint64_t off_targets, off_filtered, off_states, off_changed, off_weights, off_contrib, off_mass;
-    uint64_t off_length, off_steps, off_clocks, off_slot_clocks, off_leaf, off_cursors, off_scratch;
-    bsync_vec3 rm_t;    /* the last tick's root-motion delta (state; recomputable, see instance.h) */
-    bsync_quat rm_r;
-    uint32_t rm_pad_;   /* 0 */
-};
-
-#define ARR(inst, T, field) ((T*)(void*)((unsigned char*)(inst) + (size_t)(inst)->field))
-#define CARR(inst, T, field) ((const T*)(const void*)((const unsigned char*)(inst) + (size_t)(inst)->field))
+#include "internal/instance_impl.h"
 
 static size_t align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
 
@@ -48,19 +30,6 @@ static int64_t to_i64(uint64_t v) {
 }
 
 static size_t align8_(size_t v) { return (v + 7u) & ~(size_t)7u; }
-
-/* A switch's cross-fade stack (instance.h "Switches"), entries oldest first. */
-typedef struct sw_entry {
-    uint32_t child;  /* child index of the switch node */
-    fix16_t base;    /* weight when the newest fade began (older entries; sum 1.0); 0 for the newest */
-    fix16_t weight;  /* derived: the current weight */
-    uint32_t fade;   /* newest entry: fade length in ticks; else 0 */
-    uint32_t done;   /* newest entry: ticks of the fade done (< fade while count > 1); else 0 */
-} sw_entry;
-typedef struct sw_stack {
-    uint32_t count, pad_;
-    sw_entry e[BSYNC_SWITCH_STACK_DEPTH];
-} sw_stack;
 
 /* A switch's inertialization (instance.h "Inertialization"): state while active, all zero otherwise. */
 typedef struct sw_inert {
@@ -236,6 +205,9 @@ static void flatten_and_lengths(bsync_instance* inst) {
         (void)bsync_time_step_init(BSYNC_FX_ONE, speed, g->tick_rate, &steps[n]); /* rate valid */
     }
 }
+
+/* For present.c: the derived state of a copy whose node weights it changed (instance_impl.h). */
+void instance_flatten_and_lengths(bsync_instance* inst) { flatten_and_lengths(inst); }
 
 /* Entry weights from base / fade / done (instance.h "Switches"). */
 static void sw_weights(sw_stack* st) {

@@ -10,6 +10,7 @@
 #include "blendsync/instance.h"
 #include "blendsync/param.h"
 #include "blendsync/pose.h"
+#include "blendsync/present.h"
 #include "blendsync/procedural.h"
 #include "blendsync/sample.h"
 #include "blendsync/time.h"
@@ -178,6 +179,13 @@ int main(void) {
         bsync_param_filter_desc f[2] = {{0, 0, NULL, 19661, 0, 0}, {0, 0, NULL, 0, 0, 0}};
         const bsync_clip* clips[3] = {hum.clips[0], hum.clips[1], hum.clips[2]};
         bsync_checksum_init(&h, 0);
+        /* presentation poses between the ticks (present.h): clocks advanced by a fraction of a step in
+         * 128-bit integer arithmetic, a copy in scratch; their own digest line */
+        bsync_checksum_state hp;
+        bsync_checksum_init(&hp, 0);
+        static uint64_t present_mem[4096];
+        bsync_trs present_pose[64];
+        uint64_t sp = 0x70726573656e74ull; /* alphas: their own generator (the inputs' stays as it was) */
         for (int mode = 0; mode < 2; mode++) {
             bsync_graph_desc gd = {tree, hum.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_EXTRACT,
                                    mode ? BSYNC_ROOT_ROTATION_FULL : BSYNC_ROOT_ROTATION_YAW, 0};
@@ -205,11 +213,23 @@ int main(void) {
                 bsync_checksum_vec3(&h, rm.translation);
                 bsync_checksum_quat(&h, rm.rotation);
                 bsync_checksum_u64(&h, pose);
+                const fix16_t alphas[3] = {(fix16_t)(rng(&sp) % 65536), (fix16_t)(65536 + rng(&sp) % 131072), 65536};
+                for (int a = 0; a < 3; a++) {
+                    bsync_root_motion pr;
+                    if (bsync_skeleton_joint_count(hum.skeleton) > 64 ||
+                        bsync_present_pose(inst, alphas[a], present_mem, sizeof present_mem, present_pose, NULL, &pr) !=
+                            BSYNC_OK)
+                        return 2;
+                    bsync_checksum_u64(&hp, bsync_checksum_pose(present_pose, bsync_skeleton_joint_count(hum.skeleton)));
+                    bsync_checksum_vec3(&hp, pr.translation);
+                    bsync_checksum_quat(&hp, pr.rotation);
+                }
             }
             bsync_graph_destroy(g);
         }
         bsync_blend_tree_destroy(tree);
         printf("instance %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+        printf("present %016llx\n", (unsigned long long)bsync_checksum_final(&hp));
     }
     bsync_procedural_humanoid_destroy(&hum);
     return 0;

@@ -11,6 +11,8 @@
  *   bsync_client_poll_event         what happened (welcome, frames applied, desync, resync, bye)
  *   bsync_client_match              the local match: poses for rendering (bsync_match_instance + instance.h)
  *   bsync_client_stats              counters, round-trip time
+ *   bsync_client_time_since_frame_ns, bsync_client_present_alpha   rendering between ticks
+ *   bsync_present_clock             the same clock without a client (a game with its own loop)
  *
  * Without a server: a game with its own lockstep loop needs none of this — bsync_match (match.h)
  * is the whole simulation; it gets the same checksums and can still be verified by a server.
@@ -34,6 +36,7 @@
 
 #include "blendsync/base.h"
 #include "blendsync/match.h"
+#include "blendsync/present.h"
 #include "blendsync/proto.h"
 
 #ifdef __cplusplus
@@ -168,6 +171,45 @@ BSYNC_API bsync_match* bsync_client_match(bsync_client* client);
 BSYNC_API void bsync_client_get_stats(const bsync_client* client, bsync_client_stats* out);
 BSYNC_API uint32_t bsync_client_tick_rate(const bsync_client* client);  /* from the WELCOME (0 before) */
 BSYNC_API uint32_t bsync_client_input_delay(const bsync_client* client);
+
+/* ---- rendering between ticks (blendsync/present.h; docs/presentation.md "The render loop").
+ * A render loop asks "the pose now": alpha = bsync_client_present_alpha(client), then
+ * bsync_present_match(bsync_client_match(client), alpha, ...) (or bsync_present_pose per character).
+ *
+ * The presentation clock (bsync_present_clock, also usable without a client): a shown time S in
+ * 2^-16 ticks that advances with the client's own monotonic clock at the tick rate (exact integer
+ * conversion, the nanosecond remainder carried: no drift of its own), kept within
+ * [T, T + BSYNC_PRESENT_ALPHA_MAX] of the last applied tick T; alpha = S - T. So:
+ *   - frames on time: alpha runs from about 0 to about 1 between them, and each arrival lowers it by
+ *     exactly 1.0 while S itself goes on: the shown time never jumps;
+ *   - a late frame: alpha grows past 1 (extrapolation, present.h) up to BSYNC_PRESENT_ALPHA_MAX (two
+ *     ticks late), then S holds (the pose freezes rather than extrapolate further); when the frame
+ *     arrives S continues from where it was, at the new tick's weights (no jump back in time);
+ *   - a frame earlier than S expected it (a burst after a stall, or a resync that moved T forward):
+ *     S jumps forward to T (alpha 0): it never shows a time before the last applied tick;
+ *   - a resync to an earlier tick: S is brought back to at most T + BSYNC_PRESENT_ALPHA_MAX.
+ * Pure functions of the times given (no clock read inside): tests drive them with made-up times. */
+typedef struct bsync_present_clock {
+    uint32_t tick_rate;   /* ticks per second (1..1000); 0: alpha is always 0 */
+    uint32_t started;     /* 0 until the first frame */
+    uint64_t tick;        /* T: the match tick after the last applied frame */
+    uint64_t frame_ns;    /* when it was applied */
+    uint64_t last_ns;     /* the last time S was advanced to */
+    int64_t shown;        /* S, in 2^-16 ticks */
+    uint64_t rem;         /* the part of S below 2^-16 ticks, in units of 1e-9 of that */
+} bsync_present_clock;
+BSYNC_API void bsync_present_clock_init(bsync_present_clock* clock, uint32_t tick_rate);
+/* The match is at tick `tick` (bsync_match_tick_count) since time now_ns. */
+BSYNC_API void bsync_present_clock_frame(bsync_present_clock* clock, uint64_t tick, uint64_t now_ns);
+/* S advanced to now_ns (a time before the last one counts as the last one), then alpha = S - T as fix16
+ * in [0, BSYNC_PRESENT_ALPHA_MAX]; 0 before the first frame. */
+BSYNC_API fix16_t bsync_present_clock_alpha(bsync_present_clock* clock, uint64_t now_ns);
+
+/* Nanoseconds since the client applied its last frame (its own monotonic clock); 0 before the first. */
+BSYNC_API uint64_t bsync_client_time_since_frame_ns(const bsync_client* client);
+/* The fraction of a tick to render the local match at now (the presentation clock above, fed by
+ * every applied frame and read at the client's monotonic clock); 0 before the first frame. */
+BSYNC_API fix16_t bsync_client_present_alpha(bsync_client* client);
 
 #ifdef __cplusplus
 }
