@@ -22,6 +22,8 @@ static const char* k_graph =
     "             \"run\": { \"source\": \"builtin:humanoid\" } }\n"
     "}\n";
 
+uint32_t nh_config_start_ms;
+
 static int write_text(const char* path, const char* text) {
     FILE* f = fopen(path, "w");
     if (!f) return -1;
@@ -58,8 +60,8 @@ int nh_start_two(nh_world* w, const char* second_match_text, uint32_t players, u
                               ", {\"name\": \"npc%u\", \"graph\": \"loco.json\", \"npc_seed\": %u}", k, 100 + k);
     snprintf(text + n, sizeof text - n,
              "], \"input_delay\": %u, \"checksum_interval\": %u, \"desync_policy\": \"%s\", \"replay\": \"match.bsreplay\", "
-             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": 3000, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
-             input_delay, checksum_interval, policy, duration_ticks);
+             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": %u, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
+             input_delay, checksum_interval, policy, duration_ticks, nh_config_start_ms ? nh_config_start_ms : 3000u);
     snprintf(w->match_path, sizeof w->match_path, "%s/match.json", w->dir);
     if (write_text(w->match_path, text) != 0) return -1;
     bsync_error err;

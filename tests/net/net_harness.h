@@ -49,6 +49,9 @@ typedef struct nh_world {
     nr_relay* relay; /* nh_use_relay: clients connect through it */
 } nh_world;
 
+/* The match config's lobby timeout ("timeouts.start_ms") for the next nh_start: 0 = 3000. */
+extern uint32_t nh_config_start_ms;
+
 /* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */
 int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,

@@ -13,7 +13,9 @@
 
 typedef struct nr_dir {
     uint64_t rng;
-    int bad; /* Gilbert-Elliott state */
+    uint64_t burst_rng;
+    int bad;               /* in a bad (burst) period */
+    uint64_t switch_us;    /* when the current period ends (0: schedule not started) */
 } nr_dir;
 
 typedef struct nr_session {
@@ -154,13 +156,22 @@ static void impair(nr_relay* r, uint32_t session, int down, const uint8_t* data,
     nr_dir_stats* st = down ? &r->stats.down : &r->stats.up;
     const nr_impair* im = &r->im;
     st->in++;
-    uint32_t u_loss = roll(&d->rng, 1000), u_state = roll(&d->rng, 1000), u_burst = roll(&d->rng, 1000);
+    uint32_t u_loss = roll(&d->rng, 1000), u_burst = roll(&d->rng, 1000);
     uint32_t span = im->delay_max_ms > im->delay_min_ms ? im->delay_max_ms - im->delay_min_ms + 1u : 1u;
     uint32_t delay = im->delay_min_ms + roll(&d->rng, span);
     uint32_t u_reorder = roll(&d->rng, 1000), u_dup = roll(&d->rng, 1000);
     uint32_t dup_delay = im->delay_min_ms + roll(&d->rng, span);
-    if (d->bad) d->bad = u_state >= im->burst_exit_permille;
-    else d->bad = u_state < im->burst_enter_permille;
+    if (im->burst_good_ms && im->burst_bad_ms) {
+        if (!d->switch_us) { /* starts good */
+            d->bad = 0;
+            d->switch_us = now + 1000ull * (im->burst_good_ms / 2u + roll(&d->burst_rng, im->burst_good_ms + 1u));
+        }
+        while (now >= d->switch_us) {
+            d->bad = !d->bad;
+            uint32_t mean = d->bad ? im->burst_bad_ms : im->burst_good_ms;
+            d->switch_us += 1000ull * (mean / 2u + roll(&d->burst_rng, mean + 1u));
+        }
+    }
     if (u_loss < im->loss_permille) {
         st->lost++;
         return;
@@ -208,6 +219,8 @@ static int find_session(nr_relay* r, const ENetAddress* from, uint64_t now) {
     uint64_t k = r->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(r->stats.sessions + 1u));
     s->up.rng = splitmix(&k);
     s->down.rng = splitmix(&k);
+    s->up.burst_rng = splitmix(&k);
+    s->down.burst_rng = splitmix(&k);
     r->stats.sessions++;
     return free_slot;
 }

@@ -2,7 +2,7 @@
  *
  * Clients connect to the relay's port instead of the server's; every datagram is forwarded to the
  * server (and the server's answers back) through an impairment: independent loss, bursts of loss
- * (a two-state Gilbert-Elliott chain), delay with jitter (which reorders), extra reordering,
+ * (a two-state Gilbert-Elliott channel on a timed schedule), delay with jitter (which reorders), extra reordering,
  * duplication and periodic stalls. Real ENet sockets on both sides: the relay speaks raw UDP (through
  * ENet's portable socket calls) and never looks inside the packets.
  *
@@ -15,8 +15,9 @@
  *
  * Determinism: every decision (lost?, burst state, delay, duplicate?, reordered?) comes from a
  * splitmix64 stream seeded by (seed, session, direction), one step per datagram, so the n-th datagram
- * of a direction meets the same fate in every run with the same seed; stalls sit at fixed times from
- * the relay's creation. What a run sends still depends on timing, so runs are alike, not identical.
+ * of a direction meets the same fate in every run with the same seed; the burst periods come from a
+ * second stream per direction as a schedule in time from the session's first datagram, and stalls sit
+ * at fixed times from the relay's creation. What a run sends still depends on timing, so runs are alike, not identical.
  *
  * Not thread-safe; no threads: call nr_relay_pump often (the harness does, every 0.5 ms).
  */
@@ -27,9 +28,11 @@
 
 typedef struct nr_impair {
     uint32_t loss_permille;        /* each datagram lost independently */
-    uint32_t burst_enter_permille; /* per datagram: good -> bad state */
-    uint32_t burst_exit_permille;  /* per datagram: bad -> good state */
-    uint32_t burst_loss_permille;  /* loss while in the bad state (bursts) */
+    /* bursts: each direction alternates good and bad periods on a schedule drawn from the seed, each
+     * period uniform in [mean / 2, 3 mean / 2] ms; in a bad period datagrams are lost with
+     * burst_loss_permille (so 240 / 60 ms and 1000 lose 20% of the time, in bursts of 30..90 ms) */
+    uint32_t burst_good_ms, burst_bad_ms; /* 0: no bursts */
+    uint32_t burst_loss_permille;
     uint32_t delay_min_ms, delay_max_ms; /* one-way delay, uniform (jitter reorders) */
     uint32_t reorder_permille, reorder_ms; /* some datagrams held back reorder_ms more */
     uint32_t dup_permille;         /* a second copy, with its own delay */
