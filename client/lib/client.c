@@ -955,9 +955,12 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
             if (!c->bye_pending) c->bye_pending_deadline_us = bsync_net_now_us() + 2000ull * BSYNC_PROTO_PEER_TIMEOUT_MS;
             c->bye_pending = 1;
             c->bye_pending_reason = m.bye.reason;
-        } else if (m.bye.reason == BSYNC_PROTO_BYE_SLOT_TAKEN && c->state == BSYNC_CLIENT_CONNECTING &&
-                   c->connect_attempts > 1) {
-            /* probably our own earlier attempt, which the server times out: keep trying until the deadline */
+        } else if (c->state == BSYNC_CLIENT_CONNECTING &&
+                   ((m.bye.reason == BSYNC_PROTO_BYE_SLOT_TAKEN && c->connect_attempts > 1) ||
+                    m.bye.reason == BSYNC_PROTO_BYE_RATE_LIMITED)) {
+            /* SLOT_TAKEN on a later attempt: probably our own earlier one, which the server times out;
+             * RATE_LIMITED: too many connections from this address this second. Either way the server
+             * disconnects us and we try again 1 s later, until the connect deadline. */
         } else {
             finish(c, m.bye.reason);
         }

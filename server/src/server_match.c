@@ -289,6 +289,16 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         if (sl->ring_tick[k] == t) continue; /* a redundant copy */
         sl->ring_tick[k] = t;
         memcpy(sl->ring[k].params, in->records[i].params, sizeof sl->ring[k].params);
+        /* the declared range of each parameter (match config "input.parameters" min/max): a value outside
+         * it is clamped here, so the frame every machine applies carries the clamped value */
+        for (uint32_t q = 0; q < m->desc->param_count; q++) {
+            fix16_t v = sl->ring[k].params[q];
+            fix16_t c = v < m->desc->param_min[q] ? m->desc->param_min[q] : v > m->desc->param_max[q] ? m->desc->param_max[q] : v;
+            if (c != v) {
+                sl->ring[k].params[q] = c;
+                m->stats.inputs_clamped++;
+            }
+        }
         memcpy(sl->ring[k].triggers, in->records[i].triggers, sizeof sl->ring[k].triggers);
         sl->ring_payload_len[k] = in->records[i].payload_len;
         memcpy(sl->ring_payload[k], in->records[i].payload, in->records[i].payload_len);

@@ -114,7 +114,11 @@ extern "C" {
 #define BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC 32768u /* all channels; a requested desync dump is paced to fit */
 #define BSYNC_PROTO_PEER_MAX_INPUT_LEAD 16u      /* inputs beyond current tick + delay + this: dropped */
 #define BSYNC_PROTO_PEER_MAX_VIOLATIONS 32u      /* dropped packets per 10 s before BYE ABUSE */
-#define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address */
+#define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address (BYE RATE_LIMITED) */
+#define BSYNC_PROTO_HELLO_TIMEOUT_MS 5000u       /* a connection without HELLO this long: BYE TIMEOUT */
+#define BSYNC_PROTO_ENET_ACCEPT_PACKET 65536u    /* server host->maximumPacketSize: larger packets still
+                                                    reach the server, to be counted and answered (BYE
+                                                    PROTOCOL_ERROR) instead of wedging the connection */
 
 /* ---------------------------------------------------------------- results */
 #define BSYNC_PROTO_RESULTS(X)                                                                  \
@@ -174,7 +178,8 @@ typedef enum bsync_proto_type {
     X(ABUSE, "too many malformed, stale or excess packets")                   \
     X(TIMEOUT, "peer timed out")                                              \
     X(SHUTDOWN, "server shutting down")                                       \
-    X(PROTOCOL_ERROR, "unexpected message for the connection state")
+    X(PROTOCOL_ERROR, "unexpected message for the connection state")          \
+    X(RATE_LIMITED, "too many new connections from this address (version 3)")
 
 typedef enum bsync_proto_bye_reason {
 #define BSYNC_PROTO_BYE_ENUM_(id, text) BSYNC_PROTO_BYE_##id,
