@@ -180,6 +180,10 @@ static void impair(nr_relay* r, uint32_t session, int down, const uint8_t* data,
         st->burst_lost++;
         return;
     }
+    if (im->blackout_after_ms && now - r->created_us >= 1000ull * im->blackout_after_ms) {
+        st->stalled++;
+        return;
+    }
     uint64_t base = now;
     uint64_t se = stall_end(r, now);
     if (se) {

@@ -38,6 +38,7 @@ typedef struct nr_impair {
     uint32_t dup_permille;         /* a second copy, with its own delay */
     uint32_t stall_every_ms, stall_ms; /* from creation: every stall_every_ms, stall_ms with nothing through */
     int stall_drop;                /* 1: datagrams in a stall are lost; 0: held and released at its end */
+    uint32_t blackout_after_ms;    /* from creation: after this long nothing gets through (0: never) */
 } nr_impair;
 
 typedef struct nr_dir_stats {
