@@ -10,7 +10,7 @@ server="$(dirname "$bin")/blendsync-server"
 relay="$(dirname "$bin")/tests/bsync_udp_relay"
 [ -x "$server" ] || { echo "skip: no blendsync-server next to $bin"; exit 0; }
 [ -x "$relay" ] || { echo "skip: no $relay"; exit 0; }
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+rm -rf "$work"; install -d "$work" && cd "$work" || exit 1
 cat >loco.json <<'JSON'
 { "tick_rate": 30, "parameters": { "speed": { "default": 0, "smooth_time": 0.25, "max_speed": 10 } },
   "root": "locomotion",

@@ -150,6 +150,7 @@ static void test_stalls(void** state) {
 }
 
 int main(void) {
+    /* IMPAIRED_ONLY_BURSTS=1: the burst match four times (to measure how often it passes) */
     if (getenv("IMPAIRED_ONLY_BURSTS")) {
         const struct CMUnitTest only[] = {cmocka_unit_test(test_loss_bursts), cmocka_unit_test(test_loss_bursts),
                                           cmocka_unit_test(test_loss_bursts), cmocka_unit_test(test_loss_bursts)};
