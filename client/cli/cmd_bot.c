@@ -6,7 +6,8 @@
  *
  * Exit: 0 the match ended normally and no desync was reported to this bot; 1 the match ended (or the
  * bot was kicked) with a desync reported; 2 an error: refused (BYE with a reason), the connection
- * lost, bad arguments. */
+ * lost, bad arguments; 3 the match ended but this bot could not apply all of it (frames missing: the
+ * client library's EVENT_INCOMPLETE; its replay then ends with reason aborted). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,8 @@ static void usage(FILE* f) {
             "  --quiet                no status lines, only the summary\n"
             "\n"
             "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
-            "2 error (refused, connection lost, bad arguments).\n");
+            "2 error (refused, connection lost, bad arguments); 3 the match ended but this bot did not\n"
+            "apply all of it (frames missing; its replay ends \"aborted\").\n");
 }
 
 static int parse_u64(const char* s, uint64_t* out);
@@ -305,7 +307,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint64_t start = bsync_net_now_us(), next_input = 0, next_status = start + 1000000u;
     uint64_t period = 0;
     uint32_t next_script_tick = 0;
-    int status = -1, desynced = 0;
+    int status = -1, desynced = 0, incomplete = 0;
     uint32_t bye = 0;
     while (status < 0) {
         bsync_client_service(c, 2);
@@ -331,6 +333,14 @@ int bsync_cmd_bot(int argc, char** argv) {
                 break;
             case BSYNC_CLIENT_EVENT_RESYNC:
                 printf("bot slot %llu: resynced from the server's snapshot at tick %u\n", (unsigned long long)slot, ev.tick);
+                break;
+            case BSYNC_CLIENT_EVENT_INCOMPLETE:
+                incomplete = 1;
+                fprintf(stderr,
+                        "blendsync bot: slot %llu: INCOMPLETE: applied frames up to tick %u of %s%u (%s); the match is "
+                        "not complete on this machine\n",
+                        (unsigned long long)slot, ev.tick, ev.end_ticks ? "" : "at least ",
+                        ev.end_ticks ? ev.end_ticks : ev.tick, bsync_proto_bye_reason_string(ev.bye_reason));
                 break;
             case BSYNC_CLIENT_EVENT_BYE:
                 bye = ev.bye_reason;
@@ -383,16 +393,17 @@ int bsync_cmd_bot(int argc, char** argv) {
     }
     bsync_client_stats st;
     bsync_client_get_stats(c, &st);
+    if (incomplete && status != 1) status = 3; /* never a partial match reported as a success */
     if (status == 2 && bye)
         fprintf(stderr, "blendsync bot: slot %llu: the server said bye: %s\n", (unsigned long long)slot,
                 bsync_proto_bye_reason_string(bye));
     else if (status == 2)
         fprintf(stderr, "blendsync bot: slot %llu: connection lost or refused (is the server at %s running?)\n",
                 (unsigned long long)slot, server);
-    printf("bot slot %llu: done: %llu frames applied, %llu checksums sent, %llu desyncs, %llu inputs defaulted, "
+    printf("bot slot %llu: done%s: %llu frames applied, %llu checksums sent, %llu desyncs, %llu inputs defaulted, "
            "%llu bytes sent, %llu received (%s)\n",
-           (unsigned long long)slot, (unsigned long long)st.frames_applied, (unsigned long long)st.checksums_sent,
-           (unsigned long long)st.desyncs, (unsigned long long)st.frames_defaulted_self, (unsigned long long)st.bytes_sent,
+           (unsigned long long)slot, incomplete ? " (INCOMPLETE)" : "", (unsigned long long)st.frames_applied,
+           (unsigned long long)st.checksums_sent, (unsigned long long)st.desyncs, (unsigned long long)st.frames_defaulted_self, (unsigned long long)st.bytes_sent,
            (unsigned long long)st.bytes_received, bye ? bsync_proto_bye_reason_string(bye) : "disconnected");
     fflush(stdout);
     bsync_client_destroy(c);

@@ -23,6 +23,10 @@
 #define AHEAD_LIMIT 8u
 #define SYNCTEST_MAX 16u
 #define INPUT_PACKET_MAX (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT)
+/* No WELCOME this long after an attempt began: start a new connection. ENet's handshake can wedge on a
+ * lossy path (the client's last ACK lost, the server still waiting and dropping the HELLO), and ENet
+ * alone would give up at its 5 s peer timeout. */
+#define CONNECT_RETRY_US 2000000ull
 
 typedef struct ring_frame {
     uint32_t tick;
@@ -53,6 +57,9 @@ struct bsync_client {
     ENetPeer* peer;
     int connected;
     uint64_t connect_deadline_us;
+    ENetAddress server_addr;
+    uint64_t attempt_start_us; /* when the current connection attempt began */
+    uint32_t connect_attempts;
     bsync_client_state state;
     /* match */
     void* match_mem;
@@ -92,6 +99,14 @@ struct bsync_client {
     bsync_client_event events[EVENT_CAP];
     uint32_t ev_head, ev_count;
     bsync_client_stats stats;
+    /* the end of the match: END (frame channel) names the frame count; BYE (control channel) may
+     * overtake it and the frames still in flight, so a BYE that ends the match only marks the end as
+     * pending until END has arrived and every frame below it is applied (or the connection drops) */
+    int have_end;
+    uint32_t end_reason;
+    int bye_pending;
+    uint32_t bye_pending_reason;
+    uint64_t bye_pending_deadline_us;
     bsync_proto_msg rx; /* the message being handled (large: kept off the stack) */
     /* the client's own replay */
     bsync_replay_header* replay_header; /* a copy (NULL: no replay) */
@@ -188,6 +203,55 @@ static void end_client(bsync_client* c) {
     c->state = BSYNC_CLIENT_ENDED;
 }
 
+/* Every frame of the match applied: END received and nothing below its count left. */
+static int match_complete(const bsync_client* c) {
+    return c->have_end && c->have_state && c->next_frame >= c->stats.end_ticks;
+}
+
+/* The session is over (bye_reason: BSYNC_PROTO_BYE_*, or UINT32_MAX for a dropped connection). A
+ * client that had joined and did not apply the whole match says so (EVENT_INCOMPLETE, stats, replay
+ * END reason aborted) before its BYE / DISCONNECTED event. */
+static void finish(bsync_client* c, uint32_t bye_reason) {
+    if (c->state == BSYNC_CLIENT_ENDED) return;
+    if (c->state != BSYNC_CLIENT_CONNECTING) {
+        if (match_complete(c)) {
+            replay_end(c, c->end_reason == BSYNC_PROTO_END_NORMAL ? 0u : c->end_reason == BSYNC_PROTO_END_SHUTDOWN ? 1u : 2u);
+        } else {
+            uint32_t known = c->have_end ? c->stats.end_ticks : c->frames_received_upto;
+            if (c->server_tick > known && !c->have_end) known = c->server_tick;
+            c->stats.incomplete = 1;
+            c->stats.frames_missing = known > c->next_frame ? known - c->next_frame : 0;
+            bsync_client_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.type = BSYNC_CLIENT_EVENT_INCOMPLETE;
+            ev.tick = c->next_frame;
+            ev.end_ticks = c->have_end ? c->stats.end_ticks : 0;
+            ev.bye_reason = bye_reason == UINT32_MAX ? BSYNC_PROTO_BYE_TIMEOUT : bye_reason;
+            push_event(c, &ev);
+            replay_end(c, 2);
+        }
+    }
+    bsync_client_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = bye_reason == UINT32_MAX ? BSYNC_CLIENT_EVENT_DISCONNECTED : BSYNC_CLIENT_EVENT_BYE;
+    ev.bye_reason = bye_reason == UINT32_MAX ? 0 : bye_reason;
+    ev.tick = c->next_frame;
+    push_event(c, &ev);
+    end_client(c);
+}
+
+/* After anything that may have applied frames: the match is over once END's frames are all applied. */
+static void check_end(bsync_client* c) {
+    if (c->state == BSYNC_CLIENT_ENDED) return;
+    if (match_complete(c)) {
+        finish(c, c->bye_pending ? c->bye_pending_reason
+                  : c->end_reason == BSYNC_PROTO_END_SHUTDOWN ? (uint32_t)BSYNC_PROTO_BYE_SHUTDOWN
+                                                              : (uint32_t)BSYNC_PROTO_BYE_MATCH_OVER);
+        return;
+    }
+    if (c->bye_pending && bsync_net_now_us() > c->bye_pending_deadline_us) finish(c, c->bye_pending_reason);
+}
+
 bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** out, bsync_error* err) {
     if (!cfg || !out || !cfg->host || !cfg->desc || !cfg->token || cfg->token_len < 1 ||
         cfg->token_len > BSYNC_PROTO_MAX_TOKEN || cfg->test_drop_permille > 1000 ||
@@ -276,6 +340,9 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
         return BSYNC_IO_ERROR;
     }
     addr.port = cfg->port;
+    c->server_addr = addr;
+    c->attempt_start_us = bsync_net_now_us();
+    c->connect_attempts = 1;
     c->peer = enet_host_connect(c->host, &addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
     if (!c->peer) {
         bsync_client_destroy(c);
@@ -328,6 +395,7 @@ void bsync_client_get_stats(const bsync_client* c, bsync_client_stats* out) {
     out->rtt_ms = c->peer ? c->peer->roundTripTime : 0;
     out->next_frame_tick = c->next_frame;
     out->server_tick = c->server_tick;
+    out->frames_received_upto = c->frames_received_upto;
 }
 
 /* ---------------------------------------------------------------- inputs */
@@ -619,9 +687,13 @@ static void apply_frames(bsync_client* c) {
 }
 
 static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
-    if (f->player_count != c->player_count || f->param_count != c->cfg.desc->param_count ||
+    /* checked against the local match (the WELCOME may not be here yet: the frame channel is not
+     * ordered with the control channel, so frames can arrive first and are held) */
+    if (f->player_count != c->cfg.desc->player_count || f->param_count != c->cfg.desc->param_count ||
         f->trigger_count != c->cfg.desc->trigger_count)
         return;
+    if (c->state == BSYNC_CLIENT_CONNECTING) c->stats.frames_early++;
+    c->stats.frames_received++;
     ring_frame* r = &c->frames[f->tick % FRAME_RING];
     r->tick = f->tick;
     r->valid = 1;
@@ -829,11 +901,13 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     c->server_tick = w->start_tick;
     c->state = BSYNC_CLIENT_JOINING;
     event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
+    if (c->stats.start_known) event_simple(c, BSYNC_CLIENT_EVENT_START, c->stats.start_tick); /* it came first */
     if (w->snapshot_size == 0) {
         c->have_state = w->start_tick == 0; /* a fresh match: the initial state */
         if (c->have_state) {
             replay_start(c, 0, NULL, 0);
             trail_keep(c, 0);
+            apply_frames(c); /* the frames that arrived before the WELCOME */
         }
     } else {
         snapshot_begin(c, BSYNC_PROTO_SNAPSHOT_JOIN, w->start_tick, w->snapshot_size);
@@ -853,8 +927,23 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
-        if (c->state == BSYNC_CLIENT_JOINING || c->state == BSYNC_CLIENT_RUNNING) on_frame(c, &m.frame);
+        if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, &m.frame);
         break;
+    case BSYNC_PROTO_END:
+        c->have_end = 1;
+        c->end_reason = m.end.reason;
+        c->stats.end_ticks = m.end.ticks;
+        break;
+    case BSYNC_PROTO_START: {
+        uint64_t half_rtt = c->peer ? 500ull * c->peer->roundTripTime : 0;
+        uint64_t due = bsync_net_now_us() + m.start.deadline_in_us;
+        c->stats.start_known = 1;
+        c->stats.start_tick = m.start.tick;
+        c->stats.start_deadline_us = due > half_rtt ? due - half_rtt : 0;
+        if (m.start.tick > c->server_tick) c->server_tick = m.start.tick;
+        if (c->state != BSYNC_CLIENT_CONNECTING) event_simple(c, BSYNC_CLIENT_EVENT_START, m.start.tick);
+        break;
+    }
     case BSYNC_PROTO_DESYNC: on_desync(c, &m.desync); break;
     case BSYNC_PROTO_SNAPSHOT:
         if (m.snapshot.kind == BSYNC_PROTO_SNAPSHOT_DUMP) break;
@@ -862,20 +951,28 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         if (c->incoming_kind == (int)m.snapshot.kind && c->incoming_tick == m.snapshot.tick)
             snapshot_chunk(c, m.snapshot.chunk_index, m.snapshot.data, m.snapshot.len);
         break;
-    case BSYNC_PROTO_BYE: {
-        bsync_client_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.type = BSYNC_CLIENT_EVENT_BYE;
-        ev.bye_reason = m.bye.reason;
-        ev.tick = c->next_frame;
-        push_event(c, &ev);
-        replay_end(c, m.bye.reason == BSYNC_PROTO_BYE_MATCH_OVER ? 0u : 1u);
-        end_client(c);
+    case BSYNC_PROTO_BYE:
+        if ((m.bye.reason == BSYNC_PROTO_BYE_MATCH_OVER || m.bye.reason == BSYNC_PROTO_BYE_SHUTDOWN) &&
+            c->state != BSYNC_CLIENT_CONNECTING) {
+            /* the end of the match: frames (and END) may still be on their way on the frame channel;
+             * the server disconnects only once they are delivered */
+            if (!c->bye_pending) c->bye_pending_deadline_us = bsync_net_now_us() + 2000ull * BSYNC_PROTO_PEER_TIMEOUT_MS;
+            c->bye_pending = 1;
+            c->bye_pending_reason = m.bye.reason;
+        } else if (c->state == BSYNC_CLIENT_CONNECTING &&
+                   ((m.bye.reason == BSYNC_PROTO_BYE_SLOT_TAKEN && c->connect_attempts > 1) ||
+                    m.bye.reason == BSYNC_PROTO_BYE_RATE_LIMITED)) {
+            /* SLOT_TAKEN on a later attempt: probably our own earlier one, which the server times out;
+             * RATE_LIMITED: too many connections from this address this second. Either way the server
+             * disconnects us and we try again 1 s later, until the connect deadline. */
+        } else {
+            finish(c, m.bye.reason);
+        }
         break;
-    }
     default: break;
     }
 #undef m
+    check_end(c);
 }
 
 bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
@@ -888,7 +985,9 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
         first = 0;
         switch (e.type) {
         case ENET_EVENT_TYPE_CONNECT: {
+            if (e.peer != c->peer) break;
             c->connected = 1;
+            bsync_net_peer_limits(c->peer); /* now connected: the throttle setting too */
             bsync_proto_msg m;
             memset(&m, 0, sizeof m);
             m.type = BSYNC_PROTO_HELLO;
@@ -905,19 +1004,35 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
             enet_packet_destroy(e.packet);
             break;
         case ENET_EVENT_TYPE_DISCONNECT:
+            if (e.peer != c->peer) break; /* an attempt already abandoned */
             c->connected = 0;
             c->peer = NULL;
-            if (c->state != BSYNC_CLIENT_ENDED) {
-                event_simple(c, BSYNC_CLIENT_EVENT_DISCONNECTED, c->next_frame);
-                end_client(c);
+            if (c->state == BSYNC_CLIENT_CONNECTING && bsync_net_now_us() + 500000u < c->connect_deadline_us) {
+                c->attempt_start_us = bsync_net_now_us() + 1000000u - CONNECT_RETRY_US; /* again in 1 s */
+                break;
             }
+            /* complete (END and every frame) or not: say which */
+            if (match_complete(c)) check_end(c);
+            else finish(c, c->bye_pending ? c->bye_pending_reason : UINT32_MAX);
             break;
         default: break;
         }
     }
-    if (!c->connected && c->state == BSYNC_CLIENT_CONNECTING && bsync_net_now_us() > c->connect_deadline_us) {
-        event_simple(c, BSYNC_CLIENT_EVENT_DISCONNECTED, 0);
-        end_client(c);
+    check_end(c);
+    uint64_t now = bsync_net_now_us();
+    if (c->state == BSYNC_CLIENT_CONNECTING && now < c->connect_deadline_us && now >= c->attempt_start_us + CONNECT_RETRY_US) {
+        /* no WELCOME yet: a fresh connection (a new ENet connect id, so the server sees a new peer) */
+        if (c->peer) enet_peer_reset(c->peer);
+        c->connected = 0;
+        c->peer = enet_host_connect(c->host, &c->server_addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
+        if (c->peer) bsync_net_peer_limits(c->peer);
+        c->attempt_start_us = now;
+        c->connect_attempts++;
+        c->stats.connect_attempts++;
+    }
+    if (c->state == BSYNC_CLIENT_CONNECTING && now > c->connect_deadline_us) {
+        c->connected = 0;
+        finish(c, UINT32_MAX);
         if (c->peer) {
             enet_peer_reset(c->peer);
             c->peer = NULL;

@@ -16,6 +16,8 @@ size_t bsync_proto_max_body(uint32_t type) {
     case BSYNC_PROTO_DESYNC: return BSYNC_PROTO_MAX_BODY_DESYNC;
     case BSYNC_PROTO_SNAPSHOT: return BSYNC_PROTO_MAX_BODY_SNAPSHOT;
     case BSYNC_PROTO_BYE: return BSYNC_PROTO_MAX_BODY_BYE;
+    case BSYNC_PROTO_END: return BSYNC_PROTO_MAX_BODY_END;
+    case BSYNC_PROTO_START: return BSYNC_PROTO_MAX_BODY_START;
     default: return 0;
     }
 }
@@ -24,7 +26,10 @@ unsigned bsync_proto_channel(uint32_t type) {
     switch (type) {
     case BSYNC_PROTO_INPUT:
     case BSYNC_PROTO_INPUT_ACK: return BSYNC_PROTO_CHANNEL_INPUT;
-    case BSYNC_PROTO_FRAME: return BSYNC_PROTO_CHANNEL_FRAME;
+    case BSYNC_PROTO_FRAME:
+    case BSYNC_PROTO_END:   /* ordered after the last FRAME */
+    case BSYNC_PROTO_START: /* ordered before the first FRAME the client must apply */
+        return BSYNC_PROTO_CHANNEL_FRAME;
     case BSYNC_PROTO_CHECKSUM:
     case BSYNC_PROTO_DESYNC: return BSYNC_PROTO_CHANNEL_CHECK;
     case BSYNC_PROTO_SNAPSHOT: return BSYNC_PROTO_CHANNEL_BULK;
@@ -260,6 +265,14 @@ static bsync_proto_result validate_bye(const bsync_proto_bye* m) {
     return BSYNC_PROTO_OK;
 }
 
+static bsync_proto_result validate_end(const bsync_proto_end* m) {
+    return m->reason >= BSYNC_PROTO_END_REASON_COUNT ? BSYNC_PROTO_BAD_ENUM : BSYNC_PROTO_OK;
+}
+
+static bsync_proto_result validate_start(const bsync_proto_start* m) {
+    return m->deadline_in_us > BSYNC_PROTO_MAX_START_IN_US ? BSYNC_PROTO_BAD_VALUE : BSYNC_PROTO_OK;
+}
+
 bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg) {
     if (!msg) return BSYNC_PROTO_INVALID_ARGUMENT;
     switch (msg->type) {
@@ -272,6 +285,8 @@ bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg) {
     case BSYNC_PROTO_DESYNC: return validate_desync(&msg->desync);
     case BSYNC_PROTO_SNAPSHOT: return validate_snapshot(&msg->snapshot);
     case BSYNC_PROTO_BYE: return validate_bye(&msg->bye);
+    case BSYNC_PROTO_END: return validate_end(&msg->end);
+    case BSYNC_PROTO_START: return validate_start(&msg->start);
     default: return BSYNC_PROTO_UNKNOWN_TYPE;
     }
 }
@@ -401,6 +416,16 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         put_u8(w, msg->bye.version_min);
         put_u8(w, msg->bye.version_max);
         put_u8(w, 0);
+        break;
+    case BSYNC_PROTO_END:
+        put_u32(w, msg->end.ticks);
+        put_u8(w, msg->end.reason);
+        put_u8(w, 0);
+        put_u16(w, 0);
+        break;
+    case BSYNC_PROTO_START:
+        put_u32(w, msg->start.tick);
+        put_u32(w, msg->start.deadline_in_us);
         break;
     }
 }
@@ -589,6 +614,19 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         if (reserved) return BSYNC_PROTO_RESERVED_NONZERO;
         return BSYNC_PROTO_OK;
     }
+    case BSYNC_PROTO_END: {
+        uint8_t r8;
+        uint16_t r16;
+        TRY_(get_u32(r, &msg->end.ticks));
+        TRY_(get_u8(r, &msg->end.reason));
+        TRY_(get_u8(r, &r8));
+        TRY_(get_u16(r, &r16));
+        if (r8 || r16) return BSYNC_PROTO_RESERVED_NONZERO;
+        return BSYNC_PROTO_OK;
+    }
+    case BSYNC_PROTO_START:
+        TRY_(get_u32(r, &msg->start.tick));
+        return get_u32(r, &msg->start.deadline_in_us);
     }
     return BSYNC_PROTO_UNKNOWN_TYPE;
 }

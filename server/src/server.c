@@ -130,6 +130,15 @@ static srv_match* find_match(bsync_server* s, uint64_t id) {
 static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
     if (p->closing) return;
     if (p->match) p->match->stats.bytes_in += len;
+    if (len > BSYNC_PROTO_ENET_MAX_PACKET) { /* counted and answered, not a silent loss of the connection */
+        s->host_stats.oversized++;
+        s->host_stats.protocol_errors++;
+        if (p->match) srv_violation(s, p, BSYNC_SERVER_DROP_OVERSIZED);
+        srv_log(s, "warn", "event=refused reason=oversized match=%llu slot=%d bytes=%zu limit=%u",
+                (unsigned long long)(p->match ? p->match->stats.match_id : 0), p->slot, len, BSYNC_PROTO_ENET_MAX_PACKET);
+        srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+        return;
+    }
     bsync_proto_header h;
     int is_input = len >= 4 && data[3] == BSYNC_PROTO_INPUT;
     if (!within_caps(s, p, len, is_input)) {
@@ -147,11 +156,18 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
             return;
         }
         srv_violation(s, p, r == BSYNC_PROTO_UNSUPPORTED_VERSION ? BSYNC_SERVER_DROP_BAD_VERSION : BSYNC_SERVER_DROP_MALFORMED);
-        if (!p->match && !p->closing) srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+        if (!p->match && !p->closing) {
+            s->host_stats.protocol_errors++;
+            srv_log(s, "info", "event=refused reason=protocol_error detail=\"%s\"", bsync_proto_result_string(r));
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+        }
         return;
     }
     if (!p->match) {
         if (m->type != BSYNC_PROTO_HELLO) {
+            s->host_stats.protocol_errors++;
+            srv_log(s, "info", "event=refused reason=protocol_error detail=\"%s before hello\"",
+                    bsync_proto_type_string(m->type));
             srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
             return;
         }
@@ -241,6 +257,7 @@ bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** 
         return BSYNC_IO_ERROR;
     }
     bsync_net_host_limits(s->host);
+    s->host->maximumPacketSize = BSYNC_PROTO_ENET_ACCEPT_PACKET; /* see on_receive: oversized is answered */
     s->host->duplicatePeers = 64;
     s->port = s->host->address.port;
     s->peer_count = s->host->peerCount;
@@ -271,6 +288,26 @@ void bsync_server_destroy(bsync_server* s) {
 }
 
 uint16_t bsync_server_port(const bsync_server* s) { return s ? s->port : 0; }
+
+void bsync_server_host_stats_get(const bsync_server* s, bsync_server_host_stats* out) {
+    if (s && out) *out = s->host_stats;
+}
+
+/* Peers connected for BSYNC_PROTO_HELLO_TIMEOUT_MS without a HELLO: BYE TIMEOUT and disconnected. */
+static void sweep_silent_peers(bsync_server* s, uint64_t now) {
+    if (now - s->last_sweep_us < 100000u) return;
+    s->last_sweep_us = now;
+    for (size_t i = 0; i < s->peer_count; i++) {
+        srv_peer* p = &s->peers[i];
+        if (!p->peer || p->match || p->closing || now - p->connected_us < 1000ull * BSYNC_PROTO_HELLO_TIMEOUT_MS) continue;
+        char ip[64] = "?";
+        enet_address_get_host_ip(&p->peer->address, ip, sizeof ip);
+        s->host_stats.hello_timeouts++;
+        srv_log(s, "info", "event=refused reason=hello_timeout address=%s:%u after_ms=%u", ip, (unsigned)p->peer->address.port,
+                BSYNC_PROTO_HELLO_TIMEOUT_MS);
+        srv_peer_close(s, p, BSYNC_PROTO_BYE_TIMEOUT);
+    }
+}
 uint32_t bsync_server_match_count(const bsync_server* s) { return s ? s->match_count : 0; }
 
 int bsync_server_done(const bsync_server* s) {
@@ -325,16 +362,18 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         switch (e.type) {
         case ENET_EVENT_TYPE_CONNECT:
             peer_reset(p);
+            p->peer = e.peer;
+            p->connected_us = bsync_net_now_us();
+            bsync_net_peer_limits(e.peer);
             if (!connect_allowed(s, e.peer->address.host) || s->shut_down) {
                 char ip[64] = "?";
                 enet_address_get_host_ip(&e.peer->address, ip, sizeof ip);
-                srv_log(s, "warn", "event=connect_refused address=%s reason=%s", ip,
+                srv_log(s, "warn", "event=connect_refused address=%s reason=%s action=bye", ip,
                         s->shut_down ? "shutting_down" : "rate_limit");
-                enet_peer_reset(e.peer);
-                break;
+                s->host_stats.connects_refused++;
+                /* told, then disconnected (once the BYE is acknowledged; ENet's timeout otherwise) */
+                srv_peer_close(s, p, s->shut_down ? BSYNC_PROTO_BYE_SHUTDOWN : BSYNC_PROTO_BYE_RATE_LIMITED);
             }
-            p->peer = e.peer;
-            bsync_net_peer_limits(e.peer);
             break;
         case ENET_EVENT_TYPE_RECEIVE:
             if (p->peer == e.peer) on_receive(s, p, e.packet->data, e.packet->dataLength);
@@ -357,6 +396,7 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
     }
     now = bsync_net_now_us();
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
+    sweep_silent_peers(s, now);
     enet_host_flush(s->host);
     s->udp_in += s->host->totalReceivedData;
     s->udp_out += s->host->totalSentData;

@@ -35,6 +35,7 @@ typedef struct srv_peer {
     uint32_t window_packets, window_inputs;
     uint64_t window_bytes;
     int closing;
+    uint64_t connected_us; /* when ENet connected it (the HELLO timeout) */
     /* an incoming DUMP snapshot */
     uint8_t* dump;
     uint32_t dump_size, dump_have, dump_tick;
@@ -129,6 +130,8 @@ struct bsync_server {
     bsync_proto_msg rx; /* the message being handled (large) */
     int shut_down;
     uint64_t udp_in, udp_out; /* ENet's totals, accumulated (ENet's own counters are u32) */
+    bsync_server_host_stats host_stats;
+    uint64_t last_sweep_us; /* the HELLO-timeout sweep, every 100 ms */
 };
 
 /* server.c */

@@ -192,6 +192,19 @@ static void send_snapshot_chunks(srv_match* m, srv_peer* p, uint32_t kind, uint3
     if (sent > 0) m->stats.bytes_out += (uint64_t)sent;
 }
 
+/* START (protocol version 3): the tick clock, on the frame channel before the first frame the peer
+ * must apply: tick `tick` is confirmed deadline_in_us from now. */
+static void send_start(srv_match* m, srv_peer* p, uint32_t tick, uint64_t now) {
+    uint64_t due = deadline_of(m, tick);
+    uint64_t in = due > now ? due - now : 0;
+    bsync_proto_msg st;
+    memset(&st, 0, sizeof st);
+    st.type = BSYNC_PROTO_START;
+    st.start.tick = tick;
+    st.start.deadline_in_us = (uint32_t)(in < BSYNC_PROTO_MAX_START_IN_US ? in : BSYNC_PROTO_MAX_START_IN_US);
+    srv_send(m, p, &st);
+}
+
 static int token_equal(const uint8_t* a, size_t alen, const char* b, size_t blen) {
     unsigned diff = (unsigned)(alen ^ blen);
     for (size_t i = 0; i < alen && i < BSYNC_PROTO_MAX_TOKEN; i++)
@@ -254,6 +267,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         memcpy(w.welcome.snapshot, m->snap_buf, w.welcome.snapshot_len);
     }
     srv_send(m, p, &w);
+    if (m->started) send_start(m, p, m->next_tick, bsync_net_now_us());
     if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
         send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
     srv_log(s, "info", "event=join match=%llu slot=%u kind=%s start_tick=%u snapshot_bytes=%zu players=%u/%u", MATCH_ID(m),
@@ -304,6 +318,16 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         if (sl->ring_tick[k] == t) continue; /* a redundant copy */
         sl->ring_tick[k] = t;
         memcpy(sl->ring[k].params, in->records[i].params, sizeof sl->ring[k].params);
+        /* the declared range of each parameter (match config "input.parameters" min/max): a value outside
+         * it is clamped here, so the frame every machine applies carries the clamped value */
+        for (uint32_t q = 0; q < m->desc->param_count; q++) {
+            fix16_t v = sl->ring[k].params[q];
+            fix16_t c = v < m->desc->param_min[q] ? m->desc->param_min[q] : v > m->desc->param_max[q] ? m->desc->param_max[q] : v;
+            if (c != v) {
+                sl->ring[k].params[q] = c;
+                m->stats.inputs_clamped++;
+            }
+        }
         memcpy(sl->ring[k].triggers, in->records[i].triggers, sizeof sl->ring[k].triggers);
         sl->ring_payload_len[k] = in->records[i].payload_len;
         memcpy(sl->ring_payload[k], in->records[i].payload, in->records[i].payload_len);
@@ -466,6 +490,15 @@ void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
         bsync_replay_writer_close(m->replay);
         m->replay = NULL;
     }
+    /* END on the frame channel, after every FRAME: a client knows it has the whole match only once it
+     * has applied every frame below END's count (the BYE on the control channel can overtake them) */
+    bsync_proto_msg end;
+    memset(&end, 0, sizeof end);
+    end.type = BSYNC_PROTO_END;
+    end.end.ticks = m->next_tick;
+    end.end.reason = (uint8_t)(reason < BSYNC_PROTO_END_REASON_COUNT ? reason : BSYNC_PROTO_END_ABORTED);
+    for (uint32_t p = 0; p < m->player_count; p++)
+        if (m->slots[p].peer) srv_send(m, m->slots[p].peer, &end);
     for (uint32_t p = 0; p < m->player_count; p++)
         if (m->slots[p].peer) srv_peer_close(m->server, m->slots[p].peer, bye_reason);
     status_line(m);
@@ -485,6 +518,8 @@ void srv_match_update(srv_match* m, uint64_t now) {
             m->started = 1;
             m->start_us = now + 100000u; /* 100 ms for the WELCOMEs to land */
             m->last_status_us = m->last_sync_us = now;
+            for (uint32_t p = 0; p < m->player_count; p++)
+                if (m->slots[p].peer) send_start(m, m->slots[p].peer, 0, now);
             replay_open(m);
             srv_log(m->server, "info", "event=match_start match=%llu players=%u/%u tick_rate=%u", MATCH_ID(m), n,
                     m->player_count, m->tick_rate);

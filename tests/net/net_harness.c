@@ -22,6 +22,8 @@ static const char* k_graph =
     "             \"run\": { \"source\": \"builtin:humanoid\" } }\n"
     "}\n";
 
+uint32_t nh_config_start_ms;
+
 static int write_text(const char* path, const char* text) {
     FILE* f = fopen(path, "w");
     if (!f) return -1;
@@ -77,8 +79,8 @@ static int start(nh_world* w, const char* second_match_text, const nh_options* o
                               ", {\"name\": \"npc%u\", \"graph\": \"loco.json\", \"npc_seed\": %u}", k, 100 + k);
     snprintf(text + n, sizeof text - n,
              "], \"input_delay\": %u, \"checksum_interval\": %u, \"desync_policy\": \"%s\", \"replay\": \"match.bsreplay\", "
-             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": 3000, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
-             input_delay, checksum_interval, policy, duration_ticks);
+             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": %u, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
+             input_delay, checksum_interval, policy, duration_ticks, nh_config_start_ms ? nh_config_start_ms : 3000u);
     snprintf(w->match_path, sizeof w->match_path, "%s/match.json", w->dir);
     if (write_text(w->match_path, text) != 0) return -1;
     bsync_error err;
@@ -115,7 +117,7 @@ int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra) {
     static char tokens[NH_MAX_CLIENTS][16];
     snprintf(tokens[slot], sizeof tokens[slot], "tok-%u", slot);
     cc.host = "127.0.0.1";
-    cc.port = w->port;
+    cc.port = w->relay ? nr_relay_port(w->relay) : w->port;
     cc.match_id = 42;
     cc.slot = (uint8_t)slot;
     if (!extra || !extra->token) {
@@ -159,6 +161,7 @@ static void client_events(nh_client* c) {
             c->last_desync = ev.desync;
             break;
         case BSYNC_CLIENT_EVENT_RESYNC: c->resync_events++; break;
+        case BSYNC_CLIENT_EVENT_INCOMPLETE: c->incomplete_events++; break;
         case BSYNC_CLIENT_EVENT_BYE:
             c->ended = 1;
             c->bye_reason = ev.bye_reason;
@@ -172,6 +175,7 @@ static void client_events(nh_client* c) {
 void nh_pump(nh_world* w, uint32_t ms) {
     uint64_t end = bsync_net_now_us() + 1000ull * ms;
     do {
+        nr_relay_pump(w->relay);
         bsync_server_service(w->server, 0);
         for (uint32_t i = 0; i < w->client_count; i++) {
             nh_client* c = &w->clients[i];
@@ -197,6 +201,7 @@ void nh_pump(nh_world* w, uint32_t ms) {
                 c->next_input_us += c->period_us;
             }
         }
+        nr_relay_pump(w->relay);
         struct timespec ts = {0, 500000};
         nanosleep(&ts, NULL);
     } while (bsync_net_now_us() < end);
@@ -224,8 +229,14 @@ void nh_client_checksums(nh_world* w, int i, bsync_match_checksums* out) {
     bsync_match_checksums_get(bsync_client_match(w->clients[i].client), 1, out);
 }
 
+int nh_use_relay(nh_world* w, const nr_impair* impair, uint64_t seed) {
+    w->relay = nr_relay_create(w->port, impair, seed);
+    return w->relay ? 0 : -1;
+}
+
 void nh_stop(nh_world* w) {
     for (uint32_t i = 0; i < w->client_count; i++) bsync_client_destroy(w->clients[i].client);
+    nr_relay_destroy(w->relay);
     bsync_server_destroy(w->server);
     bsync_match_config_destroy(w->cfg);
     char cmd[400];

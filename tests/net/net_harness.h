@@ -10,6 +10,7 @@
 #include "blendsync/client.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/server.h"
+#include "net_relay.h"
 
 #define NH_MAX_CLIENTS 16
 #define NH_MAX_FRAMES 4096
@@ -22,6 +23,7 @@ typedef struct nh_client {
     int ended;
     uint32_t bye_reason;
     uint32_t desync_events, resync_events;
+    uint32_t incomplete_events;       /* BSYNC_CLIENT_EVENT_INCOMPLETE */
     bsync_proto_desync last_desync;
     uint32_t frames;                  /* FRAME events seen */
     uint32_t first_frame;             /* tick of the first FRAME event */
@@ -44,7 +46,11 @@ typedef struct nh_world {
     uint32_t client_count;
     const char* second_match_text; /* nh_start_two: a second match (same dir, match2.json) */
     char second_match_path[300];
+    nr_relay* relay; /* nh_use_relay: clients connect through it */
 } nh_world;
+
+/* The match config's lobby timeout ("timeouts.start_ms") for the next nh_start: 0 = 3000. */
+extern uint32_t nh_config_start_ms;
 
 /* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */
@@ -63,6 +69,9 @@ typedef struct nh_options {
 } nh_options;
 int nh_start_with(nh_world* w, const nh_options* o, uint32_t players, uint32_t npcs, uint32_t input_delay,
                   uint32_t checksum_interval, const char* policy, uint32_t duration_ticks, int verify_poses);
+/* Put a seeded impaired UDP relay (net_relay.h) between the clients connected from now on and the
+ * server; nh_pump pumps it. 0 on success. */
+int nh_use_relay(nh_world* w, const nr_impair* impair, uint64_t seed);
 /* Connect a client for slot (test switches in cfg_extra may be NULL). Returns its index. */
 int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra);
 /* Service the server and every client for ms milliseconds (clients send inputs at the tick rate). */

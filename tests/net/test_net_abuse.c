@@ -24,6 +24,8 @@ typedef struct raw_peer {
     int got_welcome;
     uint32_t frames;
     int spoof_seen; /* a frame carried the spoofed value for slot 0 */
+    int clamped_seen; /* a frame carried slot 0's clamped values (3.5, -1) */
+    uint32_t start_tick_plus1; /* START's tick + 1 (0: none yet) */
 } raw_peer;
 
 #define SPOOF_VALUE (99 << 16)
@@ -44,9 +46,12 @@ static void raw_service(nh_world* w, raw_peer* r, uint32_t ms) {
                         r->bye_version_max = m.bye.version_max;
                     }
                     if (m.type == BSYNC_PROTO_WELCOME) r->got_welcome = 1;
+                    if (m.type == BSYNC_PROTO_START) r->start_tick_plus1 = m.start.tick + 1u;
                     if (m.type == BSYNC_PROTO_FRAME) {
                         r->frames++;
                         if (m.frame.players[0].params[0] == SPOOF_VALUE) r->spoof_seen = 1;
+                        if (m.frame.players[0].params[0] == (fix16_t)(7 << 15) && m.frame.players[0].params[1] == -65536)
+                            r->clamped_seen = 1;
                     }
                 }
                 enet_packet_destroy(e.packet);
@@ -164,15 +169,19 @@ static void test_refusals(void** state) {
             raw_open(&w, &many[k]);
             raw_send(&many[k], &m);
         }
-        int answered = 0;
+        int answered = 0, limited = 0;
         for (int i = 0; i < 60; i++)
             for (int k = 0; k < 12; k++) raw_service(&w, &many[k], 1);
         for (int k = 0; k < 12; k++) {
-            answered += many[k].got_bye;
+            /* served: the HELLO was judged (BAD_TOKEN); over the limit: told so (issue 14: never silent) */
+            answered += many[k].got_bye && many[k].bye_reason == BSYNC_PROTO_BYE_BAD_TOKEN;
+            limited += many[k].got_bye && many[k].bye_reason == BSYNC_PROTO_BYE_RATE_LIMITED;
             raw_close(&many[k]);
         }
-        printf("[abuse] 12 connections within a second from one address: %d served\n", answered);
+        printf("[abuse] 12 connections within a second from one address: %d served, %d told RATE_LIMITED\n", answered,
+               limited);
         assert_true(answered >= 1 && answered <= (int)BSYNC_PROTO_MAX_CONNECTS_PER_SEC);
+        assert_int_equal(answered + limited, 12);
     }
     /* the real client is unaffected */
     bsync_server_match_stats st;
@@ -307,11 +316,105 @@ static void test_hostile_player(void** state) {
     nh_stop(&w);
 }
 
+/* Connection hygiene (issue 14), real sockets: an input outside the declared range is clamped by the
+ * server (the frame carries the clamped value) and counted; a packet over 16 KiB is counted and
+ * answered with BYE PROTOCOL_ERROR; connections over the per-address rate limit get BYE RATE_LIMITED
+ * and are disconnected; connections that never send HELLO get BYE TIMEOUT after
+ * BSYNC_PROTO_HELLO_TIMEOUT_MS and are disconnected. */
+static void test_hygiene(void** state) {
+    (void)state;
+    nh_world w;
+    assert_int_equal(nh_start(&w, 2, 0, 3, 20, "report", 600, 0), 0);
+    assert_true(nh_connect(&w, 1, NULL) >= 0);
+    raw_peer r;
+    raw_open(&w, &r);
+    bsync_proto_msg m;
+    hello(&m, &w, 42, 0, "tok-0");
+    raw_send(&r, &m);
+    for (int i = 0; i < 400 && !r.start_tick_plus1; i++) raw_service(&w, &r, 5);
+    assert_true(r.got_welcome);
+    assert_true(r.start_tick_plus1 > 0);
+    /* speed 100.0 and lean -5 for parameters declared 0..3.5 and -1..1, for ticks 3..6 */
+    memset(&m, 0, sizeof m);
+    m.type = BSYNC_PROTO_INPUT;
+    m.input.slot = 0;
+    m.input.param_count = 2;
+    m.input.first_tick = 3;
+    m.input.record_count = 4;
+    for (int i = 0; i < 4; i++) {
+        m.input.records[i].params[0] = 100 << 16;
+        m.input.records[i].params[1] = -5 * 65536;
+    }
+    raw_send(&r, &m);
+    for (int i = 0; i < 200 && r.frames < 10; i++) raw_service(&w, &r, 5);
+    assert_true(r.clamped_seen);
+    bsync_server_match_stats st;
+    bsync_server_match_stats_get(w.server, 0, &st);
+    assert_int_equal(st.inputs_clamped, 8); /* 4 ticks x 2 parameters */
+    /* one packet of 20 KiB: counted and answered */
+    static uint8_t huge[20000];
+    memset(huge, 0x42, sizeof huge);
+    raw_send_bytes(&r, huge, sizeof huge, BSYNC_PROTO_CHANNEL_CONTROL, 1);
+    for (int i = 0; i < 400 && !r.got_bye; i++) raw_service(&w, &r, 5);
+    assert_true(r.got_bye);
+    assert_int_equal(r.bye_reason, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+    for (int i = 0; i < 400 && !r.disconnected; i++) raw_service(&w, &r, 5);
+    assert_true(r.disconnected);
+    bsync_server_host_stats hs;
+    bsync_server_host_stats_get(w.server, &hs);
+    assert_int_equal(hs.oversized, 1);
+    bsync_server_match_stats_get(w.server, 0, &st);
+    assert_int_equal(st.dropped[BSYNC_SERVER_DROP_OVERSIZED], 1);
+    raw_close(&r);
+    /* 12 new connections at once from 127.0.0.1 (a fresh second: the two above are older than 1 s) */
+    nh_pump(&w, 1100);
+    enum { N = 12 };
+    static raw_peer many[N];
+    ENetAddress a;
+    enet_address_set_host(&a, "127.0.0.1");
+    a.port = w.port;
+    for (int i = 0; i < N; i++) {
+        memset(&many[i], 0, sizeof many[i]);
+        many[i].host = enet_host_create(NULL, 1, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
+        assert_non_null(many[i].host);
+        many[i].peer = enet_host_connect(many[i].host, &a, BSYNC_PROTO_CHANNEL_COUNT, 0);
+        assert_non_null(many[i].peer);
+    }
+    uint64_t t0 = bsync_net_now_us();
+    int all_gone = 0;
+    while (!all_gone && bsync_net_now_us() - t0 < 12000000u) {
+        all_gone = 1;
+        for (int i = 0; i < N; i++) {
+            raw_service(&w, &many[i], 0);
+            if (!many[i].disconnected) all_gone = 0;
+        }
+    }
+    uint64_t took_ms = (bsync_net_now_us() - t0) / 1000u;
+    int rate_limited = 0, timed_out = 0;
+    for (int i = 0; i < N; i++) {
+        assert_true(many[i].disconnected);
+        assert_true(many[i].got_bye);
+        if (many[i].bye_reason == BSYNC_PROTO_BYE_RATE_LIMITED) rate_limited++;
+        if (many[i].bye_reason == BSYNC_PROTO_BYE_TIMEOUT) timed_out++;
+        enet_host_destroy(many[i].host);
+    }
+    bsync_server_host_stats_get(w.server, &hs);
+    printf("[hygiene] %d connections: %d rate-limited, %d silent ones timed out; all disconnected after %llu ms\n", N,
+           rate_limited, timed_out, (unsigned long long)took_ms);
+    assert_int_equal(rate_limited + timed_out, N);
+    assert_int_equal(timed_out, (int)BSYNC_PROTO_MAX_CONNECTS_PER_SEC); /* the first 8 were let in, never said HELLO */
+    assert_int_equal(hs.connects_refused, (uint64_t)rate_limited);
+    assert_int_equal(hs.hello_timeouts, (uint64_t)timed_out);
+    assert_true(took_ms >= BSYNC_PROTO_HELLO_TIMEOUT_MS - 200u); /* not before the documented timeout */
+    nh_stop(&w);
+}
+
 int main(void) {
     if (bsync_net_init() != 0) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hostile_player),
+        cmocka_unit_test(test_hygiene),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     bsync_net_deinit();

@@ -28,7 +28,7 @@ static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
 }
 /* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
  * TRAIL; the header layout itself is frozen). */
-#define V 2
+#define V 3 /* version 3: END and START (issue 14) */
 
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
@@ -389,14 +389,14 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_string_equal(bsync_proto_bye_reason_string(m->bye.reason), "protocol version mismatch");
     assert_reencodes(m, b.data, b.len);
 
-    /* a newer peer (version 3) says bye: still readable (frozen layout) */
-    b_header(&b, 3, 9);
+    /* a newer peer (version 4) says bye: still readable (frozen layout) */
+    b_header(&b, 4, 9);
     b_u8(&b, 1); b_u8(&b, 2); b_u8(&b, 3); b_u8(&b, 0);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     assert_int_equal(m->bye.version_min, 2);
     assert_int_equal(m->bye.version_max, 3);
-    assert_int_equal(m->bye.header_version, 3);
+    assert_int_equal(m->bye.header_version, 4);
     assert_reencodes(m, b.data, b.len); /* proto.h: encode(decode(bytes)) == bytes, a BYE of another version too */
     /* a BYE built by hand (header_version 0) goes out with this protocol's version */
     m->bye.header_version = 0;
@@ -404,14 +404,14 @@ static void test_bye_bytes_and_versions(void** state) {
     size_t own_len = 0;
     assert_int_equal(bsync_proto_encode(m, own, sizeof own, &own_len), BSYNC_PROTO_OK);
     assert_int_equal(own[2], V);
-    /* ... but any other message of version 3 is refused, and peek still tells the version */
-    b_header(&b, 3, 4);
+    /* ... but any other message of version 4 is refused, and peek still tells the version */
+    b_header(&b, 4, 4);
     b_u32(&b, 1); b_u32(&b, 2);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     bsync_proto_header h;
     assert_int_equal(bsync_proto_peek_header(b.data, b.len, &h), BSYNC_PROTO_OK);
-    assert_int_equal(h.version, 3);
+    assert_int_equal(h.version, 4);
     assert_int_equal(h.type, 4);
     assert_int_equal(h.body_len, 8);
     /* version 0 does not exist, even for bye */
@@ -431,6 +431,55 @@ static void test_bye_bytes_and_versions(void** state) {
     free(m);
 }
 
+/* END and START (version 3, issue 14): 8-byte bodies, byte by byte as docs/protocol.md gives them. */
+static void test_end_and_start_bytes(void** state) {
+    (void)state;
+    bytes_ b;
+    bsync_proto_msg* m = new_msg();
+    b_header(&b, V, 10);
+    b_u32(&b, 600); b_u8(&b, 1); b_u8(&b, 0); b_u16(&b, 0);
+    b_finish(&b);
+    static const uint8_t end_doc[] = {0x42, 0x53, 0x03, 0x0A, 0x08, 0x00, 0x00, 0x00,
+                                      0x58, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00};
+    assert_int_equal(b.len, sizeof end_doc);
+    assert_memory_equal(b.data, end_doc, sizeof end_doc);
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->type, BSYNC_PROTO_END);
+    assert_int_equal(m->end.ticks, 600);
+    assert_int_equal(m->end.reason, BSYNC_PROTO_END_SHUTDOWN);
+    assert_reencodes(m, b.data, b.len);
+    b.data[12] = BSYNC_PROTO_END_REASON_COUNT;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
+    b.data[12] = 0; b.data[13] = 1;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
+    b.data[13] = 0; b.data[15] = 1;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
+    assert_int_equal(bsync_proto_decode(b.data, b.len - 1, m), BSYNC_PROTO_TRUNCATED);
+
+    b_header(&b, V, 11);
+    b_u32(&b, 0); b_u32(&b, 100000);
+    b_finish(&b);
+    static const uint8_t start_doc[] = {0x42, 0x53, 0x03, 0x0B, 0x08, 0x00, 0x00, 0x00,
+                                        0x00, 0x00, 0x00, 0x00, 0xA0, 0x86, 0x01, 0x00};
+    assert_memory_equal(b.data, start_doc, sizeof start_doc);
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->type, BSYNC_PROTO_START);
+    assert_int_equal(m->start.tick, 0);
+    assert_int_equal(m->start.deadline_in_us, 100000);
+    assert_reencodes(m, b.data, b.len);
+    /* more than 10 s ahead is refused */
+    b_header(&b, V, 11);
+    b_u32(&b, 7); b_u32(&b, BSYNC_PROTO_MAX_START_IN_US + 1u);
+    b_finish(&b);
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_VALUE);
+    m->type = BSYNC_PROTO_START;
+    m->start.tick = 7;
+    m->start.deadline_in_us = BSYNC_PROTO_MAX_START_IN_US + 1u;
+    size_t n = 0;
+    assert_int_equal(bsync_proto_encode(m, NULL, 0, &n), BSYNC_PROTO_BAD_VALUE);
+    free(m);
+}
+
 /* ---------------------------------------------------------------- header-level rejections */
 
 static void test_header_rejections(void** state) {
@@ -447,11 +496,13 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_MAGIC);
     x = b; x.data[2] = 1; /* version 1 (before SNAPSHOT kind TRAIL) is no longer decoded */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
-    x = b; x.data[2] = 3;
+    x = b; x.data[2] = 2; /* version 2 (before END and START) neither */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
+    x = b; x.data[2] = 4;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
-    x = b; x.data[3] = 10;
+    x = b; x.data[3] = 12; /* 10 END and 11 START exist since version 3 */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
     x = b; x.data[7] = 0x80;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
@@ -751,6 +802,14 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         m->bye.version_min = (uint8_t)(1 + rnd(s, 5));
         m->bye.version_max = (uint8_t)(m->bye.version_min + rnd(s, 5));
         break;
+    case BSYNC_PROTO_END:
+        m->end.ticks = (uint32_t)rnd(s, 100000);
+        m->end.reason = (uint8_t)rnd(s, BSYNC_PROTO_END_REASON_COUNT);
+        break;
+    case BSYNC_PROTO_START:
+        m->start.tick = (uint32_t)rnd(s, 100000);
+        m->start.deadline_in_us = (uint32_t)rnd(s, BSYNC_PROTO_MAX_START_IN_US + 1u);
+        break;
     }
 }
 
@@ -855,6 +914,14 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
         assert_int_equal(a->bye.reason, b->bye.reason);
         assert_int_equal(a->bye.version_min, b->bye.version_min);
         assert_int_equal(a->bye.version_max, b->bye.version_max);
+        break;
+    case BSYNC_PROTO_END:
+        assert_int_equal(a->end.ticks, b->end.ticks);
+        assert_int_equal(a->end.reason, b->end.reason);
+        break;
+    case BSYNC_PROTO_START:
+        assert_int_equal(a->start.tick, b->start.tick);
+        assert_int_equal(a->start.deadline_in_us, b->start.deadline_in_us);
         break;
     }
 }
@@ -1162,13 +1229,15 @@ static void test_tables(void** state) {
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_CHECKSUM), 3);
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_DESYNC), 3);
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_SNAPSHOT), 4);
-    for (uint32_t t = 1; t <= 9; t++) {
+    assert_int_equal(bsync_proto_channel(BSYNC_PROTO_END), 2);   /* after the last FRAME */
+    assert_int_equal(bsync_proto_channel(BSYNC_PROTO_START), 2); /* before the first */
+    for (uint32_t t = 1; t <= 11; t++) {
         assert_true(bsync_proto_channel(t) < BSYNC_PROTO_CHANNEL_COUNT);
         if (t != BSYNC_PROTO_INPUT && t != BSYNC_PROTO_INPUT_ACK) assert_int_equal(bsync_proto_reliable(t), 1);
         assert_true(bsync_proto_max_body(t) > 0);
     }
     assert_int_equal(bsync_proto_max_body(0), 0);
-    assert_int_equal(bsync_proto_max_body(10), 0);
+    assert_int_equal(bsync_proto_max_body(12), 0);
     assert_string_equal(bsync_proto_type_string(BSYNC_PROTO_FRAME), "frame");
     assert_string_equal(bsync_proto_type_string(99), "unknown");
     assert_string_equal(bsync_proto_result_string(BSYNC_PROTO_TRUNCATED), "packet ends before the message does");
@@ -1194,6 +1263,7 @@ int main(void) {
         cmocka_unit_test(test_desync_bytes),
         cmocka_unit_test(test_snapshot_bytes),
         cmocka_unit_test(test_bye_bytes_and_versions),
+        cmocka_unit_test(test_end_and_start_bytes),
         cmocka_unit_test(test_header_rejections),
         cmocka_unit_test(test_body_rejections),
         cmocka_unit_test(test_round_trips),

@@ -52,7 +52,8 @@ typedef struct bsync_client_config {
     uint32_t token_len;
     const bsync_match_desc* desc; /* the match (same config as the server's); graphs outlive the client */
     int compute_poses;      /* 1: pose checksums too (what a rendering client has anyway) */
-    uint32_t connect_timeout_ms; /* 0 -> 5000 */
+    uint32_t connect_timeout_ms; /* 0 -> 5000. Without a WELCOME 2 s into an attempt (or after a refused
+                                    or dropped attempt, 1 s later) the client connects again, until then */
     /* The client's own view as a replay (io/replay.h), optional: every frame it applies, the checksums
      * it sends (with the pose when compute_poses), a SNAPSHOT first when it joined late, END when the
      * match ends or the client leaves. replay_header: as bsync_match_config_replay_header gives it (the
@@ -110,7 +111,17 @@ typedef enum bsync_client_event_type {
     BSYNC_CLIENT_EVENT_RESYNC = 5,    /* tick = the snapshot's tick, loaded */
     BSYNC_CLIENT_EVENT_BYE = 6,       /* bye_reason; the client is ENDED */
     BSYNC_CLIENT_EVENT_DISCONNECTED = 7, /* the connection dropped or never came up */
-    BSYNC_CLIENT_EVENT_SYNCTEST = 8      /* tick; desync.expected = live checksum, desync.got = re-simulated */
+    BSYNC_CLIENT_EVENT_SYNCTEST = 8,     /* tick; desync.expected = live checksum, desync.got = re-simulated */
+    /* The session ended before this client applied every frame of the match (a BYE other than the
+     * end of the match, a dropped connection, or the server's END naming frames it never got): tick =
+     * the first frame not applied, end_ticks = the match's frame count when known (else 0),
+     * bye_reason = why it ended (BSYNC_PROTO_BYE_*, or BSYNC_PROTO_BYE_TIMEOUT for a dropped
+     * connection). Comes just before the BYE / DISCONNECTED event; stats.incomplete is then 1 and the
+     * client's replay ends with reason 2 (aborted), never "normal". */
+    BSYNC_CLIENT_EVENT_INCOMPLETE = 9,
+    /* START (protocol version 3): the server's tick clock is known. tick = the start tick;
+     * stats.start_deadline_us = when the server confirms it, on bsync_net_now_us's clock. */
+    BSYNC_CLIENT_EVENT_START = 10
 } bsync_client_event_type;
 
 typedef struct bsync_client_event {
@@ -118,6 +129,7 @@ typedef struct bsync_client_event {
     uint32_t tick;
     uint32_t bye_reason;
     uint16_t defaulted_mask;     /* FRAME: the frame's */
+    uint32_t end_ticks;          /* INCOMPLETE: the match's frame count when known (END), else 0 */
     bsync_proto_desync desync;   /* DESYNC */
 } bsync_client_event;
 
@@ -135,6 +147,21 @@ typedef struct bsync_client_stats {
     uint64_t last_blend, last_pose; /* checksums after the last checksum tick */
     uint32_t last_checksum_tick;
     uint64_t synctest_checks, synctest_mismatches; /* with synctest_distance */
+    /* The end of the match (docs/lockstep.md "Leaving and ending"): END carries the match's frame count;
+     * the client ends only once it has applied every frame below it. */
+    uint32_t end_ticks;        /* from END (0: not received) */
+    uint32_t incomplete;       /* 1: the session ended before every frame was applied (EVENT_INCOMPLETE) */
+    uint64_t frames_missing;   /* then: frames of the match not applied (END's count, else the newest
+                                  tick heard of, minus the next frame to apply) */
+    uint64_t frames_early;     /* frames that arrived before the WELCOME (held, then applied) */
+    uint64_t frames_received;  /* FRAME messages received (all, early ones included) */
+    uint32_t frames_received_upto; /* one past the newest frame tick received */
+    uint64_t connect_attempts; /* connections begun again because no WELCOME came within 2 s */
+    /* START: the server's tick clock */
+    uint32_t start_known;
+    uint32_t start_tick;
+    uint64_t start_deadline_us; /* the deadline of start_tick, on bsync_net_now_us's clock (one-way delay
+                                   estimated as half the round-trip time) */
 } bsync_client_stats;
 
 typedef struct bsync_client bsync_client;

@@ -55,8 +55,8 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 2u /* 2: SNAPSHOT kind TRAIL (a client's per-tick states with its desync dump) */
-#define BSYNC_PROTO_VERSION_MIN 2u /* oldest version this build decodes */
+#define BSYNC_PROTO_VERSION 3u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel */
+#define BSYNC_PROTO_VERSION_MIN 3u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -95,12 +95,15 @@ extern "C" {
 #define BSYNC_PROTO_MAX_BODY_DESYNC 26u
 #define BSYNC_PROTO_MAX_BODY_SNAPSHOT (16u + BSYNC_PROTO_SNAPSHOT_CHUNK)                 /* 1040 */
 #define BSYNC_PROTO_MAX_BODY_BYE 4u
+#define BSYNC_PROTO_MAX_BODY_END 8u
+#define BSYNC_PROTO_MAX_BODY_START 8u
+#define BSYNC_PROTO_MAX_START_IN_US 10000000u /* START.deadline_in_us: at most 10 s ahead */
 #define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9524 */
 
 /* ENet setup (server and client): channels, packet and buffer limits, timeouts. */
 #define BSYNC_PROTO_CHANNEL_CONTROL 0u  /* reliable: HELLO, WELCOME, BYE */
 #define BSYNC_PROTO_CHANNEL_INPUT 1u    /* unreliable sequenced: INPUT, INPUT_ACK */
-#define BSYNC_PROTO_CHANNEL_FRAME 2u    /* reliable: FRAME */
+#define BSYNC_PROTO_CHANNEL_FRAME 2u    /* reliable: FRAME, START, END (ordered with the frames) */
 #define BSYNC_PROTO_CHANNEL_CHECK 3u    /* reliable: CHECKSUM, DESYNC */
 #define BSYNC_PROTO_CHANNEL_BULK 4u     /* reliable: SNAPSHOT (so chunks never delay frames) */
 #define BSYNC_PROTO_CHANNEL_COUNT 5u
@@ -112,7 +115,11 @@ extern "C" {
 #define BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC 32768u /* all channels; a requested desync dump is paced to fit */
 #define BSYNC_PROTO_PEER_MAX_INPUT_LEAD 16u      /* inputs beyond current tick + delay + this: dropped */
 #define BSYNC_PROTO_PEER_MAX_VIOLATIONS 32u      /* dropped packets per 10 s before BYE ABUSE */
-#define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address */
+#define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address (BYE RATE_LIMITED) */
+#define BSYNC_PROTO_HELLO_TIMEOUT_MS 5000u       /* a connection without HELLO this long: BYE TIMEOUT */
+#define BSYNC_PROTO_ENET_ACCEPT_PACKET 65536u    /* server host->maximumPacketSize: larger packets still
+                                                    reach the server, to be counted and answered (BYE
+                                                    PROTOCOL_ERROR) instead of wedging the connection */
 
 /* ---------------------------------------------------------------- results */
 #define BSYNC_PROTO_RESULTS(X)                                                                  \
@@ -152,10 +159,12 @@ typedef enum bsync_proto_type {
     BSYNC_PROTO_CHECKSUM = 6,  /* client -> server */
     BSYNC_PROTO_DESYNC = 7,    /* server -> client */
     BSYNC_PROTO_SNAPSHOT = 8,  /* server -> client (join, resync); client -> server (desync dump) */
-    BSYNC_PROTO_BYE = 9        /* either way */
+    BSYNC_PROTO_BYE = 9,       /* either way */
+    BSYNC_PROTO_END = 10,      /* server -> client (version 3): the match's last tick, after its last FRAME */
+    BSYNC_PROTO_START = 11     /* server -> client (version 3): the tick clock, before the first FRAME */
 } bsync_proto_type;
 #define BSYNC_PROTO_TYPE_FIRST 1u
-#define BSYNC_PROTO_TYPE_LAST 9u
+#define BSYNC_PROTO_TYPE_LAST 11u
 
 #define BSYNC_PROTO_BYE_REASONS(X)                                            \
     X(NORMAL, "normal disconnect")                                            \
@@ -170,7 +179,8 @@ typedef enum bsync_proto_type {
     X(ABUSE, "too many malformed, stale or excess packets")                   \
     X(TIMEOUT, "peer timed out")                                              \
     X(SHUTDOWN, "server shutting down")                                       \
-    X(PROTOCOL_ERROR, "unexpected message for the connection state")
+    X(PROTOCOL_ERROR, "unexpected message for the connection state")          \
+    X(RATE_LIMITED, "too many new connections from this address (version 3)")
 
 typedef enum bsync_proto_bye_reason {
 #define BSYNC_PROTO_BYE_ENUM_(id, text) BSYNC_PROTO_BYE_##id,
@@ -320,6 +330,31 @@ typedef struct bsync_proto_bye {
     uint8_t header_version;
 } bsync_proto_bye;
 
+/* END (version 3): on the frame channel, so it arrives after every FRAME of the match. A client has
+ * the whole match when it has applied every frame below `ticks`. Then BYE MATCH_OVER / SHUTDOWN
+ * follows on the control channel (which may overtake frames and END: wait for END). */
+typedef enum bsync_proto_end_reason {
+    BSYNC_PROTO_END_NORMAL = 0,   /* duration reached or every player left */
+    BSYNC_PROTO_END_SHUTDOWN = 1, /* the server is shutting down */
+    BSYNC_PROTO_END_ABORTED = 2,  /* abandoned or idle */
+    BSYNC_PROTO_END_REASON_COUNT
+} bsync_proto_end_reason;
+
+typedef struct bsync_proto_end {
+    uint32_t ticks;  /* frames 0 .. ticks - 1 are the whole match (the replay's END tick count) */
+    uint8_t reason;  /* bsync_proto_end_reason */
+} bsync_proto_end;
+
+/* START (version 3): the server's tick clock. Sent to every connected client when the match starts
+ * (tick 0) and to a late joiner right after its WELCOME (tick = the WELCOME's start tick). Tick
+ * `tick` is confirmed deadline_in_us microseconds after the server sent this message, and tick
+ * t >= tick at that plus (t - tick) * 1e6 / tick_rate. Before START a client sends no INPUT
+ * (docs/lockstep.md "Pacing"). */
+typedef struct bsync_proto_start {
+    uint32_t tick;
+    uint32_t deadline_in_us; /* 0..BSYNC_PROTO_MAX_START_IN_US (BAD_VALUE) */
+} bsync_proto_start;
+
 typedef struct bsync_proto_msg {
     bsync_proto_type type;
     union {
@@ -332,6 +367,8 @@ typedef struct bsync_proto_msg {
         bsync_proto_desync desync;
         bsync_proto_snapshot snapshot;
         bsync_proto_bye bye;
+        bsync_proto_end end;
+        bsync_proto_start start;
     };
 } bsync_proto_msg;
 

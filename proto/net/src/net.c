@@ -31,6 +31,15 @@ void bsync_net_host_limits(ENetHost* host) {
 void bsync_net_peer_limits(ENetPeer* peer) {
     if (!peer) return;
     enet_peer_timeout(peer, 32, 2000, BSYNC_PROTO_PEER_TIMEOUT_MS);
+    /* No loss-driven throttle: ENet's default halves its packet throttle on every RTT spike, and the
+     * throttle both drops unreliable packets (our inputs) at the sender and shrinks the reliable window
+     * to one MTU in flight, so on a lossy path frames queue up behind retransmissions and a client
+     * falls seconds behind. Our streams are a few KB/s; the per-peer caps bound them instead.
+     * Deceleration 0 keeps the throttle at its maximum (the remote peer is told the same, which is why
+     * this waits for the connection: a THROTTLE_CONFIGURE command before it is refused by the remote
+     * ENet, with the whole datagram, and wedges the handshake). */
+    if (peer->state == ENET_PEER_STATE_CONNECTED)
+        enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, ENET_PEER_PACKET_THROTTLE_SCALE, 0);
 }
 
 int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) {

@@ -50,7 +50,8 @@ typedef struct bsync_server_config {
     X(BAD_STATE, "bad_state")          /* message not allowed in this state */  \
     X(FLOOD, "flood")                  /* over the per-peer packet/byte caps */ \
     X(BAD_CHECKSUM_TICK, "checksum_unknown_tick") /* no server state for that tick */ \
-    X(PAYLOAD_TOO_LARGE, "payload_too_large") /* a game payload over the match's payload_max */
+    X(PAYLOAD_TOO_LARGE, "payload_too_large") /* a game payload over the match's payload_max */ \
+    X(OVERSIZED, "oversized")          /* a packet over BSYNC_PROTO_ENET_MAX_PACKET: BYE PROTOCOL_ERROR */
 
 typedef enum bsync_server_drop {
 #define BSYNC_SERVER_DROP_ENUM_(id, text) BSYNC_SERVER_DROP_##id,
@@ -67,6 +68,8 @@ typedef struct bsync_server_match_stats {
     uint32_t players_connected;
     uint64_t inputs_received;    /* input records accepted (first arrival per tick) */
     uint64_t inputs_defaulted;   /* player-ticks whose input was missing at the deadline */
+    uint64_t inputs_clamped;     /* parameter values outside the match's declared min/max, clamped into
+                                    it before they were stored (the frame carries the clamped value) */
     uint64_t desyncs;            /* desyncs detected (first per diverged client, and after each resync) */
     uint64_t mismatched_checksums; /* every mismatching CHECKSUM, including repeats of a known desync */
     uint64_t checksums_verified;
@@ -97,6 +100,17 @@ BSYNC_API int bsync_server_done(const bsync_server* server);
 BSYNC_API uint16_t bsync_server_port(const bsync_server* server);
 BSYNC_API uint32_t bsync_server_match_count(const bsync_server* server);
 BSYNC_API void bsync_server_match_stats_get(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);
+
+/* Connection hygiene, for the whole server (peers that never joined a match). */
+typedef struct bsync_server_host_stats {
+    uint64_t connects_refused; /* over BSYNC_PROTO_MAX_CONNECTS_PER_SEC per address, or while shutting down:
+                                  BYE RATE_LIMITED (SHUTDOWN), then disconnected */
+    uint64_t hello_timeouts;   /* connected but no HELLO within BSYNC_PROTO_HELLO_TIMEOUT_MS: BYE TIMEOUT */
+    uint64_t oversized;        /* packets over BSYNC_PROTO_ENET_MAX_PACKET (up to the host's reassembly
+                                  limit, 64 KiB): BYE PROTOCOL_ERROR, then disconnected */
+    uint64_t protocol_errors;  /* peers refused with BYE PROTOCOL_ERROR before joining (oversized included) */
+} bsync_server_host_stats;
+BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
 
 #ifdef __cplusplus
 }

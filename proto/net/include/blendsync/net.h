@@ -4,7 +4,8 @@
  * Index
  *   bsync_net_init / _deinit     enet_initialize / enet_deinitialize (counted: safe to nest)
  *   bsync_net_host_limits        apply BSYNC_PROTO_ENET_* limits to a host (packet size, buffered data)
- *   bsync_net_peer_limits        apply the peer timeout (BSYNC_PROTO_PEER_TIMEOUT_MS)
+ *   bsync_net_peer_limits        apply the peer timeout (BSYNC_PROTO_PEER_TIMEOUT_MS) and, once the peer
+ *                                is connected (call it again then), switch off ENet's loss throttle
  *   bsync_net_send               encode a message and queue it on its channel (proto.h)
  *   bsync_net_send_snapshot      a snapshot as its SNAPSHOT chunks
  *   bsync_net_now_us             CLOCK_MONOTONIC in microseconds
