@@ -91,6 +91,16 @@ int bsync_platform_rename(const char* from, const char* to) {
 #endif
 }
 
+int bsync_platform_make_ordinary(int fd) {
+#if defined(_WIN32)
+    return fd >= 0 ? 0 : -1;
+#else
+    mode_t mask = umask(0);
+    umask(mask);
+    return fchmod(fd, 0666 & ~mask) == 0 ? 0 : -1;
+#endif
+}
+
 long bsync_platform_getpid(void) {
 #if defined(_WIN32)
     return (long)_getpid();

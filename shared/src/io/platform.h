@@ -33,6 +33,10 @@ int bsync_platform_fsync(FILE* f);
  * MoveFileEx with MOVEFILE_REPLACE_EXISTING there). 0 or -1. */
 int bsync_platform_rename(const char* from, const char* to);
 
+/* Give a file made by mkstemp (mode 0600) the mode of an ordinary new file: 0666 less the umask.
+ * Windows has no such modes: nothing to do there. 0 or -1. */
+int bsync_platform_make_ordinary(int fd);
+
 /* This process's id (for unique temporary names). */
 long bsync_platform_getpid(void);
 
