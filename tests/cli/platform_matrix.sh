@@ -227,6 +227,14 @@ for t in "${targets[@]}"; do
       fi
       continue ;;
   esac
+  if [ "${kind%%:*}" = cross ]; then # the target's libraries: without them the target is MISSING
+    darch=${kind#cross:}; darch=${darch%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+    if [ -z "$(prepare_sysroot "$darch")" ]; then
+      missing[$name]="the $darch libraries (apt-get download ${sysroot_pkgs[*]/%/:$darch} failed: dpkg --add-architecture $darch && apt-get update)"
+      for c in "${cols[@]}"; do cell[$name,$c]=MISSING; done
+      continue
+    fi
+  fi
   t0=$(date +%s)
   bin=$(build_cli "$name" "$kind" "$flags")
   echo "built $name in $(( $(date +%s) - t0 )) s"
