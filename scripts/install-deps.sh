@@ -11,22 +11,41 @@ packages=(
   libenet-dev                          # the lockstep server and client (ENet 1.3)
   libstb-dev                           # blendsync plot writes PNGs with stb_image_write
   python3                              # CLI tests read JSON and GLB files back (cli_present.sh, ...)
+  # tests/cli/platform_matrix.sh: clang cross builds against Debian's cross C libraries (not
+  # gcc-<arch>-linux-gnu, which on Debian 12 amd64 removes gcc-multilib), qemu-user runs them;
+  # mingw-w64 and wine for Windows
+  libc6-dev-arm64-cross libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu
+  libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu
+  gcc-mingw-w64-x86-64 wine64
 )
+# The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64 and
+# s390x packages (apt-get download, dpkg -x into its work folder; nothing of theirs is installed),
+# which needs those architectures known to apt.
+foreign_archs=(arm64 s390x)
 
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+add_archs=()
+for a in "${foreign_archs[@]}"; do
+  dpkg --print-foreign-architectures | grep -qx "$a" || add_archs+=("$a")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#add_archs[@]} -eq 0 ] && exit 0
 
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
   echo "blendsync needs these Debian packages: ${missing[*]}" >&2
-  echo "run as root:  apt-get update && $cmd" >&2
+  add=""
+  for a in "${add_archs[@]}"; do add+="dpkg --add-architecture $a && "; done
+  echo "run as root:  ${add}apt-get update && $cmd" >&2
   exit 1
 fi
-echo "installing: ${missing[*]}"
+for a in "${add_archs[@]}"; do echo "adding the $a architecture (for apt-get download)"; dpkg --add-architecture "$a"; done
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-$cmd
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  $cmd
+fi

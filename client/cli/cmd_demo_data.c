@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blendsync/blend_tree.h"
+#include "../../shared/src/io/platform.h"
 #include "blendsync/checksum.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
@@ -410,7 +411,7 @@ int bsync_cmd_demo_data(int argc, char** argv) {
         return 2;
     }
     if (locomotion) return demo_run_example(&k_locomotion, "", out_dir, every < 0 ? 30 : every, quiet);
-    char* dir = realpath(data, NULL);
+    char* dir = bsync_platform_realpath(data, NULL);
     if (!dir) {
         fprintf(stderr, "blendsync demo: --data %s: %s\n", data, strerror(errno));
         return 2;

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "blendsync/blend_tree.h"
+#include "../../shared/src/io/platform.h"
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"
@@ -270,7 +271,7 @@ int bsync_cmd_eval(int argc, char** argv) {
     if (replay_path && !(rep = bsync_eval_replay_open(replay_path, config, graph, &sc, posed))) goto done;
 
     if (out_path) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, (long)getpid());
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, bsync_platform_getpid());
         out = fopen(tmp, "wb");
         if (!out) {
             fprintf(stderr, "blendsync eval: %s: cannot write: %s\n", tmp, strerror(errno));
@@ -381,7 +382,7 @@ int bsync_cmd_eval(int argc, char** argv) {
             fprintf(stderr, "blendsync eval: %s: write failed\n", tmp);
             goto done;
         }
-        if (rename(tmp, out_path) != 0) {
+        if (bsync_platform_rename(tmp, out_path) != 0) {
             fprintf(stderr, "blendsync eval: cannot rename %s to %s: %s\n", tmp, out_path, strerror(errno));
             goto done;
         }

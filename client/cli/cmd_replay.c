@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "blendsync/io/desync.h"
+#include "../../shared/src/io/platform.h"
 #include "blendsync/io/file.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
@@ -66,9 +67,7 @@ static int parse_u32(const char* s, uint32_t* out) {
 }
 
 static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)bsync_platform_now_ns() * 1e-9;
 }
 
 static bsync_replay_record g_rec; /* large (frames carry payloads): not on the stack */
@@ -353,12 +352,12 @@ static void write_dump(const char* file, const opened* o, verify_state* v, const
                        size_t prev_len, uint32_t prev_tick, const uint8_t* here, size_t here_len, const uint8_t* recorded,
                        size_t recorded_len, const bsync_match_frame* frames, const uint16_t* defaulted, uint32_t frame_count) {
     char dir[1300], path[1400];
-    if (mkdir(parent, 0777) != 0 && errno != EEXIST) {
+    if (bsync_platform_mkdir(parent) != 0) {
         snprintf(v->dump_error, sizeof v->dump_error, "cannot create %.200s: %s", parent, strerror(errno));
         return;
     }
     snprintf(dir, sizeof dir, "%s/tick%u", parent, v->mismatch_tick);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (bsync_platform_mkdir(dir) != 0) {
         snprintf(v->dump_error, sizeof v->dump_error, "cannot create %.200s: %s", dir, strerror(errno));
         return;
     }
@@ -862,7 +861,7 @@ static int cmd_cut(int argc, char** argv) {
     const bsync_replay_header* h = o.h;
     bsync_match* m = o.sim.match;
     char tmp[1200], detail[200], msg[3000] = "";
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, bsync_platform_getpid());
     bsync_replay_writer* w = NULL;
     bsync_error err;
     if (a < h->start_tick) {
@@ -962,7 +961,7 @@ static int cmd_cut(int argc, char** argv) {
     uint64_t bytes = bsync_replay_writer_bytes(w);
     bsync_replay_writer_close(w);
     w = NULL;
-    if (rename(tmp, out) != 0) {
+    if (bsync_platform_rename(tmp, out) != 0) {
         snprintf(msg, sizeof msg, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
         goto fail;
     }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "blendsync/io/match_config.h"
+#include "../../shared/src/io/platform.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/match.h"
 #include "commands.h"
@@ -85,7 +86,7 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     }
     const bsync_match_desc* d = bsync_match_config_desc(mc);
     size_t msize = bsync_match_memory_size(d);
-    void* mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
+    void* mem = bsync_platform_aligned_alloc(16, msize);
     bsync_match* m = NULL;
     size_t snap_cap = 0;
     uint8_t* snap = NULL;
@@ -109,7 +110,7 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     char build[64];
     snprintf(build, sizeof build, "blendsync %s replay record", BSYNC_VERSION_STRING);
     bsync_match_config_replay_header(mc, build, 0, &h);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, bsync_platform_getpid());
     if (bsync_replay_writer_open(tmp, &h, &w, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync replay record: %s\n", err.message);
         goto done;
@@ -173,7 +174,7 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     uint64_t bytes = bsync_replay_writer_bytes(w);
     bsync_replay_writer_close(w);
     w = NULL;
-    if (rename(tmp, out) != 0) {
+    if (bsync_platform_rename(tmp, out) != 0) {
         perror(out);
         goto done;
     }
@@ -188,7 +189,7 @@ done:
     if (w) bsync_replay_writer_close(w);
     if (rc != 0 && tmp[0]) remove(tmp);
     free(snap);
-    free(mem);
+    bsync_platform_aligned_free(mem);
     bsync_match_config_destroy(mc);
     return rc;
 }

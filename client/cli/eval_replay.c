@@ -1,6 +1,7 @@
 /* eval_replay.c — `blendsync eval --replay` (eval_replay.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "eval_replay.h"
+#include "../../shared/src/io/platform.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -244,12 +245,13 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
     snprintf(r->out, sizeof r->out, "%s", out_path);
 
     /* where the graph lies, seen from the replay's directory */
-    char graph_abs[PATH_MAX], dir_abs[PATH_MAX], dir[PATH_MAX], rel[PATH_MAX];
-    if (!realpath(config_path, graph_abs)) {
+    char graph_abs[BSYNC_PLATFORM_PATH_MAX], dir_abs[BSYNC_PLATFORM_PATH_MAX], dir[BSYNC_PLATFORM_PATH_MAX],
+        rel[BSYNC_PLATFORM_PATH_MAX];
+    if (!bsync_platform_realpath(config_path, graph_abs)) {
         fail("%s: %s", config_path, strerror(errno));
         goto fail;
     }
-    const char* slash = strrchr(out_path, '/');
+    const char* slash = bsync_platform_last_separator(out_path);
     const char* base = slash ? slash + 1 : out_path;
     if (!*base) {
         fail("%s: a file name is needed", out_path);
@@ -258,7 +260,7 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
     if (slash == out_path) snprintf(dir, sizeof dir, "/");
     else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_path), out_path);
     else snprintf(dir, sizeof dir, ".");
-    if (!realpath(dir, dir_abs)) {
+    if (!bsync_platform_realpath(dir, dir_abs)) {
         fail("%s: the replay's directory: %s", dir, strerror(errno));
         goto fail;
     }
@@ -300,7 +302,7 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
         goto fail;
     }
     size_t msize = bsync_match_memory_size(d);
-    r->mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
+    r->mem = bsync_platform_aligned_alloc(16, msize);
     if (!r->mem || bsync_match_init(r->mem, msize, d, &r->match) != BSYNC_OK) {
         fail("cannot set up the match");
         goto fail;
@@ -314,7 +316,7 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
     char build[64];
     snprintf(build, sizeof build, "blendsync %s eval", BSYNC_VERSION_STRING);
     bsync_match_config_replay_header(r->mc, build, 0, &r->h);
-    snprintf(r->tmp, sizeof r->tmp, "%s.tmp.%ld", out_path, (long)getpid());
+    snprintf(r->tmp, sizeof r->tmp, "%s.tmp.%ld", out_path, bsync_platform_getpid());
     if (bsync_replay_writer_open(r->tmp, &r->h, &r->w, &err) != BSYNC_OK) {
         fail("%s", err.message);
         r->tmp[0] = '\0';
@@ -415,7 +417,7 @@ int bsync_eval_replay_finish(bsync_eval_replay* r, uint64_t ticks) {
     }
     bsync_replay_writer_close(r->w);
     r->w = NULL;
-    if (rename(r->tmp, r->out) != 0) {
+    if (bsync_platform_rename(r->tmp, r->out) != 0) {
         fail("cannot rename %s to %s: %s", r->tmp, r->out, strerror(errno));
         bsync_eval_replay_abort(r);
         return -1;
@@ -430,7 +432,7 @@ void bsync_eval_replay_abort(bsync_eval_replay* r) {
     if (r->w) bsync_replay_writer_close(r->w);
     if (r->tmp[0]) remove(r->tmp);
     free(r->snap);
-    free(r->mem);
+    bsync_platform_aligned_free(r->mem);
     bsync_match_config_destroy(r->mc);
     free(r);
 }

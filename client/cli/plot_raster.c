@@ -1,6 +1,7 @@
 /* plot_raster.c — canvas, shapes, text, colour mixing and the PNG writer of `blendsync plot`
  * (see plot_raster.h). Drawing uses floats; this is the CLI edge, never the core. */
 #include "plot_raster.h"
+#include "../../shared/src/io/platform.h"
 
 #include <errno.h>
 #include <math.h>
@@ -310,9 +311,7 @@ int bsync_plot_write_png(const bsync_plot_canvas* c, const char* path, char* err
         return -1;
     }
     /* mkstemp makes the file 0600; an image is an ordinary file (0666 less the umask). */
-    mode_t mask = umask(0);
-    umask(mask);
-    int ok = fchmod(fd, 0666 & ~mask) == 0;
+    int ok = bsync_platform_make_ordinary(fd) == 0;
     png_sink sink = {fdopen(fd, "wb"), 0};
     if (!sink.f) {
         close(fd);

@@ -1,5 +1,6 @@
 /* replay_parallel.c — see replay_parallel.h. */
 #include "replay_parallel.h"
+#include "../../shared/src/io/platform.h"
 #include "replay_sim.h"
 
 #include <inttypes.h>
@@ -171,7 +172,7 @@ static void run_segment(rp_job* j, rp_segment* s, bsync_match* m, uint8_t* buf) 
 
 static void* worker(void* arg) {
     rp_job* j = (rp_job*)arg;
-    void* mem = aligned_alloc(16, (j->match_size + 15u) & ~(size_t)15u);
+    void* mem = bsync_platform_aligned_alloc(16, j->match_size);
     uint8_t* buf = malloc(j->snap_size);
     bsync_match* m = NULL;
     int ok = mem && buf && bsync_match_init(mem, j->match_size, j->desc, &m) == BSYNC_OK;
@@ -192,7 +193,7 @@ static void* worker(void* arg) {
         run_segment(j, s, m, buf);
     }
     free(buf);
-    free(mem);
+    bsync_platform_aligned_free(mem);
     return NULL;
 }
 
@@ -285,11 +286,11 @@ int replay_verify_parallel(const char* file, const bsync_match_desc* desc, unsig
             s->check_end = c;
         }
         j.match_size = bsync_match_memory_size(desc);
-        void* probe_mem = aligned_alloc(16, (j.match_size + 15u) & ~(size_t)15u);
+        void* probe_mem = bsync_platform_aligned_alloc(16, j.match_size);
         bsync_match* probe = NULL;
         if (probe_mem && bsync_match_init(probe_mem, j.match_size, desc, &probe) == BSYNC_OK)
             j.snap_size = bsync_match_snapshot_size_max(probe);
-        free(probe_mem);
+        bsync_platform_aligned_free(probe_mem);
         pthread_mutex_init(&j.lock, NULL);
         unsigned n = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
         pthread_t threads[64];

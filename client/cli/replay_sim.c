@@ -1,6 +1,7 @@
 /* replay_sim.c — the match behind a replay (see replay_sim.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "replay_sim.h"
+#include "../../shared/src/io/platform.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +14,7 @@
 
 /* The directory part of path ("" when none, "/" for "/x"). */
 static void dir_of(const char* path, char* out, size_t cap) {
-    const char* slash = strrchr(path, '/');
+    const char* slash = bsync_platform_last_separator(path);
     if (!slash) {
         out[0] = '\0';
         return;
@@ -53,7 +54,7 @@ int replay_sim_config(const bsync_replay_header* h, const char* replay_path, con
     *out = NULL;
     if (graph_path && !match_path) {
         char abs_path[4096];
-        if (!realpath(graph_path, abs_path)) {
+        if (!bsync_platform_realpath(graph_path, abs_path)) {
             snprintf(msg, msg_cap, "--graph %.1000s: %s", graph_path, strerror(errno));
             return -1;
         }

@@ -273,8 +273,8 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
     c->incoming_kind = -1;
     c->rng = cfg->test_seed ^ 0x626c656e64636c69ull;
     c->match_size = msize;
-    c->match_mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
-    c->scratch_mem = aligned_alloc(16, (msize + 15u) & ~(size_t)15u);
+    c->match_mem = bsync_platform_aligned_alloc(16, msize);
+    c->scratch_mem = bsync_platform_aligned_alloc(16, msize);
     if (!c->match_mem || !c->scratch_mem || bsync_match_init(c->match_mem, msize, cfg->desc, &c->match) != BSYNC_OK ||
         bsync_match_init(c->scratch_mem, msize, cfg->desc, &c->scratch) != BSYNC_OK) {
         bsync_client_destroy(c);
@@ -379,8 +379,8 @@ void bsync_client_destroy(bsync_client* c) {
     for (uint32_t i = 0; i < TRAIL_RING; i++) free(c->trail[i].data);
     free(c->st_snaps);
     free(c->incoming);
-    free(c->match_mem);
-    free(c->scratch_mem);
+    bsync_platform_aligned_free(c->match_mem);
+    bsync_platform_aligned_free(c->scratch_mem);
     free(c);
 }
 
@@ -769,9 +769,9 @@ static void dump_file(const char* dir, const char* name, const void* data, size_
 static void write_own_dump(bsync_client* c, const bsync_proto_desync* d, const ring_snap* s, const uint8_t* trail,
                            size_t trail_len) {
     char dir[1200];
-    mkdir(c->cfg.desync_dir, 0777);
+    (void)bsync_platform_mkdir(c->cfg.desync_dir);
     snprintf(dir, sizeof dir, "%s/tick%u-slot%u", c->cfg.desync_dir, d->tick, (unsigned)c->cfg.slot);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return;
+    if (bsync_platform_mkdir(dir) != 0) return;
     dump_file(dir, "client.bsms", s->data, s->len);
     if (trail_len) dump_file(dir, "client-trail.bstrail", trail, trail_len);
     const uint32_t prev = s->tick > c->checksum_interval ? s->tick - c->checksum_interval : 0;

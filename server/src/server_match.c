@@ -13,10 +13,11 @@
 #include "blendsync/io/desync.h"
 #include "blendsync/io/file.h"
 #include "server_internal.h"
+#include "../../shared/src/io/platform.h"
 
 #define MATCH_ID(m) ((unsigned long long)(m)->stats.match_id)
 
-static void* alloc16(size_t n) { return aligned_alloc(16, (n + 15u) & ~(size_t)15u); }
+static void* alloc16(size_t n) { return bsync_platform_aligned_alloc(16, n); }
 
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err) {
     srv_match* m = calloc(1, sizeof *m);
@@ -107,9 +108,9 @@ void srv_match_destroy(srv_match* m) {
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) free(m->snaps[i].data);
     free(m->snap_buf);
     free(m->frames);
-    free(m->mem);
-    free(m->scratch_mem[0]);
-    free(m->scratch_mem[1]);
+    bsync_platform_aligned_free(m->mem);
+    bsync_platform_aligned_free(m->scratch_mem[0]);
+    bsync_platform_aligned_free(m->scratch_mem[1]);
     bsync_match_config_destroy(m->cfg);
     free(m);
 }
@@ -154,7 +155,7 @@ static void replay_open(srv_match* m) {
     char* slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        mkdir(dir, 0777);
+        (void)bsync_platform_mkdir(dir);
     }
     if (bsync_replay_writer_open(m->replay_path, hp, &m->replay, &err) != BSYNC_OK) {
         srv_log(m->server, "error", "event=replay_error match=%llu path=%s error=\"%s\"", MATCH_ID(m), m->replay_path,
@@ -832,9 +833,9 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
         return;
     }
     char dir[1200];
-    mkdir(m->desync_dir, 0777);
+    (void)bsync_platform_mkdir(m->desync_dir);
     snprintf(dir, sizeof dir, "%s/tick%u-slot%d", m->desync_dir, tick - 1, p->slot);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return;
+    if (bsync_platform_mkdir(dir) != 0) return;
     char path[1300];
     snprintf(path, sizeof path, "%s/server.bsms", dir);
     write_file(path, own->data, own->len);
@@ -930,7 +931,7 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
         }
     }
     char cfg_abs[4096];
-    if (!realpath(bsync_match_config_path(m->cfg), cfg_abs))
+    if (!bsync_platform_realpath(bsync_match_config_path(m->cfg), cfg_abs))
         snprintf(cfg_abs, sizeof cfg_abs, "%s", bsync_match_config_path(m->cfg));
     char meta[8192];
     int mn = snprintf(meta, sizeof meta,

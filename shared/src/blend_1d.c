@@ -10,6 +10,13 @@
 
 size_t bsync_b1d_size_(uint32_t n) { return (size_t)n * sizeof(fix16_t) + n; }
 
+size_t bsync_b1d_canonical_(const void* impl, uint32_t n, const bsync_canon_sink* sink) {
+    const fix16_t* t = (const fix16_t*)impl;
+    for (uint32_t i = 0; i < n; i++) bsync_canon_u32_(sink, (uint32_t)t[i]);
+    bsync_canon_bytes_(sink, t + n, n); /* order[n]: bytes */
+    return bsync_b1d_size_(n);
+}
+
 void bsync_b1d_build_(void* impl, const fix16_t* thresholds, uint32_t n, bsync_blend_diagnostics* diag) {
     fix16_t* t = (fix16_t*)impl;
     uint8_t* order = (uint8_t*)(t + n);

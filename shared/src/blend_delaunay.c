@@ -57,6 +57,25 @@ typedef struct dl_impl {
     uint8_t tris[DL_MAX_TRIS][3];        /* unique points, counter-clockwise */
 } dl_impl;
 
+_Static_assert(sizeof(dl_impl) == 24 + 5 * DL_MAX_POINTS + 3 * DL_MAX_TRIS, "the canonical bytes follow this layout");
+
+size_t bsync_delaunay_canonical_(const void* impl, const bsync_canon_sink* sink) {
+    const dl_impl* im = (const dl_impl*)impl;
+    bsync_canon_u32_(sink, im->mode);
+    bsync_canon_u32_(sink, im->unique_count);
+    bsync_canon_u32_(sink, im->child_count);
+    bsync_canon_u32_(sink, im->tri_count);
+    bsync_canon_u32_(sink, im->hull_count);
+    bsync_canon_u32_(sink, im->reserved);
+    bsync_canon_bytes_(sink, im->rep, sizeof im->rep);
+    bsync_canon_bytes_(sink, im->child_unique, sizeof im->child_unique);
+    bsync_canon_bytes_(sink, im->child_rank, sizeof im->child_rank);
+    bsync_canon_bytes_(sink, im->group_size, sizeof im->group_size);
+    bsync_canon_bytes_(sink, im->hull, sizeof im->hull);
+    bsync_canon_bytes_(sink, im->tris, sizeof im->tris);
+    return sizeof(dl_impl);
+}
+
 /* ------------------------------------------------------------------ helpers */
 
 /* round(num * 2^16 / den) for 0 <= num <= den, den > 0 (den < 2^63): 17 quotient bits by long

@@ -28,6 +28,22 @@ typedef struct bsd_impl {
 
 size_t bsync_bsd_size_(uint32_t n) { return sizeof(bsd_impl) + (size_t)n * sizeof(bsd_child); }
 
+_Static_assert(sizeof(bsd_impl) == 8 && sizeof(bsd_child) == 12, "the canonical bytes below follow this layout");
+
+size_t bsync_bsd_canonical_(const void* impl, uint32_t n, const bsync_canon_sink* sink) {
+    const bsd_impl* h = (const bsd_impl*)impl;
+    const bsd_child* c = (const bsd_child*)(h + 1);
+    bsync_canon_u32_(sink, h->n_centre);
+    bsync_canon_u32_(sink, h->pad);
+    for (uint32_t i = 0; i < n; i++) {
+        bsync_canon_u32_(sink, (uint32_t)c[i].ux);
+        bsync_canon_u32_(sink, (uint32_t)c[i].uy);
+        const unsigned char b[4] = {c[i].kind, c[i].rep, c[i].group_size, c[i].pad};
+        bsync_canon_bytes_(sink, b, 4);
+    }
+    return bsync_bsd_size_(n);
+}
+
 static int64_t cross64(int64_t ax, int64_t ay, int64_t bx, int64_t by) { return ax * by - ay * bx; }
 
 void bsync_bsd_build_(void* impl, const bsync_vec2* pos, uint32_t n, bsync_blend_diagnostics* diag) {

@@ -59,6 +59,41 @@ size_t bsync_band_size_(uint32_t n, int polar) {
     return sizeof(band_head) + (size_t)n * (n - 1) / 2 * sizeof(cart_pair);
 }
 
+_Static_assert(offsetof(band_head, mag) == 8 + 3 * BSYNC_MAX_BLEND_CHILDREN && sizeof(cart_pair) == 16,
+               "the canonical bytes below follow this layout (no hidden padding)");
+
+size_t bsync_band_canonical_(const void* impl, uint32_t n, int polar, const bsync_canon_sink* sink) {
+    const band_head* h = (const band_head*)impl;
+    bsync_canon_u32_(sink, h->polar);
+    bsync_canon_u32_(sink, h->n_groups);
+    bsync_canon_bytes_(sink, h->group_of, sizeof h->group_of);
+    bsync_canon_bytes_(sink, h->group_size, sizeof h->group_size);
+    bsync_canon_bytes_(sink, h->uniq, sizeof h->uniq);
+    for (uint32_t k = 0; k < BSYNC_MAX_BLEND_CHILDREN; k++) bsync_canon_u64_(sink, h->mag[k]);
+    if (polar) {
+        const polar_pair* p = (const polar_pair*)(h + 1);
+        for (size_t i = 0; i < (size_t)n * n; i++) {
+            bsync_canon_u64_(sink, (uint64_t)p[i].den);
+            bsync_canon_u64_(sink, p[i].two_m);
+            bsync_canon_u32_(sink, (uint32_t)p[i].a);
+            bsync_canon_u32_(sink, (uint32_t)p[i].b);
+            const unsigned char b[4] = {(unsigned char)p[i].kind, (unsigned char)p[i].sgn,
+                                        (unsigned char)p[i].apply_sign, (unsigned char)p[i].pad};
+            bsync_canon_bytes_(sink, b, 4);
+            bsync_canon_u32_(sink, p[i].pad2);
+        }
+    } else {
+        const cart_pair* p = (const cart_pair*)(h + 1);
+        for (size_t i = 0; i < (size_t)n * (n - 1) / 2; i++) {
+            bsync_canon_u32_(sink, (uint32_t)p[i].gx);
+            bsync_canon_u32_(sink, (uint32_t)p[i].gy);
+            bsync_canon_u32_(sink, p[i].e);
+            bsync_canon_u32_(sink, p[i].pad);
+        }
+    }
+    return bsync_band_size_(n, polar);
+}
+
 static size_t cart_index(uint32_t k, uint32_t l, uint32_t g) { /* k < l < g */
     return (size_t)k * (2 * g - k - 1) / 2 + (l - k - 1);
 }

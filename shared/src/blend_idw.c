@@ -24,6 +24,18 @@ size_t bsync_idw_size_(uint32_t n) {
     return sizeof(idw_impl);
 }
 
+_Static_assert(sizeof(idw_impl) == 8 + 3 * BSYNC_MAX_BLEND_CHILDREN, "the canonical bytes below follow this layout");
+
+size_t bsync_idw_canonical_(const void* impl, const bsync_canon_sink* sink) {
+    const idw_impl* m = (const idw_impl*)impl;
+    bsync_canon_u32_(sink, m->power);
+    bsync_canon_u32_(sink, m->n_groups);
+    bsync_canon_bytes_(sink, m->group_of, sizeof m->group_of);
+    bsync_canon_bytes_(sink, m->group_size, sizeof m->group_size);
+    bsync_canon_bytes_(sink, m->uniq, sizeof m->uniq);
+    return sizeof(idw_impl);
+}
+
 void bsync_idw_build_(void* impl, const bsync_vec2* pos, uint32_t n, uint32_t power) {
     idw_impl* m = (idw_impl*)impl;
     uint8_t rep[BSYNC_MAX_BLEND_CHILDREN];

@@ -35,6 +35,8 @@ struct bsync_blend_space {
 };
 
 _Static_assert(sizeof(struct bsync_blend_space) == 128, "blend space header must be 128 bytes on every target");
+_Static_assert(offsetof(struct bsync_blend_space, centre_x) == 80 && offsetof(struct bsync_blend_space, bmin) == 112,
+               "bsync_blend_space_canonical_ writes the header's fields in this order, without gaps");
 
 static size_t align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
 
@@ -439,6 +441,61 @@ bsync_result bsync_blend_space_eval(const bsync_blend_space* space, const fix16_
     }
     exact_sum(out_weights, n);
     return BSYNC_OK;
+}
+
+/* ------------------------------------------------------------------ canonical bytes */
+
+/* Raw bytes of the block from `from` to `to` (padding, zero since init fills every byte). */
+static void canon_gap(const unsigned char* base, size_t from, size_t to, const bsync_canon_sink* sink) {
+    if (to > from) bsync_canon_bytes_(sink, base + from, to - from);
+}
+
+void bsync_blend_space_canonical_(const bsync_blend_space* space, const bsync_canon_sink* sink) {
+    const struct bsync_blend_space* s = space;
+    const unsigned char* base = (const unsigned char*)s;
+    const uint32_t n = s->child_count;
+    bsync_canon_u32_(sink, s->type);
+    bsync_canon_u32_(sink, s->child_count);
+    bsync_canon_u32_(sink, s->param_count);
+    bsync_canon_u32_(sink, s->power);
+    bsync_canon_u32_(sink, (uint32_t)s->normalize);
+    bsync_canon_u32_(sink, s->values_offset);
+    bsync_canon_u32_(sink, s->impl_offset);
+    bsync_canon_u32_(sink, s->impl_size);
+    bsync_canon_u64_(sink, (uint64_t)s->centre_x);
+    bsync_canon_u64_(sink, (uint64_t)s->centre_y);
+    bsync_canon_u64_(sink, s->size);
+    bsync_canon_u64_(sink, s->far);
+    bsync_canon_u32_(sink, (uint32_t)s->bmin.x);
+    bsync_canon_u32_(sink, (uint32_t)s->bmin.y);
+    bsync_canon_u32_(sink, (uint32_t)s->bmax.x);
+    bsync_canon_u32_(sink, (uint32_t)s->bmax.y);
+    size_t at = s->values_offset;
+    if (s->type == BSYNC_BLEND_SIMPLE_1D) {
+        const fix16_t* t = (const fix16_t*)(base + at);
+        for (uint32_t i = 0; i < n; i++) bsync_canon_u32_(sink, (uint32_t)t[i]);
+        at += (size_t)n * sizeof(fix16_t);
+    } else if (is_2d(s->type)) {
+        const bsync_vec2* p = (const bsync_vec2*)(base + at);
+        for (uint32_t i = 0; i < n; i++) {
+            bsync_canon_u32_(sink, (uint32_t)p[i].x);
+            bsync_canon_u32_(sink, (uint32_t)p[i].y);
+        }
+        at += (size_t)n * sizeof(bsync_vec2);
+    }
+    canon_gap(base, at, s->impl_offset, sink);
+    const void* impl = base + s->impl_offset;
+    size_t done = 0;
+    switch (s->type) {
+    case BSYNC_BLEND_SIMPLE_1D: done = bsync_b1d_canonical_(impl, n, sink); break;
+    case BSYNC_BLEND_SIMPLE_DIRECTIONAL_2D: done = bsync_bsd_canonical_(impl, n, sink); break;
+    case BSYNC_BLEND_FREEFORM_DIRECTIONAL_2D: done = bsync_band_canonical_(impl, n, 1, sink); break;
+    case BSYNC_BLEND_FREEFORM_CARTESIAN_2D: done = bsync_band_canonical_(impl, n, 0, sink); break;
+    case BSYNC_BLEND_INVERSE_DISTANCE_2D: done = bsync_idw_canonical_(impl, sink); break;
+    case BSYNC_BLEND_DELAUNAY_2D: done = bsync_delaunay_canonical_(impl, sink); break;
+    default: break;
+    }
+    canon_gap(base, (size_t)s->impl_offset + done, (size_t)s->head.block_size, sink);
 }
 
 /* ------------------------------------------------------------------ accessors */

@@ -8,6 +8,7 @@
 
 #include "blendsync/checksum.h"
 #include "blendsync/sample.h"
+#include "internal/blend_space_impl.h"
 #include "internal/graph_impl.h"
 
 static size_t align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
@@ -154,6 +155,10 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
     return BSYNC_OK;
 }
 
+static void feed_canonical(void* ctx, const unsigned char* bytes, size_t n) {
+    bsync_checksum_bytes((bsync_checksum_state*)ctx, bytes, n);
+}
+
 static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
@@ -197,11 +202,16 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
             bsync_checksum_fx(&c, s->time_scale);
             bsync_checksum_fx(&c, s->cycle_offset);
         }
+        /* the blend space block after its header, field by field little-endian (on little-endian hosts
+         * the same bytes as its memory, which is what this hashed before; big-endian hosts agree) */
         const bsync_blend_space* sp = bsync_blend_tree_node_space(t, n);
         const bsync_block_header* h = (const bsync_block_header*)(const void*)sp;
         uint64_t bytes = h->block_size > sizeof(bsync_block_header) ? h->block_size - sizeof(bsync_block_header) : 0;
         bsync_checksum_u64(&c, bytes);
-        bsync_checksum_bytes(&c, (const unsigned char*)(const void*)sp + sizeof(bsync_block_header), (size_t)bytes);
+        if (bytes) {
+            const bsync_canon_sink sink = {feed_canonical, &c};
+            bsync_blend_space_canonical_(sp, &sink);
+        }
     }
     bsync_checksum_u64(&c, g->skeleton ? bsync_checksum_skeleton(g->skeleton) : 0u);
     bsync_checksum_u32(&c, g->root_motion);

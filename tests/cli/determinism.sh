@@ -4,6 +4,9 @@
 # with tests/tools/determinism_demo_main.c) with each,
 # and requires every build to print exactly the same digests.
 # usage: determinism.sh SOURCE_DIR WORK_DIR
+# BSYNC_DETERMINISM_VARIANTS (one "name|compiler command|flags|runner" per line; the runner, e.g.
+# "qemu-s390x -L /usr/s390x-linux-gnu", is optional) replaces the list below: tests/cli/platform_matrix.sh
+# runs the same sweep and demo this way on its cross targets, the first line being the reference.
 set -euo pipefail
 src=$1
 work=$2
@@ -22,6 +25,9 @@ variants=(
   "clang-m32-O2|clang|-m32 -O2"
   "gcc-asan-ubsan|gcc|-O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
 )
+if [ -n "${BSYNC_DETERMINISM_VARIANTS:-}" ]; then
+  mapfile -t variants <<<"$BSYNC_DETERMINISM_VARIANTS"
+fi
 
 # 32-bit programs run natively where the kernel has IA-32 emulation, else under qemu-i386 (Debian's
 # qemu-user, installed by scripts/install-deps.sh).
@@ -36,21 +42,25 @@ fi
 reference=""
 status=0
 for v in "${variants[@]}"; do
-  IFS='|' read -r name cc opts <<<"$v"
-  if ! command -v "$cc" >/dev/null; then
+  [ -n "$v" ] || continue
+  IFS='|' read -r name cc opts vrun <<<"$v"
+  if ! command -v "${cc%% *}" >/dev/null; then
     echo "FAIL $name: compiler $cc not installed (scripts/install-deps.sh installs it)"
     status=1
     continue
   fi
+  exe=""
+  case "$cc" in *mingw*) exe=.exe ;; esac # Windows programs keep their suffix (wine needs it)
   # shellcheck disable=SC2086
-  "$cc" "${flags[@]}" $opts "${inc[@]}" -o "$work/sweep-$name" "$src/tests/tools/determinism_sweep.c" "${core[@]}"
+  $cc "${flags[@]}" $opts "${inc[@]}" -o "$work/sweep-$name$exe" "$src/tests/tools/determinism_sweep.c" "${core[@]}"
   # shellcheck disable=SC2086
-  "$cc" "${flags[@]}" $opts "${inc[@]}" -o "$work/blendsync-$name" "${cli[@]}" "${core[@]}"
+  $cc "${flags[@]}" $opts "${inc[@]}" -o "$work/blendsync-$name$exe" "${cli[@]}" "${core[@]}"
   out="$work/out-$name.txt"
-  run=""
-  case "$opts" in *-m32*) run=$runner32 ;; esac
+  run=${vrun:-}
+  case "$opts" in *-m32*) [ -n "$run" ] || run=$runner32 ;; esac
   # shellcheck disable=SC2086
-  { $run "$work/sweep-$name"; $run "$work/blendsync-$name" --ticks 1500 --rate 60 --quiet; } >"$out"
+  # (Windows programs print CRLF line ends: the digests are compared without them)
+  { $run "$work/sweep-$name$exe"; $run "$work/blendsync-$name$exe" --ticks 1500 --rate 60 --quiet; } | tr -d '\r' >"$out"
   if [ -z "$reference" ]; then
     reference=$out
     echo "reference ($name):"

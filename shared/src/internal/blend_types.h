@@ -6,7 +6,8 @@
  * its size in bytes (a multiple of 8) for n children; build_ fills it (the memory is zeroed first and
  * validate has passed); eval_ writes n raw weights (>= 0, summing to BSYNC_FX_ONE up to the type's own
  * rounding), which the dispatcher then makes exact (blend_space.h). 2D eval_ functions get the
- * parameter already pulled back. Nothing here allocates. */
+ * parameter already pulled back; canonical_ functions write the impl's fields little-endian in
+ * memory order (internal/blend_space_impl.h) and return the byte count. Nothing here allocates. */
 #ifndef BLENDSYNC_INTERNAL_BLEND_TYPES_H
 #define BLENDSYNC_INTERNAL_BLEND_TYPES_H
 
@@ -39,20 +40,24 @@ int bsync_blend_normalise_groups_(const uint64_t* h, uint32_t n_groups, const ui
 size_t bsync_b1d_size_(uint32_t n);
 void bsync_b1d_build_(void* impl, const fix16_t* thresholds, uint32_t n, bsync_blend_diagnostics* diag);
 void bsync_b1d_eval_(const void* impl, uint32_t n, fix16_t p, fix16_t* w);
+size_t bsync_b1d_canonical_(const void* impl, uint32_t n, const bsync_canon_sink* sink);
 
 /* ---- SimpleDirectional2D (blend_directional.c) */
 size_t bsync_bsd_size_(uint32_t n);
 void bsync_bsd_build_(void* impl, const bsync_vec2* pos, uint32_t n, bsync_blend_diagnostics* diag);
 void bsync_bsd_eval_(const void* impl, const bsync_vec2* pos, uint32_t n, bsync_vec2 q, fix16_t* w);
+size_t bsync_bsd_canonical_(const void* impl, uint32_t n, const bsync_canon_sink* sink);
 
 /* ---- FreeformCartesian2D (polar = 0) and FreeformDirectional2D (polar = 1) (blend_gradient.c) */
 size_t bsync_band_size_(uint32_t n, int polar);
 void bsync_band_build_(void* impl, const bsync_vec2* pos, uint32_t n, int polar, bsync_blend_diagnostics* diag);
 void bsync_band_eval_(const void* impl, const bsync_vec2* pos, uint32_t n, bsync_vec2 q, fix16_t* w);
+size_t bsync_band_canonical_(const void* impl, uint32_t n, int polar, const bsync_canon_sink* sink);
 
 /* ---- InverseDistance2D (blend_idw.c) */
 size_t bsync_idw_size_(uint32_t n);
 void bsync_idw_build_(void* impl, const bsync_vec2* pos, uint32_t n, uint32_t power);
 void bsync_idw_eval_(const void* impl, const bsync_vec2* pos, uint32_t n, bsync_vec2 q, fix16_t* w);
+size_t bsync_idw_canonical_(const void* impl, const bsync_canon_sink* sink);
 
 #endif

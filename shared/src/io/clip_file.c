@@ -25,6 +25,113 @@ static uint32_t get32(const unsigned char* p) {
 }
 static uint64_t get64(const unsigned char* p) { return (uint64_t)get32(p) | ((uint64_t)get32(p + 4) << 32); }
 
+/* ---- byte order. The blocks are the core's in-memory blocks, whose multi-byte fields are in the
+ * host's order; the file holds them little-endian. On a little-endian host both are the same bytes
+ * and nothing below runs; on a big-endian host every field is swapped in place, by the layouts of
+ * skeleton.c and internal/clip_block.h: 64/152-byte headers (u32 and u64 fields, the zero allocator
+ * slot, the clip name), then arrays of 32-bit words (rest poses, name offsets, track records, key
+ * times and values), except the int16 parents and track lookup. Offsets and counts are bounded by
+ * the block size here, so a corrupt block cannot make a swap leave it; the block's own validation
+ * runs afterwards. */
+
+static int host_is_big_endian(void) {
+    const uint32_t probe = 1;
+    unsigned char b[4];
+    memcpy(b, &probe, 4);
+    return b[0] != 1;
+}
+
+static void swap16(unsigned char* p) {
+    unsigned char t = p[0];
+    p[0] = p[1];
+    p[1] = t;
+}
+static void swap32(unsigned char* p) {
+    for (int i = 0; i < 2; i++) {
+        unsigned char t = p[i];
+        p[i] = p[3 - i];
+        p[3 - i] = t;
+    }
+}
+static void swap64(unsigned char* p) {
+    for (int i = 0; i < 4; i++) {
+        unsigned char t = p[i];
+        p[i] = p[7 - i];
+        p[7 - i] = t;
+    }
+}
+static void swap32_run(unsigned char* b, size_t from, size_t count, size_t size) {
+    for (size_t i = 0; i < count && from + 4 * i + 4 <= size; i++) swap32(b + from + 4 * i);
+}
+static void swap16_run(unsigned char* b, size_t from, size_t count, size_t size) {
+    for (size_t i = 0; i < count && from + 2 * i + 2 <= size; i++) swap16(b + from + 2 * i);
+}
+
+/* A u32 of a block that is in host order (to_le) or already swapped to host order (!to_le). */
+static uint32_t host32(const unsigned char* p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* A skeleton block read from a file: little-endian to host order. */
+static void swap_skeleton_block(unsigned char* b, size_t size) {
+    if (size < 64) return;
+    swap32(b);
+    swap32(b + 4);
+    swap64(b + 8);
+    swap32_run(b, 48, 4, size); /* joint_count, rest, parents and names offsets */
+    const size_t n = host32(b + 48);
+    if (n > BSYNC_MAX_JOINTS) return;
+    swap32_run(b, host32(b + 52), n * 10u, size); /* bsync_trs: 10 fix16 */
+    swap16_run(b, host32(b + 56), n, size);       /* parents */
+    swap32_run(b, host32(b + 60), n, size);       /* name offsets */
+}
+/* A skeleton block being written: host order to little-endian. */
+static void swap_skeleton_to_le(unsigned char* b, size_t size) {
+    if (size < 64) return;
+    /* counts are read in host order first, so swap the arrays before the header */
+    const size_t n = host32(b + 48);
+    if (n <= BSYNC_MAX_JOINTS) {
+        swap32_run(b, host32(b + 52), n * 10u, size);
+        swap16_run(b, host32(b + 56), n, size);
+        swap32_run(b, host32(b + 60), n, size);
+    }
+    swap32(b);
+    swap32(b + 4);
+    swap64(b + 8);
+    swap32_run(b, 48, 4, size);
+}
+
+/* The clip block's arrays (its header already in host order): track records, lookup, then 32-bit
+ * key times and values up to the block end (the padding is zero either way). */
+static void swap_clip_arrays(unsigned char* b, size_t size) {
+    const size_t jc = host32(b + 64), tc = host32(b + 68);
+    const size_t tracks = host32(b + 76), lookup = host32(b + 80);
+    if (jc > BSYNC_MAX_JOINTS || tc > 3u * BSYNC_MAX_JOINTS || tracks > size || lookup > size) return;
+    swap32_run(b, tracks, tc * 6u, size);
+    swap16_run(b, lookup, jc * 3u, size);
+    const size_t data = lookup + ((jc * 3u * 2u + 3u) & ~(size_t)3u);
+    if (data < size) swap32_run(b, data, (size - data) / 4u, size);
+}
+static void swap_clip_header(unsigned char* b) {
+    swap32(b);
+    swap32(b + 4);
+    swap64(b + 8);
+    swap64(b + 48); /* fingerprint */
+    for (int i = 0; i < 8; i++) swap32(b + 56 + 4 * i);
+}
+
+/* FNV-1a 64 of a clip block with its fingerprint read as zero (clip.c's rule, over these bytes). */
+static uint64_t clip_fingerprint(const unsigned char* b, size_t size) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < size; i++) {
+        h ^= (i >= 48 && i < 56) ? 0u : b[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
 uint64_t bsync_clip_file_checksum(const void* data, size_t size) {
     if (!data || size < 32) return 0;
     static const unsigned char zeros[8] = {0};
@@ -74,6 +181,16 @@ bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const 
         memcpy(p + off, blk, bs);
         /* the allocator slot belongs to the process that built the block: stored as zero */
         memset(p + off + offsetof(bsync_block_header, alloc), 0, sizeof(((bsync_block_header*)0)->alloc));
+        if (host_is_big_endian()) {
+            if (b == 0) {
+                swap_skeleton_to_le(p + off, bs);
+            } else if (bs >= 152) {
+                swap_clip_arrays(p + off, bs);
+                swap_clip_header(p + off);
+                /* the fingerprint of the little-endian bytes: what a little-endian host stores */
+                put64(p + off + 48, clip_fingerprint(p + off, bs));
+            }
+        }
         off += align8(bs);
     }
     put64(p + 24, bsync_clip_file_checksum(p, need));
@@ -112,8 +229,6 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     memset(out, 0, sizeof *out);
     if (!data) return imp_fail(err, BSYNC_INVALID_ARGUMENT, name, "no data");
     const unsigned char* p = data;
-    const uint32_t endian_probe = 1;
-    if (*(const unsigned char*)&endian_probe != 1) return bad(err, name, "big-endian hosts are not supported", UINT32_MAX);
     if (size < BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "shorter than the 64-byte header", UINT32_MAX);
     if (memcmp(p, k_magic, 8) != 0) return bad(err, name, "bad magic", UINT32_MAX);
     if (get32(p + 8) != BSYNC_CLIP_FILE_VERSION) return bad(err, name, "unsupported version", UINT32_MAX);
@@ -146,6 +261,22 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     if (!mem) return imp_fail(err, BSYNC_OUT_OF_MEMORY, name, "out of memory");
     memcpy(mem, p, size);
     out->memory_ = mem;
+    if (host_is_big_endian()) { /* the blocks into host order (the layout was checked above) */
+        for (uint32_t b = 0; b < blocks; b++) {
+            unsigned char* blk = mem + get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
+            size_t bs = (size_t)get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
+            if (b == 0) {
+                swap_skeleton_block(blk, bs);
+            } else if (bs >= 152) {
+                swap_clip_header(blk);
+                swap_clip_arrays(blk, bs);
+                /* the file's fingerprint is of its little-endian bytes; the block in memory carries
+                 * the one of its host-order bytes (the file checksum has vouched for the content) */
+                uint64_t f = clip_fingerprint(blk, bs);
+                memcpy(blk + 48, &f, 8);
+            }
+        }
+    }
     const bsync_skeleton* skel = NULL;
     {
         uint64_t off = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE), bs = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + 8);

@@ -1,5 +1,6 @@
 /* io/file.c — read a whole file into memory (see file_internal.h); write one atomically (io/file.h). */
 #include "file_internal.h"
+#include "platform.h"
 #include "blendsync/io/file.h"
 
 #include <errno.h>
@@ -73,12 +74,12 @@ bsync_result bsync_file_write(const char* path, const void* data, size_t len) {
     size_t pl = strlen(path);
     char* tmp = malloc(pl + 32);
     if (!tmp) return BSYNC_OUT_OF_MEMORY;
-    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, bsync_platform_getpid());
     FILE* f = fopen(tmp, "wb");
     int ok = f != NULL;
     if (ok && len > 0) ok = fwrite(data, 1, len, f) == len;
     if (f && fclose(f) != 0) ok = 0;
-    if (ok) ok = rename(tmp, path) == 0;
+    if (ok) ok = bsync_platform_rename(tmp, path) == 0;
     if (!ok) {
         int e = errno;
         remove(tmp);

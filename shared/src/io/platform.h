@@ -1,12 +1,51 @@
-/* io/platform.h — the operating-system calls the project makes, behind one small interface (internal,
- * not installed). Only files whose name contains "platform" call the OS for these. Minimal: what the
- * presentation clock needs (another branch grows the full Windows-capable layer). */
+/* io/platform.h — the few operating-system calls blendsync's edges make (the CLI, the server, io),
+ * behind one small internal module so that the same sources build with glibc and with mingw-w64
+ * (Windows). Not a public header: nothing here is installed or part of the API. POSIX calls on
+ * POSIX systems, Win32 / CRT equivalents on Windows (platform.c). The core never calls any of it. */
 #ifndef BLENDSYNC_IO_PLATFORM_H
 #define BLENDSYNC_IO_PLATFORM_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-/* A monotonic clock in nanoseconds (arbitrary origin; never goes back). */
+/* Room for any path bsync_platform_realpath writes (PATH_MAX on Linux). */
+#define BSYNC_PLATFORM_PATH_MAX 4096
+
+/* Create one directory (parents must exist). 0 when it was made or already exists, else -1 with
+ * errno set. */
+int bsync_platform_mkdir(const char* path);
+
+/* The absolute, resolved path of an existing file or directory into out (BSYNC_PLATFORM_PATH_MAX
+ * bytes), or a malloc'd copy when out is NULL. NULL (errno set) when it does not exist. On Windows
+ * the result uses the system's separators and drive letter (C:\dir\file). */
+char* bsync_platform_realpath(const char* path, char* out);
+
+/* size bytes aligned to align (a power of two, at least sizeof(void*)); size is rounded up to a
+ * multiple of align here. Free with bsync_platform_aligned_free (Windows needs its own free). */
+void* bsync_platform_aligned_alloc(size_t align, size_t size);
+void bsync_platform_aligned_free(void* p);
+
+/* Push a stream's written bytes to the disk (fflush, then fsync / FlushFileBuffers). 0 or -1. */
+int bsync_platform_fsync(FILE* f);
+
+/* Rename from to to, replacing an existing to (POSIX rename does; Windows' rename does not, so
+ * MoveFileEx with MOVEFILE_REPLACE_EXISTING there). 0 or -1. */
+int bsync_platform_rename(const char* from, const char* to);
+
+/* Give a file made by mkstemp (mode 0600) the mode of an ordinary new file: 0666 less the umask.
+ * Windows has no such modes: nothing to do there. 0 or -1. */
+int bsync_platform_make_ordinary(int fd);
+
+/* This process's id (for unique temporary names). */
+long bsync_platform_getpid(void);
+
+/* A monotonic clock in nanoseconds (for timings only: never in anything simulated). */
 uint64_t bsync_platform_now_ns(void);
 
-#endif /* BLENDSYNC_IO_PLATFORM_H */
+/* Path separators: '/' everywhere, also '\\' on Windows (where resolved paths look like
+ * C:\dir\file). The last separator of path, or NULL. */
+int bsync_platform_is_separator(char c);
+const char* bsync_platform_last_separator(const char* path);
+
+#endif

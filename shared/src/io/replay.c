@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blendsync/checksum.h"
+#include "platform.h"
 #include "blendsync/io/replay.h"
 #include "file_internal.h"
 
@@ -409,8 +410,7 @@ bsync_result bsync_replay_writer_append(bsync_replay_writer* w, const bsync_repl
 
 bsync_result bsync_replay_writer_sync(bsync_replay_writer* w) {
     if (!w) return BSYNC_INVALID_ARGUMENT;
-    if (fflush(w->f) != 0) return BSYNC_IO_ERROR;
-    if (fsync(fileno(w->f)) != 0) return BSYNC_IO_ERROR;
+    if (bsync_platform_fsync(w->f) != 0) return BSYNC_IO_ERROR; /* fflush, then to the disk */
     return BSYNC_OK;
 }
 

@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# The platform matrix: same inputs, same bits on every target players use. Builds blendsync for
+# each target, runs it there (natively, under qemu-user or wine) and requires the host's output:
+#   sweep    tests/tools/determinism_sweep.c + `blendsync demo --ticks 1500 --rate 60 --quiet`
+#            (the digests tests/cli/determinism.sh compares; sweep-only targets go through it)
+#   demo     `blendsync demo --ticks 600 --every 100`
+#   eval     `eval --hash` of the demo graph (scripts/demo) and, with ../shared/data, of the pab
+#            glTF character (scripts/examples/pab_locomotion.json)
+#   bsclip   the bytes of `import` of a glTF baked on the host (and of Fox.glb with ../shared/data),
+#            and `import --list` of the host's .bsclip (a little-endian file read on this target)
+#   replay   a replay recorded on the host (and the committed v1 fixture) verifies here; a replay
+#            recorded here has the host's bytes and verifies on the host
+# On a mismatch it prints the target and the first differing line. A target whose toolchain is
+# missing is reported MISSING (never as passing) with what installs it; the script then fails only
+# if BSYNC_MATRIX_REQUIRE_ALL=1.
+# usage: platform_matrix.sh SOURCE_DIR WORK_DIR HOST_BLENDSYNC
+set -uo pipefail
+src=$(cd "$1" && pwd)
+work=$2
+host=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+jobs=${BSYNC_MATRIX_JOBS:-2}
+t_start=$(date +%s)
+data="$src/../shared/data"
+[ -d "$data" ] || data=""
+
+# ---------------------------------------------------------------- targets
+# name | kind | compiler flags | how it runs
+#   kind: host (the build under test), native (x86-64 CMake build), cross:<triple> (clang
+#   --target with Debian's cross libc), sweep (determinism.sh variant: core + demo only)
+targets=(
+  "x86_64-gcc-O2|host||"
+  "x86_64-clang-O3-v3|native|-O3 -march=x86-64-v3 -ffp-contract=fast|"
+  "x86_64-gcc-O0|sweep:gcc|-O0|"
+  "i386-sse|sweep:gcc|-m32 -O2 -msse2 -mfpmath=sse|"
+  "i386-x87|sweep:gcc|-m32 -O2 -mfpmath=387|"
+  "aarch64|cross:aarch64-linux-gnu|-O2|qemu-aarch64 -L /usr/aarch64-linux-gnu"
+  "s390x|cross:s390x-linux-gnu|-O2|qemu-s390x -L /usr/s390x-linux-gnu"
+  "win64-mingw|sweep:x86_64-w64-mingw32-gcc|-O2 -isystem $work/fixmath-include|WINE"
+  "wasm32|wasm||node"
+)
+# libfixmath's header (the core uses its fix16_t only) for targets without their own copy
+mkdir -p "$work/fixmath-include" && ln -sfn /usr/include/libfixmath "$work/fixmath-include/libfixmath"
+# Debian packages of each cross architecture's libraries, unpacked (dpkg -x) into a sysroot
+sysroot_pkgs=(libfixmath-dev libcjson-dev libcjson1 libenet-dev libenet7 libcmocka-dev libcmocka0 libstb-dev libstb0)
+
+wine_bin=""
+for w in wine64 wine /usr/lib/wine/wine64; do
+  if command -v "$w" >/dev/null 2>&1; then wine_bin=$(command -v "$w"); break; fi
+done
+export WINEDEBUG=-all WINEPREFIX="$work/wineprefix"
+
+declare -A missing cell note
+missing_reason() { # name kind -> prints why the toolchain is missing (empty: available)
+  local name=$1 kind=$2
+  case "$kind" in
+    host) ;;
+    native) command -v clang >/dev/null || echo "clang (apt-get install clang)" ;;
+    sweep:gcc)
+      printf 'int main(void){return 0;}\n' >"$work/probe.c"
+      gcc -m32 -o "$work/probe32" "$work/probe.c" 2>/dev/null || echo "gcc -m32 (apt-get install gcc-multilib)" ;;
+    sweep:x86_64-w64-mingw32-gcc)
+      command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "mingw-w64 (apt-get install gcc-mingw-w64-x86-64)"; return; }
+      [ -n "$wine_bin" ] || echo "wine (apt-get install wine64)" ;;
+    cross:*)
+      local triple=${kind#cross:} q
+      q=qemu-${triple%%-*}
+      command -v clang >/dev/null || { echo "clang"; return; }
+      command -v "$q" >/dev/null || { echo "$q (apt-get install qemu-user)"; return; }
+      local darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+      [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
+      dpkg --print-foreign-architectures | grep -qx "$darch" || echo "$darch packages (dpkg --add-architecture $darch && apt-get update)" ;;
+    wasm) { command -v emcc >/dev/null && command -v node >/dev/null; } || echo "emscripten and node (apt-get install emscripten nodejs); not wired into the matrix yet" ;;
+  esac
+}
+
+# BSYNC_MATRIX_TARGETS=name,name,... runs only those (the host reference always runs)
+if [ -n "${BSYNC_MATRIX_TARGETS:-}" ]; then
+  keep=()
+  for t in "${targets[@]}"; do
+    IFS='|' read -r name _ _ _ <<<"$t"
+    case ",$BSYNC_MATRIX_TARGETS," in *",$name,"*) keep+=("$t") ;; *) [ "$name" = x86_64-gcc-O2 ] && keep+=("$t") ;; esac
+  done
+  targets=("${keep[@]}")
+fi
+
+for t in "${targets[@]}"; do
+  IFS='|' read -r name kind _ _ <<<"$t"
+  r=$(missing_reason "$name" "$kind")
+  [ "$name" = wasm32 ] && r=${r:-"wasm32 is not wired into the matrix yet (emscripten: docs/determinism.md)"}
+  if [ -n "$r" ]; then missing[$name]=$r; fi
+done
+
+# ---------------------------------------------------------------- helpers
+first_diff() { # ref got label name: prints the first differing line
+  local ref=$1 got=$2 label=$3 name=$4 line
+  line=$(diff <(tr -d '\r' <"$ref") <(tr -d '\r' <"$got") | head -n 4 | tr '\n' ' ')
+  echo "DIFF $name $label: $line"
+}
+same_text() { cmp -s <(tr -d '\r' <"$1") <(tr -d '\r' <"$2"); }
+
+prepare_sysroot() { # debian-arch -> prints the sysroot dir (empty on failure)
+  local darch=$1 dir="$work/sysroot-$1"
+  if [ ! -f "$dir/.done" ]; then
+    rm -rf "$dir" "$work/debs-$darch" && mkdir -p "$dir" "$work/debs-$darch"
+    local p
+    for p in "${sysroot_pkgs[@]}"; do
+      (cd "$work/debs-$darch" && apt-get download "$p:$darch" >/dev/null 2>&1) || { echo ""; return; }
+    done
+    for p in "$work/debs-$darch"/*.deb; do dpkg -x "$p" "$dir" || { echo ""; return; }; done
+    touch "$dir/.done"
+  fi
+  echo "$dir"
+}
+
+build_cli() { # name kind flags -> prints the binary (empty on failure); log in build-<name>.log
+  local name=$1 kind=$2 flags=$3 b="$work/build-$name" args=()
+  case "$kind" in
+    native) args=(-DCMAKE_C_COMPILER=clang) ;;
+    cross:*)
+      local triple=${kind#cross:} darch sr
+      darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+      sr=$(prepare_sysroot "$darch")
+      [ -n "$sr" ] || { echo "cannot download the $darch libraries (apt-get download ...:$darch)" >"$b.log"; return; }
+      args=(-DCMAKE_TOOLCHAIN_FILE="$src/cmake/clang-cross.cmake" -DBSYNC_CROSS_TRIPLE="$triple" -DBSYNC_CROSS_SYSROOT="$sr") ;;
+  esac
+  {
+    cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=$flags" "${args[@]}" &&
+      cmake --build "$b" -j"$jobs" --target blendsync &&
+      $( [ "${kind%%:*}" = cross ] && echo clang --target="${kind#cross:}" || echo clang ) -std=c11 $flags \
+        -I"$src/shared/include" $( [ -n "${sr:-}" ] && echo -isystem "$sr/usr/include" ) \
+        -o "$b/determinism_sweep" "$src/tests/tools/determinism_sweep.c" "$b/libblendsync_core.a" "$b/libblendsync_io.a"
+  } >"$b.log" 2>&1 || { echo ""; return; }
+  echo "$b/blendsync"
+}
+
+# ---------------------------------------------------------------- the host's reference outputs
+ref="$work/ref"
+rm -rf "$ref" && mkdir -p "$ref"
+cp "$src/tests/fixtures/replay/v1/match.json" "$src/tests/fixtures/replay/v1/humanoid_locomotion.json" "$work/"
+run_pipeline() { # runner binary outdir: every output of the pipeline into outdir
+  local run=$1 bin=$2 out=$3
+  mkdir -p "$out"
+  # shellcheck disable=SC2086
+  (
+    cd "$work" || exit 1
+    $run "$bin" demo --ticks 600 --every 100 >"$out/demo.txt" 2>&1
+    $run "$bin" eval "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" --hash >"$out/eval-demo.txt" 2>&1
+    if [ -n "$data" ]; then
+      $run "$bin" eval "$src/scripts/examples/pab_locomotion.json" --script "$src/scripts/examples/pab_speed_ramp.csv" --hash >"$out/eval-pab.txt" 2>/dev/null
+      $run "$bin" import "$data/khronos-fox/Fox.glb" -o "$out/fox.bsclip" >/dev/null 2>&1
+    fi
+    $run "$bin" import "$ref/baked.glb" -o "$out/baked.bsclip" >/dev/null 2>&1
+    $run "$bin" import --list "$ref/baked.bsclip" 2>&1 | sed 's/^ *source: .*//' >"$out/list.txt"
+    $run "$bin" replay verify "$ref/host.bsreplay" --no-dump >"$out/verify-host.txt" 2>&1
+    echo "exit $?" >>"$out/verify-host.txt"
+    $run "$bin" replay verify "$src/tests/fixtures/replay/v1/v1.bsreplay" --no-dump >"$out/verify-v1.txt" 2>&1
+    echo "exit $?" >>"$out/verify-v1.txt"
+    $run "$bin" replay record match.json --ticks 600 --poses -o "$out/own.bsreplay" >/dev/null 2>&1
+  )
+}
+(cd "$work" && "$host" bake "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" \
+  --ticks 120 -o "$ref/baked.glb" >/dev/null 2>&1 &&
+  "$host" import "$ref/baked.glb" -o "$ref/baked.bsclip" >/dev/null 2>&1 &&
+  "$host" replay record match.json --ticks 600 --poses -o "$ref/host.bsreplay" >/dev/null 2>&1) ||
+  { echo "FAIL: the host build cannot make the reference files"; exit 1; }
+run_pipeline "" "$host" "$ref"
+
+# ---------------------------------------------------------------- the sweep (determinism.sh)
+sweep_lines="x86_64-gcc-O2|gcc|-O2"
+for t in "${targets[@]}"; do
+  IFS='|' read -r name kind flags run <<<"$t"
+  case "$kind" in sweep:*) ;; *) continue ;; esac
+  [ -z "${missing[$name]:-}" ] || continue
+  [ "$run" = WINE ] && run=$wine_bin
+  sweep_lines+=$'\n'"$name|${kind#sweep:}|$flags|$run"
+done
+[ -n "$wine_bin" ] && "$wine_bin" cmd /c exit >/dev/null 2>&1 # the wine prefix, made once, before timing matters
+t0=$(date +%s)
+BSYNC_DETERMINISM_VARIANTS=$sweep_lines bash "$src/tests/cli/determinism.sh" "$src" "$work/sweep" >"$work/sweep.log" 2>&1
+echo "sweep-only variants built and run in $(( $(date +%s) - t0 )) s"
+refsweep="$work/sweep/out-x86_64-gcc-O2.txt"
+[ -s "$refsweep" ] || { echo "FAIL: the reference sweep did not run"; cat "$work/sweep.log"; exit 1; }
+
+# ---------------------------------------------------------------- every target
+status=0
+cols=(sweep builds demo eval-demo eval-pab bsclip list verify-host verify-v1 own-replay)
+for t in "${targets[@]}"; do
+  IFS='|' read -r name kind flags run <<<"$t"
+  for c in "${cols[@]}"; do cell[$name,$c]="-"; done
+  if [ -n "${missing[$name]:-}" ]; then
+    for c in "${cols[@]}"; do cell[$name,$c]=MISSING; done
+    continue
+  fi
+  case "$kind" in
+    host)
+      cell[$name,sweep]=ref
+      cell[$name,builds]=yes
+      for c in demo eval-demo eval-pab bsclip list verify-host verify-v1 own-replay; do cell[$name,$c]=ref; done
+      [ -n "$data" ] || cell[$name,eval-pab]="no data"
+      grep -q '^exit 0$' "$ref/verify-v1.txt" || { cell[$name,verify-v1]=FAIL; status=1; echo "FAIL $name: the v1 fixture does not verify"; }
+      continue ;;
+    sweep:*)
+      if grep -qx "same bits: $name" "$work/sweep.log"; then cell[$name,sweep]=same
+      else cell[$name,sweep]=DIFF; status=1; echo "DIFF $name sweep:"; grep -A6 "FAIL $name" "$work/sweep.log" | head -8; fi
+      if [ "$name" = win64-mingw ]; then
+        # io, the CLI and the client and server libraries compile for Windows, warnings as errors
+        # (not linked: Debian has no cJSON or ENet for mingw-w64; README "Windows"). mingw's C99
+        # printf (__USE_MINGW_ANSI_STDIO) prints %zu; GCC would still check format attributes
+        # against msvcrt's formats, hence -Wno-format (the Linux builds check them).
+        winc="$work/win-include"
+        mkdir -p "$winc" "$work/win-obj"
+        for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$winc/$h"; done
+        cell[$name,builds]=yes
+        for f in "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
+          "$src"/proto/net/src/*.c "$src"/server/src/server*.c; do
+          if ! x86_64-w64-mingw32-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra \
+            -Werror -Wno-format -O0 -I"$src/shared/include" -I"$src/client/cli" -I"$src/client/include" \
+            -I"$src/proto/include" -I"$src/proto/net/include" -I"$src/server/include" \
+            -I"$(dirname "$host")/client/generated" -isystem "$winc" -c "$f" -o "$work/win-obj/$(basename "$f").o" \
+            >"$work/win-cc.log" 2>&1; then
+            cell[$name,builds]=FAIL; status=1
+            echo "FAIL $name: $(basename "$f") does not compile for Windows:"; head -n 5 "$work/win-cc.log"
+          fi
+        done
+      fi
+      continue ;;
+  esac
+  if [ "${kind%%:*}" = cross ]; then # the target's libraries: without them the target is MISSING
+    darch=${kind#cross:}; darch=${darch%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+    if [ -z "$(prepare_sysroot "$darch")" ]; then
+      missing[$name]="the $darch libraries (apt-get download ${sysroot_pkgs[*]/%/:$darch} failed: dpkg --add-architecture $darch && apt-get update)"
+      for c in "${cols[@]}"; do cell[$name,$c]=MISSING; done
+      continue
+    fi
+  fi
+  t0=$(date +%s)
+  bin=$(build_cli "$name" "$kind" "$flags")
+  echo "built $name in $(( $(date +%s) - t0 )) s"
+  if [ -z "$bin" ]; then
+    for c in "${cols[@]}"; do cell[$name,$c]="no build"; done
+    status=1
+    echo "FAIL $name: build failed (last lines of $work/build-$name.log):"; tail -n 5 "$work/build-$name.log"
+    continue
+  fi
+  cell[$name,builds]=yes
+  out="$work/out-$name"
+  rm -rf "$out"
+  # shellcheck disable=SC2086
+  { $run "$(dirname "$bin")/determinism_sweep"; $run "$bin" demo --ticks 1500 --rate 60 --quiet; } >"$work/sweep-$name.txt" 2>&1
+  if same_text "$refsweep" "$work/sweep-$name.txt"; then cell[$name,sweep]=same
+  else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
+  run_pipeline "$run" "$bin" "$out"
+  for c in demo eval-demo eval-pab list verify-host verify-v1; do
+    f=$c.txt
+    [ -e "$ref/$f" ] || continue
+    # the verdict and exit code must match; the speed line is this machine's
+    if [[ $c == verify-* ]]; then
+      grep -v '^speed:' "$ref/$f" >"$ref/$f.cmp"; grep -v '^speed:' "$out/$f" >"$out/$f.cmp" 2>/dev/null; f=$f.cmp
+    fi
+    if same_text "$ref/$f" "$out/$f"; then cell[$name,$c]=same
+    else cell[$name,$c]=DIFF; status=1; first_diff "$ref/$f" "$out/$f" "$c" "$name"; fi
+  done
+  [ -n "$data" ] || cell[$name,eval-pab]="no data"
+  cell[$name,bsclip]=same
+  for f in baked.bsclip fox.bsclip; do
+    [ -e "$ref/$f" ] || continue
+    if ! cmp "$ref/$f" "$out/$f" >"$work/cmp.txt" 2>&1; then
+      cell[$name,bsclip]=DIFF; status=1; echo "DIFF $name bsclip $f: $(head -n 1 "$work/cmp.txt")"
+    fi
+  done
+  if cmp -s "$ref/own.bsreplay" "$out/own.bsreplay" &&
+    (cd "$work" && "$host" replay verify "$out/own.bsreplay" --no-dump >"$out/own-verify.txt" 2>&1); then
+    cell[$name,own-replay]=same
+  else
+    cell[$name,own-replay]=DIFF; status=1
+    echo "DIFF $name own-replay: $(cmp "$ref/own.bsreplay" "$out/own.bsreplay" 2>&1 | head -n 1); host verify: $(grep -m1 verdict "$out/own-verify.txt" 2>/dev/null)"
+  fi
+done
+
+# ---------------------------------------------------------------- the table
+echo
+printf '| %-20s |' target; for c in "${cols[@]}"; do printf ' %-11s |' "$c"; done; echo
+printf '|%s|' "----------------------"; for c in "${cols[@]}"; do printf '%s|' "-------------"; done; echo
+for t in "${targets[@]}"; do
+  IFS='|' read -r name _ _ _ <<<"$t"
+  printf '| %-20s |' "$name"; for c in "${cols[@]}"; do printf ' %-11s |' "${cell[$name,$c]}"; done; echo
+done
+echo "(same: identical to the x86-64 gcc -O2 host build; -: not run for this target (sweep-only build);"
+echo " builds: the full CLI was built (win64: io, CLI, client and server library sources compile, not linked);"
+echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
+echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
+n_missing=0
+for t in "${targets[@]}"; do
+  IFS='|' read -r name _ _ _ <<<"$t"
+  if [ -n "${missing[$name]:-}" ]; then
+    n_missing=$((n_missing + 1))
+    echo "MISSING $name: ${missing[$name]} (scripts/install-deps.sh installs the toolchains)"
+  fi
+done
+echo "matrix time: $(( $(date +%s) - t_start )) s"
+if [ "$n_missing" -gt 0 ] && [ "${BSYNC_MATRIX_REQUIRE_ALL:-0}" = 1 ]; then status=1; fi
+if [ $status -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
+exit $status
