@@ -13,7 +13,7 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h"
-#include "platform.h" /* shared/src/io: the presentation clock's time */
+#include "../../shared/src/io/platform.h" /* the presentation clock's time, mkdir, aligned allocation */
 
 #define FRAME_RING 256u
 #define SNAP_RING 8u

@@ -130,7 +130,7 @@ build_cli() { # name kind flags -> prints the binary (empty on failure); log in 
       cmake --build "$b" -j"$jobs" --target blendsync &&
       $( [ "${kind%%:*}" = cross ] && echo clang --target="${kind#cross:}" || echo clang ) -std=c11 $flags \
         -I"$src/shared/include" $( [ -n "${sr:-}" ] && echo -isystem "$sr/usr/include" ) \
-        -o "$b/determinism_sweep" "$src/tests/tools/determinism_sweep.c" "$b/libblendsync_core.a" "$b/libblendsync_io.a"
+        -o "$b/determinism_sweep" "$src/tests/tools/determinism_sweep.c" "$b/libblendsync_core.a" "$b/libblendsync_io.a" "$b/libblendsync_alloc.a"
   } >"$b.log" 2>&1 || { echo ""; return; }
   echo "$b/blendsync"
 }
