@@ -17,7 +17,7 @@ if [ "${1:-}" = "--short" ]; then
   inject=70
 fi
 
-scripts/install-deps.sh
+scripts/install-deps.sh --demo
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 

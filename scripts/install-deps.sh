@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages blendsync needs, if any are missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and exits 1.
+# --demo: only what building and playing the demo needs (scripts/demo.sh); without it also the cross
+# toolchains, mingw-w64 and wine of the platform matrix (scripts/test.sh).
 set -euo pipefail
 
 packages=(
@@ -11,9 +13,11 @@ packages=(
   libenet-dev                          # the lockstep server and client (ENet 1.3)
   libstb-dev                           # blendsync plot writes PNGs with stb_image_write
   python3                              # CLI tests read JSON and GLB files back (cli_present.sh, ...)
-  # tests/cli/platform_matrix.sh: clang cross builds against Debian's cross C libraries (not
-  # gcc-<arch>-linux-gnu, which on Debian 12 amd64 removes gcc-multilib), qemu-user runs them;
-  # mingw-w64 and wine for Windows
+)
+# tests/cli/platform_matrix.sh: clang cross builds against Debian's cross C libraries (not
+# gcc-<arch>-linux-gnu, which on Debian 12 amd64 removes gcc-multilib), qemu-user runs them;
+# mingw-w64 and wine for Windows. Not for --demo (scripts/demo.sh): building and playing needs none.
+matrix_packages=(
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu
   libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu
   gcc-mingw-w64-x86-64 wine64
@@ -22,6 +26,11 @@ packages=(
 # s390x packages (apt-get download, dpkg -x into its work folder; nothing of theirs is installed),
 # which needs those architectures known to apt.
 foreign_archs=(arm64 s390x)
+if [ "${1:-}" = "--demo" ]; then
+  foreign_archs=()
+else
+  packages+=("${matrix_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
