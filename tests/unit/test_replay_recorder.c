@@ -16,7 +16,7 @@
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/match.h"
 
-#define TICKS 13u
+#define TICKS 65u /* the demo checksums every 30 ticks: two checksum records */
 #define SNAP_EVERY 5u
 
 static bsync_match* new_match(const bsync_match_desc* d, void** mem) {
@@ -66,6 +66,7 @@ static void test_schedule(void** state) {
     rd.checksum_interval = ci;
     assert_int_equal(bsync_replay_recorder_init(&r, &rd), BSYNC_OK);
     static bsync_match_frame in;
+    int checksums = 0;
     uint64_t want_blend[TICKS], want_pose[TICKS];
     for (uint32_t t = 0; t < TICKS; t++) {
         memset(&in, 0, sizeof in);
@@ -80,11 +81,13 @@ static void test_schedule(void** state) {
         assert_int_equal(bsync_match_checksums_get(ref, 1, &rc), BSYNC_OK);
         want_blend[t] = rc.blend;
         want_pose[t] = rc.pose;
+        checksums += summed;
         if (summed) {
             assert_true(cs.blend == rc.blend);
             assert_true(cs.pose == rc.pose);
         }
     }
+    assert_int_equal(checksums, TICKS / ci);
     assert_int_equal(bsync_replay_recorder_end(&r, TICKS, 0, &err), BSYNC_OK);
     bsync_replay_writer_close(w);
 
