@@ -15,6 +15,7 @@
 #include "blendsync/io/match_config.h"
 #include "../../shared/src/io/platform.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/replay_recorder.h"
 #include "blendsync/match.h"
 #include "commands.h"
 
@@ -91,7 +92,8 @@ int bsync_cmd_replay_record(int argc, char** argv) {
     size_t snap_cap = 0;
     uint8_t* snap = NULL;
     bsync_replay_writer* w = NULL;
-    static bsync_replay_record rec; /* large (payload arrays): not on the stack */
+    static bsync_replay_recorder recorder; /* large (payload arrays): not on the stack */
+    static bsync_match_frame inputs;
     static bsync_replay_header h;
     bsync_match_script scripts[BSYNC_MATCH_MAX_PLAYERS];
     char tmp[4096];
@@ -116,56 +118,42 @@ int bsync_cmd_replay_record(int argc, char** argv) {
         goto done;
     }
     for (uint32_t p = 0; p < d->player_count; p++) bsync_match_script_init(&scripts[p], seed + p);
-    uint32_t interval = h.checksum_interval;
+    bsync_replay_recorder_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.writer = w;
+    rd.match = m;
+    rd.checksum_interval = h.checksum_interval;
+    rd.snapshot_every = SNAPSHOT_EVERY;
+    rd.poses = poses;
+    rd.snapshot_buffer = snap;
+    rd.snapshot_capacity = snap_cap;
+    if (bsync_replay_recorder_init(&recorder, &rd) != BSYNC_OK) {
+        fprintf(stderr, "blendsync replay record: cannot set up the recorder\n");
+        goto done;
+    }
     for (uint64_t t = 0; t < ticks; t++) {
-        if (t > 0 && t % SNAPSHOT_EVERY == 0) {
-            size_t len = 0;
-            memset(&rec, 0, sizeof rec);
-            rec.type = BSYNC_REPLAY_SNAPSHOT;
-            bsync_result sr = bsync_match_save(m, snap, snap_cap, &len);
-            if (sr != BSYNC_OK) {
+        memset(&inputs, 0, sizeof inputs);
+        inputs.player_count = d->player_count;
+        for (uint32_t p = 0; p < d->player_count; p++) bsync_match_random_input(&scripts[p], d, &inputs.players[p]);
+        if (bsync_replay_recorder_tick(&recorder, t, &inputs, NULL, NULL, &err) != BSYNC_OK) {
+            switch (recorder.failed) {
+            case BSYNC_RECORDER_SAVE:
                 snprintf(err.message, sizeof err.message, "saving the match state at tick %llu: %s",
-                         (unsigned long long)t, bsync_result_string(sr));
+                         (unsigned long long)t, bsync_result_string(recorder.failed_result));
                 goto write_error;
-            }
-            rec.snapshot.tick = (uint32_t)t;
-            rec.snapshot.len = (uint32_t)len;
-            rec.snapshot.data = snap;
-            if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
-        }
-        memset(&rec, 0, sizeof rec);
-        rec.type = BSYNC_REPLAY_FRAME;
-        rec.frame.tick = (uint32_t)t;
-        rec.frame.inputs.player_count = d->player_count;
-        for (uint32_t p = 0; p < d->player_count; p++)
-            bsync_match_random_input(&scripts[p], d, &rec.frame.inputs.players[p]);
-        if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
-        if (bsync_match_tick(m, &rec.frame.inputs) != BSYNC_OK) {
-            fprintf(stderr, "blendsync replay record: tick %llu failed\n", (unsigned long long)t);
-            goto done;
-        }
-        if ((t + 1) % interval == 0) {
-            bsync_match_checksums cs;
-            bsync_result cr = bsync_match_checksums_get(m, poses, &cs);
-            if (cr != BSYNC_OK) {
-                fprintf(stderr, "blendsync replay record: the checksums of tick %llu failed: %s\n", (unsigned long long)t,
-                        bsync_result_string(cr));
+            case BSYNC_RECORDER_WRITE:
+                goto write_error;
+            case BSYNC_RECORDER_CHECKSUM:
+                fprintf(stderr, "blendsync replay record: the checksums of tick %llu failed: %s\n",
+                        (unsigned long long)t, bsync_result_string(recorder.failed_result));
+                goto done;
+            default:
+                fprintf(stderr, "blendsync replay record: tick %llu failed\n", (unsigned long long)t);
                 goto done;
             }
-            memset(&rec, 0, sizeof rec);
-            rec.type = BSYNC_REPLAY_CHECKSUM;
-            rec.checksum.tick = (uint32_t)t;
-            rec.checksum.has_pose = poses ? 1u : 0u;
-            rec.checksum.blend = cs.blend;
-            rec.checksum.pose = cs.pose;
-            if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
         }
     }
-    memset(&rec, 0, sizeof rec);
-    rec.type = BSYNC_REPLAY_END;
-    rec.end.ticks = (uint32_t)ticks;
-    rec.end.reason = 0;
-    if (bsync_replay_writer_append(w, &rec, &err) != BSYNC_OK) goto write_error;
+    if (bsync_replay_recorder_end(&recorder, (uint32_t)ticks, 0, &err) != BSYNC_OK) goto write_error;
     bsync_result yr = bsync_replay_writer_sync(w);
     if (yr != BSYNC_OK) {
         snprintf(err.message, sizeof err.message, "flushing to disk: %s", bsync_result_string(yr));

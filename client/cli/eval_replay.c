@@ -14,6 +14,7 @@
 #include "blendsync/blend_tree.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/replay_recorder.h"
 #include "blendsync/match.h"
 
 #define SNAPSHOT_EVERY 600u /* as the server (server_internal.h SRV_SNAPSHOT_EVERY) and `replay record` */
@@ -36,7 +37,8 @@ struct bsync_eval_replay {
     size_t snap_cap;
     bsync_replay_writer* w;
     bsync_replay_header h;
-    bsync_replay_record rec;
+    bsync_replay_recorder recorder;
+    bsync_match_frame in;
     char out[PATH_MAX];
     char tmp[PATH_MAX + 32];
 };
@@ -322,6 +324,19 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
         r->tmp[0] = '\0';
         goto fail;
     }
+    bsync_replay_recorder_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.writer = r->w;
+    rd.match = r->match;
+    rd.checksum_interval = r->h.checksum_interval;
+    rd.snapshot_every = SNAPSHOT_EVERY;
+    rd.poses = r->posed;
+    rd.snapshot_buffer = r->snap;
+    rd.snapshot_capacity = r->snap_cap;
+    if (bsync_replay_recorder_init(&r->recorder, &rd) != BSYNC_OK) {
+        fail("cannot set up the recorder");
+        goto fail;
+    }
     free(txt);
     return r;
 fail:
@@ -334,30 +349,13 @@ int bsync_eval_replay_tick(bsync_eval_replay* r, uint64_t t, const fix16_t* targ
                            const bsync_switch_trigger* triggers, uint32_t trigger_count, uint64_t state, uint64_t pose) {
     bsync_error err;
     memset(&err, 0, sizeof err);
-    bsync_replay_record* rec = &r->rec;
     if (t > UINT32_MAX - 1u) {
         fail("tick %llu: a replay holds ticks below 2^32", (unsigned long long)t);
         return -1;
     }
-    if (t > 0 && t % SNAPSHOT_EVERY == 0) {
-        size_t len = 0;
-        memset(rec, 0, sizeof *rec);
-        rec->type = BSYNC_REPLAY_SNAPSHOT;
-        bsync_result sr = bsync_match_save(r->match, r->snap, r->snap_cap, &len);
-        if (sr != BSYNC_OK) {
-            fail("tick %llu: saving the match state failed: %s", (unsigned long long)t, bsync_result_string(sr));
-            return -1;
-        }
-        rec->snapshot.tick = (uint32_t)t;
-        rec->snapshot.len = (uint32_t)len;
-        rec->snapshot.data = r->snap;
-        if (bsync_replay_writer_append(r->w, rec, &err) != BSYNC_OK) goto write_error;
-    }
-    memset(rec, 0, sizeof *rec);
-    rec->type = BSYNC_REPLAY_FRAME;
-    rec->frame.tick = (uint32_t)t;
-    rec->frame.inputs.player_count = 1;
-    bsync_match_input* in = &rec->frame.inputs.players[0];
+    memset(&r->in, 0, sizeof r->in);
+    r->in.player_count = 1;
+    bsync_match_input* in = &r->in.players[0];
     for (uint32_t i = 0; i < r->sc->columns; i++) in->params[i] = targets[r->sc->param[i]];
     for (uint32_t k = 0; k < trigger_count; k++) {
         const bsync_switch_trigger* tr = &triggers[k];
@@ -370,13 +368,25 @@ int bsync_eval_replay_tick(bsync_eval_replay* r, uint64_t t, const fix16_t* targ
         }
         in->triggers[j] = (uint8_t)(tr->child + 1u);
     }
-    if (bsync_replay_writer_append(r->w, rec, &err) != BSYNC_OK) goto write_error;
-    if (bsync_match_tick(r->match, &rec->frame.inputs) != BSYNC_OK) {
-        fail("tick %llu: the match tick failed", (unsigned long long)t);
-        return -1;
-    }
     bsync_match_checksums cs;
-    if (bsync_match_checksums_get(r->match, r->posed, &cs) != BSYNC_OK) {
+    int checksummed = 0;
+    if (bsync_replay_recorder_tick(&r->recorder, t, &r->in, &cs, &checksummed, &err) != BSYNC_OK) {
+        switch (r->recorder.failed) {
+        case BSYNC_RECORDER_WRITE:
+            goto write_error;
+        case BSYNC_RECORDER_SAVE:
+            fail("tick %llu: saving the match state failed: %s", (unsigned long long)t,
+                 bsync_result_string(r->recorder.failed_result));
+            return -1;
+        case BSYNC_RECORDER_TICK:
+            fail("tick %llu: the match tick failed", (unsigned long long)t);
+            return -1;
+        default:
+            fail("tick %llu: the match checksums failed", (unsigned long long)t);
+            return -1;
+        }
+    }
+    if (!checksummed) { /* eval's match config checksums every tick */
         fail("tick %llu: the match checksums failed", (unsigned long long)t);
         return -1;
     }
@@ -388,13 +398,6 @@ int bsync_eval_replay_tick(bsync_eval_replay* r, uint64_t t, const fix16_t* targ
              (unsigned long long)(r->posed ? pose : 0));
         return -1;
     }
-    memset(rec, 0, sizeof *rec);
-    rec->type = BSYNC_REPLAY_CHECKSUM;
-    rec->checksum.tick = (uint32_t)t;
-    rec->checksum.has_pose = r->posed ? 1u : 0u;
-    rec->checksum.blend = cs.blend;
-    rec->checksum.pose = r->posed ? cs.pose : 0u;
-    if (bsync_replay_writer_append(r->w, rec, &err) != BSYNC_OK) goto write_error;
     return 0;
 write_error:
     fail("writing %s: %s", r->tmp, err.message);
@@ -404,12 +407,8 @@ write_error:
 int bsync_eval_replay_finish(bsync_eval_replay* r, uint64_t ticks) {
     bsync_error err;
     memset(&err, 0, sizeof err);
-    memset(&r->rec, 0, sizeof r->rec);
-    r->rec.type = BSYNC_REPLAY_END;
-    r->rec.end.ticks = (uint32_t)ticks;
-    r->rec.end.reason = 0;
     bsync_result yr = BSYNC_OK;
-    if (bsync_replay_writer_append(r->w, &r->rec, &err) != BSYNC_OK || (yr = bsync_replay_writer_sync(r->w)) != BSYNC_OK) {
+    if (bsync_replay_recorder_end(&r->recorder, (uint32_t)ticks, 0, &err) != BSYNC_OK || (yr = bsync_replay_writer_sync(r->w)) != BSYNC_OK) {
         if (yr != BSYNC_OK) snprintf(err.message, sizeof err.message, "flushing to disk: %s", bsync_result_string(yr));
         fail("writing %s: %s", r->tmp, err.message);
         bsync_eval_replay_abort(r);

@@ -1,0 +1,73 @@
+/* The replay recording schedule, written once: every program that records a match (replay record,
+ * eval --replay; the server and the client library should too) calls this instead of appending
+ * records itself, so that every replay has the same shape (docs/replay.md):
+ *
+ *   at the start of tick t > 0 with t % snapshot_every == 0: a SNAPSHOT of the state before tick t
+ *   every tick: the FRAME (tick t's inputs), then the match ticks
+ *   after tick t with (t + 1) % checksum_interval == 0: a CHECKSUM of the state after tick t
+ *   at the end: END (ticks, reason)
+ *
+ * The recorder owns nothing: the caller opens and closes the writer, owns the match and gives the
+ * snapshot buffer (at least bsync_match_snapshot_size_max bytes). No allocation. */
+#ifndef BLENDSYNC_IO_REPLAY_RECORDER_H
+#define BLENDSYNC_IO_REPLAY_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blendsync/base.h"
+#include "blendsync/match.h"
+#include "blendsync/io/replay.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which step of a tick failed (the callers word their messages by it). */
+typedef enum bsync_replay_recorder_stage {
+    BSYNC_RECORDER_OK = 0,
+    BSYNC_RECORDER_WRITE,    /* appending a record (err says why) */
+    BSYNC_RECORDER_SAVE,     /* bsync_match_save of the snapshot (the result says why) */
+    BSYNC_RECORDER_TICK,     /* bsync_match_tick */
+    BSYNC_RECORDER_CHECKSUM, /* bsync_match_checksums_get */
+    BSYNC_RECORDER_RANGE     /* a tick at or above 2^32 - 1 (a replay holds ticks below 2^32) */
+} bsync_replay_recorder_stage;
+
+typedef struct bsync_replay_recorder_desc {
+    bsync_replay_writer* writer; /* open; records are appended to it */
+    bsync_match* match;          /* ticked by the recorder */
+    uint32_t checksum_interval;  /* >= 1; the header's */
+    uint32_t snapshot_every;     /* 0: no snapshots */
+    int poses;                   /* checksum records carry pose checksums */
+    uint8_t* snapshot_buffer;    /* caller memory; needed when snapshot_every > 0 */
+    size_t snapshot_capacity;    /* >= bsync_match_snapshot_size_max(match) */
+} bsync_replay_recorder_desc;
+
+/* Public so that a caller can place it (it is large: one record with its payload arrays). */
+typedef struct bsync_replay_recorder {
+    bsync_replay_recorder_desc desc;
+    bsync_replay_record rec;
+    bsync_replay_recorder_stage failed; /* the last failure's step */
+    bsync_result failed_result;         /* the match call's result when failed is SAVE, TICK or CHECKSUM */
+} bsync_replay_recorder;
+
+/* BSYNC_INVALID_ARGUMENT on a NULL writer or match, a zero interval or a missing snapshot buffer. */
+BSYNC_API bsync_result bsync_replay_recorder_init(bsync_replay_recorder* r, const bsync_replay_recorder_desc* desc);
+
+/* One tick t (the match's current tick): the snapshot if due, the frame, the match tick, the checksum
+ * if due. *checksummed (optional) is set to 1 when a checksum record was written, and *cs (optional)
+ * then holds the checksums of the state after tick t. On failure r->failed says which step and the
+ * records written so far stay written (callers discard the file). */
+BSYNC_API bsync_result bsync_replay_recorder_tick(bsync_replay_recorder* r, uint64_t tick,
+                                                  const bsync_match_frame* inputs, bsync_match_checksums* cs,
+                                                  int* checksummed, bsync_error* err);
+
+/* The END record. The caller syncs and closes the writer. */
+BSYNC_API bsync_result bsync_replay_recorder_end(bsync_replay_recorder* r, uint32_t ticks, uint32_t reason,
+                                                 bsync_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
