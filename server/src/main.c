@@ -148,9 +148,9 @@ int main(int argc, char** argv) {
         bsync_server_service(srv, 50);
         if (exit_when_done && bsync_server_done(srv)) break;
     }
-    if (g_stop) bsync_server_shutdown(srv);
-    /* let the BYEs go out */
-    for (int i = 0; i < 5; i++) bsync_server_service(srv, 10);
+    /* let END and the BYEs reach every client: under loss they need retransmissions, and a client
+     * that never gets END reports its match INCOMPLETE (3 s: far above any retransmission round) */
+    bsync_server_drain(srv, 3000);
     bsync_server_destroy(srv);
     if (log) fclose(log);
     return 0;
