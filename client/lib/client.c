@@ -1018,6 +1018,7 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
         default: break;
         }
     }
+    bsync_net_host_retransmit_linear(c->host); /* before ENet's next timeout check */
     check_end(c);
     uint64_t now = bsync_net_now_us();
     if (c->state == BSYNC_CLIENT_CONNECTING && now < c->connect_deadline_us && now >= c->attempt_start_us + CONNECT_RETRY_US) {

@@ -409,6 +409,7 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         for (uint32_t i = 0; i < s->match_count; i++)
             if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
     }
+    bsync_net_host_retransmit_linear(s->host); /* before ENet's next timeout check */
     now = bsync_net_now_us();
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
     sweep_silent_peers(s, now);

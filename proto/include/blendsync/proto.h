@@ -110,6 +110,11 @@ extern "C" {
 #define BSYNC_PROTO_ENET_MAX_PACKET 16384u       /* host->maximumPacketSize (>= BSYNC_PROTO_MAX_PACKET) */
 #define BSYNC_PROTO_ENET_MAX_WAITING_DATA 65536u /* host->maximumWaitingData (ENet default: 32 MB) */
 #define BSYNC_PROTO_PEER_TIMEOUT_MS 5000u        /* enet_peer_timeout(limit 32, min 2000, max 5000) */
+/* Reliable retransmissions are linear, not exponential (bsync_net_host_retransmit_linear): each one
+ * waits rtt + 4 * rtt variance, clamped to these bounds, so a peer is dropped only when a command
+ * stays unacknowledged for BSYNC_PROTO_PEER_TIMEOUT_MS. */
+#define BSYNC_PROTO_RETRANSMIT_MIN_MS 40u
+#define BSYNC_PROTO_RETRANSMIT_MAX_MS 1000u
 /* Per-peer caps the server enforces on what a client sends (over a sliding 1 s window). */
 #define BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK 4u /* INPUT packets per tick of the match (average) */
 #define BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC 32768u /* all channels; a requested desync dump is paced to fit */
