@@ -31,7 +31,7 @@ static void usage(FILE* f) {
             "docs/match-config.md; operations: docs/server.md.\n"
             "\n"
             "  --listen HOST:PORT   address to bind (e.g. 127.0.0.1:7777; port 0 = any free port)\n"
-            "  --match FILE         a match config (JSON); repeat for several matches (1..64)\n"
+            "  --match FILE         a match config (JSON); repeat for several matches (1..256)\n"
             "  --verify-poses       also compute poses and compare the clients' pose checksums with\n"
             "                       the server's own (default: blend state only; poses by majority)\n"
             "  --status SECONDS     a status line per match this often (default 1; 0 = never)\n"
@@ -46,7 +46,7 @@ static void usage(FILE* f) {
 
 int main(int argc, char** argv) {
     const char* listen = NULL;
-    const char* matches[64];
+    const char* matches[BSYNC_SERVER_MAX_MATCHES];
     uint32_t match_count = 0;
     bsync_server_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
         } else if (!strcmp(a, "--listen") && has) {
             listen = argv[++i];
         } else if (!strcmp(a, "--match") && has) {
-            if (match_count == 64) {
-                fprintf(stderr, "blendsync-server: at most 64 --match files\n");
+            if (match_count == BSYNC_SERVER_MAX_MATCHES) {
+                fprintf(stderr, "blendsync-server: at most %u --match files\n", BSYNC_SERVER_MAX_MATCHES);
                 return 2;
             }
             matches[match_count++] = argv[++i];

@@ -28,13 +28,13 @@
 extern "C" {
 #endif
 
-#define BSYNC_SERVER_MAX_MATCHES 64u
+#define BSYNC_SERVER_MAX_MATCHES 256u
 
 typedef struct bsync_server_config {
     const char* host;               /* bind address text, e.g. "127.0.0.1" or "0.0.0.0" */
     uint16_t port;                  /* 0: any free port (bsync_server_port tells which) */
     const char* const* match_paths; /* match config files (docs/match-config.md) */
-    uint32_t match_count;           /* 1..64 */
+    uint32_t match_count;           /* 1..BSYNC_SERVER_MAX_MATCHES (256) */
     int verify_poses;               /* 1: compute poses too (pose checksums compared with the server's) */
     FILE* log;                      /* structured log lines (NULL: stderr) */
     uint32_t status_interval_ms;    /* a status line per match this often (0: never) */
