@@ -109,6 +109,7 @@ extern "C" {
 #define BSYNC_PROTO_CHANNEL_COUNT 5u
 #define BSYNC_PROTO_ENET_MAX_PACKET 16384u       /* host->maximumPacketSize (>= BSYNC_PROTO_MAX_PACKET) */
 #define BSYNC_PROTO_ENET_MAX_WAITING_DATA 65536u /* host->maximumWaitingData (ENet default: 32 MB) */
+#define BSYNC_PROTO_SOCKET_BUFFER (8u << 20)     /* SO_RCVBUF / SO_SNDBUF asked for (the kernel caps it) */
 #define BSYNC_PROTO_PEER_TIMEOUT_MS 5000u        /* enet_peer_timeout(limit 32, min 2000, max 5000) */
 /* Reliable retransmissions are linear, not exponential (bsync_net_host_retransmit_linear): each one
  * waits rtt + 4 * rtt variance, clamped to these bounds, so a peer is dropped only when a command

@@ -26,6 +26,11 @@ void bsync_net_host_limits(ENetHost* host) {
     if (!host) return;
     host->maximumPacketSize = BSYNC_PROTO_ENET_MAX_PACKET;
     host->maximumWaitingData = BSYNC_PROTO_ENET_MAX_WAITING_DATA;
+    /* A server's socket takes every player's INPUT in the same few milliseconds of each tick; ENet's
+     * 256 KiB buffers overflowed there at a few hundred players (datagrams dropped by the kernel, then
+     * defaulted inputs and timeouts). The kernel caps this at net.core.rmem_max / wmem_max. */
+    enet_socket_set_option(host->socket, ENET_SOCKOPT_RCVBUF, (int)BSYNC_PROTO_SOCKET_BUFFER);
+    enet_socket_set_option(host->socket, ENET_SOCKOPT_SNDBUF, (int)BSYNC_PROTO_SOCKET_BUFFER);
 }
 
 void bsync_net_peer_limits(ENetPeer* peer) {
