@@ -83,7 +83,8 @@ print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['playe
       f"({1e6 * cpu_s / ticks:.0f} us per tick, {1e6 * cpu_s / ticks / max(1, M * P):.1f} per player); lateness p50 "
       f"{p50s[len(p50s) // 2] / 1000 if p50s else 0:.2f} ms, p99 {max(p99s) / 1000 if p99s else 0:.2f} ms (worst match); defaulted "
       f"{dflt}/{got + dflt} ({100 * dflt / max(1, got + dflt):.2f}%); per player down {lg['down_bytes_per_player_s']} B/s, "
-      f"up {lg['up_bytes_per_player_s']} B/s; other BYEs {bye or 0}; timeouts {lg['timeouts']}")
+      f"up {lg['up_bytes_per_player_s']} B/s (with ENet headers {lg['enet_down_bytes_per_player_s']} and "
+      f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}")
 PY
 done
 exit $status

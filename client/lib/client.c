@@ -54,6 +54,8 @@ struct bsync_client {
     bsync_client_config cfg;
     bsync_client_packet_hook hook; /* bsync_client_set_packet_hook */
     void* hook_user;
+    bsync_proto_frame prev_frame; /* the last FRAME of this connection, whole (CHANGES frames expand from it) */
+    int have_prev_frame;
     uint8_t token[BSYNC_PROTO_MAX_TOKEN];
     ENetHost* host;
     ENetPeer* peer;
@@ -358,6 +360,7 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
     c->server_addr = addr;
     c->attempt_start_us = bsync_net_now_us();
     c->connect_attempts = 1;
+    c->have_prev_frame = 0;
     c->peer = enet_host_connect(c->host, &addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
     if (!c->peer) {
         bsync_client_destroy(c);
@@ -968,6 +971,12 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
+        /* CHANGES frames carry only the players whose inputs changed: the rest come from the previous
+         * frame of this connection (the frame channel is reliable and ordered) */
+        if (bsync_proto_frame_expand(&m.frame, c->have_prev_frame ? &c->prev_frame : NULL) != 0)
+            break; /* without its previous frame it cannot be applied: the match ends INCOMPLETE */
+        c->prev_frame = m.frame;
+        c->have_prev_frame = 1;
         if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, &m.frame);
         break;
     case BSYNC_PROTO_END:
@@ -1067,6 +1076,7 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
         /* no WELCOME yet: a fresh connection (a new ENet connect id, so the server sees a new peer) */
         if (c->peer) enet_peer_reset(c->peer);
         c->connected = 0;
+        c->have_prev_frame = 0; /* a new connection: its first FRAME is FULL */
         c->peer = enet_host_connect(c->host, &c->server_addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
         if (c->peer) bsync_net_peer_limits(c->peer);
         c->attempt_start_us = now;

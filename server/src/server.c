@@ -88,6 +88,7 @@ static void peer_reset(srv_peer* p) {
     free(p->trail);
     memset(p, 0, sizeof *p);
     p->slot = -1;
+    p->frame_next = UINT32_MAX;
 }
 
 /* Rate limit of new connections per source address (BSYNC_PROTO_MAX_CONNECTS_PER_SEC). */

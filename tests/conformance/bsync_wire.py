@@ -16,7 +16,7 @@ import json
 import struct
 import sys
 
-VERSION = 3
+VERSION = 4
 TYPES = {1: "HELLO", 2: "WELCOME", 3: "INPUT", 4: "INPUT_ACK", 5: "FRAME", 6: "CHECKSUM", 7: "DESYNC",
          8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START"}
 MAX_BODY = {"HELLO": 50, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9516, "CHECKSUM": 9241,
@@ -181,12 +181,22 @@ def dec_frame(r):
     need(1 <= n <= MAX_PLAYERS, "BAD_COUNT", "player count")
     need(p <= MAX_PARAMS, "BAD_COUNT", "parameter count")
     need(g <= MAX_TRIGGERS, "BAD_COUNT", "trigger count")
-    need(r.u8("reserved") == 0, "RESERVED_NONZERO", "reserved")
+    m["coding"] = r.u8("coding")
+    need(m["coding"] <= 1, "BAD_ENUM", "coding")
     m["defaulted"], m["payload_mask"] = r.u16("defaulted mask"), r.u16("payload mask")
     need(m["defaulted"] >> n == 0, "RESERVED_NONZERO", "defaulted mask above the player count")
     need(m["payload_mask"] >> n == 0, "RESERVED_NONZERO", "payload mask above the player count")
-    m["p"], m["g"], m["players"] = p, g, []
+    everyone = (1 << n) - 1
+    m["changed"] = everyone
+    if m["coding"] == 1:  # CHANGES
+        m["changed"] = r.u16("changed mask")
+        need(m["changed"] >> n == 0, "RESERVED_NONZERO", "changed mask above the player count")
+        need(m["changed"] != everyone, "BAD_VALUE", "every player changed: that is a FULL frame")
+        need(m["payload_mask"] & ~m["changed"] == 0, "BAD_VALUE", "a payload outside the changed players")
+    m["p"], m["g"], m["n"], m["players"] = p, g, n, [None] * n
     for i in range(n):
+        if not m["changed"] & (1 << i):
+            continue
         vals = [target(unzigzag(r.varint(f"player {i} parameter {k}")), f"player {i} parameter {k}") for k in range(p)]
         trig = list(r.take(g, f"player {i} triggers"))
         payload = None
@@ -194,8 +204,19 @@ def dec_frame(r):
             length = r.u16(f"player {i} payload length")
             need(1 <= length <= MAX_PAYLOAD, "BAD_LENGTH", f"player {i} payload length")
             payload = r.take(length, f"player {i} payload")
-        m["players"].append({"params": vals, "triggers": trig, "payload": payload})
+        m["players"][i] = {"params": vals, "triggers": trig, "payload": payload}
     return m
+
+
+def expand(frame, previous):
+    """A CHANGES frame made whole from frame tick - 1 of the same connection: unchanged players repeat its
+    targets and triggers, with no payload. None when that frame is not there (a protocol error)."""
+    if frame["coding"] == 0:
+        return frame["players"]
+    if previous is None or previous["tick"] + 1 != frame["tick"] or previous["n"] != frame["n"]:
+        return None
+    return [pl if pl is not None else {"params": list(previous["whole"][i]["params"]), "triggers": list(previous["whole"][i]["triggers"]),
+                                        "payload": None} for i, pl in enumerate(frame["players"])]
 
 
 def dec_checksum(r):
@@ -323,9 +344,13 @@ def encode(m):
     elif t == "INPUT_ACK":
         w.u32(m["next_tick"]); w.u32(m["server_tick"])
     elif t == "FRAME":
-        w.u32(m["tick"]); w.u8(len(m["players"])); w.u8(m["p"]); w.u8(m["g"]); w.u8(0)
+        w.u32(m["tick"]); w.u8(m["n"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(m["coding"])
         w.u16(m["defaulted"]); w.u16(m["payload_mask"])
+        if m["coding"] == 1:
+            w.u16(m["changed"])
         for pl in m["players"]:
+            if pl is None:
+                continue
             for v in pl["params"]:
                 w.varint(zigzag(v))
             w.raw(bytes(pl["triggers"]))
@@ -426,13 +451,22 @@ def check(records, expect_desync):
     if not stream or stream[0]["type"] != "START" or stream[0]["tick"] != wel["start_tick"]:
         fail("the frame channel does not begin with START of the WELCOME's start tick")
     frames = [m for m in stream if m["type"] == "FRAME"]
+    previous, codings = None, {0: 0, 1: 0}
     for k, f in enumerate(frames):
         if f["tick"] != wel["start_tick"] + k:
             fail(f"frame {k} has tick {f['tick']}, expected {wel['start_tick'] + k}")
             break
-        if len(f["players"]) != wel["players"] or f["p"] != wel["params"] or f["g"] != wel["triggers"]:
+        if f["n"] != wel["players"] or f["p"] != wel["params"] or f["g"] != wel["triggers"]:
             fail(f"frame {f['tick']}: layout differs from the WELCOME's")
             break
+        if k == 0 and f["coding"] != 0:
+            fail(f"the first frame of the connection (tick {f['tick']}) is not FULL")
+        f["whole"] = expand(f, previous)
+        if f["whole"] is None:
+            fail(f"frame {f['tick']}: CHANGES without frame {f['tick'] - 1} before it")
+            break
+        codings[f["coding"]] += 1
+        previous = f
     ends = [m for m in stream if m["type"] == "END"]
     if len(ends) != 1 or stream[-1]["type"] != "END":
         fail("the frame channel does not end with exactly one END")
@@ -448,7 +482,9 @@ def check(records, expect_desync):
                 mine[rec["tick"]] = rec
     carried = defaulted = 0
     for f in frames:
-        me = f["players"][hello["slot"]]
+        if f.get("whole") is None:
+            break
+        me = f["whole"][hello["slot"]]
         if f["defaulted"] & (1 << hello["slot"]):
             defaulted += 1
             continue
@@ -498,6 +534,7 @@ def check(records, expect_desync):
     if not byes or byes[-1]["reason"] != 7:
         fail("no BYE MATCH_OVER at the end")
     facts = {"slot": hello["slot"], "start_tick": wel["start_tick"], "frames": len(frames),
+             "frames_full_changes": [codings[0], codings[1]] if frames else [0, 0],
              "end_ticks": ends[0]["ticks"] if ends else None, "inputs_carried": carried,
              "frames_defaulted_for_us": defaulted, "root_checksums_sent": len(roots), "desyncs": len(desyncs),
              "uploads": {f"{'DUMP' if k == 2 else 'TRAIL' if k == 3 else k}@{t}": sum(len(c['bytes']) for c in v)

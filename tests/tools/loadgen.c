@@ -2,7 +2,7 @@
  * capacity). Each player is a real ENet peer speaking the protocol (docs/protocol.md): HELLO with the
  * match hash, then, from START on, one INPUT per tick of its own pacing (docs/lockstep.md "Pacing":
  * the newest record is max(last + 1, server tick + input delay), with up to 3 unacknowledged earlier
- * ticks), until END and BYE. It does not simulate (no checksums are sent: the server compares only
+ * ticks; targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
  * what it gets), so its own cost stays small next to the server's.
  *
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
@@ -119,9 +119,13 @@ static void send_input(lg_player* pl, uint64_t now) {
     m.input.trigger_count = pl->triggers;
     m.input.first_tick = first;
     m.input.record_count = (uint8_t)(newest - first + 1u);
-    for (uint32_t r = 0; r < m.input.record_count; r++)
-        for (uint32_t k = 0; k < pl->params; k++) /* a slow sweep of 0..0.5: inside any range holding 0..0.5 */
-            m.input.records[r].params[k] = (fix16_t)(((first + r + pl->slot * 7u) % 64u) * 512u);
+    /* like `blendsync bot`'s joystick: a target held for 20..90 ticks (per player), then another; values
+     * in 0..0.47, inside any range that holds 0..0.5 */
+    uint32_t hold = 20u + (pl->match * 31u + pl->slot * 17u) % 71u;
+    for (uint32_t r = 0; r < m.input.record_count; r++) {
+        uint32_t step = (first + r) / hold + pl->slot;
+        for (uint32_t k = 0; k < pl->params; k++) m.input.records[r].params[k] = (fix16_t)(((step * 7u + k) % 8u) * 4096u);
+    }
     send_raw(pl, &m);
     pl->last_sent = newest;
     pl->next_send_us = now + per_tick;
@@ -289,6 +293,8 @@ int main(int argc, char** argv) {
         if (p->first_us && last > p->first_us) play_us += last - p->first_us;
     }
     double secs = play_us ? (double)play_us / 1e6 : 1.0; /* player-seconds (printing only) */
+    uint64_t enet_down = 0, enet_up = 0; /* datagram bytes with ENet's headers (not UDP/IP's) */
+    for (uint32_t h = 0; h < host_count; h++) enet_down += hosts[h]->totalReceivedData, enet_up += hosts[h]->totalSentData;
     if (json) {
         printf("{\"matches\": %u, \"players\": %u, \"connected\": %u, \"welcomed\": %u, \"completed\": %u, "
                "\"timeouts\": %u, \"no_bye\": %u, \"bye\": {",
@@ -296,8 +302,10 @@ int main(int argc, char** argv) {
         int first = 1;
         for (uint32_t r = 0; r < 16; r++)
             if (byes[r]) printf("%s\"%s\": %u", first ? "" : ", ", bsync_proto_bye_reason_string(r), byes[r]), first = 0;
-        printf("}, \"frames\": %llu, \"frames_min\": %u, \"down_bytes_per_player_s\": %.0f, \"up_bytes_per_player_s\": %.0f}\n",
-               (unsigned long long)frames, player_count ? frames_min : 0, (double)down / secs, (double)up / secs);
+        printf("}, \"frames\": %llu, \"frames_min\": %u, \"down_bytes_per_player_s\": %.0f, \"up_bytes_per_player_s\": %.0f, "
+               "\"enet_down_bytes_per_player_s\": %.0f, \"enet_up_bytes_per_player_s\": %.0f}\n",
+               (unsigned long long)frames, player_count ? frames_min : 0, (double)down / secs, (double)up / secs,
+               (double)enet_down / secs, (double)enet_up / secs);
     } else {
         printf("bsync_loadgen: %u matches, %u players: %u connected, %u welcomed, %u completed, %u timed out; "
                "%llu frames (min %u per player); down %.0f B/s, up %.0f B/s per player\n",
