@@ -16,6 +16,7 @@
 #include "blendsync/io/desync.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/io/match_config.h"
+#include "blendsync/io/replay_verify.h"
 #include "blendsync/match.h"
 #include "commands.h"
 #include "replay_sim.h"
@@ -388,9 +389,11 @@ static int cmd_diff(int argc, char** argv) {
             goto done;
         }
         char used[1400];
-        if (replay_sim_config(bsync_replay_reader_header(rd), pos[1], match_path, NULL, &cfg, used, sizeof used, msg,
-                              sizeof msg) != 0)
+        if (bsync_replay_verify_config_load(bsync_replay_reader_header(rd), pos[1], match_path, NULL, NULL, &cfg, used,
+                                            sizeof used, &rerr) != BSYNC_OK) {
+            snprintf(msg, sizeof msg, "%s", rerr.message);
             goto done;
+        }
         snprintf(cfg_path, sizeof cfg_path, "%.1000s", used);
         snprintf(a_path, sizeof a_path, "%s", pos[0]);
         snprintf(b_path, sizeof b_path, "%s", pos[1]);
