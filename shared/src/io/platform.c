@@ -187,3 +187,18 @@ int bsync_platform_thread_join(bsync_platform_thread* t) {
     return pthread_join(th, NULL) == 0 ? 0 : -1;
 }
 #endif
+
+/* ---- readable files (platform.h) */
+#if defined(_WIN32)
+#include <sys/stat.h>
+#include <sys/types.h>
+#endif
+int bsync_platform_is_readable_file(const char* path) {
+#if defined(_WIN32)
+    struct _stat sb;
+    return path && _access(path, 4) == 0 && _stat(path, &sb) == 0 && !(sb.st_mode & _S_IFDIR);
+#else
+    struct stat sb;
+    return path && access(path, R_OK) == 0 && stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode);
+#endif
+}

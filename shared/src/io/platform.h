@@ -63,4 +63,7 @@ typedef struct bsync_platform_thread {
 int bsync_platform_thread_create(bsync_platform_thread* t, void (*fn)(void* arg), void* arg);
 int bsync_platform_thread_join(bsync_platform_thread* t);
 
+/* 1 when path names a file (not a directory) this process may read, else 0 (desync bundles). */
+int bsync_platform_is_readable_file(const char* path);
+
 #endif
