@@ -5,7 +5,8 @@
 # simulate, so it sends no checksums). Bounded in time; stops by itself.
 # Prints one line per run: players carried (completed / total), server CPU (% of one core and µs per
 # server tick), tick lateness p50 / p99 (the worst match's), defaulted inputs, bytes per player per
-# second down and up, BYEs other than MATCH_OVER, and timeouts.
+# second down and up, BYEs other than MATCH_OVER, timeouts, and the load generator's own CPU (on a
+# small machine it competes with the server: read the figures with it).
 # usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ...   (default: 8 16 30 10)
 #   several "M P R S" groups run one after another; --short: 2 matches x 8 players at 30 Hz for 4 s
 set -euo pipefail
@@ -60,7 +61,8 @@ PY
     # the server's CPU (user + system clock ticks) sampled until it exits: the last sample is its total
     (while kill -0 $spid 2>/dev/null; do awk '{print $14 + $15}' /proc/$spid/stat >"$run/cpu" 2>/dev/null; sleep 0.2; done) &
     sampler=$!
-    "$loadgen" --server 127.0.0.1:$port --matches "$run/matches.txt" --seconds $((S + 40)) --json >"$run/loadgen.json" || status=1
+    timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$run/loadgen.cpu")
+    "${timer[@]}" "$loadgen" --server 127.0.0.1:$port --matches "$run/matches.txt" --seconds $((S + 40)) --json >"$run/loadgen.json" || status=1
     wait $spid || status=1
     wait $sampler 2>/dev/null || true
     cpu1=$(cat "$run/cpu" 2>/dev/null || echo "$cpu0")
@@ -76,6 +78,10 @@ for line in open(f"{run}/server.log"):
     p50s.append(int(kv.get("jitter_p50_us", 0))); p99s.append(int(kv.get("jitter_p99_us", 0)))
     got = got + int(kv.get("inputs", 0)); dflt = dflt + int(kv.get("defaulted", 0))
 cpu_s = cpu_ticks / hz
+try:
+    lg_cpu = sum(map(float, open(f"{run}/loadgen.cpu").read().split()[-2:]))
+except (OSError, ValueError):
+    lg_cpu = float("nan")
 ticks = R * S
 p50s.sort()
 bye = {k: v for k, v in lg["bye"].items() if k != "match has ended"}
@@ -84,7 +90,8 @@ print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['playe
       f"{p50s[len(p50s) // 2] / 1000 if p50s else 0:.2f} ms, p99 {max(p99s) / 1000 if p99s else 0:.2f} ms (worst match); defaulted "
       f"{dflt}/{got + dflt} ({100 * dflt / max(1, got + dflt):.2f}%); per player down {lg['down_bytes_per_player_s']} B/s, "
       f"up {lg['up_bytes_per_player_s']} B/s (with ENet headers {lg['enet_down_bytes_per_player_s']} and "
-      f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}")
+      f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
+      f"{100 * lg_cpu / S:.0f}% of a core")
 PY
 done
 exit $status
