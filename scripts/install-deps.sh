@@ -25,11 +25,16 @@ matrix_packages=(
 # The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64 and
 # s390x packages (apt-get download, dpkg -x into its work folder; nothing of theirs is installed),
 # which needs those architectures known to apt.
+# bindings/csharp (the C# binding and its tests, run under Mono; Eval.exe and Bot.exe): mcs and mono.
+# Not for --demo either. Without them CMake skips the C# assemblies and the csharp_* tests.
+csharp_packages=(
+  mono-devel
+)
 foreign_archs=(arm64 s390x)
 if [ "${1:-}" = "--demo" ]; then
   foreign_archs=()
 else
-  packages+=("${matrix_packages[@]}")
+  packages+=("${matrix_packages[@]}" "${csharp_packages[@]}")
 fi
 
 missing=()
