@@ -105,7 +105,7 @@ namespace Blendsync
         /// <summary>The fraction of a tick to render the local match at now (presentation clock).</summary>
         public Fix16 PresentAlpha { get { return Fix16.FromRaw(Native.bsync_client_present_alpha(P)); } }
         /// <summary>The local match (poses for rendering); valid while the client is.</summary>
-        public Match Match { get { P.ToString(); return match; } }
+        public Match Match { get { if (P == IntPtr.Zero) throw new ObjectDisposedException("Client"); return match; } }
         public MatchConfig Config { get { return config; } }
 
         /// <summary>Says BYE if connected, flushes, frees.</summary>

@@ -12,8 +12,7 @@ namespace Blendsync
     {
         readonly NativeMemoryHandle memory;   // owning instances only
         readonly SafeHandle graphOwner;       // AddRef'ed while an owning instance lives
-        readonly BlendsyncHandle viewOwner;   // views: the match's owner (config or client)
-        readonly object viewOwnerObject;
+        readonly Match viewMatch;             // views: the match whose character this is
         readonly IntPtr inst;
         bool disposed;
         public Graph Graph { get; private set; }
@@ -35,12 +34,11 @@ namespace Blendsync
             Graph = new Graph(graph.Ptr, graph.Owner, graph.OwnerObject, false);
         }
 
-        internal Instance(IntPtr p, Graph graph, BlendsyncHandle owner, object ownerObject)
+        internal Instance(IntPtr p, Graph graph, Match match)
         {
             inst = p;
             Graph = graph;
-            viewOwner = owner;
-            viewOwnerObject = ownerObject;
+            viewMatch = match;
         }
 
         internal IntPtr P
@@ -48,14 +46,16 @@ namespace Blendsync
             get
             {
                 if (disposed) throw new ObjectDisposedException("Instance");
-                if (viewOwner != null && viewOwner.UserClosed) throw new ObjectDisposedException(viewOwnerObject.GetType().Name);
+                if (viewMatch != null) viewMatch.CheckAlive();
                 return inst;
             }
         }
 
+        /// <summary>Frees an owning instance; a match character's view is not owned (a no-op: it lives as
+        /// long as its match).</summary>
         public void Dispose()
         {
-            if (disposed) return;
+            if (disposed || viewMatch != null) return;
             disposed = true;
             if (memory != null) memory.Dispose();
             if (graphOwner != null) graphOwner.DangerousRelease();

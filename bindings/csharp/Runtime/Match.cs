@@ -64,6 +64,10 @@ namespace Blendsync
             this.ownerObject = ownerObject;
         }
 
+        Instance[] characters; // views, made once (Character(c) allocates nothing after the first call)
+
+        internal void CheckAlive() { if (P == IntPtr.Zero) throw new ObjectDisposedException("Match"); }
+
         internal IntPtr P
         {
             get
@@ -110,15 +114,18 @@ namespace Blendsync
             return (int)n;
         }
 
-        /// <summary>Character c's instance (a view: valid while this match is).</summary>
+        /// <summary>Character c's instance (a view: valid while this match is; the same object every call).</summary>
         public Instance Character(int c)
         {
-            IntPtr i = Native.bsync_match_instance(P, (uint)c);
-            if (i == IntPtr.Zero) throw new ArgumentOutOfRangeException("c");
+            IntPtr p = P;
+            if (characters == null) characters = new Instance[Native.bsync_match_character_count(p)];
+            if ((uint)c >= (uint)characters.Length) throw new ArgumentOutOfRangeException("c");
+            if (characters[c] != null) return characters[c];
+            IntPtr i = Native.bsync_match_instance(p, (uint)c);
             // the config outlives this match (a reference held by the match or by the client)
             IntPtr gc = Native.bsync_match_config_character_graph(config.Handle.DangerousGetHandle(), (uint)c);
             var g = new Graph(Native.bsync_graph_config_graph(gc), config.Handle, config, false);
-            return new Instance(i, g, owner, ownerObject);
+            return characters[c] = new Instance(i, g, this);
         }
 
         public int SnapshotSize { get { return (int)Native.bsync_match_snapshot_size(P).ToUInt64(); } }

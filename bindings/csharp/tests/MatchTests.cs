@@ -108,9 +108,14 @@ static class MatchTests
         m.Tick(new MatchFrameBuffer(4));
         T.Check(m.TickCount == 311, "a match keeps its config's graphs alive after the config's Dispose");
         T.Throws<ObjectDisposedException>(() => { var x = mc.MatchId; }, null, "MatchConfig after Dispose: ObjectDisposedException");
+        Instance view = m.Character(2);
+        view.Dispose();
+        T.Check(ReferenceEquals(view, m.Character(2)) && view.TickCount == 311,
+                "Character(c) returns one view object per character (no allocation per call); its Dispose is a no-op");
         m.Dispose();
         m.Dispose();
         T.Throws<ObjectDisposedException>(() => m.Tick(frame), null, "Match.Tick after Dispose: ObjectDisposedException");
+        T.Throws<ObjectDisposedException>(() => { var x = view.StateChecksum; }, null, "a character view after its match's Dispose: ObjectDisposedException");
         frame.Dispose();
         frame.Dispose();
         T.Throws<ObjectDisposedException>(() => frame.Clear(), null, "MatchFrameBuffer after Dispose: ObjectDisposedException");

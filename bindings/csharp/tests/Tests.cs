@@ -53,6 +53,8 @@ static class T
         MatchTests.Run();
         ReplayTests.Run();
         ClientTests.Run();
+        UnityLogicTests.Run();
+        AllocationTests.Run();
         Console.WriteLine(pass + " passed, " + fail + " failed");
         return fail == 0 ? 0 : 1;
     }

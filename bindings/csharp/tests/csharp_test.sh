@@ -7,7 +7,7 @@
 #   bot     blendsync-server + one C bot + one C# bot: both complete, zero desyncs; then a planted
 #           desync in the C# bot is reported for its slot, by it and in the server's log
 #   readme  the README's usage example is samples/Example.cs verbatim; it runs and its checksums are
-#           the C tool's for the same ticks
+#           the C tool's for the same ticks; the Unity package files are well-formed
 # usage: csharp_test.sh MODE SOURCE_DIR CS_BIN_DIR WORK_DIR MONO BLENDSYNC ABI_LAYOUT
 set -uo pipefail
 mode=$1; src=$2; bin=$3; work=$4; mono=$5; tool=$6; layout=$7
@@ -139,6 +139,29 @@ readme)
   echo "$out"
   [ $rc -eq 0 ] && [ -n "$st" ] && grep -q "^tick 60 state $st pose $po " <<<"$out"
   check "Example.exe's tick-60 checksums are blendsync eval's last line's" $?
+  # the Unity package files: valid JSON, the library's version, the samples they name exist
+  if command -v python3 >/dev/null; then
+    python3 - "$src" <<'PY'
+import json, os, re, sys
+src = sys.argv[1]; pkg = os.path.join(src, "bindings", "csharp")
+p = json.load(open(os.path.join(pkg, "package.json")))
+ver = re.search(r'#define BSYNC_VERSION_STRING "([^"]*)"', open(os.path.join(src, "shared/include/blendsync/base.h")).read()).group(1)
+assert p["version"] == ver, (p["version"], ver)
+assert all(p.get(k) for k in ("name", "displayName", "unity", "description")), p
+assert re.match(r"^[a-z0-9.-]+$", p["name"]) and re.match(r"^20\d\d\.\d$", p["unity"]), p
+for s in p["samples"]:
+    d = os.path.join(pkg, s["path"]); assert os.path.isdir(d) and any(f.endswith(".cs") for f in os.listdir(d)), d
+a = json.load(open(os.path.join(pkg, "Runtime", "Blendsync.asmdef")))
+assert a["name"] == "Blendsync" and a["allowUnsafeCode"] is True, a
+for s in p["samples"]:
+    for f in os.listdir(os.path.join(pkg, s["path"])):
+        if f.endswith(".asmdef"): assert "Blendsync" in json.load(open(os.path.join(pkg, s["path"], f)))["references"]
+assert os.path.isfile(os.path.join(pkg, "Runtime", "Plugins", "README.md"))
+PY
+    check "package.json (version = base.h's), Runtime/Blendsync.asmdef (unsafe), two samples with asmdefs, Plugins/README.md" $?
+  else
+    echo "skip package.json checks (no python3)"
+  fi
   finish ;;
 *) echo "unknown mode $mode"; exit 2 ;;
 esac
