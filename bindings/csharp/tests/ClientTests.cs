@@ -36,7 +36,7 @@ static class ClientTests
             T.Check(disconnected && c.State == ClientState.Ended && st.FramesApplied == 0 && c.TickRate == 0,
                     "a client connecting to a closed port: DISCONNECTED, state Ended, no frames (" + (Net.NowUs() - start) / 1000 + " ms)");
             T.Check(!sent, "SendInput before the WELCOME is refused");
-            T.Check(c.Match.TickCount == 0, "the client's local match is at tick 0");
+            T.Check(c.Match.TickCount == 0 && c.PresentAlpha == Fix16.Zero, "the client's local match is at tick 0; present alpha 0 before the first frame");
             c.Dispose();
             c.Dispose();
             T.Throws<ObjectDisposedException>(() => c.Service(0), null, "Client.Service after Dispose: ObjectDisposedException");

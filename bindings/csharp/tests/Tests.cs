@@ -55,6 +55,7 @@ static class T
         ClientTests.Run();
         UnityLogicTests.Run();
         AllocationTests.Run();
+        MiscTests.Run();
         Console.WriteLine(pass + " passed, " + fail + " failed");
         return fail == 0 ? 0 : 1;
     }
