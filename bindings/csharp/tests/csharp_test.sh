@@ -2,8 +2,9 @@
 # The C# binding's ctests (bindings/csharp/CMakeLists.txt), one mode each:
 #   layout  the binding's struct sizes / offsets == the C compiler's (abi_layout.c)
 #   unit    Blendsync.Tests.exe (every wrapped call, errors, lifetime, Fix16 vs the C functions)
-#   eval    mono Eval.exe CONFIG --script CSV --hash prints the line `blendsync eval ... --hash` prints:
-#           demo graph, switches/layers, and a real glTF character when ../shared/data is present
+#   eval    mono Eval.exe CONFIG --script CSV --hash prints the line `blendsync eval ... --hash` prints,
+#           and without --hash the same JSON Lines bytes: demo graph, switches/layers/root motion,
+#           and real glTF characters when ../shared/data is present
 #   bot     blendsync-server + one C bot + one C# bot: both complete, zero desyncs; then a planted
 #           desync in the C# bot is reported for its slot, by it and in the server's log
 #   readme  the README's usage example is samples/Example.cs verbatim; it runs and its checksums are
@@ -33,6 +34,12 @@ eval)
     [ $rc -eq 0 ] && [ $rcs -eq 0 ] && [ -n "$c" ] && [ "$c" = "$cs" ]
     check "$name: Eval.exe prints blendsync eval's hash ($c / $cs)" $?
     [ $rcs -eq 0 ] || cat cs.err
+    "$tool" eval "$@" >c.jsonl 2>/dev/null; rc=$?
+    "$mono" "$bin/Eval.exe" "$@" >cs.jsonl 2>cs.err; rcs=$?
+    [ $rc -eq 0 ] && [ $rcs -eq 0 ] && [ -s c.jsonl ] && cmp -s c.jsonl cs.jsonl
+    check "$name: and its JSON Lines frames byte for byte ($(wc -l <c.jsonl) lines, $(wc -c <c.jsonl) bytes)" $?
+    [ $rcs -eq 0 ] || cat cs.err
+    cmp c.jsonl cs.jsonl >/dev/null || diff <(head -c 3000 c.jsonl) <(head -c 3000 cs.jsonl) | head -6
   }
   same_hash "demo graph, locomotion path" "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv"
   printf 'tick,speed,move_x,move_y\n0,0,0,0\n10,1.4,0.3,0.9\n50,3.5,,\n90,0.2,-0.7,-0.4\n' >demo.csv
