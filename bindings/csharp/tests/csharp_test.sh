@@ -5,7 +5,7 @@
 #   eval    mono Eval.exe CONFIG --script CSV --hash prints the line `blendsync eval ... --hash` prints,
 #           and without --hash the same JSON Lines bytes: demo graph, switches/layers/root motion,
 #           and real glTF characters when ../shared/data is present
-#   bot     blendsync-server + one C bot + one C# bot: both complete, zero desyncs; then a planted
+#   bot     blendsync-server + two C bots + one C# bot: all complete, zero desyncs; then a planted
 #           desync in the C# bot is reported for its slot, by it and in the server's log
 #   readme  the README's usage example is samples/Example.cs verbatim; it runs and its checksums are
 #           the C tool's for the same ticks; the Unity package files are well-formed
@@ -92,14 +92,15 @@ bot)
              "run": { "source": "builtin:humanoid" } } }
 JSON
   cat >match.json <<'JSON'
-{ "match_id": 16, "players": [ {"token": "c-bot"}, {"token": "cs-bot"} ],
+{ "match_id": 16, "players": [ {"token": "c-bot"}, {"token": "cs-bot"}, {"token": "c-bot-2"} ],
   "input": { "parameters": [ {"name": "speed", "min": 0, "max": 3.5} ] },
   "characters": [ {"name": "c", "graph": "humanoid_locomotion.json", "slot": 0},
                   {"name": "cs", "graph": "humanoid_locomotion.json", "slot": 1},
+                  {"name": "c2", "graph": "humanoid_locomotion.json", "slot": 2},
                   {"name": "npc", "graph": "humanoid_locomotion.json", "npc_seed": 5} ],
   "checksum_interval": 15, "replay": "match.bsreplay", "duration_ticks": 120 }
 JSON
-  # run_match TAG [C# bot options...]: server, C bot slot 0, C# bot slot 1; sets rc_c, rc_cs
+  # run_match TAG [C# bot options...]: server, C bots in slots 0 and 2, the C# bot in slot 1; sets rc_c, rc_c2, rc_cs
   run_match() {
     local tag=$1; shift
     "$server" --listen 127.0.0.1:0 --match match.json --exit-when-done --status 0 >server-$tag.out 2>server-$tag.log &
@@ -108,32 +109,33 @@ JSON
     [ -n "$port" ] || { echo "FAIL: server did not start"; cat server-$tag.log; kill $spid; exit 1; }
     "$tool" bot --server 127.0.0.1:$port --config match.json --slot 0 --token c-bot --timeout 60 >c-$tag.out 2>&1 &
     local b0=$!
+    "$tool" bot --server 127.0.0.1:$port --config match.json --slot 2 --token c-bot-2 --timeout 60 >c2-$tag.out 2>&1 &
+    local b2=$!
     "$mono" "$bin/Bot.exe" --server 127.0.0.1:$port --config match.json --slot 1 --token cs-bot --timeout 60 "$@" >cs-$tag.out 2>&1 &
     local b1=$!
-    wait $b0; rc_c=$?; wait $b1; rc_cs=$?; wait $spid
+    wait $b0; rc_c=$?; wait $b2; rc_c2=$?; wait $b1; rc_cs=$?; wait $spid
   }
   run_match clean
-  echo "--- C bot";  cat c-clean.out;  echo "--- C# bot"; cat cs-clean.out
-  [ $rc_c -eq 0 ] && [ $rc_cs -eq 0 ]; check "C bot and C# bot: both exit 0 (match over, no desync)" $?
+  echo "--- C bot (slot 0)"; cat c-clean.out; echo "--- C bot (slot 2)"; cat c2-clean.out; echo "--- C# bot (slot 1)"; cat cs-clean.out
+  [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 0 ]; check "two C bots and a C# bot: all exit 0 (match over, no desync)" $?
   grep -q "^bot slot 0: done: 120 frames applied, 8 checksums sent, 0 desyncs" c-clean.out &&
+    grep -q "^bot slot 2: done: 120 frames applied, 8 checksums sent, 0 desyncs" c2-clean.out &&
     grep -q "^bot slot 1: done: 120 frames applied, 8 checksums sent, 0 desyncs" cs-clean.out
-  check "both applied all 120 frames and sent 8 checksums (interval 15) with 0 desyncs" $?
+  check "all three applied the 120 frames and sent 8 checksums (interval 15) with 0 desyncs" $?
   ! grep -q "event=desync" server-clean.log && grep -q "desyncs=0" server-clean.log
   check "the server logged no desync (desyncs=0)" $?
   "$tool" replay verify match.bsreplay >verify.out 2>&1; check "the server's replay of the mixed match verifies" $?
-  # the C# bot's last checksums equal the C bot's (the same match on both machines)
-  lc=$(grep -o 'last [0-9a-f]*' c-clean.out | tail -1); lcs=$(grep -o 'last [0-9a-f]*' cs-clean.out | tail -1)
   rm -f match.bsreplay
   run_match desync --inject-desync 40
-  echo "--- C bot";  cat c-desync.out;  echo "--- C# bot (desync planted after frame 40)"; cat cs-desync.out
+  echo "--- C bots"; cat c-desync.out c2-desync.out; echo "--- C# bot (desync planted after frame 40)"; cat cs-desync.out
   echo "--- server"; grep "event=desync" server-desync.log
-  [ $rc_c -eq 0 ] && [ $rc_cs -eq 1 ]; check "planted desync: the C# bot exits 1, the C bot 0" $?
+  [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 1 ]; check "planted desync: the C# bot exits 1, the C bots 0" $?
   grep -q "^bot slot 1: DESYNC reported by the server at tick 44: character blend state, character 1" cs-desync.out
   check "the C# bot is told: tick 44 (first checksum after 40), character 1's blend state" $?
   grep -q "event=desync match=16 tick=44 slot=1 kind=character_blend character=1 character_name=cs" server-desync.log &&
     grep -q "event=desync_origin match=16 slot=1 tick=40 character=1" server-desync.log
   check "the server reports the desync for slot 1 / character cs and traces its origin to tick 40" $?
-  ! grep -q "slot=0" <(grep "event=desync" server-desync.log); check "no desync is reported for the C bot's slot 0" $?
+  ! grep -q "slot=[02]" <(grep "event=desync" server-desync.log); check "no desync is reported for the C bots' slots 0 and 2" $?
   finish ;;
 readme)
   awk '/^```csharp$/ {on=1; next} /^```$/ && on {exit} on' "$src/bindings/csharp/README.md" >readme.cs
