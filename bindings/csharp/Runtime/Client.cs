@@ -25,13 +25,19 @@ namespace Blendsync
         /// <summary>Flip one bit of this client's own state right after frame InjectDesyncTick.</summary>
         public bool InjectDesync;
         public uint InjectDesyncTick;
+        /// <summary>Record this client's own view of the match as a replay file (null: none); its header
+        /// is the match config's (bsync_match_config_replay_header) with BuildVersion as the writer.</summary>
+        public string ReplayPath;
+        public string BuildVersion = "Blendsync.dll " + "0.1.0";
+        /// <summary>When the server reports a desync of this client, also keep its own dump here.</summary>
+        public string DesyncDir;
     }
 
     public sealed unsafe class Client : IDisposable
     {
         readonly ClientHandle handle = new ClientHandle();
         readonly MatchConfig config;
-        IntPtr hostMem, tokenMem;
+        IntPtr hostMem, tokenMem, replayPathMem, desyncDirMem, headerMem;
         readonly Match match;
         bool refAdded;
 
@@ -65,12 +71,28 @@ namespace Blendsync
             c.TestSeed = options.TestSeed;
             c.TestInjectDesync = options.InjectDesync ? 1 : 0;
             c.TestInjectTick = options.InjectDesyncTick;
+            if (options.ReplayPath != null)
+            {
+                replayPathMem = Copy(Utf8.Z(options.ReplayPath));
+                headerMem = Marshal.AllocHGlobal(sizeof(ReplayHeaderNative));
+                Native.bsync_match_config_replay_header(config.P, Utf8.Z(options.BuildVersion ?? ""), 0, headerMem);
+                c.ReplayPath = replayPathMem;
+                c.ReplayHeader = headerMem;
+            }
+            if (options.DesyncDir != null) c.DesyncDir = desyncDirMem = Copy(Utf8.Z(options.DesyncDir));
             Error err = default(Error);
             IntPtr p;
             int r = Native.bsync_client_create(&c, out p, &err);
             if (r != 0) { Dispose(); BlendsyncException.Check(r, ref err); }
             handle.Set(p);
             match = new Match(Native.bsync_client_match(p), config, handle, this);
+        }
+
+        static IntPtr Copy(byte[] z)
+        {
+            IntPtr p = Marshal.AllocHGlobal(z.Length);
+            Marshal.Copy(z, 0, p, z.Length);
+            return p;
         }
 
         IntPtr P { get { return handle.Ptr(this); } }
@@ -114,6 +136,9 @@ namespace Blendsync
             handle.Dispose();
             if (hostMem != IntPtr.Zero) { Marshal.FreeHGlobal(hostMem); hostMem = IntPtr.Zero; }
             if (tokenMem != IntPtr.Zero) { Marshal.FreeHGlobal(tokenMem); tokenMem = IntPtr.Zero; }
+            if (replayPathMem != IntPtr.Zero) { Marshal.FreeHGlobal(replayPathMem); replayPathMem = IntPtr.Zero; }
+            if (desyncDirMem != IntPtr.Zero) { Marshal.FreeHGlobal(desyncDirMem); desyncDirMem = IntPtr.Zero; }
+            if (headerMem != IntPtr.Zero) { Marshal.FreeHGlobal(headerMem); headerMem = IntPtr.Zero; }
             if (refAdded) { refAdded = false; config.Handle.DangerousRelease(); }
         }
     }

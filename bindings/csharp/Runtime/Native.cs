@@ -134,6 +134,8 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern uint bsync_match_config_tick_rate(IntPtr cfg);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_character_graph(IntPtr cfg, uint c);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_notes(IntPtr cfg);
+        [DllImport(Lib)] internal static extern void bsync_match_config_replay_header(IntPtr cfg, byte[] buildVersion, uint startTick,
+                                                                                      IntPtr header);
         [DllImport(Lib)] internal static extern ulong bsync_match_hash(IntPtr desc);
         [DllImport(Lib)] internal static extern UIntPtr bsync_match_memory_size(IntPtr desc);
         [DllImport(Lib)] internal static extern int bsync_match_init(IntPtr mem, UIntPtr size, IntPtr desc, out IntPtr match);

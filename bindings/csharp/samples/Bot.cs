@@ -1,11 +1,12 @@
 // Bot.cs — `mono Bot.exe --server HOST:PORT --config MATCH --slot N --token T [--match ID] [--seed S]
-// [--inject-desync TICK] [--quiet] [--timeout SECONDS]`: the C# twin of `blendsync bot`
+// [--inject-desync TICK] [--replay FILE] [--desync-dir DIR] [--quiet] [--timeout SECONDS]`: the C# twin of `blendsync bot`
 // (client/cli/cmd_bot.c) through the binding's Client: joins the match, sends the seeded random
 // joystick input (bsync_match_random_input, seed default 1000 + slot) once per tick period,
 // services the network, prints the same status, desync and summary lines.
 // --inject-desync TICK flips one bit of this bot's own state after frame TICK (the client library's
 // test switch, as the C bot), so the server's detection can be shown and tested.
-// Not ported: --script, --replay, --desync-dir, --drop, --delay.
+// --replay FILE records this bot's own view of the match (`blendsync replay verify FILE`), --desync-dir
+// keeps its own dump when the server reports its desync. Not ported: --script, --drop, --delay.
 // Exit: 0 match over, no desync; 1 desync reported (or kicked); 2 error; 3 match ended incomplete.
 using System;
 using Blendsync;
@@ -16,13 +17,14 @@ static class Bot
     {
         Console.Error.WriteLine("Bot.exe: " + msg);
         Console.Error.WriteLine("usage: Bot.exe --server HOST:PORT --config MATCH.json --slot N --token T\n" +
-                                "               [--match ID] [--seed S] [--inject-desync TICK] [--quiet] [--timeout SECONDS]");
+                                "               [--match ID] [--seed S] [--inject-desync TICK] [--replay FILE] [--desync-dir DIR]\n" +
+                                "               [--quiet] [--timeout SECONDS]");
         return 2;
     }
 
     static int Main(string[] args)
     {
-        string server = null, config = null, token = null;
+        string server = null, config = null, token = null, replay = null, desyncDir = null;
         ulong slot = ulong.MaxValue, matchId = 0, seed = 0, inject = 0, timeout = 600;
         bool haveSeed = false, haveInject = false, quiet = false;
         for (int i = 0; i < args.Length; i++)
@@ -37,6 +39,8 @@ static class Bot
             case "--server": server = v; break;
             case "--config": config = v; break;
             case "--token": token = v; break;
+            case "--replay": replay = v; break;
+            case "--desync-dir": desyncDir = v; break;
             case "--slot": bad = !ulong.TryParse(v, out slot) || slot >= 16; break;
             case "--match": bad = !ulong.TryParse(v, out matchId); break;
             case "--seed": bad = !ulong.TryParse(v, out seed); haveSeed = true; break;
@@ -65,7 +69,9 @@ static class Bot
                 var opt = new ClientOptions
                 {
                     Host = host, Port = port, MatchId = matchId, Slot = (int)slot, Token = token, ComputePoses = true,
-                    TestSeed = seed, InjectDesync = haveInject, InjectDesyncTick = (uint)inject
+                    TestSeed = seed, InjectDesync = haveInject, InjectDesyncTick = (uint)inject,
+                    ReplayPath = replay, DesyncDir = desyncDir,
+                    BuildVersion = "blendsync " + Library.VersionString + " Bot.exe slot " + slot
                 };
                 using (var c = new Client(mc, opt)) return Run(c, mc, slot, matchId, seed, quiet, timeout, server);
             }

@@ -115,7 +115,7 @@ JSON
     local b1=$!
     wait $b0; rc_c=$?; wait $b2; rc_c2=$?; wait $b1; rc_cs=$?; wait $spid
   }
-  run_match clean
+  run_match clean --replay own-clean.bsreplay
   echo "--- C bot (slot 0)"; cat c-clean.out; echo "--- C bot (slot 2)"; cat c2-clean.out; echo "--- C# bot (slot 1)"; cat cs-clean.out
   [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 0 ]; check "two C bots and a C# bot: all exit 0 (match over, no desync)" $?
   grep -q "^bot slot 0: done: 120 frames applied, 8 checksums sent, 0 desyncs" c-clean.out &&
@@ -125,8 +125,12 @@ JSON
   ! grep -q "event=desync" server-clean.log && grep -q "desyncs=0" server-clean.log
   check "the server logged no desync (desyncs=0)" $?
   "$tool" replay verify match.bsreplay >verify.out 2>&1; check "the server's replay of the mixed match verifies" $?
+  "$tool" replay verify own-clean.bsreplay >own.out 2>&1; rc=$?
+  [ $rc -eq 0 ] && grep -q "ticks verified: 120" own.out && grep -q "checksums compared: 8 (8 with a pose)" own.out
+  check "the C# bot's own replay (--replay) verifies with blendsync replay verify: 120 ticks, 8 pose checksums" $?
+  [ $rc -eq 0 ] || cat own.out
   rm -f match.bsreplay
-  run_match desync --inject-desync 40
+  run_match desync --inject-desync 40 --replay own-desync.bsreplay --desync-dir dumps
   echo "--- C bots"; cat c-desync.out c2-desync.out; echo "--- C# bot (desync planted after frame 40)"; cat cs-desync.out
   echo "--- server"; grep "event=desync" server-desync.log
   [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 1 ]; check "planted desync: the C# bot exits 1, the C bots 0" $?
@@ -136,6 +140,11 @@ JSON
     grep -q "event=desync_origin match=16 slot=1 tick=40 character=1" server-desync.log
   check "the server reports the desync for slot 1 / character cs and traces its origin to tick 40" $?
   ! grep -q "slot=[02]" <(grep "event=desync" server-desync.log); check "no desync is reported for the C bots' slots 0 and 2" $?
+  "$tool" replay verify own-desync.bsreplay >own.out 2>&1; rc=$?
+  [ $rc -eq 1 ] && grep -q "^MISMATCH at tick 44: blend checksum" own.out
+  check "the C# bot's own replay fails verification where its state was flipped (tick 44)" $?
+  [ -s dumps/tick44-slot1/client.bsms ] && [ -s dumps/tick44-slot1/desync.txt ]
+  check "its --desync-dir dump: dumps/tick44-slot1/ with client.bsms and desync.txt" $?
   finish ;;
 readme)
   awk '/^```csharp$/ {on=1; next} /^```$/ && on {exit} on' "$src/bindings/csharp/README.md" >readme.cs
