@@ -58,6 +58,7 @@ namespace Blendsync
             if (disposed || viewMatch != null) return;
             disposed = true;
             if (memory != null) memory.Dispose();
+            if (presentScratch != null) presentScratch.Dispose();
             if (graphOwner != null) graphOwner.DangerousRelease();
         }
 
@@ -157,6 +158,26 @@ namespace Blendsync
             Pose(local, model);
             fixed (Trs* l = local) fixed (Trs* m = model) fixed (TrsF* o = output)
                 Native.bsync_present_to_float(m != null ? m : l, (uint)jc, o);
+        }
+
+        NativeMemoryHandle presentScratch; // made on the first PresentPose (a copy of the instance)
+
+        /// <summary>The presentation pose at tick + alpha (present.h: alpha 0 is the tick pose bit for
+        /// bit; alpha in 2^-16 ticks, clamped to 3.0; extrapolated past 1). local: JointCount transforms;
+        /// model: null or JointCount; returns the root motion from the tick to tick + alpha. The instance
+        /// is not changed. The first call allocates the scratch copy once.</summary>
+        public RootMotion PresentPose(Fix16 alpha, Trs[] local, Trs[] model)
+        {
+            IntPtr p = P;
+            int jc = Graph.JointCount;
+            if (local == null || local.Length < jc) throw new ArgumentException("local needs " + jc + " entries");
+            if (model != null && model.Length < jc) throw new ArgumentException("model needs " + jc + " entries");
+            if (presentScratch == null) presentScratch = new NativeMemoryHandle((long)Native.bsync_present_scratch_size(Graph.P).ToUInt64());
+            RootMotion root;
+            fixed (Trs* l = local) fixed (Trs* m = model)
+                BlendsyncException.Check(Native.bsync_present_pose(p, alpha.Raw, presentScratch.Ptr(this), new UIntPtr((ulong)presentScratch.Size),
+                                                                   l, m, &root), "bsync_present_pose");
+            return root;
         }
 
         /// <summary>Model transforms of the given joints (hit boxes): output[k] for joints[k].</summary>

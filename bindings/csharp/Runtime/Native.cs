@@ -115,6 +115,9 @@ namespace Blendsync
 
         // ---- present.h (floats for rendering)
         [DllImport(Lib)] internal static extern void bsync_present_to_float(Trs* input, uint count, TrsF* output);
+        [DllImport(Lib)] internal static extern UIntPtr bsync_present_scratch_size(IntPtr graph);
+        [DllImport(Lib)] internal static extern int bsync_present_pose(IntPtr inst, int alpha, IntPtr scratch, UIntPtr scratchSize,
+                                                                       Trs* local, Trs* model, RootMotion* root);
 
         // ---- io/match_config.h and match.h
         [DllImport(Lib)] internal static extern int bsync_match_config_load(byte[] path, IntPtr allocator, out IntPtr cfg, Error* err);

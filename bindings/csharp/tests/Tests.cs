@@ -56,6 +56,7 @@ static class T
         UnityLogicTests.Run();
         AllocationTests.Run();
         MiscTests.Run();
+        PresentTests.Run();
         Console.WriteLine(pass + " passed, " + fail + " failed");
         return fail == 0 ? 0 : 1;
     }
