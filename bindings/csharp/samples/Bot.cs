@@ -1,4 +1,4 @@
-// Bot.cs — `mono Bot.exe --server HOST:PORT --config MATCH --slot N --token T [--match ID] [--seed S]
+// Bot.cs — `mono Bot.exe --server HOST:PORT --config MATCH --slot N --token T [--match ID] [--script CSV | --seed S]
 // [--inject-desync TICK] [--replay FILE] [--desync-dir DIR] [--quiet] [--timeout SECONDS]`: the C# twin of `blendsync bot`
 // (client/cli/cmd_bot.c) through the binding's Client: joins the match, sends the seeded random
 // joystick input (bsync_match_random_input, seed default 1000 + slot) once per tick period,
@@ -6,7 +6,8 @@
 // --inject-desync TICK flips one bit of this bot's own state after frame TICK (the client library's
 // test switch, as the C bot), so the server's detection can be shown and tested.
 // --replay FILE records this bot's own view of the match (`blendsync replay verify FILE`), --desync-dir
-// keeps its own dump when the server reports its desync. Not ported: --script, --drop, --delay.
+// keeps its own dump when the server reports its desync, --script CSV plays a joystick path keyed by
+// input tick (BotScript, the port of cmd_bot.c's). Not ported: --drop, --delay.
 // Exit: 0 match over, no desync; 1 desync reported (or kicked); 2 error; 3 match ended incomplete.
 using System;
 using Blendsync;
@@ -17,14 +18,14 @@ static class Bot
     {
         Console.Error.WriteLine("Bot.exe: " + msg);
         Console.Error.WriteLine("usage: Bot.exe --server HOST:PORT --config MATCH.json --slot N --token T\n" +
-                                "               [--match ID] [--seed S] [--inject-desync TICK] [--replay FILE] [--desync-dir DIR]\n" +
-                                "               [--quiet] [--timeout SECONDS]");
+                                "               [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--replay FILE]\n" +
+                                "               [--desync-dir DIR] [--quiet] [--timeout SECONDS]");
         return 2;
     }
 
     static int Main(string[] args)
     {
-        string server = null, config = null, token = null, replay = null, desyncDir = null;
+        string server = null, config = null, token = null, replay = null, desyncDir = null, scriptPath = null;
         ulong slot = ulong.MaxValue, matchId = 0, seed = 0, inject = 0, timeout = 600;
         bool haveSeed = false, haveInject = false, quiet = false;
         for (int i = 0; i < args.Length; i++)
@@ -40,6 +41,7 @@ static class Bot
             case "--config": config = v; break;
             case "--token": token = v; break;
             case "--replay": replay = v; break;
+            case "--script": scriptPath = v; break;
             case "--desync-dir": desyncDir = v; break;
             case "--slot": bad = !ulong.TryParse(v, out slot) || slot >= 16; break;
             case "--match": bad = !ulong.TryParse(v, out matchId); break;
@@ -64,6 +66,12 @@ static class Bot
             Library.CheckVersion();
             using (var mc = MatchConfig.Load(config))
             {
+                BotScript bs = null;
+                if (scriptPath != null)
+                {
+                    try { bs = BotScript.Load(scriptPath, mc); }
+                    catch (FormatException e) { Console.Error.WriteLine("Bot.exe: " + e.Message); return 2; }
+                }
                 if (matchId == 0) matchId = mc.MatchId;
                 if (!haveSeed) seed = 1000 + slot;
                 var opt = new ClientOptions
@@ -73,7 +81,7 @@ static class Bot
                     ReplayPath = replay, DesyncDir = desyncDir,
                     BuildVersion = "blendsync " + Library.VersionString + " Bot.exe slot " + slot
                 };
-                using (var c = new Client(mc, opt)) return Run(c, mc, slot, matchId, seed, quiet, timeout, server);
+                using (var c = new Client(mc, opt)) return Run(c, mc, bs, slot, matchId, seed, quiet, timeout, server);
             }
         }
         catch (BlendsyncException e)
@@ -83,11 +91,12 @@ static class Bot
         }
     }
 
-    static int Run(Client c, MatchConfig mc, ulong slot, ulong matchId, ulong seed, bool quiet, ulong timeout, string server)
+    static int Run(Client c, MatchConfig mc, BotScript bs, ulong slot, ulong matchId, ulong seed, bool quiet, ulong timeout, string server)
     {
         MatchScript script = MatchConfig.NewScript(seed);
         var input = new MatchInput();
         ulong start = Net.NowUs(), nextInput = 0, nextStatus = start + 1000000, period = 0;
+        uint nextScriptTick = 0;
         int status = -1;
         bool desynced = false, incomplete = false;
         uint bye = 0;
@@ -136,9 +145,21 @@ static class Bot
             ulong now = Net.NowUs();
             if (period != 0 && now >= nextInput && c.State != ClientState.Ended)
             {
-                mc.RandomInput(ref script, ref input);
                 uint assigned;
-                c.SendInput(ref input, out assigned);
+                if (bs != null)
+                {
+                    // keyed by the tick the input will be assigned to (as cmd_bot.c)
+                    c.GetStats(out st);
+                    uint t = st.ServerTick + c.InputDelay;
+                    if (t < nextScriptTick) t = nextScriptTick;
+                    bs.Input(t, ref input);
+                    if (c.SendInput(ref input, out assigned)) nextScriptTick = assigned + 1;
+                }
+                else
+                {
+                    mc.RandomInput(ref script, ref input);
+                    c.SendInput(ref input, out assigned);
+                }
                 nextInput += period;
                 if (now > nextInput + 10 * period) nextInput = now; // paused: do not burst
             }
