@@ -7,7 +7,8 @@
 // test switch, as the C bot), so the server's detection can be shown and tested.
 // --replay FILE records this bot's own view of the match (`blendsync replay verify FILE`), --desync-dir
 // keeps its own dump when the server reports its desync, --script CSV plays a joystick path keyed by
-// input tick (BotScript, the port of cmd_bot.c's). Not ported: --drop, --delay.
+// input tick (BotScript, the port of cmd_bot.c's); --drop PERMILLE and --delay MIN:MAX are the
+// client library's loss / jitter test switches, as the C bot's.
 // Exit: 0 match over, no desync; 1 desync reported (or kicked); 2 error; 3 match ended incomplete.
 using System;
 using Blendsync;
@@ -19,14 +20,15 @@ static class Bot
         Console.Error.WriteLine("Bot.exe: " + msg);
         Console.Error.WriteLine("usage: Bot.exe --server HOST:PORT --config MATCH.json --slot N --token T\n" +
                                 "               [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--replay FILE]\n" +
-                                "               [--desync-dir DIR] [--quiet] [--timeout SECONDS]");
+                                "               [--desync-dir DIR] [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--quiet] [--timeout SECONDS]");
         return 2;
     }
 
     static int Main(string[] args)
     {
         string server = null, config = null, token = null, replay = null, desyncDir = null, scriptPath = null;
-        ulong slot = ulong.MaxValue, matchId = 0, seed = 0, inject = 0, timeout = 600;
+        ulong slot = ulong.MaxValue, matchId = 0, seed = 0, inject = 0, timeout = 600, drop = 0;
+        uint delayMin = 0, delayMax = 0;
         bool haveSeed = false, haveInject = false, quiet = false;
         for (int i = 0; i < args.Length; i++)
         {
@@ -48,6 +50,12 @@ static class Bot
             case "--seed": bad = !ulong.TryParse(v, out seed); haveSeed = true; break;
             case "--inject-desync": bad = !ulong.TryParse(v, out inject) || inject > uint.MaxValue; haveInject = true; break;
             case "--timeout": bad = !ulong.TryParse(v, out timeout) || timeout == 0; break;
+            case "--drop": bad = !ulong.TryParse(v, out drop) || drop > 1000; break;
+            case "--delay":
+                string[] mm = v.Split(':');
+                bad = mm.Length != 2 || !uint.TryParse(mm[0], out delayMin) || !uint.TryParse(mm[1], out delayMax) || delayMin > delayMax ||
+                      delayMax > 10000;
+                break;
             default: return Usage("unknown argument \"" + a + "\"");
             }
             if (bad) return Usage("bad value for \"" + a + "\"");
@@ -79,6 +87,7 @@ static class Bot
                     Host = host, Port = port, MatchId = matchId, Slot = (int)slot, Token = token, ComputePoses = true,
                     TestSeed = seed, InjectDesync = haveInject, InjectDesyncTick = (uint)inject,
                     ReplayPath = replay, DesyncDir = desyncDir,
+                    TestDropPermille = (uint)drop, TestDelayMinMs = delayMin, TestDelayMaxMs = delayMax,
                     BuildVersion = "blendsync " + Library.VersionString + " Bot.exe slot " + slot
                 };
                 using (var c = new Client(mc, opt)) return Run(c, mc, bs, slot, matchId, seed, quiet, timeout, server);

@@ -169,10 +169,13 @@ PY
   [ $rc -eq 2 ] && grep -q 'typo.csv:1: "sped" is not an input parameter or trigger of the match' err.out
   check "a script with an unknown column: exit 2 with the C bot's message" $?
   rm -f match.bsreplay
-  run_match desync --inject-desync 40 --replay own-desync.bsreplay --desync-dir dumps
-  echo "--- C bots"; cat c-desync.out c2-desync.out; echo "--- C# bot (desync planted after frame 40)"; cat cs-desync.out
+  run_match desync --inject-desync 40 --replay own-desync.bsreplay --desync-dir dumps --drop 1000 --delay 5:40
+  echo "--- C bots"; cat c-desync.out c2-desync.out
+  echo "--- C# bot (desync planted after frame 40; every input packet dropped by --drop 1000)"; cat cs-desync.out
   echo "--- server"; grep "event=desync" server-desync.log
   [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 1 ]; check "planted desync: the C# bot exits 1, the C bots 0" $?
+  grep -q "^bot slot 1: done: 120 frames applied, 8 checksums sent, 1 desyncs, 120 inputs defaulted" cs-desync.out
+  check "--drop 1000 reaches the client library: all 120 of the C# bot's inputs were defaulted by the server" $?
   grep -q "^bot slot 1: DESYNC reported by the server at tick 44: character blend state, character 1" cs-desync.out
   check "the C# bot is told: tick 44 (first checksum after 40), character 1's blend state" $?
   grep -q "event=desync match=16 tick=44 slot=1 kind=character_blend character=1 character_name=cs" server-desync.log &&
