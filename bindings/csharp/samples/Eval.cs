@@ -1,10 +1,11 @@
-// Eval.cs — `mono Eval.exe CONFIG --script CSV [--ticks N] --hash`: the C# twin of
+// Eval.cs — `mono Eval.exe CONFIG --script CSV [--ticks N] [--hash]`: the C# twin of
 // `blendsync eval CONFIG --script CSV [--ticks N] --hash` (client/cli/cmd_eval.c). It loads the graph
 // config through the binding, drives one instance from the CSV script (EvalScript, the port of the
 // CLI's script_csv.c) exactly as the CLI does, and prints the same one line: XXH64 (seed 0) over,
 // for every tick t, u64 t, u64 state checksum and (when clips are bound) u64 pose checksum.
 // Without --hash it prints the CLI's JSON Lines frames (params, weights, phase, switches,
 // root_motion, checksums; decimals by Fix16.ToString, the port of bsync_fx_format), byte for byte.
+// The loader's notes go to stderr as "note: ..." lines, as the CLI prints them.
 // Not implemented: --out, --replay, --render-rate.
 // Exit: 0 success, 2 error (message on stderr).
 using System;
@@ -43,6 +44,8 @@ static class Eval
             using (var gc = GraphConfig.Load(config))
             {
                 Graph g = gc.Graph;
+                foreach (string note in gc.Notes.Split('\n'))
+                    if (note.Length > 0) Console.Error.WriteLine("note: " + note);
                 EvalScript sc = EvalScript.Load(script, g);
                 if (!ticksGiven)
                 {

@@ -97,8 +97,11 @@ static class Layout
         Console.WriteLine("const ReplayRecordLayout.Size " + ReplayRecordLayout.Size);
         Console.WriteLine("const ReplayRecordLayout.UnionOffset " + ReplayRecordLayout.UnionOffset);
         Console.WriteLine("const ReplayRecordLayout.FrameInputs " + ReplayRecordLayout.FrameInputs);
-        // ReplayReader reads CHECKSUM's has_pose and END's reason as the second u32 of the union
+        // ReplayReader reads CHECKSUM's has_pose and END's reason as the second u32 of the union, the
+        // checksums at bytes 8 and 16
         Console.WriteLine("const ReplayRecord.checksum.has_pose 4");
+        Console.WriteLine("const ReplayRecord.checksum.blend 8");
+        Console.WriteLine("const ReplayRecord.checksum.pose 16");
         Console.WriteLine("const ReplayRecord.end.reason 4");
     }
 }

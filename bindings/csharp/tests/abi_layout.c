@@ -100,6 +100,8 @@ int main(void) {
     printf("const ReplayRecordLayout.UnionOffset %zu\n", offsetof(bsync_replay_record, header));
     printf("const ReplayRecordLayout.FrameInputs %zu\n", offsetof(bsync_replay_frame, inputs));
     printf("const ReplayRecord.checksum.has_pose %zu\n", offsetof(bsync_replay_checksum, has_pose));
+    printf("const ReplayRecord.checksum.blend %zu\n", offsetof(bsync_replay_checksum, blend));
+    printf("const ReplayRecord.checksum.pose %zu\n", offsetof(bsync_replay_checksum, pose));
     printf("const ReplayRecord.end.reason %zu\n", offsetof(bsync_replay_end, reason));
     return 0;
 }

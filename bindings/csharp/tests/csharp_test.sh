@@ -38,6 +38,8 @@ eval)
     "$mono" "$bin/Eval.exe" "$@" >cs.jsonl 2>cs.err; rcs=$?
     [ $rc -eq 0 ] && [ $rcs -eq 0 ] && [ -s c.jsonl ] && cmp -s c.jsonl cs.jsonl
     check "$name: and its JSON Lines frames byte for byte ($(wc -l <c.jsonl) lines, $(wc -c <c.jsonl) bytes)" $?
+    "$tool" eval "$@" 2>c.err >/dev/null
+    cmp -s c.err cs.err; check "$name: and the same notes on stderr ($(grep -c '^note: ' c.err) lines)" $?
     [ $rcs -eq 0 ] || cat cs.err
     cmp c.jsonl cs.jsonl >/dev/null || diff <(head -c 3000 c.jsonl) <(head -c 3000 cs.jsonl) | head -6
   }
