@@ -2,7 +2,7 @@
 # Installs the Debian packages blendsync needs, if any are missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and exits 1.
 # --demo: only what building and playing the demo needs (scripts/demo.sh); without it also the cross
-# toolchains, mingw-w64 and wine of the platform matrix (scripts/test.sh).
+# toolchains, mingw-w64 and wine of the platform matrix and Mono for the C# binding (scripts/test.sh).
 set -euo pipefail
 
 packages=(
@@ -22,6 +22,11 @@ matrix_packages=(
   libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu
   gcc-mingw-w64-x86-64 wine64
 )
+# bindings/csharp (the C# binding and its tests, run under Mono; Eval.exe and Bot.exe): mcs and mono.
+# Not for --demo either. Without them CMake skips the C# assemblies and the csharp_* tests.
+csharp_packages=(
+  mono-devel
+)
 # The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64 and
 # s390x packages (apt-get download, dpkg -x into its work folder; nothing of theirs is installed),
 # which needs those architectures known to apt.
@@ -29,7 +34,7 @@ foreign_archs=(arm64 s390x)
 if [ "${1:-}" = "--demo" ]; then
   foreign_archs=()
 else
-  packages+=("${matrix_packages[@]}")
+  packages+=("${matrix_packages[@]}" "${csharp_packages[@]}")
 fi
 
 missing=()

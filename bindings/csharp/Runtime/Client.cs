@@ -1,0 +1,165 @@
+// Client.cs — the lockstep network client (client/include/blendsync/client.h): connect to a
+// blendsync-server, send this tick's input, service the network (no threads: call Service every
+// frame), poll events, read stats; the local match for poses. ENet sockets inside the library.
+using System;
+using System.Runtime.InteropServices;
+
+namespace Blendsync
+{
+    /// <summary>What bsync_client_create needs (strings are copied to unmanaged memory for the
+    /// client's lifetime).</summary>
+    public sealed class ClientOptions
+    {
+        public string Host = "127.0.0.1";
+        public ushort Port;
+        /// <summary>0: the config's match id.</summary>
+        public ulong MatchId;
+        public int Slot;
+        public string Token;
+        public bool ComputePoses = true;
+        public uint ConnectTimeoutMs;
+        public uint SynctestDistance;
+        // test switches (client.h): deterministic from TestSeed
+        public uint TestDropPermille, TestDelayMinMs, TestDelayMaxMs;
+        public ulong TestSeed;
+        /// <summary>Flip one bit of this client's own state right after frame InjectDesyncTick.</summary>
+        public bool InjectDesync;
+        public uint InjectDesyncTick;
+        /// <summary>Record this client's own view of the match as a replay file (null: none); its header
+        /// is the match config's (bsync_match_config_replay_header) with BuildVersion as the writer.</summary>
+        public string ReplayPath;
+        public string BuildVersion = "Blendsync.dll " + "0.1.0";
+        /// <summary>When the server reports a desync of this client, also keep its own dump here.</summary>
+        public string DesyncDir;
+    }
+
+    public sealed unsafe class Client : IDisposable
+    {
+        readonly ClientHandle handle = new ClientHandle();
+        readonly MatchConfig config;
+        IntPtr hostMem, tokenMem, replayPathMem, desyncDirMem, headerMem;
+        readonly Match match;
+        bool refAdded;
+
+        /// <summary>Create the client and start connecting (returns at once).</summary>
+        public Client(MatchConfig config, ClientOptions options)
+        {
+            if (config == null || options == null) throw new ArgumentNullException(config == null ? "config" : "options");
+            if (options.Token == null) throw new ArgumentNullException("options.Token");
+            this.config = config;
+            config.Handle.DangerousAddRef(ref refAdded);
+            byte[] host = Utf8.Z(options.Host), token = Utf8.Z(options.Token);
+            hostMem = Marshal.AllocHGlobal(host.Length);
+            Marshal.Copy(host, 0, hostMem, host.Length);
+            tokenMem = Marshal.AllocHGlobal(token.Length);
+            Marshal.Copy(token, 0, tokenMem, token.Length);
+            ClientConfigNative c = default(ClientConfigNative);
+            c.Host = hostMem;
+            c.Port = options.Port;
+            c.MatchId = options.MatchId != 0 ? options.MatchId : config.MatchId;
+            c.Slot = (byte)options.Slot;
+            c.Token = tokenMem;
+            c.TokenLen = (uint)(token.Length - 1);
+            c.Desc = config.Desc;
+            c.ComputePoses = options.ComputePoses ? 1 : 0;
+            c.ConnectTimeoutMs = options.ConnectTimeoutMs;
+            c.SynctestDistance = options.SynctestDistance;
+            c.Names = config.P;
+            c.TestDropPermille = options.TestDropPermille;
+            c.TestDelayMinMs = options.TestDelayMinMs;
+            c.TestDelayMaxMs = options.TestDelayMaxMs;
+            c.TestSeed = options.TestSeed;
+            c.TestInjectDesync = options.InjectDesync ? 1 : 0;
+            c.TestInjectTick = options.InjectDesyncTick;
+            if (options.ReplayPath != null)
+            {
+                replayPathMem = Copy(Utf8.Z(options.ReplayPath));
+                headerMem = Marshal.AllocHGlobal(sizeof(ReplayHeaderNative));
+                Native.bsync_match_config_replay_header(config.P, Utf8.Z(options.BuildVersion ?? ""), 0, headerMem);
+                c.ReplayPath = replayPathMem;
+                c.ReplayHeader = headerMem;
+            }
+            if (options.DesyncDir != null) c.DesyncDir = desyncDirMem = Copy(Utf8.Z(options.DesyncDir));
+            Error err = default(Error);
+            IntPtr p;
+            int r = Native.bsync_client_create(&c, out p, &err);
+            if (r != 0) { Dispose(); BlendsyncException.Check(r, ref err); }
+            handle.Set(p);
+            match = new Match(Native.bsync_client_match(p), config, handle, this);
+        }
+
+        static IntPtr Copy(byte[] z)
+        {
+            IntPtr p = Marshal.AllocHGlobal(z.Length);
+            Marshal.Copy(z, 0, p, z.Length);
+            return p;
+        }
+
+        IntPtr P { get { return handle.Ptr(this); } }
+
+        /// <summary>Pump the network for at most timeoutMs (0: only what is waiting).</summary>
+        public void Service(uint timeoutMs) { BlendsyncException.Check(Native.bsync_client_service(P, timeoutMs), "bsync_client_service"); }
+
+        /// <summary>Queue this tick's input; returns false (nothing sent) before the WELCOME, after the end,
+        /// or when the client is already far enough ahead; assignedTick is the tick it was given.</summary>
+        public bool SendInput(ref MatchInput input, out uint assignedTick)
+        {
+            IntPtr p = P;
+            fixed (MatchInput* i = &input) return Native.bsync_client_send_input(p, i, out assignedTick) == 0;
+        }
+
+        /// <summary>The oldest waiting event; false when none.</summary>
+        public bool PollEvent(out ClientEvent ev)
+        {
+            IntPtr p = P;
+            fixed (ClientEvent* e = &ev) return Native.bsync_client_poll_event(p, e) != 0;
+        }
+
+        public void GetStats(out ClientStats stats)
+        {
+            IntPtr p = P;
+            fixed (ClientStats* s = &stats) Native.bsync_client_get_stats(p, s);
+        }
+
+        public ClientState State { get { return (ClientState)Native.bsync_client_get_state(P); } }
+        public uint TickRate { get { return Native.bsync_client_tick_rate(P); } }
+        public uint InputDelay { get { return Native.bsync_client_input_delay(P); } }
+        /// <summary>The fraction of a tick to render the local match at now (presentation clock).</summary>
+        public Fix16 PresentAlpha { get { return Fix16.FromRaw(Native.bsync_client_present_alpha(P)); } }
+        /// <summary>The local match (poses for rendering); valid while the client is.</summary>
+        public Match Match { get { if (P == IntPtr.Zero) throw new ObjectDisposedException("Client"); return match; } }
+        public MatchConfig Config { get { return config; } }
+
+        /// <summary>Says BYE if connected, flushes, frees.</summary>
+        public void Dispose()
+        {
+            handle.Dispose();
+            if (hostMem != IntPtr.Zero) { Marshal.FreeHGlobal(hostMem); hostMem = IntPtr.Zero; }
+            if (tokenMem != IntPtr.Zero) { Marshal.FreeHGlobal(tokenMem); tokenMem = IntPtr.Zero; }
+            if (replayPathMem != IntPtr.Zero) { Marshal.FreeHGlobal(replayPathMem); replayPathMem = IntPtr.Zero; }
+            if (desyncDirMem != IntPtr.Zero) { Marshal.FreeHGlobal(desyncDirMem); desyncDirMem = IntPtr.Zero; }
+            if (headerMem != IntPtr.Zero) { Marshal.FreeHGlobal(headerMem); headerMem = IntPtr.Zero; }
+            if (refAdded) { refAdded = false; config.Handle.DangerousRelease(); }
+        }
+    }
+
+    /// <summary>proto.h / net.h helpers.</summary>
+    public static unsafe class Net
+    {
+        /// <summary>The library's monotonic clock in microseconds (bsync_net_now_us).</summary>
+        public static ulong NowUs() { return Native.bsync_net_now_us(); }
+        /// <summary>"HOST:PORT" -> host and port; false when malformed.</summary>
+        public static bool ParseAddress(string text, out string host, out ushort port)
+        {
+            byte* buf = stackalloc byte[256];
+            host = null;
+            if (Native.bsync_net_parse_address(Utf8.Z(text ?? ""), buf, new UIntPtr(256), out port) != 0) return false;
+            host = Utf8.Read(buf, 256);
+            return true;
+        }
+        public static string ByeReasonString(uint reason) { return Utf8.Read(Native.bsync_proto_bye_reason_string(reason)); }
+        public static string DesyncKindString(uint kind) { return Utf8.Read(Native.bsync_proto_desync_kind_string(kind)); }
+        public static string ActionString(uint action) { return Utf8.Read(Native.bsync_proto_action_string(action)); }
+        public const uint ByeMatchOver = 7, ByeKickedDesync = 8, ByeShutdown = 11;
+    }
+}

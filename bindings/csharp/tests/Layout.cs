@@ -1,0 +1,107 @@
+// Layout.cs — the binding's sizes and field offsets in abi_layout.c's format and order, from the
+// runtime's own marshalling layout (Marshal.SizeOf / OffsetOf), so csharp_layout can diff the two.
+using System;
+using System.Runtime.InteropServices;
+using Blendsync;
+
+static class Layout
+{
+    static void S(string name, Type t) { Console.WriteLine("size " + name + " " + Marshal.SizeOf(t)); }
+    static void O(string name, Type t, string cField, string csField)
+    {
+        Console.WriteLine("offset " + name + "." + cField + " " + Marshal.OffsetOf(t, csField).ToInt64());
+    }
+
+    public static void Print()
+    {
+        S("Vec3", typeof(Vec3));
+        S("Quat", typeof(Quat));
+        S("Trs", typeof(Trs));
+        O("Trs", typeof(Trs), "r", "R");
+        O("Trs", typeof(Trs), "s", "S");
+        S("TrsF", typeof(TrsF));
+        S("RootMotion", typeof(RootMotion));
+        O("RootMotion", typeof(RootMotion), "rotation", "Rotation");
+        S("SwitchTrigger", typeof(SwitchTrigger));
+        S("SwitchEntry", typeof(SwitchEntry));
+        S("ChildRef", typeof(ChildRef));
+        S("InstanceInput", typeof(InstanceInput));
+        O("InstanceInput", typeof(InstanceInput), "target_count", "TargetCount");
+        S("Error", typeof(Error));
+        O("Error", typeof(Error), "message", "Message");
+        S("ChecksumState", typeof(ChecksumState));
+        S("MatchInput", typeof(MatchInput));
+        O("MatchInput", typeof(MatchInput), "triggers", "Triggers");
+        S("MatchFrame", typeof(MatchFrame));
+        O("MatchFrame", typeof(MatchFrame), "players", "players");
+        S("MatchChecksums", typeof(MatchChecksums));
+        O("MatchChecksums", typeof(MatchChecksums), "character_count", "CharacterCount");
+        O("MatchChecksums", typeof(MatchChecksums), "character_blend", "characterBlend");
+        O("MatchChecksums", typeof(MatchChecksums), "character_pose", "characterPose");
+        S("MatchScript", typeof(MatchScript));
+        O("MatchScript", typeof(MatchScript), "hold_left", "HoldLeft");
+        O("MatchScript", typeof(MatchScript), "record", "Record");
+        S("DesyncNotice", typeof(DesyncNotice));
+        O("DesyncNotice", typeof(DesyncNotice), "part", "Part");
+        O("DesyncNotice", typeof(DesyncNotice), "action", "Action");
+        O("DesyncNotice", typeof(DesyncNotice), "expected", "Expected");
+        O("DesyncNotice", typeof(DesyncNotice), "got", "Got");
+        S("ClientEvent", typeof(ClientEvent));
+        O("ClientEvent", typeof(ClientEvent), "defaulted_mask", "DefaultedMask");
+        O("ClientEvent", typeof(ClientEvent), "end_ticks", "EndTicks");
+        O("ClientEvent", typeof(ClientEvent), "desync", "Desync");
+        S("ClientStats", typeof(ClientStats));
+        O("ClientStats", typeof(ClientStats), "rtt_ms", "RttMs");
+        O("ClientStats", typeof(ClientStats), "last_blend", "LastBlend");
+        O("ClientStats", typeof(ClientStats), "last_checksum_tick", "LastChecksumTick");
+        O("ClientStats", typeof(ClientStats), "synctest_checks", "SynctestChecks");
+        O("ClientStats", typeof(ClientStats), "end_ticks", "EndTicks");
+        O("ClientStats", typeof(ClientStats), "frames_missing", "FramesMissing");
+        O("ClientStats", typeof(ClientStats), "frames_received_upto", "FramesReceivedUpto");
+        O("ClientStats", typeof(ClientStats), "connect_attempts", "ConnectAttempts");
+        O("ClientStats", typeof(ClientStats), "start_known", "StartKnown");
+        O("ClientStats", typeof(ClientStats), "start_deadline_us", "StartDeadlineUs");
+        Type c = typeof(ClientConfigNative);
+        S("ClientConfigNative", c);
+        O("ClientConfigNative", c, "port", "Port");
+        O("ClientConfigNative", c, "match_id", "MatchId");
+        O("ClientConfigNative", c, "slot", "Slot");
+        O("ClientConfigNative", c, "token", "Token");
+        O("ClientConfigNative", c, "token_len", "TokenLen");
+        O("ClientConfigNative", c, "desc", "Desc");
+        O("ClientConfigNative", c, "compute_poses", "ComputePoses");
+        O("ClientConfigNative", c, "connect_timeout_ms", "ConnectTimeoutMs");
+        O("ClientConfigNative", c, "replay_path", "ReplayPath");
+        O("ClientConfigNative", c, "replay_header", "ReplayHeader");
+        O("ClientConfigNative", c, "synctest_distance", "SynctestDistance");
+        O("ClientConfigNative", c, "desync_dir", "DesyncDir");
+        O("ClientConfigNative", c, "names", "Names");
+        O("ClientConfigNative", c, "test_drop_permille", "TestDropPermille");
+        O("ClientConfigNative", c, "test_seed", "TestSeed");
+        O("ClientConfigNative", c, "test_inject_desync", "TestInjectDesync");
+        O("ClientConfigNative", c, "test_inject_tick", "TestInjectTick");
+        O("ClientConfigNative", c, "test_pose_desync", "TestPoseDesync");
+        O("ClientConfigNative", c, "test_pose_joint", "TestPoseJoint");
+        Type h = typeof(ReplayHeaderNative);
+        S("ReplayHeaderNative", h);
+        O("ReplayHeaderNative", h, "build_version", "BuildVersion");
+        O("ReplayHeaderNative", h, "match_id", "MatchId");
+        O("ReplayHeaderNative", h, "tick_rate", "TickRate");
+        O("ReplayHeaderNative", h, "start_tick", "StartTick");
+        O("ReplayHeaderNative", h, "asset_count", "AssetCount");
+        O("ReplayHeaderNative", h, "assets", "Assets");
+        O("ReplayHeaderNative", h, "config_path", "ConfigPath");
+        O("ReplayHeaderNative", h, "config_text", "ConfigText");
+        O("ReplayHeaderNative", h, "config_len", "ConfigLen");
+        Console.WriteLine("const ReplayHeaderNative.AssetSize " + ReplayHeaderNative.AssetSize);
+        Console.WriteLine("const ReplayRecordLayout.Size " + ReplayRecordLayout.Size);
+        Console.WriteLine("const ReplayRecordLayout.UnionOffset " + ReplayRecordLayout.UnionOffset);
+        Console.WriteLine("const ReplayRecordLayout.FrameInputs " + ReplayRecordLayout.FrameInputs);
+        // ReplayReader reads CHECKSUM's has_pose and END's reason as the second u32 of the union, the
+        // checksums at bytes 8 and 16
+        Console.WriteLine("const ReplayRecord.checksum.has_pose 4");
+        Console.WriteLine("const ReplayRecord.checksum.blend 8");
+        Console.WriteLine("const ReplayRecord.checksum.pose 16");
+        Console.WriteLine("const ReplayRecord.end.reason 4");
+    }
+}
