@@ -28,7 +28,8 @@ data="$src/../shared/data"
 # ---------------------------------------------------------------- targets
 # name | kind | compiler flags | how it runs
 #   kind: host (the build under test), native (x86-64 CMake build), cross:<triple> (clang
-#   --target with Debian's cross libc), sweep (determinism.sh variant: core + demo only)
+#   --target with Debian's cross libc), sweep (determinism.sh variant: core + demo only), wasm
+#   (emcc: the sweep and the demo linked, run under node; the rest compiled, see build_wasm)
 targets=(
   "x86_64-gcc-O2|host||"
   "x86_64-clang-O3-v3|native|-O3 -march=x86-64-v3 -ffp-contract=fast|"
@@ -71,7 +72,9 @@ missing_reason() { # name kind -> prints why the toolchain is missing (empty: av
       local darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
       [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
       dpkg --print-foreign-architectures | grep -qx "$darch" || echo "$darch packages (dpkg --add-architecture $darch && apt-get update)" ;;
-    wasm) { command -v emcc >/dev/null && command -v node >/dev/null; } || echo "emscripten and node (apt-get install emscripten nodejs); not wired into the matrix yet" ;;
+    wasm)
+      command -v emcc >/dev/null || { echo "emscripten (apt-get install emscripten)"; return; }
+      command -v node >/dev/null || echo "node (apt-get install nodejs)" ;;
   esac
 }
 
@@ -88,7 +91,6 @@ fi
 for t in "${targets[@]}"; do
   IFS='|' read -r name kind _ _ <<<"$t"
   r=$(missing_reason "$name" "$kind")
-  [ "$name" = wasm32 ] && r=${r:-"wasm32 is not wired into the matrix yet (emscripten: docs/determinism.md)"}
   if [ -n "$r" ]; then missing[$name]=$r; fi
 done
 
@@ -112,6 +114,48 @@ prepare_sysroot() { # debian-arch -> prints the sysroot dir (empty on failure)
     touch "$dir/.done"
   fi
   echo "$dir"
+}
+
+# Sources the Windows and wasm32 rows only compile (-Werror): io, the CLI, the client and server
+# libraries. Debian ships no cJSON or ENet built for either, so they are not linked there.
+compile_only_srcs() {
+  ls "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
+    "$src"/proto/net/src/*.c "$src"/server/src/server*.c
+}
+dep_include="$work/dep-include" # the host's (architecture-independent) headers of the libraries
+mkdir -p "$dep_include"
+for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
+compile_only_incs=(-I"$src/shared/include" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
+  -I"$src/proto/net/include" -I"$src/server/include" -I"$(dirname "$host")/client/generated" -isystem "$dep_include")
+
+# wasm32 with Debian's emscripten 3.1.6. Its sysroot and libc come prebuilt in a frozen cache
+# (/usr/share/emscripten/cache, FROZEN_CACHE in its config), so nothing is built on first use; another
+# emscripten (emsdk) builds its cache once into $EM_CACHE, set here to the matrix's work folder
+# unless given. Debian's emcc runs acorn from /usr/share/nodejs (on NODE_PATH for a node not from
+# Debian). -sSINGLE_FILE embeds the .wasm in the .js: that emscripten loads a separate .wasm with
+# fetch() when it exists, which fails on a file path under node >= 18.
+emcc_env() {
+  local cache=()
+  [ -n "${EM_CACHE:-}" ] || [ -f /usr/share/emscripten/cache/sysroot_install.stamp ] || cache=(EM_CACHE="$work/emcache")
+  env NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" EMCC_CORES="$jobs" "${cache[@]}" "$@"
+}
+build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, compile.log
+  local b="$work/build-wasm32" f core=() objs=()
+  rm -rf "$b" && mkdir -p "$b/core" "$b/compile"
+  for f in "$src"/shared/src/*.c "$src"/shared/src/io/alloc_default.c; do core+=("$f"); objs+=("$(basename "${f%.c}").o"); done
+  {
+    (cd "$b/core" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
+      -I"$src/shared/include" -I"$src/client/cli" -isystem "$work/fixmath-include" -c "${core[@]}" \
+      "$src/tests/tools/determinism_sweep.c" "$src/client/cli/cmd_demo.c" "$src/tests/tools/determinism_demo_main.c") &&
+      (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/sweep.js" determinism_sweep.o "${objs[@]}") &&
+      (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/demo.js" \
+        determinism_demo_main.o cmd_demo.o "${objs[@]}")
+  } >"$b.log" 2>&1 || { echo ""; return; }
+  # shellcheck disable=SC2046
+  (cd "$b/compile" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O0 \
+    "${compile_only_incs[@]}" -c $(compile_only_srcs)) >"$b/compile.log" 2>&1
+  echo $? >"$b/compile.rc"
+  echo "$b"
 }
 
 build_cli() { # name kind flags -> prints the binary (empty on failure); log in build-<name>.log
@@ -209,21 +253,42 @@ for t in "${targets[@]}"; do
         # (not linked: Debian has no cJSON or ENet for mingw-w64; README "Windows"). mingw's C99
         # printf (__USE_MINGW_ANSI_STDIO) prints %zu; GCC would still check format attributes
         # against msvcrt's formats, hence -Wno-format (the Linux builds check them).
-        winc="$work/win-include"
-        mkdir -p "$winc" "$work/win-obj"
-        for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$winc/$h"; done
-        cell[$name,builds]=yes
-        for f in "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
-          "$src"/proto/net/src/*.c "$src"/server/src/server*.c; do
+        mkdir -p "$work/win-obj"
+        cell[$name,builds]=compiles
+        for f in $(compile_only_srcs); do
           if ! x86_64-w64-mingw32-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra \
-            -Werror -Wno-format -O0 -I"$src/shared/include" -I"$src/client/cli" -I"$src/client/include" \
-            -I"$src/proto/include" -I"$src/proto/net/include" -I"$src/server/include" \
-            -I"$(dirname "$host")/client/generated" -isystem "$winc" -c "$f" -o "$work/win-obj/$(basename "$f").o" \
+            -Werror -Wno-format -O0 "${compile_only_incs[@]}" -c "$f" -o "$work/win-obj/$(basename "$f").o" \
             >"$work/win-cc.log" 2>&1; then
             cell[$name,builds]=FAIL; status=1
             echo "FAIL $name: $(basename "$f") does not compile for Windows:"; head -n 5 "$work/win-cc.log"
           fi
         done
+      fi
+      continue ;;
+    wasm)
+      # the core (sweep and demo) linked and run under node; io, the CLI and the client and server
+      # libraries compiled only (no cJSON or ENet for emscripten in Debian), hence no eval, import
+      # or replay columns yet
+      t0=$(date +%s)
+      wb=$(build_wasm)
+      echo "built $name in $(( $(date +%s) - t0 )) s"
+      if [ -z "$wb" ]; then
+        for c in "${cols[@]}"; do cell[$name,$c]="no build"; done
+        status=1
+        echo "FAIL $name: build failed (last lines of $work/build-wasm32.log):"; tail -n 5 "$work/build-wasm32.log"
+        continue
+      fi
+      { $run "$wb/sweep.js"; $run "$wb/demo.js" --ticks 1500 --rate 60 --quiet; } >"$work/sweep-$name.txt" 2>&1
+      if same_text "$refsweep" "$work/sweep-$name.txt"; then cell[$name,sweep]=same
+      else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
+      mkdir -p "$work/out-$name"
+      $run "$wb/demo.js" --ticks 600 --every 100 >"$work/out-$name/demo.txt" 2>&1
+      if same_text "$ref/demo.txt" "$work/out-$name/demo.txt"; then cell[$name,demo]=same
+      else cell[$name,demo]=DIFF; status=1; first_diff "$ref/demo.txt" "$work/out-$name/demo.txt" demo "$name"; fi
+      if [ "$(cat "$wb/compile.rc")" = 0 ]; then cell[$name,builds]=compiles
+      else
+        cell[$name,builds]=FAIL; status=1
+        echo "FAIL $name: io / CLI / client / server sources do not compile with emcc:"; grep -m5 'error' "$wb/compile.log"
       fi
       continue ;;
   esac
@@ -288,7 +353,9 @@ for t in "${targets[@]}"; do
   printf '| %-20s |' "$name"; for c in "${cols[@]}"; do printf ' %-11s |' "${cell[$name,$c]}"; done; echo
 done
 echo "(same: identical to the x86-64 gcc -O2 host build; -: not run for this target (sweep-only build);"
-echo " builds: the full CLI was built (win64: io, CLI, client and server library sources compile, not linked);"
+echo " builds: yes: the full CLI was built; compiles: io, CLI, client and server library sources compile"
+echo "   with -Werror but are not linked (no cJSON or ENet for mingw-w64 or emscripten in Debian);"
+echo " wasm32: the core's sweep and \`blendsync demo\` built with emcc, run under node;"
 echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
 echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
 n_missing=0
