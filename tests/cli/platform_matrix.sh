@@ -117,15 +117,15 @@ prepare_sysroot() { # debian-arch -> prints the sysroot dir (empty on failure)
 }
 
 # Sources the Windows and wasm32 rows only compile (-Werror): io, the CLI, the client and server
-# libraries. Debian ships no cJSON or ENet built for either, so they are not linked there.
+# libraries, blendsync-server. Debian ships no cJSON or ENet built for either, so they are not linked there.
 compile_only_srcs() {
   ls "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
-    "$src"/proto/net/src/*.c "$src"/server/src/server*.c
+    "$src"/proto/net/src/*.c "$src"/server/src/*.c
 }
 dep_include="$work/dep-include" # the host's (architecture-independent) headers of the libraries
 mkdir -p "$dep_include"
 for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
-compile_only_incs=(-I"$src/shared/include" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
+compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src/io" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
   -I"$src/proto/net/include" -I"$src/server/include" -I"$(dirname "$host")/client/generated" -isystem "$dep_include")
 
 # wasm32 with Debian's emscripten 3.1.6. Its sysroot and libc come prebuilt in a frozen cache

@@ -6,6 +6,7 @@
 #include "platform.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include <process.h>
 #include <windows.h>
 #else
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,6 +123,42 @@ uint64_t bsync_platform_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
 }
+
+/* ---- interrupts (bsync_platform_catch_interrupts) ---- */
+static atomic_int g_interrupted; /* set by the handler; see platform.h (signals are process-wide) */
+
+#if defined(_WIN32)
+static BOOL WINAPI on_console_event(DWORD event) {
+    if (event != CTRL_C_EVENT && event != CTRL_BREAK_EVENT && event != CTRL_CLOSE_EVENT) return FALSE;
+    atomic_store(&g_interrupted, 1);
+    return TRUE;
+}
+#else
+static void on_signal(int sig) {
+    (void)sig;
+    atomic_store(&g_interrupted, 1);
+}
+#endif
+
+int bsync_platform_catch_interrupts(void) {
+#if defined(_WIN32)
+    return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : -1;
+#else
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGPIPE, &ign, NULL) != 0)
+        return -1;
+    return 0;
+#endif
+}
+
+int bsync_platform_interrupted(void) { return atomic_load(&g_interrupted) != 0; }
 
 int bsync_platform_is_separator(char c) {
 #if defined(_WIN32)

@@ -43,6 +43,17 @@ long bsync_platform_getpid(void);
 /* A monotonic clock in nanoseconds (for timings only: never in anything simulated). */
 uint64_t bsync_platform_now_ns(void);
 
+/* Interrupts (Ctrl-C, SIGINT / SIGTERM; on Windows the console's Ctrl-C, Ctrl-Break and close
+ * events): bsync_platform_catch_interrupts installs the handlers, after which an interrupt no longer
+ * ends the process but is counted, and bsync_platform_interrupted says whether one has arrived since.
+ * The handler only sets a lock-free atomic flag (async-signal-safe); the program polls it (e.g. its
+ * service loop) and ends cleanly. On POSIX it also ignores SIGPIPE, so that writing to a closed log
+ * pipe or socket fails with EPIPE instead of killing the process. The flag is the process's one
+ * piece of global state here: signals are process-wide by nature. 0, or -1 when a handler cannot be
+ * installed. */
+int bsync_platform_catch_interrupts(void);
+int bsync_platform_interrupted(void);
+
 /* Path separators: '/' everywhere, also '\\' on Windows (where resolved paths look like
  * C:\dir\file). The last separator of path, or NULL. */
 int bsync_platform_is_separator(char c);
