@@ -23,10 +23,10 @@ matrix_packages=(
   gcc-mingw-w64-x86-64 wine64
   emscripten                           # wasm32 (emcc), run under Node.js (node >= 12; emscripten depends on it)
 )
-# The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64 and
-# s390x packages (apt-get download, dpkg -x into its work folder; nothing of theirs is installed),
-# which needs those architectures known to apt.
-foreign_archs=(arm64 s390x)
+# The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64,
+# s390x and i386 packages (apt-get download, dpkg -x into its work folder; nothing of theirs is
+# installed), which needs those architectures known to apt. (i386's C library is gcc-multilib's.)
+foreign_archs=(arm64 s390x i386)
 if [ "${1:-}" = "--demo" ]; then
   foreign_archs=()
 else

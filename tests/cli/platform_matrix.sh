@@ -36,6 +36,7 @@ targets=(
   "x86_64-gcc-O0|sweep:gcc|-O0|"
   "i386-sse|sweep:gcc|-m32 -O2 -msse2 -mfpmath=sse|"
   "i386-x87|sweep:gcc|-m32 -O2 -mfpmath=387|"
+  "i386-x87-O0|cross:i686-linux-gnu|-O0 -mno-sse|qemu-i386"
   "aarch64|cross:aarch64-linux-gnu|-O2|qemu-aarch64 -L /usr/aarch64-linux-gnu"
   "s390x|cross:s390x-linux-gnu|-O2|qemu-s390x -L /usr/s390x-linux-gnu"
   "win64-mingw|sweep:x86_64-w64-mingw32-gcc|-O2 -isystem $work/fixmath-include|WINE"
@@ -53,6 +54,9 @@ done
 export WINEDEBUG=-all WINEPREFIX="$work/wineprefix"
 
 declare -A missing cell note
+debian_arch() { # triple -> Debian's name of its architecture
+  case "${1%%-*}" in aarch64) echo arm64 ;; i686) echo i386 ;; *) echo "${1%%-*}" ;; esac
+}
 missing_reason() { # name kind -> prints why the toolchain is missing (empty: available)
   local name=$1 kind=$2
   case "$kind" in
@@ -66,11 +70,16 @@ missing_reason() { # name kind -> prints why the toolchain is missing (empty: av
       [ -n "$wine_bin" ] || echo "wine (apt-get install wine64)" ;;
     cross:*)
       local triple=${kind#cross:} q
-      q=qemu-${triple%%-*}
+      q=qemu-${triple%%-*}; [ "$q" = qemu-i686 ] && q=qemu-i386
       command -v clang >/dev/null || { echo "clang"; return; }
       command -v "$q" >/dev/null || { echo "$q (apt-get install qemu-user)"; return; }
-      local darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
-      [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
+      local darch; darch=$(debian_arch "$triple")
+      if [ "$darch" = i386 ]; then # gcc-multilib's C library (libc6-dev-i386), as for gcc -m32
+        printf 'int main(void){return 0;}\n' >"$work/probe.c"
+        clang --target="$triple" -o "$work/probe32" "$work/probe.c" 2>/dev/null || { echo "the i386 C library for clang --target=$triple (apt-get install gcc-multilib)"; return; }
+      else
+        [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
+      fi
       dpkg --print-foreign-architectures | grep -qx "$darch" || echo "$darch packages (dpkg --add-architecture $darch && apt-get update)" ;;
     wasm)
       command -v emcc >/dev/null || { echo "emscripten (apt-get install emscripten)"; return; }
@@ -164,7 +173,7 @@ build_cli() { # name kind flags -> prints the binary (empty on failure); log in 
     native) args=(-DCMAKE_C_COMPILER=clang) ;;
     cross:*)
       local triple=${kind#cross:} darch sr
-      darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+      darch=$(debian_arch "$triple")
       sr=$(prepare_sysroot "$darch")
       [ -n "$sr" ] || { echo "cannot download the $darch libraries (apt-get download ...:$darch)" >"$b.log"; return; }
       args=(-DCMAKE_TOOLCHAIN_FILE="$src/cmake/clang-cross.cmake" -DBSYNC_CROSS_TRIPLE="$triple" -DBSYNC_CROSS_SYSROOT="$sr") ;;
@@ -293,7 +302,7 @@ for t in "${targets[@]}"; do
       continue ;;
   esac
   if [ "${kind%%:*}" = cross ]; then # the target's libraries: without them the target is MISSING
-    darch=${kind#cross:}; darch=${darch%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+    darch=$(debian_arch "${kind#cross:}")
     if [ -z "$(prepare_sysroot "$darch")" ]; then
       missing[$name]="the $darch libraries (apt-get download ${sysroot_pkgs[*]/%/:$darch} failed: dpkg --add-architecture $darch && apt-get update)"
       for c in "${cols[@]}"; do cell[$name,$c]=MISSING; done
