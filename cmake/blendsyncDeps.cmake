@@ -6,6 +6,7 @@
 #   blendsync_dep::cjson     cJSON (the io library's JSON configs)
 #   blendsync_dep::enet      ENet 1.3 (proto/net, client, server)
 #   blendsync_dep::m         libm where the platform has one (io's import-time conversions)
+#   blendsync_dep::threads   the system's threads (io's parallel replay verification)
 #
 # Sets BSYNC_DEPS_MISSING to the names it could not find (empty when all are there).
 set(BSYNC_DEPS_MISSING "")
@@ -47,6 +48,16 @@ if(NOT TARGET blendsync_dep::m)
   add_library(blendsync_dep::m INTERFACE IMPORTED)
   if(MATH_LIB)
     set_target_properties(blendsync_dep::m PROPERTIES INTERFACE_LINK_LIBRARIES "${MATH_LIB}")
+  endif()
+endif()
+
+if(NOT TARGET blendsync_dep::threads)
+  find_package(Threads)
+  add_library(blendsync_dep::threads INTERFACE IMPORTED)
+  if(TARGET Threads::Threads)
+    set_target_properties(blendsync_dep::threads PROPERTIES INTERFACE_LINK_LIBRARIES Threads::Threads)
+  else()
+    list(APPEND BSYNC_DEPS_MISSING "threads (pthreads)")
   endif()
 endif()
 

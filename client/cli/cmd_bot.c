@@ -22,7 +22,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
-            "                     [--replay FILE] [--desync-dir DIR]\n"
+            "                     [--replay FILE] [--desync-dir DIR] [--capture FILE]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
@@ -44,6 +44,8 @@ static void usage(FILE* f) {
             "  --desync-dir DIR       when the server reports a desync of this bot, also keep its own\n"
             "                         dump in DIR/tick<T>-slot<S>/ (its state then and at the last\n"
             "                         agreeing tick, its per-tick trail, the inputs in between)\n"
+            "  --capture FILE         write every packet this bot sends and receives, as bytes on the\n"
+            "                         wire with its ENet channel and time (docs/protocol.md \"Captures\")\n"
             "  --drop PERMILLE        test switch: drop this share of outgoing input packets\n"
             "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
@@ -55,6 +57,30 @@ static void usage(FILE* f) {
 }
 
 static int parse_u64(const char* s, uint64_t* out);
+
+/* --capture FILE (docs/protocol.md "Captures"): an 8-byte header "BSCP", u16 version 1, u16 0; then
+ * per packet u8 direction (1 sent, 0 received), u8 ENet channel, u16 length, u32 ms since the
+ * capture began, the packet's bytes; all little-endian, appended record by record. */
+typedef struct bot_capture {
+    FILE* f;
+    uint64_t start_us;
+    int failed;
+} bot_capture;
+
+static void put_le(uint8_t* p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void capture_packet(void* user, int sent, unsigned channel, const uint8_t* data, size_t len) {
+    bot_capture* cap = user;
+    if (!cap->f || cap->failed || len > UINT16_MAX) return;
+    uint8_t head[8];
+    head[0] = (uint8_t)(sent ? 1 : 0);
+    head[1] = (uint8_t)channel;
+    put_le(head + 2, len, 2);
+    put_le(head + 4, (bsync_net_now_us() - cap->start_us) / 1000u, 4);
+    if (fwrite(head, 1, sizeof head, cap->f) != sizeof head || fwrite(data, 1, len, cap->f) != len) cap->failed = 1;
+}
 
 /* --script FILE: a CSV joystick path keyed by input tick. Header "tick,NAME,..." naming input
  * parameters or triggers of the match config; rows "TICK,VALUE,..." with strictly increasing ticks; a
@@ -201,6 +227,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* script_path = NULL;
     const char* replay_path = NULL;
     const char* desync_dir = NULL;
+    const char* capture_path = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
     int have_seed = 0, have_inject = 0, quiet = 0;
     uint32_t delay_min = 0, delay_max = 0;
@@ -222,6 +249,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--script")) script_path = v;
         else if (!strcmp(a, "--replay")) replay_path = v;
         else if (!strcmp(a, "--desync-dir")) desync_dir = v;
+        else if (!strcmp(a, "--capture")) capture_path = v;
         else if (!strcmp(a, "--slot")) bad = parse_u64(v, &slot) || slot >= BSYNC_PROTO_MAX_PLAYERS;
         else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
@@ -301,6 +329,22 @@ int bsync_cmd_bot(int argc, char** argv) {
         fprintf(stderr, "blendsync bot: %s\n", err.message);
         bsync_match_config_destroy(mc);
         return 2;
+    }
+    bot_capture cap;
+    memset(&cap, 0, sizeof cap);
+    if (capture_path) {
+        static const uint8_t magic[8] = {'B', 'S', 'C', 'P', 1, 0, 0, 0};
+        cap.f = fopen(capture_path, "wb");
+        if (!cap.f || fwrite(magic, 1, sizeof magic, cap.f) != sizeof magic) {
+            fprintf(stderr, "blendsync bot: cannot write the capture %s\n", capture_path);
+            if (cap.f) fclose(cap.f);
+            bsync_client_destroy(c);
+            script_free(&bs);
+            bsync_match_config_destroy(mc);
+            return 2;
+        }
+        cap.start_us = bsync_net_now_us();
+        bsync_client_set_packet_hook(c, capture_packet, &cap);
     }
     bsync_match_script script;
     bsync_match_script_init(&script, seed);
@@ -407,6 +451,10 @@ int bsync_cmd_bot(int argc, char** argv) {
            (unsigned long long)st.bytes_received, bye ? bsync_proto_bye_reason_string(bye) : "disconnected");
     fflush(stdout);
     bsync_client_destroy(c);
+    if (cap.f && (fclose(cap.f) != 0 || cap.failed)) {
+        fprintf(stderr, "blendsync bot: the capture %s is incomplete (write failed)\n", capture_path);
+        if (status == 0) status = 2;
+    }
     script_free(&bs);
     bsync_match_config_destroy(mc);
     return status;

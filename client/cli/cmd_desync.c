@@ -14,8 +14,10 @@
 
 #include "blendsync/fixed.h"
 #include "blendsync/io/desync.h"
+#include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/io/match_config.h"
+#include "blendsync/io/replay_verify.h"
 #include "blendsync/match.h"
 #include "commands.h"
 #include "replay_sim.h"
@@ -42,251 +44,18 @@ static void usage(FILE* f) {
             "Exit status: 0 identical, 1 different, 2 error.\n");
 }
 
-/* The string value of "key" in a flat JSON object (the bundle.json the server writes). 0 or -1. */
-static int json_string_field(const char* text, const char* key, char* out, size_t cap) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char* p = strstr(text, pat);
-    if (!p) return -1;
-    p += strlen(pat);
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p++ != ':') return -1;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p++ != '"') return -1;
-    size_t n = 0;
-    while (*p && *p != '"') {
-        char c = *p++;
-        if (c == '\\') {
-            c = *p++;
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
-            else if (c != '"' && c != '\\' && c != '/') return -1;
-        }
-        if (n + 1 >= cap) return -1;
-        out[n++] = c;
-    }
-    if (*p != '"') return -1;
-    out[n] = '\0';
-    return 0;
-}
-
-static int json_int_field(const char* text, const char* key, long long* out) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char* p = strstr(text, pat);
-    if (!p) return -1;
-    p += strlen(pat);
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p++ != ':') return -1;
-    char* end = NULL;
-    long long v = strtoll(p, &end, 10);
-    if (end == p) return -1;
-    *out = v;
-    return 0;
-}
-
 static int is_dir(const char* path) {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-static int readable(const char* path) { return access(path, R_OK) == 0 && !is_dir(path); }
-
-/* The bundle's match config path: as written (relative to the server's working directory), else
- * relative to the directory holding the "<replay>.desync" folder, else its file name there. */
-static int resolve_config(const char* bundle, const char* written, char* out, size_t cap) {
-    if (readable(written)) {
-        snprintf(out, cap, "%s", written);
-        return 0;
-    }
-    if (written[0] == '/') return -1;
-    int n = snprintf(out, cap, "%s/../../%s", bundle, written);
-    if (n > 0 && (size_t)n < cap && readable(out)) return 0;
-    const char* base = strrchr(written, '/');
-    n = snprintf(out, cap, "%s/../../%s", bundle, base ? base + 1 : written);
-    return n > 0 && (size_t)n < cap && readable(out) ? 0 : -1;
-}
-
 static int load_snapshot(bsync_match* m, const char* path, char* msg, size_t cap) {
-    uint8_t* data = NULL;
-    size_t len = 0;
-    if (replay_read_file(path, &data, &len) != 0) {
-        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    bsync_result r = bsync_match_load(m, data, len);
-    free(data);
-    if (r == BSYNC_MISMATCH) {
-        snprintf(msg, cap, "%s is a snapshot of another match (its match hash differs from the config's)", path);
-        return -1;
-    }
-    if (r != BSYNC_OK) {
-        snprintf(msg, cap, "%s is not a valid match snapshot (%s)", path, bsync_result_string(r));
+    bsync_error err;
+    if (bsync_desync_bundle_load_state(m, path, &err) != BSYNC_OK) {
+        snprintf(msg, cap, "%s", err.message);
         return -1;
     }
     return 0;
-}
-
-/* Frames [first, first + count) of a bundle's inputs.csv (tick,slot,defaulted,<params>,<triggers>: one
- * row per tick and slot, decimals that are exact fix16 values). 0, or -1 with msg. */
-static int read_inputs(const char* path, const bsync_match_desc* d, uint32_t first, uint32_t count,
-                       bsync_match_frame* frames, char* msg, size_t cap) {
-    uint8_t* data = NULL;
-    size_t len = 0;
-    if (replay_read_file(path, &data, &len) != 0) {
-        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    uint8_t* seen = calloc((size_t)count * d->player_count + 1u, 1);
-    if (!seen) {
-        free(data);
-        snprintf(msg, cap, "out of memory");
-        return -1;
-    }
-    memset(frames, 0, (size_t)count * sizeof *frames);
-    for (uint32_t f = 0; f < count; f++) frames[f].player_count = d->player_count;
-    const uint32_t want = 3u + d->param_count + d->trigger_count;
-    int rc = 0;
-    unsigned line_no = 0;
-    char* save = NULL;
-    for (char* line = strtok_r((char*)data, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
-        line_no++;
-        size_t ll = strlen(line);
-        if (ll && line[ll - 1] == '\r') line[--ll] = '\0';
-        char* cells[3 + BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS];
-        uint32_t nc = 0;
-        for (char* c = line; nc < 3u + BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS;) {
-            cells[nc++] = c;
-            char* comma = strchr(c, ',');
-            if (!comma) break;
-            *comma = '\0';
-            c = comma + 1;
-        }
-        if (nc != want) {
-            snprintf(msg, cap, "%s:%u: %u columns, the match's inputs need %u", path, line_no, nc, want);
-            rc = -1;
-            break;
-        }
-        if (line_no == 1) continue; /* the header */
-        char* end = NULL;
-        unsigned long t = strtoul(cells[0], &end, 10), sl = strtoul(cells[1], NULL, 10);
-        if (!end || *end || sl >= d->player_count) {
-            snprintf(msg, cap, "%s:%u: bad tick or slot", path, line_no);
-            rc = -1;
-            break;
-        }
-        if (t < first || t - first >= count) continue;
-        bsync_match_input* in = &frames[t - first].players[sl];
-        for (uint32_t i = 0; i < d->param_count && rc == 0; i++)
-            if (bsync_fx_parse(cells[3 + i], strlen(cells[3 + i]), &in->params[i]) != BSYNC_OK) {
-                snprintf(msg, cap, "%s:%u: parameter %u: \"%s\" is not a fix16 decimal", path, line_no, i, cells[3 + i]);
-                rc = -1;
-            }
-        for (uint32_t j = 0; j < d->trigger_count && rc == 0; j++) {
-            unsigned long v = strtoul(cells[3 + d->param_count + j], &end, 10);
-            if (!end || *end || v > 255) {
-                snprintf(msg, cap, "%s:%u: trigger %u: bad value", path, line_no, j);
-                rc = -1;
-            }
-            in->triggers[j] = (uint8_t)v;
-        }
-        seen[(size_t)(t - first) * d->player_count + sl] = 1;
-    }
-    for (uint32_t f = 0; f < count && rc == 0; f++)
-        for (uint32_t pl = 0; pl < d->player_count && rc == 0; pl++)
-            if (!seen[(size_t)f * d->player_count + pl]) {
-                snprintf(msg, cap, "%s has no input for tick %u slot %u", path, first + f, pl);
-                rc = -1;
-            }
-    free(seen);
-    free(data);
-    return rc;
-}
-
-/* Data rows of a CSV file (its lines after the header, blank lines not counted); -1 when unreadable. */
-static long csv_rows(const char* path) {
-    uint8_t* data = NULL;
-    size_t len = 0;
-    if (replay_read_file(path, &data, &len) != 0) return -1;
-    long lines = 0;
-    int in_line = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] == '\n') {
-            lines += in_line;
-            in_line = 0;
-        } else if (data[i] != '\r') {
-            in_line = 1;
-        }
-    }
-    lines += in_line;
-    free(data);
-    return lines > 0 ? lines - 1 : 0;
-}
-
-/* The bundle's trace (bsync_desync_trace): server-previous.bsms + inputs.csv re-simulated against
- * client-trail.bstrail. 1 traced (text in out, *res), 0 the bundle has no trail, -1 error (msg). */
-static int bundle_trace(const char* dir, replay_sim* sim, const bsync_match_config* cfg, const uint8_t* server_final,
-                        size_t server_final_len, bsync_desync_trace_result* res, char* out, size_t cap, int* reproduced,
-                        char* msg, size_t msg_cap) {
-    char path[1300];
-    snprintf(path, sizeof path, "%s/client-trail.bstrail", dir);
-    if (!readable(path)) return 0;
-    uint8_t* trail_bytes = NULL;
-    size_t trail_len = 0;
-    if (replay_read_file(path, &trail_bytes, &trail_len) != 0) {
-        snprintf(msg, msg_cap, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    bsync_trail trail;
-    bsync_error err;
-    int rc = -1;
-    bsync_match_frame* frames = NULL;
-    if (bsync_trail_parse(trail_bytes, trail_len, &trail, &err) != BSYNC_OK) {
-        snprintf(msg, msg_cap, "%.600s: %.500s", path, err.message);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/server-previous.bsms", dir);
-    if (load_snapshot(sim->match, path, msg, msg_cap) != 0) goto out;
-    const uint32_t start = (uint32_t)bsync_match_tick_count(sim->match);
-    if (bsync_match_load(sim->other, server_final, server_final_len) != BSYNC_OK) {
-        snprintf(msg, msg_cap, "the server's state does not load");
-        goto out;
-    }
-    const uint32_t end = (uint32_t)bsync_match_tick_count(sim->other);
-    if (end < start) {
-        snprintf(msg, msg_cap, "server-previous.bsms is newer than server.bsms");
-        goto out;
-    }
-    /* The frames to re-simulate are bounded by the bundle's own inputs (one row per tick and slot), so
-     * a server.bsms whose tick lies far beyond them is refused before anything is sized by it. */
-    snprintf(path, sizeof path, "%s/inputs.csv", dir);
-    const long rows = csv_rows(path);
-    if (rows < 0) {
-        snprintf(msg, msg_cap, "cannot read %s: %s", path, strerror(errno));
-        goto out;
-    }
-    if ((uint64_t)(end - start) * sim->desc->player_count > (uint64_t)rows) {
-        snprintf(msg, msg_cap,
-                 "server.bsms is the state after frame %lld but server-previous.bsms the state at the start of "
-                 "tick %u: %u frames, and inputs.csv holds %ld rows (%u players a frame)",
-                 (long long)end - 1, start, end - start, rows, sim->desc->player_count);
-        goto out;
-    }
-    frames = malloc(((size_t)(end - start) + 1u) * sizeof *frames);
-    if (!frames) {
-        snprintf(msg, msg_cap, "out of memory");
-        goto out;
-    }
-    if (read_inputs(path, sim->desc, start, end - start, frames, msg, msg_cap) != 0) goto out;
-    bsync_desync_trace(sim->match, sim->other, cfg, frames, end - start, &trail, res, out, cap);
-    size_t sl = 0;
-    *reproduced = bsync_match_save(sim->match, sim->buf, sim->buf_cap, &sl) == BSYNC_OK && sl == server_final_len &&
-                  memcmp(sim->buf, server_final, sl) == 0;
-    rc = 1;
-out:
-    free(frames);
-    free(trail_bytes);
-    return rc;
 }
 
 /* Is the file a replay (its first 8 bytes are the replay magic, docs/replay.md)? */
@@ -366,6 +135,7 @@ static int cmd_diff(int argc, char** argv) {
     char a_label[64] = "A", b_label[64] = "B";
     long long bundle_slot = -1;
     int bundle = 0;
+    static bsync_desync_bundle bun; /* large: not on the stack */
     bsync_match_config* cfg = NULL;
     replay_sim sim;
     int have_sim = 0, rc = 2;
@@ -388,9 +158,11 @@ static int cmd_diff(int argc, char** argv) {
             goto done;
         }
         char used[1400];
-        if (replay_sim_config(bsync_replay_reader_header(rd), pos[1], match_path, NULL, &cfg, used, sizeof used, msg,
-                              sizeof msg) != 0)
+        if (bsync_replay_verify_config_load(bsync_replay_reader_header(rd), pos[1], match_path, NULL, NULL, &cfg, used,
+                                            sizeof used, &rerr) != BSYNC_OK) {
+            snprintf(msg, sizeof msg, "%s", rerr.message);
             goto done;
+        }
         snprintf(cfg_path, sizeof cfg_path, "%.1000s", used);
         snprintf(a_path, sizeof a_path, "%s", pos[0]);
         snprintf(b_path, sizeof b_path, "%s", pos[1]);
@@ -404,43 +176,19 @@ static int cmd_diff(int argc, char** argv) {
         snprintf(b_label, sizeof b_label, "replay, re-simulated");
     } else if (npos == 1 && is_dir(pos[0])) {
         bundle = 1;
-        static char dir[1024]; /* the directory without trailing slashes */
-        snprintf(dir, sizeof dir, "%s", pos[0]);
-        for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = '\0';
-        pos[0] = dir;
-        char meta_path[1200];
-        snprintf(meta_path, sizeof meta_path, "%s/bundle.json", pos[0]);
-        uint8_t* meta = NULL;
-        size_t meta_len = 0;
-        char srv[512], cli[512], written[1024];
-        if (replay_read_file(meta_path, &meta, &meta_len) != 0) {
-            snprintf(msg, sizeof msg, "cannot read %s: %s", meta_path, strerror(errno));
+        bsync_error berr;
+        if (bsync_desync_bundle_open(pos[0], &bun, &berr) != BSYNC_OK ||
+            bsync_desync_bundle_find_config(&bun, match_path, cfg_path, sizeof cfg_path, &berr) != BSYNC_OK) {
+            snprintf(msg, sizeof msg, "%s", berr.message);
             goto done;
         }
-        if (json_string_field((const char*)meta, "server", srv, sizeof srv) != 0) snprintf(srv, sizeof srv, "server.bsms");
-        if (json_string_field((const char*)meta, "client", cli, sizeof cli) != 0) snprintf(cli, sizeof cli, "client.bsms");
-        int have_written = json_string_field((const char*)meta, "match_config", written, sizeof written) == 0;
-        json_int_field((const char*)meta, "slot", &bundle_slot);
-        free(meta);
-        if (snprintf(a_path, sizeof a_path, "%s/%s", pos[0], srv) >= (int)sizeof a_path ||
-            snprintf(b_path, sizeof b_path, "%s/%s", pos[0], cli) >= (int)sizeof b_path) {
-            snprintf(msg, sizeof msg, "%s: a state file's path is too long", meta_path);
-            goto done;
-        }
+        pos[0] = bun.dir;
+        bundle_slot = bun.slot;
+        snprintf(a_path, sizeof a_path, "%s", bun.server_state);
+        snprintf(b_path, sizeof b_path, "%s", bun.client_state);
         snprintf(a_label, sizeof a_label, "server (authoritative)");
         if (bundle_slot >= 0) snprintf(b_label, sizeof b_label, "client (slot %lld)", bundle_slot);
         else snprintf(b_label, sizeof b_label, "client");
-        if (match_path) snprintf(cfg_path, sizeof cfg_path, "%s", match_path);
-        else if (!have_written) {
-            snprintf(msg, sizeof msg, "%s names no match_config: pass --match CONFIG", meta_path);
-            goto done;
-        } else if (resolve_config(pos[0], written, cfg_path, sizeof cfg_path) != 0) {
-            snprintf(msg, sizeof msg,
-                     "the bundle's match config \"%s\" is not found (as written, or next to the .desync folder): pass "
-                     "--match CONFIG",
-                     written);
-            goto done;
-        }
     } else if (npos == 2) {
         if (at_tick >= 0) {
             snprintf(msg, sizeof msg, "--tick needs a replay as the second file");
@@ -484,10 +232,11 @@ static int cmd_diff(int argc, char** argv) {
         size_t final_len = 0;
         trace_text = malloc(32768);
         if (trace_text && replay_read_file(a_path, &final_bytes, &final_len) == 0) {
-            char tmsg[1600] = "";
-            traced = bundle_trace(pos[0], &sim, cfg, final_bytes, final_len, &tres, trace_text, 32768, &reproduced, tmsg,
-                                  sizeof tmsg);
-            if (traced < 0) snprintf(trace_text, 32768, "  trace not possible: %s\n", tmsg);
+            bsync_error terr;
+            bsync_result tr = bsync_desync_bundle_trace(&bun, cfg, sim.match, sim.other, final_bytes, final_len, NULL, &tres,
+                                                        trace_text, 32768, &reproduced, &terr);
+            traced = tr == BSYNC_OK ? 1 : tr == BSYNC_NOT_FOUND ? 0 : -1;
+            if (traced < 0) snprintf(trace_text, 32768, "  trace not possible: %s\n", terr.message);
         }
         free(final_bytes);
     }

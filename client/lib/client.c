@@ -52,6 +52,10 @@ typedef struct delayed_packet {
 
 struct bsync_client {
     bsync_client_config cfg;
+    bsync_client_packet_hook hook; /* bsync_client_set_packet_hook */
+    void* hook_user;
+    bsync_proto_frame prev_frame; /* the last FRAME of this connection, whole (CHANGES frames expand from it) */
+    int have_prev_frame;
     uint8_t token[BSYNC_PROTO_MAX_TOKEN];
     ENetHost* host;
     ENetPeer* peer;
@@ -192,10 +196,23 @@ static uint64_t splitmix(uint64_t* s) {
     return z ^ (z >> 31);
 }
 
+void bsync_client_set_packet_hook(bsync_client* c, bsync_client_packet_hook hook, void* user) {
+    if (!c) return;
+    c->hook = hook;
+    c->hook_user = user;
+}
+
 static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
     if (!c->peer || !c->connected) return -1;
     int n = bsync_net_send(c->peer, m);
     if (n > 0) c->stats.bytes_sent += (uint64_t)n;
+    if (n > 0 && c->hook) { /* the same bytes again: the encoder is deterministic */
+        uint8_t* buf = malloc(BSYNC_PROTO_MAX_PACKET);
+        size_t len = 0;
+        if (buf && bsync_proto_encode(m, buf, BSYNC_PROTO_MAX_PACKET, &len) == BSYNC_PROTO_OK)
+            c->hook(c->hook_user, 1, bsync_proto_channel(m->type), buf, len);
+        free(buf);
+    }
     return n;
 }
 
@@ -343,6 +360,7 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
     c->server_addr = addr;
     c->attempt_start_us = bsync_net_now_us();
     c->connect_attempts = 1;
+    c->have_prev_frame = 0;
     c->peer = enet_host_connect(c->host, &addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
     if (!c->peer) {
         bsync_client_destroy(c);
@@ -442,8 +460,10 @@ static void send_input_packet(bsync_client* c) {
         return;
     }
     ENetPacket* packet = enet_packet_create(buf, len, 0);
-    if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) c->stats.bytes_sent += len;
-    else if (packet) enet_packet_destroy(packet);
+    if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) {
+        c->stats.bytes_sent += len;
+        if (c->hook) c->hook(c->hook_user, 1, BSYNC_PROTO_CHANNEL_INPUT, buf, len);
+    } else if (packet) enet_packet_destroy(packet);
 }
 
 static void release_delayed(bsync_client* c) {
@@ -454,8 +474,10 @@ static void release_delayed(bsync_client* c) {
         if (p->release_us <= now && c->connected) {
             /* unsequenced: a delayed packet may arrive after a newer one (jitter reorders) */
             ENetPacket* packet = enet_packet_create(p->bytes, p->len, ENET_PACKET_FLAG_UNSEQUENCED);
-            if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) c->stats.bytes_sent += p->len;
-            else if (packet) enet_packet_destroy(packet);
+            if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) {
+                c->stats.bytes_sent += p->len;
+                if (c->hook) c->hook(c->hook_user, 1, BSYNC_PROTO_CHANNEL_INPUT, p->bytes, p->len);
+            } else if (packet) enet_packet_destroy(packet);
         } else {
             c->delayed[k++] = *p;
         }
@@ -713,8 +735,30 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
 
 static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
     if (!c->peer || !c->connected) return;
-    long sent = bsync_net_send_snapshot(c->peer, kind, tick, data, len, 0);
-    if (sent > 0) c->stats.bytes_sent += (uint64_t)sent;
+    if (!c->hook) {
+        long sent = bsync_net_send_snapshot(c->peer, kind, tick, data, len, 0);
+        if (sent > 0) c->stats.bytes_sent += (uint64_t)sent;
+        return;
+    }
+    /* captured: chunk by chunk through send_msg (the same messages bsync_net_send_snapshot sends) */
+    bsync_proto_msg* m = malloc(sizeof *m);
+    if (!m) return;
+    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+    for (uint32_t i = 0; i < count; i++) {
+        memset(m, 0, sizeof *m);
+        m->type = BSYNC_PROTO_SNAPSHOT;
+        m->snapshot.tick = tick;
+        m->snapshot.kind = (uint8_t)kind;
+        m->snapshot.chunk_index = (uint16_t)i;
+        m->snapshot.chunk_count = (uint16_t)count;
+        m->snapshot.total_size = (uint32_t)len;
+        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
+        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
+        m->snapshot.len = (uint16_t)n;
+        memcpy(m->snapshot.data, data + off, n);
+        if (send_msg(c, m) < 0) break;
+    }
+    free(m);
 }
 
 /* The trail for a desync at the state of `tick`: the states at the start of ticks tick - interval ..
@@ -927,6 +971,12 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
+        /* CHANGES frames carry only the players whose inputs changed: the rest come from the previous
+         * frame of this connection (the frame channel is reliable and ordered) */
+        if (bsync_proto_frame_expand(&m.frame, c->have_prev_frame ? &c->prev_frame : NULL) != 0)
+            break; /* without its previous frame it cannot be applied: the match ends INCOMPLETE */
+        c->prev_frame = m.frame;
+        c->have_prev_frame = 1;
         if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, &m.frame);
         break;
     case BSYNC_PROTO_END:
@@ -1000,6 +1050,7 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
             break;
         }
         case ENET_EVENT_TYPE_RECEIVE:
+            if (c->hook) c->hook(c->hook_user, 0, e.channelID, e.packet->data, e.packet->dataLength);
             on_packet(c, e.packet->data, e.packet->dataLength);
             enet_packet_destroy(e.packet);
             break;
@@ -1018,12 +1069,14 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
         default: break;
         }
     }
+    bsync_net_host_retransmit_linear(c->host); /* before ENet's next timeout check */
     check_end(c);
     uint64_t now = bsync_net_now_us();
     if (c->state == BSYNC_CLIENT_CONNECTING && now < c->connect_deadline_us && now >= c->attempt_start_us + CONNECT_RETRY_US) {
         /* no WELCOME yet: a fresh connection (a new ENet connect id, so the server sees a new peer) */
         if (c->peer) enet_peer_reset(c->peer);
         c->connected = 0;
+        c->have_prev_frame = 0; /* a new connection: its first FRAME is FULL */
         c->peer = enet_host_connect(c->host, &c->server_addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
         if (c->peer) bsync_net_peer_limits(c->peer);
         c->attempt_start_us = now;

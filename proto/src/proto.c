@@ -212,8 +212,14 @@ static bsync_proto_result validate_frame(const bsync_proto_frame* m) {
     if (m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS)
         return BSYNC_PROTO_BAD_COUNT;
     if (m->player_count < 16 && (m->defaulted_mask >> m->player_count) != 0) return BSYNC_PROTO_RESERVED_NONZERO;
+    if (m->coding > BSYNC_PROTO_FRAME_CHANGES) return BSYNC_PROTO_BAD_ENUM;
+    if (m->coding == BSYNC_PROTO_FRAME_CHANGES && m->player_count < 16 && (m->changed_mask >> m->player_count) != 0)
+        return BSYNC_PROTO_RESERVED_NONZERO;
+    if (m->coding == BSYNC_PROTO_FRAME_CHANGES && m->changed_mask == (1u << m->player_count) - 1u)
+        return BSYNC_PROTO_BAD_VALUE;
     for (unsigned i = 0; i < m->player_count; i++) {
         const bsync_proto_frame_player* pl = &m->players[i];
+        if (m->coding == BSYNC_PROTO_FRAME_CHANGES && !((m->changed_mask >> i) & 1u)) continue; /* not on the wire */
         for (unsigned p = 0; p < m->param_count; p++)
             if (!fx_ok(pl->params[p])) return BSYNC_PROTO_BAD_VALUE;
         if (pl->payload_len > BSYNC_PROTO_MAX_PAYLOAD) return BSYNC_PROTO_BAD_LENGTH;
@@ -348,18 +354,21 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         break;
     case BSYNC_PROTO_FRAME: {
         const bsync_proto_frame* m = &msg->frame;
+        const int changes = m->coding == BSYNC_PROTO_FRAME_CHANGES;
         uint32_t payload_mask = 0;
         for (unsigned i = 0; i < m->player_count; i++)
-            if (m->players[i].payload_len) payload_mask |= 1u << i;
+            if (m->players[i].payload_len && (!changes || ((m->changed_mask >> i) & 1u))) payload_mask |= 1u << i;
         put_u32(w, m->tick);
         put_u8(w, m->player_count);
         put_u8(w, m->param_count);
         put_u8(w, m->trigger_count);
-        put_u8(w, 0);
+        put_u8(w, changes ? 1u : 0u);
         put_u16(w, m->defaulted_mask);
         put_u16(w, payload_mask);
+        if (changes) put_u16(w, m->changed_mask);
         for (unsigned i = 0; i < m->player_count; i++) {
             const bsync_proto_frame_player* pl = &m->players[i];
+            if (changes && !((m->changed_mask >> i) & 1u)) continue;
             for (unsigned p = 0; p < m->param_count; p++) put_varint(w, zigzag64(pl->params[p]));
             put_bytes(w, pl->triggers, m->trigger_count);
             if (pl->payload_len) {
@@ -538,14 +547,22 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         if (m->player_count < 1 || m->player_count > BSYNC_PROTO_MAX_PLAYERS ||
             m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS)
             return BSYNC_PROTO_BAD_COUNT;
-        TRY_(get_u8(r, &reserved));
-        if (reserved) return BSYNC_PROTO_RESERVED_NONZERO;
+        TRY_(get_u8(r, &reserved)); /* the coding (version 4) */
+        if (reserved > BSYNC_PROTO_FRAME_CHANGES) return BSYNC_PROTO_BAD_ENUM;
+        m->coding = reserved;
         TRY_(get_u16(r, &m->defaulted_mask));
         TRY_(get_u16(r, &payload_mask));
-        if (m->player_count < 16 && (((uint32_t)m->defaulted_mask | payload_mask) >> m->player_count) != 0)
+        m->changed_mask = (uint16_t)((1u << m->player_count) - 1u);
+        if (m->coding == BSYNC_PROTO_FRAME_CHANGES) TRY_(get_u16(r, &m->changed_mask));
+        if (m->player_count < 16 &&
+            (((uint32_t)m->defaulted_mask | payload_mask | m->changed_mask) >> m->player_count) != 0)
             return BSYNC_PROTO_RESERVED_NONZERO;
+        if (payload_mask & ~(uint32_t)m->changed_mask) return BSYNC_PROTO_BAD_VALUE; /* a payload is a change */
+        if (m->coding == BSYNC_PROTO_FRAME_CHANGES && m->changed_mask == (1u << m->player_count) - 1u)
+            return BSYNC_PROTO_BAD_VALUE; /* every player changed: only FULL (canonical, shorter) */
         for (unsigned i = 0; i < m->player_count; i++) {
             bsync_proto_frame_player* pl = &m->players[i];
+            if (!((m->changed_mask >> i) & 1u)) continue;
             for (unsigned p = 0; p < m->param_count; p++) TRY_(get_fx_abs(r, &pl->params[p]));
             TRY_(get_bytes(r, pl->triggers, m->trigger_count));
             if ((payload_mask >> i) & 1u) {
@@ -651,3 +668,48 @@ bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_pro
     if (out->type == BSYNC_PROTO_BYE) out->bye.header_version = h.version;
     return bsync_proto_validate(out);
 }
+
+/* ---------------------------------------------------------------- frame codings */
+
+static int same_layout(const bsync_proto_frame* f, const bsync_proto_frame* prev) {
+    return prev && prev->tick + 1u == f->tick && f->tick != 0 && prev->player_count == f->player_count &&
+           prev->param_count == f->param_count && prev->trigger_count == f->trigger_count;
+}
+
+int bsync_proto_frame_changes(bsync_proto_frame* f, const bsync_proto_frame* prev) {
+    if (!f) return -1;
+    f->coding = BSYNC_PROTO_FRAME_FULL;
+    f->changed_mask = 0;
+    if (!same_layout(f, prev) || f->player_count > BSYNC_PROTO_MAX_PLAYERS || f->param_count > BSYNC_PROTO_MAX_PARAMS ||
+        f->trigger_count > BSYNC_PROTO_MAX_TRIGGERS)
+        return -1;
+    uint32_t changed = 0;
+    for (unsigned i = 0; i < f->player_count; i++) {
+        const bsync_proto_frame_player* a = &f->players[i];
+        const bsync_proto_frame_player* b = &prev->players[i];
+        int c = a->payload_len != 0 || memcmp(a->params, b->params, f->param_count * sizeof a->params[0]) != 0 ||
+                memcmp(a->triggers, b->triggers, f->trigger_count) != 0;
+        if (c) changed |= 1u << i;
+    }
+    if (changed == (1u << f->player_count) - 1u) return 0; /* everyone changed: FULL is 2 bytes shorter */
+    f->coding = BSYNC_PROTO_FRAME_CHANGES;
+    f->changed_mask = (uint16_t)changed;
+    return 0;
+}
+
+int bsync_proto_frame_expand(bsync_proto_frame* f, const bsync_proto_frame* prev) {
+    if (!f) return -1;
+    if (f->coding != BSYNC_PROTO_FRAME_CHANGES) return 0;
+    if (!same_layout(f, prev) || f->player_count > BSYNC_PROTO_MAX_PLAYERS) return -1;
+    for (unsigned i = 0; i < f->player_count; i++) {
+        if ((f->changed_mask >> i) & 1u) continue;
+        bsync_proto_frame_player* pl = &f->players[i];
+        memcpy(pl->params, prev->players[i].params, sizeof pl->params);
+        memcpy(pl->triggers, prev->players[i].triggers, sizeof pl->triggers);
+        pl->payload_len = 0;
+    }
+    f->coding = BSYNC_PROTO_FRAME_FULL;
+    f->changed_mask = (uint16_t)((1u << f->player_count) - 1u);
+    return 0;
+}
+

@@ -25,7 +25,7 @@ static void usage(FILE* f) {
             "docs/match-config.md; operations: docs/server.md.\n"
             "\n"
             "  --listen HOST:PORT   address to bind (e.g. 127.0.0.1:7777; port 0 = any free port)\n"
-            "  --match FILE         a match config (JSON); repeat for several matches (1..64)\n"
+            "  --match FILE         a match config (JSON); repeat for several matches (1..256)\n"
             "  --verify-poses       also compute poses and compare the clients' pose checksums with\n"
             "                       the server's own (default: blend state only; poses by majority)\n"
             "  --status SECONDS     a status line per match this often (default 1; 0 = never)\n"
@@ -40,7 +40,7 @@ static void usage(FILE* f) {
 
 int main(int argc, char** argv) {
     const char* listen = NULL;
-    const char* matches[64];
+    const char* matches[BSYNC_SERVER_MAX_MATCHES];
     uint32_t match_count = 0;
     bsync_server_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
         } else if (!strcmp(a, "--listen") && has) {
             listen = argv[++i];
         } else if (!strcmp(a, "--match") && has) {
-            if (match_count == 64) {
-                fprintf(stderr, "blendsync-server: at most 64 --match files\n");
+            if (match_count == BSYNC_SERVER_MAX_MATCHES) {
+                fprintf(stderr, "blendsync-server: at most %u --match files\n", BSYNC_SERVER_MAX_MATCHES);
                 return 2;
             }
             matches[match_count++] = argv[++i];
@@ -137,14 +137,13 @@ int main(int argc, char** argv) {
     /* for scripts that start the server on port 0 */
     printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(srv));
     fflush(stdout);
-    int stopped = 0;
-    while (!(stopped = bsync_platform_interrupted())) {
+    while (!bsync_platform_interrupted()) {
         bsync_server_service(srv, 50);
         if (exit_when_done && bsync_server_done(srv)) break;
     }
-    if (stopped) bsync_server_shutdown(srv);
-    /* let the BYEs go out */
-    for (int i = 0; i < 5; i++) bsync_server_service(srv, 10);
+    /* let END and the BYEs reach every client: under loss they need retransmissions, and a client
+     * that never gets END reports its match INCOMPLETE (3 s: far above any retransmission round) */
+    bsync_server_drain(srv, 3000);
     bsync_server_destroy(srv);
     if (log) fclose(log);
     return 0;

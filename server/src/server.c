@@ -88,6 +88,7 @@ static void peer_reset(srv_peer* p) {
     free(p->trail);
     memset(p, 0, sizeof *p);
     p->slot = -1;
+    p->frame_next = UINT32_MAX;
 }
 
 /* Rate limit of new connections per source address (BSYNC_PROTO_MAX_CONNECTS_PER_SEC). */
@@ -324,6 +325,21 @@ void bsync_server_match_stats_get(const bsync_server* s, uint32_t i, bsync_serve
     out->host_udp_out = s->udp_out + s->host->totalSentData;
 }
 
+static uint32_t peers_connected(const bsync_server* s) {
+    uint32_t n = 0;
+    for (size_t i = 0; i < s->peer_count; i++)
+        if (s->peers[i].peer) n++;
+    return n;
+}
+
+uint32_t bsync_server_drain(bsync_server* s, uint32_t timeout_ms) {
+    if (!s) return 0;
+    uint64_t until = bsync_net_now_us() + 1000ull * timeout_ms;
+    bsync_server_shutdown(s);
+    while (peers_connected(s) > 0 && bsync_net_now_us() < until) bsync_server_service(s, 10);
+    return peers_connected(s);
+}
+
 void bsync_server_shutdown(bsync_server* s) {
     if (!s || s->shut_down) return;
     s->shut_down = 1;
@@ -394,6 +410,7 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         for (uint32_t i = 0; i < s->match_count; i++)
             if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
     }
+    bsync_net_host_retransmit_linear(s->host); /* before ENet's next timeout check */
     now = bsync_net_now_us();
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
     sweep_silent_peers(s, now);

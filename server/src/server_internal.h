@@ -44,6 +44,8 @@ typedef struct srv_peer {
     uint32_t trail_in_size, trail_in_have, trail_in_tick;
     uint8_t* trail;
     uint32_t trail_len, trail_tick;
+    uint32_t frame_next; /* the tick after the last FRAME sent on this connection (UINT32_MAX: none yet):
+                            only then may the next one be coded CHANGES */
 } srv_peer;
 
 typedef struct srv_slot {
@@ -107,7 +109,9 @@ struct srv_match {
     char desync_dir[1100];
     uint64_t last_sync_us, last_status_us;
     bsync_server_match_stats stats;
-    bsync_proto_msg tx; /* the frame being built (large) */
+    bsync_proto_msg tx;
+    bsync_proto_frame tx_prev; /* the previous FRAME (FULL), for CHANGES coding */
+    int have_tx_prev; /* the frame being built (large) */
     bsync_match_frame* frames; /* SRV_FRAME_RING confirmed frames, by tick % ring */
     uint16_t frame_defaulted[SRV_FRAME_RING];
     uint64_t joint_scratch[BSYNC_PROTO_MAX_JOINTS]; /* per-joint checksums of a DETAIL comparison */

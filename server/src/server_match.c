@@ -398,8 +398,26 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         memcpy(f->players[p].triggers, sl->last.triggers, sizeof f->players[p].triggers);
     }
     rec.frame.defaulted_mask = f->defaulted_mask;
-    for (uint32_t p = 0; p < m->player_count; p++)
-        if (m->slots[p].peer) srv_send(m, m->slots[p].peer, msg);
+    /* FULL to a peer whose connection has not had frame t - 1, then CHANGES (only the players whose
+     * inputs changed, protocol version 4) to the others */
+    for (uint32_t p = 0; p < m->player_count; p++) {
+        srv_peer* pe = m->slots[p].peer;
+        if (pe && pe->frame_next != t) {
+            srv_send(m, pe, msg);
+            pe->frame_next = t + 1u;
+        }
+    }
+    if (m->have_tx_prev) bsync_proto_frame_changes(f, &m->tx_prev); /* else (or on failure) FULL */
+    for (uint32_t p = 0; p < m->player_count; p++) {
+        srv_peer* pe = m->slots[p].peer;
+        if (pe && pe->frame_next == t) {
+            srv_send(m, pe, msg);
+            pe->frame_next = t + 1u;
+        }
+    }
+    m->tx_prev = *f;
+    m->tx_prev.coding = BSYNC_PROTO_FRAME_FULL;
+    m->have_tx_prev = 1;
     /* replay: a snapshot every SRV_SNAPSHOT_EVERY ticks (the state at the start of t), then the frame */
     if (m->replay && t > 0 && t % SRV_SNAPSHOT_EVERY == 0) {
         size_t len = 0;

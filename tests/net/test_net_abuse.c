@@ -26,6 +26,8 @@ typedef struct raw_peer {
     int spoof_seen; /* a frame carried the spoofed value for slot 0 */
     int clamped_seen; /* a frame carried slot 0's clamped values (3.5, -1) */
     uint32_t start_tick_plus1; /* START's tick + 1 (0: none yet) */
+    bsync_proto_frame prev;    /* the last frame, whole (CHANGES frames expand from it) */
+    int have_prev;
 } raw_peer;
 
 #define SPOOF_VALUE (99 << 16)
@@ -47,7 +49,10 @@ static void raw_service(nh_world* w, raw_peer* r, uint32_t ms) {
                     }
                     if (m.type == BSYNC_PROTO_WELCOME) r->got_welcome = 1;
                     if (m.type == BSYNC_PROTO_START) r->start_tick_plus1 = m.start.tick + 1u;
-                    if (m.type == BSYNC_PROTO_FRAME) {
+                    if (m.type == BSYNC_PROTO_FRAME &&
+                        bsync_proto_frame_expand(&m.frame, r->have_prev ? &r->prev : NULL) == 0) {
+                        r->prev = m.frame;
+                        r->have_prev = 1;
                         r->frames++;
                         if (m.frame.players[0].params[0] == SPOOF_VALUE) r->spoof_seen = 1;
                         if (m.frame.players[0].params[0] == (fix16_t)(7 << 15) && m.frame.players[0].params[1] == -65536)

@@ -28,7 +28,7 @@ static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
 }
 /* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
  * TRAIL; the header layout itself is frozen). */
-#define V 3 /* version 3: END and START (issue 14) */
+#define V 4 /* version 3: END and START; 4: FRAME CHANGES coding (issue 14) */
 
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
@@ -243,6 +243,80 @@ static void test_frame_bytes(void** state) {
     free(m);
 }
 
+/* Version 4's CHANGES coding (docs/protocol.md FRAME): bytes written by hand from the document. */
+static void test_frame_changes(void** state) {
+    (void)state;
+    bytes_ b;
+    b_header(&b, V, 5);
+    b_u32(&b, 1235);
+    b_u8(&b, 3); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 1); /* coding 1: CHANGES */
+    b_u16(&b, 0x0000); /* nobody defaulted */
+    b_u16(&b, 0x0000); /* no payload */
+    b_u16(&b, 0x0002); /* only player 1 on the wire */
+    b_u8(&b, 0x04); b_u8(&b, 0x03); b_u8(&b, 0); /* player 1: 2 -> zz 4; -2 -> zz 3; trigger 0 */
+    b_finish(&b);
+    assert_int_equal(b.len, 8 + 14 + 3);
+    bsync_proto_msg* m = new_msg();
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    bsync_proto_frame* f = &m->frame;
+    assert_int_equal(f->coding, BSYNC_PROTO_FRAME_CHANGES);
+    assert_int_equal(f->changed_mask, 2);
+    assert_int_equal(f->players[1].params[0], 2);
+    assert_int_equal(f->players[1].params[1], -2);
+    assert_reencodes(m, b.data, b.len);
+    /* expanded from the previous frame (tick 1234): players 0 and 2 keep its targets and triggers */
+    static bsync_proto_frame prev;
+    memset(&prev, 0, sizeof prev);
+    prev.tick = 1234; prev.player_count = 3; prev.param_count = 2; prev.trigger_count = 1;
+    prev.players[0].params[0] = 10; prev.players[0].params[1] = 11; prev.players[0].triggers[0] = 9;
+    prev.players[2].params[0] = 20; prev.players[2].params[1] = 21; prev.players[2].payload_len = 2;
+    prev.tick = 1233; /* not tick - 1: refused, left as it was */
+    assert_int_equal(bsync_proto_frame_expand(f, &prev), -1);
+    assert_int_equal(bsync_proto_frame_expand(f, NULL), -1);
+    assert_int_equal(f->coding, BSYNC_PROTO_FRAME_CHANGES);
+    prev.tick = 1234;
+    assert_int_equal(bsync_proto_frame_expand(f, &prev), 0);
+    assert_int_equal(f->coding, BSYNC_PROTO_FRAME_FULL);
+    assert_int_equal(f->changed_mask, 7);
+    assert_int_equal(f->players[0].params[0], 10);
+    assert_int_equal(f->players[0].params[1], 11);
+    assert_int_equal(f->players[0].triggers[0], 9);
+    assert_int_equal(f->players[1].params[0], 2);
+    assert_int_equal(f->players[2].params[1], 21);
+    assert_int_equal(f->players[2].payload_len, 0);
+    /* the encoder's side: the same frame coded against prev gives the same bytes again */
+    assert_int_equal(bsync_proto_frame_changes(f, &prev), 0);
+    assert_int_equal(f->coding, BSYNC_PROTO_FRAME_CHANGES);
+    assert_int_equal(f->changed_mask, 2); /* players 0 and 2 as in prev (a payload is never repeated) */
+    static uint8_t out[64];
+    size_t n = 0;
+    assert_int_equal(bsync_proto_encode(m, out, sizeof out, &n), BSYNC_PROTO_OK);
+    assert_int_equal(n, b.len);
+    assert_memory_equal(out, b.data, n);
+    /* another trigger or a payload is a change; everyone changed is FULL (2 bytes shorter) */
+    f->players[0].triggers[0] = 1;
+    f->players[2].payload_len = 1;
+    assert_int_equal(bsync_proto_frame_changes(f, &prev), 0);
+    assert_int_equal(f->coding, BSYNC_PROTO_FRAME_FULL);
+    f->players[0].triggers[0] = 9;
+    assert_int_equal(bsync_proto_frame_changes(f, &prev), 0);
+    assert_int_equal(f->changed_mask, 6);
+    assert_int_equal(bsync_proto_frame_changes(f, NULL), -1);
+    assert_int_equal(f->coding, BSYNC_PROTO_FRAME_FULL);
+    /* refused on the wire: coding 2; a changed bit above the players; a payload outside the changed
+     * players; every player in a CHANGES frame */
+    bytes_ x = b;
+    x.data[8 + 7] = 2;
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_ENUM);
+    x = b; x.data[8 + 12] = 0x0A;
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
+    x = b; x.data[8 + 10] = 0x01;
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VALUE);
+    x = b; x.data[8 + 12] = 0x07;
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VALUE); /* every player changed: only FULL */
+    free(m);
+}
+
 static void test_checksum_bytes(void** state) {
     (void)state;
     bytes_ b;
@@ -404,14 +478,14 @@ static void test_bye_bytes_and_versions(void** state) {
     size_t own_len = 0;
     assert_int_equal(bsync_proto_encode(m, own, sizeof own, &own_len), BSYNC_PROTO_OK);
     assert_int_equal(own[2], V);
-    /* ... but any other message of version 4 is refused, and peek still tells the version */
-    b_header(&b, 4, 4);
+    /* ... but any other message of version 5 is refused, and peek still tells the version */
+    b_header(&b, 5, 4);
     b_u32(&b, 1); b_u32(&b, 2);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     bsync_proto_header h;
     assert_int_equal(bsync_proto_peek_header(b.data, b.len, &h), BSYNC_PROTO_OK);
-    assert_int_equal(h.version, 4);
+    assert_int_equal(h.version, 5);
     assert_int_equal(h.type, 4);
     assert_int_equal(h.body_len, 8);
     /* version 0 does not exist, even for bye */
@@ -439,7 +513,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 10);
     b_u32(&b, 600); b_u8(&b, 1); b_u8(&b, 0); b_u16(&b, 0);
     b_finish(&b);
-    static const uint8_t end_doc[] = {0x42, 0x53, 0x03, 0x0A, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t end_doc[] = {0x42, 0x53, 0x04, 0x0A, 0x08, 0x00, 0x00, 0x00,
                                       0x58, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00};
     assert_int_equal(b.len, sizeof end_doc);
     assert_memory_equal(b.data, end_doc, sizeof end_doc);
@@ -459,7 +533,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 11);
     b_u32(&b, 0); b_u32(&b, 100000);
     b_finish(&b);
-    static const uint8_t start_doc[] = {0x42, 0x53, 0x03, 0x0B, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t start_doc[] = {0x42, 0x53, 0x04, 0x0B, 0x08, 0x00, 0x00, 0x00,
                                         0x00, 0x00, 0x00, 0x00, 0xA0, 0x86, 0x01, 0x00};
     assert_memory_equal(b.data, start_doc, sizeof start_doc);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -498,7 +572,9 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[2] = 2; /* version 2 (before END and START) neither */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
-    x = b; x.data[2] = 4;
+    x = b; x.data[2] = 3; /* version 3 (before FRAME's CHANGES coding) neither */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
+    x = b; x.data[2] = 5;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
@@ -615,8 +691,8 @@ static void test_body_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
     x.data[16] = 0; x.data[18] = 2; /* payload bit 1 */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
-    x.data[18] = 0; x.data[15] = 1; /* reserved byte */
-    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
+    x.data[18] = 0; x.data[15] = 2; /* the coding byte (version 4): 0 FULL, 1 CHANGES, nothing else */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_ENUM);
     x.data[15] = 0; x.data[18] = 1;
     b_u16(&x, 257);
     for (int i = 0; i < 257; i++) b_u8(&x, 1);
@@ -1259,6 +1335,7 @@ int main(void) {
         cmocka_unit_test(test_input_bytes),
         cmocka_unit_test(test_input_ack_bytes),
         cmocka_unit_test(test_frame_bytes),
+        cmocka_unit_test(test_frame_changes),
         cmocka_unit_test(test_checksum_bytes),
         cmocka_unit_test(test_desync_bytes),
         cmocka_unit_test(test_snapshot_bytes),

@@ -171,6 +171,13 @@ typedef struct bsync_client bsync_client;
 BSYNC_API bsync_result bsync_client_create(const bsync_client_config* config, bsync_client** out, bsync_error* err);
 /* Sends BYE NORMAL if connected, flushes, frees. NULL ignored. */
 BSYNC_API void bsync_client_destroy(bsync_client* client);
+/* Every blendsync packet this client sends or receives, as bytes on the wire (header included), with
+ * its ENet channel: sent = 1 for outgoing (at the moment it is handed to ENet; a test-delayed INPUT
+ * when released), 0 for incoming (before it is decoded, so malformed packets too). For captures
+ * (`blendsync bot --capture`, docs/protocol.md "Captures") and debugging; set it right after
+ * bsync_client_create to see the HELLO. NULL removes it. Called from inside bsync_client_service. */
+typedef void (*bsync_client_packet_hook)(void* user, int sent, unsigned channel, const uint8_t* data, size_t len);
+BSYNC_API void bsync_client_set_packet_hook(bsync_client* client, bsync_client_packet_hook hook, void* user);
 
 /* Pump the network for at most timeout_ms (0: only what is waiting): receive and handle every
  * message, apply every frame that can be applied, send checksums, release delayed packets. */

@@ -55,8 +55,9 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 3u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel */
-#define BSYNC_PROTO_VERSION_MIN 3u /* oldest version this build decodes */
+#define BSYNC_PROTO_VERSION 4u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
+                                  changes-only coding */
+#define BSYNC_PROTO_VERSION_MIN 4u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -109,7 +110,13 @@ extern "C" {
 #define BSYNC_PROTO_CHANNEL_COUNT 5u
 #define BSYNC_PROTO_ENET_MAX_PACKET 16384u       /* host->maximumPacketSize (>= BSYNC_PROTO_MAX_PACKET) */
 #define BSYNC_PROTO_ENET_MAX_WAITING_DATA 65536u /* host->maximumWaitingData (ENet default: 32 MB) */
+#define BSYNC_PROTO_SOCKET_BUFFER (8u << 20)     /* SO_RCVBUF / SO_SNDBUF asked for (the kernel caps it) */
 #define BSYNC_PROTO_PEER_TIMEOUT_MS 5000u        /* enet_peer_timeout(limit 32, min 2000, max 5000) */
+/* Reliable retransmissions are linear, not exponential (bsync_net_host_retransmit_linear): each one
+ * waits rtt + 4 * rtt variance, clamped to these bounds, so a peer is dropped only when a command
+ * stays unacknowledged for BSYNC_PROTO_PEER_TIMEOUT_MS. */
+#define BSYNC_PROTO_RETRANSMIT_MIN_MS 40u
+#define BSYNC_PROTO_RETRANSMIT_MAX_MS 1000u
 /* Per-peer caps the server enforces on what a client sends (over a sliding 1 s window). */
 #define BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK 4u /* INPUT packets per tick of the match (average) */
 #define BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC 32768u /* all channels; a requested desync dump is paced to fit */
@@ -275,13 +282,25 @@ typedef struct bsync_proto_frame_player {
     uint8_t payload[BSYNC_PROTO_MAX_PAYLOAD];
 } bsync_proto_frame_player;
 
+/* FRAME codings (version 4). FULL: every player's inputs. CHANGES: only the players in changed_mask
+ * are on the wire; every other player repeats the previous frame's (tick - 1) parameter targets and
+ * triggers, with no payload. The frame channel is reliable and ordered, so a receiver has that
+ * frame: bsync_proto_frame_expand fills the rest in from it. A server sends FULL as the first frame
+ * of a connection and CHANGES after it (bsync_proto_frame_changes). */
+#define BSYNC_PROTO_FRAME_FULL 0u
+#define BSYNC_PROTO_FRAME_CHANGES 1u
+
 typedef struct bsync_proto_frame {
     uint32_t tick;
     uint8_t player_count;    /* 1..16 */
     uint8_t param_count;     /* 0..64 */
     uint8_t trigger_count;   /* 0..16 */
+    uint8_t coding;          /* BSYNC_PROTO_FRAME_FULL or _CHANGES */
     uint16_t defaulted_mask; /* bit i = slot i's input was missing and repeated; bits >= player_count zero */
-    bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS];
+    uint16_t changed_mask;   /* CHANGES: the players on the wire (bits >= player_count zero); FULL: ignored
+                                by the encoder, all players' bits after decoding */
+    bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS]; /* CHANGES: only changed ones are meaningful
+                                until bsync_proto_frame_expand */
 } bsync_proto_frame;
 
 typedef struct bsync_proto_checksum_pair {
@@ -394,6 +413,17 @@ BSYNC_API bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint
  * field by field (TRUNCATED when it ends early, TRAILING_BYTES when bytes remain) and the rules of
  * bsync_proto_validate. *out is zeroed first; on failure its contents are unspecified. */
 BSYNC_API bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_proto_msg* out);
+
+/* CHANGES coding of `frame` against `previous` (tick - 1, same layout): sets coding and changed_mask
+ * (a player changed when a parameter target or a trigger differs, or it has a payload).
+ * Returns 0, or -1 (and leaves the frame FULL) when previous is NULL, not tick - 1 or of another
+ * layout. */
+BSYNC_API int bsync_proto_frame_changes(bsync_proto_frame* frame, const bsync_proto_frame* previous);
+/* A decoded CHANGES frame made whole: every player outside changed_mask gets previous's parameter
+ * targets and triggers and no payload; then coding = FULL and changed_mask = all players. A FULL
+ * frame is left as it is (previous may be NULL). Returns 0, or -1 when a CHANGES frame's previous is
+ * NULL, not tick - 1 or of another layout (the receiver then cannot apply it: a protocol error). */
+BSYNC_API int bsync_proto_frame_expand(bsync_proto_frame* frame, const bsync_proto_frame* previous);
 
 /* The rules alone (no bytes). */
 BSYNC_API bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg);

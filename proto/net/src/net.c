@@ -27,6 +27,11 @@ void bsync_net_host_limits(ENetHost* host) {
     if (!host) return;
     host->maximumPacketSize = BSYNC_PROTO_ENET_MAX_PACKET;
     host->maximumWaitingData = BSYNC_PROTO_ENET_MAX_WAITING_DATA;
+    /* A server's socket takes every player's INPUT in the same few milliseconds of each tick; ENet's
+     * 256 KiB buffers overflowed there at a few hundred players (datagrams dropped by the kernel, then
+     * defaulted inputs and timeouts). The kernel caps this at net.core.rmem_max / wmem_max. */
+    enet_socket_set_option(host->socket, ENET_SOCKOPT_RCVBUF, (int)BSYNC_PROTO_SOCKET_BUFFER);
+    enet_socket_set_option(host->socket, ENET_SOCKOPT_SNDBUF, (int)BSYNC_PROTO_SOCKET_BUFFER);
 }
 
 void bsync_net_peer_limits(ENetPeer* peer) {
@@ -41,6 +46,36 @@ void bsync_net_peer_limits(ENetPeer* peer) {
      * ENet, with the whole datagram, and wedges the handshake). */
     if (peer->state == ENET_PEER_STATE_CONNECTED)
         enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, ENET_PEER_PACKET_THROTTLE_SCALE, 0);
+}
+
+/* ENet's ENET_TIME_LESS (enet/time.h, not part of enet.h): millisecond clocks that wrap */
+static int time_less(enet_uint32 a, enet_uint32 b) { return a - b >= 86400000u; }
+
+static void cap_timeouts(ENetList* list, enet_uint32 cap, enet_uint32* next, int* have_next) {
+    for (ENetListIterator it = enet_list_begin(list); it != enet_list_end(list); it = enet_list_next(it)) {
+        ENetOutgoingCommand* oc = (ENetOutgoingCommand*)it;
+        if (!(oc->command.header.command & ENET_PROTOCOL_COMMAND_FLAG_ACKNOWLEDGE) || oc->roundTripTimeout == 0) continue;
+        if (oc->roundTripTimeout > cap) oc->roundTripTimeout = cap;
+        if (!next || oc->sendAttempts == 0) continue;
+        enet_uint32 due = oc->sentTime + oc->roundTripTimeout;
+        if (!*have_next || time_less(due, *next)) *next = due, *have_next = 1;
+    }
+}
+
+void bsync_net_host_retransmit_linear(ENetHost* host) {
+    if (!host) return;
+    for (size_t i = 0; i < host->peerCount; i++) {
+        ENetPeer* p = &host->peers[i];
+        if (p->state == ENET_PEER_STATE_DISCONNECTED || p->state == ENET_PEER_STATE_ZOMBIE) continue;
+        enet_uint32 cap = p->roundTripTime + 4u * p->roundTripTimeVariance;
+        if (cap < BSYNC_PROTO_RETRANSMIT_MIN_MS) cap = BSYNC_PROTO_RETRANSMIT_MIN_MS;
+        if (cap > BSYNC_PROTO_RETRANSMIT_MAX_MS) cap = BSYNC_PROTO_RETRANSMIT_MAX_MS;
+        enet_uint32 next = 0;
+        int have_next = 0;
+        cap_timeouts(&p->sentReliableCommands, cap, &next, &have_next);
+        cap_timeouts(&p->outgoingCommands, cap, NULL, NULL); /* queued for a retransmission */
+        if (have_next && time_less(next, p->nextTimeout)) p->nextTimeout = next;
+    }
 }
 
 int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) {

@@ -8,6 +8,7 @@
  *   bsync_server_service           one pass: network events, due ticks of every match, status lines
  *   bsync_server_shutdown          end every match (END record, BYE SHUTDOWN), flush
  *   bsync_server_done              1 when every match has ended
+ *   bsync_server_drain             shut down, then serve until every peer has its END and BYE
  *   bsync_server_port              the bound port (useful with port 0)
  *   bsync_server_match_stats       counters of match i
  *
@@ -27,13 +28,13 @@
 extern "C" {
 #endif
 
-#define BSYNC_SERVER_MAX_MATCHES 64u
+#define BSYNC_SERVER_MAX_MATCHES 256u
 
 typedef struct bsync_server_config {
     const char* host;               /* bind address text, e.g. "127.0.0.1" or "0.0.0.0" */
     uint16_t port;                  /* 0: any free port (bsync_server_port tells which) */
     const char* const* match_paths; /* match config files (docs/match-config.md) */
-    uint32_t match_count;           /* 1..64 */
+    uint32_t match_count;           /* 1..BSYNC_SERVER_MAX_MATCHES (256) */
     int verify_poses;               /* 1: compute poses too (pose checksums compared with the server's) */
     FILE* log;                      /* structured log lines (NULL: stderr) */
     uint32_t status_interval_ms;    /* a status line per match this often (0: never) */
@@ -97,6 +98,12 @@ BSYNC_API void bsync_server_destroy(bsync_server* server);
 BSYNC_API bsync_result bsync_server_service(bsync_server* server, uint32_t timeout_ms);
 BSYNC_API void bsync_server_shutdown(bsync_server* server);
 BSYNC_API int bsync_server_done(const bsync_server* server);
+/* Shut down (bsync_server_shutdown: matches still running end with reason shutdown, every peer gets
+ * its BYE, new connections are refused), then keep servicing the host until every peer has
+ * acknowledged what is queued for it (END, BYE) and is disconnected, or timeout_ms passed. Under loss
+ * the END needs retransmissions; a server that exits right away leaves clients without it (they then
+ * report the match INCOMPLETE). Returns the number of peers still connected at the end (0: all out). */
+BSYNC_API uint32_t bsync_server_drain(bsync_server* server, uint32_t timeout_ms);
 BSYNC_API uint16_t bsync_server_port(const bsync_server* server);
 BSYNC_API uint32_t bsync_server_match_count(const bsync_server* server);
 BSYNC_API void bsync_server_match_stats_get(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);

@@ -152,9 +152,10 @@ const char* imp_basename(const char* path) {
     return b;
 }
 
-bsync_result imp_read_file(const char* path, unsigned char** out, size_t* out_size, bsync_error* err) {
-    bsync_io_file_status st;
-    bsync_result r = bsync_io_read_file(path, out, out_size, &st);
+bsync_result imp_read_file(const bsync_import_options* o, const char* path, unsigned char** out, size_t* out_size,
+                           bsync_error* err) {
+    bsync_io_file_status st = {0, 0};
+    bsync_result r = bsync_io_read_file_with(o ? &o->file : NULL, path, out, out_size, &st);
     switch (r) {
     case BSYNC_OK: return BSYNC_OK;
     case BSYNC_OUT_OF_MEMORY: return imp_fail(err, r, path, "out of memory reading the file");
@@ -163,13 +164,13 @@ bsync_result imp_read_file(const char* path, unsigned char** out, size_t* out_si
     }
 }
 
-bsync_result imp_read_input(const char* path, bsync_asset* out, unsigned char** data, size_t* size,
-                            bsync_error* err) {
+bsync_result imp_read_input(const bsync_import_options* o, const char* path, bsync_asset* out, unsigned char** data,
+                            size_t* size, bsync_error* err) {
     *data = NULL;
     *size = 0;
     if (out) memset(out, 0, sizeof *out);
     if (!path || !out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "no path or output given");
-    return imp_read_file(path, data, size, err);
+    return imp_read_file(o, path, data, size, err);
 }
 
 /* ------------------------------------------------------------------ conversion */
@@ -402,7 +403,16 @@ bsync_result bsync_asset_import_file(const char* path, const bsync_import_option
     if (!path || !out) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "no path or output given");
     if (ext_is(path, ".gltf") || ext_is(path, ".glb")) return bsync_gltf_import_file(path, options, out, err);
     if (ext_is(path, ".bvh")) return bsync_bvh_import_file(path, options, out, err);
-    if (ext_is(path, ".bsclip")) return bsync_clip_file_load(path, out, err);
+    if (ext_is(path, ".bsclip")) {
+        if (!options || !options->file.read) return bsync_clip_file_load(path, out, err);
+        unsigned char* data;
+        size_t size;
+        bsync_result r = imp_read_input(options, path, out, &data, &size, err);
+        if (r != BSYNC_OK) return r;
+        r = bsync_clip_file_load_memory(data, size, path, out, err); /* copies what it keeps */
+        free(data);
+        return r;
+    }
 #if BSYNC_HAVE_ASSIMP
     if (ext_is(path, ".fbx") || ext_is(path, ".dae")) return bsync_assimp_import(path, options, out, err);
 #endif

@@ -367,7 +367,7 @@ bsync_result bsync_bvh_import_file(const char* path, const bsync_import_options*
                                    bsync_error* err) {
     unsigned char* data;
     size_t size;
-    bsync_result r = imp_read_input(path, out, &data, &size, err);
+    bsync_result r = imp_read_input(options, path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     r = bsync_bvh_import_memory((const char*)data, size, path, options, out, err);
     free(data);

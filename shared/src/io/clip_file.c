@@ -313,7 +313,7 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
 bsync_result bsync_clip_file_load(const char* path, bsync_asset* out, bsync_error* err) {
     unsigned char* data;
     size_t size;
-    bsync_result r = imp_read_input(path, out, &data, &size, err);
+    bsync_result r = imp_read_input(NULL, path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     r = bsync_clip_file_load_memory(data, size, path, out, err);
     free(data);

@@ -60,6 +60,36 @@ bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* o
     return BSYNC_OK;
 }
 
+bsync_result bsync_io_read_file_with(const bsync_file_callbacks* cb, const char* path, unsigned char** out,
+                                     size_t* out_size, bsync_io_file_status* status) {
+    if (!cb || !cb->read) return bsync_io_read_file(path, out, out_size, status);
+    bsync_io_file_status st = {0, 0};
+    *out = NULL;
+    *out_size = 0;
+    const void* data = NULL;
+    size_t size = 0;
+    bsync_result r = cb->read(path, &data, &size, cb->user);
+    if (r != BSYNC_OK) {
+        st.opened = r != BSYNC_IO_ERROR;
+        if (status) *status = st;
+        return r;
+    }
+    st.opened = 1;
+    if (status) *status = st;
+    unsigned char* buf = NULL;
+    if (size >= BSYNC_IO_FILE_MAX) r = BSYNC_LIMIT_EXCEEDED;
+    else if (!data && size) r = BSYNC_IO_ERROR;
+    else if (!(buf = malloc(size + 1))) r = BSYNC_OUT_OF_MEMORY;
+    if (r == BSYNC_OK) {
+        if (size) memcpy(buf, data, size);
+        buf[size] = '\0';
+        *out = buf;
+        *out_size = size;
+    }
+    if (cb->release) cb->release(path, data, size, cb->user);
+    return r;
+}
+
 void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
     if (!err) return;
     err->code = code;

@@ -27,6 +27,13 @@ typedef struct bsync_io_file_status {
 bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
                                 bsync_io_file_status* status);
 
+/* The same through callbacks (io/file.h) when cb has a read function, else bsync_io_read_file: the
+ * callback's bytes are copied into the malloc'd buffer and released at once. A callback error gives
+ * its code (status->opened = 0 for BSYNC_IO_ERROR). */
+struct bsync_file_callbacks;
+bsync_result bsync_io_read_file_with(const struct bsync_file_callbacks* cb, const char* path, unsigned char** out,
+                                     size_t* out_size, bsync_io_file_status* status);
+
 /* err->code = code and err->message = the formatted text (truncated); err NULL: nothing. The one
  * error setter of the io readers. */
 void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ...)

@@ -241,7 +241,7 @@ static gl_buffer* get_buffer(gl_ctx* c, uint64_t index, const char* where) {
         path[o] = '\0';
         bsync_error e2;
         size_t len = 0;
-        bsync_result r = imp_read_file(path, &b->owned, &len, &e2);
+        bsync_result r = imp_read_file(c->opt, path, &b->owned, &len, &e2);
         if (r != BSYNC_OK) {
             imp_fail(c->err, r, c->file, "%s: cannot read external buffer '%s'", at, path);
             free(path);
@@ -1321,7 +1321,7 @@ bsync_result bsync_gltf_import_file(const char* path, const bsync_import_options
                                     bsync_error* err) {
     unsigned char* data;
     size_t size;
-    bsync_result r = imp_read_input(path, out, &data, &size, err);
+    bsync_result r = imp_read_input(options, path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     /* folder of the file, for external buffers */
     const char* base = imp_basename(path);

@@ -61,11 +61,12 @@ bsync_result imp_build_clip(const imp_clip* clip, const char* file, bsync_asset*
 /* Whether `name` passes the options' clip filter. */
 int imp_clip_wanted(const bsync_import_options* o, const char* name);
 
-/* Read a whole file into malloc'd memory (+1 NUL byte, not counted). */
-bsync_result imp_read_file(const char* path, unsigned char** out, size_t* out_size, bsync_error* err);
+/* Read a whole file into malloc'd memory (+1 NUL byte, not counted), through o->file when set. */
+bsync_result imp_read_file(const bsync_import_options* o, const char* path, unsigned char** out, size_t* out_size,
+                           bsync_error* err);
 /* The start of every *_import_file / *_load: clear *out, check path and out, read the file. */
-bsync_result imp_read_input(const char* path, bsync_asset* out, unsigned char** data, size_t* size,
-                            bsync_error* err);
+bsync_result imp_read_input(const bsync_import_options* o, const char* path, bsync_asset* out, unsigned char** data,
+                            size_t* size, bsync_error* err);
 
 /* The last path component. */
 const char* imp_basename(const char* path);

@@ -257,3 +257,68 @@ const char* bsync_platform_last_separator(const char* path) {
         if (bsync_platform_is_separator(*p)) last = p;
     return last;
 }
+
+/* ---- threads (platform.h) */
+#if defined(_WIN32)
+static unsigned __stdcall thread_start(void* p) {
+    bsync_platform_thread* t = (bsync_platform_thread*)p;
+    t->fn(t->arg);
+    return 0;
+}
+
+int bsync_platform_thread_create(bsync_platform_thread* t, void (*fn)(void* arg), void* arg) {
+    t->fn = fn;
+    t->arg = arg;
+    uintptr_t h = _beginthreadex(NULL, 0, thread_start, t, 0, NULL);
+    if (h == 0) return -1;
+    t->handle.p = (void*)h;
+    return 0;
+}
+
+int bsync_platform_thread_join(bsync_platform_thread* t) {
+    HANDLE h = (HANDLE)t->handle.p;
+    int ok = WaitForSingleObject(h, INFINITE) == WAIT_OBJECT_0;
+    CloseHandle(h);
+    return ok ? 0 : -1;
+}
+#else
+#include <pthread.h>
+
+_Static_assert(sizeof(pthread_t) <= sizeof(((bsync_platform_thread*)0)->handle), "pthread_t fits the handle");
+
+static void* thread_start(void* p) {
+    bsync_platform_thread* t = (bsync_platform_thread*)p;
+    t->fn(t->arg);
+    return NULL;
+}
+
+int bsync_platform_thread_create(bsync_platform_thread* t, void (*fn)(void* arg), void* arg) {
+    t->fn = fn;
+    t->arg = arg;
+    pthread_t th;
+    if (pthread_create(&th, NULL, thread_start, t) != 0) return -1;
+    memcpy(&t->handle, &th, sizeof th);
+    return 0;
+}
+
+int bsync_platform_thread_join(bsync_platform_thread* t) {
+    pthread_t th;
+    memcpy(&th, &t->handle, sizeof th);
+    return pthread_join(th, NULL) == 0 ? 0 : -1;
+}
+#endif
+
+/* ---- readable files (platform.h) */
+#if defined(_WIN32)
+#include <sys/stat.h>
+#include <sys/types.h>
+#endif
+int bsync_platform_is_readable_file(const char* path) {
+#if defined(_WIN32)
+    struct _stat sb;
+    return path && _access(path, 4) == 0 && _stat(path, &sb) == 0 && !(sb.st_mode & _S_IFDIR);
+#else
+    struct stat sb;
+    return path && access(path, R_OK) == 0 && stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode);
+#endif
+}

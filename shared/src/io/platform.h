@@ -89,4 +89,22 @@ int bsync_platform_path_relative(bsync_path_style style, const char* target, con
 int bsync_platform_is_separator(char c);
 const char* bsync_platform_last_separator(const char* path);
 
+/* ---- threads (replay verification over segments, io/replay_verify.h) ----
+ * One thread runs fn(arg). The struct is the caller's and must stay in place until the join (the
+ * thread reads fn and arg from it). pthreads on POSIX, _beginthreadex / WaitForSingleObject under
+ * _WIN32. create: 0, or -1 when no thread was started (then do not join it). join: 0 or -1. */
+typedef struct bsync_platform_thread {
+    void (*fn)(void* arg);
+    void* arg;
+    union {
+        uint64_t u[2];
+        void* p;
+    } handle; /* pthread_t or HANDLE (platform.c asserts that it fits) */
+} bsync_platform_thread;
+int bsync_platform_thread_create(bsync_platform_thread* t, void (*fn)(void* arg), void* arg);
+int bsync_platform_thread_join(bsync_platform_thread* t);
+
+/* 1 when path names a file (not a directory) this process may read, else 0 (desync bundles). */
+int bsync_platform_is_readable_file(const char* path);
+
 #endif

@@ -6,6 +6,8 @@
  *   bsync_net_host_limits        apply BSYNC_PROTO_ENET_* limits to a host (packet size, buffered data)
  *   bsync_net_peer_limits        apply the peer timeout (BSYNC_PROTO_PEER_TIMEOUT_MS) and, once the peer
  *                                is connected (call it again then), switch off ENet's loss throttle
+ *   bsync_net_host_retransmit_linear  after every enet_host_service: no exponential backoff of
+ *                                reliable retransmissions (a thin stream's linear timeouts)
  *   bsync_net_send               encode a message and queue it on its channel (proto.h)
  *   bsync_net_send_snapshot      a snapshot as its SNAPSHOT chunks
  *   bsync_net_now_us             CLOCK_MONOTONIC in microseconds
@@ -31,6 +33,15 @@ BSYNC_API int bsync_net_init(void);   /* 0 on success */
 BSYNC_API void bsync_net_deinit(void);
 BSYNC_API void bsync_net_host_limits(ENetHost* host);
 BSYNC_API void bsync_net_peer_limits(ENetPeer* peer);
+/* ENet doubles a reliable command's retransmission timeout on every loss and gives up once it reaches
+ * 32 times the first (after at least 2 s). Our streams are thin (a frame per tick, an ack-sized
+ * input): under bursty loss a frame lost four or five times in a row then waits seconds for its next
+ * try while every later frame queues behind it, and ENet drops a peer whose link is working. This
+ * clamps every in-flight reliable command's timeout to rtt + 4 * variance (within
+ * BSYNC_PROTO_RETRANSMIT_MIN_MS .. MAX_MS) and moves the peer's next timeout check forward to match;
+ * a peer is then dropped only when one command stays unacknowledged for its timeout maximum
+ * (BSYNC_PROTO_PEER_TIMEOUT_MS). Call it after every enet_host_service of the host. */
+BSYNC_API void bsync_net_host_retransmit_linear(ENetHost* host);
 /* Encode `msg` and send it to `peer` on bsync_proto_channel(type), reliable or unreliable sequenced
  * as bsync_proto_reliable(type) says. Returns the packet size in bytes, or -1 (encoding refused or
  * ENet failed; nothing sent). */

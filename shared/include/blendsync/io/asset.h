@@ -20,12 +20,14 @@
  * A value outside Q16.16 (|x| >= 32768 after scaling) or not finite is an error naming the file, the
  * clip and the joint: BSYNC_OVERFLOW / BSYNC_NOT_FINITE in bsync_error.code.
  *
- * This is edge code (blendsync_io): it allocates with malloc and reads files. Not for the tick.
+ * This is edge code (blendsync_io): it allocates with malloc and reads files (through
+ * bsync_import_options.file when set). Not for the tick.
  */
 #ifndef BLENDSYNC_IO_ASSET_H
 #define BLENDSYNC_IO_ASSET_H
 
 #include "blendsync/base.h"
+#include "blendsync/io/file.h"
 #include "blendsync/skeleton.h"
 #include "blendsync/clip.h"
 
@@ -41,6 +43,9 @@ typedef struct bsync_import_options {
     double bvh_scale;            /* metres per BVH unit (0 -> 0.01: centimetres; see bvh.h) */
     const char* const* clip_names; /* keep only the clips with these names (NULL = keep all) */
     uint32_t clip_name_count;
+    bsync_file_callbacks file;   /* read files through these (io/file.h); zero: stdio. Used by the
+                                    *_import_file calls for the file itself and by glTF for its
+                                    external buffers (also from *_import_memory with a base_dir) */
 } bsync_import_options;
 
 /* Precision lost converting one clip (maximum over its keys), measured against the double values

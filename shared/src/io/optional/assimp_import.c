@@ -404,7 +404,7 @@ bsync_result bsync_assimp_import(const char* path, const bsync_import_options* o
                                  bsync_error* err) {
     unsigned char* data;
     size_t size;
-    bsync_result r = imp_read_input(path, out, &data, &size, err);
+    bsync_result r = imp_read_input(o, path, out, &data, &size, err);
     if (r != BSYNC_OK) return r;
     const char* file = imp_basename(path);
     if (size == 0 || size > 0x7FFFFFFFu) { /* assimp asserts (aborts) on an empty buffer */

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Capacity of one blendsync-server process (issue 14): M matches of P players at R Hz for S seconds of
+# play, on loopback, against the real server, with every player a real ENet peer of the load generator
+# (tests/tools/loadgen.c: HELLO, one INPUT per tick by the documented pacing rule, to END; it does not
+# simulate, so it sends no checksums). Bounded in time; stops by itself.
+# Prints one line per run: players carried (completed / total), server CPU (% of one core and µs per
+# server tick), tick lateness p50 / p99 (the worst match's), defaulted inputs, bytes per player per
+# second down and up, BYEs other than MATCH_OVER, timeouts, and the load generator's own CPU (on a
+# small machine it competes with the server: read the figures with it).
+# usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ...   (default: 8 16 30 10)
+#   several "M P R S" groups run one after another; --short: 2 matches x 8 players at 30 Hz for 4 s
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build"
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --build) build=$(cd "$2" && pwd); shift 2 ;;
+    --short) args+=(2 8 30 4); shift ;;
+    *) args+=("$1"); shift ;;
+    esac
+done
+[ ${#args[@]} -eq 0 ] && args=(8 16 30 10)
+[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ..." >&2; exit 2; }
+server="$build/blendsync-server"; loadgen="$build/tests/bsync_loadgen"
+[ -x "$server" ] && [ -x "$loadgen" ] || { echo "loadtest: build first (cmake --build $build): need $server and $loadgen" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/bsync-loadtest.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp "$root/scripts/demo/humanoid_locomotion.json" "$work/"
+hz=$(getconf CLK_TCK)
+status=0
+set -- "${args[@]}"
+while [ $# -gt 0 ]; do
+    M=$1 P=$2 R=$3 S=$4; shift 4
+    run="$work/m${M}p${P}r${R}"; mkdir -p "$run"; cp "$work/humanoid_locomotion.json" "$run/"
+    python3 - "$root/scripts/demo/match.json" "$run" "$M" "$P" "$R" "$S" <<'PY'
+import json, sys
+base, run, M, P, R, S = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+demo = json.load(open(base))
+graph = json.load(open(f"{run}/humanoid_locomotion.json"))
+graph["tick_rate"] = R  # the match runs at its graphs' rate
+json.dump(graph, open(f"{run}/humanoid_locomotion.json", "w"))
+with open(f"{run}/matches.txt", "w") as lst:
+    for i in range(M):
+        m = {"match_id": 1000 + i, "players": [{"token": f"t{i}-{p}"} for p in range(P)],
+             "input": demo["input"],
+             "characters": [{"name": f"p{p}", "graph": "humanoid_locomotion.json", "slot": p} for p in range(P)],
+             "input_delay": 3, "checksum_interval": 30, "desync_policy": "report",
+             "duration_ticks": R * S, "timeouts": {"start_ms": 20000, "peer_ms": 5000, "idle_ms": 30000}}
+        path = f"{run}/match{i:03d}.json"
+        json.dump(m, open(path, "w"))
+        lst.write(path + "\n")
+PY
+    margs=(); while read -r f; do margs+=(--match "$f"); done <"$run/matches.txt"
+    "$server" --listen 127.0.0.1:0 "${margs[@]}" --exit-when-done --status 0 --log "$run/server.log" >"$run/server.out" 2>&1 &
+    spid=$!
+    port=""
+    for _ in $(seq 1 600); do port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$run/server.out"); [ -n "$port" ] && break; sleep 0.05; done
+    [ -n "$port" ] || { echo "loadtest: the server did not start"; cat "$run/server.out"; kill $spid; exit 1; }
+    cpu0=$(awk '{print $14 + $15}' /proc/$spid/stat)
+    # the server's CPU (user + system clock ticks) sampled until it exits: the last sample is its total
+    (while kill -0 $spid 2>/dev/null; do awk '{print $14 + $15}' /proc/$spid/stat >"$run/cpu" 2>/dev/null; sleep 0.2; done) &
+    sampler=$!
+    timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$run/loadgen.cpu")
+    "${timer[@]}" "$loadgen" --server 127.0.0.1:$port --matches "$run/matches.txt" --seconds $((S + 40)) --json >"$run/loadgen.json" || status=1
+    wait $spid || status=1
+    wait $sampler 2>/dev/null || true
+    cpu1=$(cat "$run/cpu" 2>/dev/null || echo "$cpu0")
+    python3 - "$run" "$M" "$P" "$R" "$S" "$((cpu1 - cpu0))" "$hz" <<'PY'
+import json, re, sys
+run, M, P, R, S, cpu_ticks, hz = sys.argv[1], *map(int, sys.argv[2:])
+lg = json.load(open(f"{run}/loadgen.json"))
+p50s, p99s, got, dflt = [], [], 0, 0
+for line in open(f"{run}/server.log"):
+    if "event=status" not in line:
+        continue
+    kv = dict(re.findall(r"(\w+)=(\S+)", line))
+    p50s.append(int(kv.get("jitter_p50_us", 0))); p99s.append(int(kv.get("jitter_p99_us", 0)))
+    got = got + int(kv.get("inputs", 0)); dflt = dflt + int(kv.get("defaulted", 0))
+cpu_s = cpu_ticks / hz
+try:
+    lg_cpu = sum(map(float, open(f"{run}/loadgen.cpu").read().split()[-2:]))
+except (OSError, ValueError):
+    lg_cpu = float("nan")
+ticks = R * S
+p50s.sort()
+bye = {k: v for k, v in lg["bye"].items() if k != "match has ended"}
+print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['players']}; server CPU {100 * cpu_s / S:.0f}% of a core "
+      f"({1e6 * cpu_s / ticks:.0f} us per tick, {1e6 * cpu_s / ticks / max(1, M * P):.1f} per player); lateness p50 "
+      f"{p50s[len(p50s) // 2] / 1000 if p50s else 0:.2f} ms, p99 {max(p99s) / 1000 if p99s else 0:.2f} ms (worst match); defaulted "
+      f"{dflt}/{got + dflt} ({100 * dflt / max(1, got + dflt):.2f}%); per player down {lg['down_bytes_per_player_s']} B/s, "
+      f"up {lg['up_bytes_per_player_s']} B/s (with ENet headers {lg['enet_down_bytes_per_player_s']} and "
+      f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
+      f"{100 * lg_cpu / S:.0f}% of a core")
+PY
+done
+exit $status

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The load test in its short form (issue 14): scripts/loadtest.sh --short (2 matches x 8 players at
+# 30 Hz, 4 s of play, real server, real ENet players from tests/tools/loadgen.c) must carry every player
+# to the end with no timeouts, no BYE but MATCH_OVER and (almost) no defaulted input, and print the
+# figures it promises. About 8 s. usage: cli_loadtest.sh PATH_TO_BLENDSYNC WORK_DIR
+set -uo pipefail
+bin=$1; work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$(dirname "$bin")" && pwd)
+[ -x "$build/tests/bsync_loadgen" ] || { echo "skip: no $build/tests/bsync_loadgen"; exit 0; }
+rm -rf "$work"; install -d "$work"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+TMPDIR="$work" timeout 120 "$here/../../scripts/loadtest.sh" --build "$build" --short >"$work/out.txt" 2>&1
+rc=$?
+cat "$work/out.txt"
+[ $rc -eq 0 ] && ok "loadtest.sh --short exit 0" || bad "loadtest.sh exit $rc"
+line=$(grep "players at 30 Hz" "$work/out.txt" || true)
+echo "$line" | grep -q "carried 16/16" && ok "every player carried to the end" || bad "players carried: $line"
+echo "$line" | grep -q "timeouts 0" && ok "no timeouts" || bad "timeouts: $line"
+echo "$line" | grep -q "other BYEs 0" && ok "no BYE but MATCH_OVER" || bad "BYEs: $line"
+d=$(echo "$line" | sed -n 's/.*defaulted [0-9]*\/[0-9]* (\([0-9.]*\)%).*/\1/p')
+[ -n "$d" ] && python3 -c "import sys; sys.exit(0 if float('$d') < 5 else 1)" && ok "defaulted inputs ${d}% (< 5%)" || bad "defaulted: '$d'"
+for k in "server CPU" "lateness p50" "p99" "per player down" "up"; do
+    echo "$line" | grep -q "$k" || bad "no '$k' in the summary"
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,321 @@
+/* loadgen.c — bsync_loadgen: many players in one process against a real blendsync-server (issue 14,
+ * capacity). Each player is a real ENet peer speaking the protocol (docs/protocol.md): HELLO with the
+ * match hash, then, from START on, one INPUT per tick of its own pacing (docs/lockstep.md "Pacing":
+ * the newest record is max(last + 1, server tick + input delay), with up to 3 unacknowledged earlier
+ * ticks; targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
+ * what it gets), so its own cost stays small next to the server's.
+ *
+ * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
+ * (127.0.x.y), because the server admits at most 8 new connections per second per address.
+ *
+ * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]
+ *   LIST: a text file, one match config path per line (the server's --match files)
+ * Prints one summary (text or one JSON object): players, connected, welcomed, completed (END and
+ * every frame), BYE reasons, timeouts, frames received, bytes per player per second down and up.
+ * Exit 0 when every player completed its match, 1 otherwise, 2 on bad arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <enet/enet.h>
+
+#include "blendsync/io/match_config.h"
+#include "blendsync/match.h"
+#include "blendsync/net.h"
+#include "blendsync/proto.h"
+
+#define PEERS_PER_HOST 4u
+#define MAX_MATCHES 1024u
+
+typedef struct lg_player {
+    ENetHost* host;
+    ENetPeer* peer;
+    uint32_t match;
+    uint8_t slot;
+    int connected, welcomed, started, ended, got_end, timed_out;
+    uint32_t bye_reason; /* UINT32_MAX: none */
+    uint8_t rate, delay, params, triggers;
+    uint64_t start_local_us; /* when tick `start_tick` is confirmed, on our clock */
+    uint32_t start_tick;
+    uint32_t last_sent;      /* newest input tick sent (UINT32_MAX: none) */
+    uint32_t acked_next;     /* the server holds our inputs below this tick */
+    uint64_t next_send_us;
+    uint32_t frames, end_ticks;
+    uint64_t bytes_down, bytes_up;
+    uint64_t first_us, last_us; /* first packet received, END received */
+} lg_player;
+
+typedef struct lg_match {
+    bsync_match_config* cfg;
+    uint64_t hash;
+} lg_match;
+
+static uint64_t rtt_half_us(const ENetPeer* p) { return p ? 500ull * p->roundTripTime : 0; }
+
+static void send_raw(lg_player* pl, const bsync_proto_msg* m) {
+    int n = bsync_net_send(pl->peer, m);
+    if (n > 0) pl->bytes_up += (uint64_t)n;
+}
+
+static void on_packet(lg_player* pl, const uint8_t* d, size_t len, uint64_t now) {
+    pl->bytes_down += len;
+    if (!pl->first_us) pl->first_us = now;
+    if (len < 8) return;
+    switch (d[3]) {
+    case BSYNC_PROTO_FRAME: pl->frames++; return; /* counted, not decoded: the generator stays cheap */
+    case BSYNC_PROTO_INPUT_ACK:
+    case BSYNC_PROTO_WELCOME:
+    case BSYNC_PROTO_START:
+    case BSYNC_PROTO_END:
+    case BSYNC_PROTO_BYE: break;
+    default: return;
+    }
+    static bsync_proto_msg m; /* large (WELCOME carries a chunk) */
+    if (bsync_proto_decode(d, len, &m) != BSYNC_PROTO_OK) return;
+    switch (m.type) {
+    case BSYNC_PROTO_WELCOME:
+        pl->welcomed = 1;
+        pl->rate = m.welcome.tick_rate;
+        pl->delay = m.welcome.input_delay;
+        pl->params = m.welcome.param_count;
+        pl->triggers = m.welcome.trigger_count;
+        break;
+    case BSYNC_PROTO_START: {
+        uint64_t due = now + m.start.deadline_in_us;
+        uint64_t half = rtt_half_us(pl->peer);
+        pl->start_local_us = due > half ? due - half : 0;
+        pl->start_tick = m.start.tick;
+        pl->started = 1;
+        break;
+    }
+    case BSYNC_PROTO_INPUT_ACK:
+        if (m.input_ack.next_tick > pl->acked_next) pl->acked_next = m.input_ack.next_tick;
+        break;
+    case BSYNC_PROTO_END:
+        pl->got_end = 1;
+        pl->end_ticks = m.end.ticks;
+        pl->last_us = now;
+        break;
+    case BSYNC_PROTO_BYE: pl->bye_reason = m.bye.reason; break;
+    default: break;
+    }
+}
+
+/* The pacing rule: newest tick max(last + 1, server tick + d), at most 3 unacknowledged ticks before it. */
+static void send_input(lg_player* pl, uint64_t now) {
+    uint64_t per_tick = 1000000u / pl->rate;
+    uint32_t server_tick = pl->start_tick;
+    if (now > pl->start_local_us) server_tick += (uint32_t)((now - pl->start_local_us) / per_tick);
+    uint32_t newest = server_tick + pl->delay;
+    if (pl->last_sent != UINT32_MAX && newest <= pl->last_sent) newest = pl->last_sent + 1u;
+    uint32_t first = newest >= 3u ? newest - 3u : 0u;
+    if (first < pl->acked_next) first = pl->acked_next;
+    if (first > newest) first = newest;
+    static bsync_proto_msg m;
+    memset(&m.input, 0, sizeof m.input);
+    m.type = BSYNC_PROTO_INPUT;
+    m.input.slot = pl->slot;
+    m.input.param_count = pl->params;
+    m.input.trigger_count = pl->triggers;
+    m.input.first_tick = first;
+    m.input.record_count = (uint8_t)(newest - first + 1u);
+    /* like `blendsync bot`'s joystick: a target held for 20..90 ticks (per player), then another; values
+     * in 0..0.47, inside any range that holds 0..0.5 */
+    uint32_t hold = 20u + (pl->match * 31u + pl->slot * 17u) % 71u;
+    for (uint32_t r = 0; r < m.input.record_count; r++) {
+        uint32_t step = (first + r) / hold + pl->slot;
+        for (uint32_t k = 0; k < pl->params; k++) m.input.records[r].params[k] = (fix16_t)(((step * 7u + k) % 8u) * 4096u);
+    }
+    send_raw(pl, &m);
+    pl->last_sent = newest;
+    pl->next_send_us = now + per_tick;
+}
+
+static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, int* json) {
+    for (int i = 1; i < argc; i++) {
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--json")) {
+            *json = 1;
+            continue;
+        }
+        if (!v) return -1;
+        if (!strcmp(argv[i], "--server")) *server = v;
+        else if (!strcmp(argv[i], "--matches")) *list = v;
+        else if (!strcmp(argv[i], "--seconds")) *seconds = (uint32_t)strtoul(v, NULL, 10);
+        else return -1;
+        i++;
+    }
+    return *server && *list && *seconds ? 0 : -1;
+}
+
+int main(int argc, char** argv) {
+    const char* server = NULL;
+    const char* list = NULL;
+    uint32_t seconds = 120;
+    int json = 0;
+    if (parse_args(argc, argv, &server, &list, &seconds, &json) != 0) {
+        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]\n");
+        return 2;
+    }
+    char host_text[256];
+    uint16_t port = 0;
+    if (bsync_net_parse_address(server, host_text, sizeof host_text, &port) != 0 || bsync_net_init() != 0) {
+        fprintf(stderr, "bsync_loadgen: bad --server %s\n", server);
+        return 2;
+    }
+    static lg_match matches[MAX_MATCHES];
+    uint32_t match_count = 0, player_count = 0;
+    FILE* f = fopen(list, "r");
+    if (!f) {
+        fprintf(stderr, "bsync_loadgen: cannot read %s\n", list);
+        return 2;
+    }
+    char line[1024];
+    while (fgets(line, sizeof line, f) && match_count < MAX_MATCHES) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0]) continue;
+        bsync_error err;
+        memset(&err, 0, sizeof err);
+        lg_match* m = &matches[match_count];
+        if (bsync_match_config_load(line, NULL, &m->cfg, &err) != BSYNC_OK) {
+            fprintf(stderr, "bsync_loadgen: %s\n", err.message);
+            fclose(f);
+            return 2;
+        }
+        m->hash = bsync_match_hash(bsync_match_config_desc(m->cfg));
+        player_count += bsync_match_config_player_count(m->cfg);
+        match_count++;
+    }
+    fclose(f);
+    lg_player* pl = calloc(player_count ? player_count : 1, sizeof *pl);
+    uint32_t host_count = (player_count + PEERS_PER_HOST - 1) / PEERS_PER_HOST;
+    ENetHost** hosts = calloc(host_count ? host_count : 1, sizeof *hosts);
+    if (!pl || !hosts) return 2;
+    ENetAddress to;
+    memset(&to, 0, sizeof to);
+    enet_address_set_host(&to, host_text);
+    to.port = port;
+    uint32_t n = 0;
+    for (uint32_t mi = 0; mi < match_count; mi++)
+        for (uint32_t s = 0; s < bsync_match_config_player_count(matches[mi].cfg); s++, n++) {
+            uint32_t h = n / PEERS_PER_HOST;
+            if (!hosts[h]) {
+                ENetAddress bind;
+                memset(&bind, 0, sizeof bind);
+                char ip[32];
+                snprintf(ip, sizeof ip, "127.0.%u.%u", 1u + h / 250u, 1u + h % 250u);
+                enet_address_set_host(&bind, ip);
+                bind.port = 0;
+                hosts[h] = enet_host_create(&bind, PEERS_PER_HOST, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
+                if (!hosts[h]) {
+                    fprintf(stderr, "bsync_loadgen: cannot open a socket on %s (file descriptors?)\n", ip);
+                    return 2;
+                }
+                bsync_net_host_limits(hosts[h]);
+            }
+            lg_player* p = &pl[n];
+            p->host = hosts[h];
+            p->match = mi;
+            p->slot = (uint8_t)s;
+            p->bye_reason = UINT32_MAX;
+            p->last_sent = UINT32_MAX;
+            p->peer = enet_host_connect(hosts[h], &to, BSYNC_PROTO_CHANNEL_COUNT, 0);
+            if (!p->peer) return 2;
+            p->peer->data = p;
+            bsync_net_peer_limits(p->peer);
+        }
+    uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
+    uint32_t done = 0;
+    while (done < player_count && bsync_net_now_us() < deadline) {
+        uint64_t now = bsync_net_now_us();
+        for (uint32_t h = 0; h < host_count; h++) {
+            ENetEvent e;
+            while (enet_host_service(hosts[h], &e, 0) > 0) {
+                lg_player* p = e.peer ? e.peer->data : NULL;
+                if (!p) {
+                    if (e.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(e.packet);
+                    continue;
+                }
+                if (e.type == ENET_EVENT_TYPE_CONNECT) {
+                    p->connected = 1;
+                    bsync_net_peer_limits(p->peer);
+                    static bsync_proto_msg m;
+                    memset(&m.hello, 0, sizeof m.hello);
+                    m.type = BSYNC_PROTO_HELLO;
+                    m.hello.match_id = bsync_match_config_match_id(matches[p->match].cfg);
+                    m.hello.graph_hash = matches[p->match].hash;
+                    m.hello.slot = p->slot;
+                    size_t tl = 0;
+                    const char* tok = bsync_match_config_token(matches[p->match].cfg, p->slot, &tl);
+                    m.hello.token_len = (uint8_t)(tl < BSYNC_PROTO_MAX_TOKEN ? tl : BSYNC_PROTO_MAX_TOKEN);
+                    memcpy(m.hello.token, tok, m.hello.token_len);
+                    send_raw(p, &m);
+                } else if (e.type == ENET_EVENT_TYPE_RECEIVE) {
+                    on_packet(p, e.packet->data, e.packet->dataLength, now);
+                    enet_packet_destroy(e.packet);
+                } else if (e.type == ENET_EVENT_TYPE_DISCONNECT) {
+                    if (p->bye_reason == UINT32_MAX) p->timed_out = 1;
+                    p->peer = NULL;
+                    if (!p->ended) p->ended = 1, done++;
+                }
+            }
+            bsync_net_host_retransmit_linear(hosts[h]);
+        }
+        now = bsync_net_now_us();
+        for (uint32_t i = 0; i < player_count; i++) {
+            lg_player* p = &pl[i];
+            if (p->peer && p->started && !p->got_end && p->bye_reason == UINT32_MAX && now >= p->next_send_us &&
+                now + 1000000u / p->rate >= p->start_local_us)
+                send_input(p, now);
+        }
+        for (uint32_t h = 0; h < host_count; h++) enet_host_flush(hosts[h]);
+        /* about 1 ms: wait on one socket without taking its datagrams (every host is drained next round) */
+        enet_uint32 cond = ENET_SOCKET_WAIT_RECEIVE;
+        if (host_count) enet_socket_wait(hosts[0]->socket, &cond, 1);
+    }
+    /* summary */
+    uint32_t connected = 0, welcomed = 0, completed = 0, timeouts = 0, byes[16] = {0}, no_bye = 0;
+    uint64_t frames = 0, down = 0, up = 0, play_us = 0;
+    uint32_t frames_min = UINT32_MAX;
+    for (uint32_t i = 0; i < player_count; i++) {
+        lg_player* p = &pl[i];
+        connected += (uint32_t)p->connected;
+        welcomed += (uint32_t)p->welcomed;
+        if (p->got_end && p->frames >= p->end_ticks && p->end_ticks > 0) completed++;
+        timeouts += (uint32_t)p->timed_out;
+        if (p->bye_reason < 16) byes[p->bye_reason]++;
+        else no_bye++;
+        frames += p->frames;
+        if (p->frames < frames_min) frames_min = p->frames;
+        down += p->bytes_down;
+        up += p->bytes_up;
+        uint64_t last = p->last_us ? p->last_us : bsync_net_now_us();
+        if (p->first_us && last > p->first_us) play_us += last - p->first_us;
+    }
+    double secs = play_us ? (double)play_us / 1e6 : 1.0; /* player-seconds (printing only) */
+    uint64_t enet_down = 0, enet_up = 0; /* datagram bytes with ENet's headers (not UDP/IP's) */
+    for (uint32_t h = 0; h < host_count; h++) enet_down += hosts[h]->totalReceivedData, enet_up += hosts[h]->totalSentData;
+    if (json) {
+        printf("{\"matches\": %u, \"players\": %u, \"connected\": %u, \"welcomed\": %u, \"completed\": %u, "
+               "\"timeouts\": %u, \"no_bye\": %u, \"bye\": {",
+               match_count, player_count, connected, welcomed, completed, timeouts, no_bye);
+        int first = 1;
+        for (uint32_t r = 0; r < 16; r++)
+            if (byes[r]) printf("%s\"%s\": %u", first ? "" : ", ", bsync_proto_bye_reason_string(r), byes[r]), first = 0;
+        printf("}, \"frames\": %llu, \"frames_min\": %u, \"down_bytes_per_player_s\": %.0f, \"up_bytes_per_player_s\": %.0f, "
+               "\"enet_down_bytes_per_player_s\": %.0f, \"enet_up_bytes_per_player_s\": %.0f}\n",
+               (unsigned long long)frames, player_count ? frames_min : 0, (double)down / secs, (double)up / secs,
+               (double)enet_down / secs, (double)enet_up / secs);
+    } else {
+        printf("bsync_loadgen: %u matches, %u players: %u connected, %u welcomed, %u completed, %u timed out; "
+               "%llu frames (min %u per player); down %.0f B/s, up %.0f B/s per player\n",
+               match_count, player_count, connected, welcomed, completed, timeouts, (unsigned long long)frames,
+               player_count ? frames_min : 0, (double)down / secs, (double)up / secs);
+    }
+    for (uint32_t h = 0; h < host_count; h++) enet_host_destroy(hosts[h]);
+    for (uint32_t i = 0; i < match_count; i++) bsync_match_config_destroy(matches[i].cfg);
+    free(hosts);
+    free(pl);
+    bsync_net_deinit();
+    return completed == player_count ? 0 : 1;
+}
