@@ -25,3 +25,8 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,-rpath,${BSYNC_CROSS_SYSROOT}/usr/lib/${BSYNC_CROSS_MULTIARCH}")
+# i686: the C library is gcc-multilib's (libc6-dev-i386, /usr/lib32), not a cross package under
+# /usr/<triple>; clang finds its crt files and libc itself, CMake's find_library needs libm named.
+if(BSYNC_CROSS_TRIPLE MATCHES "^i686-")
+  set(MATH_LIB /usr/lib32/libm.so CACHE FILEPATH "i386 libm (libc6-dev-i386)")
+endif()

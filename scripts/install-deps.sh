@@ -16,21 +16,22 @@ packages=(
 )
 # tests/cli/platform_matrix.sh: clang cross builds against Debian's cross C libraries (not
 # gcc-<arch>-linux-gnu, which on Debian 12 amd64 removes gcc-multilib), qemu-user runs them;
-# mingw-w64 and wine for Windows. Not for --demo (scripts/demo.sh): building and playing needs none.
+# mingw-w64 and wine for Windows; emscripten for wasm32. Not for --demo (scripts/demo.sh): building and playing needs none.
 matrix_packages=(
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu
   libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu
   gcc-mingw-w64-x86-64 wine64
+  emscripten                           # wasm32 (emcc), run under Node.js (node >= 12; emscripten depends on it)
 )
 # bindings/csharp (the C# binding and its tests, run under Mono; Eval.exe and Bot.exe): mcs and mono.
 # Not for --demo either. Without them CMake skips the C# assemblies and the csharp_* tests.
 csharp_packages=(
   mono-devel
 )
-# The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64 and
-# s390x packages (apt-get download, dpkg -x into its work folder; nothing of theirs is installed),
-# which needs those architectures known to apt.
-foreign_archs=(arm64 s390x)
+# The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64,
+# s390x and i386 packages (apt-get download, dpkg -x into its work folder; nothing of theirs is
+# installed), which needs those architectures known to apt. (i386's C library is gcc-multilib's.)
+foreign_archs=(arm64 s390x i386)
 if [ "${1:-}" = "--demo" ]; then
   foreign_archs=()
 else

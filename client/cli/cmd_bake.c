@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../shared/src/io/platform.h"
 #include "blendsync/blend_tree.h"
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"
@@ -66,7 +67,7 @@ static void usage(FILE* f) {
 
 /* File name without folders and its last extension: the animation name. */
 static void base_name(const char* path, char* out, size_t cap) {
-    const char* b = strrchr(path, '/');
+    const char* b = bsync_platform_last_separator(path);
     b = b ? b + 1 : path;
     size_t n = strlen(b);
     const char* dot = strrchr(b, '.');

@@ -93,33 +93,6 @@ static void add_fx(text* t, fix16_t v) {
     add(t, "%s", buf);
 }
 
-/* target's path relative to directory dir (both absolute, canonical): "../" per component of dir that
- * is not shared, then the rest of target. */
-static int relative_path(const char* target, const char* dir, char* out, size_t cap) {
-    size_t common = 0, i = 0;
-    /* the longest prefix ending at a component boundary of both */
-    while (target[i] && dir[i] && target[i] == dir[i]) {
-        i++;
-        if (target[i] == '/' && (dir[i] == '/' || dir[i] == '\0')) common = i;
-    }
-    if (dir[i] == '\0' && target[i] == '/') common = i;
-    if (!strcmp(dir, "/")) common = 0;
-    size_t o = 0;
-    out[0] = '\0';
-    for (const char* p = dir + common; *p; p++) {
-        if (*p == '/' && p[1] != '\0') {
-            if (o + 3 >= cap) return -1;
-            memcpy(out + o, "../", 4);
-            o += 3;
-        }
-    }
-    const char* rest = target + common + 1; /* after the '/' */
-    size_t n = strlen(rest);
-    if (o + n + 1 > cap) return -1;
-    memcpy(out + o, rest, n + 1);
-    return 0;
-}
-
 static void fail(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char* fmt, ...) {
     va_list ap;
@@ -253,21 +226,26 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
         fail("%s: %s", config_path, strerror(errno));
         goto fail;
     }
-    const char* slash = bsync_platform_last_separator(out_path);
-    const char* base = slash ? slash + 1 : out_path;
+    /* the replay's folder: its root (/, C:\ or C:) kept whole, else without the last separator */
+    const size_t out_dir = bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, out_path);
+    const size_t out_root = bsync_platform_path_root_len(BSYNC_PATH_NATIVE, out_path);
+    const char* base = out_path + out_dir;
     if (!*base) {
         fail("%s: a file name is needed", out_path);
         goto fail;
     }
-    if (slash == out_path) snprintf(dir, sizeof dir, "/");
-    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_path), out_path);
-    else snprintf(dir, sizeof dir, ".");
+    if (out_dir == 0) snprintf(dir, sizeof dir, ".");
+    else if (out_dir <= out_root) snprintf(dir, sizeof dir, "%.*s", (int)out_root, out_path);
+    else snprintf(dir, sizeof dir, "%.*s", (int)(out_dir - 1), out_path);
     if (!bsync_platform_realpath(dir, dir_abs)) {
         fail("%s: the replay's directory: %s", dir, strerror(errno));
         goto fail;
     }
-    if (relative_path(graph_abs, dir_abs, rel, sizeof rel) != 0 || strlen(rel) >= BSYNC_MATCH_CONFIG_MAX_PATH) {
-        fail("the path of %s relative to %s is too long for a match config", graph_abs, dir_abs);
+    /* written into the match config with '/' (read on every host) */
+    if (bsync_platform_path_relative(BSYNC_PATH_NATIVE, graph_abs, dir_abs, rel, sizeof rel) != 0 ||
+        strlen(rel) >= BSYNC_MATCH_CONFIG_MAX_PATH) {
+        fail("%s has no path relative to %s short enough for a match config (another drive, or too long)", graph_abs,
+             dir_abs);
         goto fail;
     }
     const bsync_blend_tree* tree = bsync_graph_tree(graph);
@@ -280,7 +258,9 @@ bsync_eval_replay* bsync_eval_replay_open(const char* out_path, const char* conf
         }
     }
     char cfg_path[PATH_MAX + 64], cfg_dir[PATH_MAX];
-    snprintf(cfg_path, sizeof cfg_path, "%s%s%s.match.json", dir_abs, strcmp(dir_abs, "/") ? "/" : "", base);
+    const size_t dl = strlen(dir_abs);
+    snprintf(cfg_path, sizeof cfg_path, "%s%s%s.match.json", dir_abs,
+             dl > 0 && bsync_platform_is_separator(dir_abs[dl - 1]) ? "" : "/", base);
     snprintf(cfg_dir, sizeof cfg_dir, "%s", dir_abs);
     if (strlen(cfg_path) > BSYNC_REPLAY_MAX_TEXT) {
         snprintf(cfg_path, sizeof cfg_path, "%s.match.json", base);

@@ -3,10 +3,9 @@
  *   blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [--verify-poses]
  *                    [--status SECONDS] [--replay FILE] [--exit-when-done] [--log FILE]
  *
- * Runs until SIGINT / SIGTERM (every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
+ * Runs until SIGINT / SIGTERM or Ctrl-C (io/platform.h; every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
  * with --exit-when-done, until every match has ended. Exit: 0 clean, 2 start-up error (message on
  * stderr). Log lines are key=value (docs/server.md). */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +13,7 @@
 #include "blendsync/net.h"
 #include "blendsync/server.h"
 
-static volatile sig_atomic_t g_stop; /* set by the signal handler: the only way to hand a signal over */
-
-static void on_signal(int sig) {
-    (void)sig;
-    g_stop = 1;
-}
+#include "../../shared/src/io/platform.h" /* interrupts: SIGINT / SIGTERM, Ctrl-C on Windows */
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -127,12 +121,11 @@ int main(int argc, char** argv) {
     cfg.match_paths = matches;
     cfg.match_count = match_count;
     cfg.log = log;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    if (bsync_platform_catch_interrupts() != 0) {
+        fprintf(stderr, "blendsync-server: cannot install the interrupt handlers\n");
+        if (log) fclose(log);
+        return 2;
+    }
     bsync_server* srv = NULL;
     bsync_error err;
     memset(&err, 0, sizeof err);
@@ -144,7 +137,7 @@ int main(int argc, char** argv) {
     /* for scripts that start the server on port 0 */
     printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(srv));
     fflush(stdout);
-    while (!g_stop) {
+    while (!bsync_platform_interrupted()) {
         bsync_server_service(srv, 50);
         if (exit_when_done && bsync_server_done(srv)) break;
     }

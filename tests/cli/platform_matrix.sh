@@ -28,13 +28,15 @@ data="$src/../shared/data"
 # ---------------------------------------------------------------- targets
 # name | kind | compiler flags | how it runs
 #   kind: host (the build under test), native (x86-64 CMake build), cross:<triple> (clang
-#   --target with Debian's cross libc), sweep (determinism.sh variant: core + demo only)
+#   --target with Debian's cross libc), sweep (determinism.sh variant: core + demo only), wasm
+#   (emcc: the sweep and the demo linked, run under node; the rest compiled, see build_wasm)
 targets=(
   "x86_64-gcc-O2|host||"
   "x86_64-clang-O3-v3|native|-O3 -march=x86-64-v3 -ffp-contract=fast|"
   "x86_64-gcc-O0|sweep:gcc|-O0|"
   "i386-sse|sweep:gcc|-m32 -O2 -msse2 -mfpmath=sse|"
   "i386-x87|sweep:gcc|-m32 -O2 -mfpmath=387|"
+  "i386-x87-O0|cross:i686-linux-gnu|-O0 -mno-sse|qemu-i386"
   "aarch64|cross:aarch64-linux-gnu|-O2|qemu-aarch64 -L /usr/aarch64-linux-gnu"
   "s390x|cross:s390x-linux-gnu|-O2|qemu-s390x -L /usr/s390x-linux-gnu"
   "win64-mingw|sweep:x86_64-w64-mingw32-gcc|-O2 -isystem $work/fixmath-include|WINE"
@@ -52,6 +54,9 @@ done
 export WINEDEBUG=-all WINEPREFIX="$work/wineprefix"
 
 declare -A missing cell note
+debian_arch() { # triple -> Debian's name of its architecture
+  case "${1%%-*}" in aarch64) echo arm64 ;; i686) echo i386 ;; *) echo "${1%%-*}" ;; esac
+}
 missing_reason() { # name kind -> prints why the toolchain is missing (empty: available)
   local name=$1 kind=$2
   case "$kind" in
@@ -65,13 +70,20 @@ missing_reason() { # name kind -> prints why the toolchain is missing (empty: av
       [ -n "$wine_bin" ] || echo "wine (apt-get install wine64)" ;;
     cross:*)
       local triple=${kind#cross:} q
-      q=qemu-${triple%%-*}
+      q=qemu-${triple%%-*}; [ "$q" = qemu-i686 ] && q=qemu-i386
       command -v clang >/dev/null || { echo "clang"; return; }
       command -v "$q" >/dev/null || { echo "$q (apt-get install qemu-user)"; return; }
-      local darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
-      [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
+      local darch; darch=$(debian_arch "$triple")
+      if [ "$darch" = i386 ]; then # gcc-multilib's C library (libc6-dev-i386), as for gcc -m32
+        printf 'int main(void){return 0;}\n' >"$work/probe.c"
+        clang --target="$triple" -o "$work/probe32" "$work/probe.c" 2>/dev/null || { echo "the i386 C library for clang --target=$triple (apt-get install gcc-multilib)"; return; }
+      else
+        [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
+      fi
       dpkg --print-foreign-architectures | grep -qx "$darch" || echo "$darch packages (dpkg --add-architecture $darch && apt-get update)" ;;
-    wasm) { command -v emcc >/dev/null && command -v node >/dev/null; } || echo "emscripten and node (apt-get install emscripten nodejs); not wired into the matrix yet" ;;
+    wasm)
+      command -v emcc >/dev/null || { echo "emscripten (apt-get install emscripten)"; return; }
+      command -v node >/dev/null || echo "node (apt-get install nodejs)" ;;
   esac
 }
 
@@ -88,7 +100,6 @@ fi
 for t in "${targets[@]}"; do
   IFS='|' read -r name kind _ _ <<<"$t"
   r=$(missing_reason "$name" "$kind")
-  [ "$name" = wasm32 ] && r=${r:-"wasm32 is not wired into the matrix yet (emscripten: docs/determinism.md)"}
   if [ -n "$r" ]; then missing[$name]=$r; fi
 done
 
@@ -114,13 +125,55 @@ prepare_sysroot() { # debian-arch -> prints the sysroot dir (empty on failure)
   echo "$dir"
 }
 
+# Sources the Windows and wasm32 rows only compile (-Werror): io, the CLI, the client and server
+# libraries, blendsync-server. Debian ships no cJSON or ENet built for either, so they are not linked there.
+compile_only_srcs() {
+  ls "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
+    "$src"/proto/net/src/*.c "$src"/server/src/*.c
+}
+dep_include="$work/dep-include" # the host's (architecture-independent) headers of the libraries
+mkdir -p "$dep_include"
+for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
+compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src/io" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
+  -I"$src/proto/net/include" -I"$src/server/include" -I"$(dirname "$host")/client/generated" -isystem "$dep_include")
+
+# wasm32 with Debian's emscripten 3.1.6. Its sysroot and libc come prebuilt in a frozen cache
+# (/usr/share/emscripten/cache, FROZEN_CACHE in its config), so nothing is built on first use; another
+# emscripten (emsdk) builds its cache once into $EM_CACHE, set here to the matrix's work folder
+# unless given. Debian's emcc runs acorn from /usr/share/nodejs (on NODE_PATH for a node not from
+# Debian). -sSINGLE_FILE embeds the .wasm in the .js: that emscripten loads a separate .wasm with
+# fetch() when it exists, which fails on a file path under node >= 18.
+emcc_env() {
+  local cache=()
+  [ -n "${EM_CACHE:-}" ] || [ -f /usr/share/emscripten/cache/sysroot_install.stamp ] || cache=(EM_CACHE="$work/emcache")
+  env NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" EMCC_CORES="$jobs" "${cache[@]}" "$@"
+}
+build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, compile.log
+  local b="$work/build-wasm32" f core=() objs=()
+  rm -rf "$b" && mkdir -p "$b/core" "$b/compile"
+  for f in "$src"/shared/src/*.c "$src"/shared/src/io/alloc_default.c; do core+=("$f"); objs+=("$(basename "${f%.c}").o"); done
+  {
+    (cd "$b/core" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
+      -I"$src/shared/include" -I"$src/client/cli" -isystem "$work/fixmath-include" -c "${core[@]}" \
+      "$src/tests/tools/determinism_sweep.c" "$src/client/cli/cmd_demo.c" "$src/tests/tools/determinism_demo_main.c") &&
+      (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/sweep.js" determinism_sweep.o "${objs[@]}") &&
+      (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/demo.js" \
+        determinism_demo_main.o cmd_demo.o "${objs[@]}")
+  } >"$b.log" 2>&1 || { echo ""; return; }
+  # shellcheck disable=SC2046
+  (cd "$b/compile" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O0 \
+    "${compile_only_incs[@]}" -c $(compile_only_srcs)) >"$b/compile.log" 2>&1
+  echo $? >"$b/compile.rc"
+  echo "$b"
+}
+
 build_cli() { # name kind flags -> prints the binary (empty on failure); log in build-<name>.log
   local name=$1 kind=$2 flags=$3 b="$work/build-$name" args=()
   case "$kind" in
     native) args=(-DCMAKE_C_COMPILER=clang) ;;
     cross:*)
       local triple=${kind#cross:} darch sr
-      darch=${triple%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+      darch=$(debian_arch "$triple")
       sr=$(prepare_sysroot "$darch")
       [ -n "$sr" ] || { echo "cannot download the $darch libraries (apt-get download ...:$darch)" >"$b.log"; return; }
       args=(-DCMAKE_TOOLCHAIN_FILE="$src/cmake/clang-cross.cmake" -DBSYNC_CROSS_TRIPLE="$triple" -DBSYNC_CROSS_SYSROOT="$sr") ;;
@@ -209,16 +262,11 @@ for t in "${targets[@]}"; do
         # (not linked: Debian has no cJSON or ENet for mingw-w64; README "Windows"). mingw's C99
         # printf (__USE_MINGW_ANSI_STDIO) prints %zu; GCC would still check format attributes
         # against msvcrt's formats, hence -Wno-format (the Linux builds check them).
-        winc="$work/win-include"
-        mkdir -p "$winc" "$work/win-obj"
-        for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$winc/$h"; done
-        cell[$name,builds]=yes
-        for f in "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
-          "$src"/proto/net/src/*.c "$src"/server/src/server*.c; do
+        mkdir -p "$work/win-obj"
+        cell[$name,builds]=compiles
+        for f in $(compile_only_srcs); do
           if ! x86_64-w64-mingw32-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra \
-            -Werror -Wno-format -O0 -I"$src/shared/include" -I"$src/client/cli" -I"$src/client/include" \
-            -I"$src/proto/include" -I"$src/proto/net/include" -I"$src/server/include" \
-            -I"$(dirname "$host")/client/generated" -isystem "$winc" -c "$f" -o "$work/win-obj/$(basename "$f").o" \
+            -Werror -Wno-format -O0 "${compile_only_incs[@]}" -c "$f" -o "$work/win-obj/$(basename "$f").o" \
             >"$work/win-cc.log" 2>&1; then
             cell[$name,builds]=FAIL; status=1
             echo "FAIL $name: $(basename "$f") does not compile for Windows:"; head -n 5 "$work/win-cc.log"
@@ -226,9 +274,35 @@ for t in "${targets[@]}"; do
         done
       fi
       continue ;;
+    wasm)
+      # the core (sweep and demo) linked and run under node; io, the CLI and the client and server
+      # libraries compiled only (no cJSON or ENet for emscripten in Debian), hence no eval, import
+      # or replay columns yet
+      t0=$(date +%s)
+      wb=$(build_wasm)
+      echo "built $name in $(( $(date +%s) - t0 )) s"
+      if [ -z "$wb" ]; then
+        for c in "${cols[@]}"; do cell[$name,$c]="no build"; done
+        status=1
+        echo "FAIL $name: build failed (last lines of $work/build-wasm32.log):"; tail -n 5 "$work/build-wasm32.log"
+        continue
+      fi
+      { $run "$wb/sweep.js"; $run "$wb/demo.js" --ticks 1500 --rate 60 --quiet; } >"$work/sweep-$name.txt" 2>&1
+      if same_text "$refsweep" "$work/sweep-$name.txt"; then cell[$name,sweep]=same
+      else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
+      mkdir -p "$work/out-$name"
+      $run "$wb/demo.js" --ticks 600 --every 100 >"$work/out-$name/demo.txt" 2>&1
+      if same_text "$ref/demo.txt" "$work/out-$name/demo.txt"; then cell[$name,demo]=same
+      else cell[$name,demo]=DIFF; status=1; first_diff "$ref/demo.txt" "$work/out-$name/demo.txt" demo "$name"; fi
+      if [ "$(cat "$wb/compile.rc")" = 0 ]; then cell[$name,builds]=compiles
+      else
+        cell[$name,builds]=FAIL; status=1
+        echo "FAIL $name: io / CLI / client / server sources do not compile with emcc:"; grep -m5 'error' "$wb/compile.log"
+      fi
+      continue ;;
   esac
   if [ "${kind%%:*}" = cross ]; then # the target's libraries: without them the target is MISSING
-    darch=${kind#cross:}; darch=${darch%%-*}; [ "$darch" = aarch64 ] && darch=arm64
+    darch=$(debian_arch "${kind#cross:}")
     if [ -z "$(prepare_sysroot "$darch")" ]; then
       missing[$name]="the $darch libraries (apt-get download ${sysroot_pkgs[*]/%/:$darch} failed: dpkg --add-architecture $darch && apt-get update)"
       for c in "${cols[@]}"; do cell[$name,$c]=MISSING; done
@@ -288,7 +362,9 @@ for t in "${targets[@]}"; do
   printf '| %-20s |' "$name"; for c in "${cols[@]}"; do printf ' %-11s |' "${cell[$name,$c]}"; done; echo
 done
 echo "(same: identical to the x86-64 gcc -O2 host build; -: not run for this target (sweep-only build);"
-echo " builds: the full CLI was built (win64: io, CLI, client and server library sources compile, not linked);"
+echo " builds: yes: the full CLI was built; compiles: io, CLI, client and server library sources compile"
+echo "   with -Werror but are not linked (no cJSON or ENet for mingw-w64 or emscripten in Debian);"
+echo " wasm32: the core's sweep and \`blendsync demo\` built with emcc, run under node;"
 echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
 echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
 n_missing=0

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "platform.h" /* shared/src/io: the monotonic clock */
 
 static int g_init_count; /* enet_initialize is process-wide: counted so server and client can nest */
 
@@ -122,11 +123,7 @@ long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const
     return total;
 }
 
-uint64_t bsync_net_now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+uint64_t bsync_net_now_us(void) { return bsync_platform_now_ns() / 1000u; }
 
 int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port) {
     if (!text || !host || !port) return -1;

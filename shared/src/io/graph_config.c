@@ -12,6 +12,7 @@
 #include "blendsync/io/retarget.h"
 #include "blendsync/procedural.h"
 #include "graph_config_internal.h"
+#include "platform.h"
 
 typedef struct source_entry {
     char path[BSYNC_CONFIG_MAX_SOURCE + 512]; /* resolved */
@@ -142,7 +143,7 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
     char tok[2 * BSYNC_MAX_NAME + 8];
     char resolved[sizeof g->sources[0].path];
     const int builtin = !strncmp(cl->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX));
-    if (builtin || cl->source[0] == '/' || dir_len == 0) snprintf(resolved, sizeof resolved, "%s", cl->source);
+    if (builtin || bsync_platform_path_is_absolute(BSYNC_PATH_NATIVE, cl->source) || dir_len == 0) snprintf(resolved, sizeof resolved, "%s", cl->source);
     else snprintf(resolved, sizeof resolved, "%.*s%s", (int)dir_len, dir, cl->source);
     for (uint32_t i = 0; i < g->source_count; i++)
         if (!strcmp(g->sources[i].path, resolved)) {
@@ -234,8 +235,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
     if (!g->clips || !g->sources) return oom(g, path, err);
 
     /* 2. clips */
-    const char* slash = strrchr(path, '/');
-    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    const size_t dir_len = bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, path);
     char tok[2 * BSYNC_MAX_NAME + 8];
     for (uint32_t k = 0; k < f->clip_count; k++) {
         const bsync_config_clip* cl = &f->clips[k];

@@ -20,6 +20,7 @@
 #include "blendsync/io/match_config.h"
 #include "file_internal.h"
 #include "json_exact.h"
+#include "platform.h"
 
 typedef bsync_json_span span;
 
@@ -56,7 +57,7 @@ struct bsync_match_config {
     char* text;
     size_t text_len;
     char* path;
-    char* base_dir; /* "" or ending in '/' */
+    char* base_dir; /* "", or ending in a separator (or a Windows drive's ':') */
     uint32_t asset_count;
     char** asset_names;
     uint64_t* asset_hashes;
@@ -393,7 +394,7 @@ static bsync_result parse_characters(ctx* c, const cJSON* chars) {
 }
 
 static char* join_path(const char* base_dir, const char* written) {
-    size_t b = (written[0] == '/') ? 0 : strlen(base_dir), w = strlen(written);
+    size_t b = bsync_platform_path_is_absolute(BSYNC_PATH_NATIVE, written) ? 0 : strlen(base_dir), w = strlen(written);
     char* out = (char*)malloc(b + w + 1);
     if (!out) return NULL;
     memcpy(out, base_dir, b);
@@ -616,11 +617,14 @@ static char* dup_n(const char* s, size_t n) {
     return out;
 }
 
-/* base_dir[0..dir_len) is the directory (a '/' is added when missing). */
+/* base_dir[0..dir_len) is the directory (a '/' is added when it does not end in a separator, or on
+ * Windows is not a bare drive "C:"). */
 static bsync_result parse_impl(const char* text, size_t len, const char* name, const char* base_dir, size_t dir_len,
                                const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err) {
     bsync_match_config* m = (bsync_match_config*)calloc(1, sizeof *m);
-    int need_slash = dir_len > 0 && base_dir[dir_len - 1] != '/';
+    /* (base_dir is either a folder, dir_len its length, or a file path whose folder part is dir_len long:
+     * either way its folder part is dir_len long exactly when base_dir[0..dir_len) ends the folder) */
+    int need_slash = dir_len > 0 && bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, base_dir) != dir_len;
     if (m) {
         m->text = dup_n(text, len);
         m->path = dup_n(name, strlen(name));
@@ -704,8 +708,7 @@ bsync_result bsync_match_config_load(const char* path, const bsync_allocator* al
         bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
         return BSYNC_OUT_OF_MEMORY;
     }
-    const char* slash = strrchr(path, '/');
-    const size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    const size_t dir_len = bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, path);
     bsync_result r = parse_impl((const char*)buf, n, path, path, dir_len, allocator, out, err);
     free(buf);
     return r;

@@ -6,6 +6,7 @@
 #include "platform.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include <process.h>
 #include <windows.h>
 #else
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,13 +124,131 @@ uint64_t bsync_platform_now_ns(void) {
 #endif
 }
 
-int bsync_platform_is_separator(char c) {
+/* ---- interrupts (bsync_platform_catch_interrupts) ---- */
+static atomic_int g_interrupted; /* set by the handler; see platform.h (signals are process-wide) */
+
 #if defined(_WIN32)
-    return c == '/' || c == '\\';
+static BOOL WINAPI on_console_event(DWORD event) {
+    if (event != CTRL_C_EVENT && event != CTRL_BREAK_EVENT && event != CTRL_CLOSE_EVENT) return FALSE;
+    atomic_store(&g_interrupted, 1);
+    return TRUE;
+}
 #else
-    return c == '/';
+static void on_signal(int sig) {
+    (void)sig;
+    atomic_store(&g_interrupted, 1);
+}
+#endif
+
+int bsync_platform_catch_interrupts(void) {
+#if defined(_WIN32)
+    return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : -1;
+#else
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGPIPE, &ign, NULL) != 0)
+        return -1;
+    return 0;
 #endif
 }
+
+int bsync_platform_interrupted(void) { return atomic_load(&g_interrupted) != 0; }
+
+/* ---- paths (pure: the style is an argument) ---- */
+int bsync_platform_path_is_separator(bsync_path_style style, char c) {
+    return c == '/' || (style == BSYNC_PATH_WINDOWS && c == '\\');
+}
+
+static int is_drive_letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+size_t bsync_platform_path_root_len(bsync_path_style style, const char* path) {
+    if (!path) return 0;
+    if (style != BSYNC_PATH_WINDOWS) return path[0] == '/' ? 1 : 0;
+    if (is_drive_letter(path[0]) && path[1] == ':')
+        return bsync_platform_path_is_separator(style, path[2]) ? 3 : 2;
+    if (bsync_platform_path_is_separator(style, path[0]) && bsync_platform_path_is_separator(style, path[1])) {
+        /* \\server\share\ : the server and share components belong to the root */
+        size_t i = 2;
+        for (int part = 0; part < 2; part++) {
+            while (path[i] && !bsync_platform_path_is_separator(style, path[i])) i++;
+            if (path[i]) i++;
+        }
+        return i;
+    }
+    return bsync_platform_path_is_separator(style, path[0]) ? 1 : 0;
+}
+
+int bsync_platform_path_is_absolute(bsync_path_style style, const char* path) {
+    return bsync_platform_path_root_len(style, path) > 0;
+}
+
+size_t bsync_platform_path_dir_len(bsync_path_style style, const char* path) {
+    if (!path) return 0;
+    size_t n = bsync_platform_path_root_len(style, path);
+    for (size_t i = n; path[i]; i++)
+        if (bsync_platform_path_is_separator(style, path[i])) n = i + 1;
+    return n;
+}
+
+static int same_root_char(bsync_path_style style, char a, char b) {
+    if (bsync_platform_path_is_separator(style, a) && bsync_platform_path_is_separator(style, b)) return 1;
+    if (style == BSYNC_PATH_WINDOWS && a >= 'a' && a <= 'z') a = (char)(a - 'a' + 'A');
+    if (style == BSYNC_PATH_WINDOWS && b >= 'a' && b <= 'z') b = (char)(b - 'a' + 'A');
+    return a == b;
+}
+
+/* the next component of p at or after *i (separators skipped): its start and length, 0 at the end */
+static size_t next_component(bsync_path_style style, const char* p, size_t* i, const char** start) {
+    while (p[*i] && bsync_platform_path_is_separator(style, p[*i])) (*i)++;
+    *start = p + *i;
+    size_t n = 0;
+    while (p[*i] && !bsync_platform_path_is_separator(style, p[*i])) (*i)++, n++;
+    return n;
+}
+
+int bsync_platform_path_relative(bsync_path_style style, const char* target, const char* dir, char* out, size_t cap) {
+    if (!target || !dir || !out || cap == 0) return -1;
+    out[0] = '\0';
+    const size_t rt = bsync_platform_path_root_len(style, target), rd = bsync_platform_path_root_len(style, dir);
+    if (rt == 0 || rt != rd) return -1;
+    for (size_t k = 0; k < rt; k++)
+        if (!same_root_char(style, target[k], dir[k])) return -1;
+    /* skip the components both share */
+    size_t it = rt, id = rt;
+    for (;;) {
+        size_t jt = it, jd = id;
+        const char *ct, *cd;
+        const size_t nt = next_component(style, target, &jt, &ct), nd = next_component(style, dir, &jd, &cd);
+        if (nt == 0 || nd == 0 || nt != nd || memcmp(ct, cd, nt) != 0) break;
+        it = jt;
+        id = jd;
+    }
+    size_t o = 0;
+    const char* c;
+    while (next_component(style, dir, &id, &c) > 0) {
+        if (o + 3 >= cap) return -1;
+        memcpy(out + o, "../", 4);
+        o += 3;
+    }
+    size_t n, first = 1;
+    while ((n = next_component(style, target, &it, &c)) > 0) {
+        if (o + !first + n >= cap) return -1;
+        if (!first) out[o++] = '/';
+        memcpy(out + o, c, n);
+        o += n;
+        out[o] = '\0';
+        first = 0;
+    }
+    return first ? -1 : 0; /* target was dir itself or above it: not a file below a shared folder */
+}
+
+int bsync_platform_is_separator(char c) { return bsync_platform_path_is_separator(BSYNC_PATH_NATIVE, c); }
 
 const char* bsync_platform_last_separator(const char* path) {
     if (!path) return NULL;

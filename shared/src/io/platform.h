@@ -43,6 +43,47 @@ long bsync_platform_getpid(void);
 /* A monotonic clock in nanoseconds (for timings only: never in anything simulated). */
 uint64_t bsync_platform_now_ns(void);
 
+/* Interrupts (Ctrl-C, SIGINT / SIGTERM; on Windows the console's Ctrl-C, Ctrl-Break and close
+ * events): bsync_platform_catch_interrupts installs the handlers, after which an interrupt no longer
+ * ends the process but is counted, and bsync_platform_interrupted says whether one has arrived since.
+ * The handler only sets a lock-free atomic flag (async-signal-safe); the program polls it (e.g. its
+ * service loop) and ends cleanly. On POSIX it also ignores SIGPIPE, so that writing to a closed log
+ * pipe or socket fails with EPIPE instead of killing the process. The flag is the process's one
+ * piece of global state here: signals are process-wide by nature. 0, or -1 when a handler cannot be
+ * installed. */
+int bsync_platform_catch_interrupts(void);
+int bsync_platform_interrupted(void);
+
+/* Paths, as pure functions of a path style so that both styles are tested on every host.
+ * POSIX: '/' separates, a path starting with '/' is absolute. Windows: '/' and backslash both
+ * separate; absolute are C:\x, C:x (a drive: relative to that drive's current folder, so it can no
+ * more be joined to a base folder than C:\x), \dir and \\server\share (UNC). Paths
+ * blendsync writes into files (match configs, replay headers) use '/', which Windows reads too,
+ * so such files are the same bytes on every host. BSYNC_PATH_NATIVE is this host's style. */
+typedef enum { BSYNC_PATH_POSIX = 0, BSYNC_PATH_WINDOWS = 1 } bsync_path_style;
+#if defined(_WIN32)
+#define BSYNC_PATH_NATIVE BSYNC_PATH_WINDOWS
+#else
+#define BSYNC_PATH_NATIVE BSYNC_PATH_POSIX
+#endif
+
+int bsync_platform_path_is_separator(bsync_path_style style, char c);
+/* Whether path is absolute (or drive-qualified): never joined to a base folder. */
+int bsync_platform_path_is_absolute(bsync_path_style style, const char* path);
+/* Length of path's folder part, up to and including its last separator (a Windows drive "C:" without
+ * one counts as the folder); 0 when path is a bare file name. path + result is the file name. */
+size_t bsync_platform_path_dir_len(bsync_path_style style, const char* path);
+/* Length of path's root: / (1) on POSIX; C:\ (3), C: (2), a leading separator (1) or
+ * \\server\share\ (UNC, up to its separator after the share) on Windows; 0 for a relative path. */
+size_t bsync_platform_path_root_len(bsync_path_style style, const char* path);
+/* The path of file target relative to folder dir (both absolute and canonical, e.g. from
+ * bsync_platform_realpath: no "." or ".." components), with '/' separators: "../" per component of
+ * dir not shared with target, then the rest of target. Windows: roots (drive letters) compare
+ * case-insensitively, components exactly (a case difference only costs a longer path). 0, or -1 when
+ * the roots differ (another drive: no relative path exists), target is not below a root, or out
+ * (cap bytes) is too small. */
+int bsync_platform_path_relative(bsync_path_style style, const char* target, const char* dir, char* out, size_t cap);
+
 /* Path separators: '/' everywhere, also '\\' on Windows (where resolved paths look like
  * C:\dir\file). The last separator of path, or NULL. */
 int bsync_platform_is_separator(char c);

@@ -18,6 +18,7 @@
 
 #include "file_internal.h"
 #include "graph_config_internal.h"
+#include "platform.h"
 
 #define PI_D 3.14159265358979323846
 
@@ -145,10 +146,7 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-static const char* base_name(const char* path) {
-    const char* s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
+static const char* base_name(const char* path) { return path + bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, path); }
 
 /* ---- one clip */
 
@@ -565,7 +563,7 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
         /* "builtin:..." names are not paths (graph_config.c does not resolve them either) */
         const int builtin =
             !strncmp(cc->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX));
-        if (builtin || cc->source[0] == '/' || dirlen == 0)
+        if (builtin || bsync_platform_path_is_absolute(BSYNC_PATH_NATIVE, cc->source) || dirlen == 0)
             snprintf(srcpath[i], sizeof srcpath[i], "%s", cc->source);
         else
             snprintf(srcpath[i], sizeof srcpath[i], "%.*s%s", (int)dirlen, path, cc->source);
@@ -699,7 +697,7 @@ static bsync_result validate_listed_graphs(bsync_validate_report* r, const char*
     for (const cJSON* c = cJSON_IsArray(chars) ? chars->child : NULL; c && res == BSYNC_OK; c = c->next) {
         const cJSON* g = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "graph") : NULL;
         if (!cJSON_IsString(g) || !g->valuestring[0]) continue;
-        size_t b = g->valuestring[0] == '/' ? 0 : dirlen, w = strlen(g->valuestring);
+        size_t b = bsync_platform_path_is_absolute(BSYNC_PATH_NATIVE, g->valuestring) ? 0 : dirlen, w = strlen(g->valuestring);
         char* resolved = malloc(b + w + 1);
         if (!resolved) { res = BSYNC_OUT_OF_MEMORY; break; }
         memcpy(resolved, path, b);
