@@ -61,7 +61,7 @@ PY
     # the server's CPU (user + system clock ticks) sampled until it exits: the last sample is its total
     (while kill -0 $spid 2>/dev/null; do awk '{print $14 + $15}' /proc/$spid/stat >"$run/cpu" 2>/dev/null; sleep 0.2; done) &
     sampler=$!
-    timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%U %S" -o "$run/loadgen.cpu")
+    timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%e %U %S" -o "$run/loadgen.cpu")
     "${timer[@]}" "$loadgen" --server 127.0.0.1:$port --matches "$run/matches.txt" --seconds $((S + 40)) --json >"$run/loadgen.json" || status=1
     wait $spid || status=1
     wait $sampler 2>/dev/null || true
@@ -79,19 +79,22 @@ for line in open(f"{run}/server.log"):
     got = got + int(kv.get("inputs", 0)); dflt = dflt + int(kv.get("defaulted", 0))
 cpu_s = cpu_ticks / hz
 try:
-    lg_cpu = sum(map(float, open(f"{run}/loadgen.cpu").read().split()[-2:]))
+    wall, u, s_ = map(float, open(f"{run}/loadgen.cpu").read().split()[-3:])
+    lg_cpu = u + s_
 except (OSError, ValueError):
-    lg_cpu = float("nan")
+    wall, lg_cpu = float(S), float("nan")
+# the generator runs from before the first connect to the last END: the server's busy wall time too
+wall = max(wall, 1e-3)
 ticks = R * S
 p50s.sort()
 bye = {k: v for k, v in lg["bye"].items() if k != "match has ended"}
-print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['players']}; server CPU {100 * cpu_s / S:.0f}% of a core "
+print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['players']}; server CPU {100 * cpu_s / wall:.0f}% of a core "
       f"({1e6 * cpu_s / ticks:.0f} us per tick, {1e6 * cpu_s / ticks / max(1, M * P):.1f} per player); lateness p50 "
       f"{p50s[len(p50s) // 2] / 1000 if p50s else 0:.2f} ms, p99 {max(p99s) / 1000 if p99s else 0:.2f} ms (worst match); defaulted "
       f"{dflt}/{got + dflt} ({100 * dflt / max(1, got + dflt):.2f}%); per player down {lg['down_bytes_per_player_s']} B/s, "
       f"up {lg['up_bytes_per_player_s']} B/s (with ENet headers {lg['enet_down_bytes_per_player_s']} and "
       f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
-      f"{100 * lg_cpu / S:.0f}% of a core")
+      f"{100 * lg_cpu / wall:.0f}% of a core; {wall:.1f} s")
 PY
 done
 exit $status
