@@ -165,6 +165,11 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern ulong bsync_replay_reader_valid_bytes(IntPtr reader);
         [DllImport(Lib)] internal static extern void bsync_replay_reader_close(IntPtr reader);
         [DllImport(Lib)] internal static extern IntPtr bsync_replay_status_string(int status);
+        // ---- io/replay_verify.h
+        [DllImport(Lib)] internal static extern int bsync_replay_verify_file(byte[] path, ReplayVerifyOptionsNative* options, byte* result);
+        [DllImport(Lib)] internal static extern int bsync_replay_verify_memory(byte* data, UIntPtr len, ReplayVerifyOptionsNative* options,
+                                                                               byte* result);
+        [DllImport(Lib)] internal static extern void bsync_replay_verify_result_destroy(byte* result);
 
         // ---- proto.h strings, net.h helpers
         [DllImport(Lib)] internal static extern IntPtr bsync_proto_bye_reason_string(uint reason);

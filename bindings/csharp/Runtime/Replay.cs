@@ -2,9 +2,8 @@
 // every record (Replay.Info), which also checks the whole file record by record (magic, XXH64 of
 // each record, order, bodies) and says where and why reading stopped.
 //
-// Not here: re-simulating a replay and comparing its checksums (`blendsync replay verify`). That is
-// CLI code today (client/cli/replay_sim.c), not a library call; when the library exports it, Verify
-// belongs next to Info as one P/Invoke.
+// Replay.Verify re-simulates a replay and compares its checksums and snapshots through the library's
+// bsync_replay_verify_file / _memory (io/replay_verify.h), what `blendsync replay verify` prints.
 using System;
 using System.Runtime.InteropServices;
 
@@ -112,8 +111,100 @@ namespace Blendsync
         public void Dispose() { handle.Dispose(); record.Dispose(); detail.Dispose(); }
     }
 
+    /// <summary>bsync_replay_verify_verdict.</summary>
+    public enum VerifyVerdict { Verified = 0, Mismatch = 1, Error = 2, Refused = 3, Unusable = 4 }
+
+    /// <summary>What bsync_replay_verify_file / _memory found (io/replay_verify.h; the fields
+    /// `blendsync replay verify` prints).</summary>
+    public sealed class VerifyResult
+    {
+        public VerifyVerdict Verdict;
+        /// <summary>Error / Unusable: what went wrong; else empty.</summary>
+        public string Message, ConfigUsed;
+        /// <summary>Refused: one line per difference between the replay's match and the one built here.</summary>
+        public string Differences;
+        public bool HaveHeader, Complete, Incomplete;
+        public uint Jobs;
+        public ulong TicksVerified, ChecksumsCompared, PoseChecksumsCompared, SnapshotsCompared, Mismatches;
+        public ulong DesyncRecords;
+        /// <summary>The first mismatch (Mismatch): the tick, the character (uint.MaxValue: none), what was
+        /// recorded and what was computed here, and the library's sentence.</summary>
+        public uint MismatchTick, MismatchCharacter;
+        public ulong MismatchExpected, MismatchGot;
+        public string MismatchText;
+        public bool Verified { get { return Verdict == VerifyVerdict.Verified; } }
+    }
+
     public static unsafe class Replay
     {
+        /// <summary>Verify a replay file as `blendsync replay verify` does: rebuild its match from the recorded
+        /// config (graphs found next to it, or next to the replay), re-simulate every frame and compare every
+        /// checksum and snapshot. jobs 2..64 verify the segments between snapshots on that many threads (the
+        /// same result); poses also computes every pose. The verdict says what happened: nothing is thrown
+        /// for a replay that fails to verify.</summary>
+        public static VerifyResult Verify(string path, int jobs = 1, bool poses = false)
+        {
+            if (path == null) throw new ArgumentNullException("path");
+            return RunVerify(Utf8.Z(path), null, null, jobs, poses);
+        }
+
+        /// <summary>The same over a replay's bytes; replayPath (may be null) is where its graphs are looked for.</summary>
+        public static VerifyResult Verify(byte[] data, string replayPath, int jobs = 1, bool poses = false)
+        {
+            if (data == null) throw new ArgumentNullException("data");
+            return RunVerify(null, data, replayPath == null ? null : Utf8.Z(replayPath), jobs, poses);
+        }
+
+        static VerifyResult RunVerify(byte[] path, byte[] data, byte[] replayPath, int jobs, bool poses)
+        {
+            if (jobs < 1 || jobs > 64) throw new ArgumentOutOfRangeException("jobs", "1..64");
+            var o = new ReplayVerifyOptionsNative();
+            o.Jobs = (uint)jobs;
+            o.Poses = poses ? 1 : 0;
+            IntPtr mem = Marshal.AllocHGlobal(VerifyResultLayout.Size);
+            byte* r = (byte*)mem;
+            try
+            {
+                for (int i = 0; i < VerifyResultLayout.Size; i++) r[i] = 0;
+                /* the verdict carries every outcome, argument errors included */
+                if (path != null) Native.bsync_replay_verify_file(path, &o, r);
+                else
+                    fixed (byte* d = data)
+                    fixed (byte* rp = replayPath)
+                    {
+                        o.ReplayPath = (IntPtr)rp;
+                        Native.bsync_replay_verify_memory(d, new UIntPtr((uint)data.Length), &o, r);
+                    }
+                var v = new VerifyResult();
+                v.Verdict = (VerifyVerdict)(*(int*)r);
+                v.Message = Utf8.Read(r + VerifyResultLayout.Message, 1600);
+                v.ConfigUsed = Utf8.Read(r + VerifyResultLayout.ConfigUsed, 1400);
+                v.Differences = Utf8.Read(*(IntPtr*)(r + VerifyResultLayout.Differences)) ?? "";
+                v.HaveHeader = *(int*)(r + VerifyResultLayout.HaveHeader) != 0;
+                v.Jobs = *(uint*)(r + VerifyResultLayout.Jobs);
+                v.TicksVerified = *(ulong*)(r + VerifyResultLayout.TicksVerified);
+                v.ChecksumsCompared = *(ulong*)(r + VerifyResultLayout.ChecksumsCompared);
+                v.PoseChecksumsCompared = *(ulong*)(r + VerifyResultLayout.PoseChecksumsCompared);
+                v.SnapshotsCompared = *(ulong*)(r + VerifyResultLayout.SnapshotsCompared);
+                v.DesyncRecords = *(ulong*)(r + VerifyResultLayout.DesyncCount);
+                v.Complete = *(int*)(r + VerifyResultLayout.Complete) != 0;
+                v.Incomplete = *(int*)(r + VerifyResultLayout.Incomplete) != 0;
+                v.Mismatches = *(ulong*)(r + VerifyResultLayout.Mismatches);
+                byte* m = r + VerifyResultLayout.FirstMismatch;
+                v.MismatchTick = *(uint*)(m + VerifyResultLayout.MismatchTick);
+                v.MismatchCharacter = *(uint*)(m + VerifyResultLayout.MismatchCharacter);
+                v.MismatchExpected = *(ulong*)(m + VerifyResultLayout.MismatchExpected);
+                v.MismatchGot = *(ulong*)(m + VerifyResultLayout.MismatchGot);
+                v.MismatchText = Utf8.Read(m + VerifyResultLayout.MismatchText, 400);
+                return v;
+            }
+            finally
+            {
+                Native.bsync_replay_verify_result_destroy(r);
+                Marshal.FreeHGlobal(mem);
+            }
+        }
+
         /// <summary>Read a replay file through the library's reader. IoError when it cannot be read; a
         /// damaged file is reported in Status / Detail, not thrown.</summary>
         public static ReplayInfo Info(string path) { using (var r = ReplayReader.Open(path)) return Scan(r); }

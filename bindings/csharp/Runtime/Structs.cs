@@ -277,4 +277,29 @@ namespace Blendsync
         internal const int UnionOffset = 24;  // offsetof(bsync_replay_record, header)
         internal const int FrameInputs = 8;   // offsetof(bsync_replay_frame, inputs)
     }
+
+    /// <summary>bsync_replay_verify_options (io/replay_verify.h); pointers the binding does not use stay zero.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct ReplayVerifyOptionsNative
+    {
+        public IntPtr Allocator, Config, MatchPath, GraphPath, ReplayPath;
+        public int Poses;
+        public uint Jobs;
+        public int HasFrom;
+        public uint From;
+        public int ContinueAfterMismatch;
+        public IntPtr OnMismatch, User;
+    }
+
+    /// <summary>bsync_replay_verify_result is large and mixed (texts, nested structs, an allocator):
+    /// the binding reads the fields it exposes at these offsets (checked by csharp_layout).</summary>
+    internal static class VerifyResultLayout
+    {
+        internal const int Size = 3968;
+        internal const int Message = 4, ConfigUsed = 1604, Differences = 3008, HaveHeader = 3020, Jobs = 3072;
+        internal const int TicksVerified = 3096, ChecksumsCompared = 3120, PoseChecksumsCompared = 3128;
+        internal const int SnapshotsCompared = 3144, DesyncCount = 3168, Complete = 3176, Incomplete = 3180;
+        internal const int Mismatches = 3408, FirstMismatch = 3416;
+        internal const int MismatchTick = 4, MismatchCharacter = 8, MismatchExpected = 16, MismatchGot = 24, MismatchText = 96;
+    }
 }

@@ -103,5 +103,33 @@ static class Layout
         Console.WriteLine("const ReplayRecord.checksum.blend 8");
         Console.WriteLine("const ReplayRecord.checksum.pose 16");
         Console.WriteLine("const ReplayRecord.end.reason 4");
+        Type vo = typeof(ReplayVerifyOptionsNative);
+        S("ReplayVerifyOptionsNative", vo);
+        O("ReplayVerifyOptionsNative", vo, "replay_path", "ReplayPath");
+        O("ReplayVerifyOptionsNative", vo, "poses", "Poses");
+        O("ReplayVerifyOptionsNative", vo, "jobs", "Jobs");
+        O("ReplayVerifyOptionsNative", vo, "from", "From");
+        O("ReplayVerifyOptionsNative", vo, "continue_after_mismatch", "ContinueAfterMismatch");
+        O("ReplayVerifyOptionsNative", vo, "user", "User");
+        Console.WriteLine("const VerifyResult.Size " + VerifyResultLayout.Size);
+        Console.WriteLine("const VerifyResult.message " + VerifyResultLayout.Message);
+        Console.WriteLine("const VerifyResult.config_used " + VerifyResultLayout.ConfigUsed);
+        Console.WriteLine("const VerifyResult.differences " + VerifyResultLayout.Differences);
+        Console.WriteLine("const VerifyResult.have_header " + VerifyResultLayout.HaveHeader);
+        Console.WriteLine("const VerifyResult.jobs " + VerifyResultLayout.Jobs);
+        Console.WriteLine("const VerifyResult.ticks_verified " + VerifyResultLayout.TicksVerified);
+        Console.WriteLine("const VerifyResult.checksums_compared " + VerifyResultLayout.ChecksumsCompared);
+        Console.WriteLine("const VerifyResult.pose_checksums_compared " + VerifyResultLayout.PoseChecksumsCompared);
+        Console.WriteLine("const VerifyResult.snapshots_compared " + VerifyResultLayout.SnapshotsCompared);
+        Console.WriteLine("const VerifyResult.desync_count " + VerifyResultLayout.DesyncCount);
+        Console.WriteLine("const VerifyResult.complete " + VerifyResultLayout.Complete);
+        Console.WriteLine("const VerifyResult.incomplete " + VerifyResultLayout.Incomplete);
+        Console.WriteLine("const VerifyResult.mismatches " + VerifyResultLayout.Mismatches);
+        Console.WriteLine("const VerifyResult.first_mismatch " + VerifyResultLayout.FirstMismatch);
+        Console.WriteLine("const VerifyMismatch.tick " + VerifyResultLayout.MismatchTick);
+        Console.WriteLine("const VerifyMismatch.character " + VerifyResultLayout.MismatchCharacter);
+        Console.WriteLine("const VerifyMismatch.expected " + VerifyResultLayout.MismatchExpected);
+        Console.WriteLine("const VerifyMismatch.got " + VerifyResultLayout.MismatchGot);
+        Console.WriteLine("const VerifyMismatch.text " + VerifyResultLayout.MismatchText);
     }
 }

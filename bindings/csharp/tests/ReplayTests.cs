@@ -38,6 +38,20 @@ static class ReplayTests
         T.Check(Replay.StatusString(ReplayStatus.Truncated).Length > 0, "replay status text");
         T.Throws<BlendsyncException>(() => Replay.Info(Path.Combine(T.Work, "none.bsreplay")), e => e.Code == Result.IoError,
                                      "a missing replay file: IoError");
+        // verification through the library (bsync_replay_verify_*): the fixture is a clean recording
+        VerifyResult v = Replay.Verify(file);
+        T.Check(v.Verified && v.HaveHeader && v.Complete && v.TicksVerified == 300 && v.ChecksumsCompared == 10 &&
+                v.PoseChecksumsCompared == 10 && v.Mismatches == 0,
+                "Replay.Verify: the fixture verifies, 300 ticks, its 10 blend and 10 pose checksums (" + v.ConfigUsed + ")");
+        VerifyResult v2 = Replay.Verify(file, 2);
+        T.Check(v2.Verified && v2.TicksVerified == 300 && v2.ChecksumsCompared == 10, "Replay.Verify with 2 jobs: the same");
+        VerifyResult vm = Replay.Verify(bytes, file);
+        T.Check(vm.Verified && vm.TicksVerified == 300 && vm.ChecksumsCompared == 10, "Replay.Verify from bytes: the same");
+        VerifyResult vx = Replay.Verify(flipped, file);
+        T.Check(!vx.Verified && vx.Message.Length > 0, "Replay.Verify of the flipped copy: " + vx.Verdict + " (" + vx.Message + ")");
+        VerifyResult vn = Replay.Verify(Path.Combine(T.Work, "none.bsreplay"));
+        T.Check(vn.Verdict == VerifyVerdict.Unusable && vn.Message.Length > 0, "Replay.Verify of a missing file: Unusable (" + vn.Message + ")");
+        T.Throws<ArgumentOutOfRangeException>(() => Replay.Verify(file, 65), null, "Replay.Verify jobs 65: refused");
         var rd = ReplayReader.Open(bytes);
         rd.Dispose();
         rd.Dispose();

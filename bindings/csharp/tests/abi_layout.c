@@ -11,6 +11,7 @@
 #include "blendsync/fixed.h"
 #include "blendsync/instance.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/replay_verify.h"
 #include "blendsync/match.h"
 #include "blendsync/present.h"
 
@@ -103,5 +104,34 @@ int main(void) {
     printf("const ReplayRecord.checksum.blend %zu\n", offsetof(bsync_replay_checksum, blend));
     printf("const ReplayRecord.checksum.pose %zu\n", offsetof(bsync_replay_checksum, pose));
     printf("const ReplayRecord.end.reason %zu\n", offsetof(bsync_replay_end, reason));
+    S("ReplayVerifyOptionsNative", bsync_replay_verify_options);
+    O("ReplayVerifyOptionsNative", bsync_replay_verify_options, replay_path);
+    O("ReplayVerifyOptionsNative", bsync_replay_verify_options, poses);
+    O("ReplayVerifyOptionsNative", bsync_replay_verify_options, jobs);
+    O("ReplayVerifyOptionsNative", bsync_replay_verify_options, from);
+    O("ReplayVerifyOptionsNative", bsync_replay_verify_options, continue_after_mismatch);
+    O("ReplayVerifyOptionsNative", bsync_replay_verify_options, user);
+    typedef bsync_replay_verify_result R;
+    typedef bsync_replay_verify_mismatch X;
+    printf("const VerifyResult.Size %zu\n", sizeof(R));
+    printf("const VerifyResult.message %zu\n", offsetof(R, message));
+    printf("const VerifyResult.config_used %zu\n", offsetof(R, config_used));
+    printf("const VerifyResult.differences %zu\n", offsetof(R, differences));
+    printf("const VerifyResult.have_header %zu\n", offsetof(R, have_header));
+    printf("const VerifyResult.jobs %zu\n", offsetof(R, jobs));
+    printf("const VerifyResult.ticks_verified %zu\n", offsetof(R, ticks_verified));
+    printf("const VerifyResult.checksums_compared %zu\n", offsetof(R, checksums_compared));
+    printf("const VerifyResult.pose_checksums_compared %zu\n", offsetof(R, pose_checksums_compared));
+    printf("const VerifyResult.snapshots_compared %zu\n", offsetof(R, snapshots_compared));
+    printf("const VerifyResult.desync_count %zu\n", offsetof(R, desync_count));
+    printf("const VerifyResult.complete %zu\n", offsetof(R, complete));
+    printf("const VerifyResult.incomplete %zu\n", offsetof(R, incomplete));
+    printf("const VerifyResult.mismatches %zu\n", offsetof(R, mismatches));
+    printf("const VerifyResult.first_mismatch %zu\n", offsetof(R, first_mismatch));
+    printf("const VerifyMismatch.tick %zu\n", offsetof(X, tick));
+    printf("const VerifyMismatch.character %zu\n", offsetof(X, character));
+    printf("const VerifyMismatch.expected %zu\n", offsetof(X, expected));
+    printf("const VerifyMismatch.got %zu\n", offsetof(X, got));
+    printf("const VerifyMismatch.text %zu\n", offsetof(X, text));
     return 0;
 }
