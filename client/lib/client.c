@@ -745,17 +745,7 @@ static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, 
     if (!m) return;
     uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
     for (uint32_t i = 0; i < count; i++) {
-        memset(m, 0, sizeof *m);
-        m->type = BSYNC_PROTO_SNAPSHOT;
-        m->snapshot.tick = tick;
-        m->snapshot.kind = (uint8_t)kind;
-        m->snapshot.chunk_index = (uint16_t)i;
-        m->snapshot.chunk_count = (uint16_t)count;
-        m->snapshot.total_size = (uint32_t)len;
-        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
-        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
-        m->snapshot.len = (uint16_t)n;
-        memcpy(m->snapshot.data, data + off, n);
+        bsync_net_snapshot_chunk(m, kind, tick, data, len, i);
         if (send_msg(c, m) < 0) break;
     }
     free(m);

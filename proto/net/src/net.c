@@ -94,6 +94,23 @@ int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) {
     return (int)len;
 }
 
+uint32_t bsync_net_snapshot_chunk(bsync_proto_msg* m, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                                  uint32_t index) {
+    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+    memset(m, 0, sizeof *m);
+    m->type = BSYNC_PROTO_SNAPSHOT;
+    m->snapshot.tick = tick;
+    m->snapshot.kind = (uint8_t)kind;
+    m->snapshot.chunk_index = (uint16_t)index;
+    m->snapshot.chunk_count = (uint16_t)count;
+    m->snapshot.total_size = (uint32_t)len;
+    size_t off = (size_t)index * BSYNC_PROTO_SNAPSHOT_CHUNK;
+    size_t n = off < len ? (len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK) : 0;
+    m->snapshot.len = (uint16_t)n;
+    if (n) memcpy(m->snapshot.data, data + off, n);
+    return count;
+}
+
 long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                              uint32_t first_chunk) {
     uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
@@ -101,17 +118,7 @@ long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const
     if (!m) return -1;
     long total = 0;
     for (uint32_t i = first_chunk; i < count; i++) {
-        memset(m, 0, sizeof *m);
-        m->type = BSYNC_PROTO_SNAPSHOT;
-        m->snapshot.tick = tick;
-        m->snapshot.kind = (uint8_t)kind;
-        m->snapshot.chunk_index = (uint16_t)i;
-        m->snapshot.chunk_count = (uint16_t)count;
-        m->snapshot.total_size = (uint32_t)len;
-        size_t off = (size_t)i * BSYNC_PROTO_SNAPSHOT_CHUNK;
-        size_t n = len - off < BSYNC_PROTO_SNAPSHOT_CHUNK ? len - off : BSYNC_PROTO_SNAPSHOT_CHUNK;
-        m->snapshot.len = (uint16_t)n;
-        memcpy(m->snapshot.data, data + off, n);
+        bsync_net_snapshot_chunk(m, kind, tick, data, len, i);
         int sent = bsync_net_send(peer, m);
         if (sent < 0) {
             total = -1;

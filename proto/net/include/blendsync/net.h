@@ -47,6 +47,10 @@ BSYNC_API void bsync_net_host_retransmit_linear(ENetHost* host);
  * ENet failed; nothing sent). */
 BSYNC_API int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg);
 
+/* Chunk `index` of a snapshot of `len` bytes as the SNAPSHOT message bsync_net_send_snapshot sends
+ * (kind, tick, index, count, total, up to 1024 bytes); returns the chunk count. */
+BSYNC_API uint32_t bsync_net_snapshot_chunk(bsync_proto_msg* msg, uint32_t kind, uint32_t tick, const uint8_t* data,
+                                           size_t len, uint32_t index);
 /* A whole snapshot as SNAPSHOT messages of `kind` (chunks first_chunk .. last, 1024 bytes each but the
  * last; chunk 0 of a JOIN travels in the WELCOME, so joins start at 1). Returns the bytes queued, or -1
  * when a chunk could not be sent (the ones before it were). */
