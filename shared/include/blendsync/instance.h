@@ -188,7 +188,7 @@
  *     12288) at s = 1/2, 0 for e >= T. Each of the five roundings is at most half a raw step and
  *     |s| <= 1, so x is within 2.5 raw steps of the exact polynomial at that s; where x is a few raw
  *     steps (long T, e near T) consecutive values may rise by one raw step (rounding, not overshoot).
- *     With v0 < 0 (and x0 > 0), integers only (every intermediate below 2^52, proof in instance.c):
+ *     With v0 < 0 (and x0 > 0), integers only (every intermediate below 2^52, proof in instance_switch.c):
  *     1.0 at e = 0, 0 for e >= T; shortened (|v0| T > 5 x0): 0 when e |v0| >= 5 x0, else s = round(e
  *     |v0| 65536 / (5 x0)) and p = 1 - s; else s as above and p = 1 + 4 s - round(e |v0| 65536 / x0)
  *     (clamped at 0); then u = 1 - s, u4 = round(u^4) in Q32 and the factor round(u4 p) (Q16), at most
