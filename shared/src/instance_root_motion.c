@@ -4,6 +4,7 @@
 
 #include "internal/graph_impl.h"
 #include "internal/instance_impl.h"
+#include "internal/sample_impl.h"
 
 typedef struct rm_xf { bsync_vec3 t; bsync_quat r; } rm_xf; /* a relative transform */
 
@@ -27,44 +28,18 @@ static bsync_quat rm_frame(const bsync_graph* g, bsync_quat q) {
     return g->root_rotation == (uint32_t)BSYNC_ROOT_ROTATION_FULL ? q : instance_yaw_twist(q);
 }
 
-/* sample.c's rule for one track at t in [0, duration]: first key before the range, last key after
- * it, key k exactly at times[k], else interpolate keys k, k+1 with alpha = (t - t_k) / (t_k+1 - t_k). */
-static uint32_t rm_locate(const fix16_t* times, uint32_t n, fix16_t t, int* exact, fix16_t* alpha) {
-    *exact = 1;
-    *alpha = 0;
-    if (t <= times[0]) return 0;
-    if (t >= times[n - 1]) return n - 1;
-    uint32_t lo = 0, hi = n - 1; /* times[lo] <= t < times[hi] */
-    while (hi - lo > 1) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (times[mid] <= t) lo = mid;
-        else hi = mid;
-    }
-    if (t == times[lo]) return lo;
-    *exact = 0;
-    *alpha = bsync_fx_div(t - times[lo], times[lo + 1] - times[lo]); /* 0 <= times[lo] < t: no overflow */
-    return lo;
-}
-
 /* The root joint's local translation and rotation of motion m's clip at clip time t in [0, duration]
- * (as bsync_clip_sample with CLAMP). */
+ * (bsync_clip_sample's values with CLAMP, through sample.c's one-track sampling; components without
+ * a track keep the rest pose). */
 static void rm_sample(const bsync_graph* g, uint32_t m, fix16_t t, rm_xf* out) {
     const bsync_clip* clip = g->clips[m];
     const bsync_trs* rest = &bsync_skeleton_rest_pose(g->skeleton)[g->root_joint];
     out->t = rest->t;
     out->r = rest->r;
-    bsync_track_info ti;
-    int exact;
-    fix16_t alpha;
-    if (g->root_tracks[2u * m] != GRAPH_NONE && bsync_clip_track_info(clip, g->root_tracks[2u * m], &ti) == BSYNC_OK) {
-        const uint32_t k = rm_locate(ti.times, ti.key_count, t, &exact, &alpha);
-        out->t = exact ? ti.vec3s[k] : bsync_vec3_lerp(ti.vec3s[k], ti.vec3s[k + 1], alpha);
-    }
-    if (g->root_tracks[2u * m + 1u] != GRAPH_NONE &&
-        bsync_clip_track_info(clip, g->root_tracks[2u * m + 1u], &ti) == BSYNC_OK) {
-        const uint32_t k = rm_locate(ti.times, ti.key_count, t, &exact, &alpha);
-        out->r = exact ? ti.quats[k] : bsync_quat_nlerp(ti.quats[k], ti.quats[k + 1], alpha);
-    }
+    if (g->root_tracks[2u * m] != GRAPH_NONE)
+        (void)bsync_clip_sample_track_(clip, g->root_tracks[2u * m], t, BSYNC_LOOP_CLAMP, &out->t, NULL);
+    if (g->root_tracks[2u * m + 1u] != GRAPH_NONE)
+        (void)bsync_clip_sample_track_(clip, g->root_tracks[2u * m + 1u], t, BSYNC_LOOP_CLAMP, NULL, &out->r);
 }
 
 /* The piece a -> b in the frame at a. */
