@@ -8,7 +8,7 @@
  *                             parse tree + graph fields, bsync_config_graph_destroy frees them
  *   (io/graph_config.h assembles a whole bsync_graph from a file: skeleton, clips, curves, graph)
  *
- * Format (the graph issue extends it; unknown fields are errors so typos never pass silently):
+ * Format (graph fields below; unknown fields are errors so typos never pass silently):
  *   {
  *     "parameters": { "speed": { "default": 0 }, "x": {}, "y": {} },
  *     "root": "move",
@@ -22,7 +22,7 @@
  *       "spread":{ "type": "InverseDistance2D", "power": 2, "parameters": ["x", "y"], "children": [...] }
  *     }
  *   }
- * Graph fields (issue 4 "Config"; all optional, so a blend-tree-only config stays valid; the tree
+ * Graph fields (all optional, so a blend-tree-only config stays valid; the tree
  * functions check them too and ignore their values):
  *   top level   "tick_rate": integer 15..60 (default 30);
  *               "clips": { MOTION: {"source": FILE, "animation": NAME, "loop": true}, ... } — FILE is
