@@ -85,7 +85,7 @@ static fix16_t layer_weight(const bsync_instance* inst, const graph_layer* l) {
     return v < 0 ? 0 : v > BSYNC_FX_ONE ? BSYNC_FX_ONE : v;
 }
 
-/* Applies the layer stack to out_local (instance.h, "Layers"). On entry out_local is blend_slots'
+/* Applies the layer stack to out_local (docs/instance.md "Layers"). On entry out_local is blend_slots'
  * pose for base_contrib; `sampled` is that evaluation's sampling mark (blend_slots). A layer whose
  * contributions equal base_contrib has exactly that pose as its layer pose: while out_local still
  * holds it (no earlier layer changed it), it is used directly instead of being blended again. */
@@ -147,7 +147,7 @@ bsync_result instance_blend_base(bsync_instance* inst, bsync_trs* out_local) {
         r = apply_layers(inst, out_local, contrib, &sampled);
         if (r != BSYNC_OK) return r;
     }
-    /* root motion (instance.h): the root joint keeps what was not extracted */
+    /* root motion (docs/instance.md "Root motion"): the root joint keeps what was not extracted */
     const uint32_t rj = g->root_joint;
     if (g->root_motion == (uint32_t)BSYNC_ROOT_MOTION_NONE) {
         out_local[rj] = rest[rj];
@@ -166,7 +166,7 @@ bsync_result instance_blend_base(bsync_instance* inst, bsync_trs* out_local) {
     return BSYNC_OK;
 }
 
-/* Adds switch i's decayed offset to pose (instance.h "Inertialization"). */
+/* Adds switch i's decayed offset to pose (docs/instance.md "Inertialization"). */
 void instance_inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose) {
     const inert_area a = instance_inert_of(inst);
     const uint32_t J = inst->graph->joint_count;

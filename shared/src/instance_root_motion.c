@@ -1,4 +1,4 @@
-/* instance_root_motion.c — the root-motion delta of the last tick (blendsync/instance.h "Root motion"):
+/* instance_root_motion.c — the root-motion delta of the last tick (docs/instance.md "Root motion"):
  * each contributing slot's piece between its clock before and after the tick, blended by weight. */
 #include "blendsync/instance.h"
 

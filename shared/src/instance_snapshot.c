@@ -1,5 +1,5 @@
 /* instance_snapshot.c — instance snapshots: sizes, save and load, every field little-endian
- * (blendsync/instance.h "Snapshots"). */
+ * (docs/instance.md "Snapshot bytes"). */
 #include "blendsync/instance.h"
 
 #include "blendsync/checksum.h"
@@ -323,6 +323,6 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     }
     instance_derive_all(inst);
     instance_reset_cursors(inst);
-    instance_update_root_motion(inst); /* the last tick's delta, from the clocks stepped back (instance.h) */
+    instance_update_root_motion(inst); /* the last tick's delta (docs/instance.md "Root motion") */
     return BSYNC_OK;
 }

@@ -6,7 +6,7 @@
 #include "internal/graph_impl.h"
 #include "internal/instance_impl.h"
 
-/* Entry weights from base / fade / done (instance.h "Switches"). */
+/* Entry weights from base / fade / done (docs/instance.md "Switches"). */
 void instance_sw_weights(sw_stack* st) {
     if (st->count <= 1u) {
         st->e[0].weight = BSYNC_FX_ONE;
@@ -55,7 +55,7 @@ static bsync_clip_time* sw_clock(bsync_instance* inst, uint32_t i, uint32_t chil
     return &ARR(inst, bsync_clip_time, off_slot_clocks)[gs->clock];
 }
 
-/* Pushes a trigger onto switch i's stack (instance.h "Switches"); an inertialized trigger pushes an
+/* Pushes a trigger onto switch i's stack (docs/instance.md "Switches"); an inertialized trigger pushes an
  * instant entry (fade 0). Returns 0 when the trigger is ignored (its state is the newest already). */
 int instance_sw_push(bsync_instance* inst, uint32_t i, const bsync_switch_trigger* t) {
     sw_stack* st = &instance_switch_stacks(inst)[i];
@@ -125,7 +125,7 @@ void instance_sw_advance(bsync_instance* inst) {
     for (uint32_t i = 0; i < inst->graph->switch_count; i++) instance_sw_advance_one(&stacks[i]);
 }
 
-/* The decay factor (instance.h "Inertialization"). */
+/* The decay factor (docs/instance.md "Inertialization"). */
 fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total) {
     if (total == 0 || k >= total) return 0;
     const fix16_t s = (fix16_t)(((uint64_t)k * 65536u + total / 2u) / total); /* k/T rounded, ties up */
@@ -208,7 +208,7 @@ void instance_inert_clear(bsync_instance* inst, uint32_t i) {
     }
 }
 
-/* Start the inertializations of the switches with start[i] (instance.h "Inertialization"): offsets
+/* Start the inertializations of the switches with start[i] (docs/instance.md "Inertialization"): offsets
  * between the pose with switch i's stack old[i] (plus switch i's own running offset) and the pose of
  * the current state, both at the current clocks; initial velocities from the pose shown before the
  * tick (a.prev, instance_valid when have_prev). */
@@ -273,7 +273,7 @@ bsync_result bsync_instance_switch_state(const bsync_instance* inst, uint32_t sw
     return BSYNC_OK;
 }
 
-/* t1 (Q16 ticks) of a curve with magnitude x0, velocity v0 <= 0 and length T (instance.h). */
+/* t1 (Q16 ticks) of a curve with magnitude x0, velocity v0 <= 0 and length T (docs/instance.md "Inertialization"). */
 static uint64_t inert_t1(fix16_t x0, fix16_t v0, uint32_t T) {
     const uint64_t full = (uint64_t)T * 65536u, V = bsync_u64_abs(v0);
     if (x0 <= 0 || v0 >= 0 || V * T <= 5u * (uint64_t)x0) return full;

@@ -1,5 +1,5 @@
 /* instance_tick.c — one tick of an instance: filters, dirty nodes, switch triggers and fades, flattening,
- * clocks, root motion, inertialization starts (blendsync/instance.h "Ticks", "Switches"). */
+ * clocks, root motion, inertialization starts (docs/instance.md "One tick", "Switches"). */
 #include "blendsync/instance.h"
 
 #include "internal/graph_impl.h"

@@ -63,7 +63,7 @@
  * Switches (switch nodes driven by input triggers, cross-fades). A switch names a
  * tree node N (its sync must be BSYNC_SYNC_NONE, so every state keeps its own clock); N's children
  * are the switch's STATES. The node's child weights are no longer its blend space's: they are the
- * switch's cross-fade weights (an instance's per-switch stack, instance.h "Switches"), and they
+ * switch's cross-fade weights (an instance's per-switch stack, docs/instance.md "Switches"), and they
  * multiply into masses, leaf weights, cycle lengths and sampling exactly like any node's weights (so a
  * switch at the root is the instance's base selector; a switch node used as a layer node selects that
  * layer's pose). Initially only `initial_child` plays, with weight 1.0. Triggers (play SWITCH CHILD
@@ -81,7 +81,7 @@
  * Bone mask: a per-joint table m[j] in {0, 1.0} built at graph build time: m[j] = 1 when joint j is
  * listed, or when an ancestor of j is listed with include_descendants = 1; an empty mask (mask_count
  * 0) means m[j] = 1 for every joint. The instance applies, in layer order, to the pose P (starting as
- * the base pose; exact rules in instance.h, "Layers"):
+ * the base pose; exact rules in docs/instance.md "Layers"):
  *   a_j = bsync_fx_mul(w, m[j]);
  *   OVERRIDE: P = bsync_pose_blend(rest, {P, weight 1.0, joint_weights 1 - a_j}, {layer, weight w,
  *             joint_weights m}) (no mask: {P, 1 - w}, {layer, w}): per joint lerp(P, layer, a_j);
@@ -149,7 +149,7 @@ typedef struct bsync_graph_node_options {
     const fix16_t* cycle_offsets; /* NULL or child_count values in [0, 1) */
 } bsync_graph_node_options;
 
-/* Root motion (the exact rules are in instance.h, "Root motion"). KEEP (default): the root
+/* Root motion (the exact rules are in docs/instance.md "Root motion"). KEEP (default): the root
  * joint moves in the pose as animated, nothing is extracted (the delta reads as zero / identity).
  * EXTRACT: each tick the root joint's motion is taken out of the blended pose and reported as a
  * per-tick delta (bsync_instance_root_motion: translation + yaw, or the full rotation), correct across

@@ -24,12 +24,12 @@ struct bsync_instance {
     uint32_t reserved;
     uint64_t off_targets, off_filtered, off_states, off_changed, off_weights, off_contrib, off_mass;
     uint64_t off_length, off_steps, off_clocks, off_slot_clocks, off_leaf, off_cursors, off_scratch;
-    bsync_vec3 rm_t;    /* the last tick's root-motion delta (state; recomputable, see instance.h) */
+    bsync_vec3 rm_t;    /* the last tick's root-motion delta (state; recomputable: docs/instance.md "Root motion") */
     bsync_quat rm_r;
     uint32_t rm_pad_;   /* 0 */
 };
 
-/* A switch's cross-fade stack (instance.h "Switches"), entries oldest first. */
+/* A switch's cross-fade stack (docs/instance.md "Switches"), entries oldest first. */
 typedef struct sw_entry {
     uint32_t child;  /* child index of the switch node */
     fix16_t base;    /* weight when the newest fade began (older entries; sum 1.0); 0 for the newest */
@@ -64,7 +64,7 @@ static inline int64_t instance_to_i64(uint64_t v) {
 
 static inline size_t instance_align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
 
-/* A switch's inertialization (instance.h "Inertialization"): state while active, all zero otherwise. */
+/* A switch's inertialization (docs/instance.md "Inertialization"): state while active, all zero otherwise. */
 typedef struct sw_inert {
     uint32_t active;  /* 0 or 1 */
     uint32_t elapsed; /* ticks since the trigger tick (0 after it), < total */
