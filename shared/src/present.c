@@ -68,8 +68,8 @@ bsync_result bsync_present_root_motion(const bsync_instance* inst, fix16_t alpha
 /* Switch cross-fades at tick + alpha (present.h): a fade is time, not input — it advances one tick per
  * tick whatever the inputs — so the newest entry's weight is taken at done + alpha instead of done:
  * w_T = round((d * 65536 + alpha) / F) with d * 65536 + alpha capped at F * 65536 (the end of the fade),
- * the older entries scaled by 1 - w_T exactly as instance.c's sw_weights does (floors, the one below
- * the newest taking the rest). alpha = 0 gives the tick's weights; alpha = 1 the next tick's when no
+ * the older entries scaled by 1 - w_T exactly as instance_switch.c's instance_sw_weights does
+ * (floors, the one below the newest taking the rest). alpha = 0 gives the tick's weights; alpha = 1 the next tick's when no
  * trigger comes. The switch nodes' child weights are rewritten from them and the copy's derived state
  * (contributions, leaf weights) recomputed. */
 static void present_fades(bsync_instance* copy, fix16_t alpha) {

@@ -19,7 +19,11 @@
  *
  * Both marks live in one 64-bit tag tied to the clip's fingerprint (fingerprint ^ the marks' bits),
  * so a corrupted cursor header is refused (BSYNC_MISMATCH) like a wrong magic instead of switching
- * paths. tests/unit/test_sample.c compares every path with the per-track search without a cursor. */
+ * paths. tests/unit/test_sample.c compares every path with the per-track search without a cursor.
+ *
+ * One track alone (bsync_clip_sample_track_, internal/sample_impl.h; root motion samples the root
+ * joint's tracks this way): the same local_time, locate and interpolation expressions without a
+ * cursor, so the same bits as the track's component of a full sample. */
 #include "blendsync/sample.h"
 
 #include <string.h>
@@ -27,6 +31,7 @@
 #include "internal/clip_block.h"
 #include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
+#include "internal/sample_impl.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
 /* The marks of the cursor tag (see above); the tag is fingerprint ^ (the set marks). */
@@ -295,6 +300,25 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             }
         }
         out_local[j] = x;
+    }
+    return BSYNC_OK;
+}
+
+bsync_result bsync_clip_sample_track_(const bsync_clip* clip, uint32_t track, fix16_t time, bsync_loop_mode mode,
+                                      bsync_vec3* out_vec3, bsync_quat* out_rotation) {
+    if (!clip || track >= clip->track_count) return BSYNC_INVALID_ARGUMENT;
+    if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
+    const bsync_clip_track_* tr = &bsync_clip_tracks_(clip)[track];
+    if (tr->kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
+    const fix16_t t = local_time(time, clip->duration, mode);
+    alpha_memo_ memo = {0, 0, 0};
+    const locate_ l = locate(bsync_clip_times_(clip, tr), tr->key_count, t, NULL, &memo);
+    if (tr->kind == BSYNC_TRACK_ROTATION) {
+        const bsync_quat* q = bsync_clip_quats_(clip, tr);
+        *out_rotation = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, 0);
+    } else {
+        const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+        *out_vec3 = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
     }
     return BSYNC_OK;
 }

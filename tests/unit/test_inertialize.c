@@ -1,4 +1,4 @@
-/* test_inertialize.c — inertialized switch triggers (instance.h "Inertialization") on the procedural
+/* test_inertialize.c — inertialized switch triggers (docs/instance.md "Inertialization") on the procedural
  * humanoid. Expectations are independent: the decay factor against hand-worked dyadic values and a
  * double-precision evaluation of (1 - s)^4 (1 + 4 s); poses against twin instances that never see the
  * trigger (the OLD pose), that play the new state from the same clock history (the NEW pose), or that

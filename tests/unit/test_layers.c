@@ -1,4 +1,4 @@
-/* test_layers.c — layer stacks on graphs (graph.h bsync_graph_create_layered, instance.h "Layers") on the
+/* test_layers.c — layer stacks on graphs (graph.h bsync_graph_create_layered, docs/instance.md "Layers") on the
  * procedural humanoid. Expectations are independent: the base pose is an instance of the same tree
  * WITHOUT layers, the layer's own pose is an instance of the same nodes with the layer node as the
  * tree's root (the same clocks: an unreferenced node runs on its own phase either way), lerps are

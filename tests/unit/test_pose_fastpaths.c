@@ -730,7 +730,7 @@ static bsync_graph_layer_desc layer(uint32_t node, bsync_layer_mode mode, fix16_
 }
 
 /* out = override of `base` by `top` at weight w under the joint mask `mask` (NULL: every joint), the
- * rule of instance.h "Layers" written out with bsync_pose_blend. */
+ * rule of docs/instance.md "Layers" written out with bsync_pose_blend. */
 static void compose_override(const bsync_trs* rest, const bsync_trs* base, const bsync_trs* top, fix16_t w,
                              const fix16_t* mask, bsync_trs* out) {
     static fix16_t inv[HJ];

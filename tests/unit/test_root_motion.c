@@ -1,5 +1,5 @@
 /* test_root_motion.c — root motion of a graph instance (graph.h root_motion / root_rotation / root_joint,
- * instance.h "Root motion"). Expected values are hand-worked or computed here in double precision from
+ * docs/instance.md "Root motion"). Expected values are hand-worked or computed here in double precision from
  * the clips' key values (the continuous motion the keys describe), never read back from the code:
  *   - a root moving 1.4 m per 1 s loop along +Z: every tick's delta is 1.4/rate within a raw step,
  *     including the ticks that wrap the loop mid-tick, and the deltas of one whole cycle sum to the

@@ -102,7 +102,7 @@ static bsync_match* new_match(void** mem) {
 typedef enum plant { PLANT_NONE, PLANT_INPUT, PLANT_FILTER, PLANT_PHASE } plant;
 
 /* Rewrites instance snapshot bytes: flips `mask` in the u32 at `off`, recomputes the XXH64 (seed 0,
- * every byte before the last 8: instance.h "Snapshot bytes"). */
+ * every byte before the last 8: docs/instance.md "Snapshot bytes"). */
 static void edit_instance(bsync_instance* inst, size_t off, uint32_t mask) {
     uint8_t buf[4096];
     size_t n = 0;

@@ -10,7 +10,7 @@
  *   bsync_blend_space_type, _child_count, _param_count, _threshold, _position, _bounds
  *   bsync_blend_space_triangles             Delaunay2D: the triangulation (for tools and plots)
  *
- * The specification is ../shared/reference/blend-spec.md ("recommended" policies where the anchor
+ * The specification is the reference text blend-spec.md ("recommended" policies where the anchor
  * engines are undefined); docs/blend-spaces.md says what blendsync does for every type and edge case.
  * Type names follow Unity's BlendTreeType, plus Delaunay2D and InverseDistance2D:
  *   Simple1D               tents between sorted thresholds, clamped at the ends; duplicate thresholds

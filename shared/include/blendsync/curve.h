@@ -8,7 +8,7 @@
  *   bsync_curve_key_count, bsync_curve_key_at, bsync_curve_block_size
  *   bsync_curve_checksum_feed              canonical content, for graph hashes
  *
- * Evaluation (../shared/reference/blend-spec.md §6; com.unity.animation AnimationCurveEvaluator):
+ * Evaluation (the reference text blend-spec.md §6; com.unity.animation AnimationCurveEvaluator):
  *   0 keys -> 0; 1 key -> its value, whatever the time.
  *   Inside [first, last] key time: the segment k0 = the last key with time <= t (the last segment at
  *   t == last time), k1 the next; dx = t1 - t0, s = (t - t0)/dx (Q32, rounded down).

@@ -1,10 +1,10 @@
-/* blendsync/graph.h — the immutable blend-graph definition (issue 4, "Definition and instances").
+/* blendsync/graph.h — the immutable blend-graph definition (design: docs/graph.md).
  *
  * Index
  *   bsync_graph_sync, bsync_graph_node_options   per-node time options (sync, time_scale, cycle_offset)
  *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters
  *   bsync_graph_create / _destroy                build (one allocation) / free
- *   bsync_graph_layer_desc, bsync_graph_create_layered   the same plus a layer stack (issue 4, "Nodes")
+ *   bsync_graph_layer_desc, bsync_graph_create_layered   the same plus a layer stack
  *   bsync_graph_switch_desc, bsync_graph_extras, bsync_graph_create_ex   layers and switch nodes
  *   bsync_graph_hash                             identity of everything that affects simulation
  *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint,
@@ -60,10 +60,10 @@
  *                           count; two switches on the same node
  *   BSYNC_LIMIT_EXCEEDED    switch_count > BSYNC_GRAPH_MAX_SWITCHES
  *
- * Switches (issue 4, "Nodes": switch nodes driven by input triggers, cross-fades). A switch names a
+ * Switches (switch nodes driven by input triggers, cross-fades). A switch names a
  * tree node N (its sync must be BSYNC_SYNC_NONE, so every state keeps its own clock); N's children
  * are the switch's STATES. The node's child weights are no longer its blend space's: they are the
- * switch's cross-fade weights (an instance's per-switch stack, instance.h "Switches"), and they
+ * switch's cross-fade weights (an instance's per-switch stack, docs/instance.md "Switches"), and they
  * multiply into masses, leaf weights, cycle lengths and sampling exactly like any node's weights (so a
  * switch at the root is the instance's base selector; a switch node used as a layer node selects that
  * layer's pose). Initially only `initial_child` plays, with weight 1.0. Triggers (play SWITCH CHILD
@@ -71,7 +71,7 @@
  * trigger switches at once and hides the pop with a decaying pose offset (instance.h,
  * "Inertialization"). The switch definition is part of the hash; the stack is instance state.
  *
- * Layers (issue 4, "Nodes": base + N layers, each with a weight, a bone mask, override or additive).
+ * Layers (base + N layers, each with a weight, a bone mask, override or additive).
  * The tree's root node is the BASE; each layer names a node of the same tree whose blended subtree is
  * the LAYER POSE: its slots' contributions are flattened from that node with mass 1.0 exactly as the
  * base is from the root, sampled at the same sampling phases (so a layer node is evaluated and
@@ -81,7 +81,7 @@
  * Bone mask: a per-joint table m[j] in {0, 1.0} built at graph build time: m[j] = 1 when joint j is
  * listed, or when an ancestor of j is listed with include_descendants = 1; an empty mask (mask_count
  * 0) means m[j] = 1 for every joint. The instance applies, in layer order, to the pose P (starting as
- * the base pose; exact rules in instance.h, "Layers"):
+ * the base pose; exact rules in docs/instance.md "Layers"):
  *   a_j = bsync_fx_mul(w, m[j]);
  *   OVERRIDE: P = bsync_pose_blend(rest, {P, weight 1.0, joint_weights 1 - a_j}, {layer, weight w,
  *             joint_weights m}) (no mask: {P, 1 - w}, {layer, w}): per joint lerp(P, layer, a_j);
@@ -149,7 +149,7 @@ typedef struct bsync_graph_node_options {
     const fix16_t* cycle_offsets; /* NULL or child_count values in [0, 1) */
 } bsync_graph_node_options;
 
-/* Root motion (issue 4; the exact rules are in instance.h, "Root motion"). KEEP (default): the root
+/* Root motion (the exact rules are in docs/instance.md "Root motion"). KEEP (default): the root
  * joint moves in the pose as animated, nothing is extracted (the delta reads as zero / identity).
  * EXTRACT: each tick the root joint's motion is taken out of the blended pose and reported as a
  * per-tick delta (bsync_instance_root_motion: translation + yaw, or the full rotation), correct across

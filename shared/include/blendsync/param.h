@@ -1,4 +1,4 @@
-/* blendsync/param.h — the filter chain of one blend-graph parameter (issue 4, "Parameters").
+/* blendsync/param.h — the filter chain of one blend-graph parameter (design: docs/parameters.md).
  *
  * Index
  *   bsync_param_filter_desc     what to filter (zero-initialised = no filters: value = target)

@@ -12,7 +12,7 @@
  * Definition. Let the instance be after tick t (bsync_instance_tick_count = t): its clocks C, its
  * phase steps s (the steps of the tick that led to t, which is also what the next tick adds when the
  * node weights stay the same), its blend state (filtered parameters, node / leaf weights, switch
- * stacks, running inertialization offsets) and its root-motion delta D (instance.h "Root motion"). With
+ * stacks, running inertialization offsets) and its root-motion delta D (docs/instance.md "Root motion"). With
  * alpha a fix16 in [0, BSYNC_PRESENT_ALPHA_MAX], written a = n + f / 65536 (n = a >> 16 whole ticks,
  * 0 <= f < 65536), the presentation pose at t + alpha is exactly the pose bsync_instance_pose gives for
  * an instance equal to this one except that every clock (every node's phase clock and every motion
@@ -23,7 +23,7 @@
  * and every switch cross-fade is advanced by alpha too: a fade is time, not input (it advances one tick
  * per tick whatever the inputs), so the newest entry's weight is round((done * 65536 + alpha) / fade)
  * (done * 65536 + alpha capped at fade * 65536) instead of round(done * 65536 / fade), the older entries
- * scaled by 1 - that by the rule of instance.h "Switches", and the switch nodes' child weights and the
+ * scaled by 1 - that by the rule of docs/instance.md "Switches", and the switch nodes' child weights and the
  * flattened contributions recomputed from them (the clocks have already moved with the tick's steps).
  * Every other part of the blend state is the tick's: filtered parameters and the weights they give,
  * inertialization offsets (held for the tick). The same sampling, blending, layer, root-motion pose and

@@ -19,7 +19,7 @@
  * Each clip has 25 keys per track over its cycle, the last key equal to the first (a closed loop).
  * It exists so that the demo, tests and benchmarks need no asset files.
  *
- * The extra clips (issue 4's demo), only in bsync_procedural_humanoid_full, indices 3..7:
+ * The extra clips (the graph demo's), only in bsync_procedural_humanoid_full, indices 3..7:
  *   walk_back    1.0 s: the walk gait with its cycle angle reversed, shorter steps (+-24 deg), slight
  *                backward lean; root moves -Z at 1.2 m/s;
  *   strafe_left  1.0 s: side steps to the character's left, root moves +X at 1.3 m/s (the _l joints

@@ -6,7 +6,7 @@
  *   bsync_smooth_step         one tick of the scalar filter (Mathf.SmoothDamp)
  *   bsync_smooth_step2        one tick of the 2D filter (Vector2.SmoothDamp)
  *
- * Unity's step (UnityCsReference Mathf.cs; ../shared/reference/blend-spec.md §5), with
+ * Unity's step (UnityCsReference Mathf.cs; the reference text blend-spec.md §5), with
  * x = ω·dt, ω = 2 / smooth_time, e = 1 / (1 + x + 0.48x² + 0.235x³), change = current - target
  * (after the max-speed clamp), is algebraically
  *     output   = target + change·c1 + velocity·c2        c1 = (1 + x)·e    c2 = dt·e

@@ -8,7 +8,7 @@
  *                             parse tree + graph fields, bsync_config_graph_destroy frees them
  *   (io/graph_config.h assembles a whole bsync_graph from a file: skeleton, clips, curves, graph)
  *
- * Format (the graph issue extends it; unknown fields are errors so typos never pass silently):
+ * Format (graph fields below; unknown fields are errors so typos never pass silently):
  *   {
  *     "parameters": { "speed": { "default": 0 }, "x": {}, "y": {} },
  *     "root": "move",
@@ -22,7 +22,7 @@
  *       "spread":{ "type": "InverseDistance2D", "power": 2, "parameters": ["x", "y"], "children": [...] }
  *     }
  *   }
- * Graph fields (issue 4 "Config"; all optional, so a blend-tree-only config stays valid; the tree
+ * Graph fields (all optional, so a blend-tree-only config stays valid; the tree
  * functions check them too and ignore their values):
  *   top level   "tick_rate": integer 15..60 (default 30);
  *               "clips": { MOTION: {"source": FILE, "animation": NAME, "loop": true}, ... } — FILE is
@@ -59,7 +59,7 @@
  *   node        "sync": "normalized" (default) | "none".
  *   Switch      {"type": "Switch", "initial": STATE, "children": [{"motion": STATE}, ...]}: a switch
  *               node (graph.h, bsync_graph_create_ex): its children (motions or nodes, each name at most
- *               once) are the states, played by triggers (instance.h "Switches"); "initial" names the
+ *               once) are the states, played by triggers (docs/instance.md "Switches"); "initial" names the
  *               state playing at init (default: the first child). Children take "time_scale" and
  *               "cycle_offset"; "sync" may only be "none" (a switch node always is: every state keeps
  *               its own clock). Its tree node is a Simple1D over the FIRST declared parameter with

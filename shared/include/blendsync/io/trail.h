@@ -58,7 +58,8 @@ BSYNC_API bsync_result bsync_trail_write(bsync_match* scratch, const uint8_t* co
                                uint32_t first_tick, const uint32_t* characters, uint32_t character_count, void* buf,
                                size_t cap, size_t* written, uint32_t* first_kept, bsync_error* err);
 
-/* Checks every field and the XXH64. BSYNC_CORRUPT (message in err) for anything malformed. */
+/* Checks every field and the XXH64. BSYNC_BAD_BLOB (message in err) for anything malformed,
+ * BSYNC_INVALID_ARGUMENT for a NULL data or out. */
 BSYNC_API bsync_result bsync_trail_parse(const void* data, size_t len, bsync_trail* out, bsync_error* err);
 
 /* The entry of listed character index k (0..character_count) at tick index i (0..tick_count). */

@@ -1,0 +1,251 @@
+/* instance_pose.c — the instance's pose: sampling the bound slots, layers, the root-motion pose rule,
+ * inertialization offsets, local/model poses, joint queries and the pose checksum (blendsync/instance.h). */
+#include "blendsync/instance.h"
+
+#include "blendsync/checksum.h"
+#include "internal/graph_impl.h"
+#include "internal/instance_impl.h"
+
+
+/* The layer caches (instance memory, never state): layer mass fx[N], contrib fx[S], joint weights fx[J]. */
+typedef struct layer_area { fix16_t *mass, *contrib, *inv; } layer_area;
+static layer_area layer_caches(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    size_t off = (size_t)inst->off_scratch + instance_align8(((size_t)g->bound_count + 1u) * g->joint_count * sizeof(bsync_trs));
+    off += instance_align8(2u * (size_t)g->joint_count * sizeof(bsync_trs));
+    layer_area a;
+    a.mass = (fix16_t*)(void*)((unsigned char*)inst + off);
+    off += instance_align8((size_t)g->node_count * sizeof(fix16_t));
+    a.contrib = (fix16_t*)(void*)((unsigned char*)inst + off);
+    off += instance_align8((size_t)g->slot_count * sizeof(fix16_t));
+    a.inv = (fix16_t*)(void*)((unsigned char*)inst + off);
+    return a;
+}
+
+
+/* Samples every bound slot with contribution > 0 and blends them (the remainder to the rest pose).
+ * *sampled marks the bound slots whose scratch pose already holds this evaluation's sample (bit b for
+ * bound slot b; bound_count <= BSYNC_MAX_BLEND_POSES = 64): a sample is a pure function of the clip
+ * and the slot's phase, and neither changes during one evaluation (one instance_blend_base call), so a marked
+ * slot is not sampled again. (Its key cursor is then not consulted either: results never depend on
+ * a cursor, sample.h.) */
+_Static_assert(BSYNC_MAX_BLEND_POSES <= 64, "one bit per bound slot in a uint64_t");
+static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local,
+                                uint64_t* sampled) {
+    const bsync_graph* g = inst->graph;
+    const uint32_t J = g->joint_count;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
+    bsync_pose_input inputs[BSYNC_MAX_BLEND_POSES];
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < g->bound_count; b++) {
+        const uint32_t s = g->bound_slot[b];
+        const fix16_t c = contrib[s];
+        if (c <= 0) continue;
+        bsync_trs* dst = instance_scratch_pose(inst, b);
+        const uint64_t bit = (uint64_t)1 << b;
+        if (!(*sampled & bit)) {
+            const graph_slot* gs = &g->slots[s];
+            const bsync_clip* clip = g->clips[gs->index];
+            uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : instance_sample_phase(inst, gs->node);
+            phase += gs->offset32; /* wraps mod 2^32 */
+            const fix16_t dur = bsync_clip_duration(clip);
+            fix16_t seconds = 0;
+            if (dur > 0) {
+                bsync_clip_time t = bsync_time_start();
+                t.phase = phase;
+                seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
+            }
+            bsync_result r = bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, J, instance_cursor_of(inst, b), dst);
+            if (r != BSYNC_OK) return r;
+            *sampled |= bit;
+        }
+        inputs[count].local = dst;
+        inputs[count].weight = c > 64 * BSYNC_FX_ONE ? 64 * BSYNC_FX_ONE : c;
+        inputs[count].joint_weights = NULL;
+        count++;
+    }
+    return bsync_pose_blend(rest, J, count ? inputs : NULL, count, out_local);
+}
+
+/* Do two slot-contribution arrays give blend_slots the same inputs (every bound slot's contribution
+ * equal)? Then blend_slots gives the same pose for both. */
+static int same_bound_contrib(const bsync_graph* g, const fix16_t* a, const fix16_t* b) {
+    for (uint32_t k = 0; k < g->bound_count; k++) {
+        const uint32_t s = g->bound_slot[k];
+        if (a[s] != b[s]) return 0;
+    }
+    return 1;
+}
+
+/* A layer's weight this tick (graph.h): fixed, or the filtered parameter clamped to [0, 1]. */
+static fix16_t layer_weight(const bsync_instance* inst, const graph_layer* l) {
+    if (l->source != (uint32_t)BSYNC_LAYER_WEIGHT_PARAM) return l->weight;
+    const fix16_t v = CARR(inst, fix16_t, off_filtered)[l->param];
+    return v < 0 ? 0 : v > BSYNC_FX_ONE ? BSYNC_FX_ONE : v;
+}
+
+/* Applies the layer stack to out_local (docs/instance.md "Layers"). On entry out_local is blend_slots'
+ * pose for base_contrib; `sampled` is that evaluation's sampling mark (blend_slots). A layer whose
+ * contributions equal base_contrib has exactly that pose as its layer pose: while out_local still
+ * holds it (no earlier layer changed it), it is used directly instead of being blended again. */
+static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local, const fix16_t* base_contrib,
+                                 uint64_t* sampled) {
+    const bsync_graph* g = inst->graph;
+    const uint32_t J = g->joint_count;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    bsync_trs* layer = instance_scratch_pose(inst, g->bound_count + 1u);
+    bsync_trs* combined = instance_scratch_pose(inst, g->bound_count + 2u);
+    const layer_area a = layer_caches(inst);
+    int pure = 1; /* out_local is still the pose of base_contrib */
+    for (uint32_t i = 0; i < g->layer_count; i++) {
+        const graph_layer* l = &g->layers[i];
+        const fix16_t w = layer_weight(inst, l);
+        if (w <= 0) continue; /* not sampled; the pose is unchanged */
+        instance_flatten_from(inst, l->node, a.mass, a.contrib);
+        const bsync_trs* lpose = layer;
+        bsync_result r = BSYNC_OK;
+        if (pure && same_bound_contrib(g, a.contrib, base_contrib)) lpose = out_local; /* the same pose */
+        else r = blend_slots(inst, a.contrib, layer, sampled);
+        if (r != BSYNC_OK) return r;
+        const fix16_t* mask = l->has_mask ? &g->layer_masks[(size_t)i * J] : NULL;
+        if (l->mode == (uint32_t)BSYNC_LAYER_ADDITIVE) {
+            r = bsync_pose_blend_additive(out_local, lpose, rest, J, w, mask, combined);
+        } else {
+            bsync_pose_input in[2];
+            in[0].local = out_local;
+            in[1].local = lpose;
+            in[1].weight = w;
+            in[1].joint_weights = mask;
+            if (mask) {
+                for (uint32_t j = 0; j < J; j++) a.inv[j] = BSYNC_FX_ONE - bsync_fx_mul(w, mask[j]);
+                in[0].weight = BSYNC_FX_ONE;
+                in[0].joint_weights = a.inv;
+            } else {
+                in[0].weight = BSYNC_FX_ONE - w;
+                in[0].joint_weights = NULL;
+            }
+            r = bsync_pose_blend(rest, J, in, 2, combined);
+        }
+        if (r != BSYNC_OK) return r;
+        bsync_pose_copy(out_local, combined, J);
+        pure = 0;
+    }
+    return BSYNC_OK;
+}
+
+/* The blended pose without inertialization offsets: base, layers, the root-motion pose rule. */
+bsync_result instance_blend_base(bsync_instance* inst, bsync_trs* out_local) {
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
+    uint64_t sampled = 0; /* this evaluation's samples (blend_slots) */
+    bsync_result r = blend_slots(inst, contrib, out_local, &sampled);
+    if (r != BSYNC_OK) return r;
+    if (g->layer_count > 0) {
+        r = apply_layers(inst, out_local, contrib, &sampled);
+        if (r != BSYNC_OK) return r;
+    }
+    /* root motion (docs/instance.md "Root motion"): the root joint keeps what was not extracted */
+    const uint32_t rj = g->root_joint;
+    if (g->root_motion == (uint32_t)BSYNC_ROOT_MOTION_NONE) {
+        out_local[rj] = rest[rj];
+    } else if (g->root_motion == (uint32_t)BSYNC_ROOT_MOTION_EXTRACT) {
+        bsync_trs* x = &out_local[rj];
+        if (g->root_rotation == (uint32_t)BSYNC_ROOT_ROTATION_FULL) {
+            x->t = rest[rj].t;
+            x->r = rest[rj].r;
+        } else {
+            x->t.x = rest[rj].t.x;
+            x->t.z = rest[rj].t.z;
+            const bsync_quat swing = bsync_quat_mul(bsync_quat_conj(instance_yaw_twist(x->r)), x->r);
+            x->r = bsync_quat_mul(instance_yaw_twist(rest[rj].r), swing);
+        }
+    }
+    return BSYNC_OK;
+}
+
+/* Adds switch i's decayed offset to pose (docs/instance.md "Inertialization"). */
+void instance_inert_apply_one(bsync_instance* inst, uint32_t i, bsync_trs* pose) {
+    const inert_area a = instance_inert_of(inst);
+    const uint32_t J = inst->graph->joint_count;
+    const uint32_t e = a.st[i].elapsed, T = a.st[i].total;
+    const fix16_t x = bsync_instance_inertia_decay(e, T);
+    for (uint32_t j = 0; j < J; j++) {
+        const size_t at = (size_t)i * J + j;
+        const bsync_vec3 ot = a.t[at];
+        const bsync_quat oq = a.r[at];
+        const fix16_t vt = a.v[2u * at], vr = a.v[2u * at + 1u];
+        const fix16_t ft = vt == 0 ? x : bsync_instance_inertia_curve(e, T, bsync_vec3_length(ot), vt);
+        pose[j].t = bsync_vec3_add(pose[j].t, bsync_vec3_scale(ot, ft));
+        bsync_quat d;
+        if (vr == 0) { /* zero velocity: exactly the curve and the nlerp of before */
+            d = x >= BSYNC_FX_ONE ? oq : bsync_quat_nlerp(bsync_quat_identity(), oq, x);
+        } else { /* the angle follows Bollo's curve about the offset's axis */
+            const fix16_t th = instance_inert_angle(oq);
+            const fix16_t fr = bsync_instance_inertia_curve(e, T, th, vr);
+            const bsync_vec3 axis = bsync_vec3_make(oq.x, oq.y, oq.z);
+            d = fr >= BSYNC_FX_ONE ? oq : bsync_quat_from_axis_angle(axis, bsync_fx_mul(th, fr));
+        }
+        pose[j].r = bsync_quat_mul(d, pose[j].r);
+    }
+}
+
+/* The pose every pose call reports: instance_blend_base, then every active inertialization in switch order. */
+bsync_result instance_blend_local(bsync_instance* inst, bsync_trs* out_local) {
+    bsync_result r = instance_blend_base(inst, out_local);
+    if (r != BSYNC_OK || !instance_can_inertialize(inst->graph)) return r;
+    const inert_area a = instance_inert_of(inst);
+    for (uint32_t i = 0; i < inst->graph->switch_count; i++)
+        if (a.st[i].active) instance_inert_apply_one(inst, i, out_local);
+    return BSYNC_OK;
+}
+
+bsync_result bsync_instance_pose(bsync_instance* inst, bsync_trs* out_local, bsync_trs* out_model) {
+    if (!instance_valid(inst) || !out_local) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    bsync_result r = instance_blend_local(inst, out_local);
+    if (r != BSYNC_OK || !out_model) return r;
+    return bsync_pose_local_to_model(bsync_skeleton_parents(g->skeleton), g->joint_count, out_local, 0,
+                                     g->joint_count, out_model);
+}
+
+bsync_result bsync_instance_joint_query(bsync_instance* inst, const uint32_t* joints, uint32_t count,
+                                        bsync_trs* out_model) {
+    if (!instance_valid(inst) || (count > 0 && (!joints || !out_model))) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    for (uint32_t i = 0; i < count; i++)
+        if (joints[i] >= g->joint_count) return BSYNC_INVALID_ARGUMENT;
+    bsync_trs* local = instance_scratch_pose(inst, g->bound_count);
+    bsync_result r = instance_blend_local(inst, local);
+    if (r != BSYNC_OK) return r;
+    const int16_t* parents = bsync_skeleton_parents(g->skeleton);
+    uint16_t chain[BSYNC_MAX_JOINTS];
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t len = 0;
+        int32_t j = (int32_t)joints[i];
+        while (j >= 0 && len < BSYNC_MAX_JOINTS) { /* parents are lower indices: the walk ends */
+            chain[len++] = (uint16_t)j;
+            j = parents[j];
+        }
+        bsync_trs m = local[chain[len - 1]];
+        for (uint32_t k = len - 1; k-- > 0;) m = bsync_trs_compose(&m, &local[chain[k]]);
+        out_model[i] = m;
+    }
+    return BSYNC_OK;
+}
+
+bsync_result bsync_instance_pose_checksum(bsync_instance* inst, uint64_t* out, uint64_t* out_per_joint) {
+    if (!instance_valid(inst) || !out) return BSYNC_INVALID_ARGUMENT;
+    const bsync_graph* g = inst->graph;
+    if (!g->skeleton) return BSYNC_MISMATCH;
+    bsync_trs* local = instance_scratch_pose(inst, g->bound_count);
+    bsync_result r = instance_blend_local(inst, local);
+    if (r != BSYNC_OK) return r;
+    *out = bsync_checksum_pose(local, g->joint_count);
+    if (out_per_joint) bsync_checksum_pose_joints(local, g->joint_count, out_per_joint);
+    return BSYNC_OK;
+}
