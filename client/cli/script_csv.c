@@ -84,7 +84,7 @@ static void switch_list(const bsync_graph* graph, char* buf, size_t cap) {
 }
 
 /* One play cell "STATE [fade=N] [carry] [inertialize]" of switch sw -> *t. 0 on success, else -1 (printed).
- * `inertialize` needs fade=N with N >= 1 and a graph with a skeleton (instance.h "Inertialization"). */
+ * `inertialize` needs fade=N with N >= 1 and a graph with a skeleton (docs/instance.md "Inertialization"). */
 static int parse_play_cell(const char* cmd, const char* name, unsigned long lineno, const char* cell, size_t len,
                            size_t col0, const bsync_graph* graph, uint32_t sw, bsync_switch_trigger* t) {
     const bsync_blend_tree* tree = bsync_graph_tree(graph);

@@ -11,7 +11,7 @@
  * names a child state of NODE by its motion or node name and gives a bsync_switch_trigger for THAT
  * tick only (fade_ticks N, a whole number 0 .. BSYNC_SWITCH_MAX_FADE_TICKS, default 0 = instant;
  * `carry` sets carry_time = 1: the new state starts at the dominant state's phase); an empty cell
- * triggers nothing. The triggers of a row are given in column order (instance.h "Switches").
+ * triggers nothing. The triggers of a row are given in column order (docs/instance.md "Switches").
  *
  * Errors are printed to stderr as "blendsync CMD: SCRIPT:LINE:COLUMN: message" (columns count bytes
  * from 1), "blendsync CMD: SCRIPT: cannot read: REASON", or "blendsync CMD: out of memory".
