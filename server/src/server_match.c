@@ -152,9 +152,10 @@ static void replay_open(srv_match* m) {
     /* create the directory of the replay if needed (one level) */
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", m->replay_path);
-    char* slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
+    size_t dlen = bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, dir); /* '/' and, on Windows, '\\' too */
+    size_t root = bsync_platform_path_root_len(BSYNC_PATH_NATIVE, dir);
+    if (dlen > root && dlen < sizeof dir) {
+        dir[dlen - 1] = '\0'; /* without its last separator */
         (void)bsync_platform_mkdir(dir);
     }
     if (bsync_replay_writer_open(m->replay_path, hp, &m->replay, &err) != BSYNC_OK) {
