@@ -16,5 +16,6 @@ int bsync_cmd_replay_record(int argc, char** argv); /* `replay record` (cmd_repl
 int bsync_cmd_replay(int argc, char** argv);
 int bsync_cmd_desync(int argc, char** argv);
 int bsync_cmd_synctest(int argc, char** argv);
+int bsync_cmd_bench(int argc, char** argv);
 
 #endif

@@ -124,6 +124,20 @@ uint64_t bsync_platform_now_ns(void) {
 #endif
 }
 
+uint64_t bsync_platform_thread_cpu_ns(void) {
+#if defined(_WIN32)
+    FILETIME created, exited, kernel, user;
+    if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user)) return 0;
+    const uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
+    const uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
+    return (k + u) * 100u; /* 100 ns units */
+#else
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
 /* ---- interrupts (bsync_platform_catch_interrupts) ---- */
 static atomic_int g_interrupted; /* set by the handler; see platform.h (signals are process-wide) */
 

@@ -1,0 +1,570 @@
+/* cmd_bench.c — `blendsync bench`: the core's speed on a reference workload, ns per character per tick.
+ *
+ *   blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]] [--threads T[,T...]]
+ *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json]
+ *
+ * The workload (docs/benchmarks.md "Core speed", from issue 17): N characters, each its own state, 60
+ * ticks per second; character k starts at phase frac(0.618034 k) with blend ratio
+ * b = 0.05 + 0.9 frac(0.754878 k + 0.3); weights w_i ∝ max(0, 1 - |b - i/2|) for walk, jog, run,
+ * normalised; one synchronised cycle of duration sum w_i d_i; all three clips sampled every tick at
+ * phase × own duration. The numbers above are setup (floats at the edge, converted once to fix16);
+ * every tick is fixed point. Stages, each measured on its own:
+ *   sample  the three clips sampled (bsync_clip_sample, one cursor per clip per character);
+ *   blend   + bsync_pose_blend of the three with the character's weights (its local pose);
+ *   ltm     + bsync_pose_local_to_model (its model pose);
+ *   graph   a graph instance per character (a Direct node over the three weights, synchronised),
+ *           bsync_instance_tick then bsync_instance_pose (local and model).
+ * A character keeps its own state (phase, cursors, its local and model pose; for graph its instance
+ * and poses): bytes_per_character. The three sampled poses are per-thread scratch, reused character
+ * after character (a job system's worker memory), reported as scratch_bytes_per_thread.
+ * 3 warm-up ticks, then K = max(200, 200000 / N) ticks (--ticks overrides); thread CPU time and wall
+ * time per character per tick; the median of R rounds (default 5), the stages interleaved within a
+ * round. With T threads the characters are split into T contiguous ranges, one thread each.
+ * allocations: calls of the counting allocator that every graph, tree and instance is built with,
+ * during the measured ticks (the core never allocates per tick: 0).
+ *
+ * Scenario pab: ozz-animation's pab skeleton (67 joints) with ozz's runtime keys for walk, jog and
+ * run, read from DATA/ozz-animation-pab/converted/pab_locomotion_runtime.gltf (DATA: --data, else
+ * $BSYNC_SHARED_DIR/data, else ../shared/data). Without it (or with --scenario standin) a procedural
+ * 67-joint stand-in of the same shape is built, and the output says so (`"source"`).
+ * Exit status: 0, or 2 for bad arguments or data that cannot be loaded. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/blend_tree.h"
+#include "blendsync/clip.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
+#include "blendsync/io/asset.h"
+#include "blendsync/pose.h"
+#include "blendsync/sample.h"
+#include "blendsync/skeleton.h"
+
+#include "../../shared/src/io/platform.h"
+#include "commands.h"
+
+#define BENCH_CLIPS 3
+#define BENCH_MAX_LIST 16
+#define BENCH_WARMUP 3u
+#define BENCH_TICK_RATE 60u
+
+enum { STAGE_SAMPLE, STAGE_BLEND, STAGE_LTM, STAGE_GRAPH, STAGE_COUNT };
+static const char* const stage_names[STAGE_COUNT] = {"sample", "blend", "ltm", "graph"};
+
+/* ---- the counting allocator (setup only; the measured ticks must not call it) */
+typedef struct bench_alloc_count {
+    uint64_t calls;
+} bench_alloc_count;
+static void* count_alloc(size_t size, size_t align, void* user) {
+    ((bench_alloc_count*)user)->calls++;
+    return bsync_platform_aligned_alloc(align < 8 ? 8 : align, (size + 7u) & ~(size_t)7u);
+}
+static void count_free(void* p, size_t size, void* user) {
+    (void)size;
+    (void)user;
+    bsync_platform_aligned_free(p);
+}
+
+/* ---- the data */
+typedef struct bench_data {
+    bsync_asset asset;          /* pab: the import */
+    bsync_skeleton* skeleton;   /* the stand-in's, or asset.skeleton */
+    bsync_clip* owned[BENCH_CLIPS];
+    const bsync_clip* clips[BENCH_CLIPS]; /* walk, jog, run */
+    char source[1100];
+} bench_data;
+
+/* A procedural 67-joint stand-in with pab's shape: a hips root, a spine and head chain, two arms with
+ * five-joint hands, two legs, as 67 joints; walk/jog/run of 1.333/0.8/0.667 s with 41/25/21 keys on
+ * every rotation track and the hips translation, two keys on the other translation and scale tracks.
+ * Rotations are about x by A sin(2 pi (k / (n - 1)) + phi_j), made with fixed-point trig. */
+static int standin_build(bench_data* d, const bsync_allocator* al) {
+    enum { J = 67 };
+    static bsync_joint_desc joints[J];
+    static char names[J][16];
+    for (uint32_t j = 0; j < J; j++) {
+        snprintf(names[j], sizeof names[j], "j%02u", (unsigned)j);
+        joints[j].name = names[j];
+        /* a tree: joint j hangs from j - 1 within chains of 6, chains from the root's first children */
+        joints[j].parent = j == 0 ? BSYNC_NO_PARENT : (j % 6 == 1 ? (int32_t)(j / 12) : (int32_t)j - 1);
+        joints[j].rest = bsync_trs_identity();
+        joints[j].rest.t = bsync_vec3_make(0, j == 0 ? 65536 : 6554, 0);
+    }
+    bsync_skeleton_desc sd = {joints, J};
+    if (bsync_skeleton_create(&sd, al, &d->skeleton) != BSYNC_OK) return -1;
+    static const fix16_t durations[BENCH_CLIPS] = {87381, 52429, 43691}; /* 1.3333, 0.8, 0.6667 s */
+    static const uint32_t keys[BENCH_CLIPS] = {41, 25, 21};
+    static const char* const clip_names[BENCH_CLIPS] = {"walk", "jog", "run"};
+    for (int c = 0; c < BENCH_CLIPS; c++) {
+        const uint32_t n = keys[c];
+        fix16_t* times = malloc(sizeof(fix16_t) * n);
+        fix16_t two[2] = {0, durations[c]};
+        bsync_quat* q = malloc(sizeof(bsync_quat) * n * J);
+        bsync_vec3* hips = malloc(sizeof(bsync_vec3) * n);
+        bsync_vec3 tconst[J][2], sconst[2];
+        bsync_raw_track* tr = malloc(sizeof(bsync_raw_track) * 3 * J);
+        if (!times || !q || !hips || !tr) return -1;
+        for (uint32_t k = 0; k < n; k++) times[k] = (fix16_t)(((int64_t)durations[c] * k) / (n - 1));
+        sconst[0] = sconst[1] = bsync_vec3_make(65536, 65536, 65536);
+        uint32_t t = 0;
+        for (uint32_t j = 0; j < J; j++) {
+            const fix16_t amp = (fix16_t)(6000 + 400 * (j % 9) + 3000 * c); /* about 0.09..0.2 rad */
+            for (uint32_t k = 0; k < n; k++) {
+                const fix16_t a = (fix16_t)(((int64_t)411775 * k) / (n - 1) + 9000 * (int64_t)j); /* 2 pi k/(n-1) + phi */
+                const fix16_t angle = bsync_fx_mul(amp, bsync_fx_sin(a));
+                q[j * n + k] = bsync_quat_from_axis_angle(bsync_vec3_make(65536, 0, 0), angle);
+            }
+            tr[t++] = (bsync_raw_track){j, BSYNC_TRACK_ROTATION, n, times, NULL, &q[j * n]};
+            if (j == 0) {
+                for (uint32_t k = 0; k < n; k++)
+                    hips[k] = bsync_vec3_make(0, 65536 + bsync_fx_mul(2000, bsync_fx_sin((fix16_t)(((int64_t)823550 * k) / (n - 1)))),
+                                              (fix16_t)(((int64_t)90000 * (c + 1) * k) / (n - 1)));
+                tr[t++] = (bsync_raw_track){j, BSYNC_TRACK_TRANSLATION, n, times, hips, NULL};
+            } else {
+                tconst[j][0] = tconst[j][1] = joints[j].rest.t;
+                tr[t++] = (bsync_raw_track){j, BSYNC_TRACK_TRANSLATION, 2, two, tconst[j], NULL};
+            }
+            tr[t++] = (bsync_raw_track){j, BSYNC_TRACK_SCALE, 2, two, sconst, NULL};
+        }
+        bsync_clip_desc cd = {clip_names[c], durations[c], 1, tr, t};
+        const bsync_result r = bsync_clip_create(&cd, d->skeleton, al, &d->owned[c]);
+        free(times);
+        free(q);
+        free(hips);
+        free(tr);
+        if (r != BSYNC_OK) return -1;
+        d->clips[c] = d->owned[c];
+    }
+    snprintf(d->source, sizeof d->source, "procedural 67-joint stand-in (pab data not found)");
+    return 0;
+}
+
+static int pab_load(bench_data* d, const char* data_dir) {
+    char path[1024];
+    const int len = snprintf(path, sizeof path, "%s/ozz-animation-pab/converted/pab_locomotion_runtime.gltf", data_dir);
+    if (len < 0 || (size_t)len >= sizeof path || !bsync_platform_is_readable_file(path)) return 1; /* absent: the stand-in */
+    bsync_error err;
+    memset(&err, 0, sizeof err);
+    if (bsync_asset_import_file(path, NULL, &d->asset, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bench: %s: %s\n", path, err.message);
+        return -1;
+    }
+    static const char* const want[BENCH_CLIPS] = {"walk", "jog", "run"};
+    for (int c = 0; c < BENCH_CLIPS; c++) {
+        d->clips[c] = NULL;
+        for (uint32_t i = 0; i < d->asset.clip_count; i++)
+            if (!strcmp(bsync_clip_name(d->asset.clips[i]), want[c])) d->clips[c] = d->asset.clips[i];
+        if (!d->clips[c]) {
+            fprintf(stderr, "blendsync bench: %s has no clip named %s\n", path, want[c]);
+            return -1;
+        }
+    }
+    d->skeleton = d->asset.skeleton;
+    snprintf(d->source, sizeof d->source, "%s", path);
+    return 0;
+}
+
+/* ---- the characters */
+typedef struct bench_char {
+    fix16_t phase;                       /* [0, 1) of the synchronised cycle */
+    fix16_t step;                        /* phase per tick */
+    fix16_t weight[BENCH_CLIPS];         /* sum exactly 1 */
+    bsync_sample_cursor* cursor[BENCH_CLIPS];
+    bsync_trs* local;                    /* its blended local pose */
+    bsync_trs* model;                    /* its model pose */
+    bsync_instance* inst;                /* stage graph */
+} bench_char;
+
+typedef struct bench_world {
+    const bench_data* data;
+    uint32_t joints;
+    const bsync_trs* rest;
+    const int16_t* parents;
+    fix16_t duration[BENCH_CLIPS];
+    uint32_t count;
+    bench_char* chars;
+    unsigned char* memory; /* every character's cursors and poses, one block */
+    size_t bytes_per_char;
+    bsync_graph* graph;
+    bsync_blend_tree* tree;
+    unsigned char* inst_memory;
+    size_t inst_bytes;
+} bench_world;
+
+static double frac(double x) { return x - floor(x); }
+
+/* The workload's per-character numbers (setup: doubles converted once, exactly as documented). */
+static void character_setup(bench_char* c, uint32_t k, const fix16_t* duration) {
+    const double b = 0.05 + 0.9 * frac(0.754878 * k + 0.3);
+    double w[BENCH_CLIPS], sum = 0;
+    for (int i = 0; i < BENCH_CLIPS; i++) {
+        const double x = 1.0 - fabs(b - i / 2.0);
+        w[i] = x > 0 ? x : 0;
+        sum += w[i];
+    }
+    int32_t total = 0, largest = 0;
+    double cycle = 0;
+    for (int i = 0; i < BENCH_CLIPS; i++) {
+        c->weight[i] = (fix16_t)lround(w[i] / sum * 65536.0);
+        total += c->weight[i];
+        if (c->weight[i] > c->weight[largest]) largest = i;
+        cycle += w[i] / sum * bsync_fx_to_double(duration[i]);
+    }
+    c->weight[largest] += 65536 - total; /* exactly one */
+    c->phase = (fix16_t)lround(frac(0.618034 * k) * 65536.0) & 0xFFFF;
+    c->step = (fix16_t)lround(65536.0 / (BENCH_TICK_RATE * cycle));
+}
+
+static size_t align8(size_t n) { return (n + 7u) & ~(size_t)7u; }
+
+static int world_create(bench_world* w, const bench_data* d, uint32_t count, int graph, const bsync_allocator* al) {
+    memset(w, 0, sizeof *w);
+    w->data = d;
+    w->joints = bsync_skeleton_joint_count(d->skeleton);
+    w->rest = bsync_skeleton_rest_pose(d->skeleton);
+    w->parents = bsync_skeleton_parents(d->skeleton);
+    w->count = count;
+    for (int i = 0; i < BENCH_CLIPS; i++) w->duration[i] = bsync_clip_duration(d->clips[i]);
+    const size_t pose = align8(sizeof(bsync_trs) * w->joints);
+    size_t cursors = 0;
+    for (int i = 0; i < BENCH_CLIPS; i++) cursors += align8(bsync_sample_cursor_memory_size(d->clips[i]));
+    if (graph) {
+        static const char* const pn[BENCH_CLIPS] = {"w_walk", "w_jog", "w_run"};
+        static const char* const mn[BENCH_CLIPS] = {"walk", "jog", "run"};
+        static const bsync_blend_child_ref kids[BENCH_CLIPS] = {
+            {BSYNC_CHILD_MOTION, 0}, {BSYNC_CHILD_MOTION, 1}, {BSYNC_CHILD_MOTION, 2}};
+        static const uint32_t params[BENCH_CLIPS] = {0, 1, 2};
+        bsync_blend_node_desc node;
+        memset(&node, 0, sizeof node);
+        node.name = "locomotion";
+        node.space.type = BSYNC_BLEND_DIRECT;
+        node.space.child_count = BENCH_CLIPS;
+        node.children = kids;
+        node.params = params;
+        bsync_blend_tree_desc td = {pn, NULL, BENCH_CLIPS, mn, BENCH_CLIPS, &node, 1, 0};
+        if (bsync_blend_tree_create(&td, al, &w->tree, NULL, NULL) != BSYNC_OK) return -1;
+        bsync_graph_desc gd;
+        memset(&gd, 0, sizeof gd);
+        gd.tree = w->tree;
+        gd.skeleton = d->skeleton;
+        gd.clips = d->clips;
+        gd.tick_rate = BENCH_TICK_RATE;
+        if (bsync_graph_create(&gd, al, &w->graph) != BSYNC_OK) return -1;
+        w->inst_bytes = align8(bsync_instance_memory_size(w->graph));
+        w->bytes_per_char = sizeof(bench_char) + w->inst_bytes + 2 * pose;
+    } else {
+        w->bytes_per_char = sizeof(bench_char) + cursors + 2 * pose;
+    }
+    const size_t block = graph ? w->inst_bytes + 2 * pose : cursors + 2 * pose;
+    w->chars = calloc(count, sizeof(bench_char));
+    w->memory = bsync_platform_aligned_alloc(64, block * count);
+    if (!w->chars || !w->memory) return -1;
+    for (uint32_t k = 0; k < count; k++) {
+        bench_char* c = &w->chars[k];
+        unsigned char* m = w->memory + block * k;
+        character_setup(c, k, w->duration);
+        if (graph) {
+            if (bsync_instance_init(m, w->inst_bytes, w->graph, &c->inst) != BSYNC_OK) return -1;
+            m += w->inst_bytes;
+        } else {
+            for (int i = 0; i < BENCH_CLIPS; i++) {
+                const size_t n = align8(bsync_sample_cursor_memory_size(d->clips[i]));
+                if (bsync_sample_cursor_init(m, n, d->clips[i], &c->cursor[i]) != BSYNC_OK) return -1;
+                m += n;
+            }
+        }
+        c->local = (bsync_trs*)m;
+        c->model = (bsync_trs*)(m + pose);
+    }
+    return 0;
+}
+
+static void world_destroy(bench_world* w) {
+    free(w->chars);
+    bsync_platform_aligned_free(w->memory);
+    if (w->graph) bsync_graph_destroy(w->graph);
+    if (w->tree) bsync_blend_tree_destroy(w->tree);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- one thread's share of a run */
+typedef struct bench_job {
+    bench_world* world;
+    int stage;
+    uint32_t from, to, ticks;
+    bsync_trs* scratch; /* BENCH_CLIPS poses */
+    uint64_t cpu_ns, wall_start, wall_end;
+    int failed;
+    uint64_t sink;
+} bench_job;
+
+static int tick_character(bench_world* w, bench_char* c, int stage, bsync_trs* scratch) {
+    c->phase = (fix16_t)((c->phase + c->step) & 0xFFFF);
+    const uint32_t J = w->joints;
+    if (stage == STAGE_GRAPH) {
+        bsync_instance_input in = {c->weight, BENCH_CLIPS};
+        if (bsync_instance_tick(c->inst, &in) != BSYNC_OK) return -1;
+        return bsync_instance_pose(c->inst, c->local, c->model) == BSYNC_OK ? 0 : -1;
+    }
+    bsync_pose_input inputs[BENCH_CLIPS];
+    for (int i = 0; i < BENCH_CLIPS; i++) {
+        bsync_trs* out = scratch + (size_t)i * J;
+        const fix16_t t = bsync_fx_mul(c->phase, w->duration[i]);
+        if (bsync_clip_sample(w->data->clips[i], t, BSYNC_LOOP_WRAP, w->rest, J, c->cursor[i], out) != BSYNC_OK)
+            return -1;
+        inputs[i].local = out;
+        inputs[i].weight = c->weight[i];
+        inputs[i].joint_weights = NULL;
+    }
+    if (stage == STAGE_SAMPLE) return 0;
+    if (bsync_pose_blend(w->rest, J, inputs, BENCH_CLIPS, c->local) != BSYNC_OK) return -1;
+    if (stage == STAGE_BLEND) return 0;
+    return bsync_pose_local_to_model(w->parents, J, c->local, 0, J, c->model) == BSYNC_OK ? 0 : -1;
+}
+
+static void job_run(void* arg) {
+    bench_job* j = (bench_job*)arg;
+    bench_world* w = j->world;
+    for (uint32_t t = 0; t < BENCH_WARMUP; t++)
+        for (uint32_t k = j->from; k < j->to; k++)
+            if (tick_character(w, &w->chars[k], j->stage, j->scratch) != 0) j->failed = 1;
+    const uint64_t c0 = bsync_platform_thread_cpu_ns();
+    j->wall_start = bsync_platform_now_ns();
+    for (uint32_t t = 0; t < j->ticks; t++)
+        for (uint32_t k = j->from; k < j->to; k++)
+            if (tick_character(w, &w->chars[k], j->stage, j->scratch) != 0) j->failed = 1;
+    j->wall_end = bsync_platform_now_ns();
+    j->cpu_ns = bsync_platform_thread_cpu_ns() - c0;
+    for (uint32_t k = j->from; k < j->to; k++) j->sink += (uint64_t)(uint32_t)w->chars[k].local[1].r.w;
+}
+
+/* One run of a stage over all characters with `threads` threads: ns per character per tick. */
+static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks, bsync_trs* scratch, double* cpu,
+                    double* wall, uint64_t* sink) {
+    bench_job jobs[BENCH_MAX_LIST];
+    bsync_platform_thread th[BENCH_MAX_LIST];
+    const size_t pose_n = (size_t)w->joints * BENCH_CLIPS;
+    for (uint32_t t = 0; t < threads; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].world = w;
+        jobs[t].stage = stage;
+        jobs[t].from = (uint32_t)((uint64_t)w->count * t / threads);
+        jobs[t].to = (uint32_t)((uint64_t)w->count * (t + 1) / threads);
+        jobs[t].ticks = ticks;
+        jobs[t].scratch = scratch + pose_n * t;
+    }
+    if (threads == 1) {
+        job_run(&jobs[0]);
+    } else {
+        for (uint32_t t = 0; t < threads; t++)
+            if (bsync_platform_thread_create(&th[t], job_run, &jobs[t]) != 0) return -1;
+        for (uint32_t t = 0; t < threads; t++) bsync_platform_thread_join(&th[t]);
+    }
+    uint64_t cpu_sum = 0, start = UINT64_MAX, end = 0;
+    for (uint32_t t = 0; t < threads; t++) {
+        if (jobs[t].failed) return -1;
+        cpu_sum += jobs[t].cpu_ns;
+        if (jobs[t].wall_start < start) start = jobs[t].wall_start;
+        if (jobs[t].wall_end > end) end = jobs[t].wall_end;
+        *sink += jobs[t].sink;
+    }
+    const double per = (double)w->count * ticks;
+    *cpu = (double)cpu_sum / per;
+    *wall = (double)(end - start) / per;
+    return 0;
+}
+
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+static double median(double* v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int parse_list(const char* s, uint32_t* out, uint32_t max_value) {
+    int n = 0;
+    while (*s) {
+        char* end;
+        const unsigned long v = strtoul(s, &end, 10);
+        if (end == s || v < 1 || v > max_value || n >= BENCH_MAX_LIST) return -1;
+        out[n++] = (uint32_t)v;
+        s = end;
+        if (*s == ',') s++;
+        else if (*s) return -1;
+    }
+    return n;
+}
+
+static void usage(void) {
+    fprintf(stderr,
+            "usage: blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]]\n"
+            "                       [--threads T[,T...]] [--stages sample,blend,ltm,graph] [--rounds R]\n"
+            "                       [--ticks K] [--json]\n"
+            "  ns per character per tick on the issue-17 locomotion workload (see docs/benchmarks.md);\n"
+            "  defaults: pab (ozz-animation's 67-joint skeleton and runtime keys from the shared data,\n"
+            "  else a procedural stand-in), --characters 1,100,1000,10000 --threads 1 --rounds 5\n");
+}
+
+int bsync_cmd_bench(int argc, char** argv) {
+    const char* scenario = "pab";
+    const char* data_dir = NULL;
+    uint32_t counts[BENCH_MAX_LIST] = {1, 100, 1000, 10000}, threads[BENCH_MAX_LIST] = {1};
+    int ncounts = 4, nthreads = 1, stages[STAGE_COUNT] = {1, 1, 1, 1}, json = 0;
+    uint32_t rounds = 5, fixed_ticks = 0;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage();
+            return 0;
+        } else if (v && !strcmp(a, "--scenario")) {
+            scenario = v, i++;
+            if (strcmp(scenario, "pab") && strcmp(scenario, "standin")) {
+                fprintf(stderr, "blendsync bench: unknown scenario '%s' (pab, standin)\n", scenario);
+                return 2;
+            }
+        } else if (v && !strcmp(a, "--data")) {
+            data_dir = v, i++;
+        } else if (v && !strcmp(a, "--characters")) {
+            if ((ncounts = parse_list(v, counts, 1000000)) < 1) {
+                fprintf(stderr, "blendsync bench: --characters wants N[,N...] with 1 <= N <= 1000000\n");
+                return 2;
+            }
+            i++;
+        } else if (v && !strcmp(a, "--threads")) {
+            if ((nthreads = parse_list(v, threads, BENCH_MAX_LIST)) < 1) {
+                fprintf(stderr, "blendsync bench: --threads wants T[,T...] with 1 <= T <= %d\n", BENCH_MAX_LIST);
+                return 2;
+            }
+            i++;
+        } else if (v && !strcmp(a, "--rounds")) {
+            rounds = (uint32_t)strtoul(v, NULL, 10), i++;
+            if (rounds < 1 || rounds > 101) {
+                fprintf(stderr, "blendsync bench: --rounds wants 1..101\n");
+                return 2;
+            }
+        } else if (v && !strcmp(a, "--ticks")) {
+            fixed_ticks = (uint32_t)strtoul(v, NULL, 10), i++;
+            if (fixed_ticks < 1) {
+                fprintf(stderr, "blendsync bench: --ticks wants a positive count\n");
+                return 2;
+            }
+        } else if (v && !strcmp(a, "--stages")) {
+            memset(stages, 0, sizeof stages);
+            char buf[128];
+            snprintf(buf, sizeof buf, "%s", v);
+            for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+                int found = 0;
+                for (int s = 0; s < STAGE_COUNT; s++)
+                    if (!strcmp(tok, stage_names[s])) stages[s] = found = 1;
+                if (!found) {
+                    fprintf(stderr, "blendsync bench: unknown stage '%s' (sample, blend, ltm, graph)\n", tok);
+                    return 2;
+                }
+            }
+            i++;
+        } else {
+            usage();
+            return 2;
+        }
+    }
+
+    bench_data d;
+    memset(&d, 0, sizeof d);
+    bench_alloc_count counter = {0};
+    const bsync_allocator al = {count_alloc, count_free, &counter};
+    char dir[960];
+    if (!data_dir) {
+        const char* sh = getenv("BSYNC_SHARED_DIR");
+        snprintf(dir, sizeof dir, "%s/data", sh && *sh ? sh : "../shared");
+        data_dir = dir;
+    }
+    int loaded = 1;
+    if (!strcmp(scenario, "pab")) {
+        loaded = pab_load(&d, data_dir);
+        if (loaded < 0) return 2;
+    }
+    if (loaded != 0 && standin_build(&d, &al) != 0) {
+        fprintf(stderr, "blendsync bench: cannot build the stand-in\n");
+        return 2;
+    }
+    size_t clip_bytes = 0;
+    for (int i = 0; i < BENCH_CLIPS; i++) clip_bytes += bsync_clip_block_size(d.clips[i]);
+    const uint32_t J = bsync_skeleton_joint_count(d.skeleton);
+    uint32_t max_threads = 1;
+    for (int t = 0; t < nthreads; t++)
+        if (threads[t] > max_threads) max_threads = threads[t];
+    bsync_trs* scratch = malloc(sizeof(bsync_trs) * J * BENCH_CLIPS * max_threads);
+    double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT);
+    double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT);
+    if (!scratch || !cpu || !wall) return 2;
+    if (!json)
+        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds\n%10s %7s %7s %12s %12s %10s %7s\n", scenario,
+               d.source, (unsigned)J, clip_bytes, (unsigned)rounds, "characters", "threads", "stage", "cpu ns",
+               "wall ns", "bytes/char", "allocs");
+    int status = 0;
+    uint64_t sink = 0;
+    for (int ci = 0; ci < ncounts && status == 0; ci++) {
+        const uint32_t n = counts[ci];
+        const uint32_t ticks = fixed_ticks ? fixed_ticks : (200000u / n > 200u ? 200000u / n : 200u);
+        bench_world pose_world, graph_world;
+        const int want_pose = stages[STAGE_SAMPLE] || stages[STAGE_BLEND] || stages[STAGE_LTM];
+        if ((want_pose && world_create(&pose_world, &d, n, 0, &al) != 0) ||
+            (stages[STAGE_GRAPH] && world_create(&graph_world, &d, n, 1, &al) != 0)) {
+            fprintf(stderr, "blendsync bench: out of memory for %u characters\n", (unsigned)n);
+            return 2;
+        }
+        for (int ti = 0; ti < nthreads && status == 0; ti++) {
+            const uint32_t T = threads[ti] < n ? threads[ti] : n;
+            uint64_t allocs = 0;
+            for (uint32_t r = 0; r < rounds && status == 0; r++)
+                for (int s = 0; s < STAGE_COUNT; s++) {
+                    if (!stages[s]) continue;
+                    bench_world* w = s == STAGE_GRAPH ? &graph_world : &pose_world;
+                    const uint64_t before = counter.calls;
+                    if (run_once(w, s, T, ticks, scratch, &cpu[s * rounds + r], &wall[s * rounds + r], &sink) != 0) {
+                        fprintf(stderr, "blendsync bench: a core call failed (stage %s)\n", stage_names[s]);
+                        status = 2;
+                        break;
+                    }
+                    allocs += counter.calls - before;
+                }
+            for (int s = 0; s < STAGE_COUNT && status == 0; s++) {
+                if (!stages[s]) continue;
+                const bench_world* w = s == STAGE_GRAPH ? &graph_world : &pose_world;
+                const double c = median(&cpu[s * rounds], (int)rounds), wl = median(&wall[s * rounds], (int)rounds);
+                if (json)
+                    printf("{\"scenario\": \"%s\", \"source\": \"%s\", \"joints\": %u, \"characters\": %u, \"threads\": %u, "
+                           "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
+                           "\"bytes_per_character\": %zu, \"scratch_bytes_per_thread\": %zu, \"clip_bytes\": %zu, "
+                           "\"allocations\": %" PRIu64 ", \"ticks\": %u, \"rounds\": %u}\n",
+                           loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
+                           stage_names[s], c, wl, w->bytes_per_char,
+                           s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, clip_bytes, allocs,
+                           (unsigned)ticks, (unsigned)rounds);
+                else
+                    printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "\n", (unsigned)n, (unsigned)T, stage_names[s], c,
+                           wl, w->bytes_per_char, allocs);
+            }
+            fflush(stdout);
+        }
+        if (want_pose) world_destroy(&pose_world);
+        if (stages[STAGE_GRAPH]) world_destroy(&graph_world);
+    }
+    if (sink == 42) fputs("", stderr); /* keep the results observable */
+    free(scratch);
+    free(cpu);
+    free(wall);
+    for (int i = 0; i < BENCH_CLIPS; i++)
+        if (d.owned[i]) bsync_clip_destroy(d.owned[i]);
+    if (loaded != 0) bsync_skeleton_destroy(d.skeleton);
+    else bsync_asset_free(&d.asset);
+    return status;
+}
