@@ -241,6 +241,21 @@ static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix1
                                      NULL);
 }
 
+/* Equal keys: a two-key track whose keys hold the same value (the held translations and scales of
+ * most joints in key-reduced clips, e.g. ozz's runtime data) samples to that value at every time for
+ * translation and scale: bsync_fx_lerp(a, a, t) = a + round(0) = a. For rotation: the key itself at
+ * or outside the keys, and strictly between them nlerp(q, q, alpha) = normalize(q): the exact dot
+ * q.q is positive (no hemisphere flip) and each lerp of equal components is exact (lerp_key and
+ * bsync_fx_lerp both give a), so what is normalised is q itself. So the interval search, the
+ * interpolation weight and the lerps are skipped with the same bits (tests/unit/test_sample_rule.c
+ * compares with sample.h's rule written out from the public functions). */
+static BSYNC_FORCE_INLINE int vec3_equal(bsync_vec3 a, bsync_vec3 b) {
+    return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
+}
+static BSYNC_FORCE_INLINE int quat_equal(bsync_quat a, bsync_quat b) {
+    return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0;
+}
+
 bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
                                uint32_t joint_count, bsync_sample_cursor* cursor, bsync_trs* out_local) {
     if (!clip || !rest || !out_local) return BSYNC_INVALID_ARGUMENT;
@@ -288,13 +303,23 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             const uint32_t ti = (uint32_t)slots[kind];
             const bsync_clip_track_* tr = &tracks[ti];
             const fix16_t* times = bsync_clip_times_(clip, tr);
-            locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
+                if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
+                    x.r = t > times[0] && t < times[1] ? bsync_quat_normalize_inl_(q[0], NULL) : q[0];
+                    continue;
+                }
+                const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
                 x.r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain);
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-                bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                bsync_vec3 value;
+                if (tr->key_count == 2 && vec3_equal(v[0], v[1])) { /* a held value: see "Equal keys" */
+                    value = v[0];
+                } else {
+                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
+                    value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                }
                 if (kind == BSYNC_TRACK_TRANSLATION) x.t = value;
                 else x.s = value;
             }
