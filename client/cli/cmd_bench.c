@@ -21,13 +21,16 @@
  * time per character per tick; the median of R rounds (default 5), the stages interleaved within a
  * round. With T threads the characters are split into T contiguous ranges, one thread each.
  * allocations: calls of the counting allocator that every graph, tree and instance is built with,
- * during the measured ticks (the core never allocates per tick: 0).
+ * during the measured ticks (the core never allocates per tick: 0). checksum: every character's last
+ * local (blend) or model (ltm, graph) pose chained in character order (sample: 0); every run starts
+ * from the same state, so it is the same for every round and thread count.
  *
  * Scenario pab: ozz-animation's pab skeleton (67 joints) with ozz's runtime keys for walk, jog and
  * run, read from DATA/ozz-animation-pab/converted/pab_locomotion_runtime.gltf (DATA: --data, else
  * $BSYNC_SHARED_DIR/data, else ../shared/data). Without it (or with --scenario standin) a procedural
  * 67-joint stand-in of the same shape is built, and the output says so (`"source"`).
- * Exit status: 0, or 2 for bad arguments or data that cannot be loaded. */
+ * Exit status: 0; 1 when the core allocated in the measured ticks or two rounds computed different
+ * poses; 2 for bad arguments or data that cannot be loaded. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,6 +38,7 @@
 #include <string.h>
 
 #include "blendsync/blend_tree.h"
+#include "blendsync/checksum.h"
 #include "blendsync/clip.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
@@ -290,6 +294,33 @@ static void world_destroy(bench_world* w) {
     memset(w, 0, sizeof *w);
 }
 
+/* Every run starts from the same state (phases, cursors, instances), so its results are a function of
+ * the workload alone: the checksum below must not depend on the thread count or the round. */
+static int world_reset(bench_world* w) {
+    for (uint32_t k = 0; k < w->count; k++) {
+        bench_char* c = &w->chars[k];
+        character_setup(c, k, w->duration);
+        if (c->inst) {
+            if (bsync_instance_init(c->inst, w->inst_bytes, w->graph, &c->inst) != BSYNC_OK) return -1;
+        } else {
+            for (int i = 0; i < BENCH_CLIPS; i++) bsync_sample_cursor_reset(c->cursor[i]);
+        }
+    }
+    return 0;
+}
+
+/* What the run computed: every character's last local pose (blend) or model pose (ltm, graph), chained
+ * in character order; 0 for sample, whose poses are scratch. */
+static uint64_t world_checksum(const bench_world* w, int stage) {
+    if (stage == STAGE_SAMPLE) return 0;
+    uint64_t h = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        const bench_char* c = &w->chars[k];
+        h = h * 1099511628211ull ^ bsync_checksum_pose(stage == STAGE_BLEND ? c->local : c->model, w->joints);
+    }
+    return h;
+}
+
 /* ---- one thread's share of a run */
 typedef struct bench_job {
     bench_world* world;
@@ -343,7 +374,8 @@ static void job_run(void* arg) {
 
 /* One run of a stage over all characters with `threads` threads: ns per character per tick. */
 static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks, bsync_trs* scratch, double* cpu,
-                    double* wall, uint64_t* sink) {
+                    double* wall, uint64_t* sink, uint64_t* checksum) {
+    if (world_reset(w) != 0) return -1;
     bench_job jobs[BENCH_MAX_LIST];
     bsync_platform_thread th[BENCH_MAX_LIST];
     const size_t pose_n = (size_t)w->joints * BENCH_CLIPS;
@@ -371,6 +403,7 @@ static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks,
         if (jobs[t].wall_end > end) end = jobs[t].wall_end;
         *sink += jobs[t].sink;
     }
+    *checksum = world_checksum(w, stage);
     const double per = (double)w->count * ticks;
     *cpu = (double)cpu_sum / per;
     *wall = (double)(end - start) / per;
@@ -506,12 +539,12 @@ int bsync_cmd_bench(int argc, char** argv) {
     double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT);
     if (!scratch || !cpu || !wall) return 2;
     if (!json)
-        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds\n%10s %7s %7s %12s %12s %10s %7s\n", scenario,
+        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds\n%10s %7s %7s %12s %12s %10s %7s  %s\n", scenario,
                d.source, (unsigned)J, clip_bytes, (unsigned)rounds, "characters", "threads", "stage", "cpu ns",
-               "wall ns", "bytes/char", "allocs");
+               "wall ns", "bytes/char", "allocs", "checksum");
     int status = 0;
     uint64_t sink = 0;
-    for (int ci = 0; ci < ncounts && status == 0; ci++) {
+    for (int ci = 0; ci < ncounts && status < 2; ci++) {
         const uint32_t n = counts[ci];
         const uint32_t ticks = fixed_ticks ? fixed_ticks : (200000u / n > 200u ? 200000u / n : 200u);
         bench_world pose_world, graph_world;
@@ -521,22 +554,26 @@ int bsync_cmd_bench(int argc, char** argv) {
             fprintf(stderr, "blendsync bench: out of memory for %u characters\n", (unsigned)n);
             return 2;
         }
-        for (int ti = 0; ti < nthreads && status == 0; ti++) {
+        for (int ti = 0; ti < nthreads && status < 2; ti++) {
             const uint32_t T = threads[ti] < n ? threads[ti] : n;
-            uint64_t allocs = 0;
-            for (uint32_t r = 0; r < rounds && status == 0; r++)
+            uint64_t allocs = 0, sums[STAGE_COUNT] = {0};
+            int differs[STAGE_COUNT] = {0};
+            for (uint32_t r = 0; r < rounds && status < 2; r++)
                 for (int s = 0; s < STAGE_COUNT; s++) {
                     if (!stages[s]) continue;
                     bench_world* w = s == STAGE_GRAPH ? &graph_world : &pose_world;
                     const uint64_t before = counter.calls;
-                    if (run_once(w, s, T, ticks, scratch, &cpu[s * rounds + r], &wall[s * rounds + r], &sink) != 0) {
+                    uint64_t sum = 0;
+                    if (run_once(w, s, T, ticks, scratch, &cpu[s * rounds + r], &wall[s * rounds + r], &sink, &sum) != 0) {
                         fprintf(stderr, "blendsync bench: a core call failed (stage %s)\n", stage_names[s]);
                         status = 2;
                         break;
                     }
                     allocs += counter.calls - before;
+                    if (r > 0 && sum != sums[s]) differs[s] = 1;
+                    sums[s] = sum;
                 }
-            for (int s = 0; s < STAGE_COUNT && status == 0; s++) {
+            for (int s = 0; s < STAGE_COUNT && status < 2; s++) {
                 if (!stages[s]) continue;
                 const bench_world* w = s == STAGE_GRAPH ? &graph_world : &pose_world;
                 const double c = median(&cpu[s * rounds], (int)rounds), wl = median(&wall[s * rounds], (int)rounds);
@@ -544,14 +581,20 @@ int bsync_cmd_bench(int argc, char** argv) {
                     printf("{\"scenario\": \"%s\", \"source\": \"%s\", \"joints\": %u, \"characters\": %u, \"threads\": %u, "
                            "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
                            "\"bytes_per_character\": %zu, \"scratch_bytes_per_thread\": %zu, \"clip_bytes\": %zu, "
-                           "\"allocations\": %" PRIu64 ", \"ticks\": %u, \"rounds\": %u}\n",
+                           "\"allocations\": %" PRIu64 ", \"checksum\": \"%016" PRIx64 "\", \"ticks\": %u, "
+                           "\"rounds\": %u}\n",
                            loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char,
                            s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, clip_bytes, allocs,
-                           (unsigned)ticks, (unsigned)rounds);
+                           sums[s], (unsigned)ticks, (unsigned)rounds);
                 else
-                    printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "\n", (unsigned)n, (unsigned)T, stage_names[s], c,
-                           wl, w->bytes_per_char, allocs);
+                    printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "\n", (unsigned)n, (unsigned)T,
+                           stage_names[s], c, wl, w->bytes_per_char, allocs, sums[s]);
+                if (differs[s] || allocs != 0) {
+                    fprintf(stderr, "blendsync bench: stage %s: %s\n", stage_names[s],
+                            allocs ? "the core allocated during the measured ticks" : "the rounds computed different poses");
+                    status = 1;
+                }
             }
             fflush(stdout);
         }
