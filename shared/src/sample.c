@@ -284,10 +284,14 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             bsync_trs* x = &out_local[tr->joint];
             if (tr->kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x->r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain);
+                x->r = l.exact ? q[l.k]
+                               : (quat_equal(q[l.k], q[l.k + 1]) ? bsync_quat_normalize_inl_(q[l.k], NULL)
+                                                                 : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain));
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-                const bsync_vec3 value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                const bsync_vec3 value = l.exact || vec3_equal(v[l.k], v[l.k + 1])
+                                             ? v[l.k]
+                                             : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
                 if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
                 else x->s = value;
             }

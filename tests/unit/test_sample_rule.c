@@ -195,6 +195,56 @@ static void test_synthetic_held_tracks(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
+/* One key-time grid for every track (the cursor's one-search path), with equal neighbouring keys in
+ * the middle of tracks (held spans): translation, scale and a rotation pair that is not unit. */
+static void test_synthetic_shared_grid(void** state) {
+    (void)state;
+    enum { J = 3, K = 6 };
+    bsync_joint_desc joints[J];
+    const char* names[J] = {"root", "a", "b"};
+    for (int j = 0; j < J; j++) {
+        joints[j].name = names[j];
+        joints[j].parent = j - 1;
+        joints[j].rest = bsync_trs_identity();
+    }
+    bsync_skeleton_desc sd = {joints, J};
+    bsync_skeleton* sk = NULL;
+    assert_int_equal(bsync_skeleton_create(&sd, NULL, &sk), BSYNC_OK);
+    const fix16_t grid[K] = {0, 9000, 20000, 33000, 50000, 65536};
+    bsync_vec3 tv[K], sv[K];
+    bsync_quat rv[K], rv2[K];
+    for (int k = 0; k < K; k++) {
+        tv[k] = bsync_vec3_make(k < 3 ? 5000 : 9000 * k, -k, 3); /* keys 0..2 held */
+        sv[k] = bsync_vec3_make(65536, k == 4 ? 70000 : 65536, 65536); /* held except around key 4 */
+        rv[k] = bsync_quat_from_axis_angle(bsync_vec3_make(0, 0, 65536), k >= 2 && k <= 4 ? 30000 : 9000 * k);
+        rv2[k] = bsync_quat_from_axis_angle(bsync_vec3_make(65536, 0, 0), 12000 * k);
+    }
+    const bsync_raw_track tracks[] = {
+        {0, BSYNC_TRACK_TRANSLATION, K, grid, tv, NULL}, {0, BSYNC_TRACK_ROTATION, K, grid, NULL, rv},
+        {1, BSYNC_TRACK_SCALE, K, grid, sv, NULL},       {2, BSYNC_TRACK_ROTATION, K, grid, NULL, rv2},
+    };
+    bsync_clip_desc cd = {"grid", 65536, 1, tracks, sizeof tracks / sizeof tracks[0]};
+    bsync_clip* c = NULL;
+    assert_int_equal(bsync_clip_create(&cd, sk, NULL, &c), BSYNC_OK);
+    /* the held span of joint 0's rotation (keys 2..4) gets a key that is not unit (a file's block may) */
+    bsync_track_info tr;
+    assert_int_equal(bsync_clip_track_info(c, 1, &tr), BSYNC_OK);
+    assert_int_equal(tr.kind, BSYNC_TRACK_ROTATION);
+    bsync_quat* keys = (bsync_quat*)(uintptr_t)tr.quats;
+    keys[2] = keys[3] = keys[4] = bsync_quat_make(-3000, 1000, 20000, 50000);
+    uint64_t cmem[64];
+    bsync_sample_cursor* cur = NULL;
+    assert_int_equal(bsync_sample_cursor_init(cmem, sizeof cmem, c, &cur), BSYNC_OK);
+    assert_int_equal(bsync_sample_cursor_shares_times(cur), 1); /* the path this test is for */
+    static fix16_t times[3000];
+    const size_t n = make_times(c, times, 3000, 11);
+    const long compared = compare_clip(c, sk, times, n);
+    print_message("shared key-time grid: %ld joint samples identical to the rule\n", compared);
+    assert_int_equal(compared, 2L * 3000 * J);
+    bsync_clip_destroy(c);
+    bsync_skeleton_destroy(sk);
+}
+
 static void test_pab_runtime_clips(void** state) {
     (void)state;
     const char* path = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf");
@@ -220,6 +270,7 @@ static void test_pab_runtime_clips(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic_held_tracks),
+        cmocka_unit_test(test_synthetic_shared_grid),
         cmocka_unit_test(test_pab_runtime_clips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
