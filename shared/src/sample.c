@@ -37,12 +37,13 @@
 /* The marks of the cursor tag (see above); the tag is fingerprint ^ (the set marks). */
 #define SHARED_TIMES_TAG 0x5348415245442D54ull /* "T-DERAHS" */
 #define PLAIN_KEYS_TAG 0x4E49414C504B4559ull   /* "YEKPLAIN" */
+#define HELD_UNIT_TAG 0x54494E55444C4548ull    /* "HELDUNIT" */
 
 struct bsync_sample_cursor {
     uint32_t magic;
     uint32_t track_count;
     uint64_t fingerprint; /* the clip's content fingerprint */
-    uint64_t tag;         /* fingerprint ^ (SHARED_TIMES_TAG if set) ^ (PLAIN_KEYS_TAG if set) */
+    uint64_t tag;         /* fingerprint ^ (SHARED_TIMES_TAG if set) ^ (PLAIN_KEYS_TAG if set) ^ (HELD_UNIT_TAG if set) */
     /* uint32_t last_key[track_count] follows */
 };
 
@@ -65,15 +66,33 @@ static uint32_t rotation_keys_plain(const bsync_clip* clip) {
     return 1;
 }
 
-/* The marks of a tag: bit 0 shared times, bit 1 plain keys; -1 for a corrupted tag. */
+/* Is every held rotation (a two-key rotation track with equal keys, see "Equal keys" below) a key q
+ * with bsync_quat_normalize(q) == q? Then such a track samples to q at every time. */
+static uint32_t held_rotations_unit(const bsync_clip* clip) {
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        if (tracks[i].kind != BSYNC_TRACK_ROTATION || tracks[i].key_count != 2) continue;
+        const bsync_quat* q = bsync_clip_quats_(clip, &tracks[i]);
+        if (q[0].x != q[1].x || q[0].y != q[1].y || q[0].z != q[1].z || q[0].w != q[1].w) continue;
+        const bsync_quat n = bsync_quat_normalize_inl_(q[0], NULL);
+        if (n.x != q[0].x || n.y != q[0].y || n.z != q[0].z || n.w != q[0].w) return 0;
+    }
+    return 1;
+}
+
+/* The marks of a tag: bit 0 shared times, bit 1 plain keys, bit 2 held unit rotations; -1 for a
+ * corrupted tag. */
 #define MARK_SHARED 1
 #define MARK_PLAIN 2
+#define MARK_HELD_UNIT 4
+static uint64_t marks_tag(int marks) {
+    return ((marks & MARK_SHARED) ? SHARED_TIMES_TAG : 0) ^ ((marks & MARK_PLAIN) ? PLAIN_KEYS_TAG : 0) ^
+           ((marks & MARK_HELD_UNIT) ? HELD_UNIT_TAG : 0);
+}
 static int tag_marks(const bsync_sample_cursor* c) {
     const uint64_t m = c->tag ^ c->fingerprint;
-    if (m == 0) return 0;
-    if (m == SHARED_TIMES_TAG) return MARK_SHARED;
-    if (m == PLAIN_KEYS_TAG) return MARK_PLAIN;
-    if (m == (SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG)) return MARK_SHARED | MARK_PLAIN;
+    for (int marks = 0; marks < 8; marks++)
+        if (m == marks_tag(marks)) return marks;
     return -1;
 }
 
@@ -109,8 +128,9 @@ bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* 
     c->magic = CURSOR_MAGIC;
     c->track_count = clip->track_count;
     c->fingerprint = clip->fingerprint;
-    c->tag = clip->fingerprint ^ (tracks_share_times(clip) ? SHARED_TIMES_TAG : 0) ^
-             (rotation_keys_plain(clip) ? PLAIN_KEYS_TAG : 0);
+    c->tag = clip->fingerprint ^ marks_tag((tracks_share_times(clip) ? MARK_SHARED : 0) |
+                                           (rotation_keys_plain(clip) ? MARK_PLAIN : 0) |
+                                           (held_rotations_unit(clip) ? MARK_HELD_UNIT : 0));
     bsync_sample_cursor_reset(c);
     *out = c;
     return BSYNC_OK;
@@ -266,6 +286,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
                    cursor->fingerprint != clip->fingerprint || marks < 0))
         return BSYNC_MISMATCH;
     const int plain = (marks & MARK_PLAIN) != 0;
+    const int held_unit = (marks & MARK_HELD_UNIT) != 0;
 
     const fix16_t t = local_time(time, clip->duration, mode);
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
@@ -310,7 +331,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
                 if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
-                    x.r = t > times[0] && t < times[1] ? bsync_quat_normalize_inl_(q[0], NULL) : q[0];
+                    x.r = !held_unit && t > times[0] && t < times[1] ? bsync_quat_normalize_inl_(q[0], NULL) : q[0];
                     continue;
                 }
                 const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
