@@ -202,7 +202,7 @@ typedef struct alpha_memo_ {
     fix16_t lo, hi, alpha; /* valid when hi > lo (an interval always has times[k] < times[k+1]) */
 } alpha_memo_;
 
-static locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
+static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
     if (t <= times[0]) return l;
     if (t >= times[n - 1]) {
