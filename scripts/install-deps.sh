@@ -21,6 +21,7 @@ matrix_packages=(
   libc6-dev-arm64-cross libgcc-12-dev-arm64-cross binutils-aarch64-linux-gnu
   libc6-dev-s390x-cross libgcc-12-dev-s390x-cross binutils-s390x-linux-gnu
   gcc-mingw-w64-x86-64 wine64
+  dpkg-dev                             # dpkg-source: Debian's cJSON source package, built for mingw-w64 and wasm32
   emscripten                           # wasm32 (emcc), run under Node.js (node >= 12; emscripten depends on it)
 )
 # bindings/csharp (the C# binding and its tests, run under Mono; Eval.exe and Bot.exe): mcs and mono.

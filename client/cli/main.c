@@ -18,7 +18,9 @@ static const command k_commands[] = {
     {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
     {"eval", bsync_cmd_eval, "drive a graph instance from a CSV script; per-tick state as JSON Lines"},
     {"bake", bsync_cmd_bake, "run a graph config tick by tick and write the result as a glTF 2.0 .glb"},
+#if defined(BSYNC_HAVE_NET) /* the client library and ENet: every CMake build; builds without ENet leave bot out */
     {"bot", bsync_cmd_bot, "a headless client: join a match on a blendsync-server and play a seeded joystick path"},
+#endif
     {"validate", bsync_cmd_validate, "check clips and configs before a match (seams, joints, precision, speeds)"},
     {"replay", bsync_cmd_replay, "verify a recorded match (re-simulate, compare checksums), describe or cut a replay"},
     {"desync", bsync_cmd_desync, "diff two match snapshots (a desync bundle): the parameters and nodes that differ"},

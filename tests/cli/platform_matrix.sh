@@ -13,7 +13,7 @@
 # On a mismatch it prints the target and the first differing line. A target whose toolchain is
 # missing is reported MISSING (never as passing) with what installs it; the script then fails only
 # if BSYNC_MATRIX_REQUIRE_ALL=1.
-# usage: platform_matrix.sh SOURCE_DIR WORK_DIR HOST_BLENDSYNC
+# usage: platform_matrix.sh SOURCE_DIR WORK_DIR HOST_BLENDSYNC   (BSYNC_MATRIX_ONLY: see below)
 set -uo pipefail
 src=$(cd "$1" && pwd)
 work=$2
@@ -42,6 +42,15 @@ targets=(
   "win64-mingw|sweep:x86_64-w64-mingw32-gcc|-O2 -isystem $work/fixmath-include|WINE"
   "wasm32|wasm||node"
 )
+# BSYNC_MATRIX_ONLY="name ..." keeps only those targets (and the host), for working on one of them.
+if [ -n "${BSYNC_MATRIX_ONLY:-}" ]; then
+  kept=()
+  for t in "${targets[@]}"; do
+    n=${t%%|*}
+    [ "$n" = x86_64-gcc-O2 ] || [[ " $BSYNC_MATRIX_ONLY " == *" $n "* ]] && kept+=("$t")
+  done
+  targets=("${kept[@]}")
+fi
 # libfixmath's header (the core uses its fix16_t only) for targets without their own copy
 mkdir -p "$work/fixmath-include" && ln -sfn /usr/include/libfixmath "$work/fixmath-include/libfixmath"
 # Debian packages of each cross architecture's libraries, unpacked (dpkg -x) into a sysroot
@@ -167,6 +176,61 @@ build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, 
   echo "$b"
 }
 
+# Debian's cJSON source package (the version installed on the host, Debian's patches applied), for the
+# targets Debian builds no cJSON for (mingw-w64, emscripten): fetched with apt-get source through a
+# private apt configuration in the work folder (deb-src lines of the host's mirror; nothing of the
+# system's apt state is changed) and unpacked with dpkg-source. Prints the folder holding cJSON.c and
+# include/cjson/cJSON.h (empty on failure).
+prepare_cjson_source() {
+  local dir="$work/cjson-src" a="$work/apt-src" ver
+  if [ ! -f "$dir/.done" ]; then
+    rm -rf "$dir" "$a" && mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/get" "$dir/include/cjson"
+    ver=$(dpkg-query -W -f='${source:Version}' libcjson-dev 2>/dev/null) || { echo ""; return; }
+    printf 'deb-src http://deb.debian.org/debian bookworm main\ndeb-src http://deb.debian.org/debian bookworm-updates main\ndeb-src http://deb.debian.org/debian-security bookworm-security main\n' >"$a/sources.list"
+    local opts=(-q -o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts=/nonexistent
+      -o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" -o APT::Sandbox::User="$(id -un)")
+    {
+      apt-get "${opts[@]}" update &&
+        (cd "$a/get" && apt-get "${opts[@]}" source --download-only "cjson=$ver") &&
+        (cd "$a/get" && dpkg-source -x --no-check ./*.dsc tree) &&
+        cp "$a/get/tree/cJSON.c" "$dir/" && cp "$a/get/tree/cJSON.h" "$dir/include/cjson/"
+    } >"$a.log" 2>&1 || { echo ""; return; }
+    echo "$ver" >"$dir/.done"
+  fi
+  echo "$dir"
+}
+
+# Windows x86-64 with mingw-w64: the core, io and the CLI linked into blendsync.exe with Debian's
+# cJSON source (prepare_cjson_source) and stb_image_write from libstb-dev's header, run under wine.
+# Without ENet for mingw-w64 (Debian ships none, and its source package is not on the mirror) the
+# `bot` command (cmd_bot.c, the client library) is left out (main.c's BSYNC_HAVE_NET); the client and
+# server libraries are still compiled, warnings as errors. mingw's C99 printf
+# (__USE_MINGW_ANSI_STDIO) prints %zu; GCC would still check format attributes against msvcrt's
+# formats, hence -Wno-format (the Linux builds check them).
+win_cc=(x86_64-w64-mingw32-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D__USE_MINGW_ANSI_STDIO=1 -O2)
+build_win_cli() { # -> prints blendsync.exe (empty on failure; build-win64-mingw.log says why)
+  local b="$work/build-win64-mingw" cj f o objs=()
+  rm -rf "$b" && mkdir -p "$b/obj" "$b/compile"
+  cj=$(prepare_cjson_source)
+  {
+    [ -n "$cj" ] || { echo "cannot fetch Debian's cJSON source: $(tail -n 3 "$work/apt-src.log" 2>/dev/null)"; false; } &&
+      printf '#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb/stb_image_write.h>\n' >"$b/stb_write_impl.c" &&
+      for f in "$src"/shared/src/*.c "$src"/shared/src/io/*.c "$src"/client/cli/*.c; do
+        [ "$(basename "$f")" = cmd_bot.c ] && continue
+        o="$b/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
+        "${win_cc[@]}" -Wall -Wextra -Werror -Wno-format "${compile_only_incs[@]}" -isystem "$cj/include" -c "$f" -o "$o" || exit 1
+        objs+=("$o")
+      done &&
+      "${win_cc[@]}" -w -isystem "$cj/include/cjson" -c "$cj/cJSON.c" -o "$b/obj/cJSON.o" &&
+      "${win_cc[@]}" -w -isystem "$dep_include" -c "$b/stb_write_impl.c" -o "$b/obj/stb_write_impl.o" &&
+      "${win_cc[@]}" -o "$b/blendsync.exe" "${objs[@]}" "$b/obj/cJSON.o" "$b/obj/stb_write_impl.o" -lm &&
+      for f in "$src"/client/lib/*.c "$src"/proto/src/*.c "$src"/proto/net/src/*.c "$src"/server/src/*.c; do
+        "${win_cc[@]}" -O0 -Wall -Wextra -Werror -Wno-format "${compile_only_incs[@]}" -c "$f" -o "$b/compile/$(basename "$f").o" || exit 1
+      done
+  } >"$b.log" 2>&1 || { echo ""; return; }
+  echo "$b/blendsync.exe"
+}
+
 build_cli() { # name kind flags -> prints the binary (empty on failure); log in build-<name>.log
   local name=$1 kind=$2 flags=$3 b="$work/build-$name" args=()
   case "$kind" in
@@ -241,6 +305,8 @@ status=0
 cols=(sweep builds demo eval-demo eval-pab bsclip list verify-host verify-v1 own-replay)
 for t in "${targets[@]}"; do
   IFS='|' read -r name kind flags run <<<"$t"
+  [ "$run" = WINE ] && run=$wine_bin
+  prebuilt=""
   for c in "${cols[@]}"; do cell[$name,$c]="-"; done
   if [ -n "${missing[$name]:-}" ]; then
     for c in "${cols[@]}"; do cell[$name,$c]=MISSING; done
@@ -257,23 +323,9 @@ for t in "${targets[@]}"; do
     sweep:*)
       if grep -qx "same bits: $name" "$work/sweep.log"; then cell[$name,sweep]=same
       else cell[$name,sweep]=DIFF; status=1; echo "DIFF $name sweep:"; grep -A6 "FAIL $name" "$work/sweep.log" | head -8; fi
-      if [ "$name" = win64-mingw ]; then
-        # io, the CLI and the client and server libraries compile for Windows, warnings as errors
-        # (not linked: Debian has no cJSON or ENet for mingw-w64; README "Windows"). mingw's C99
-        # printf (__USE_MINGW_ANSI_STDIO) prints %zu; GCC would still check format attributes
-        # against msvcrt's formats, hence -Wno-format (the Linux builds check them).
-        mkdir -p "$work/win-obj"
-        cell[$name,builds]=compiles
-        for f in $(compile_only_srcs); do
-          if ! x86_64-w64-mingw32-gcc -std=c11 -D_POSIX_C_SOURCE=200809L -D__USE_MINGW_ANSI_STDIO=1 -Wall -Wextra \
-            -Werror -Wno-format -O0 "${compile_only_incs[@]}" -c "$f" -o "$work/win-obj/$(basename "$f").o" \
-            >"$work/win-cc.log" 2>&1; then
-            cell[$name,builds]=FAIL; status=1
-            echo "FAIL $name: $(basename "$f") does not compile for Windows:"; head -n 5 "$work/win-cc.log"
-          fi
-        done
-      fi
-      continue ;;
+      [ "$name" = win64-mingw ] || continue
+      # the full pipeline under wine (build_win_cli): falls through to the common part below
+      prebuilt=1 ;;
     wasm)
       # the core (sweep and demo) linked and run under node; io, the CLI and the client and server
       # libraries compiled only (no cJSON or ENet for emscripten in Debian), hence no eval, import
@@ -310,7 +362,7 @@ for t in "${targets[@]}"; do
     fi
   fi
   t0=$(date +%s)
-  bin=$(build_cli "$name" "$kind" "$flags")
+  if [ -n "$prebuilt" ]; then bin=$(build_win_cli); else bin=$(build_cli "$name" "$kind" "$flags"); fi
   echo "built $name in $(( $(date +%s) - t0 )) s"
   if [ -z "$bin" ]; then
     for c in "${cols[@]}"; do cell[$name,$c]="no build"; done
@@ -319,12 +371,15 @@ for t in "${targets[@]}"; do
     continue
   fi
   cell[$name,builds]=yes
+  [ -n "$prebuilt" ] && cell[$name,builds]="yes, no bot"
   out="$work/out-$name"
   rm -rf "$out"
-  # shellcheck disable=SC2086
-  { $run "$(dirname "$bin")/determinism_sweep"; $run "$bin" demo --ticks 1500 --rate 60 --quiet; } >"$work/sweep-$name.txt" 2>&1
-  if same_text "$refsweep" "$work/sweep-$name.txt"; then cell[$name,sweep]=same
-  else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
+  if [ -z "$prebuilt" ]; then # (a prebuilt target's sweep ran with the sweep-only variants)
+    # shellcheck disable=SC2086
+    { $run "$(dirname "$bin")/determinism_sweep"; $run "$bin" demo --ticks 1500 --rate 60 --quiet; } >"$work/sweep-$name.txt" 2>&1
+    if same_text "$refsweep" "$work/sweep-$name.txt"; then cell[$name,sweep]=same
+    else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
+  fi
   run_pipeline "$run" "$bin" "$out"
   for c in demo eval-demo eval-pab list verify-host verify-v1; do
     f=$c.txt
@@ -362,8 +417,9 @@ for t in "${targets[@]}"; do
   printf '| %-20s |' "$name"; for c in "${cols[@]}"; do printf ' %-11s |' "${cell[$name,$c]}"; done; echo
 done
 echo "(same: identical to the x86-64 gcc -O2 host build; -: not run for this target (sweep-only build);"
-echo " builds: yes: the full CLI was built; compiles: io, CLI, client and server library sources compile"
-echo "   with -Werror but are not linked (no cJSON or ENet for mingw-w64 or emscripten in Debian);"
+echo " builds: yes: the full CLI was built; yes, no bot: the CLI without \`bot\` (no ENet for mingw-w64 in"
+echo "   Debian; cJSON from Debian's source package), the client and server libraries compiled with -Werror;"
+echo "   compiles: io, CLI, client and server library sources compile with -Werror but are not linked;"
 echo " wasm32: the core's sweep and \`blendsync demo\` built with emcc, run under node;"
 echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
 echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
