@@ -231,6 +231,28 @@ build_win_cli() { # -> prints blendsync.exe (empty on failure; build-win64-mingw
   echo "$b/blendsync.exe"
 }
 
+# wasm32: the CLI (without `bot`, as for Windows) linked with emcc and Debian's cJSON source, run under
+# node with NODERAWFS (the program reads and writes the host's files directly, so the pipeline's
+# paths work as they are). Prints blendsync.js (empty on failure; build-wasm32-cli.log says why).
+build_wasm_cli() {
+  local b="$work/build-wasm32-cli" cj f srcs=()
+  rm -rf "$b" && mkdir -p "$b/obj"
+  cj=$(prepare_cjson_source)
+  for f in "$src"/shared/src/*.c "$src"/shared/src/io/*.c "$src"/client/cli/*.c; do
+    [ "$(basename "$f")" = cmd_bot.c ] || srcs+=("$f")
+  done
+  {
+    [ -n "$cj" ] || { echo "cannot fetch Debian's cJSON source: $(tail -n 3 "$work/apt-src.log" 2>/dev/null)"; false; } &&
+      printf '#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb/stb_image_write.h>\n' >"$b/stb_write_impl.c" &&
+      (cd "$b/obj" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
+        "${compile_only_incs[@]}" -isystem "$cj/include" -c "${srcs[@]}") &&
+      (cd "$b/obj" && emcc_env emcc -O2 -w -isystem "$cj/include/cjson" -isystem "$dep_include" -c "$cj/cJSON.c" "$b/stb_write_impl.c") &&
+      (cd "$b/obj" && emcc_env emcc -O2 -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sSINGLE_FILE=1 \
+        -o "$b/blendsync.js" ./*.o)
+  } >"$b.log" 2>&1 || { echo ""; return; }
+  echo "$b/blendsync.js"
+}
+
 build_cli() { # name kind flags -> prints the binary (empty on failure); log in build-<name>.log
   local name=$1 kind=$2 flags=$3 b="$work/build-$name" args=()
   case "$kind" in
@@ -325,11 +347,10 @@ for t in "${targets[@]}"; do
       else cell[$name,sweep]=DIFF; status=1; echo "DIFF $name sweep:"; grep -A6 "FAIL $name" "$work/sweep.log" | head -8; fi
       [ "$name" = win64-mingw ] || continue
       # the full pipeline under wine (build_win_cli): falls through to the common part below
-      prebuilt=1 ;;
+      prebuilt=win ;;
     wasm)
-      # the core (sweep and demo) linked and run under node; io, the CLI and the client and server
-      # libraries compiled only (no cJSON or ENet for emscripten in Debian), hence no eval, import
-      # or replay columns yet
+      # the core's sweep and demo (the core alone) under node, the client and server libraries
+      # compiled (no ENet for emscripten), then the CLI without bot through the whole pipeline
       t0=$(date +%s)
       wb=$(build_wasm)
       echo "built $name in $(( $(date +%s) - t0 )) s"
@@ -346,12 +367,13 @@ for t in "${targets[@]}"; do
       $run "$wb/demo.js" --ticks 600 --every 100 >"$work/out-$name/demo.txt" 2>&1
       if same_text "$ref/demo.txt" "$work/out-$name/demo.txt"; then cell[$name,demo]=same
       else cell[$name,demo]=DIFF; status=1; first_diff "$ref/demo.txt" "$work/out-$name/demo.txt" demo "$name"; fi
-      if [ "$(cat "$wb/compile.rc")" = 0 ]; then cell[$name,builds]=compiles
-      else
+      if [ "$(cat "$wb/compile.rc")" != 0 ]; then
         cell[$name,builds]=FAIL; status=1
         echo "FAIL $name: io / CLI / client / server sources do not compile with emcc:"; grep -m5 'error' "$wb/compile.log"
+        continue
       fi
-      continue ;;
+      # then the CLI's whole pipeline under node (build_wasm_cli): the common part below
+      prebuilt=wasm ;;
   esac
   if [ "${kind%%:*}" = cross ]; then # the target's libraries: without them the target is MISSING
     darch=$(debian_arch "${kind#cross:}")
@@ -362,12 +384,18 @@ for t in "${targets[@]}"; do
     fi
   fi
   t0=$(date +%s)
-  if [ -n "$prebuilt" ]; then bin=$(build_win_cli); else bin=$(build_cli "$name" "$kind" "$flags"); fi
+  case "$prebuilt" in
+    win) bin=$(build_win_cli) ;;
+    wasm) bin=$(build_wasm_cli) ;;
+    *) bin=$(build_cli "$name" "$kind" "$flags") ;;
+  esac
   echo "built $name in $(( $(date +%s) - t0 )) s"
   if [ -z "$bin" ]; then
     for c in "${cols[@]}"; do cell[$name,$c]="no build"; done
     status=1
-    echo "FAIL $name: build failed (last lines of $work/build-$name.log):"; tail -n 5 "$work/build-$name.log"
+    blog="$work/build-$name.log"
+    case "$prebuilt" in wasm) blog="$work/build-wasm32-cli.log" ;; esac
+    echo "FAIL $name: build failed (last lines of $blog):"; tail -n 5 "$blog"
     continue
   fi
   cell[$name,builds]=yes
@@ -420,7 +448,7 @@ echo "(same: identical to the x86-64 gcc -O2 host build; -: not run for this tar
 echo " builds: yes: the full CLI was built; yes, no bot: the CLI without \`bot\` (no ENet for mingw-w64 in"
 echo "   Debian; cJSON from Debian's source package), the client and server libraries compiled with -Werror;"
 echo "   compiles: io, CLI, client and server library sources compile with -Werror but are not linked;"
-echo " wasm32: the core's sweep and \`blendsync demo\` built with emcc, run under node;"
+echo " wasm32: the core's sweep and demo built with emcc alone, then the CLI (no bot) run under node;"
 echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
 echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
 n_missing=0
