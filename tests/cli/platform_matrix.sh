@@ -13,7 +13,7 @@
 # On a mismatch it prints the target and the first differing line. A target whose toolchain is
 # missing is reported MISSING (never as passing) with what installs it; the script then fails only
 # if BSYNC_MATRIX_REQUIRE_ALL=1.
-# usage: platform_matrix.sh SOURCE_DIR WORK_DIR HOST_BLENDSYNC   (BSYNC_MATRIX_ONLY: see below)
+# usage: platform_matrix.sh SOURCE_DIR WORK_DIR HOST_BLENDSYNC
 set -uo pipefail
 src=$(cd "$1" && pwd)
 work=$2
@@ -42,15 +42,6 @@ targets=(
   "win64-mingw|sweep:x86_64-w64-mingw32-gcc|-O2 -isystem $work/fixmath-include|WINE"
   "wasm32|wasm||node"
 )
-# BSYNC_MATRIX_ONLY="name ..." keeps only those targets (and the host), for working on one of them.
-if [ -n "${BSYNC_MATRIX_ONLY:-}" ]; then
-  kept=()
-  for t in "${targets[@]}"; do
-    n=${t%%|*}
-    [ "$n" = x86_64-gcc-O2 ] || [[ " $BSYNC_MATRIX_ONLY " == *" $n "* ]] && kept+=("$t")
-  done
-  targets=("${kept[@]}")
-fi
 # libfixmath's header (the core uses its fix16_t only) for targets without their own copy
 mkdir -p "$work/fixmath-include" && ln -sfn /usr/include/libfixmath "$work/fixmath-include/libfixmath"
 # Debian packages of each cross architecture's libraries, unpacked (dpkg -x) into a sysroot
