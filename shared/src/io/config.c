@@ -11,6 +11,7 @@
 #include "blendsync/fixed.h"
 #include "blendsync/io/config.h"
 #include "file_internal.h"
+#include "graph_config_internal.h"
 #include "json_exact.h"
 
 typedef bsync_json_span span;
@@ -1086,8 +1087,9 @@ bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* 
     return parse_text(text, len, name, allocator, out_tree, out_graph, diags, err);
 }
 
-static bsync_result load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
-                              bsync_config_graph** out_graph, bsync_blend_diagnostics* diags, bsync_error* err) {
+static bsync_result load_file(const bsync_file_callbacks* cb, const char* path, const bsync_allocator* allocator,
+                              bsync_blend_tree** out, bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
+                              bsync_error* err) {
     if (out_graph) *out_graph = NULL;
     if (out) *out = NULL;
     if (!path || !out) {
@@ -1097,14 +1099,16 @@ static bsync_result load_file(const char* path, const bsync_allocator* allocator
     unsigned char* buf;
     size_t n;
     bsync_io_file_status st;
-    bsync_result rr = bsync_io_read_file(path, &buf, &n, &st);
+    bsync_result rr = bsync_io_read_file_with(cb, path, &buf, &n, &st);
     if (rr == BSYNC_IO_ERROR) {
-        bsync_io_set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
+        bsync_io_set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path,
+                           st.opened || !cb || !cb->read ? strerror(st.sys_errno) : "the file callback failed");
         return BSYNC_IO_ERROR;
     }
     if (rr != BSYNC_OK) {
-        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
-        return BSYNC_OUT_OF_MEMORY;
+        bsync_io_set_error(err, rr, "%s: %s", path,
+                           rr == BSYNC_OUT_OF_MEMORY ? "out of memory (file too large)" : bsync_result_string(rr));
+        return rr;
     }
     bsync_result r = parse_text((const char*)buf, n, path, allocator, out, out_graph, diags, err);
     free(buf);
@@ -1113,7 +1117,7 @@ static bsync_result load_file(const char* path, const bsync_allocator* allocator
 
 bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
                                     bsync_blend_diagnostics* diags, bsync_error* err) {
-    return load_file(path, allocator, out, NULL, diags, err);
+    return load_file(NULL, path, allocator, out, NULL, diags, err);
 }
 
 bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
@@ -1124,5 +1128,17 @@ bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocato
         bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
         return BSYNC_INVALID_ARGUMENT;
     }
-    return load_file(path, allocator, out_tree, out_graph, diags, err);
+    return load_file(NULL, path, allocator, out_tree, out_graph, diags, err);
+}
+
+bsync_result bsync_config_load_graph_file_with_(const bsync_file_callbacks* cb, const char* path,
+                                                const bsync_allocator* allocator, bsync_blend_tree** out_tree,
+                                                bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
+                                                bsync_error* err) {
+    if (!out_graph) {
+        if (out_tree) *out_tree = NULL;
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    return load_file(cb, path, allocator, out_tree, out_graph, diags, err);
 }

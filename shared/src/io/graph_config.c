@@ -138,8 +138,9 @@ bsync_result bsync_graph_config_builtin_humanoid(bsync_asset* a, const bsync_con
 }
 
 /* Import (or reuse) the source of clip entry k; *out = its entry. */
-static bsync_result load_source(bsync_graph_config* g, const char* path, const char* dir, size_t dir_len,
-                                const bsync_config_clip* cl, source_entry** out, bsync_error* err) {
+static bsync_result load_source(bsync_graph_config* g, const bsync_config_load_options* options, const char* path,
+                                const char* dir, size_t dir_len, const bsync_config_clip* cl, source_entry** out,
+                                bsync_error* err) {
     char tok[2 * BSYNC_MAX_NAME + 8];
     char resolved[sizeof g->sources[0].path];
     const int builtin = !strncmp(cl->source, BSYNC_CONFIG_BUILTIN_PREFIX, strlen(BSYNC_CONFIG_BUILTIN_PREFIX));
@@ -166,7 +167,10 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
         r = bsync_graph_config_builtin_humanoid(&s->asset, g->fields);
         if (r != BSYNC_OK) return BSYNC_OUT_OF_MEMORY;
     } else {
-        r = bsync_asset_import_file(resolved, NULL, &s->asset, &e);
+        bsync_import_options io;
+        memset(&io, 0, sizeof io);
+        if (options) io.file = options->file;
+        r = bsync_asset_import_file(resolved, &io, &s->asset, &e);
     }
     if (r == BSYNC_OUT_OF_MEMORY) return r;
     if (r != BSYNC_OK) {
@@ -211,6 +215,12 @@ static bsync_result load_source(bsync_graph_config* g, const char* path, const c
 
 bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
                                      bsync_blend_diagnostics* diags, bsync_error* err) {
+    return bsync_graph_config_load_ex(path, NULL, allocator, out, diags, err);
+}
+
+bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_load_options* options,
+                                        const bsync_allocator* allocator, bsync_graph_config** out,
+                                        bsync_blend_diagnostics* diags, bsync_error* err) {
     if (err) {
         err->code = BSYNC_OK;
         err->message[0] = '\0';
@@ -223,7 +233,8 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
     *out = NULL;
     bsync_graph_config* g = (bsync_graph_config*)calloc(1, sizeof *g);
     if (!g) return oom(NULL, path, err);
-    bsync_result r = bsync_config_load_graph_file(path, allocator, &g->tree, &g->fields, diags, err);
+    bsync_result r = bsync_config_load_graph_file_with_(options ? &options->file : NULL, path, allocator, &g->tree,
+                                                        &g->fields, diags, err);
     if (r != BSYNC_OK) {
         bsync_graph_config_destroy(g);
         return r;
@@ -240,7 +251,7 @@ bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* al
     for (uint32_t k = 0; k < f->clip_count; k++) {
         const bsync_config_clip* cl = &f->clips[k];
         source_entry* s;
-        if ((r = load_source(g, path, path, dir_len, cl, &s, err)) != BSYNC_OK) {
+        if ((r = load_source(g, options, path, path, dir_len, cl, &s, err)) != BSYNC_OK) {
             bsync_graph_config_destroy(g);
             if (r == BSYNC_OUT_OF_MEMORY) bsync_io_set_error(err, r, "%s: out of memory", path);
             return r;

@@ -69,6 +69,7 @@ typedef struct ctx {
     const char* text;
     const span* spans;
     bsync_match_config* cfg;
+    const bsync_config_load_options* options; /* how graph files are read (NULL: stdio) */
 } ctx;
 
 /* ---------------------------------------------------------------- messages and paths */
@@ -424,7 +425,7 @@ static bsync_result load_graphs(ctx* c, const bsync_allocator* allocator) {
             graph_file* gf = &m->files[m->file_count];
             bsync_error e;
             memset(&e, 0, sizeof e);
-            bsync_result r = bsync_graph_config_load(resolved, allocator, &gf->gc, NULL, &e);
+            bsync_result r = bsync_graph_config_load_ex(resolved, c->options, allocator, &gf->gc, NULL, &e);
             if (r == BSYNC_OUT_OF_MEMORY) {
                 free(resolved);
                 return oom(c);
@@ -620,7 +621,8 @@ static char* dup_n(const char* s, size_t n) {
 /* base_dir[0..dir_len) is the directory (a '/' is added when it does not end in a separator, or on
  * Windows is not a bare drive "C:"). */
 static bsync_result parse_impl(const char* text, size_t len, const char* name, const char* base_dir, size_t dir_len,
-                               const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err) {
+                               const bsync_config_load_options* options, const bsync_allocator* allocator,
+                               bsync_match_config** out, bsync_error* err) {
     bsync_match_config* m = (bsync_match_config*)calloc(1, sizeof *m);
     /* (base_dir is either a folder, dir_len its length, or a file path whose folder part is dir_len long:
      * either way its folder part is dir_len long exactly when base_dir[0..dir_len) ends the folder) */
@@ -658,6 +660,7 @@ static bsync_result parse_impl(const char* text, size_t len, const char* name, c
     c.spans = jd.spans;
     c.w.err = err;
     c.cfg = m;
+    c.options = options;
     if (r == BSYNC_OK) r = parse_document(&c, jd.root, allocator);
     bsync_json_exact_free(&jd);
     if (r != BSYNC_OK) {
@@ -670,6 +673,12 @@ static bsync_result parse_impl(const char* text, size_t len, const char* name, c
 
 bsync_result bsync_match_config_parse(const char* text, size_t len, const char* name, const char* base_dir,
                                       const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err) {
+    return bsync_match_config_parse_ex(text, len, name, base_dir, NULL, allocator, out, err);
+}
+
+bsync_result bsync_match_config_parse_ex(const char* text, size_t len, const char* name, const char* base_dir,
+                                         const bsync_config_load_options* options, const bsync_allocator* allocator,
+                                         bsync_match_config** out, bsync_error* err) {
     if (err) {
         err->code = BSYNC_OK;
         err->message[0] = '\0';
@@ -682,11 +691,16 @@ bsync_result bsync_match_config_parse(const char* text, size_t len, const char* 
     }
     if (!text) text = "";
     if (!base_dir) base_dir = "";
-    return parse_impl(text, len, name, base_dir, strlen(base_dir), allocator, out, err);
+    return parse_impl(text, len, name, base_dir, strlen(base_dir), options, allocator, out, err);
 }
 
 bsync_result bsync_match_config_load(const char* path, const bsync_allocator* allocator, bsync_match_config** out,
                                      bsync_error* err) {
+    return bsync_match_config_load_ex(path, NULL, allocator, out, err);
+}
+
+bsync_result bsync_match_config_load_ex(const char* path, const bsync_config_load_options* options,
+                                        const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err) {
     if (err) {
         err->code = BSYNC_OK;
         err->message[0] = '\0';
@@ -699,17 +713,20 @@ bsync_result bsync_match_config_load(const char* path, const bsync_allocator* al
     unsigned char* buf;
     size_t n;
     bsync_io_file_status st;
-    bsync_result rr = bsync_io_read_file(path, &buf, &n, &st);
+    const bsync_file_callbacks* cb = options ? &options->file : NULL;
+    bsync_result rr = bsync_io_read_file_with(cb, path, &buf, &n, &st);
     if (rr == BSYNC_IO_ERROR) {
-        bsync_io_set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path, strerror(st.sys_errno));
+        bsync_io_set_error(err, BSYNC_IO_ERROR, "%s: cannot read: %s", path,
+                           st.opened || !cb || !cb->read ? strerror(st.sys_errno) : "the file callback failed");
         return BSYNC_IO_ERROR;
     }
     if (rr != BSYNC_OK) {
-        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory (file too large)", path);
-        return BSYNC_OUT_OF_MEMORY;
+        bsync_io_set_error(err, rr, "%s: %s", path,
+                           rr == BSYNC_OUT_OF_MEMORY ? "out of memory (file too large)" : bsync_result_string(rr));
+        return rr;
     }
     const size_t dir_len = bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, path);
-    bsync_result r = parse_impl((const char*)buf, n, path, path, dir_len, allocator, out, err);
+    bsync_result r = parse_impl((const char*)buf, n, path, path, dir_len, options, allocator, out, err);
     free(buf);
     return r;
 }

@@ -3,6 +3,7 @@
  *
  * Index
  *   bsync_graph_config_load      read CONFIG, import its clip sources, build curves and the graph
+ *   bsync_graph_config_load_ex   the same, reading every file through caller callbacks (a pak file)
  *   bsync_graph_config_destroy   free all of it
  *   accessors                    graph, tree, skeleton, parsed fields, bound clip count, notes
  *
@@ -45,6 +46,7 @@
 #include "blendsync/base.h"
 #include "blendsync/graph.h"
 #include "blendsync/io/config.h"
+#include "blendsync/io/file.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +56,19 @@ typedef struct bsync_graph_config bsync_graph_config;
 
 BSYNC_API bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
                                      bsync_blend_diagnostics* diags, bsync_error* err);
+/* How config loading reads files: `file` (io/file.h) reads the config itself and every clip source it
+ * names (through bsync_import_options.file, so also a glTF's external buffers); zero: stdio. Paths
+ * are joined as text (a source relative to the config's folder part), never resolved on disk, so they
+ * may name files that exist only behind the callbacks. */
+typedef struct bsync_config_load_options {
+    bsync_file_callbacks file;
+} bsync_config_load_options;
+
+/* bsync_graph_config_load with options (NULL: as bsync_graph_config_load). A failed read of the config
+ * is BSYNC_IO_ERROR ("PATH: cannot read: ..."), of a source the usual /clips/NAME/source error. */
+BSYNC_API bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_load_options* options,
+                                                  const bsync_allocator* allocator, bsync_graph_config** out,
+                                                  bsync_blend_diagnostics* diags, bsync_error* err);
 BSYNC_API void bsync_graph_config_destroy(bsync_graph_config* config); /* NULL is ignored */
 
 /* Accessors (NULL config: NULL / 0 / ""). */

@@ -152,6 +152,16 @@ BSYNC_API bsync_result bsync_match_config_load(const char* path, const bsync_all
  * added between it and a path when it does not end with one). */
 BSYNC_API bsync_result bsync_match_config_parse(const char* text, size_t len, const char* name, const char* base_dir,
                                       const bsync_allocator* allocator, bsync_match_config** out, bsync_error* err);
+/* The same two reading every file (the match config for _load_ex, each graph config and the clip
+ * sources they name) through options->file (io/graph_config.h, bsync_config_load_options; NULL: stdio):
+ * a match packed in an engine's pak file or a C# stream, paths joined as text. */
+BSYNC_API bsync_result bsync_match_config_load_ex(const char* path, const bsync_config_load_options* options,
+                                                  const bsync_allocator* allocator, bsync_match_config** out,
+                                                  bsync_error* err);
+BSYNC_API bsync_result bsync_match_config_parse_ex(const char* text, size_t len, const char* name, const char* base_dir,
+                                                   const bsync_config_load_options* options,
+                                                   const bsync_allocator* allocator, bsync_match_config** out,
+                                                   bsync_error* err);
 BSYNC_API void bsync_match_config_destroy(bsync_match_config* cfg); /* NULL is ignored */
 
 /* Accessors. NULL cfg or an index out of range: NULL / 0 / "" (as the type allows). */
