@@ -34,6 +34,15 @@ struct bsync_file_callbacks;
 bsync_result bsync_io_read_file_with(const struct bsync_file_callbacks* cb, const char* path, unsigned char** out,
                                      size_t* out_size, bsync_io_file_status* status);
 
+/* The same into memory from allocator `a` (NULL or zero: malloc/free), through cb when it has a read
+ * function (the callback's bytes copied, released at once), else stdio. *out holds *out_size bytes and
+ * a NUL; its allocation is *out_cap bytes (free it with a's free_fn and that size). Growing a stdio read
+ * allocates the larger block, copies and frees the smaller (allocators have no realloc). */
+struct bsync_allocator;
+bsync_result bsync_io_read_file_alloc(const struct bsync_file_callbacks* cb, const char* path,
+                                      const struct bsync_allocator* a, unsigned char** out, size_t* out_size,
+                                      size_t* out_cap, bsync_io_file_status* status);
+
 /* err->code = code and err->message = the formatted text (truncated); err NULL: nothing. The one
  * error setter of the io readers. */
 void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ...)

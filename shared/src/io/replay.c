@@ -13,6 +13,7 @@
 #include "platform.h"
 #include "blendsync/io/replay.h"
 #include "file_internal.h"
+#include "../internal/alloc.h"
 
 static const uint8_t k_magic[BSYNC_REPLAY_MAGIC_SIZE] = {0x42, 0x53, 0x52, 0x50, 0x4C, 0x59, 0x0D, 0x0A};
 
@@ -426,7 +427,11 @@ void bsync_replay_writer_close(bsync_replay_writer* w) {
 /* ------------------------------------------------------------------ reader */
 
 struct bsync_replay_reader {
-    uint8_t* data;
+    const uint8_t* data; /* the bytes read: `owned`, or the caller's when borrowed */
+    uint8_t* owned;      /* NULL when borrowed */
+    size_t owned_cap;    /* its allocation's size */
+    size_t config_cap;   /* config's allocation's size */
+    bsync_allocator alloc;
     size_t len;
     size_t pos;
     int magic_ok, have_header, ended;
@@ -439,44 +444,69 @@ struct bsync_replay_reader {
     bsync_replay_header header;
 };
 
-static bsync_replay_reader* reader_new(void) {
-    bsync_replay_reader* r = calloc(1, sizeof *r);
+static bsync_replay_reader* reader_new(const bsync_allocator* a) {
+    const bsync_allocator al = bsync_allocator_resolve(a);
+    bsync_replay_reader* r = (bsync_replay_reader*)al.alloc_fn(sizeof *r, 8, al.user);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->alloc = al;
     return r;
 }
 
 bsync_result bsync_replay_reader_open_memory(const void* data, size_t len, bsync_replay_reader** out) {
+    return bsync_replay_reader_open_memory_ex(data, len, NULL, out);
+}
+
+bsync_result bsync_replay_reader_open_memory_ex(const void* data, size_t len, const bsync_replay_reader_options* options,
+                                                bsync_replay_reader** out) {
     if (out) *out = NULL;
     if (!out || (!data && len)) return BSYNC_INVALID_ARGUMENT;
-    bsync_replay_reader* r = reader_new();
+    bsync_replay_reader* r = reader_new(options ? options->allocator : NULL);
     if (!r) return BSYNC_OUT_OF_MEMORY;
-    r->data = malloc(len ? len : 1);
-    if (!r->data) {
-        free(r);
-        return BSYNC_OUT_OF_MEMORY;
+    if (options && options->borrow) {
+        r->data = (const uint8_t*)data;
+    } else {
+        r->owned_cap = len ? len : 1;
+        r->owned = (uint8_t*)r->alloc.alloc_fn(r->owned_cap, 8, r->alloc.user);
+        if (!r->owned) {
+            r->alloc.free_fn(r, sizeof *r, r->alloc.user);
+            return BSYNC_OUT_OF_MEMORY;
+        }
+        if (len) memcpy(r->owned, data, len);
+        r->data = r->owned;
     }
-    if (len) memcpy(r->data, data, len);
     r->len = len;
     *out = r;
     return BSYNC_OK;
 }
 
 bsync_result bsync_replay_reader_open_file(const char* path, bsync_replay_reader** out, bsync_error* err) {
+    return bsync_replay_reader_open_file_ex(path, NULL, out, err);
+}
+
+bsync_result bsync_replay_reader_open_file_ex(const char* path, const bsync_replay_reader_options* options,
+                                              bsync_replay_reader** out, bsync_error* err) {
     if (out) *out = NULL;
     if (!path || !out) return fail(err, BSYNC_INVALID_ARGUMENT, "replay: no path or output");
+    const bsync_allocator* a = options ? options->allocator : NULL;
+    const bsync_file_callbacks* cb = options ? &options->file : NULL;
     unsigned char* buf = NULL;
-    size_t size = 0;
+    size_t size = 0, cap = 0;
     bsync_io_file_status st;
-    bsync_result res = bsync_io_read_file(path, &buf, &size, &st);
+    bsync_result res = bsync_io_read_file_alloc(cb, path, a, &buf, &size, &cap, &st);
     if (res == BSYNC_IO_ERROR)
         return fail(err, res, "%s: cannot %s the replay: %s", path, st.opened ? "read" : "open",
-                    st.sys_errno ? strerror(st.sys_errno) : "read error");
+                    st.sys_errno ? strerror(st.sys_errno) : (cb && cb->read ? "the file callback failed" : "read error"));
     if (res == BSYNC_LIMIT_EXCEEDED) return fail(err, res, "%s: the replay is larger than 2 GiB", path);
     if (res != BSYNC_OK) return fail(err, res, "%s: cannot read the replay: %s", path, bsync_result_string(res));
-    bsync_replay_reader* r = reader_new();
+    bsync_replay_reader* r = reader_new(a);
     if (!r) {
-        free(buf);
+        const bsync_allocator al = bsync_allocator_resolve(a);
+        al.free_fn(buf, cap, al.user);
         return fail(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", path);
     }
+    r->owned = buf;
+    r->owned_cap = cap;
     r->data = buf;
     r->len = size;
     *out = r;
@@ -630,8 +660,9 @@ static void decode_header(cursor* c, bsync_replay_reader* r) {
     const uint8_t* text = c_bytes(c, c->bad ? 0 : h->config_len, "the config text");
     if (!c->bad && c->i != c->n) c_fail_at(c, c->i, "%zu bytes after the config text", c->n - c->i);
     if (c->bad) return;
-    free(r->config);
-    r->config = malloc((size_t)h->config_len + 1);
+    if (r->config) r->alloc.free_fn(r->config, r->config_cap, r->alloc.user);
+    r->config_cap = (size_t)h->config_len + 1;
+    r->config = (char*)r->alloc.alloc_fn(r->config_cap, 8, r->alloc.user);
     if (!r->config) {
         c_fail_at(c, 0, "out of memory for the config text");
         return;
@@ -901,7 +932,8 @@ uint64_t bsync_replay_reader_valid_bytes(const bsync_replay_reader* r) { return 
 
 void bsync_replay_reader_close(bsync_replay_reader* r) {
     if (!r) return;
-    free(r->config);
-    free(r->data);
-    free(r);
+    const bsync_allocator a = r->alloc;
+    if (r->config) a.free_fn(r->config, r->config_cap, a.user);
+    if (r->owned) a.free_fn(r->owned, r->owned_cap, a.user);
+    a.free_fn(r, sizeof *r, a.user);
 }

@@ -22,15 +22,20 @@ void bsync_rv_free(const bsync_allocator* a, void* p, size_t size) {
     if (p) a->free_fn(p, size ? size : 1, a->user);
 }
 
-bsync_result bsync_rv_open_reader(const bsync_rv_source* src, bsync_replay_reader** out, char* msg, size_t cap) {
+bsync_result bsync_rv_open_reader(const bsync_allocator* a, const bsync_rv_source* src, bsync_replay_reader** out,
+                                  char* msg, size_t cap) {
     bsync_error err;
     memset(&err, 0, sizeof err);
+    bsync_replay_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.allocator = a;
+    ro.borrow = 1; /* the caller's bytes outlive the verification call */
     if (src->path) {
-        bsync_result r = bsync_replay_reader_open_file(src->path, out, &err);
+        bsync_result r = bsync_replay_reader_open_file_ex(src->path, &ro, out, &err);
         if (r != BSYNC_OK) snprintf(msg, cap, "cannot read %s: %s", src->path, err.message);
         return r;
     }
-    bsync_result r = bsync_replay_reader_open_memory(src->data, src->len, out);
+    bsync_result r = bsync_replay_reader_open_memory_ex(src->data, src->len, &ro, out);
     if (r != BSYNC_OK) snprintf(msg, cap, "cannot read %s: %s", src->name, bsync_result_string(r));
     return r;
 }
@@ -112,7 +117,7 @@ static bsync_result open_ctx(vctx* c) {
         snprintf(res->message, sizeof res->message, "out of memory");
         return unusable(c);
     }
-    if (bsync_rv_open_reader(&c->src, &c->reader, res->message, sizeof res->message) != BSYNC_OK) return unusable(c);
+    if (bsync_rv_open_reader(&c->a, &c->src, &c->reader, res->message, sizeof res->message) != BSYNC_OK) return unusable(c);
     bsync_replay_status st = bsync_replay_reader_next(c->reader, c->rec, detail, sizeof detail);
     if (st != BSYNC_REPLAY_OK) {
         snprintf(res->message, sizeof res->message, "%s: not a readable replay (%s: %s)", c->src.name,
@@ -178,7 +183,7 @@ static bsync_result open_ctx(vctx* c) {
 static int find_snapshot(vctx* c, uint32_t limit, uint32_t* tick) {
     bsync_replay_reader* r = NULL;
     char msg[8];
-    if (bsync_rv_open_reader(&c->src, &r, msg, sizeof msg) != BSYNC_OK) return 0;
+    if (bsync_rv_open_reader(&c->a, &c->src, &r, msg, sizeof msg) != BSYNC_OK) return 0;
     int found = 0;
     while (bsync_replay_reader_next(r, c->rec, NULL, 0) == BSYNC_REPLAY_OK) {
         if (c->rec->type == BSYNC_REPLAY_SNAPSHOT && c->rec->snapshot.tick <= limit &&
@@ -240,7 +245,7 @@ static uint32_t read_frames(vctx* c, uint32_t first, uint32_t end, bsync_match_f
     if (end <= first) return 0;
     bsync_replay_reader* rd = NULL;
     char msg[8];
-    if (bsync_rv_open_reader(&c->src, &rd, msg, sizeof msg) != BSYNC_OK) return 0;
+    if (bsync_rv_open_reader(&c->a, &c->src, &rd, msg, sizeof msg) != BSYNC_OK) return 0;
     bsync_replay_record* rec = bsync_rv_alloc(&c->a, sizeof *rec);
     *frames = bsync_rv_alloc(&c->a, (size_t)(end - first) * sizeof **frames);
     *defaulted = bsync_rv_alloc(&c->a, (size_t)(end - first) * sizeof **defaulted);

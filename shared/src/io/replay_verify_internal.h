@@ -16,8 +16,10 @@ typedef struct bsync_rv_source {
     const char* name;
 } bsync_rv_source;
 
-/* Open a reader on the source. BSYNC_OK, or an error with msg ("cannot read PATH: ..."). */
-bsync_result bsync_rv_open_reader(const bsync_rv_source* src, bsync_replay_reader** out, char* msg, size_t cap);
+/* Open a reader on the source, allocating from a (a memory source is read in place). BSYNC_OK, or an
+ * error with msg ("cannot read PATH: ..."). */
+bsync_result bsync_rv_open_reader(const bsync_allocator* a, const bsync_rv_source* src, bsync_replay_reader** out,
+                                  char* msg, size_t cap);
 
 /* Allocation through the resolved allocator: 16-byte alignment (matches), sizes remembered by the
  * caller for the free. */

@@ -188,7 +188,7 @@ static void worker(void* arg) {
 static int collect(const bsync_allocator* a, const bsync_rv_source* src, rp_job* j, bsync_replay_record* rec) {
     bsync_replay_reader* r = NULL;
     char msg[8];
-    if (bsync_rv_open_reader(src, &r, msg, sizeof msg) != BSYNC_OK) return -1;
+    if (bsync_rv_open_reader(a, src, &r, msg, sizeof msg) != BSYNC_OK) return -1;
     int rc = 0;
     while (rc == 0 && bsync_replay_reader_next(r, rec, NULL, 0) == BSYNC_REPLAY_OK) {
         if (rec->type == BSYNC_REPLAY_HEADER) {

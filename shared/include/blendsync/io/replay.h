@@ -78,6 +78,7 @@
 #include <stdint.h>
 
 #include "blendsync/base.h"
+#include "blendsync/io/file.h"
 #include "blendsync/match.h"
 
 #ifdef __cplusplus
@@ -207,6 +208,21 @@ typedef struct bsync_replay_reader bsync_replay_reader;
 BSYNC_API bsync_result bsync_replay_reader_open_file(const char* path, bsync_replay_reader** out, bsync_error* err);
 /* Read from a caller buffer (copied). */
 BSYNC_API bsync_result bsync_replay_reader_open_memory(const void* data, size_t len, bsync_replay_reader** out);
+/* The two with options (NULL: as above). allocator (NULL or zero: malloc/free) makes every allocation
+ * of the reader (itself, its copy of the bytes, the header's config text), each freed at close with
+ * the size it was made with. file (_open_file_ex; zero: stdio) reads the file through callbacks
+ * (io/file.h; released before the call returns). borrow (_open_memory_ex) reads the caller's bytes in
+ * place instead of a copy: they must stay unchanged until the reader is closed. */
+typedef struct bsync_replay_reader_options {
+    const bsync_allocator* allocator;
+    bsync_file_callbacks file;
+    int borrow;
+} bsync_replay_reader_options;
+BSYNC_API bsync_result bsync_replay_reader_open_file_ex(const char* path, const bsync_replay_reader_options* options,
+                                                        bsync_replay_reader** out, bsync_error* err);
+BSYNC_API bsync_result bsync_replay_reader_open_memory_ex(const void* data, size_t len,
+                                                          const bsync_replay_reader_options* options,
+                                                          bsync_replay_reader** out);
 /* The next record into *rec. After anything but OK, every later call returns the same status. The
  * first record read is always the HEADER (else CORRUPT / BAD_ORDER / UNSUPPORTED). `detail` (may be
  * NULL, 160 bytes) receives a sentence naming what is wrong and the byte offset ("" on OK; EOF and

@@ -12,8 +12,8 @@
  *   bsync_replay_verify_compare      the refusal: every difference between a header and a config
  *
  * Memory: what verification allocates itself (its matches, buffers, the desync list, texts) comes
- * from options.allocator (NULL or zero: malloc/free); the replay reader and the match config loader
- * allocate as their own headers say. Edge code (blendsync_io): reads the file, starts threads
+ * from options.allocator (NULL or zero: malloc/free), and so does the replay reader (a memory replay is
+ * read in place, not copied); the match config loader allocates as its header says (malloc). Edge code (blendsync_io): reads the file, starts threads
  * through the platform layer, never writes a file (the CLI's mismatch dump is its on_mismatch). */
 #ifndef BLENDSYNC_IO_REPLAY_VERIFY_H
 #define BLENDSYNC_IO_REPLAY_VERIFY_H
