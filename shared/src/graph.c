@@ -426,23 +426,12 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
 }
 
 bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out) {
-    return bsync_graph_create_layered(desc, NULL, 0, allocator, out);
-}
-
-bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
-                                        uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out) {
-    bsync_graph_extras x = {layers, layer_count, NULL, 0};
-    return bsync_graph_create_ex(desc, &x, allocator, out);
-}
-
-bsync_result bsync_graph_create_ex(const bsync_graph_desc* desc, const bsync_graph_extras* extras,
-                                   const bsync_allocator* allocator, bsync_graph** out) {
     if (!out) return BSYNC_INVALID_ARGUMENT;
     graph_plan p;
-    p.L = extras ? extras->layer_count : 0;
-    p.layers = extras ? extras->layers : NULL;
-    p.W = extras ? extras->switch_count : 0;
-    p.switches = extras ? extras->switches : NULL;
+    p.L = desc ? desc->layer_count : 0;
+    p.layers = desc ? desc->layers : NULL;
+    p.W = desc ? desc->switch_count : 0;
+    p.switches = desc ? desc->switches : NULL;
     bsync_result r = validate(desc, &p);
     if (r != BSYNC_OK) return r;
     bsync_allocator a = bsync_allocator_resolve(allocator);

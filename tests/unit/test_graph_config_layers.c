@@ -3,9 +3,9 @@
  *     of a graph built by hand from a separately created bsync_procedural_humanoid with the same tree
  *     (an independent path: different clip objects, equal only if the bits are equal); unknown built-ins
  *     and animations are errors with their JSON paths;
- *   "type": "Switch" — the mapping to bsync_graph_create_ex (hash equal to the hand-built switch graph),
+ *   "type": "Switch" — the mapping to bsync_graph_desc.switches (hash equal to the hand-built switch graph),
  *     every error with its path; weights after triggers are the hand-worked k/F of instance.h;
- *   "layers" — hash equal to bsync_graph_create_layered built by hand; per tick the state and pose
+ *   "layers" — hash equal to the layered graph built by hand; per tick the state and pose
  *     checksums of the two graphs' instances are equal; an unmasked joint keeps the base pose bit for
  *     bit while a masked joint moves (graph.h: m[j] = 0 keeps P); every error with its path. */
 #include "test_support.h"
@@ -244,16 +244,16 @@ static void test_switch_config(void** state) {
     gd.tick_rate = 30;
     gd.node_options = no;
     bsync_graph_switch_desc sw = {0, 1};
-    bsync_graph_extras x;
+    bsync_test_graph_extras x;
     memset(&x, 0, sizeof x);
     x.switches = &sw;
     x.switch_count = 1;
     bsync_graph* hand = NULL;
-    assert_int_equal(bsync_graph_create_ex(&gd, &x, NULL, &hand), BSYNC_OK);
+    assert_int_equal(bsync_test_graph_create_ex(&gd, &x, NULL, &hand), BSYNC_OK);
     assert_true(bsync_graph_hash(hand) == bsync_graph_hash(g));
     sw.initial_child = 0; /* another initial state is another graph */
     bsync_graph* other = NULL;
-    assert_int_equal(bsync_graph_create_ex(&gd, &x, NULL, &other), BSYNC_OK);
+    assert_int_equal(bsync_test_graph_create_ex(&gd, &x, NULL, &other), BSYNC_OK);
     assert_true(bsync_graph_hash(other) != bsync_graph_hash(g));
     bsync_graph_destroy(other);
     bsync_graph_destroy(hand);
@@ -389,7 +389,7 @@ static bsync_graph* hand_layered(bsync_blend_tree** tree_out, fix16_t fixed_weig
     gd.clips = clips;
     gd.tick_rate = 30;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_graph_create_layered(&gd, L, fixed_weight >= 0 ? 2 : 0, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_test_graph_create_layered(&gd, L, fixed_weight >= 0 ? 2 : 0, NULL, &g), BSYNC_OK);
     return g;
 }
 

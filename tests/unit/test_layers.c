@@ -1,4 +1,4 @@
-/* test_layers.c — layer stacks on graphs (graph.h bsync_graph_create_layered, docs/instance.md "Layers") on the
+/* test_layers.c — layer stacks on graphs (graph.h bsync_graph_desc.layers, docs/instance.md "Layers") on the
  * procedural humanoid. Expectations are independent: the base pose is an instance of the same tree
  * WITHOUT layers, the layer's own pose is an instance of the same nodes with the layer node as the
  * tree's root (the same clocks: an unreferenced node runs on its own phase either way), lerps are
@@ -88,7 +88,7 @@ static bsync_graph* graph_with(const bsync_blend_tree* tree, const bsync_graph_l
     bsync_graph_desc d;
     make_desc(&d, tree, f, clips);
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_graph_create_layered(&d, layers, n, a, &g), BSYNC_OK);
+    assert_int_equal(bsync_test_graph_create_layered(&d, layers, n, a, &g), BSYNC_OK);
     return g;
 }
 
@@ -409,35 +409,35 @@ static void test_build_errors(void** state) {
     make_desc(&d, g_tree_base, f, clips);
     bsync_graph* g = NULL;
     bsync_graph_layer_desc l = layer_fixed(1, BSYNC_LAYER_OVERRIDE, BSYNC_FX_ONE, k_left_arm, 1);
-    assert_int_equal(bsync_graph_create_layered(&d, NULL, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, NULL, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     bsync_graph_layer_desc v = l; v.node = 3;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.mode = (bsync_layer_mode)2;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight = BSYNC_FX_ONE + 1;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight = -1;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight_source = BSYNC_LAYER_WEIGHT_PARAM; v.weight_param = 3;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight_source = (bsync_layer_weight_source)2;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.mask = NULL;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     static const bsync_layer_bone bad_joint[1] = {{J, 0}}, bad_flag[1] = {{UPPERARM_L, 2}};
     v = l; v.mask = bad_joint;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.mask = bad_flag;
-    assert_int_equal(bsync_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     bsync_graph_layer_desc many[BSYNC_GRAPH_MAX_LAYERS + 1];
     for (uint32_t i = 0; i <= BSYNC_GRAPH_MAX_LAYERS; i++) many[i] = l;
-    assert_int_equal(bsync_graph_create_layered(&d, many, BSYNC_GRAPH_MAX_LAYERS + 1, NULL, &g), BSYNC_LIMIT_EXCEEDED);
+    assert_int_equal(bsync_test_graph_create_layered(&d, many, BSYNC_GRAPH_MAX_LAYERS + 1, NULL, &g), BSYNC_LIMIT_EXCEEDED);
     bsync_graph_desc noskel = d;
     noskel.skeleton = NULL;
     noskel.clips = NULL;
-    assert_int_equal(bsync_graph_create_layered(&noskel, &l, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_test_graph_create_layered(&noskel, &l, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
     assert_null(g);
-    assert_int_equal(bsync_graph_create_layered(&d, many, BSYNC_GRAPH_MAX_LAYERS, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_test_graph_create_layered(&d, many, BSYNC_GRAPH_MAX_LAYERS, NULL, &g), BSYNC_OK);
     assert_int_equal(bsync_graph_layer_count(g), BSYNC_GRAPH_MAX_LAYERS);
     bsync_graph_destroy(g);
     assert_int_equal(bsync_graph_layer_count(NULL), 0);

@@ -704,7 +704,7 @@ static bsync_graph* make_graph(const bsync_procedural_humanoid* h, const bsync_b
     d.clips = clips;
     d.tick_rate = 30;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_graph_create_layered(&d, layers, n, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_test_graph_create_layered(&d, layers, n, NULL, &g), BSYNC_OK);
     return g;
 }
 

@@ -2,10 +2,10 @@
  *
  * Index
  *   bsync_graph_sync, bsync_graph_node_options   per-node time options (sync, time_scale, cycle_offset)
- *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters
+ *   bsync_graph_layer_desc, bsync_graph_switch_desc   a layer of the stack, a switch node
+ *   bsync_graph_desc                             tree + skeleton + clip bindings + tick rate + filters,
+ *                                                layers and switches
  *   bsync_graph_create / _destroy                build (one allocation) / free
- *   bsync_graph_layer_desc, bsync_graph_create_layered   the same plus a layer stack
- *   bsync_graph_switch_desc, bsync_graph_extras, bsync_graph_create_ex   layers and switch nodes
  *   bsync_graph_hash                             identity of everything that affects simulation
  *   accessors: tree, skeleton, tick rate, counts, clip of a motion, length of a motion, find joint,
  *              root-motion settings, layer count, switch count / node
@@ -47,14 +47,14 @@
  *   BSYNC_LIMIT_EXCEEDED    more than BSYNC_MAX_BLEND_POSES (motion child slots that have a clip):
  *                           they bound the poses one pose call blends and the instance's scratch
  *   BSYNC_OUT_OF_MEMORY     the allocator returned null
- * and for layers (bsync_graph_create_layered), after the checks above:
+ * and for layers (desc.layers), after the checks above:
  *   BSYNC_INVALID_ARGUMENT  layer_count > 0 with layers NULL or without a skeleton; a layer's node
  *                           >= node_count; mode or weight_source not one of the enum values; a FIXED
  *                           weight outside [0, 1]; a PARAM weight_param >= parameter_count; mask_count
  *                           > 0 with mask NULL; a mask joint >= joint_count; include_descendants not 0/1
  *   BSYNC_LIMIT_EXCEEDED    layer_count > BSYNC_GRAPH_MAX_LAYERS or mask_count > BSYNC_MAX_JOINTS
  *
- * and for switches (bsync_graph_create_ex), after the layer checks:
+ * and for switches (desc.switches), after the layer checks:
  *   BSYNC_INVALID_ARGUMENT  switch_count > 0 with switches NULL; a switch's node >= node_count; a switch
  *                           node whose sync is not BSYNC_SYNC_NONE; initial_child >= the node's child
  *                           count; two switches on the same node
@@ -168,20 +168,6 @@ typedef enum bsync_root_motion_rotation {
     BSYNC_ROOT_ROTATION_FULL = 1
 } bsync_root_motion_rotation;
 
-typedef struct bsync_graph_desc {
-    const bsync_blend_tree* tree;
-    const bsync_skeleton* skeleton;               /* NULL only when no clip is bound (no poses then) */
-    const bsync_clip* const* clips;               /* NULL or motion_count entries, each may be NULL */
-    uint32_t tick_rate;                           /* 15..60 Hz */
-    const bsync_param_filter_desc* filters;       /* NULL or parameter_count entries (zero = none) */
-    const bsync_graph_node_options* node_options; /* NULL or node_count entries (zero = defaults) */
-    bsync_root_motion_mode root_motion;           /* zero: KEEP */
-    bsync_root_motion_rotation root_rotation;     /* zero: YAW */
-    uint32_t root_joint;                          /* the joint whose motion is root motion (zero: 0) */
-} bsync_graph_desc;
-
-typedef struct bsync_graph bsync_graph; /* opaque, one block */
-
 #define BSYNC_GRAPH_MAX_LAYERS 16u
 
 typedef enum bsync_layer_mode { BSYNC_LAYER_OVERRIDE = 0, BSYNC_LAYER_ADDITIVE = 1 } bsync_layer_mode;
@@ -205,13 +191,6 @@ typedef struct bsync_graph_layer_desc {
     uint32_t mask_count;
 } bsync_graph_layer_desc;
 
-BSYNC_API bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out);
-/* bsync_graph_create with a layer stack (layers applied in array order; layer_count 0 = no layers, the
- * same graph and hash as bsync_graph_create). The layers array is copied (it need not outlive the
- * graph). */
-BSYNC_API bsync_result bsync_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
-                                        uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out);
-
 #define BSYNC_GRAPH_MAX_SWITCHES 16u
 
 typedef struct bsync_graph_switch_desc {
@@ -219,18 +198,28 @@ typedef struct bsync_graph_switch_desc {
     uint32_t initial_child; /* the state playing at init, a child index of `node` */
 } bsync_graph_switch_desc;
 
-/* Everything beyond the base desc (NULL = none). Zero-initialise it: fields may be added at the end. */
-typedef struct bsync_graph_extras {
-    const bsync_graph_layer_desc* layers; /* NULL or layer_count entries (applied in order) */
-    uint32_t layer_count;
-    const bsync_graph_switch_desc* switches; /* NULL or switch_count entries */
-    uint32_t switch_count;
-} bsync_graph_extras;
+typedef struct bsync_graph_desc {
+    const bsync_blend_tree* tree;
+    const bsync_skeleton* skeleton;               /* NULL only when no clip is bound (no poses then) */
+    const bsync_clip* const* clips;               /* NULL or motion_count entries, each may be NULL */
+    uint32_t tick_rate;                           /* 15..60 Hz */
+    const bsync_param_filter_desc* filters;       /* NULL or parameter_count entries (zero = none) */
+    const bsync_graph_node_options* node_options; /* NULL or node_count entries (zero = defaults) */
+    bsync_root_motion_mode root_motion;           /* zero: KEEP */
+    bsync_root_motion_rotation root_rotation;     /* zero: YAW */
+    uint32_t root_joint;                          /* the joint whose motion is root motion (zero: 0) */
+    const bsync_graph_layer_desc* layers;         /* NULL or layer_count entries, applied in order */
+    uint32_t layer_count;                         /* zero: no layers */
+    const bsync_graph_switch_desc* switches;      /* NULL or switch_count entries */
+    uint32_t switch_count;                        /* zero: no switch nodes */
+} bsync_graph_desc;
 
-/* The general entry point: bsync_graph_create and bsync_graph_create_layered are thin wrappers of it
- * (extras NULL, or only the layers). The arrays in extras are copied. */
-BSYNC_API bsync_result bsync_graph_create_ex(const bsync_graph_desc* desc, const bsync_graph_extras* extras,
-                                   const bsync_allocator* allocator, bsync_graph** out);
+typedef struct bsync_graph bsync_graph; /* opaque, one block */
+
+/* Build a graph (one allocation). The layer and switch arrays are copied (they need not outlive the
+ * graph); layers are applied in array order. Zero-initialise the desc: fields may be added at the end,
+ * and zero layer/switch counts give the same graph and hash as a graph without them. */
+BSYNC_API bsync_result bsync_graph_create(const bsync_graph_desc* desc, const bsync_allocator* allocator, bsync_graph** out);
 BSYNC_API void bsync_graph_destroy(bsync_graph* graph); /* NULL is ignored */
 
 /* Accessors (NULL graph: 0 / NULL). */

@@ -362,13 +362,6 @@ bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_loa
             ld->mask_count = cl->mask_count;
         }
     }
-    bsync_graph_extras extras;
-    memset(&extras, 0, sizeof extras);
-    extras.layers = f->layer_count ? g->layers : NULL;
-    extras.layer_count = f->layer_count;
-    extras.switches = f->switch_count ? g->switches : NULL;
-    extras.switch_count = f->switch_count;
-
     /* 4. the graph */
     bsync_graph_desc gd;
     memset(&gd, 0, sizeof gd);
@@ -381,7 +374,11 @@ bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_loa
     gd.root_motion = f->root_motion;
     gd.root_rotation = f->root_rotation;
     gd.root_joint = root_joint;
-    r = bsync_graph_create_ex(&gd, &extras, allocator, &g->graph);
+    gd.layers = f->layer_count ? g->layers : NULL;
+    gd.layer_count = f->layer_count;
+    gd.switches = f->switch_count ? g->switches : NULL;
+    gd.switch_count = f->switch_count;
+    r = bsync_graph_create(&gd, allocator, &g->graph);
     if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
     if (r != BSYNC_OK) {
         int root_motion_refused = 0;
@@ -391,7 +388,7 @@ bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_loa
             keep.root_motion = BSYNC_ROOT_MOTION_KEEP;
             keep.root_rotation = BSYNC_ROOT_ROTATION_YAW;
             keep.root_joint = 0;
-            if (bsync_graph_create_ex(&keep, &extras, allocator, &probe) == BSYNC_OK) root_motion_refused = 1;
+            if (bsync_graph_create(&keep, allocator, &probe) == BSYNC_OK) root_motion_refused = 1;
             bsync_graph_destroy(probe);
         }
         if (root_motion_refused) {

@@ -58,7 +58,7 @@
  *               1..1024 keys, no two at the same time (curve.h).
  *   node        "sync": "normalized" (default) | "none".
  *   Switch      {"type": "Switch", "initial": STATE, "children": [{"motion": STATE}, ...]}: a switch
- *               node (graph.h, bsync_graph_create_ex): its children (motions or nodes, each name at most
+ *               node (graph.h, bsync_graph_desc.switches): its children (motions or nodes, each name at most
  *               once) are the states, played by triggers (docs/instance.md "Switches"); "initial" names the
  *               state playing at init (default: the first child). Children take "time_scale" and
  *               "cycle_offset"; "sync" may only be "none" (a switch node always is: every state keeps

@@ -25,7 +25,7 @@
  *      bsync_graph_layer_desc per "layers" entry, in order, each mask joint looked up by name in the
  *      skeleton (include_descendants from "include_children"); layers without a skeleton (no clips)
  *      are an error at /layers, an unknown joint at /layers/K/mask/joints/J;
- *   4. bsync_graph_create_ex with the switches and layers. When it refuses a root_motion other than
+ *   4. bsync_graph_create with the switches and layers. When it refuses a root_motion other than
  *      "keep" (detected by building again with "keep"), the error is reported at /root_motion.
  * Every error after step 1 also names the file and a JSON path, returns BSYNC_CONFIG_ERROR (or
  * BSYNC_OUT_OF_MEMORY), e.g.
