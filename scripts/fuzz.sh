@@ -6,13 +6,15 @@
 # deterministic mutations on every build; this script is for longer hunts (docs/fuzzing.md).
 # Every target is built from shared/src and proto/src; a target needing more (CLI code) adds its
 # sources below (sources_of). Targets that load the fuzz match (tests/fuzz/match/) find it through
-# BSYNC_FUZZ_MATCH_DIR, compiled in. Extra libFuzzer flags: FUZZ_FLAGS="-jobs=1 ...".
+# BSYNC_FUZZ_MATCH_DIR, compiled in. Extra libFuzzer flags: FUZZ_FLAGS="..."; another output directory:
+# FUZZ_OUT=DIR. Targets run with stdin from /dev/null and, for noisy parsers, stderr closed
+# (-close_fd_mask=2: libFuzzer keeps its own reports and the sanitizers').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 scripts/install-deps.sh --demo
-out=build-fuzz
+out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -26,6 +28,12 @@ core=(shared/src/*.c shared/src/io/*.c proto/src/*.c)
 sources_of() {
   case "$1" in
     script_csv) echo "client/cli/script_csv.c" ;;
+    *) echo "" ;;
+  esac
+}
+flags_of() {
+  case "$1" in
+    script_csv) echo "-close_fd_mask=2" ;; # its parse errors go to stderr
     *) echo "" ;;
   esac
 }
@@ -58,8 +66,8 @@ for t in "${targets[@]}"; do
   cp -n tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true
   echo "== fuzz_$t for ${seconds}s"
   # shellcheck disable=SC2086
-  if ! (cd "$out" && "./fuzz_$t" -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 ${FUZZ_FLAGS:-} \
-          "corpus-$t" >"fuzz_$t.log" 2>&1); then
+  if ! (cd "$out" && "./fuzz_$t" -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 $(flags_of "$t") \
+          ${FUZZ_FLAGS:-} "corpus-$t" </dev/null >"fuzz_$t.log" 2>&1); then
     tail -40 "$out/fuzz_$t.log"
     echo "fuzz_$t FOUND A CRASH (see $out/crash-* and $out/fuzz_$t.log)"
     status=1
