@@ -264,11 +264,78 @@ static void test_trace(void** state) {
     assert_int_equal(bsync_match_tick_count(f->m[0]), FINAL);
 }
 
+static uint8_t* read_bytes(const char* dir, const char* name, size_t* len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE* fp = fopen(path, "rb");
+    assert_non_null(fp);
+    uint8_t* buf = malloc(1 << 20);
+    assert_non_null(buf);
+    *len = fread(buf, 1, 1 << 20, fp);
+    fclose(fp);
+    return buf;
+}
+
+/* The memory entry points (what fuzz_desync_bundle drives) give what the file ones give. */
+static void test_memory(void** state) {
+    fixture* f = *state;
+    bsync_desync_bundle bf, bm;
+    bsync_error err;
+    size_t ml = 0, tl = 0, pl = 0, cl = 0;
+    uint8_t* meta = read_bytes(f->dir, "bundle.json", &ml);
+    assert_int_equal(bsync_desync_bundle_open(f->dir, &bf, &err), BSYNC_OK);
+    meta[ml] = 'x'; /* need not be NUL-terminated */
+    assert_int_equal(bsync_desync_bundle_parse(f->dir, (const char*)meta, ml, &bm, &err), BSYNC_OK);
+    assert_memory_equal(&bm, &bf, sizeof bm);
+    /* text ending inside the "slot" field's key: no slot, the rest as before */
+    const char* slot = strstr((const char*)meta, "\"slot\"");
+    assert_non_null(slot);
+    assert_int_equal(bsync_desync_bundle_parse("d", (const char*)meta, (size_t)(slot - (const char*)meta) + 3, &bm, &err), BSYNC_OK);
+    assert_int_equal(bm.slot, -1);
+    assert_string_equal(bm.server_state, "d/server.bsms");
+    assert_int_equal(bsync_desync_bundle_parse(NULL, "", 0, &bm, &err), BSYNC_INVALID_ARGUMENT);
+
+    uint8_t* trail = read_bytes(f->dir, "client-trail.bstrail", &tl);
+    uint8_t* prev = read_bytes(f->dir, "server-previous.bsms", &pl);
+    uint8_t* csv = read_bytes(f->dir, "inputs.csv", &cl);
+    bsync_desync_trace_result rf, rm;
+    int reproduced_f = 0, reproduced_m = 0;
+    static char tf[32768], tm[32768];
+    assert_int_equal(bsync_desync_bundle_trace(&bf, f->mc, f->m[0], f->m[1], f->server_final, f->server_final_len, NULL, &rf, tf,
+                                               sizeof tf, &reproduced_f, &err),
+                     BSYNC_OK);
+    assert_int_equal(bsync_desync_bundle_trace_memory(&bf, f->mc, f->m[0], f->m[1], f->server_final, f->server_final_len, prev, pl,
+                                                      trail, tl, (const char*)csv, cl, NULL, &rm, tm, sizeof tm, &reproduced_m,
+                                                      &err),
+                     BSYNC_OK);
+    assert_memory_equal(&rm, &rf, sizeof rm);
+    assert_int_equal(reproduced_m, reproduced_f);
+    assert_true(reproduced_m);
+    assert_string_equal(tm, tf);
+    assert_int_equal(rm.tick, INJECT + 1);
+    /* no trail bytes: refused as a bad trail (the file call says NOT_FOUND before reading) */
+    assert_int_equal(bsync_desync_bundle_trace_memory(&bf, f->mc, f->m[0], f->m[1], f->server_final, f->server_final_len, prev, pl,
+                                                      NULL, 0, (const char*)csv, cl, NULL, &rm, tm, sizeof tm, &reproduced_m, &err),
+                     BSYNC_BAD_BLOB);
+    /* inputs.csv cut to its header: fewer rows than frames x players, refused before sizing anything */
+    const char* nl = memchr(csv, '\n', cl);
+    assert_non_null(nl);
+    assert_int_equal(bsync_desync_bundle_trace_memory(&bf, f->mc, f->m[0], f->m[1], f->server_final, f->server_final_len, prev, pl,
+                                                      trail, tl, (const char*)csv, (size_t)(nl - (const char*)csv) + 1, NULL,
+                                                      &rm, tm, sizeof tm, &reproduced_m, &err),
+                     BSYNC_LIMIT_EXCEEDED);
+    free(meta);
+    free(trail);
+    free(prev);
+    free(csv);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_and_config),
         cmocka_unit_test(test_inputs),
         cmocka_unit_test(test_trace),
+        cmocka_unit_test(test_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -559,6 +559,37 @@ static void test_clip_errors2(void** state) {
     assert_string_equal(bsync_graph_config_notes(NULL), "");
 }
 
+/* bsync_graph_config_parse: the same graph as _load of the same text in a file (by bsync_graph_hash), the
+ * clip sources resolved against the name's directory, text that need not be NUL-terminated, and the
+ * same error messages with the name as the path. */
+static void test_parse_from_memory(void** state) {
+    (void)state;
+    const char* json = CLIPS_CFG("\"walk\": {\"source\": \"a.gltf\"}", "");
+    bsync_graph_config* from_file = load_ok(json);
+    char name[256], text[2048];
+    snprintf(name, sizeof name, "%s/in-memory.json", g_dir);
+    size_t n = strlen(json);
+    memcpy(text, json, n);
+    text[n] = '}'; /* not NUL-terminated: the length decides */
+    bsync_graph_config* gc = (bsync_graph_config*)(uintptr_t)1;
+    bsync_error err;
+    assert_int_equal(bsync_graph_config_parse(text, n, name, NULL, &gc, NULL, &err), BSYNC_OK);
+    assert_non_null(gc);
+    assert_int_equal(bsync_graph_config_bound_clip_count(gc), 1);
+    assert_true(bsync_graph_hash(bsync_graph_config_graph(gc)) == bsync_graph_hash(bsync_graph_config_graph(from_file)));
+    bsync_graph_config_destroy(gc);
+    bsync_graph_config_destroy(from_file);
+    /* relative to the name's directory: not found next to another name */
+    assert_int_equal(bsync_graph_config_parse(json, n, "/nonexistent/in-memory.json", NULL, &gc, NULL, &err), BSYNC_CONFIG_ERROR);
+    assert_null(gc);
+    assert_non_null(strstr(err.message, "/nonexistent/in-memory.json: /clips/walk/source: cannot import \"a.gltf\""));
+    const char* bad = ONE_NODE("\"speed\": {}", ", \"tick_rate\": 10");
+    assert_int_equal(bsync_graph_config_parse(bad, strlen(bad), NULL, NULL, &gc, NULL, &err), BSYNC_CONFIG_ERROR);
+    assert_string_equal(err.message, "graph: /tick_rate: expected an integer from 15 to 60 (ticks per second)");
+    assert_int_equal(bsync_graph_config_parse(NULL, 0, "x.json", NULL, &gc, NULL, &err), BSYNC_INVALID_ARGUMENT);
+    assert_null(gc);
+}
+
 /* root_motion other than keep: while the graph refuses it the error names /root_motion; once the
  * graph supports it the config builds with the mode. */
 static void test_root_motion(void** state) {
@@ -647,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_clip_errors),
         cmocka_unit_test(test_clip_errors2),
         cmocka_unit_test(test_root_motion),
+        cmocka_unit_test(test_parse_from_memory),
         cmocka_unit_test(test_pab_example),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -60,16 +60,39 @@ static int path_join(char* out, size_t cap, const char* dir, const char* name) {
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-bsync_result bsync_desync_bundle_open(const char* dir, bsync_desync_bundle* b, bsync_error* err) {
-    if (!dir || !b) {
-        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_open: NULL argument");
-        return BSYNC_INVALID_ARGUMENT;
+/* bundle.json's fields into b (b->dir and b->meta already set); meta NUL-terminated. */
+static bsync_result bundle_fields(bsync_desync_bundle* b, const char* meta, bsync_error* err) {
+    char srv[512], cli[512];
+    if (json_string_field(meta, "server", srv, sizeof srv) != 0) snprintf(srv, sizeof srv, "server.bsms");
+    if (json_string_field(meta, "client", cli, sizeof cli) != 0) snprintf(cli, sizeof cli, "client.bsms");
+    b->has_match_config = json_string_field(meta, "match_config", b->match_config, sizeof b->match_config) == 0;
+    if (!b->has_match_config) b->match_config[0] = '\0';
+    json_int_field(meta, "slot", &b->slot);
+    if (path_join(b->server_state, sizeof b->server_state, b->dir, srv) || path_join(b->client_state, sizeof b->client_state, b->dir, cli) ||
+        path_join(b->server_previous, sizeof b->server_previous, b->dir, "server-previous.bsms") ||
+        path_join(b->client_trail, sizeof b->client_trail, b->dir, "client-trail.bstrail") ||
+        path_join(b->inputs, sizeof b->inputs, b->dir, "inputs.csv")) {
+        bsync_io_set_error(err, BSYNC_LIMIT_EXCEEDED, "%s: a state file's path is too long", b->meta);
+        return BSYNC_LIMIT_EXCEEDED;
     }
+    bsync_io_set_error(err, BSYNC_OK, "%s", "");
+    return BSYNC_OK;
+}
+
+static void bundle_names(bsync_desync_bundle* b, const char* dir) {
     memset(b, 0, sizeof *b);
     b->slot = -1;
     snprintf(b->dir, sizeof b->dir, "%s", dir);
     for (size_t n = strlen(b->dir); n > 1 && bsync_platform_is_separator(b->dir[n - 1]); n--) b->dir[n - 1] = '\0';
     snprintf(b->meta, sizeof b->meta, "%s/bundle.json", b->dir);
+}
+
+bsync_result bsync_desync_bundle_open(const char* dir, bsync_desync_bundle* b, bsync_error* err) {
+    if (!dir || !b) {
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_open: NULL argument");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    bundle_names(b, dir);
     unsigned char* meta = NULL;
     size_t meta_len = 0;
     bsync_io_file_status fs;
@@ -80,22 +103,27 @@ bsync_result bsync_desync_bundle_open(const char* dir, bsync_desync_bundle* b, b
                            fs.sys_errno ? strerror(fs.sys_errno) : bsync_result_string(r));
         return BSYNC_IO_ERROR;
     }
-    char srv[512], cli[512];
-    if (json_string_field((const char*)meta, "server", srv, sizeof srv) != 0) snprintf(srv, sizeof srv, "server.bsms");
-    if (json_string_field((const char*)meta, "client", cli, sizeof cli) != 0) snprintf(cli, sizeof cli, "client.bsms");
-    b->has_match_config = json_string_field((const char*)meta, "match_config", b->match_config, sizeof b->match_config) == 0;
-    if (!b->has_match_config) b->match_config[0] = '\0';
-    json_int_field((const char*)meta, "slot", &b->slot);
+    r = bundle_fields(b, (const char*)meta, err);
     free(meta);
-    if (path_join(b->server_state, sizeof b->server_state, b->dir, srv) || path_join(b->client_state, sizeof b->client_state, b->dir, cli) ||
-        path_join(b->server_previous, sizeof b->server_previous, b->dir, "server-previous.bsms") ||
-        path_join(b->client_trail, sizeof b->client_trail, b->dir, "client-trail.bstrail") ||
-        path_join(b->inputs, sizeof b->inputs, b->dir, "inputs.csv")) {
-        bsync_io_set_error(err, BSYNC_LIMIT_EXCEEDED, "%s: a state file's path is too long", b->meta);
-        return BSYNC_LIMIT_EXCEEDED;
+    return r;
+}
+
+bsync_result bsync_desync_bundle_parse(const char* dir, const char* text, size_t len, bsync_desync_bundle* b, bsync_error* err) {
+    if (!dir || !b || (!text && len)) {
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_parse: NULL argument");
+        return BSYNC_INVALID_ARGUMENT;
     }
-    bsync_io_set_error(err, BSYNC_OK, "%s", "");
-    return BSYNC_OK;
+    bundle_names(b, dir);
+    char* meta = (char*)malloc(len + 1); /* the fields are found in NUL-terminated text, as a file read gives */
+    if (!meta) {
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "out of memory");
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    if (len) memcpy(meta, text, len);
+    meta[len] = '\0';
+    bsync_result r = bundle_fields(b, meta, err);
+    free(meta);
+    return r;
 }
 
 bsync_result bsync_desync_bundle_find_config(const bsync_desync_bundle* b, const char* match_path, char* out, size_t cap,
@@ -252,16 +280,8 @@ static bsync_result read_all(const char* path, unsigned char** data, size_t* len
     return r == BSYNC_OK ? BSYNC_OK : BSYNC_IO_ERROR;
 }
 
-bsync_result bsync_desync_bundle_load_state(bsync_match* m, const char* path, bsync_error* err) {
-    if (!m || !path) {
-        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_load_state: NULL argument");
-        return BSYNC_INVALID_ARGUMENT;
-    }
-    unsigned char* data = NULL;
-    size_t len = 0;
-    if (read_all(path, &data, &len, err) != BSYNC_OK) return BSYNC_IO_ERROR;
+static bsync_result load_bytes(bsync_match* m, const char* path, const unsigned char* data, size_t len, bsync_error* err) {
     bsync_result r = bsync_match_load(m, data, len);
-    free(data);
     if (r == BSYNC_MISMATCH) {
         bsync_io_set_error(err, r, "%s is a snapshot of another match (its match hash differs from the config's)", path);
         return r;
@@ -274,28 +294,39 @@ bsync_result bsync_desync_bundle_load_state(bsync_match* m, const char* path, bs
     return BSYNC_OK;
 }
 
-bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, const bsync_match_config* cfg, bsync_match* work,
-                                       bsync_match* other, const uint8_t* server_final, size_t server_final_len,
-                                       const bsync_allocator* allocator, bsync_desync_trace_result* res, char* out,
-                                       size_t cap, int* reproduced, bsync_error* err) {
-    if (!b || !work || !other || !server_final || !res || !reproduced) {
+bsync_result bsync_desync_bundle_load_state(bsync_match* m, const char* path, bsync_error* err) {
+    if (!m || !path) {
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_load_state: NULL argument");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    unsigned char* data = NULL;
+    size_t len = 0;
+    if (read_all(path, &data, &len, err) != BSYNC_OK) return BSYNC_IO_ERROR;
+    bsync_result r = load_bytes(m, path, data, len, err);
+    free(data);
+    return r;
+}
+
+bsync_result bsync_desync_bundle_trace_memory(const bsync_desync_bundle* b, const bsync_match_config* cfg, bsync_match* work,
+                                              bsync_match* other, const uint8_t* server_final, size_t server_final_len,
+                                              const uint8_t* previous, size_t previous_len, const uint8_t* trail_bytes,
+                                              size_t trail_len, const char* csv, size_t csv_len,
+                                              const bsync_allocator* allocator, bsync_desync_trace_result* res, char* out,
+                                              size_t cap, int* reproduced, bsync_error* err) {
+    if (!b || !work || !other || !server_final || !res || !reproduced || (!previous && previous_len) ||
+        (!trail_bytes && trail_len) || (!csv && csv_len)) {
         bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_trace: NULL argument");
         return BSYNC_INVALID_ARGUMENT;
     }
     memset(res, 0, sizeof *res);
     *reproduced = 0;
-    if (!bsync_platform_is_readable_file(b->client_trail)) return BSYNC_NOT_FOUND;
     bsync_allocator a = bsync_allocator_resolve(allocator);
     const bsync_match_desc* desc = bsync_match_get_desc(work);
-    unsigned char* trail_bytes = NULL;
-    unsigned char* csv = NULL;
-    size_t trail_len = 0, csv_len = 0;
     bsync_match_frame* frames = NULL;
     size_t frames_size = 0;
     uint8_t* buf = NULL;
     size_t buf_cap = 0;
-    bsync_result rc = read_all(b->client_trail, &trail_bytes, &trail_len, err);
-    if (rc != BSYNC_OK) goto out;
+    bsync_result rc;
     bsync_trail trail;
     bsync_error terr;
     memset(&terr, 0, sizeof terr);
@@ -304,7 +335,7 @@ bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, const bsync
         rc = BSYNC_BAD_BLOB;
         goto out;
     }
-    rc = bsync_desync_bundle_load_state(work, b->server_previous, err);
+    rc = load_bytes(work, b->server_previous, previous, previous_len, err);
     if (rc != BSYNC_OK) goto out;
     const uint32_t start = (uint32_t)bsync_match_tick_count(work);
     if (bsync_match_load(other, server_final, server_final_len) != BSYNC_OK) {
@@ -320,9 +351,7 @@ bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, const bsync
     }
     /* The frames to re-simulate are bounded by the bundle's own inputs (one row per tick and slot), so
      * a server.bsms whose tick lies far beyond them is refused before anything is sized by it. */
-    rc = read_all(b->inputs, &csv, &csv_len, err);
-    if (rc != BSYNC_OK) goto out;
-    const size_t rows = bsync_desync_bundle_inputs_rows((const char*)csv, csv_len);
+    const size_t rows = bsync_desync_bundle_inputs_rows(csv ? csv : "", csv_len);
     if ((uint64_t)(end - start) * desc->player_count > (uint64_t)rows) {
         bsync_io_set_error(err, BSYNC_LIMIT_EXCEEDED,
                            "server.bsms is the state after frame %lld but server-previous.bsms the state at the start of "
@@ -340,7 +369,7 @@ bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, const bsync
         rc = BSYNC_OUT_OF_MEMORY;
         goto out;
     }
-    rc = bsync_desync_bundle_inputs_parse((const char*)csv, csv_len, b->inputs, desc, start, end - start, frames, &a, err);
+    rc = bsync_desync_bundle_inputs_parse(csv ? csv : "", csv_len, b->inputs, desc, start, end - start, frames, &a, err);
     if (rc != BSYNC_OK) goto out;
     bsync_desync_trace(work, other, cfg, frames, end - start, &trail, res, out, cap);
     size_t sl = 0;
@@ -350,7 +379,33 @@ bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, const bsync
 out:
     bsync_allocator_free(&a, frames, frames_size);
     bsync_allocator_free(&a, buf, buf_cap ? buf_cap : 1);
+    return rc;
+}
+
+bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, const bsync_match_config* cfg, bsync_match* work,
+                                       bsync_match* other, const uint8_t* server_final, size_t server_final_len,
+                                       const bsync_allocator* allocator, bsync_desync_trace_result* res, char* out,
+                                       size_t cap, int* reproduced, bsync_error* err) {
+    if (!b || !work || !other || !server_final || !res || !reproduced) {
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_trace: NULL argument");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    memset(res, 0, sizeof *res);
+    *reproduced = 0;
+    if (!bsync_platform_is_readable_file(b->client_trail)) return BSYNC_NOT_FOUND;
+    unsigned char* trail_bytes = NULL;
+    unsigned char* previous = NULL;
+    unsigned char* csv = NULL;
+    size_t trail_len = 0, previous_len = 0, csv_len = 0;
+    bsync_result rc = read_all(b->client_trail, &trail_bytes, &trail_len, err);
+    if (rc == BSYNC_OK) rc = read_all(b->server_previous, &previous, &previous_len, err);
+    if (rc == BSYNC_OK) rc = read_all(b->inputs, &csv, &csv_len, err);
+    if (rc == BSYNC_OK)
+        rc = bsync_desync_bundle_trace_memory(b, cfg, work, other, server_final, server_final_len, previous, previous_len,
+                                              trail_bytes, trail_len, (const char*)csv, csv_len, allocator, res, out, cap,
+                                              reproduced, err);
     free(trail_bytes);
+    free(previous);
     free(csv);
     return rc;
 }

@@ -213,14 +213,11 @@ static bsync_result load_source(bsync_graph_config* g, const bsync_config_load_o
     return BSYNC_OK;
 }
 
-bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
-                                     bsync_blend_diagnostics* diags, bsync_error* err) {
-    return bsync_graph_config_load_ex(path, NULL, allocator, out, diags, err);
-}
-
-bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_load_options* options,
-                                        const bsync_allocator* allocator, bsync_graph_config** out,
-                                        bsync_blend_diagnostics* diags, bsync_error* err) {
+/* Steps 1-4 of a graph config: text NULL reads the file `path` (through options' callbacks), else parses
+ * text[0 .. len) named `path`; clip sources are read through options' callbacks either way. */
+static bsync_result graph_config_build(const char* path, const bsync_config_load_options* options, const char* text,
+                                       size_t len, const bsync_allocator* allocator, bsync_graph_config** out,
+                                       bsync_blend_diagnostics* diags, bsync_error* err) {
     if (err) {
         err->code = BSYNC_OK;
         err->message[0] = '\0';
@@ -233,8 +230,9 @@ bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_loa
     *out = NULL;
     bsync_graph_config* g = (bsync_graph_config*)calloc(1, sizeof *g);
     if (!g) return oom(NULL, path, err);
-    bsync_result r = bsync_config_load_graph_file_with_(options ? &options->file : NULL, path, allocator, &g->tree,
-                                                        &g->fields, diags, err);
+    bsync_result r = text ? bsync_config_parse_graph(text, len, path, allocator, &g->tree, &g->fields, diags, err)
+                          : bsync_config_load_graph_file_with_(options ? &options->file : NULL, path, allocator,
+                                                               &g->tree, &g->fields, diags, err);
     if (r != BSYNC_OK) {
         bsync_graph_config_destroy(g);
         return r;
@@ -406,6 +404,27 @@ bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_loa
     }
     *out = g;
     return BSYNC_OK;
+}
+
+bsync_result bsync_graph_config_load(const char* path, const bsync_allocator* allocator, bsync_graph_config** out,
+                                     bsync_blend_diagnostics* diags, bsync_error* err) {
+    return graph_config_build(path, NULL, NULL, 0, allocator, out, diags, err);
+}
+
+bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_load_options* options,
+                                        const bsync_allocator* allocator, bsync_graph_config** out,
+                                        bsync_blend_diagnostics* diags, bsync_error* err) {
+    return graph_config_build(path, options, NULL, 0, allocator, out, diags, err);
+}
+
+bsync_result bsync_graph_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+                                      bsync_graph_config** out, bsync_blend_diagnostics* diags, bsync_error* err) {
+    if (!text) {
+        if (out) *out = NULL;
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "config: %s", bsync_result_string(BSYNC_INVALID_ARGUMENT));
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    return graph_config_build(name ? name : "graph", NULL, text, len, allocator, out, diags, err);
 }
 
 const bsync_graph* bsync_graph_config_graph(const bsync_graph_config* g) { return g ? g->graph : NULL; }

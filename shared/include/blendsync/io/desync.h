@@ -74,7 +74,8 @@ typedef struct bsync_desync_trace_result {
     int earlier;        /* 1: the trail's first state already differs */
     uint32_t tick;      /* located: U, the first state that differs (the state after frame U - 1) */
     uint32_t character; /* located: the character (match index) */
-    int operation;      /* located: 1..6 as listed above */
+    int operation;      /* located: 1..6 as listed above; 0 when the trail's state of that tick does not load into
+                           the character's graph (text: "the client's state does not load") */
     uint32_t compared;  /* trail states compared */
 } bsync_desync_trace_result;
 

@@ -6,11 +6,13 @@
  * Index
  *   bsync_desync_bundle               the bundle's files and bundle.json's fields
  *   bsync_desync_bundle_open          read bundle.json
+ *   bsync_desync_bundle_parse         the same from bundle.json's text in memory
  *   bsync_desync_bundle_find_config   the match config: --match, as written, or next to the .desync folder
  *   bsync_desync_bundle_inputs_parse         inputs.csv text -> frames (the inverse of bsync_desync_inputs_csv)
  *   bsync_desync_bundle_inputs_rows          the data rows of a CSV text
  *   bsync_desync_bundle_trace         server-previous.bsms + inputs.csv re-simulated against
  *                                     client-trail.bstrail (bsync_desync_trace)
+ *   bsync_desync_bundle_trace_memory  the same from those files' bytes in memory
  *
  * A bundle holds bundle.json (a flat JSON object: "server", "client", "match_config", "slot", ...),
  * server.bsms and client.bsms (bsync_match_save bytes after the desynced frame), report.txt, and from
@@ -54,6 +56,12 @@ typedef struct bsync_desync_bundle {
  * for NULL arguments. */
 BSYNC_API bsync_result bsync_desync_bundle_open(const char* dir, bsync_desync_bundle* out, bsync_error* err);
 
+/* bsync_desync_bundle_open from bundle.json's text (len bytes, need not be NUL-terminated; text read up to
+ * its first NUL byte, as from a file): dir gives the state files' paths and the messages' names (no file
+ * is read). BSYNC_OK, BSYNC_LIMIT_EXCEEDED as _open, BSYNC_INVALID_ARGUMENT, BSYNC_OUT_OF_MEMORY. */
+BSYNC_API bsync_result bsync_desync_bundle_parse(const char* dir, const char* text, size_t len, bsync_desync_bundle* out,
+                                                 bsync_error* err);
+
 /* The match config's path into out: match_path when given (the caller's override), else bundle.json's
  * match_config as written when that file is readable, else (a relative one) DIR/../../<as written>, else
  * DIR/../../<its file name>. BSYNC_NOT_FOUND with a message naming what to pass otherwise. */
@@ -86,6 +94,18 @@ BSYNC_API bsync_result bsync_desync_bundle_trace(const bsync_desync_bundle* b, c
                                                  size_t server_final_len, const bsync_allocator* allocator,
                                                  bsync_desync_trace_result* result, char* out, size_t cap,
                                                  int* reproduced, bsync_error* err);
+
+/* bsync_desync_bundle_trace over the files' bytes in memory (b only names them in messages): previous =
+ * server-previous.bsms, trail_bytes = client-trail.bstrail, csv = inputs.csv (each may be NULL with length
+ * 0). The same checks, in the same order, after the files were read; never BSYNC_NOT_FOUND (an empty or
+ * absent trail is a BSYNC_BAD_BLOB). bsync_desync_bundle_trace reads the three files and calls this. */
+BSYNC_API bsync_result bsync_desync_bundle_trace_memory(const bsync_desync_bundle* b, const bsync_match_config* cfg,
+                                                        bsync_match* work, bsync_match* other, const uint8_t* server_final,
+                                                        size_t server_final_len, const uint8_t* previous, size_t previous_len,
+                                                        const uint8_t* trail_bytes, size_t trail_len, const char* csv,
+                                                        size_t csv_len, const bsync_allocator* allocator,
+                                                        bsync_desync_trace_result* result, char* out, size_t cap,
+                                                        int* reproduced, bsync_error* err);
 
 /* Load a bsync_match_save file into m: BSYNC_IO_ERROR "cannot read PATH: <errno text>", BSYNC_MISMATCH
  * "PATH is a snapshot of another match (its match hash differs from the config's)", or the load's

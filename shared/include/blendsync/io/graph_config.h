@@ -4,6 +4,7 @@
  * Index
  *   bsync_graph_config_load      read CONFIG, import its clip sources, build curves and the graph
  *   bsync_graph_config_load_ex   the same, reading every file through caller callbacks (a pak file)
+ *   bsync_graph_config_parse     the same from text in memory
  *   bsync_graph_config_destroy   free all of it
  *   accessors                    graph, tree, skeleton, parsed fields, bound clip count, notes
  *
@@ -69,6 +70,11 @@ typedef struct bsync_config_load_options {
 BSYNC_API bsync_result bsync_graph_config_load_ex(const char* path, const bsync_config_load_options* options,
                                                   const bsync_allocator* allocator, bsync_graph_config** out,
                                                   bsync_blend_diagnostics* diags, bsync_error* err);
+/* The same from text in memory (len bytes; need not be NUL-terminated): `name` (NULL: "graph") is used
+ * in messages and as the config's path, so relative clip sources resolve against its directory
+ * (a name without a directory: the current one). The fuzz target tests/fuzz/fuzz_graph_config.c. */
+BSYNC_API bsync_result bsync_graph_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
+                                      bsync_graph_config** out, bsync_blend_diagnostics* diags, bsync_error* err);
 BSYNC_API void bsync_graph_config_destroy(bsync_graph_config* config); /* NULL is ignored */
 
 /* Accessors (NULL config: NULL / 0 / ""). */

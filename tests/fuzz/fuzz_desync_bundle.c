@@ -1,0 +1,105 @@
+/* fuzz_desync_bundle.c — a desync bundle (io/desync_bundle.h) from memory. The input packs the bundle's
+ * files as parts, each a u32 little-endian length and its bytes, in this order: bundle.json,
+ * server.bsms, client.bsms, server-previous.bsms, client-trail.bstrail, inputs.csv (a part cut short
+ * takes what is left; missing ones are empty). Runs bsync_desync_bundle_parse on bundle.json (its
+ * fields must come out NUL-terminated inside their arrays), bsync_desync_bundle_trace_memory (what
+ * `blendsync desync diff BUNDLE` does after reading the files) against the fuzz match (fuzz_match.h) with
+ * the snapshots and the trail re-sealed, bsync_desync_describe of server against client, and
+ * bsync_desync_bundle_inputs_parse of inputs.csv over the rows it holds; when that parses, writing the
+ * frames back with bsync_desync_inputs_csv and parsing again gives the same frames (its inverse).
+ * Seeds: real bundles written by blendsync-server after a planted desync (make_seeds.sh). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendsync/io/desync.h"
+#include "blendsync/io/desync_bundle.h"
+#include "fuzz_match.h"
+#include "fuzz_target.h"
+
+#define PARTS 6
+#define MAX_FRAMES 64u
+
+static bsync_match *work, *other;
+static char text[8192];
+static bsync_match_frame frames[MAX_FRAMES], back[MAX_FRAMES];
+
+static uint32_t u32_at(const uint8_t* p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+static void terminated(const char* s, size_t cap) {
+    if (!memchr(s, 0, cap)) abort();
+}
+
+static void inputs(const bsync_match_config* cfg, const char* csv, size_t len, uint32_t first) {
+    const bsync_match_desc* d = bsync_match_config_desc(cfg);
+    size_t rows = bsync_desync_bundle_inputs_rows(csv, len);
+    uint32_t count = (uint32_t)(rows / d->player_count);
+    if (count > MAX_FRAMES) count = MAX_FRAMES;
+    if (count == 0) count = 1;
+    bsync_error err;
+    if (bsync_desync_bundle_inputs_parse(csv, len, "inputs.csv", d, first, count, frames, NULL, &err) != BSYNC_OK) return;
+    size_t need = bsync_desync_inputs_csv(d, cfg, frames, NULL, first, count, NULL, 0);
+    char* again = malloc(need + 1);
+    if (!again) return;
+    if (bsync_desync_inputs_csv(d, cfg, frames, NULL, first, count, again, need + 1) != need) abort();
+    if (bsync_desync_bundle_inputs_parse(again, need, "again.csv", d, first, count, back, NULL, &err) != BSYNC_OK) abort();
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t p = 0; p < d->player_count; p++)
+            if (memcmp(back[i].players[p].params, frames[i].players[p].params, d->param_count * sizeof(fix16_t)) ||
+                memcmp(back[i].players[p].triggers, frames[i].players[p].triggers, d->trigger_count))
+                abort();
+    free(again);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const bsync_match_config* cfg = fuzz_match_config();
+    if (!work) {
+        work = fuzz_match_new(NULL);
+        other = fuzz_match_new(NULL);
+    }
+    const uint8_t* part[PARTS];
+    size_t len[PARTS], pos = 0;
+    for (int i = 0; i < PARTS; i++) {
+        size_t n = 0;
+        if (pos + 4 <= size) {
+            n = u32_at(data + pos);
+            pos += 4;
+        } else {
+            pos = size;
+        }
+        if (n > size - pos) n = size - pos;
+        part[i] = data + pos;
+        len[i] = n;
+        pos += n;
+    }
+    static bsync_desync_bundle b;
+    bsync_error err;
+    memset(&b, 0, sizeof b);
+    if (bsync_desync_bundle_parse("fuzz/server.bsreplay.desync/tick1-slot0", (const char*)part[0], len[0], &b, &err) == BSYNC_OK) {
+        terminated(b.server_state, sizeof b.server_state);
+        terminated(b.client_state, sizeof b.client_state);
+        terminated(b.match_config, sizeof b.match_config);
+    }
+    uint8_t* server = fuzz_reseal(part[1], len[1], 0);
+    uint8_t* client = fuzz_reseal(part[2], len[2], 0);
+    uint8_t* previous = fuzz_reseal(part[3], len[3], 0);
+    uint8_t* trail = fuzz_reseal(part[4], len[4], BSYNC_TRAIL_SEED);
+    if (server) {
+        bsync_desync_trace_result res;
+        int reproduced = 0;
+        memset(text, 0x5A, sizeof text);
+        bsync_result r = bsync_desync_bundle_trace_memory(&b, cfg, work, other, server, len[1], previous, previous ? len[3] : 0,
+                                                          trail, trail ? len[4] : 0, (const char*)part[5], len[5], NULL, &res,
+                                                          text, sizeof text - 1, &reproduced, &err);
+        if (r == BSYNC_OK && (!memchr(text, 0, sizeof text - 1) || res.operation < 0 || res.operation > 6 || (!res.located && res.operation != 0))) abort();
+        if (text[sizeof text - 1] != 0x5A) abort();
+        if (client && bsync_match_load(work, server, len[1]) == BSYNC_OK && bsync_match_load(other, client, len[2]) == BSYNC_OK)
+            bsync_desync_describe(work, other, cfg, text, sizeof text);
+    }
+    uint32_t first = previous && bsync_match_load(work, previous, len[3]) == BSYNC_OK ? (uint32_t)bsync_match_tick_count(work) : 0;
+    inputs(cfg, (const char*)part[5], len[5], first);
+    free(server);
+    free(client);
+    free(previous);
+    free(trail);
+    return 0;
+}
