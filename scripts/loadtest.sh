@@ -5,23 +5,28 @@
 # simulate, so it sends no checksums). Bounded in time; stops by itself.
 # Prints one line per run: players carried (completed / total), server CPU (% of one core and µs per
 # server tick), tick lateness p50 / p99 (the worst match's), defaulted inputs, bytes per player per
-# second down and up, BYEs other than MATCH_OVER, timeouts, and the load generator's own CPU (on a
+# second down and up, matches refused because the server was overloaded (BYE OVERLOADED, docs/server.md
+# "Overload") and how often it entered that state, BYEs other than MATCH_OVER and OVERLOADED, timeouts,
+# and the load generator's own CPU (on a
 # small machine it competes with the server: read the figures with it).
-# usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ...   (default: 8 16 30 10)
+# usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [M P R S] ...   (default: 8 16 30 10)
+#   --overload: the server's threshold (blendsync-server --overload; default its own, 850)
 #   several "M P R S" groups run one after another; --short: 2 matches x 8 players at 30 Hz for 4 s
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
 args=()
+overload=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --short) args+=(2 8 30 4); shift ;;
+    --overload) overload=(--overload "$2"); shift 2 ;;
     *) args+=("$1"); shift ;;
     esac
 done
 [ ${#args[@]} -eq 0 ] && args=(8 16 30 10)
-[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ..." >&2; exit 2; }
+[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [M P R S] ..." >&2; exit 2; }
 server="$build/blendsync-server"; loadgen="$build/tests/bsync_loadgen"
 [ -x "$server" ] && [ -x "$loadgen" ] || { echo "loadtest: build first (cmake --build $build): need $server and $loadgen" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/bsync-loadtest.XXXXXX")
@@ -52,7 +57,7 @@ with open(f"{run}/matches.txt", "w") as lst:
         lst.write(path + "\n")
 PY
     margs=(); while read -r f; do margs+=(--match "$f"); done <"$run/matches.txt"
-    "$server" --listen 127.0.0.1:0 "${margs[@]}" --exit-when-done --status 0 --log "$run/server.log" >"$run/server.out" 2>&1 &
+    "$server" --listen 127.0.0.1:0 "${margs[@]}" --exit-when-done --status 0 "${overload[@]}" --log "$run/server.log" >"$run/server.out" 2>&1 &
     spid=$!
     port=""
     for _ in $(seq 1 600); do port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$run/server.out"); [ -n "$port" ] && break; sleep 0.05; done
@@ -87,13 +92,15 @@ except (OSError, ValueError):
 wall = max(wall, 1e-3)
 ticks = R * S
 p50s.sort()
-bye = {k: v for k, v in lg["bye"].items() if k != "match has ended"}
+bye = {k: v for k, v in lg["bye"].items() if k != "match has ended" and not k.startswith("server overloaded")}
+overloads = sum(1 for line in open(f"{run}/server.log") if "event=overload state=on" in line)
 print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['players']}; server CPU {100 * cpu_s / wall:.0f}% of a core "
       f"({1e6 * cpu_s / ticks:.0f} us per tick, {1e6 * cpu_s / ticks / max(1, M * P):.1f} per player); lateness p50 "
       f"{p50s[len(p50s) // 2] / 1000 if p50s else 0:.2f} ms, p99 {max(p99s) / 1000 if p99s else 0:.2f} ms (worst match); defaulted "
       f"{dflt}/{got + dflt} ({100 * dflt / max(1, got + dflt):.2f}%); per player down {lg['down_bytes_per_player_s']} B/s, "
       f"up {lg['up_bytes_per_player_s']} B/s (with ENet headers {lg['enet_down_bytes_per_player_s']} and "
-      f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
+      f"{lg['enet_up_bytes_per_player_s']}); refused matches (overloaded) {lg.get('refused_matches', 0)}/{M} "
+      f"(overload episodes {overloads}); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
       f"{100 * lg_cpu / wall:.0f}% of a core; {wall:.1f} s")
 PY
 done

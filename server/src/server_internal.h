@@ -22,6 +22,10 @@
 #define SRV_VIOLATION_WINDOW_US 10000000ull
 #define SRV_RATE_WINDOW_US 1000000ull
 #define SRV_CONNECT_TABLE 64u
+#define SRV_LOAD_BUCKETS 10u          /* the busy share is judged over the last 10 buckets of 100 ms */
+#define SRV_LOAD_BUCKET_US 100000ull
+#define SRV_OVERLOAD_DEFAULT 850u     /* permille (bsync_server_config.overload_busy_permille 0) */
+#define SRV_OVERLOAD_HYSTERESIS 50u   /* permille below the threshold to leave the overloaded state */
 
 typedef struct srv_match srv_match;
 
@@ -136,6 +140,11 @@ struct bsync_server {
     uint64_t udp_in, udp_out; /* ENet's totals, accumulated (ENet's own counters are u32) */
     bsync_server_host_stats host_stats;
     uint64_t last_sweep_us; /* the HELLO-timeout sweep, every 100 ms */
+    /* the busy share: busy microseconds per 100 ms bucket, by bucket number (time / 100 ms) */
+    uint64_t load_busy[SRV_LOAD_BUCKETS];
+    uint64_t load_epoch[SRV_LOAD_BUCKETS];
+    uint64_t load_first_epoch, load_judged_epoch;
+    uint32_t overload_threshold; /* permille; > 1000: never */
 };
 
 /* server.c */
@@ -147,6 +156,7 @@ void srv_log(bsync_server* s, const char* level, const char* fmt, ...)
 int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg);
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
+int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */
 
 /* server_match.c */
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);

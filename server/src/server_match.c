@@ -226,9 +226,18 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         if (!token_equal(h->token, h->token_len, tok, tlen)) reason = BSYNC_PROTO_BYE_BAD_TOKEN, why = "bad_token";
         else if (m->slots[h->slot].peer) reason = BSYNC_PROTO_BYE_SLOT_TAKEN, why = "slot_taken";
         else if (h->graph_hash != bsync_match_hash(m->desc)) reason = BSYNC_PROTO_BYE_GRAPH_MISMATCH, why = "graph_mismatch";
+        /* overload: no new match (not started, nobody connected); running matches and the players of
+         * a lobby already begun are served as before */
+        else if (!m->started && connected_count(m) == 0 && srv_overloaded(s))
+            reason = BSYNC_PROTO_BYE_OVERLOADED, why = "overloaded";
     }
     if (reason != UINT32_MAX) {
-        srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);
+        if (reason == BSYNC_PROTO_BYE_OVERLOADED) {
+            s->host_stats.overload_refusals++;
+            srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u threshold_permille=%u",
+                    MATCH_ID(m), h->slot, s->host_stats.busy_permille, s->overload_threshold);
+        } else
+            srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);
         p->match = m; /* for the drop counters */
         m->stats.dropped[BSYNC_SERVER_DROP_BAD_STATE] += 0;
         p->match = NULL;

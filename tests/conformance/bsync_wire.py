@@ -16,7 +16,7 @@ import json
 import struct
 import sys
 
-VERSION = 4
+VERSION = 5
 TYPES = {1: "HELLO", 2: "WELCOME", 3: "INPUT", 4: "INPUT_ACK", 5: "FRAME", 6: "CHECKSUM", 7: "DESYNC",
          8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START"}
 MAX_BODY = {"HELLO": 50, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9516, "CHECKSUM": 9241,
@@ -284,7 +284,7 @@ def dec_start(r):
 
 def dec_bye(r):
     m = {"reason": r.u8("reason"), "version_min": r.u8("version min"), "version_max": r.u8("version max")}
-    need(m["reason"] <= 13, "BAD_ENUM", "reason")
+    need(m["reason"] <= 14, "BAD_ENUM", "reason")  # 14 OVERLOADED (version 5)
     need(1 <= m["version_min"] <= m["version_max"], "BAD_VALUE", "version range")
     need(r.u8("reserved") == 0, "RESERVED_NONZERO", "reserved")
     return m

@@ -23,6 +23,7 @@ static const char* k_graph =
     "}\n";
 
 uint32_t nh_config_start_ms;
+uint32_t nh_config_overload_permille;
 
 static int write_text(const char* path, const char* text) {
     FILE* f = fopen(path, "w");
@@ -101,6 +102,7 @@ static int start(nh_world* w, const char* second_match_text, const nh_options* o
     sc.match_count = w->second_match_text ? 2u : 1u;
     sc.verify_poses = verify_poses;
     sc.log = stderr;
+    sc.overload_busy_permille = nh_config_overload_permille;
     if (bsync_server_create(&sc, &w->server, &err) != BSYNC_OK) {
         fprintf(stderr, "harness: server: %s\n", err.message);
         return -1;

@@ -51,6 +51,9 @@ typedef struct nh_world {
 
 /* The match config's lobby timeout ("timeouts.start_ms") for the next nh_start: 0 = 3000. */
 extern uint32_t nh_config_start_ms;
+/* The server's overload threshold (bsync_server_config.overload_busy_permille) for the next nh_start:
+ * 0 = the server's default. */
+extern uint32_t nh_config_overload_permille;
 
 /* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */

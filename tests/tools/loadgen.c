@@ -11,7 +11,7 @@
  * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]
  *   LIST: a text file, one match config path per line (the server's --match files)
  * Prints one summary (text or one JSON object): players, connected, welcomed, completed (END and
- * every frame), BYE reasons, timeouts, frames received, bytes per player per second down and up.
+ * every frame), BYE reasons, matches refused with BYE OVERLOADED, timeouts, frames received, bytes per player per second down and up.
  * Exit 0 when every player completed its match, 1 otherwise, 2 on bad arguments. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,13 +292,21 @@ int main(int argc, char** argv) {
         uint64_t last = p->last_us ? p->last_us : bsync_net_now_us();
         if (p->first_us && last > p->first_us) play_us += last - p->first_us;
     }
+    /* matches the server refused because it was overloaded (any of their players got BYE OVERLOADED) */
+    uint32_t refused_matches = 0;
+    for (uint32_t mi = 0; mi < match_count; mi++) {
+        int refused = 0;
+        for (uint32_t i = 0; i < player_count; i++)
+            if (pl[i].match == mi && pl[i].bye_reason == BSYNC_PROTO_BYE_OVERLOADED) refused = 1;
+        refused_matches += (uint32_t)refused;
+    }
     double secs = play_us ? (double)play_us / 1e6 : 1.0; /* player-seconds (printing only) */
     uint64_t enet_down = 0, enet_up = 0; /* datagram bytes with ENet's headers (not UDP/IP's) */
     for (uint32_t h = 0; h < host_count; h++) enet_down += hosts[h]->totalReceivedData, enet_up += hosts[h]->totalSentData;
     if (json) {
         printf("{\"matches\": %u, \"players\": %u, \"connected\": %u, \"welcomed\": %u, \"completed\": %u, "
-               "\"timeouts\": %u, \"no_bye\": %u, \"bye\": {",
-               match_count, player_count, connected, welcomed, completed, timeouts, no_bye);
+               "\"timeouts\": %u, \"no_bye\": %u, \"refused_matches\": %u, \"bye\": {",
+               match_count, player_count, connected, welcomed, completed, timeouts, no_bye, refused_matches);
         int first = 1;
         for (uint32_t r = 0; r < 16; r++)
             if (byes[r]) printf("%s\"%s\": %u", first ? "" : ", ", bsync_proto_bye_reason_string(r), byes[r]), first = 0;
@@ -307,9 +315,10 @@ int main(int argc, char** argv) {
                (unsigned long long)frames, player_count ? frames_min : 0, (double)down / secs, (double)up / secs,
                (double)enet_down / secs, (double)enet_up / secs);
     } else {
-        printf("bsync_loadgen: %u matches, %u players: %u connected, %u welcomed, %u completed, %u timed out; "
-               "%llu frames (min %u per player); down %.0f B/s, up %.0f B/s per player\n",
-               match_count, player_count, connected, welcomed, completed, timeouts, (unsigned long long)frames,
+        printf("bsync_loadgen: %u matches, %u players: %u connected, %u welcomed, %u completed, %u timed out, "
+               "%u matches refused (overloaded); %llu frames (min %u per player); down %.0f B/s, up %.0f B/s per player\n",
+               match_count, player_count, connected, welcomed, completed, timeouts, refused_matches,
+               (unsigned long long)frames,
                player_count ? frames_min : 0, (double)down / secs, (double)up / secs);
     }
     for (uint32_t h = 0; h < host_count; h++) enet_host_destroy(hosts[h]);

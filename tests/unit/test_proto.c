@@ -28,7 +28,7 @@ static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
 }
 /* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
  * TRAIL; the header layout itself is frozen). */
-#define V 4 /* version 3: END and START; 4: FRAME CHANGES coding (issue 14) */
+#define V 5 /* version 3: END and START; 4: FRAME CHANGES coding; 5: BYE OVERLOADED (issue 14) */
 
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
@@ -463,14 +463,14 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_string_equal(bsync_proto_bye_reason_string(m->bye.reason), "protocol version mismatch");
     assert_reencodes(m, b.data, b.len);
 
-    /* a newer peer (version 4) says bye: still readable (frozen layout) */
-    b_header(&b, 4, 9);
+    /* a newer peer (version 6) says bye: still readable (frozen layout) */
+    b_header(&b, 6, 9);
     b_u8(&b, 1); b_u8(&b, 2); b_u8(&b, 3); b_u8(&b, 0);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     assert_int_equal(m->bye.version_min, 2);
     assert_int_equal(m->bye.version_max, 3);
-    assert_int_equal(m->bye.header_version, 4);
+    assert_int_equal(m->bye.header_version, 6);
     assert_reencodes(m, b.data, b.len); /* proto.h: encode(decode(bytes)) == bytes, a BYE of another version too */
     /* a BYE built by hand (header_version 0) goes out with this protocol's version */
     m->bye.header_version = 0;
@@ -478,14 +478,14 @@ static void test_bye_bytes_and_versions(void** state) {
     size_t own_len = 0;
     assert_int_equal(bsync_proto_encode(m, own, sizeof own, &own_len), BSYNC_PROTO_OK);
     assert_int_equal(own[2], V);
-    /* ... but any other message of version 5 is refused, and peek still tells the version */
-    b_header(&b, 5, 4);
+    /* ... but any other message of version 6 is refused, and peek still tells the version */
+    b_header(&b, 6, 4);
     b_u32(&b, 1); b_u32(&b, 2);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     bsync_proto_header h;
     assert_int_equal(bsync_proto_peek_header(b.data, b.len, &h), BSYNC_PROTO_OK);
-    assert_int_equal(h.version, 5);
+    assert_int_equal(h.version, 6);
     assert_int_equal(h.type, 4);
     assert_int_equal(h.body_len, 8);
     /* version 0 does not exist, even for bye */
@@ -500,6 +500,12 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_VALUE);
     b.data[8] = BSYNC_PROTO_BYE_REASON_COUNT; b.data[9] = 1;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
+    /* 14 OVERLOADED is the last reason (version 5, docs/protocol.md "BYE"): 15 is not one */
+    assert_int_equal(BSYNC_PROTO_BYE_REASON_COUNT, 15);
+    b.data[8] = 14;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->bye.reason, BSYNC_PROTO_BYE_OVERLOADED);
+    assert_reencodes(m, b.data, b.len);
     b.data[8] = 0; b.data[11] = 1;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
     free(m);
@@ -513,7 +519,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 10);
     b_u32(&b, 600); b_u8(&b, 1); b_u8(&b, 0); b_u16(&b, 0);
     b_finish(&b);
-    static const uint8_t end_doc[] = {0x42, 0x53, 0x04, 0x0A, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t end_doc[] = {0x42, 0x53, 0x05, 0x0A, 0x08, 0x00, 0x00, 0x00,
                                       0x58, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00};
     assert_int_equal(b.len, sizeof end_doc);
     assert_memory_equal(b.data, end_doc, sizeof end_doc);
@@ -533,7 +539,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 11);
     b_u32(&b, 0); b_u32(&b, 100000);
     b_finish(&b);
-    static const uint8_t start_doc[] = {0x42, 0x53, 0x04, 0x0B, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t start_doc[] = {0x42, 0x53, 0x05, 0x0B, 0x08, 0x00, 0x00, 0x00,
                                         0x00, 0x00, 0x00, 0x00, 0xA0, 0x86, 0x01, 0x00};
     assert_memory_equal(b.data, start_doc, sizeof start_doc);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -574,7 +580,9 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[2] = 3; /* version 3 (before FRAME's CHANGES coding) neither */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
-    x = b; x.data[2] = 5;
+    x = b; x.data[2] = 4; /* version 4 (before BYE OVERLOADED) neither */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
+    x = b; x.data[2] = 6;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);

@@ -55,9 +55,9 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 4u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
-                                  changes-only coding */
-#define BSYNC_PROTO_VERSION_MIN 4u /* oldest version this build decodes */
+#define BSYNC_PROTO_VERSION 5u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
+                                  changes-only coding; 5: BYE OVERLOADED (docs/protocol.md "Versioning") */
+#define BSYNC_PROTO_VERSION_MIN 5u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -187,7 +187,8 @@ typedef enum bsync_proto_type {
     X(TIMEOUT, "peer timed out")                                              \
     X(SHUTDOWN, "server shutting down")                                       \
     X(PROTOCOL_ERROR, "unexpected message for the connection state")          \
-    X(RATE_LIMITED, "too many new connections from this address (version 3)")
+    X(RATE_LIMITED, "too many new connections from this address (version 3)") \
+    X(OVERLOADED, "server overloaded: no new matches now (version 5)")
 
 typedef enum bsync_proto_bye_reason {
 #define BSYNC_PROTO_BYE_ENUM_(id, text) BSYNC_PROTO_BYE_##id,

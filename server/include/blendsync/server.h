@@ -12,6 +12,9 @@
  *   bsync_server_port              the bound port (useful with port 0)
  *   bsync_server_match_stats       counters of match i
  *
+ * Overload: the server measures its busy share of every second and, past a threshold, refuses new
+ * matches with BYE OVERLOADED instead of degrading running ones (config overload_busy_permille).
+ *
  * Single-threaded: everything happens inside bsync_server_service. Edge code: sockets, files, malloc
  * at setup; per tick it only encodes, sends and appends (the match simulation is the core's).
  */
@@ -39,6 +42,12 @@ typedef struct bsync_server_config {
     FILE* log;                      /* structured log lines (NULL: stderr) */
     uint32_t status_interval_ms;    /* a status line per match this often (0: never) */
     const char* replay_override;    /* NULL, or a replay path used instead of the config's (one match) */
+    /* Graceful refusal under overload (docs/server.md "Overload"): the server's busy share of the last
+     * second (wall time inside bsync_server_service, less the time it slept waiting for packets) in
+     * permille; at or above this threshold a HELLO for a match that has not started and has no player
+     * connected gets BYE OVERLOADED (counted, logged), while running matches and their players
+     * (reconnects included) are served as before. 0: 850 (the default); above 1000: never refuse. */
+    uint32_t overload_busy_permille;
 } bsync_server_config;
 
 /* Drop reasons (counted per match and per peer). */
@@ -116,6 +125,10 @@ typedef struct bsync_server_host_stats {
     uint64_t oversized;        /* packets over BSYNC_PROTO_ENET_MAX_PACKET (up to the host's reassembly
                                   limit, 64 KiB): BYE PROTOCOL_ERROR, then disconnected */
     uint64_t protocol_errors;  /* peers refused with BYE PROTOCOL_ERROR before joining (oversized included) */
+    uint64_t overload_refusals; /* HELLOs for a not yet started match refused with BYE OVERLOADED */
+    uint64_t overload_episodes; /* times the server entered the overloaded state */
+    uint32_t busy_permille;    /* the busy share of the last complete second (0 until one has passed) */
+    uint32_t overloaded;       /* 1 while busy_permille is at or above the threshold (off again 50 below) */
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
 
