@@ -961,6 +961,8 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
+        /* the input ack (protocol version 5): no input of ours is needed up to tick + input_ack */
+        if (m.frame.tick + 1u + m.frame.input_ack > c->acked_next) c->acked_next = m.frame.tick + 1u + m.frame.input_ack;
         /* CHANGES frames carry only the players whose inputs changed: the rest come from the previous
          * frame of this connection (the frame channel is reliable and ordered) */
         if (bsync_proto_frame_expand(&m.frame, c->have_prev_frame ? &c->prev_frame : NULL) != 0)

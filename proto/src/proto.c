@@ -365,6 +365,7 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         put_u8(w, changes ? 1u : 0u);
         put_u16(w, m->defaulted_mask);
         put_u16(w, payload_mask);
+        put_u8(w, m->input_ack); /* version 5 */
         if (changes) put_u16(w, m->changed_mask);
         for (unsigned i = 0; i < m->player_count; i++) {
             const bsync_proto_frame_player* pl = &m->players[i];
@@ -552,6 +553,7 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         m->coding = reserved;
         TRY_(get_u16(r, &m->defaulted_mask));
         TRY_(get_u16(r, &payload_mask));
+        TRY_(get_u8(r, &m->input_ack)); /* version 5: any value */
         m->changed_mask = (uint16_t)((1u << m->player_count) - 1u);
         if (m->coding == BSYNC_PROTO_FRAME_CHANGES) TRY_(get_u16(r, &m->changed_mask));
         if (m->player_count < 16 &&

@@ -298,6 +298,22 @@ void srv_match_leave(srv_match* m, srv_peer* p) {
 
 /* ---------------------------------------------------------------- inputs */
 
+/* The first tick >= from for which the slot's input is not held (INPUT_ACK's next tick with from =
+ * next_tick, and FRAME's input ack: the client resends only from there). */
+static uint32_t input_needed_from(const srv_slot* sl, uint32_t from) {
+    uint32_t next = from;
+    while (next - from < SRV_INPUT_RING && sl->ring_tick[next % SRV_INPUT_RING] == next) next++;
+    return next;
+}
+
+/* FRAME's input ack for a frame of `tick` to this slot (version 5): its inputs are not needed for any
+ * tick up to tick + ack (capped at 255, which then says less than the server knows: still true). */
+static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t tick) {
+    const uint32_t from = input_needed_from(sl, tick + 1u > m->next_tick ? tick + 1u : m->next_tick);
+    const uint32_t ack = from > tick + 1u ? from - tick - 1u : 0u;
+    return (uint8_t)(ack < 255u ? ack : 255u);
+}
+
 void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
     if (in->slot != (uint32_t)p->slot) {
         srv_violation(m->server, p, BSYNC_SERVER_DROP_WRONG_SLOT);
@@ -350,9 +366,10 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         m->stats.dropped_by_slot[p->slot]++;
     }
     m->last_activity_us = bsync_net_now_us();
-    /* ack: the first tick >= next_tick we hold nothing for */
-    uint32_t next = m->next_tick;
-    while (next - m->next_tick < SRV_INPUT_RING && sl->ring_tick[next % SRV_INPUT_RING] == next) next++;
+    /* protocol version 5: once frames flow, each FRAME carries this connection's input ack; INPUT_ACK
+     * answers only the inputs that arrive before the match has started */
+    if (m->started) return;
+    uint32_t next = input_needed_from(sl, m->next_tick);
     bsync_proto_msg a;
     memset(&a, 0, sizeof a);
     a.type = BSYNC_PROTO_INPUT_ACK;
@@ -413,6 +430,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
         if (pe && pe->frame_next != t) {
+            f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
         }
@@ -421,6 +439,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
         if (pe && pe->frame_next == t) {
+            f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
         }

@@ -1,8 +1,8 @@
 /* loadgen.c — bsync_loadgen: many players in one process against a real blendsync-server (issue 14,
  * capacity). Each player is a real ENet peer speaking the protocol (docs/protocol.md): HELLO with the
  * match hash, then, from START on, one INPUT per tick of its own pacing (docs/lockstep.md "Pacing":
- * the newest record is max(last + 1, server tick + input delay), with up to 3 unacknowledged earlier
- * ticks; targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
+ * the newest record is max(last + 1, server tick + input delay), with up to 3 earlier ticks not yet
+ * acknowledged by FRAME's input ack (or INPUT_ACK before the first frame); targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
  * what it gets), so its own cost stays small next to the server's.
  *
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
@@ -62,7 +62,13 @@ static void on_packet(lg_player* pl, const uint8_t* d, size_t len, uint64_t now)
     if (!pl->first_us) pl->first_us = now;
     if (len < 8) return;
     switch (d[3]) {
-    case BSYNC_PROTO_FRAME: pl->frames++; return; /* counted, not decoded: the generator stays cheap */
+    case BSYNC_PROTO_FRAME: /* counted, not decoded (the generator stays cheap): only the input ack, byte 8 + 12 */
+        pl->frames++;
+        if (len >= 21) {
+            uint32_t tick = (uint32_t)d[8] | (uint32_t)d[9] << 8 | (uint32_t)d[10] << 16 | (uint32_t)d[11] << 24;
+            if (tick + 1u + d[20] > pl->acked_next) pl->acked_next = tick + 1u + d[20];
+        }
+        return;
     case BSYNC_PROTO_INPUT_ACK:
     case BSYNC_PROTO_WELCOME:
     case BSYNC_PROTO_START:

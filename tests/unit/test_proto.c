@@ -210,6 +210,7 @@ static void test_frame_bytes(void** state) {
     b_u8(&b, 3); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 0);
     b_u16(&b, 0x0004); /* player 2 defaulted */
     b_u16(&b, 0x0002); /* player 1 has a payload */
+    b_u8(&b, 4);       /* input ack (version 5): the receiver's inputs needed from tick 1239 on */
     /* player 0: 1 -> zz 2; -1 -> zz 1; trigger 9 */
     b_u8(&b, 0x02); b_u8(&b, 0x01); b_u8(&b, 9);
     /* player 1: INT32_MAX -> zz 0xFFFFFFFE (5 bytes); 0; trigger 0; payload "hi!" */
@@ -228,6 +229,7 @@ static void test_frame_bytes(void** state) {
     assert_int_equal(f->param_count, 2);
     assert_int_equal(f->trigger_count, 1);
     assert_int_equal(f->defaulted_mask, 4);
+    assert_int_equal(f->input_ack, 4);
     assert_int_equal(f->players[0].params[0], 1);
     assert_int_equal(f->players[0].params[1], -1);
     assert_int_equal(f->players[0].triggers[0], 9);
@@ -252,15 +254,17 @@ static void test_frame_changes(void** state) {
     b_u8(&b, 3); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 1); /* coding 1: CHANGES */
     b_u16(&b, 0x0000); /* nobody defaulted */
     b_u16(&b, 0x0000); /* no payload */
+    b_u8(&b, 200);     /* input ack (version 5) */
     b_u16(&b, 0x0002); /* only player 1 on the wire */
     b_u8(&b, 0x04); b_u8(&b, 0x03); b_u8(&b, 0); /* player 1: 2 -> zz 4; -2 -> zz 3; trigger 0 */
     b_finish(&b);
-    assert_int_equal(b.len, 8 + 14 + 3);
+    assert_int_equal(b.len, 8 + 15 + 3);
     bsync_proto_msg* m = new_msg();
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     bsync_proto_frame* f = &m->frame;
     assert_int_equal(f->coding, BSYNC_PROTO_FRAME_CHANGES);
     assert_int_equal(f->changed_mask, 2);
+    assert_int_equal(f->input_ack, 200);
     assert_int_equal(f->players[1].params[0], 2);
     assert_int_equal(f->players[1].params[1], -2);
     assert_reencodes(m, b.data, b.len);
@@ -278,6 +282,7 @@ static void test_frame_changes(void** state) {
     assert_int_equal(bsync_proto_frame_expand(f, &prev), 0);
     assert_int_equal(f->coding, BSYNC_PROTO_FRAME_FULL);
     assert_int_equal(f->changed_mask, 7);
+    assert_int_equal(f->input_ack, 200); /* per connection: not the previous frame's */
     assert_int_equal(f->players[0].params[0], 10);
     assert_int_equal(f->players[0].params[1], 11);
     assert_int_equal(f->players[0].triggers[0], 9);
@@ -308,11 +313,11 @@ static void test_frame_changes(void** state) {
     bytes_ x = b;
     x.data[8 + 7] = 2;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_ENUM);
-    x = b; x.data[8 + 12] = 0x0A;
+    x = b; x.data[8 + 13] = 0x0A;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
     x = b; x.data[8 + 10] = 0x01;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VALUE);
-    x = b; x.data[8 + 12] = 0x07;
+    x = b; x.data[8 + 13] = 0x07;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VALUE); /* every player changed: only FULL */
     free(m);
 }
@@ -688,7 +693,7 @@ static void test_body_rejections(void** state) {
 
     /* frame: 17 players, 0 players, mask bits beyond the players, payload of 257 */
     b_header(&x, V, 5);
-    b_u32(&x, 1); b_u8(&x, 17); b_u8(&x, 0); b_u8(&x, 0); b_u8(&x, 0); b_u16(&x, 0); b_u16(&x, 0);
+    b_u32(&x, 1); b_u8(&x, 17); b_u8(&x, 0); b_u8(&x, 0); b_u8(&x, 0); b_u16(&x, 0); b_u16(&x, 0); b_u8(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_COUNT);
     x.data[12] = 0;
@@ -706,8 +711,8 @@ static void test_body_rejections(void** state) {
     for (int i = 0; i < 257; i++) b_u8(&x, 1);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
-    x.data[20] = 0; x.data[21] = 0; /* payload length 0 with its bit set */
-    x.len = 22;
+    x.data[21] = 0; x.data[22] = 0; /* payload length 0 with its bit set (after the input ack, byte 20) */
+    x.len = 23;
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
 
@@ -833,6 +838,7 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         f->param_count = (uint8_t)rnd(s, 65);
         f->trigger_count = (uint8_t)rnd(s, 17);
         f->defaulted_mask = (uint16_t)(rnd(s, 65536) & ((1u << f->player_count) - 1u));
+        f->input_ack = (uint8_t)rnd(s, 256);
         for (unsigned i = 0; i < f->player_count; i++) {
             for (unsigned p = 0; p < f->param_count; p++) f->players[i].params[p] = rnd_fx(s);
             rnd_bytes(s, f->players[i].triggers, f->trigger_count);
@@ -951,6 +957,7 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
         assert_int_equal(x->param_count, y->param_count);
         assert_int_equal(x->trigger_count, y->trigger_count);
         assert_int_equal(x->defaulted_mask, y->defaulted_mask);
+        assert_int_equal(x->input_ack, y->input_ack);
         for (unsigned i = 0; i < x->player_count; i++) {
             for (unsigned p = 0; p < x->param_count; p++)
                 assert_int_equal(x->players[i].params[p], y->players[i].params[p]);
@@ -1223,9 +1230,9 @@ static void test_maximum_sizes(void** state) {
     assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 50);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_WELCOME, 1044);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 4 * (64 * 5 + 16 + 2 + 256));
-    assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 12 + 16 * (64 * 5 + 16 + 2 + 256));
+    assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 13 + 16 * (64 * 5 + 16 + 2 + 256));
     assert_int_equal(BSYNC_PROTO_MAX_BODY_CHECKSUM, 22 + 64 * 16 + 3 + 1024 * 8);
-    assert_int_equal(BSYNC_PROTO_MAX_PACKET, 9524);
+    assert_int_equal(BSYNC_PROTO_MAX_PACKET, 9525);
     assert_true(BSYNC_PROTO_MAX_PACKET <= BSYNC_PROTO_ENET_MAX_PACKET);
 
     memset(m, 0, sizeof *m);

@@ -56,7 +56,8 @@ extern "C" {
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
 #define BSYNC_PROTO_VERSION 5u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
-                                  changes-only coding; 5: BYE OVERLOADED (docs/protocol.md "Versioning") */
+                                  changes-only coding; 5: BYE OVERLOADED, FRAME input ack (INPUT_ACK only
+                                  before the first frame) (docs/protocol.md "Versioning") */
 #define BSYNC_PROTO_VERSION_MIN 5u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
@@ -89,8 +90,8 @@ extern "C" {
               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 2384 */
 #define BSYNC_PROTO_MAX_BODY_INPUT_ACK 8u
 #define BSYNC_PROTO_MAX_BODY_FRAME \
-    (12u + BSYNC_PROTO_MAX_PLAYERS *  \
-               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 9516 */
+    (13u + BSYNC_PROTO_MAX_PLAYERS *  \
+               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 9517 */
 #define BSYNC_PROTO_MAX_BODY_CHECKSUM \
     (22u + BSYNC_PROTO_MAX_CHARACTERS * 16u + 3u + BSYNC_PROTO_MAX_JOINTS * 8u)       /* 9241 */
 #define BSYNC_PROTO_MAX_BODY_DESYNC 26u
@@ -99,7 +100,7 @@ extern "C" {
 #define BSYNC_PROTO_MAX_BODY_END 8u
 #define BSYNC_PROTO_MAX_BODY_START 8u
 #define BSYNC_PROTO_MAX_START_IN_US 10000000u /* START.deadline_in_us: at most 10 s ahead */
-#define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9524 */
+#define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9525 */
 
 /* ENet setup (server and client): channels, packet and buffer limits, timeouts. */
 #define BSYNC_PROTO_CHANNEL_CONTROL 0u  /* reliable: HELLO, WELCOME, BYE */
@@ -300,6 +301,10 @@ typedef struct bsync_proto_frame {
     uint16_t defaulted_mask; /* bit i = slot i's input was missing and repeated; bits >= player_count zero */
     uint16_t changed_mask;   /* CHANGES: the players on the wire (bits >= player_count zero); FULL: ignored
                                 by the encoder, all players' bits after decoding */
+    uint8_t input_ack;       /* version 5, per connection: the server needs no input of the receiver's slot
+                                for any tick up to tick + input_ack (confirmed, or held for later ticks):
+                                the receiver resends only later ticks. Replaces the per-INPUT INPUT_ACK
+                                once frames flow (docs/protocol.md FRAME). Not touched by _changes/_expand */
     bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS]; /* CHANGES: only changed ones are meaningful
                                 until bsync_proto_frame_expand */
 } bsync_proto_frame;
