@@ -56,6 +56,18 @@ void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason) {
     enet_peer_disconnect_later(p->peer, reason);
 }
 
+static void peer_reset(srv_peer* p);
+
+/* A connection that is gone (a reconnect took its slot): reset at once, no BYE (nobody would read it),
+ * no ENet disconnect event follows. */
+void srv_peer_drop(bsync_server* s, srv_peer* p) {
+    (void)s;
+    if (!p || !p->peer) return;
+    if (p->match) srv_match_leave(p->match, p);
+    enet_peer_reset(p->peer);
+    peer_reset(p);
+}
+
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why) {
     if (p->match) {
         p->match->stats.dropped[why]++;
@@ -130,6 +142,7 @@ static srv_match* find_match(bsync_server* s, uint64_t id) {
 
 static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
     if (p->closing) return;
+    p->last_recv_us = bsync_net_now_us();
     if (p->match) p->match->stats.bytes_in += len;
     if (len > BSYNC_PROTO_ENET_MAX_PACKET) { /* counted and answered, not a silent loss of the connection */
         s->host_stats.oversized++;
@@ -424,7 +437,7 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         case ENET_EVENT_TYPE_CONNECT:
             peer_reset(p);
             p->peer = e.peer;
-            p->connected_us = bsync_net_now_us();
+            p->connected_us = p->last_recv_us = bsync_net_now_us();
             bsync_net_peer_limits(e.peer);
             if (!connect_allowed(s, e.peer->address.host) || s->shut_down) {
                 char ip[64] = "?";

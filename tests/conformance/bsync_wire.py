@@ -19,7 +19,7 @@ import sys
 VERSION = 5
 TYPES = {1: "HELLO", 2: "WELCOME", 3: "INPUT", 4: "INPUT_ACK", 5: "FRAME", 6: "CHECKSUM", 7: "DESYNC",
          8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START"}
-MAX_BODY = {"HELLO": 50, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9517, "CHECKSUM": 9241,
+MAX_BODY = {"HELLO": 54, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9517, "CHECKSUM": 9241,
             "DESYNC": 26, "SNAPSHOT": 1040, "BYE": 4, "END": 8, "START": 8}
 # "ENet channels and reliability"
 CHANNEL = {"HELLO": 0, "WELCOME": 0, "BYE": 0, "INPUT": 1, "INPUT_ACK": 1, "FRAME": 2, "START": 2, "END": 2,
@@ -114,6 +114,7 @@ def need(cond, code, what):
 def dec_hello(r):
     m = {"match_id": r.u64("match id"), "graph_hash": r.u64("graph hash"), "slot": r.u8("slot")}
     need(m["slot"] < MAX_PLAYERS, "BAD_VALUE", "slot")
+    m["resume"] = r.u32("resume")  # version 5: 0 a join, R + 1 a reconnect holding the state at the start of R
     t = r.u8("token length")
     need(1 <= t <= MAX_TOKEN, "BAD_LENGTH", "token length")
     m["token"] = r.take(t, "token")
@@ -322,7 +323,8 @@ def encode(m):
     w = Writer()
     t = m["type"]
     if t == "HELLO":
-        w.u64(m["match_id"]); w.u64(m["graph_hash"]); w.u8(m["slot"]); w.u8(len(m["token"])); w.raw(m["token"])
+        w.u64(m["match_id"]); w.u64(m["graph_hash"]); w.u8(m["slot"]); w.u32(m["resume"])
+        w.u8(len(m["token"])); w.raw(m["token"])
     elif t == "WELCOME":
         for k in ("tick_rate", "input_delay", "players", "slot", "params", "triggers"):
             w.u8(m[k])

@@ -145,7 +145,9 @@ static void client_events(nh_client* c) {
     while (bsync_client_poll_event(c->client, &ev)) {
         uint64_t now = bsync_net_now_us();
         switch (ev.type) {
+        case BSYNC_CLIENT_EVENT_RECONNECTING: c->reconnecting_events++; break;
         case BSYNC_CLIENT_EVENT_WELCOME:
+            c->welcome_events++;
             c->period_us = 1000000u / bsync_client_tick_rate(c->client);
             c->next_input_us = now;
             break;

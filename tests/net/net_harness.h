@@ -24,6 +24,7 @@ typedef struct nh_client {
     uint32_t bye_reason;
     uint32_t desync_events, resync_events;
     uint32_t incomplete_events;       /* BSYNC_CLIENT_EVENT_INCOMPLETE */
+    uint32_t welcome_events, reconnecting_events; /* WELCOME (again after a reconnect), RECONNECTING */
     bsync_proto_desync last_desync;
     uint32_t frames;                  /* FRAME events seen */
     uint32_t first_frame;             /* tick of the first FRAME event */

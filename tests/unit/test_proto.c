@@ -67,12 +67,13 @@ static void test_hello_bytes(void** state) {
     b_u64(&b, 0x1122334455667788ull);
     b_u64(&b, 0xA1B2C3D4E5F60718ull);
     b_u8(&b, 3);
+    b_u32(&b, 501); /* resume (version 5): a reconnect holding the state at the start of tick 500 */
     b_u8(&b, 5);
     b_raw(&b, "s3cr7", 5);
     b_finish(&b);
-    assert_int_equal(b.len, 8 + 18 + 5);
+    assert_int_equal(b.len, 8 + 22 + 5);
     /* the header bytes exactly as documented */
-    static const uint8_t hdr[8] = {0x42, 0x53, V, 0x01, 23, 0x00, 0x00, 0x00};
+    static const uint8_t hdr[8] = {0x42, 0x53, V, 0x01, 27, 0x00, 0x00, 0x00};
     assert_memory_equal(b.data, hdr, 8);
     bsync_proto_msg* m = new_msg();
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -80,6 +81,7 @@ static void test_hello_bytes(void** state) {
     assert_true(m->hello.match_id == 0x1122334455667788ull);
     assert_true(m->hello.graph_hash == 0xA1B2C3D4E5F60718ull);
     assert_int_equal(m->hello.slot, 3);
+    assert_int_equal(m->hello.resume, 501);
     assert_int_equal(m->hello.token_len, 5);
     assert_memory_equal(m->hello.token, "s3cr7", 5);
     assert_reencodes(m, b.data, b.len);
@@ -680,14 +682,14 @@ static void test_body_rejections(void** state) {
 
     /* hello: token length 0 and 33 */
     b_header(&x, V, 1);
-    b_u64(&x, 1); b_u64(&x, 2); b_u8(&x, 0); b_u8(&x, 0);
+    b_u64(&x, 1); b_u64(&x, 2); b_u8(&x, 0); b_u32(&x, 0); b_u8(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
-    x.data[8 + 17] = 33;
+    x.data[8 + 21] = 33;
     for (int i = 0; i < 33; i++) b_u8(&x, 'a');
     b_finish(&x);
-    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_TOO_LONG); /* 51 > 50: caught by the header */
-    x.len = 8 + 18 + 32;
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_TOO_LONG); /* 55 > 54: caught by the header */
+    x.len = 8 + 22 + 32;
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH); /* says 33, 32 follow */
 
@@ -784,6 +786,7 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         m->hello.match_id = bsync_test_rand(s);
         m->hello.graph_hash = bsync_test_rand(s);
         m->hello.slot = (uint8_t)rnd(s, 16);
+        m->hello.resume = (uint32_t)bsync_test_rand(s);
         m->hello.token_len = (uint8_t)(1 + rnd(s, 32));
         rnd_bytes(s, m->hello.token, m->hello.token_len);
         break;
@@ -910,6 +913,7 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
     case BSYNC_PROTO_HELLO:
         assert_true(a->hello.match_id == b->hello.match_id && a->hello.graph_hash == b->hello.graph_hash);
         assert_int_equal(a->hello.slot, b->hello.slot);
+        assert_int_equal(a->hello.resume, b->hello.resume);
         assert_int_equal(a->hello.token_len, b->hello.token_len);
         assert_memory_equal(a->hello.token, b->hello.token, a->hello.token_len);
         break;
@@ -1167,7 +1171,7 @@ static void test_encoder_rules(void** state) {
     random_msg(&s, BSYNC_PROTO_HELLO, m);
     size_t need = 0;
     assert_int_equal(bsync_proto_encode(m, NULL, 0, &need), BSYNC_PROTO_OK);
-    assert_int_equal(need, 8 + 18 + m->hello.token_len);
+    assert_int_equal(need, 8 + 22 + m->hello.token_len);
     memset(g_buf, 0xEE, sizeof g_buf);
     assert_int_equal(bsync_proto_encode(m, g_buf, need - 1, &n), BSYNC_PROTO_BUFFER_TOO_SMALL);
     assert_int_equal(n, need);
@@ -1227,7 +1231,7 @@ static void test_maximum_sizes(void** state) {
     bsync_proto_msg* m = new_msg();
     size_t n;
     /* the documented sums, written out */
-    assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 50);
+    assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 54);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_WELCOME, 1044);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 4 * (64 * 5 + 16 + 2 + 256));
     assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 13 + 16 * (64 * 5 + 16 + 2 + 256));

@@ -57,7 +57,7 @@ extern "C" {
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
 #define BSYNC_PROTO_VERSION 5u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
                                   changes-only coding; 5: BYE OVERLOADED, FRAME input ack (INPUT_ACK only
-                                  before the first frame) (docs/protocol.md "Versioning") */
+                                  before the first frame), HELLO resume (docs/protocol.md "Versioning") */
 #define BSYNC_PROTO_VERSION_MIN 5u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
@@ -83,7 +83,7 @@ extern "C" {
 #define BSYNC_PROTO_NO_PART 0xFFFFu        /* desync.part when not applicable */
 
 /* Hard maximum body sizes per type (bytes after the header; see docs/protocol.md for the sums). */
-#define BSYNC_PROTO_MAX_BODY_HELLO (18u + BSYNC_PROTO_MAX_TOKEN)                          /* 50 */
+#define BSYNC_PROTO_MAX_BODY_HELLO (22u + BSYNC_PROTO_MAX_TOKEN)                          /* 54 */
 #define BSYNC_PROTO_MAX_BODY_WELCOME (20u + BSYNC_PROTO_SNAPSHOT_CHUNK)                   /* 1044 */
 #define BSYNC_PROTO_MAX_BODY_INPUT                                                          \
     (8u + BSYNC_PROTO_MAX_INPUT_RECORDS *                                                    \
@@ -237,6 +237,9 @@ typedef struct bsync_proto_hello {
     uint64_t match_id;
     uint64_t graph_hash;  /* bsync_graph_hash of the match's graphs (combined by the server config) */
     uint8_t slot;         /* < BSYNC_PROTO_MAX_PLAYERS */
+    uint32_t resume;      /* version 5: 0 = a join; R + 1 = a reconnect that holds the match state at the
+                             start of tick R (every frame below R applied) and asks for the frames from R
+                             on instead of a snapshot (docs/lockstep.md "Reconnect and resume") */
     uint8_t token_len;    /* 1..BSYNC_PROTO_MAX_TOKEN */
     uint8_t token[BSYNC_PROTO_MAX_TOKEN];
 } bsync_proto_hello;

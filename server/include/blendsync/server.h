@@ -84,6 +84,10 @@ typedef struct bsync_server_match_stats {
     uint64_t mismatched_checksums; /* every mismatching CHECKSUM, including repeats of a known desync */
     uint64_t checksums_verified;
     uint64_t resyncs, kicks;
+    uint64_t resumes;            /* reconnects served from the frame ring (HELLO resume, protocol version 5) */
+    uint64_t frames_resent;      /* the frames sent again for them */
+    uint64_t snapshot_joins;     /* late joins and reconnects sent a snapshot instead */
+    uint64_t takeovers;          /* a reconnect took its slot from a connection silent for over 1 s */
     uint64_t snapshot_failures;  /* match states that could not be saved (logged as snapshot_failed) */
     uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
     uint64_t dropped_by_slot[BSYNC_PROTO_MAX_PLAYERS]; /* the same drops, per player slot (per peer) */
