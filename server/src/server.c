@@ -209,6 +209,28 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
     }
 }
 
+/* ---- test and fuzzing entry points (server.h) */
+
+uint32_t bsync_server_test_peer_count(const bsync_server* s) { return s ? (uint32_t)s->peer_count : 0u; }
+
+void bsync_server_test_packet(bsync_server* s, uint32_t peer, const uint8_t* data, size_t len) {
+    if (!s || peer >= s->peer_count || (!data && len)) return;
+    srv_peer* p = &s->peers[peer];
+    if (!p->peer) { /* a connection that has just come up (ENet's CONNECT, without the connect limit) */
+        peer_reset(p);
+        p->peer = &s->host->peers[peer];
+        p->connected_us = p->last_recv_us = bsync_net_now_us();
+    }
+    on_receive(s, p, data ? data : (const uint8_t*)"", len);
+}
+
+void bsync_server_test_peer_gone(bsync_server* s, uint32_t peer) {
+    if (!s || peer >= s->peer_count || !s->peers[peer].peer) return;
+    srv_peer* p = &s->peers[peer];
+    if (p->match) srv_match_leave(p->match, p); /* as ENET_EVENT_TYPE_DISCONNECT */
+    peer_reset(p);
+}
+
 bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** out, bsync_error* err) {
     if (!cfg || !out || !cfg->match_paths || cfg->match_count < 1 || cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
         if (err) {
@@ -297,7 +319,11 @@ void bsync_server_destroy(bsync_server* s) {
         bsync_net_deinit();
     }
     if (s->peers)
-        for (size_t i = 0; i < s->peer_count; i++) free(s->peers[i].dump);
+        for (size_t i = 0; i < s->peer_count; i++) {
+            free(s->peers[i].dump);
+            free(s->peers[i].trail_in);
+            free(s->peers[i].trail);
+        }
     free(s->peers);
     free(s);
 }

@@ -136,6 +136,19 @@ typedef struct bsync_server_host_stats {
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
 
+/* Test and fuzzing entry points (issue 18; tests/fuzz/fuzz_server_packet.c): one packet handled as if
+ * ENet had delivered it, without the network. `peer` picks an entry of the host's peer table
+ * (0 .. bsync_server_test_peer_count - 1); an unused entry is taken as a connection that has just come
+ * up (it skips the per-address connect limit). Everything a received packet causes happens — size
+ * check, per-peer caps, decoding, violations and ABUSE, HELLO / INPUT / CHECKSUM / SNAPSHOT / BYE
+ * handling, desync bundles — except that nothing reaches a socket: the entry's ENet peer never
+ * connected, so every reply is dropped at enet_peer_send. No tick runs unless bsync_server_service is
+ * called. Only for a server with no real connections (its peer table is shared with ENet's). */
+BSYNC_API uint32_t bsync_server_test_peer_count(const bsync_server* server);
+BSYNC_API void bsync_server_test_packet(bsync_server* server, uint32_t peer, const uint8_t* data, size_t len);
+/* That connection is gone, as on an ENet disconnect: it leaves its match, the entry is free again. */
+BSYNC_API void bsync_server_test_peer_gone(bsync_server* server, uint32_t peer);
+
 #ifdef __cplusplus
 }
 #endif
