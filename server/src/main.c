@@ -34,7 +34,7 @@ static void usage(FILE* f) {
             "  --exit-when-done     exit once every match has ended\n"
             "  --log FILE           append log lines to FILE instead of stderr\n"
             "  --overload PERMILLE  refuse new matches (BYE OVERLOADED) while the server is busy this\n"
-            "                       share of each second or more (default 850; 1001 = never)\n"
+            "                       share of each second or more (default 500; 1001 = never)\n"
             "  --help               this text\n"
             "\n"
             "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"

@@ -312,6 +312,10 @@ bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** 
 
 void bsync_server_destroy(bsync_server* s) {
     if (!s) return;
+    if (s->host)
+        srv_log(s, "info", "event=load_summary busy_permille_max=%u overload_episodes=%llu overload_refusals=%llu",
+                s->host_stats.busy_permille_max, (unsigned long long)s->host_stats.overload_episodes,
+                (unsigned long long)s->host_stats.overload_refusals);
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_destroy(s->matches[i]);
     if (s->host) {
         enet_host_flush(s->host);
@@ -412,6 +416,7 @@ static void load_note(bsync_server* s, uint64_t now, uint64_t busy_us) {
     uint64_t permille = busy * 1000u / (SRV_LOAD_BUCKETS * SRV_LOAD_BUCKET_US);
     if (permille > 1000u) permille = 1000u;
     s->host_stats.busy_permille = (uint32_t)permille;
+    if (permille > s->host_stats.busy_permille_max) s->host_stats.busy_permille_max = (uint32_t)permille;
     const uint32_t on = s->overload_threshold;
     const uint32_t off = on > SRV_OVERLOAD_HYSTERESIS ? on - SRV_OVERLOAD_HYSTERESIS : 0u;
     if (!s->host_stats.overloaded && on <= 1000u && permille >= on) {

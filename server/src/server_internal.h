@@ -26,7 +26,7 @@
                                              long is given to a new HELLO with its token (a reconnect) */
 #define SRV_LOAD_BUCKETS 10u          /* the busy share is judged over the last 10 buckets of 100 ms */
 #define SRV_LOAD_BUCKET_US 100000ull
-#define SRV_OVERLOAD_DEFAULT 850u     /* permille (bsync_server_config.overload_busy_permille 0) */
+#define SRV_OVERLOAD_DEFAULT 500u     /* permille (bsync_server_config.overload_busy_permille 0) */
 #define SRV_OVERLOAD_HYSTERESIS 50u   /* permille below the threshold to leave the overloaded state */
 
 typedef struct srv_match srv_match;

@@ -114,7 +114,7 @@ static void test_overloaded_refuses_new_match_only(void** state) {
     nh_stop(&w);
 }
 
-/* The control: the default threshold (850 permille) on an idle test server: the same HELLO is welcomed. */
+/* The control: the default threshold (500 permille) on an idle test server: the same HELLO is welcomed. */
 static void test_default_threshold_welcomes(void** state) {
     (void)state;
     nh_world w;
@@ -125,7 +125,7 @@ static void test_default_threshold_welcomes(void** state) {
     bsync_server_host_stats hs;
     bsync_server_host_stats_get(w.server, &hs);
     assert_int_equal(hs.overloaded, 0);
-    assert_true(hs.busy_permille < 850);
+    assert_true(hs.busy_permille < 500);
     bsync_match_config* cfg2 = NULL;
     bsync_client* c = second_match_client(&w, &cfg2);
     assert_int_equal(second_match_answer(&w, c), 0);

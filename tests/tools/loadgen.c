@@ -8,11 +8,14 @@
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
  * (127.0.x.y), because the server admits at most 8 new connections per second per address.
  *
- * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]
+ * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]
  *   LIST: a text file, one match config path per line (the server's --match files)
+ *   --stagger MS: the players of match i begin connecting i x MS after the start (matches arriving
+ *   over time, so an overloaded server can refuse the later ones; default 0: all at once)
  * Prints one summary (text or one JSON object): players, connected, welcomed, completed (END and
  * every frame), BYE reasons, matches refused with BYE OVERLOADED, timeouts, frames received, bytes per player per second down and up.
- * Exit 0 when every player completed its match, 1 otherwise, 2 on bad arguments. */
+ * Exit 0 when every player completed its match or was refused with BYE OVERLOADED, 1 otherwise, 2 on
+ * bad arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,8 @@ typedef struct lg_player {
     uint32_t frames, end_ticks;
     uint64_t bytes_down, bytes_up;
     uint64_t first_us, last_us; /* first packet received, END received */
+    uint64_t connect_at_us;     /* --stagger: when to begin connecting */
+    ENetAddress to;
 } lg_player;
 
 typedef struct lg_match {
@@ -137,7 +142,8 @@ static void send_input(lg_player* pl, uint64_t now) {
     pl->next_send_us = now + per_tick;
 }
 
-static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, int* json) {
+static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, uint32_t* stagger,
+                      int* json) {
     for (int i = 1; i < argc; i++) {
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--json")) {
@@ -148,6 +154,7 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
         if (!strcmp(argv[i], "--server")) *server = v;
         else if (!strcmp(argv[i], "--matches")) *list = v;
         else if (!strcmp(argv[i], "--seconds")) *seconds = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "--stagger")) *stagger = (uint32_t)strtoul(v, NULL, 10);
         else return -1;
         i++;
     }
@@ -157,10 +164,10 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
 int main(int argc, char** argv) {
     const char* server = NULL;
     const char* list = NULL;
-    uint32_t seconds = 120;
+    uint32_t seconds = 120, stagger_ms = 0;
     int json = 0;
-    if (parse_args(argc, argv, &server, &list, &seconds, &json) != 0) {
-        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]\n");
+    if (parse_args(argc, argv, &server, &list, &seconds, &stagger_ms, &json) != 0) {
+        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]\n");
         return 2;
     }
     char host_text[256];
@@ -225,15 +232,23 @@ int main(int argc, char** argv) {
             p->slot = (uint8_t)s;
             p->bye_reason = UINT32_MAX;
             p->last_sent = UINT32_MAX;
-            p->peer = enet_host_connect(hosts[h], &to, BSYNC_PROTO_CHANNEL_COUNT, 0);
+            p->to = to;
+            p->connect_at_us = 1000ull * stagger_ms * mi; /* from the start (below) */
+        }
+    uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
+    for (uint32_t i = 0; i < player_count; i++) pl[i].connect_at_us += begin;
+    uint32_t done = 0;
+    while (done < player_count && bsync_net_now_us() < deadline) {
+        uint64_t now = bsync_net_now_us();
+        for (uint32_t i = 0; i < player_count; i++) { /* the players whose match is due begin connecting */
+            lg_player* p = &pl[i];
+            if (p->peer || p->ended || p->connect_at_us == 0 || now < p->connect_at_us) continue;
+            p->connect_at_us = 0; /* once */
+            p->peer = enet_host_connect(p->host, &p->to, BSYNC_PROTO_CHANNEL_COUNT, 0);
             if (!p->peer) return 2;
             p->peer->data = p;
             bsync_net_peer_limits(p->peer);
         }
-    uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
-    uint32_t done = 0;
-    while (done < player_count && bsync_net_now_us() < deadline) {
-        uint64_t now = bsync_net_now_us();
         for (uint32_t h = 0; h < host_count; h++) {
             ENetEvent e;
             while (enet_host_service(hosts[h], &e, 0) > 0) {
@@ -299,7 +314,8 @@ int main(int argc, char** argv) {
         if (p->first_us && last > p->first_us) play_us += last - p->first_us;
     }
     /* matches the server refused because it was overloaded (any of their players got BYE OVERLOADED) */
-    uint32_t refused_matches = 0;
+    uint32_t refused_matches = 0, refused_players = 0;
+    for (uint32_t i = 0; i < player_count; i++) refused_players += pl[i].bye_reason == BSYNC_PROTO_BYE_OVERLOADED;
     for (uint32_t mi = 0; mi < match_count; mi++) {
         int refused = 0;
         for (uint32_t i = 0; i < player_count; i++)
@@ -332,5 +348,5 @@ int main(int argc, char** argv) {
     free(hosts);
     free(pl);
     bsync_net_deinit();
-    return completed == player_count ? 0 : 1;
+    return completed + refused_players == player_count ? 0 : 1;
 }

@@ -46,7 +46,7 @@ typedef struct bsync_server_config {
      * second (wall time inside bsync_server_service, less the time it slept waiting for packets) in
      * permille; at or above this threshold a HELLO for a match that has not started and has no player
      * connected gets BYE OVERLOADED (counted, logged), while running matches and their players
-     * (reconnects included) are served as before. 0: 850 (the default); above 1000: never refuse. */
+     * (reconnects included) are served as before. 0: 500 (the default); above 1000: never refuse. */
     uint32_t overload_busy_permille;
 } bsync_server_config;
 
@@ -132,6 +132,7 @@ typedef struct bsync_server_host_stats {
     uint64_t overload_refusals; /* HELLOs for a not yet started match refused with BYE OVERLOADED */
     uint64_t overload_episodes; /* times the server entered the overloaded state */
     uint32_t busy_permille;    /* the busy share of the last complete second (0 until one has passed) */
+    uint32_t busy_permille_max; /* the highest busy_permille so far (logged as event=load_summary at the end) */
     uint32_t overloaded;       /* 1 while busy_permille is at or above the threshold (off again 50 below) */
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
