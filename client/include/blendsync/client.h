@@ -123,7 +123,8 @@ typedef enum bsync_client_event_type {
     BSYNC_CLIENT_EVENT_DISCONNECTED = 7, /* the connection dropped or never came up */
     BSYNC_CLIENT_EVENT_SYNCTEST = 8,     /* tick; desync.expected = live checksum, desync.got = re-simulated */
     /* The session ended before this client applied every frame of the match (a BYE other than the
-     * end of the match, a dropped connection, or the server's END naming frames it never got): tick =
+     * end of the match, a dropped connection that could not be reconnected within reconnect_timeout_ms,
+     * or the server's END naming frames it never got): tick =
      * the first frame not applied, end_ticks = the match's frame count when known (else 0),
      * bye_reason = why it ended (BSYNC_PROTO_BYE_*, or BSYNC_PROTO_BYE_TIMEOUT for a dropped
      * connection). Comes just before the BYE / DISCONNECTED event; stats.incomplete is then 1 and the
