@@ -5,23 +5,33 @@
 # simulate, so it sends no checksums). Bounded in time; stops by itself.
 # Prints one line per run: players carried (completed / total), server CPU (% of one core and µs per
 # server tick), tick lateness p50 / p99 (the worst match's), defaulted inputs, bytes per player per
-# second down and up, BYEs other than MATCH_OVER, timeouts, and the load generator's own CPU (on a
+# second down and up, matches refused because the server was overloaded (BYE OVERLOADED, docs/server.md
+# "Overload") and how often it entered that state, BYEs other than MATCH_OVER and OVERLOADED, timeouts,
+# and the load generator's own CPU (on a
 # small machine it competes with the server: read the figures with it).
-# usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ...   (default: 8 16 30 10)
+# usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [M P R S] ...
+#   (default: 8 16 30 10)
+#   --overload: the server's threshold (blendsync-server --overload; default its own, 500)
+#   --stagger: match i's players connect i x MS after the first (matches arriving over time, so that an
+#   overloaded server refuses the later ones; default 0: all at once)
 #   several "M P R S" groups run one after another; --short: 2 matches x 8 players at 30 Hz for 4 s
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
 args=()
+overload=()
+stagger=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --short) args+=(2 8 30 4); shift ;;
+    --overload) overload=(--overload "$2"); shift 2 ;;
+    --stagger) stagger=$2; shift 2 ;;
     *) args+=("$1"); shift ;;
     esac
 done
 [ ${#args[@]} -eq 0 ] && args=(8 16 30 10)
-[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [M P R S] ..." >&2; exit 2; }
+[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [M P R S] ..." >&2; exit 2; }
 server="$build/blendsync-server"; loadgen="$build/tests/bsync_loadgen"
 [ -x "$server" ] && [ -x "$loadgen" ] || { echo "loadtest: build first (cmake --build $build): need $server and $loadgen" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/bsync-loadtest.XXXXXX")
@@ -33,9 +43,10 @@ set -- "${args[@]}"
 while [ $# -gt 0 ]; do
     M=$1 P=$2 R=$3 S=$4; shift 4
     run="$work/m${M}p${P}r${R}"; mkdir -p "$run"; cp "$work/humanoid_locomotion.json" "$run/"
-    python3 - "$root/scripts/demo/match.json" "$run" "$M" "$P" "$R" "$S" <<'PY'
+    python3 - "$root/scripts/demo/match.json" "$run" "$M" "$P" "$R" "$S" "$stagger" <<'PY'
 import json, sys
-base, run, M, P, R, S = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+base, run, M, P, R, S, stagger = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+wait_ms = 20000 + M * stagger  # the lobby waits for the last match's players too
 demo = json.load(open(base))
 graph = json.load(open(f"{run}/humanoid_locomotion.json"))
 graph["tick_rate"] = R  # the match runs at its graphs' rate
@@ -46,13 +57,13 @@ with open(f"{run}/matches.txt", "w") as lst:
              "input": demo["input"],
              "characters": [{"name": f"p{p}", "graph": "humanoid_locomotion.json", "slot": p} for p in range(P)],
              "input_delay": 3, "checksum_interval": 30, "desync_policy": "report",
-             "duration_ticks": R * S, "timeouts": {"start_ms": 20000, "peer_ms": 5000, "idle_ms": 30000}}
+             "duration_ticks": R * S, "timeouts": {"start_ms": wait_ms, "peer_ms": 5000, "idle_ms": wait_ms + 10000}}
         path = f"{run}/match{i:03d}.json"
         json.dump(m, open(path, "w"))
         lst.write(path + "\n")
 PY
     margs=(); while read -r f; do margs+=(--match "$f"); done <"$run/matches.txt"
-    "$server" --listen 127.0.0.1:0 "${margs[@]}" --exit-when-done --status 0 --log "$run/server.log" >"$run/server.out" 2>&1 &
+    "$server" --listen 127.0.0.1:0 "${margs[@]}" --exit-when-done --status 0 "${overload[@]}" --log "$run/server.log" >"$run/server.out" 2>&1 &
     spid=$!
     port=""
     for _ in $(seq 1 600); do port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$run/server.out"); [ -n "$port" ] && break; sleep 0.05; done
@@ -62,7 +73,7 @@ PY
     (while kill -0 $spid 2>/dev/null; do awk '{print $14 + $15}' /proc/$spid/stat >"$run/cpu" 2>/dev/null; sleep 0.2; done) &
     sampler=$!
     timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%e %U %S" -o "$run/loadgen.cpu")
-    "${timer[@]}" "$loadgen" --server 127.0.0.1:$port --matches "$run/matches.txt" --seconds $((S + 40)) --json >"$run/loadgen.json" || status=1
+    "${timer[@]}" "$loadgen" --server 127.0.0.1:$port --matches "$run/matches.txt" --seconds $((S + 40 + M * stagger / 1000)) --stagger $stagger --json >"$run/loadgen.json" || status=1
     wait $spid || status=1
     wait $sampler 2>/dev/null || true
     cpu1=$(cat "$run/cpu" 2>/dev/null || echo "$cpu0")
@@ -87,13 +98,16 @@ except (OSError, ValueError):
 wall = max(wall, 1e-3)
 ticks = R * S
 p50s.sort()
-bye = {k: v for k, v in lg["bye"].items() if k != "match has ended"}
+bye = {k: v for k, v in lg["bye"].items() if k != "match has ended" and not k.startswith("server overloaded")}
+overloads = sum(1 for line in open(f"{run}/server.log") if "event=overload state=on" in line)
+busy_max = max([int(m) for m in re.findall(r"event=load_summary busy_permille_max=(\d+)", open(f"{run}/server.log").read())] or [-1])
 print(f"{M} x {P} players at {R} Hz, {S} s: carried {lg['completed']}/{lg['players']}; server CPU {100 * cpu_s / wall:.0f}% of a core "
       f"({1e6 * cpu_s / ticks:.0f} us per tick, {1e6 * cpu_s / ticks / max(1, M * P):.1f} per player); lateness p50 "
       f"{p50s[len(p50s) // 2] / 1000 if p50s else 0:.2f} ms, p99 {max(p99s) / 1000 if p99s else 0:.2f} ms (worst match); defaulted "
       f"{dflt}/{got + dflt} ({100 * dflt / max(1, got + dflt):.2f}%); per player down {lg['down_bytes_per_player_s']} B/s, "
       f"up {lg['up_bytes_per_player_s']} B/s (with ENet headers {lg['enet_down_bytes_per_player_s']} and "
-      f"{lg['enet_up_bytes_per_player_s']}); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
+      f"{lg['enet_up_bytes_per_player_s']}); refused matches (overloaded) {lg.get('refused_matches', 0)}/{M} "
+      f"(overload episodes {overloads}, busiest second {busy_max / 10:.1f}% busy); other BYEs {bye or 0}; timeouts {lg['timeouts']}; load generator CPU "
       f"{100 * lg_cpu / wall:.0f}% of a core; {wall:.1f} s")
 PY
 done

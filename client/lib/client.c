@@ -64,6 +64,8 @@ struct bsync_client {
     ENetAddress server_addr;
     uint64_t attempt_start_us; /* when the current connection attempt began */
     uint32_t connect_attempts;
+    int reconnecting;          /* connecting again after a drop mid-match (client.h reconnect_timeout_ms) */
+    int welcomed;              /* a WELCOME came on some connection: the session had begun */
     bsync_client_state state;
     /* match */
     void* match_mem;
@@ -230,7 +232,8 @@ static int match_complete(const bsync_client* c) {
  * END reason aborted) before its BYE / DISCONNECTED event. */
 static void finish(bsync_client* c, uint32_t bye_reason) {
     if (c->state == BSYNC_CLIENT_ENDED) return;
-    if (c->state != BSYNC_CLIENT_CONNECTING) {
+    if (c->state != BSYNC_CLIENT_CONNECTING || c->reconnecting) {
+        c->reconnecting = 0;
         if (match_complete(c)) {
             replay_end(c, c->end_reason == BSYNC_PROTO_END_NORMAL ? 0u : c->end_reason == BSYNC_PROTO_END_SHUTDOWN ? 1u : 2u);
         } else {
@@ -704,7 +707,7 @@ static void apply_frames(bsync_client* c) {
         uint32_t t = c->next_frame++;
         trail_keep(c, t + 1u);
         if (c->checksum_interval && (t + 1u) % c->checksum_interval == 0) send_checksum(c, t);
-        c->state = BSYNC_CLIENT_RUNNING;
+        if (!c->reconnecting) c->state = BSYNC_CLIENT_RUNNING; /* a resume's frames may precede its WELCOME */
     }
 }
 
@@ -925,8 +928,39 @@ static void snapshot_chunk(bsync_client* c, uint32_t index, const uint8_t* data,
     if (c->incoming_have == c->incoming_size) on_snapshot_complete(c);
 }
 
+/* The WELCOME of a reconnect: a resume (snapshot size 0, start tick = our next frame: keep the state,
+ * the frames from there follow) or a snapshot to load (the server no longer holds the frames). */
+static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
+    c->reconnecting = 0;
+    c->state = BSYNC_CLIENT_JOINING;
+    if (w->start_tick > c->server_tick) c->server_tick = w->start_tick;
+    event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
+    if (c->stats.start_known) event_simple(c, BSYNC_CLIENT_EVENT_START, c->stats.start_tick);
+    if (w->snapshot_size == 0) {
+        if (!c->have_state || w->start_tick != c->next_frame) { /* not what we asked for */
+            finish(c, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
+            return;
+        }
+        c->stats.resumes++;
+        apply_frames(c);
+        return;
+    }
+    /* a snapshot: frames next_frame .. start - 1 will never be applied here, which an append-only
+     * replay cannot express (it ends, reason aborted, as after a resync) */
+    c->stats.resumes_snapshot++;
+    if (c->replay && w->start_tick != c->next_frame) replay_end(c, 2);
+    c->have_state = 0;
+    snapshot_begin(c, BSYNC_PROTO_SNAPSHOT_JOIN, w->start_tick, w->snapshot_size);
+    snapshot_chunk(c, 0, w->snapshot, w->snapshot_len);
+}
+
 static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     if (c->state != BSYNC_CLIENT_CONNECTING) return;
+    if (c->reconnecting) {
+        on_rewelcome(c, w);
+        return;
+    }
+    c->welcomed = 1;
     c->tick_rate = w->tick_rate;
     c->input_delay = w->input_delay;
     c->checksum_interval = w->checksum_interval;
@@ -961,6 +995,8 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
+        /* the input ack (protocol version 5): no input of ours is needed up to tick + input_ack */
+        if (m.frame.tick + 1u + m.frame.input_ack > c->acked_next) c->acked_next = m.frame.tick + 1u + m.frame.input_ack;
         /* CHANGES frames carry only the players whose inputs changed: the rest come from the previous
          * frame of this connection (the frame channel is reliable and ordered) */
         if (bsync_proto_frame_expand(&m.frame, c->have_prev_frame ? &c->prev_frame : NULL) != 0)
@@ -1000,7 +1036,7 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
             c->bye_pending = 1;
             c->bye_pending_reason = m.bye.reason;
         } else if (c->state == BSYNC_CLIENT_CONNECTING &&
-                   ((m.bye.reason == BSYNC_PROTO_BYE_SLOT_TAKEN && c->connect_attempts > 1) ||
+                   ((m.bye.reason == BSYNC_PROTO_BYE_SLOT_TAKEN && (c->connect_attempts > 1 || c->reconnecting)) ||
                     m.bye.reason == BSYNC_PROTO_BYE_RATE_LIMITED)) {
             /* SLOT_TAKEN on a later attempt: probably our own earlier one, which the server times out;
              * RATE_LIMITED: too many connections from this address this second. Either way the server
@@ -1013,6 +1049,41 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
     }
 #undef m
     check_end(c);
+}
+
+/* A drop mid-match is worth a reconnect: the session had begun (WELCOME) and is not over (no END, no
+ * BYE that ends the match), and the config allows it. */
+static int can_reconnect(const bsync_client* c) {
+    return !c->cfg.reconnect_off && c->welcomed && (c->state == BSYNC_CLIENT_JOINING || c->state == BSYNC_CLIENT_RUNNING) &&
+           !c->have_end && !c->bye_pending;
+}
+
+/* Connect again (client.h "Reconnect and resume"): the state, the frames received and the replay are
+ * kept; what belonged to the dropped connection is not. The service loop starts the attempt. */
+static void begin_reconnect(bsync_client* c) {
+    const uint64_t now = bsync_net_now_us();
+    c->state = BSYNC_CLIENT_CONNECTING;
+    c->reconnecting = 1;
+    c->connected = 0;
+    c->have_prev_frame = 0;     /* the new connection's first FRAME is FULL */
+    c->stats.start_known = 0;   /* a new START comes with the new WELCOME */
+    if (c->incoming_kind >= 0) c->incoming_kind = -1; /* a snapshot half received: asked for again */
+    c->delayed_count = 0;       /* test-delayed INPUTs of the old connection */
+    c->connect_attempts = 1;
+    c->attempt_start_us = now - CONNECT_RETRY_US; /* the next service begins the first attempt */
+    c->connect_deadline_us = now + 1000ull * (c->cfg.reconnect_timeout_ms ? c->cfg.reconnect_timeout_ms : 10000u);
+    c->stats.reconnects++;
+    event_simple(c, BSYNC_CLIENT_EVENT_RECONNECTING, c->next_frame);
+}
+
+void bsync_client_test_drop_connection(bsync_client* c) {
+    if (!c || !c->host || !c->peer) return;
+    enet_peer_reset(c->peer); /* gone on this side only: no disconnect command, no event */
+    c->peer = NULL;
+    c->connected = 0;
+    if (match_complete(c)) check_end(c);
+    else if (can_reconnect(c)) begin_reconnect(c);
+    else finish(c, UINT32_MAX);
 }
 
 bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
@@ -1034,6 +1105,8 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
             m.hello.match_id = c->cfg.match_id;
             m.hello.graph_hash = bsync_match_hash(c->cfg.desc);
             m.hello.slot = c->cfg.slot;
+            /* a reconnect that still holds its state asks for the frames from its next one (version 5) */
+            m.hello.resume = c->reconnecting && c->have_state && c->incoming_kind < 0 ? c->next_frame + 1u : 0u;
             m.hello.token_len = (uint8_t)c->cfg.token_len;
             memcpy(m.hello.token, c->token, c->cfg.token_len);
             send_msg(c, &m);
@@ -1052,8 +1125,9 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
                 c->attempt_start_us = bsync_net_now_us() + 1000000u - CONNECT_RETRY_US; /* again in 1 s */
                 break;
             }
-            /* complete (END and every frame) or not: say which */
+            /* complete (END and every frame) or not: say which; mid-match, reconnect first */
             if (match_complete(c)) check_end(c);
+            else if (can_reconnect(c)) begin_reconnect(c);
             else finish(c, c->bye_pending ? c->bye_pending_reason : UINT32_MAX);
             break;
         default: break;

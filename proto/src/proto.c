@@ -306,6 +306,7 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         put_u64(w, m->match_id);
         put_u64(w, m->graph_hash);
         put_u8(w, m->slot);
+        put_u32(w, m->resume); /* version 5 */
         put_u8(w, m->token_len);
         put_bytes(w, m->token, m->token_len);
         break;
@@ -365,6 +366,7 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         put_u8(w, changes ? 1u : 0u);
         put_u16(w, m->defaulted_mask);
         put_u16(w, payload_mask);
+        put_u8(w, m->input_ack); /* version 5 */
         if (changes) put_u16(w, m->changed_mask);
         for (unsigned i = 0; i < m->player_count; i++) {
             const bsync_proto_frame_player* pl = &m->players[i];
@@ -483,6 +485,7 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         TRY_(get_u64(r, &m->match_id));
         TRY_(get_u64(r, &m->graph_hash));
         TRY_(get_u8(r, &m->slot));
+        TRY_(get_u32(r, &m->resume)); /* version 5: any value */
         TRY_(get_u8(r, &m->token_len));
         if (m->token_len < 1 || m->token_len > BSYNC_PROTO_MAX_TOKEN) return BSYNC_PROTO_BAD_LENGTH;
         return get_bytes(r, m->token, m->token_len);
@@ -552,6 +555,7 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         m->coding = reserved;
         TRY_(get_u16(r, &m->defaulted_mask));
         TRY_(get_u16(r, &payload_mask));
+        TRY_(get_u8(r, &m->input_ack)); /* version 5: any value */
         m->changed_mask = (uint16_t)((1u << m->player_count) - 1u);
         if (m->coding == BSYNC_PROTO_FRAME_CHANGES) TRY_(get_u16(r, &m->changed_mask));
         if (m->player_count < 16 &&

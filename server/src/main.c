@@ -2,6 +2,7 @@
  *
  *   blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [--verify-poses]
  *                    [--status SECONDS] [--replay FILE] [--exit-when-done] [--log FILE]
+ *                    [--overload PERMILLE]
  *
  * Runs until SIGINT / SIGTERM or Ctrl-C (io/platform.h; every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
  * with --exit-when-done, until every match has ended. Exit: 0 clean, 2 start-up error (message on
@@ -32,6 +33,8 @@ static void usage(FILE* f) {
             "  --replay FILE        record the (single) match here instead of the config's \"replay\"\n"
             "  --exit-when-done     exit once every match has ended\n"
             "  --log FILE           append log lines to FILE instead of stderr\n"
+            "  --overload PERMILLE  refuse new matches (BYE OVERLOADED) while the server is busy this\n"
+            "                       share of each second or more (default 500; 1001 = never)\n"
             "  --help               this text\n"
             "\n"
             "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"
@@ -71,6 +74,14 @@ int main(int argc, char** argv) {
                 return 2;
             }
             cfg.status_interval_ms = (uint32_t)(v * 1000.0);
+        } else if (!strcmp(a, "--overload") && has) {
+            char* end = NULL;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (!end || *end || v < 1 || v > 1001) {
+                fprintf(stderr, "blendsync-server: --overload: expected permille 1..1001, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+            cfg.overload_busy_permille = (uint32_t)v;
         } else if (!strcmp(a, "--replay") && has) {
             cfg.replay_override = argv[++i];
         } else if (!strcmp(a, "--exit-when-done")) {

@@ -56,6 +56,18 @@ void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason) {
     enet_peer_disconnect_later(p->peer, reason);
 }
 
+static void peer_reset(srv_peer* p);
+
+/* A connection that is gone (a reconnect took its slot): reset at once, no BYE (nobody would read it),
+ * no ENet disconnect event follows. */
+void srv_peer_drop(bsync_server* s, srv_peer* p) {
+    (void)s;
+    if (!p || !p->peer) return;
+    if (p->match) srv_match_leave(p->match, p);
+    enet_peer_reset(p->peer);
+    peer_reset(p);
+}
+
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why) {
     if (p->match) {
         p->match->stats.dropped[why]++;
@@ -130,6 +142,7 @@ static srv_match* find_match(bsync_server* s, uint64_t id) {
 
 static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
     if (p->closing) return;
+    p->last_recv_us = bsync_net_now_us();
     if (p->match) p->match->stats.bytes_in += len;
     if (len > BSYNC_PROTO_ENET_MAX_PACKET) { /* counted and answered, not a silent loss of the connection */
         s->host_stats.oversized++;
@@ -196,6 +209,28 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
     }
 }
 
+/* ---- test and fuzzing entry points (server.h) */
+
+uint32_t bsync_server_test_peer_count(const bsync_server* s) { return s ? (uint32_t)s->peer_count : 0u; }
+
+void bsync_server_test_packet(bsync_server* s, uint32_t peer, const uint8_t* data, size_t len) {
+    if (!s || peer >= s->peer_count || (!data && len)) return;
+    srv_peer* p = &s->peers[peer];
+    if (!p->peer) { /* a connection that has just come up (ENet's CONNECT, without the connect limit) */
+        peer_reset(p);
+        p->peer = &s->host->peers[peer];
+        p->connected_us = p->last_recv_us = bsync_net_now_us();
+    }
+    on_receive(s, p, data ? data : (const uint8_t*)"", len);
+}
+
+void bsync_server_test_peer_gone(bsync_server* s, uint32_t peer) {
+    if (!s || peer >= s->peer_count || !s->peers[peer].peer) return;
+    srv_peer* p = &s->peers[peer];
+    if (p->match) srv_match_leave(p->match, p); /* as ENET_EVENT_TYPE_DISCONNECT */
+    peer_reset(p);
+}
+
 bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** out, bsync_error* err) {
     if (!cfg || !out || !cfg->match_paths || cfg->match_count < 1 || cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
         if (err) {
@@ -209,6 +244,7 @@ bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** 
     if (!s) return BSYNC_OUT_OF_MEMORY;
     s->cfg = *cfg;
     s->log = cfg->log ? cfg->log : stderr;
+    s->overload_threshold = cfg->overload_busy_permille ? cfg->overload_busy_permille : SRV_OVERLOAD_DEFAULT;
     for (uint32_t i = 0; i < cfg->match_count; i++) {
         s->matches[i] = srv_match_create(s, i, cfg->match_paths[i], err);
         if (!s->matches[i]) {
@@ -276,6 +312,10 @@ bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** 
 
 void bsync_server_destroy(bsync_server* s) {
     if (!s) return;
+    if (s->host)
+        srv_log(s, "info", "event=load_summary busy_permille_max=%u overload_episodes=%llu overload_refusals=%llu",
+                s->host_stats.busy_permille_max, (unsigned long long)s->host_stats.overload_episodes,
+                (unsigned long long)s->host_stats.overload_refusals);
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_destroy(s->matches[i]);
     if (s->host) {
         enet_host_flush(s->host);
@@ -283,7 +323,11 @@ void bsync_server_destroy(bsync_server* s) {
         bsync_net_deinit();
     }
     if (s->peers)
-        for (size_t i = 0; i < s->peer_count; i++) free(s->peers[i].dump);
+        for (size_t i = 0; i < s->peer_count; i++) {
+            free(s->peers[i].dump);
+            free(s->peers[i].trail_in);
+            free(s->peers[i].trail);
+        }
     free(s->peers);
     free(s);
 }
@@ -350,9 +394,49 @@ void bsync_server_shutdown(bsync_server* s) {
     enet_host_flush(s->host);
 }
 
+/* The busy share (server.h, docs/server.md "Overload"): busy microseconds of each service pass go to
+ * the 100 ms bucket of its end; once a bucket is complete the last SRV_LOAD_BUCKETS complete ones (one
+ * second) are summed and compared with the threshold. Judged only after a whole second of history. */
+static void load_note(bsync_server* s, uint64_t now, uint64_t busy_us) {
+    const uint64_t epoch = now / SRV_LOAD_BUCKET_US;
+    if (!s->load_first_epoch) s->load_first_epoch = epoch;
+    const uint32_t k = (uint32_t)(epoch % SRV_LOAD_BUCKETS);
+    if (s->load_epoch[k] != epoch) {
+        s->load_epoch[k] = epoch;
+        s->load_busy[k] = 0;
+    }
+    s->load_busy[k] += busy_us;
+    if (epoch == s->load_judged_epoch || epoch < s->load_first_epoch + SRV_LOAD_BUCKETS + 1u) return;
+    s->load_judged_epoch = epoch;
+    uint64_t busy = 0; /* buckets epoch - 10 .. epoch - 1 (a bucket never written held no busy time) */
+    for (uint32_t i = 1; i <= SRV_LOAD_BUCKETS; i++) {
+        const uint32_t j = (uint32_t)((epoch - i) % SRV_LOAD_BUCKETS);
+        if (s->load_epoch[j] == epoch - i) busy += s->load_busy[j];
+    }
+    uint64_t permille = busy * 1000u / (SRV_LOAD_BUCKETS * SRV_LOAD_BUCKET_US);
+    if (permille > 1000u) permille = 1000u;
+    s->host_stats.busy_permille = (uint32_t)permille;
+    if (permille > s->host_stats.busy_permille_max) s->host_stats.busy_permille_max = (uint32_t)permille;
+    const uint32_t on = s->overload_threshold;
+    const uint32_t off = on > SRV_OVERLOAD_HYSTERESIS ? on - SRV_OVERLOAD_HYSTERESIS : 0u;
+    if (!s->host_stats.overloaded && on <= 1000u && permille >= on) {
+        s->host_stats.overloaded = 1;
+        s->host_stats.overload_episodes++;
+        srv_log(s, "warn", "event=overload state=on busy_permille=%u threshold_permille=%u action=refuse_new_matches",
+                (unsigned)permille, on);
+    } else if (s->host_stats.overloaded && permille < off) {
+        s->host_stats.overloaded = 0;
+        srv_log(s, "info", "event=overload state=off busy_permille=%u threshold_permille=%u", (unsigned)permille, on);
+    }
+}
+
+int srv_overloaded(const bsync_server* s) { return s->host_stats.overloaded != 0; }
+
 bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
     if (!s) return BSYNC_INVALID_ARGUMENT;
     uint64_t now = bsync_net_now_us();
+    const uint64_t pass_start = now;
+    uint64_t idle_us = 0; /* slept waiting for packets while none was pending */
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
     /* wait no longer than the next deadline */
     uint64_t next = UINT64_MAX;
@@ -367,9 +451,14 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         if (until < wait) wait = (uint32_t)until;
     }
     ENetEvent e;
-    int first = 1;
-    while (enet_host_service(s->host, &e, first ? wait : 0) > 0) {
-        first = 0;
+    /* what is pending first (busy); only when nothing is, sleep up to `wait` (idle) */
+    int got = enet_host_service(s->host, &e, 0);
+    if (got == 0 && wait > 0) {
+        const uint64_t t0 = bsync_net_now_us();
+        got = enet_host_service(s->host, &e, wait);
+        idle_us = bsync_net_now_us() - t0;
+    }
+    for (; got > 0; got = enet_host_service(s->host, &e, 0)) {
         srv_peer* p = peer_of(s, e.peer);
         if (!p) {
             if (e.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(e.packet);
@@ -379,7 +468,7 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
         case ENET_EVENT_TYPE_CONNECT:
             peer_reset(p);
             p->peer = e.peer;
-            p->connected_us = bsync_net_now_us();
+            p->connected_us = p->last_recv_us = bsync_net_now_us();
             bsync_net_peer_limits(e.peer);
             if (!connect_allowed(s, e.peer->address.host) || s->shut_down) {
                 char ip[64] = "?";
@@ -418,5 +507,8 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
     s->udp_in += s->host->totalReceivedData;
     s->udp_out += s->host->totalSentData;
     s->host->totalReceivedData = s->host->totalSentData = 0;
+    now = bsync_net_now_us();
+    const uint64_t pass = now - pass_start;
+    load_note(s, now, pass > idle_us ? pass - idle_us : 0);
     return BSYNC_OK;
 }

@@ -22,6 +22,12 @@
 #define SRV_VIOLATION_WINDOW_US 10000000ull
 #define SRV_RATE_WINDOW_US 1000000ull
 #define SRV_CONNECT_TABLE 64u
+#define SRV_TAKEOVER_SILENT_US 1000000ull /* a running match's slot whose connection has sent nothing this
+                                             long is given to a new HELLO with its token (a reconnect) */
+#define SRV_LOAD_BUCKETS 10u          /* the busy share is judged over the last 10 buckets of 100 ms */
+#define SRV_LOAD_BUCKET_US 100000ull
+#define SRV_OVERLOAD_DEFAULT 500u     /* permille (bsync_server_config.overload_busy_permille 0) */
+#define SRV_OVERLOAD_HYSTERESIS 50u   /* permille below the threshold to leave the overloaded state */
 
 typedef struct srv_match srv_match;
 
@@ -36,6 +42,7 @@ typedef struct srv_peer {
     uint64_t window_bytes;
     int closing;
     uint64_t connected_us; /* when ENet connected it (the HELLO timeout) */
+    uint64_t last_recv_us; /* when it last sent anything (a reconnect's takeover) */
     /* an incoming DUMP snapshot */
     uint8_t* dump;
     uint32_t dump_size, dump_have, dump_tick;
@@ -114,6 +121,11 @@ struct srv_match {
     int have_tx_prev; /* the frame being built (large) */
     bsync_match_frame* frames; /* SRV_FRAME_RING confirmed frames, by tick % ring */
     uint16_t frame_defaulted[SRV_FRAME_RING];
+    /* their game payloads (for a resume): SRV_FRAME_RING x player_count x payload_max bytes and lengths;
+     * NULL when payload_max is 0 */
+    uint8_t* frame_payload;
+    uint16_t* frame_payload_len;
+    bsync_proto_frame resend_prev; /* a resume's previous resent frame (FULL), for CHANGES coding */
     uint64_t joint_scratch[BSYNC_PROTO_MAX_JOINTS]; /* per-joint checksums of a DETAIL comparison */
 };
 
@@ -136,6 +148,11 @@ struct bsync_server {
     uint64_t udp_in, udp_out; /* ENet's totals, accumulated (ENet's own counters are u32) */
     bsync_server_host_stats host_stats;
     uint64_t last_sweep_us; /* the HELLO-timeout sweep, every 100 ms */
+    /* the busy share: busy microseconds per 100 ms bucket, by bucket number (time / 100 ms) */
+    uint64_t load_busy[SRV_LOAD_BUCKETS];
+    uint64_t load_epoch[SRV_LOAD_BUCKETS];
+    uint64_t load_first_epoch, load_judged_epoch;
+    uint32_t overload_threshold; /* permille; > 1000: never */
 };
 
 /* server.c */
@@ -147,6 +164,8 @@ void srv_log(bsync_server* s, const char* level, const char* fmt, ...)
 int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg);
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
+void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */
+int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */
 
 /* server_match.c */
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);

@@ -46,6 +46,11 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     m->snap_size = bsync_match_snapshot_size_max(m->match);
     m->snap_buf = malloc(m->snap_size);
     m->frames = calloc(SRV_FRAME_RING, sizeof *m->frames);
+    m->payload_max = bsync_match_config_payload_max(m->cfg);
+    if (m->payload_max) { /* a resume resends the frames with their payloads */
+        m->frame_payload = calloc((size_t)SRV_FRAME_RING * m->desc->player_count, m->payload_max);
+        m->frame_payload_len = calloc((size_t)SRV_FRAME_RING * m->desc->player_count, sizeof *m->frame_payload_len);
+    }
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) {
         m->snaps[i].data = malloc(m->snap_size);
         m->snaps[i].tick = UINT32_MAX;
@@ -70,7 +75,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     snprintf(m->stats.replay_path, sizeof m->stats.replay_path, "%s", m->replay_path);
     snprintf(m->desync_dir, sizeof m->desync_dir, "%s.desync", m->replay_path[0] ? m->replay_path : "match");
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++)
-        if (!m->snaps[i].data || !m->snap_buf || !m->frames) {
+        if (!m->snaps[i].data || !m->snap_buf || !m->frames || (m->payload_max && (!m->frame_payload || !m->frame_payload_len))) {
             srv_match_destroy(m);
             return NULL;
         }
@@ -108,6 +113,8 @@ void srv_match_destroy(srv_match* m) {
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) free(m->snaps[i].data);
     free(m->snap_buf);
     free(m->frames);
+    free(m->frame_payload);
+    free(m->frame_payload_len);
     bsync_platform_aligned_free(m->mem);
     bsync_platform_aligned_free(m->scratch_mem[0]);
     bsync_platform_aligned_free(m->scratch_mem[1]);
@@ -214,8 +221,47 @@ static int token_equal(const uint8_t* a, size_t alen, const char* b, size_t blen
     return diff == 0;
 }
 
+static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t tick);
+
+/* A resume (HELLO resume, protocol version 5): the confirmed frames from..next_tick - 1 again, from the
+ * ring, the first FULL and CHANGES after it, each with this connection's input ack; then the live
+ * frames follow as CHANGES. Returns the number sent. */
+static uint32_t resend_frames(srv_match* m, srv_peer* p, uint32_t from) {
+    bsync_proto_msg* msg = &m->tx; /* free outside confirm_tick */
+    const srv_slot* sl = &m->slots[p->slot];
+    uint32_t n = 0;
+    for (uint32_t t = from; t < m->next_tick; t++, n++) {
+        const uint32_t k = t % SRV_FRAME_RING;
+        memset(msg, 0, sizeof *msg);
+        msg->type = BSYNC_PROTO_FRAME;
+        bsync_proto_frame* f = &msg->frame;
+        f->tick = t;
+        f->player_count = (uint8_t)m->player_count;
+        f->param_count = (uint8_t)m->desc->param_count;
+        f->trigger_count = (uint8_t)m->desc->trigger_count;
+        f->defaulted_mask = m->frame_defaulted[k];
+        for (uint32_t q = 0; q < m->player_count; q++) {
+            memcpy(f->players[q].params, m->frames[k].players[q].params, sizeof f->players[q].params);
+            memcpy(f->players[q].triggers, m->frames[k].players[q].triggers, sizeof f->players[q].triggers);
+            if (m->frame_payload) {
+                const size_t at = ((size_t)k * m->player_count + q) * m->payload_max;
+                f->players[q].payload_len = m->frame_payload_len[(size_t)k * m->player_count + q];
+                memcpy(f->players[q].payload, m->frame_payload + at, f->players[q].payload_len);
+            }
+        }
+        if (t > from) bsync_proto_frame_changes(f, &m->resend_prev); /* the connection's first: FULL */
+        f->input_ack = frame_input_ack(m, sl, t);
+        if (srv_send(m, p, msg) < 0) break;
+        m->resend_prev = *f;
+        m->resend_prev.coding = BSYNC_PROTO_FRAME_FULL;
+    }
+    p->frame_next = m->next_tick; /* the next live frame continues the connection: CHANGES */
+    return n;
+}
+
 void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     bsync_server* s = m->server;
+    const uint64_t now = bsync_net_now_us();
     uint32_t reason = UINT32_MAX;
     const char* why = "";
     if (m->ended) reason = BSYNC_PROTO_BYE_MATCH_OVER, why = "match_over";
@@ -224,11 +270,21 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         size_t tlen = 0;
         const char* tok = bsync_match_config_token(m->cfg, h->slot, &tlen);
         if (!token_equal(h->token, h->token_len, tok, tlen)) reason = BSYNC_PROTO_BYE_BAD_TOKEN, why = "bad_token";
-        else if (m->slots[h->slot].peer) reason = BSYNC_PROTO_BYE_SLOT_TAKEN, why = "slot_taken";
+        else if (m->slots[h->slot].peer && !(m->started && now - m->slots[h->slot].peer->last_recv_us > SRV_TAKEOVER_SILENT_US))
+            reason = BSYNC_PROTO_BYE_SLOT_TAKEN, why = "slot_taken";
         else if (h->graph_hash != bsync_match_hash(m->desc)) reason = BSYNC_PROTO_BYE_GRAPH_MISMATCH, why = "graph_mismatch";
+        /* overload: no new match (not started, nobody connected); running matches and the players of
+         * a lobby already begun are served as before */
+        else if (!m->started && connected_count(m) == 0 && srv_overloaded(s))
+            reason = BSYNC_PROTO_BYE_OVERLOADED, why = "overloaded";
     }
     if (reason != UINT32_MAX) {
-        srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);
+        if (reason == BSYNC_PROTO_BYE_OVERLOADED) {
+            s->host_stats.overload_refusals++;
+            srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u threshold_permille=%u",
+                    MATCH_ID(m), h->slot, s->host_stats.busy_permille, s->overload_threshold);
+        } else
+            srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);
         p->match = m; /* for the drop counters */
         m->stats.dropped[BSYNC_SERVER_DROP_BAD_STATE] += 0;
         p->match = NULL;
@@ -236,6 +292,12 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         return;
     }
     srv_slot* sl = &m->slots[h->slot];
+    if (sl->peer) { /* a running match's slot whose connection went silent: the reconnect takes it */
+        m->stats.takeovers++;
+        srv_log(s, "info", "event=takeover match=%llu slot=%u silent_ms=%llu", MATCH_ID(m), h->slot,
+                (unsigned long long)((now - sl->peer->last_recv_us) / 1000u));
+        srv_peer_drop(s, sl->peer);
+    }
     int rejoin = sl->ever_connected;
     sl->peer = p;
     sl->ever_connected = 1;
@@ -254,7 +316,12 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     w.welcome.checksum_interval = (uint16_t)m->checksum_interval;
     w.welcome.connected_mask = connected_mask(m);
     size_t snap_len = 0;
-    if (m->started) {
+    /* a resume: the client holds the state at the start of tick r; the ring still has frames r.. */
+    const uint32_t r = h->resume ? h->resume - 1u : 0u;
+    const int resume = m->started && h->resume && r <= m->next_tick && m->next_tick - r <= SRV_FRAME_RING;
+    if (resume) {
+        w.welcome.start_tick = r; /* snapshot size 0: keep your state; frames from r follow */
+    } else if (m->started) {
         /* late join / reconnect: the state at the start of the next tick to confirm. Without it the
          * WELCOME would say "fresh start" (snapshot_size 0): refuse instead. */
         if (!save_state(m, m->snap_buf, &snap_len, rejoin ? "reconnect" : "late_join")) {
@@ -272,9 +339,19 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     if (m->started) send_start(m, p, m->next_tick, bsync_net_now_us());
     if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
         send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
-    srv_log(s, "info", "event=join match=%llu slot=%u kind=%s start_tick=%u snapshot_bytes=%zu players=%u/%u", MATCH_ID(m),
+    if (resume) {
+        const uint32_t n = resend_frames(m, p, r);
+        m->stats.resumes++;
+        m->stats.frames_resent += n;
+        srv_log(s, "info", "event=join match=%llu slot=%u kind=resume start_tick=%u frames_resent=%u players=%u/%u",
+                MATCH_ID(m), h->slot, r, n, connected_count(m), m->player_count);
+        return;
+    }
+    if (m->started) m->stats.snapshot_joins++;
+    srv_log(s, "info", "event=join match=%llu slot=%u kind=%s start_tick=%u snapshot_bytes=%zu players=%u/%u%s", MATCH_ID(m),
             h->slot, m->started ? (rejoin ? "reconnect" : "late_join") : "lobby", m->started ? m->next_tick : 0, snap_len,
-            connected_count(m), m->player_count);
+            connected_count(m), m->player_count,
+            m->started && h->resume ? " resume=refused_frames_gone" : "");
 }
 
 void srv_match_leave(srv_match* m, srv_peer* p) {
@@ -288,6 +365,22 @@ void srv_match_leave(srv_match* m, srv_peer* p) {
 }
 
 /* ---------------------------------------------------------------- inputs */
+
+/* The first tick >= from for which the slot's input is not held (INPUT_ACK's next tick with from =
+ * next_tick, and FRAME's input ack: the client resends only from there). */
+static uint32_t input_needed_from(const srv_slot* sl, uint32_t from) {
+    uint32_t next = from;
+    while (next - from < SRV_INPUT_RING && sl->ring_tick[next % SRV_INPUT_RING] == next) next++;
+    return next;
+}
+
+/* FRAME's input ack for a frame of `tick` to this slot (version 5): its inputs are not needed for any
+ * tick up to tick + ack (capped at 255, which then says less than the server knows: still true). */
+static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t tick) {
+    const uint32_t from = input_needed_from(sl, tick + 1u > m->next_tick ? tick + 1u : m->next_tick);
+    const uint32_t ack = from > tick + 1u ? from - tick - 1u : 0u;
+    return (uint8_t)(ack < 255u ? ack : 255u);
+}
 
 void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
     if (in->slot != (uint32_t)p->slot) {
@@ -341,9 +434,10 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         m->stats.dropped_by_slot[p->slot]++;
     }
     m->last_activity_us = bsync_net_now_us();
-    /* ack: the first tick >= next_tick we hold nothing for */
-    uint32_t next = m->next_tick;
-    while (next - m->next_tick < SRV_INPUT_RING && sl->ring_tick[next % SRV_INPUT_RING] == next) next++;
+    /* protocol version 5: once frames flow, each FRAME carries this connection's input ack; INPUT_ACK
+     * answers only the inputs that arrive before the match has started */
+    if (m->started) return;
+    uint32_t next = input_needed_from(sl, m->next_tick);
     bsync_proto_msg a;
     memset(&a, 0, sizeof a);
     a.type = BSYNC_PROTO_INPUT_ACK;
@@ -404,6 +498,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
         if (pe && pe->frame_next != t) {
+            f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
         }
@@ -412,6 +507,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
         if (pe && pe->frame_next == t) {
+            f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
         }
@@ -435,6 +531,13 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     replay_append(m, &rec);
     m->frames[t % SRV_FRAME_RING] = rec.frame.inputs;
     m->frame_defaulted[t % SRV_FRAME_RING] = rec.frame.defaulted_mask;
+    if (m->frame_payload)
+        for (uint32_t q = 0; q < m->player_count; q++) {
+            const size_t at = (size_t)(t % SRV_FRAME_RING) * m->player_count + q;
+            const uint16_t len = f->players[q].payload_len <= m->payload_max ? f->players[q].payload_len : 0;
+            m->frame_payload_len[at] = len;
+            memcpy(m->frame_payload + at * m->payload_max, f->players[q].payload, len);
+        }
     bsync_match_tick(m->match, &rec.frame.inputs);
     m->next_tick = t + 1;
     m->stats.ticks = m->next_tick;

@@ -20,6 +20,7 @@ line=$(grep "players at 30 Hz" "$work/out.txt" || true)
 echo "$line" | grep -q "carried 16/16" && ok "every player carried to the end" || bad "players carried: $line"
 echo "$line" | grep -q "timeouts 0" && ok "no timeouts" || bad "timeouts: $line"
 echo "$line" | grep -q "other BYEs 0" && ok "no BYE but MATCH_OVER" || bad "BYEs: $line"
+echo "$line" | grep -q "refused matches (overloaded) 0/2" && ok "no match refused (the server is not overloaded)" || bad "refused: $line"
 d=$(echo "$line" | sed -n 's/.*defaulted [0-9]*\/[0-9]* (\([0-9.]*\)%).*/\1/p')
 [ -n "$d" ] && python3 -c "import sys; sys.exit(0 if float('$d') < 5 else 1)" && ok "defaulted inputs ${d}% (< 5%)" || bad "defaulted: '$d'"
 for k in "server CPU" "lateness p50" "p99" "per player down" "up"; do

@@ -16,10 +16,10 @@ import json
 import struct
 import sys
 
-VERSION = 4
+VERSION = 5
 TYPES = {1: "HELLO", 2: "WELCOME", 3: "INPUT", 4: "INPUT_ACK", 5: "FRAME", 6: "CHECKSUM", 7: "DESYNC",
          8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START"}
-MAX_BODY = {"HELLO": 50, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9516, "CHECKSUM": 9241,
+MAX_BODY = {"HELLO": 54, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9517, "CHECKSUM": 9241,
             "DESYNC": 26, "SNAPSHOT": 1040, "BYE": 4, "END": 8, "START": 8}
 # "ENet channels and reliability"
 CHANNEL = {"HELLO": 0, "WELCOME": 0, "BYE": 0, "INPUT": 1, "INPUT_ACK": 1, "FRAME": 2, "START": 2, "END": 2,
@@ -114,6 +114,7 @@ def need(cond, code, what):
 def dec_hello(r):
     m = {"match_id": r.u64("match id"), "graph_hash": r.u64("graph hash"), "slot": r.u8("slot")}
     need(m["slot"] < MAX_PLAYERS, "BAD_VALUE", "slot")
+    m["resume"] = r.u32("resume")  # version 5: 0 a join, R + 1 a reconnect holding the state at the start of R
     t = r.u8("token length")
     need(1 <= t <= MAX_TOKEN, "BAD_LENGTH", "token length")
     m["token"] = r.take(t, "token")
@@ -184,6 +185,7 @@ def dec_frame(r):
     m["coding"] = r.u8("coding")
     need(m["coding"] <= 1, "BAD_ENUM", "coding")
     m["defaulted"], m["payload_mask"] = r.u16("defaulted mask"), r.u16("payload mask")
+    m["input_ack"] = r.u8("input ack")  # version 5: any value
     need(m["defaulted"] >> n == 0, "RESERVED_NONZERO", "defaulted mask above the player count")
     need(m["payload_mask"] >> n == 0, "RESERVED_NONZERO", "payload mask above the player count")
     everyone = (1 << n) - 1
@@ -284,7 +286,7 @@ def dec_start(r):
 
 def dec_bye(r):
     m = {"reason": r.u8("reason"), "version_min": r.u8("version min"), "version_max": r.u8("version max")}
-    need(m["reason"] <= 13, "BAD_ENUM", "reason")
+    need(m["reason"] <= 14, "BAD_ENUM", "reason")  # 14 OVERLOADED (version 5)
     need(1 <= m["version_min"] <= m["version_max"], "BAD_VALUE", "version range")
     need(r.u8("reserved") == 0, "RESERVED_NONZERO", "reserved")
     return m
@@ -321,7 +323,8 @@ def encode(m):
     w = Writer()
     t = m["type"]
     if t == "HELLO":
-        w.u64(m["match_id"]); w.u64(m["graph_hash"]); w.u8(m["slot"]); w.u8(len(m["token"])); w.raw(m["token"])
+        w.u64(m["match_id"]); w.u64(m["graph_hash"]); w.u8(m["slot"]); w.u32(m["resume"])
+        w.u8(len(m["token"])); w.raw(m["token"])
     elif t == "WELCOME":
         for k in ("tick_rate", "input_delay", "players", "slot", "params", "triggers"):
             w.u8(m[k])
@@ -345,7 +348,7 @@ def encode(m):
         w.u32(m["next_tick"]); w.u32(m["server_tick"])
     elif t == "FRAME":
         w.u32(m["tick"]); w.u8(m["n"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(m["coding"])
-        w.u16(m["defaulted"]); w.u16(m["payload_mask"])
+        w.u16(m["defaulted"]); w.u16(m["payload_mask"]); w.u8(m["input_ack"])
         if m["coding"] == 1:
             w.u16(m["changed"])
         for pl in m["players"]:
@@ -499,6 +502,17 @@ def check(records, expect_desync):
     acks = [m["next_tick"] for m in got if m["type"] == "INPUT_ACK"]
     if any(b < a for a, b in zip(acks, acks[1:])):
         fail("INPUT_ACK next tick went backwards on a sequenced channel")
+    # version 5: each FRAME's input ack says our inputs up to tick + ack are not needed; that point never
+    # goes backwards on the (ordered) frame channel, and every record we sent after hearing it is later
+    needed = [f["tick"] + 1 + f["input_ack"] for f in frames]
+    if any(b < a for a, b in zip(needed, needed[1:])):
+        fail("FRAME input ack went backwards on the ordered frame channel")
+    for f in frames:
+        held = f["tick"] + 1 + f["input_ack"]
+        for t in range(f["tick"] + 1, held):
+            if t not in mine:
+                fail(f"frame {f['tick']}: input ack says the server holds our tick {t}, which we never sent")
+                break
     # checksums: after frame t with (t + 1) a multiple of the interval, CHECKSUM tick t, every character
     checks = [m for m in sent if m["type"] == "CHECKSUM" and m["joints"] is None]
     roots = sorted({m["tick"] for m in checks})

@@ -23,6 +23,7 @@ static const char* k_graph =
     "}\n";
 
 uint32_t nh_config_start_ms;
+uint32_t nh_config_overload_permille;
 
 static int write_text(const char* path, const char* text) {
     FILE* f = fopen(path, "w");
@@ -101,6 +102,7 @@ static int start(nh_world* w, const char* second_match_text, const nh_options* o
     sc.match_count = w->second_match_text ? 2u : 1u;
     sc.verify_poses = verify_poses;
     sc.log = stderr;
+    sc.overload_busy_permille = nh_config_overload_permille;
     if (bsync_server_create(&sc, &w->server, &err) != BSYNC_OK) {
         fprintf(stderr, "harness: server: %s\n", err.message);
         return -1;
@@ -143,7 +145,9 @@ static void client_events(nh_client* c) {
     while (bsync_client_poll_event(c->client, &ev)) {
         uint64_t now = bsync_net_now_us();
         switch (ev.type) {
+        case BSYNC_CLIENT_EVENT_RECONNECTING: c->reconnecting_events++; break;
         case BSYNC_CLIENT_EVENT_WELCOME:
+            c->welcome_events++;
             c->period_us = 1000000u / bsync_client_tick_rate(c->client);
             c->next_input_us = now;
             break;

@@ -24,6 +24,7 @@ typedef struct nh_client {
     uint32_t bye_reason;
     uint32_t desync_events, resync_events;
     uint32_t incomplete_events;       /* BSYNC_CLIENT_EVENT_INCOMPLETE */
+    uint32_t welcome_events, reconnecting_events; /* WELCOME (again after a reconnect), RECONNECTING */
     bsync_proto_desync last_desync;
     uint32_t frames;                  /* FRAME events seen */
     uint32_t first_frame;             /* tick of the first FRAME event */
@@ -51,6 +52,9 @@ typedef struct nh_world {
 
 /* The match config's lobby timeout ("timeouts.start_ms") for the next nh_start: 0 = 3000. */
 extern uint32_t nh_config_start_ms;
+/* The server's overload threshold (bsync_server_config.overload_busy_permille) for the next nh_start:
+ * 0 = the server's default. */
+extern uint32_t nh_config_overload_permille;
 
 /* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */

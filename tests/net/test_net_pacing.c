@@ -28,7 +28,8 @@ typedef struct doc_client {
     uint64_t start_deadline_us; /* deadline of start_tick on our clock */
     uint32_t start_tick;
     uint32_t s;          /* newest server tick heard */
-    uint32_t acked_next; /* INPUT_ACK next_tick */
+    uint32_t acked_next; /* INPUT_ACK next_tick (before the first frame), then FRAME's tick + 1 + input ack */
+    uint32_t frame_acks, input_acks_after_first_frame;
     uint32_t last_sent;  /* last input tick sent + 1 (0: none) */
     uint32_t first_sent; /* the first input tick sent */
     uint32_t sends, skipped;
@@ -59,6 +60,7 @@ static void doc_receive(doc_client* d, const uint8_t* data, size_t len) {
         if (m->start.tick > d->s) d->s = m->start.tick;
         break;
     case BSYNC_PROTO_INPUT_ACK:
+        if (d->frames) d->input_acks_after_first_frame++;
         if (m->input_ack.server_tick > d->s) d->s = m->input_ack.server_tick;
         if (m->input_ack.next_tick > d->acked_next) d->acked_next = m->input_ack.next_tick;
         break;
@@ -68,6 +70,9 @@ static void doc_receive(doc_client* d, const uint8_t* data, size_t len) {
         d->frames++;
         if (m->frame.defaulted_mask & 2u) d->frame_defaulted_self++;
         if (m->frame.tick + 1 > d->s) d->s = m->frame.tick + 1;
+        /* version 5: the input ack (no input of ours needed up to tick + input_ack) */
+        if (m->frame.tick + 1u + m->frame.input_ack > d->acked_next) d->acked_next = m->frame.tick + 1u + m->frame.input_ack;
+        d->frame_acks++;
         break;
     case BSYNC_PROTO_END:
         d->have_end = 1;
@@ -180,6 +185,9 @@ static void test_doc_client_paces_within_bounds(void** state) {
     assert_int_equal(st.dropped[BSYNC_SERVER_DROP_TOO_FAR_AHEAD], 0);
     assert_int_equal(st.dropped[BSYNC_SERVER_DROP_FLOOD], 0);
     assert_true(d.skipped > 0);                        /* the fast clock met the bound */
+    /* protocol version 5: the acks ride in the FRAMEs; no INPUT_ACK once the match has started */
+    assert_int_equal(d.input_acks_after_first_frame, 0);
+    assert_int_equal(d.frame_acks, TICKS);
     /* its inputs were used: DELAY + 1 defaulted when idle (4 measured); late ones under a loaded machine
      * (21 seen with the whole suite running on 2 cores) */
     assert_true(d.frame_defaulted_self <= TICKS / 5u);

@@ -1,18 +1,21 @@
 /* loadgen.c — bsync_loadgen: many players in one process against a real blendsync-server (issue 14,
  * capacity). Each player is a real ENet peer speaking the protocol (docs/protocol.md): HELLO with the
  * match hash, then, from START on, one INPUT per tick of its own pacing (docs/lockstep.md "Pacing":
- * the newest record is max(last + 1, server tick + input delay), with up to 3 unacknowledged earlier
- * ticks; targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
+ * the newest record is max(last + 1, server tick + input delay), with up to 3 earlier ticks not yet
+ * acknowledged by FRAME's input ack (or INPUT_ACK before the first frame); targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
  * what it gets), so its own cost stays small next to the server's.
  *
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
  * (127.0.x.y), because the server admits at most 8 new connections per second per address.
  *
- * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]
+ * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]
  *   LIST: a text file, one match config path per line (the server's --match files)
+ *   --stagger MS: the players of match i begin connecting i x MS after the start (matches arriving
+ *   over time, so an overloaded server can refuse the later ones; default 0: all at once)
  * Prints one summary (text or one JSON object): players, connected, welcomed, completed (END and
- * every frame), BYE reasons, timeouts, frames received, bytes per player per second down and up.
- * Exit 0 when every player completed its match, 1 otherwise, 2 on bad arguments. */
+ * every frame), BYE reasons, matches refused with BYE OVERLOADED, timeouts, frames received, bytes per player per second down and up.
+ * Exit 0 when every player completed its match or was refused with BYE OVERLOADED, 1 otherwise, 2 on
+ * bad arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,8 @@ typedef struct lg_player {
     uint32_t frames, end_ticks;
     uint64_t bytes_down, bytes_up;
     uint64_t first_us, last_us; /* first packet received, END received */
+    uint64_t connect_at_us;     /* --stagger: when to begin connecting */
+    ENetAddress to;
 } lg_player;
 
 typedef struct lg_match {
@@ -62,7 +67,13 @@ static void on_packet(lg_player* pl, const uint8_t* d, size_t len, uint64_t now)
     if (!pl->first_us) pl->first_us = now;
     if (len < 8) return;
     switch (d[3]) {
-    case BSYNC_PROTO_FRAME: pl->frames++; return; /* counted, not decoded: the generator stays cheap */
+    case BSYNC_PROTO_FRAME: /* counted, not decoded (the generator stays cheap): only the input ack, byte 8 + 12 */
+        pl->frames++;
+        if (len >= 21) {
+            uint32_t tick = (uint32_t)d[8] | (uint32_t)d[9] << 8 | (uint32_t)d[10] << 16 | (uint32_t)d[11] << 24;
+            if (tick + 1u + d[20] > pl->acked_next) pl->acked_next = tick + 1u + d[20];
+        }
+        return;
     case BSYNC_PROTO_INPUT_ACK:
     case BSYNC_PROTO_WELCOME:
     case BSYNC_PROTO_START:
@@ -131,7 +142,8 @@ static void send_input(lg_player* pl, uint64_t now) {
     pl->next_send_us = now + per_tick;
 }
 
-static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, int* json) {
+static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, uint32_t* stagger,
+                      int* json) {
     for (int i = 1; i < argc; i++) {
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--json")) {
@@ -142,6 +154,7 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
         if (!strcmp(argv[i], "--server")) *server = v;
         else if (!strcmp(argv[i], "--matches")) *list = v;
         else if (!strcmp(argv[i], "--seconds")) *seconds = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "--stagger")) *stagger = (uint32_t)strtoul(v, NULL, 10);
         else return -1;
         i++;
     }
@@ -151,10 +164,10 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
 int main(int argc, char** argv) {
     const char* server = NULL;
     const char* list = NULL;
-    uint32_t seconds = 120;
+    uint32_t seconds = 120, stagger_ms = 0;
     int json = 0;
-    if (parse_args(argc, argv, &server, &list, &seconds, &json) != 0) {
-        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--json]\n");
+    if (parse_args(argc, argv, &server, &list, &seconds, &stagger_ms, &json) != 0) {
+        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]\n");
         return 2;
     }
     char host_text[256];
@@ -219,15 +232,23 @@ int main(int argc, char** argv) {
             p->slot = (uint8_t)s;
             p->bye_reason = UINT32_MAX;
             p->last_sent = UINT32_MAX;
-            p->peer = enet_host_connect(hosts[h], &to, BSYNC_PROTO_CHANNEL_COUNT, 0);
+            p->to = to;
+            p->connect_at_us = 1000ull * stagger_ms * mi; /* from the start (below) */
+        }
+    uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
+    for (uint32_t i = 0; i < player_count; i++) pl[i].connect_at_us += begin;
+    uint32_t done = 0;
+    while (done < player_count && bsync_net_now_us() < deadline) {
+        uint64_t now = bsync_net_now_us();
+        for (uint32_t i = 0; i < player_count; i++) { /* the players whose match is due begin connecting */
+            lg_player* p = &pl[i];
+            if (p->peer || p->ended || p->connect_at_us == 0 || now < p->connect_at_us) continue;
+            p->connect_at_us = 0; /* once */
+            p->peer = enet_host_connect(p->host, &p->to, BSYNC_PROTO_CHANNEL_COUNT, 0);
             if (!p->peer) return 2;
             p->peer->data = p;
             bsync_net_peer_limits(p->peer);
         }
-    uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
-    uint32_t done = 0;
-    while (done < player_count && bsync_net_now_us() < deadline) {
-        uint64_t now = bsync_net_now_us();
         for (uint32_t h = 0; h < host_count; h++) {
             ENetEvent e;
             while (enet_host_service(hosts[h], &e, 0) > 0) {
@@ -292,13 +313,22 @@ int main(int argc, char** argv) {
         uint64_t last = p->last_us ? p->last_us : bsync_net_now_us();
         if (p->first_us && last > p->first_us) play_us += last - p->first_us;
     }
+    /* matches the server refused because it was overloaded (any of their players got BYE OVERLOADED) */
+    uint32_t refused_matches = 0, refused_players = 0;
+    for (uint32_t i = 0; i < player_count; i++) refused_players += pl[i].bye_reason == BSYNC_PROTO_BYE_OVERLOADED;
+    for (uint32_t mi = 0; mi < match_count; mi++) {
+        int refused = 0;
+        for (uint32_t i = 0; i < player_count; i++)
+            if (pl[i].match == mi && pl[i].bye_reason == BSYNC_PROTO_BYE_OVERLOADED) refused = 1;
+        refused_matches += (uint32_t)refused;
+    }
     double secs = play_us ? (double)play_us / 1e6 : 1.0; /* player-seconds (printing only) */
     uint64_t enet_down = 0, enet_up = 0; /* datagram bytes with ENet's headers (not UDP/IP's) */
     for (uint32_t h = 0; h < host_count; h++) enet_down += hosts[h]->totalReceivedData, enet_up += hosts[h]->totalSentData;
     if (json) {
         printf("{\"matches\": %u, \"players\": %u, \"connected\": %u, \"welcomed\": %u, \"completed\": %u, "
-               "\"timeouts\": %u, \"no_bye\": %u, \"bye\": {",
-               match_count, player_count, connected, welcomed, completed, timeouts, no_bye);
+               "\"timeouts\": %u, \"no_bye\": %u, \"refused_matches\": %u, \"bye\": {",
+               match_count, player_count, connected, welcomed, completed, timeouts, no_bye, refused_matches);
         int first = 1;
         for (uint32_t r = 0; r < 16; r++)
             if (byes[r]) printf("%s\"%s\": %u", first ? "" : ", ", bsync_proto_bye_reason_string(r), byes[r]), first = 0;
@@ -307,9 +337,10 @@ int main(int argc, char** argv) {
                (unsigned long long)frames, player_count ? frames_min : 0, (double)down / secs, (double)up / secs,
                (double)enet_down / secs, (double)enet_up / secs);
     } else {
-        printf("bsync_loadgen: %u matches, %u players: %u connected, %u welcomed, %u completed, %u timed out; "
-               "%llu frames (min %u per player); down %.0f B/s, up %.0f B/s per player\n",
-               match_count, player_count, connected, welcomed, completed, timeouts, (unsigned long long)frames,
+        printf("bsync_loadgen: %u matches, %u players: %u connected, %u welcomed, %u completed, %u timed out, "
+               "%u matches refused (overloaded); %llu frames (min %u per player); down %.0f B/s, up %.0f B/s per player\n",
+               match_count, player_count, connected, welcomed, completed, timeouts, refused_matches,
+               (unsigned long long)frames,
                player_count ? frames_min : 0, (double)down / secs, (double)up / secs);
     }
     for (uint32_t h = 0; h < host_count; h++) enet_host_destroy(hosts[h]);
@@ -317,5 +348,5 @@ int main(int argc, char** argv) {
     free(hosts);
     free(pl);
     bsync_net_deinit();
-    return completed == player_count ? 0 : 1;
+    return completed + refused_players == player_count ? 0 : 1;
 }

@@ -28,7 +28,7 @@ static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
 }
 /* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
  * TRAIL; the header layout itself is frozen). */
-#define V 4 /* version 3: END and START; 4: FRAME CHANGES coding (issue 14) */
+#define V 5 /* version 3: END and START; 4: FRAME CHANGES coding; 5: BYE OVERLOADED (issue 14) */
 
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
@@ -67,12 +67,13 @@ static void test_hello_bytes(void** state) {
     b_u64(&b, 0x1122334455667788ull);
     b_u64(&b, 0xA1B2C3D4E5F60718ull);
     b_u8(&b, 3);
+    b_u32(&b, 501); /* resume (version 5): a reconnect holding the state at the start of tick 500 */
     b_u8(&b, 5);
     b_raw(&b, "s3cr7", 5);
     b_finish(&b);
-    assert_int_equal(b.len, 8 + 18 + 5);
+    assert_int_equal(b.len, 8 + 22 + 5);
     /* the header bytes exactly as documented */
-    static const uint8_t hdr[8] = {0x42, 0x53, V, 0x01, 23, 0x00, 0x00, 0x00};
+    static const uint8_t hdr[8] = {0x42, 0x53, V, 0x01, 27, 0x00, 0x00, 0x00};
     assert_memory_equal(b.data, hdr, 8);
     bsync_proto_msg* m = new_msg();
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -80,6 +81,7 @@ static void test_hello_bytes(void** state) {
     assert_true(m->hello.match_id == 0x1122334455667788ull);
     assert_true(m->hello.graph_hash == 0xA1B2C3D4E5F60718ull);
     assert_int_equal(m->hello.slot, 3);
+    assert_int_equal(m->hello.resume, 501);
     assert_int_equal(m->hello.token_len, 5);
     assert_memory_equal(m->hello.token, "s3cr7", 5);
     assert_reencodes(m, b.data, b.len);
@@ -210,6 +212,7 @@ static void test_frame_bytes(void** state) {
     b_u8(&b, 3); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 0);
     b_u16(&b, 0x0004); /* player 2 defaulted */
     b_u16(&b, 0x0002); /* player 1 has a payload */
+    b_u8(&b, 4);       /* input ack (version 5): the receiver's inputs needed from tick 1239 on */
     /* player 0: 1 -> zz 2; -1 -> zz 1; trigger 9 */
     b_u8(&b, 0x02); b_u8(&b, 0x01); b_u8(&b, 9);
     /* player 1: INT32_MAX -> zz 0xFFFFFFFE (5 bytes); 0; trigger 0; payload "hi!" */
@@ -228,6 +231,7 @@ static void test_frame_bytes(void** state) {
     assert_int_equal(f->param_count, 2);
     assert_int_equal(f->trigger_count, 1);
     assert_int_equal(f->defaulted_mask, 4);
+    assert_int_equal(f->input_ack, 4);
     assert_int_equal(f->players[0].params[0], 1);
     assert_int_equal(f->players[0].params[1], -1);
     assert_int_equal(f->players[0].triggers[0], 9);
@@ -252,15 +256,17 @@ static void test_frame_changes(void** state) {
     b_u8(&b, 3); b_u8(&b, 2); b_u8(&b, 1); b_u8(&b, 1); /* coding 1: CHANGES */
     b_u16(&b, 0x0000); /* nobody defaulted */
     b_u16(&b, 0x0000); /* no payload */
+    b_u8(&b, 200);     /* input ack (version 5) */
     b_u16(&b, 0x0002); /* only player 1 on the wire */
     b_u8(&b, 0x04); b_u8(&b, 0x03); b_u8(&b, 0); /* player 1: 2 -> zz 4; -2 -> zz 3; trigger 0 */
     b_finish(&b);
-    assert_int_equal(b.len, 8 + 14 + 3);
+    assert_int_equal(b.len, 8 + 15 + 3);
     bsync_proto_msg* m = new_msg();
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     bsync_proto_frame* f = &m->frame;
     assert_int_equal(f->coding, BSYNC_PROTO_FRAME_CHANGES);
     assert_int_equal(f->changed_mask, 2);
+    assert_int_equal(f->input_ack, 200);
     assert_int_equal(f->players[1].params[0], 2);
     assert_int_equal(f->players[1].params[1], -2);
     assert_reencodes(m, b.data, b.len);
@@ -278,6 +284,7 @@ static void test_frame_changes(void** state) {
     assert_int_equal(bsync_proto_frame_expand(f, &prev), 0);
     assert_int_equal(f->coding, BSYNC_PROTO_FRAME_FULL);
     assert_int_equal(f->changed_mask, 7);
+    assert_int_equal(f->input_ack, 200); /* per connection: not the previous frame's */
     assert_int_equal(f->players[0].params[0], 10);
     assert_int_equal(f->players[0].params[1], 11);
     assert_int_equal(f->players[0].triggers[0], 9);
@@ -308,11 +315,11 @@ static void test_frame_changes(void** state) {
     bytes_ x = b;
     x.data[8 + 7] = 2;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_ENUM);
-    x = b; x.data[8 + 12] = 0x0A;
+    x = b; x.data[8 + 13] = 0x0A;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
     x = b; x.data[8 + 10] = 0x01;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VALUE);
-    x = b; x.data[8 + 12] = 0x07;
+    x = b; x.data[8 + 13] = 0x07;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_VALUE); /* every player changed: only FULL */
     free(m);
 }
@@ -463,14 +470,14 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_string_equal(bsync_proto_bye_reason_string(m->bye.reason), "protocol version mismatch");
     assert_reencodes(m, b.data, b.len);
 
-    /* a newer peer (version 4) says bye: still readable (frozen layout) */
-    b_header(&b, 4, 9);
+    /* a newer peer (version 6) says bye: still readable (frozen layout) */
+    b_header(&b, 6, 9);
     b_u8(&b, 1); b_u8(&b, 2); b_u8(&b, 3); b_u8(&b, 0);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     assert_int_equal(m->bye.version_min, 2);
     assert_int_equal(m->bye.version_max, 3);
-    assert_int_equal(m->bye.header_version, 4);
+    assert_int_equal(m->bye.header_version, 6);
     assert_reencodes(m, b.data, b.len); /* proto.h: encode(decode(bytes)) == bytes, a BYE of another version too */
     /* a BYE built by hand (header_version 0) goes out with this protocol's version */
     m->bye.header_version = 0;
@@ -478,14 +485,14 @@ static void test_bye_bytes_and_versions(void** state) {
     size_t own_len = 0;
     assert_int_equal(bsync_proto_encode(m, own, sizeof own, &own_len), BSYNC_PROTO_OK);
     assert_int_equal(own[2], V);
-    /* ... but any other message of version 5 is refused, and peek still tells the version */
-    b_header(&b, 5, 4);
+    /* ... but any other message of version 6 is refused, and peek still tells the version */
+    b_header(&b, 6, 4);
     b_u32(&b, 1); b_u32(&b, 2);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     bsync_proto_header h;
     assert_int_equal(bsync_proto_peek_header(b.data, b.len, &h), BSYNC_PROTO_OK);
-    assert_int_equal(h.version, 5);
+    assert_int_equal(h.version, 6);
     assert_int_equal(h.type, 4);
     assert_int_equal(h.body_len, 8);
     /* version 0 does not exist, even for bye */
@@ -500,6 +507,12 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_VALUE);
     b.data[8] = BSYNC_PROTO_BYE_REASON_COUNT; b.data[9] = 1;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
+    /* 14 OVERLOADED is the last reason (version 5, docs/protocol.md "BYE"): 15 is not one */
+    assert_int_equal(BSYNC_PROTO_BYE_REASON_COUNT, 15);
+    b.data[8] = 14;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->bye.reason, BSYNC_PROTO_BYE_OVERLOADED);
+    assert_reencodes(m, b.data, b.len);
     b.data[8] = 0; b.data[11] = 1;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
     free(m);
@@ -513,7 +526,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 10);
     b_u32(&b, 600); b_u8(&b, 1); b_u8(&b, 0); b_u16(&b, 0);
     b_finish(&b);
-    static const uint8_t end_doc[] = {0x42, 0x53, 0x04, 0x0A, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t end_doc[] = {0x42, 0x53, 0x05, 0x0A, 0x08, 0x00, 0x00, 0x00,
                                       0x58, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00};
     assert_int_equal(b.len, sizeof end_doc);
     assert_memory_equal(b.data, end_doc, sizeof end_doc);
@@ -533,7 +546,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 11);
     b_u32(&b, 0); b_u32(&b, 100000);
     b_finish(&b);
-    static const uint8_t start_doc[] = {0x42, 0x53, 0x04, 0x0B, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t start_doc[] = {0x42, 0x53, 0x05, 0x0B, 0x08, 0x00, 0x00, 0x00,
                                         0x00, 0x00, 0x00, 0x00, 0xA0, 0x86, 0x01, 0x00};
     assert_memory_equal(b.data, start_doc, sizeof start_doc);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -574,7 +587,9 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[2] = 3; /* version 3 (before FRAME's CHANGES coding) neither */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
-    x = b; x.data[2] = 5;
+    x = b; x.data[2] = 4; /* version 4 (before BYE OVERLOADED) neither */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
+    x = b; x.data[2] = 6;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
@@ -667,20 +682,20 @@ static void test_body_rejections(void** state) {
 
     /* hello: token length 0 and 33 */
     b_header(&x, V, 1);
-    b_u64(&x, 1); b_u64(&x, 2); b_u8(&x, 0); b_u8(&x, 0);
+    b_u64(&x, 1); b_u64(&x, 2); b_u8(&x, 0); b_u32(&x, 0); b_u8(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
-    x.data[8 + 17] = 33;
+    x.data[8 + 21] = 33;
     for (int i = 0; i < 33; i++) b_u8(&x, 'a');
     b_finish(&x);
-    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_TOO_LONG); /* 51 > 50: caught by the header */
-    x.len = 8 + 18 + 32;
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_TOO_LONG); /* 55 > 54: caught by the header */
+    x.len = 8 + 22 + 32;
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH); /* says 33, 32 follow */
 
     /* frame: 17 players, 0 players, mask bits beyond the players, payload of 257 */
     b_header(&x, V, 5);
-    b_u32(&x, 1); b_u8(&x, 17); b_u8(&x, 0); b_u8(&x, 0); b_u8(&x, 0); b_u16(&x, 0); b_u16(&x, 0);
+    b_u32(&x, 1); b_u8(&x, 17); b_u8(&x, 0); b_u8(&x, 0); b_u8(&x, 0); b_u16(&x, 0); b_u16(&x, 0); b_u8(&x, 0);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_COUNT);
     x.data[12] = 0;
@@ -698,8 +713,8 @@ static void test_body_rejections(void** state) {
     for (int i = 0; i < 257; i++) b_u8(&x, 1);
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
-    x.data[20] = 0; x.data[21] = 0; /* payload length 0 with its bit set */
-    x.len = 22;
+    x.data[21] = 0; x.data[22] = 0; /* payload length 0 with its bit set (after the input ack, byte 20) */
+    x.len = 23;
     b_finish(&x);
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_BAD_LENGTH);
 
@@ -771,6 +786,7 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         m->hello.match_id = bsync_test_rand(s);
         m->hello.graph_hash = bsync_test_rand(s);
         m->hello.slot = (uint8_t)rnd(s, 16);
+        m->hello.resume = (uint32_t)bsync_test_rand(s);
         m->hello.token_len = (uint8_t)(1 + rnd(s, 32));
         rnd_bytes(s, m->hello.token, m->hello.token_len);
         break;
@@ -825,6 +841,7 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         f->param_count = (uint8_t)rnd(s, 65);
         f->trigger_count = (uint8_t)rnd(s, 17);
         f->defaulted_mask = (uint16_t)(rnd(s, 65536) & ((1u << f->player_count) - 1u));
+        f->input_ack = (uint8_t)rnd(s, 256);
         for (unsigned i = 0; i < f->player_count; i++) {
             for (unsigned p = 0; p < f->param_count; p++) f->players[i].params[p] = rnd_fx(s);
             rnd_bytes(s, f->players[i].triggers, f->trigger_count);
@@ -896,6 +913,7 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
     case BSYNC_PROTO_HELLO:
         assert_true(a->hello.match_id == b->hello.match_id && a->hello.graph_hash == b->hello.graph_hash);
         assert_int_equal(a->hello.slot, b->hello.slot);
+        assert_int_equal(a->hello.resume, b->hello.resume);
         assert_int_equal(a->hello.token_len, b->hello.token_len);
         assert_memory_equal(a->hello.token, b->hello.token, a->hello.token_len);
         break;
@@ -943,6 +961,7 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
         assert_int_equal(x->param_count, y->param_count);
         assert_int_equal(x->trigger_count, y->trigger_count);
         assert_int_equal(x->defaulted_mask, y->defaulted_mask);
+        assert_int_equal(x->input_ack, y->input_ack);
         for (unsigned i = 0; i < x->player_count; i++) {
             for (unsigned p = 0; p < x->param_count; p++)
                 assert_int_equal(x->players[i].params[p], y->players[i].params[p]);
@@ -1152,7 +1171,7 @@ static void test_encoder_rules(void** state) {
     random_msg(&s, BSYNC_PROTO_HELLO, m);
     size_t need = 0;
     assert_int_equal(bsync_proto_encode(m, NULL, 0, &need), BSYNC_PROTO_OK);
-    assert_int_equal(need, 8 + 18 + m->hello.token_len);
+    assert_int_equal(need, 8 + 22 + m->hello.token_len);
     memset(g_buf, 0xEE, sizeof g_buf);
     assert_int_equal(bsync_proto_encode(m, g_buf, need - 1, &n), BSYNC_PROTO_BUFFER_TOO_SMALL);
     assert_int_equal(n, need);
@@ -1212,12 +1231,12 @@ static void test_maximum_sizes(void** state) {
     bsync_proto_msg* m = new_msg();
     size_t n;
     /* the documented sums, written out */
-    assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 50);
+    assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 54);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_WELCOME, 1044);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 4 * (64 * 5 + 16 + 2 + 256));
-    assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 12 + 16 * (64 * 5 + 16 + 2 + 256));
+    assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 13 + 16 * (64 * 5 + 16 + 2 + 256));
     assert_int_equal(BSYNC_PROTO_MAX_BODY_CHECKSUM, 22 + 64 * 16 + 3 + 1024 * 8);
-    assert_int_equal(BSYNC_PROTO_MAX_PACKET, 9524);
+    assert_int_equal(BSYNC_PROTO_MAX_PACKET, 9525);
     assert_true(BSYNC_PROTO_MAX_PACKET <= BSYNC_PROTO_ENET_MAX_PACKET);
 
     memset(m, 0, sizeof *m);

@@ -179,7 +179,7 @@ namespace Blendsync
     public enum ClientEventType
     {
         None = 0, Welcome = 1, Frame = 2, Checksum = 3, Desync = 4, Resync = 5, Bye = 6, Disconnected = 7,
-        Synctest = 8, Incomplete = 9, Start = 10
+        Synctest = 8, Incomplete = 9, Start = 10, Reconnecting = 11
     }
 
     /// <summary>bsync_client_state.</summary>
@@ -224,6 +224,7 @@ namespace Blendsync
         public uint StartKnown;
         public uint StartTick;
         public ulong StartDeadlineUs;
+        public ulong Reconnects, Resumes, ResumesSnapshot;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -250,6 +251,8 @@ namespace Blendsync
         public uint TestInjectTick;
         public int TestPoseDesync;
         public uint TestPoseTick, TestPoseCharacter, TestPoseJoint;
+        public uint ReconnectTimeoutMs;
+        public int ReconnectOff;
     }
 
     // bsync_replay_header (io/replay.h), as the reader returns it.

@@ -61,6 +61,7 @@ static class Layout
         O("ClientStats", typeof(ClientStats), "connect_attempts", "ConnectAttempts");
         O("ClientStats", typeof(ClientStats), "start_known", "StartKnown");
         O("ClientStats", typeof(ClientStats), "start_deadline_us", "StartDeadlineUs");
+        O("ClientStats", typeof(ClientStats), "resumes_snapshot", "ResumesSnapshot");
         Type c = typeof(ClientConfigNative);
         S("ClientConfigNative", c);
         O("ClientConfigNative", c, "port", "Port");
@@ -82,6 +83,7 @@ static class Layout
         O("ClientConfigNative", c, "test_inject_tick", "TestInjectTick");
         O("ClientConfigNative", c, "test_pose_desync", "TestPoseDesync");
         O("ClientConfigNative", c, "test_pose_joint", "TestPoseJoint");
+        O("ClientConfigNative", c, "reconnect_off", "ReconnectOff");
         Type h = typeof(ReplayHeaderNative);
         S("ReplayHeaderNative", h);
         O("ReplayHeaderNative", h, "build_version", "BuildVersion");

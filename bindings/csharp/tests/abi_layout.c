@@ -66,6 +66,7 @@ int main(void) {
     O("ClientStats", bsync_client_stats, connect_attempts);
     O("ClientStats", bsync_client_stats, start_known);
     O("ClientStats", bsync_client_stats, start_deadline_us);
+    O("ClientStats", bsync_client_stats, resumes_snapshot);
     S("ClientConfigNative", bsync_client_config);
     O("ClientConfigNative", bsync_client_config, port);
     O("ClientConfigNative", bsync_client_config, match_id);
@@ -86,6 +87,7 @@ int main(void) {
     O("ClientConfigNative", bsync_client_config, test_inject_tick);
     O("ClientConfigNative", bsync_client_config, test_pose_desync);
     O("ClientConfigNative", bsync_client_config, test_pose_joint);
+    O("ClientConfigNative", bsync_client_config, reconnect_off);
     S("ReplayHeaderNative", bsync_replay_header);
     O("ReplayHeaderNative", bsync_replay_header, build_version);
     O("ReplayHeaderNative", bsync_replay_header, match_id);

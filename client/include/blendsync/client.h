@@ -94,10 +94,20 @@ typedef struct bsync_client_config {
      * XOR 1): a pose-only desync whose blend state still agrees, to exercise the per-joint narrowing */
     int test_pose_desync;
     uint32_t test_pose_tick, test_pose_character, test_pose_joint;
+    /* Reconnect and resume (docs/lockstep.md "Reconnect and resume"): when the connection drops after
+     * the WELCOME and before the match is over (no END, no BYE MATCH_OVER/SHUTDOWN yet), the client
+     * connects again by itself (event RECONNECTING, state CONNECTING meanwhile) and sends a HELLO that
+     * asks to resume from its next frame; the server sends the frames it missed (if its ring of 256
+     * frames still holds them; else a snapshot) and play goes on. Attempts: a new one when no WELCOME
+     * came 2 s into an attempt, or 1 s after one was refused or dropped, until reconnect_timeout_ms has
+     * passed since the drop (0 -> 10000: about 5 to 10 attempts); then INCOMPLETE and DISCONNECTED
+     * as before. reconnect_off = 1: no reconnect (a drop ends the session at once). */
+    uint32_t reconnect_timeout_ms;
+    int reconnect_off;
 } bsync_client_config;
 
 typedef enum bsync_client_state {
-    BSYNC_CLIENT_CONNECTING = 0, /* ENet connect / HELLO sent */
+    BSYNC_CLIENT_CONNECTING = 0, /* ENet connect / HELLO sent (again while reconnecting) */
     BSYNC_CLIENT_JOINING = 1,    /* WELCOME received; waiting for the snapshot or the first frame */
     BSYNC_CLIENT_RUNNING = 2,    /* applying frames */
     BSYNC_CLIENT_ENDED = 3       /* BYE received, disconnected, or failed to connect */
@@ -113,7 +123,8 @@ typedef enum bsync_client_event_type {
     BSYNC_CLIENT_EVENT_DISCONNECTED = 7, /* the connection dropped or never came up */
     BSYNC_CLIENT_EVENT_SYNCTEST = 8,     /* tick; desync.expected = live checksum, desync.got = re-simulated */
     /* The session ended before this client applied every frame of the match (a BYE other than the
-     * end of the match, a dropped connection, or the server's END naming frames it never got): tick =
+     * end of the match, a dropped connection that could not be reconnected within reconnect_timeout_ms,
+     * or the server's END naming frames it never got): tick =
      * the first frame not applied, end_ticks = the match's frame count when known (else 0),
      * bye_reason = why it ended (BSYNC_PROTO_BYE_*, or BSYNC_PROTO_BYE_TIMEOUT for a dropped
      * connection). Comes just before the BYE / DISCONNECTED event; stats.incomplete is then 1 and the
@@ -121,7 +132,11 @@ typedef enum bsync_client_event_type {
     BSYNC_CLIENT_EVENT_INCOMPLETE = 9,
     /* START (protocol version 3): the server's tick clock is known. tick = the start tick;
      * stats.start_deadline_us = when the server confirms it, on bsync_net_now_us's clock. */
-    BSYNC_CLIENT_EVENT_START = 10
+    BSYNC_CLIENT_EVENT_START = 10,
+    /* The connection dropped mid-match and the client is connecting again by itself (client config
+     * reconnect_timeout_ms): tick = its next frame. A WELCOME event follows when it is back (tick = where
+     * it resumes; stats.resumes or stats.resumes_snapshot tell how), or INCOMPLETE + DISCONNECTED. */
+    BSYNC_CLIENT_EVENT_RECONNECTING = 11
 } bsync_client_event_type;
 
 typedef struct bsync_client_event {
@@ -162,6 +177,10 @@ typedef struct bsync_client_stats {
     uint32_t start_tick;
     uint64_t start_deadline_us; /* the deadline of start_tick, on bsync_net_now_us's clock (one-way delay
                                    estimated as half the round-trip time) */
+    /* reconnects after a dropped connection (client config reconnect_timeout_ms) */
+    uint64_t reconnects;        /* times the connection dropped mid-match and the client began reconnecting */
+    uint64_t resumes;           /* reconnects the server served with the missed frames (state kept) */
+    uint64_t resumes_snapshot;  /* reconnects the server served with a snapshot (frames no longer held) */
 } bsync_client_stats;
 
 typedef struct bsync_client bsync_client;
@@ -196,6 +215,10 @@ BSYNC_API bsync_result bsync_client_send_input_payload(bsync_client* client, con
 /* The payload slot `slot` sent for frame `tick` (one of the last 256 frames received): its length
  * (0: none), copied into out (cap bytes at most); -1 when that frame is not held. */
 BSYNC_API int bsync_client_frame_payload(const bsync_client* client, uint32_t tick, uint32_t slot, void* out, uint32_t cap);
+
+/* Test switch: the connection drops as a network would drop it — the ENet peer is reset on this side
+ * only, no BYE, the server is not told (it sees silence). The client then reconnects as after any drop. */
+BSYNC_API void bsync_client_test_drop_connection(bsync_client* client);
 
 /* 1 and *out filled when an event was waiting (oldest first; at most 1024 kept, older dropped). */
 BSYNC_API int bsync_client_poll_event(bsync_client* client, bsync_client_event* out);

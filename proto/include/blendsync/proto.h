@@ -55,9 +55,10 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 4u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
-                                  changes-only coding */
-#define BSYNC_PROTO_VERSION_MIN 4u /* oldest version this build decodes */
+#define BSYNC_PROTO_VERSION 5u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
+                                  changes-only coding; 5: BYE OVERLOADED, FRAME input ack (INPUT_ACK only
+                                  before the first frame), HELLO resume (docs/protocol.md "Versioning") */
+#define BSYNC_PROTO_VERSION_MIN 5u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -82,15 +83,15 @@ extern "C" {
 #define BSYNC_PROTO_NO_PART 0xFFFFu        /* desync.part when not applicable */
 
 /* Hard maximum body sizes per type (bytes after the header; see docs/protocol.md for the sums). */
-#define BSYNC_PROTO_MAX_BODY_HELLO (18u + BSYNC_PROTO_MAX_TOKEN)                          /* 50 */
+#define BSYNC_PROTO_MAX_BODY_HELLO (22u + BSYNC_PROTO_MAX_TOKEN)                          /* 54 */
 #define BSYNC_PROTO_MAX_BODY_WELCOME (20u + BSYNC_PROTO_SNAPSHOT_CHUNK)                   /* 1044 */
 #define BSYNC_PROTO_MAX_BODY_INPUT                                                          \
     (8u + BSYNC_PROTO_MAX_INPUT_RECORDS *                                                    \
               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 2384 */
 #define BSYNC_PROTO_MAX_BODY_INPUT_ACK 8u
 #define BSYNC_PROTO_MAX_BODY_FRAME \
-    (12u + BSYNC_PROTO_MAX_PLAYERS *  \
-               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 9516 */
+    (13u + BSYNC_PROTO_MAX_PLAYERS *  \
+               (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 9517 */
 #define BSYNC_PROTO_MAX_BODY_CHECKSUM \
     (22u + BSYNC_PROTO_MAX_CHARACTERS * 16u + 3u + BSYNC_PROTO_MAX_JOINTS * 8u)       /* 9241 */
 #define BSYNC_PROTO_MAX_BODY_DESYNC 26u
@@ -99,7 +100,7 @@ extern "C" {
 #define BSYNC_PROTO_MAX_BODY_END 8u
 #define BSYNC_PROTO_MAX_BODY_START 8u
 #define BSYNC_PROTO_MAX_START_IN_US 10000000u /* START.deadline_in_us: at most 10 s ahead */
-#define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9524 */
+#define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9525 */
 
 /* ENet setup (server and client): channels, packet and buffer limits, timeouts. */
 #define BSYNC_PROTO_CHANNEL_CONTROL 0u  /* reliable: HELLO, WELCOME, BYE */
@@ -187,7 +188,8 @@ typedef enum bsync_proto_type {
     X(TIMEOUT, "peer timed out")                                              \
     X(SHUTDOWN, "server shutting down")                                       \
     X(PROTOCOL_ERROR, "unexpected message for the connection state")          \
-    X(RATE_LIMITED, "too many new connections from this address (version 3)")
+    X(RATE_LIMITED, "too many new connections from this address (version 3)") \
+    X(OVERLOADED, "server overloaded: no new matches now (version 5)")
 
 typedef enum bsync_proto_bye_reason {
 #define BSYNC_PROTO_BYE_ENUM_(id, text) BSYNC_PROTO_BYE_##id,
@@ -235,6 +237,9 @@ typedef struct bsync_proto_hello {
     uint64_t match_id;
     uint64_t graph_hash;  /* bsync_graph_hash of the match's graphs (combined by the server config) */
     uint8_t slot;         /* < BSYNC_PROTO_MAX_PLAYERS */
+    uint32_t resume;      /* version 5: 0 = a join; R + 1 = a reconnect that holds the match state at the
+                             start of tick R (every frame below R applied) and asks for the frames from R
+                             on instead of a snapshot (docs/lockstep.md "Reconnect and resume") */
     uint8_t token_len;    /* 1..BSYNC_PROTO_MAX_TOKEN */
     uint8_t token[BSYNC_PROTO_MAX_TOKEN];
 } bsync_proto_hello;
@@ -299,6 +304,10 @@ typedef struct bsync_proto_frame {
     uint16_t defaulted_mask; /* bit i = slot i's input was missing and repeated; bits >= player_count zero */
     uint16_t changed_mask;   /* CHANGES: the players on the wire (bits >= player_count zero); FULL: ignored
                                 by the encoder, all players' bits after decoding */
+    uint8_t input_ack;       /* version 5, per connection: the server needs no input of the receiver's slot
+                                for any tick up to tick + input_ack (confirmed, or held for later ticks):
+                                the receiver resends only later ticks. Replaces the per-INPUT INPUT_ACK
+                                once frames flow (docs/protocol.md FRAME). Not touched by _changes/_expand */
     bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS]; /* CHANGES: only changed ones are meaningful
                                 until bsync_proto_frame_expand */
 } bsync_proto_frame;

@@ -12,6 +12,9 @@
  *   bsync_server_port              the bound port (useful with port 0)
  *   bsync_server_match_stats       counters of match i
  *
+ * Overload: the server measures its busy share of every second and, past a threshold, refuses new
+ * matches with BYE OVERLOADED instead of degrading running ones (config overload_busy_permille).
+ *
  * Single-threaded: everything happens inside bsync_server_service. Edge code: sockets, files, malloc
  * at setup; per tick it only encodes, sends and appends (the match simulation is the core's).
  */
@@ -39,6 +42,12 @@ typedef struct bsync_server_config {
     FILE* log;                      /* structured log lines (NULL: stderr) */
     uint32_t status_interval_ms;    /* a status line per match this often (0: never) */
     const char* replay_override;    /* NULL, or a replay path used instead of the config's (one match) */
+    /* Graceful refusal under overload (docs/server.md "Overload"): the server's busy share of the last
+     * second (wall time inside bsync_server_service, less the time it slept waiting for packets) in
+     * permille; at or above this threshold a HELLO for a match that has not started and has no player
+     * connected gets BYE OVERLOADED (counted, logged), while running matches and their players
+     * (reconnects included) are served as before. 0: 500 (the default); above 1000: never refuse. */
+    uint32_t overload_busy_permille;
 } bsync_server_config;
 
 /* Drop reasons (counted per match and per peer). */
@@ -75,6 +84,10 @@ typedef struct bsync_server_match_stats {
     uint64_t mismatched_checksums; /* every mismatching CHECKSUM, including repeats of a known desync */
     uint64_t checksums_verified;
     uint64_t resyncs, kicks;
+    uint64_t resumes;            /* reconnects served from the frame ring (HELLO resume, protocol version 5) */
+    uint64_t frames_resent;      /* the frames sent again for them */
+    uint64_t snapshot_joins;     /* late joins and reconnects sent a snapshot instead */
+    uint64_t takeovers;          /* a reconnect took its slot from a connection silent for over 1 s */
     uint64_t snapshot_failures;  /* match states that could not be saved (logged as snapshot_failed) */
     uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
     uint64_t dropped_by_slot[BSYNC_PROTO_MAX_PLAYERS]; /* the same drops, per player slot (per peer) */
@@ -116,8 +129,26 @@ typedef struct bsync_server_host_stats {
     uint64_t oversized;        /* packets over BSYNC_PROTO_ENET_MAX_PACKET (up to the host's reassembly
                                   limit, 64 KiB): BYE PROTOCOL_ERROR, then disconnected */
     uint64_t protocol_errors;  /* peers refused with BYE PROTOCOL_ERROR before joining (oversized included) */
+    uint64_t overload_refusals; /* HELLOs for a not yet started match refused with BYE OVERLOADED */
+    uint64_t overload_episodes; /* times the server entered the overloaded state */
+    uint32_t busy_permille;    /* the busy share of the last complete second (0 until one has passed) */
+    uint32_t busy_permille_max; /* the highest busy_permille so far (logged as event=load_summary at the end) */
+    uint32_t overloaded;       /* 1 while busy_permille is at or above the threshold (off again 50 below) */
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
+
+/* Test and fuzzing entry points (issue 18; tests/fuzz/fuzz_server_packet.c): one packet handled as if
+ * ENet had delivered it, without the network. `peer` picks an entry of the host's peer table
+ * (0 .. bsync_server_test_peer_count - 1); an unused entry is taken as a connection that has just come
+ * up (it skips the per-address connect limit). Everything a received packet causes happens — size
+ * check, per-peer caps, decoding, violations and ABUSE, HELLO / INPUT / CHECKSUM / SNAPSHOT / BYE
+ * handling, desync bundles — except that nothing reaches a socket: the entry's ENet peer never
+ * connected, so every reply is dropped at enet_peer_send. No tick runs unless bsync_server_service is
+ * called. Only for a server with no real connections (its peer table is shared with ENet's). */
+BSYNC_API uint32_t bsync_server_test_peer_count(const bsync_server* server);
+BSYNC_API void bsync_server_test_packet(bsync_server* server, uint32_t peer, const uint8_t* data, size_t len);
+/* That connection is gone, as on an ENet disconnect: it leaves its match, the entry is free again. */
+BSYNC_API void bsync_server_test_peer_gone(bsync_server* server, uint32_t peer);
 
 #ifdef __cplusplus
 }
