@@ -11,56 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
-                                bsync_io_file_status* status) {
-    bsync_io_file_status st = {0, 0};
-    *out = NULL;
-    *out_size = 0;
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        st.sys_errno = errno;
-        if (status) *status = st;
-        return BSYNC_IO_ERROR;
-    }
-    st.opened = 1;
-    size_t cap = (size_t)1 << 16, len = 0;
-    unsigned char* buf = malloc(cap + 1);
-    bsync_result r = buf ? BSYNC_OK : BSYNC_OUT_OF_MEMORY;
-    while (r == BSYNC_OK) {
-        if (len == cap) {
-            if (cap >= BSYNC_IO_FILE_MAX) {
-                /* full at the limit: one more byte means the file is too large */
-                if (fgetc(f) != EOF) r = BSYNC_LIMIT_EXCEEDED;
-                break;
-            }
-            unsigned char* nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                r = BSYNC_OUT_OF_MEMORY;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (r == BSYNC_OK && ferror(f)) {
-        st.sys_errno = errno;
-        r = BSYNC_IO_ERROR;
-    }
-    fclose(f);
-    if (status) *status = st;
-    if (r != BSYNC_OK) {
-        free(buf);
-        return r;
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *out_size = len;
-    return BSYNC_OK;
-}
-
 bsync_result bsync_io_read_file_alloc(const bsync_file_callbacks* cb, const char* path, const bsync_allocator* a,
                                       unsigned char** out, size_t* out_size, size_t* out_cap,
                                       bsync_io_file_status* status) {
@@ -141,34 +91,17 @@ bsync_result bsync_io_read_file_alloc(const bsync_file_callbacks* cb, const char
     return BSYNC_OK;
 }
 
+/* Both are bsync_io_read_file_alloc with the default allocator (malloc), so callers free() the buffer. */
+bsync_result bsync_io_read_file(const char* path, unsigned char** out, size_t* out_size,
+                                bsync_io_file_status* status) {
+    size_t cap;
+    return bsync_io_read_file_alloc(NULL, path, NULL, out, out_size, &cap, status);
+}
+
 bsync_result bsync_io_read_file_with(const bsync_file_callbacks* cb, const char* path, unsigned char** out,
                                      size_t* out_size, bsync_io_file_status* status) {
-    if (!cb || !cb->read) return bsync_io_read_file(path, out, out_size, status);
-    bsync_io_file_status st = {0, 0};
-    *out = NULL;
-    *out_size = 0;
-    const void* data = NULL;
-    size_t size = 0;
-    bsync_result r = cb->read(path, &data, &size, cb->user);
-    if (r != BSYNC_OK) {
-        st.opened = r != BSYNC_IO_ERROR;
-        if (status) *status = st;
-        return r;
-    }
-    st.opened = 1;
-    if (status) *status = st;
-    unsigned char* buf = NULL;
-    if (size >= BSYNC_IO_FILE_MAX) r = BSYNC_LIMIT_EXCEEDED;
-    else if (!data && size) r = BSYNC_IO_ERROR;
-    else if (!(buf = malloc(size + 1))) r = BSYNC_OUT_OF_MEMORY;
-    if (r == BSYNC_OK) {
-        if (size) memcpy(buf, data, size);
-        buf[size] = '\0';
-        *out = buf;
-        *out_size = size;
-    }
-    if (cb->release) cb->release(path, data, size, cb->user);
-    return r;
+    size_t cap;
+    return bsync_io_read_file_alloc(cb, path, NULL, out, out_size, &cap, status);
 }
 
 void bsync_io_set_error(bsync_error* err, bsync_result code, const char* fmt, ...) {
