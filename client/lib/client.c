@@ -11,6 +11,7 @@
 #include "blendsync/io/desync.h"
 #include "blendsync/io/file.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/replay_recorder.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h"
 #include "../../shared/src/io/platform.h" /* the presentation clock's time, mkdir, aligned allocation */
@@ -117,7 +118,8 @@ struct bsync_client {
     /* the client's own replay */
     bsync_replay_header* replay_header; /* a copy (NULL: no replay) */
     bsync_replay_writer* replay;
-    bsync_replay_record rec;            /* the record being appended (large) */
+    bsync_replay_record rec;            /* the record being built (large) */
+    bsync_replay_recorder recorder;     /* the schedule (checksum ticks) and the replay's records */
     char replay_path[1024];
     /* the sync-test switch: the state before each of the last SYNCTEST_MAX + 1 frames */
     uint8_t* st_snaps;  /* (SYNCTEST_MAX + 1) * snap_size */
@@ -133,6 +135,19 @@ static void set_err(bsync_error* err, bsync_result code, const char* msg) {
 }
 
 /* ---- the client's own replay */
+
+/* The recording schedule (replay_recorder.h) over the match, with the replay's writer while one is
+ * open: the checksum ticks are the recorder's whether or not the client records. */
+static void recorder_setup(bsync_client* c) {
+    bsync_replay_recorder_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.writer = c->replay;
+    rd.match = c->match;
+    rd.checksum_interval = c->checksum_interval; /* >= 1: the WELCOME's, checked by the decoder */
+    rd.poses = c->cfg.compute_poses;
+    (void)bsync_replay_recorder_init(&c->recorder, &rd);
+}
+
 static void replay_start(bsync_client* c, uint32_t start_tick, const uint8_t* snapshot, size_t snapshot_len) {
     if (!c->replay_header || c->replay) return;
     c->replay_header->start_tick = start_tick;
@@ -141,27 +156,25 @@ static void replay_start(bsync_client* c, uint32_t start_tick, const uint8_t* sn
         c->replay = NULL;
         return;
     }
+    recorder_setup(c);
     if (snapshot) {
         memset(&c->rec, 0, sizeof c->rec);
         c->rec.type = BSYNC_REPLAY_SNAPSHOT;
         c->rec.snapshot.tick = start_tick;
         c->rec.snapshot.len = (uint32_t)snapshot_len;
         c->rec.snapshot.data = snapshot;
-        bsync_replay_writer_append(c->replay, &c->rec, &err);
+        (void)bsync_replay_recorder_append(&c->recorder, &c->rec, &err);
     }
 }
 
 static void replay_end(bsync_client* c, uint32_t reason) {
     if (!c->replay) return;
     bsync_error err;
-    memset(&c->rec, 0, sizeof c->rec);
-    c->rec.type = BSYNC_REPLAY_END;
-    c->rec.end.ticks = c->next_frame;
-    c->rec.end.reason = reason;
-    bsync_replay_writer_append(c->replay, &c->rec, &err);
+    (void)bsync_replay_recorder_end(&c->recorder, c->next_frame, reason, &err);
     bsync_replay_writer_sync(c->replay);
     bsync_replay_writer_close(c->replay);
     c->replay = NULL;
+    recorder_setup(c); /* the schedule goes on without a writer */
     free(c->replay_header);
     c->replay_header = NULL; /* one file per client */
 }
@@ -573,15 +586,9 @@ static void send_checksum(bsync_client* c, uint32_t tick) {
     bsync_proto_msg m;
     checksum_msg(&m, tick, &cs);
     if (send_msg(c, &m) > 0) c->stats.checksums_sent++;
-    if (c->replay) {
+    if (c->replay) { /* the checksums as sent (a test switch's flipped bit included) */
         bsync_error err;
-        memset(&c->rec, 0, sizeof c->rec);
-        c->rec.type = BSYNC_REPLAY_CHECKSUM;
-        c->rec.checksum.tick = tick;
-        c->rec.checksum.has_pose = c->cfg.compute_poses ? 1u : 0u;
-        c->rec.checksum.blend = cs.blend;
-        c->rec.checksum.pose = c->cfg.compute_poses ? cs.pose : 0u;
-        bsync_replay_writer_append(c->replay, &c->rec, &err);
+        if (bsync_replay_recorder_write_checksum(&c->recorder, tick, &cs, &err) != BSYNC_OK) replay_end(c, 2);
     }
     c->stats.last_blend = cs.blend;
     c->stats.last_pose = cs.pose;
@@ -680,16 +687,16 @@ static void apply_frames(bsync_client* c) {
         if (!f->valid || f->tick != c->next_frame) break;
         if (c->replay) {
             bsync_error err;
-            memset(&c->rec, 0, sizeof c->rec);
-            c->rec.type = BSYNC_REPLAY_FRAME;
-            c->rec.frame.tick = f->tick;
-            c->rec.frame.defaulted_mask = f->defaulted_mask;
-            c->rec.frame.inputs = f->frame;
+            bsync_replay_frame* rf = &c->rec.frame;
+            memset(rf, 0, sizeof *rf);
+            rf->tick = f->tick;
+            rf->defaulted_mask = f->defaulted_mask;
+            rf->inputs = f->frame;
             for (uint32_t p = 0; p < f->frame.player_count; p++) {
-                c->rec.frame.payload_len[p] = f->payload_len[p];
-                memcpy(c->rec.frame.payload[p], f->payload[p], f->payload_len[p]);
+                rf->payload_len[p] = f->payload_len[p];
+                memcpy(rf->payload[p], f->payload[p], f->payload_len[p]);
             }
-            if (bsync_replay_writer_append(c->replay, &c->rec, &err) != BSYNC_OK) replay_end(c, 2);
+            if (bsync_replay_recorder_begin_tick(&c->recorder, rf, &err) != BSYNC_OK) replay_end(c, 2);
         }
         if (c->cfg.synctest_distance) synctest_before(c, f->tick);
         if (bsync_match_tick(c->match, &f->frame) != BSYNC_OK) break;
@@ -706,7 +713,7 @@ static void apply_frames(bsync_client* c) {
         push_event(c, &ev);
         uint32_t t = c->next_frame++;
         trail_keep(c, t + 1u);
-        if (c->checksum_interval && (t + 1u) % c->checksum_interval == 0) send_checksum(c, t);
+        if (bsync_replay_recorder_checksum_due(&c->recorder, t)) send_checksum(c, t);
         if (!c->reconnecting) c->state = BSYNC_CLIENT_RUNNING; /* a resume's frames may precede its WELCOME */
     }
 }
@@ -964,6 +971,7 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     c->tick_rate = w->tick_rate;
     c->input_delay = w->input_delay;
     c->checksum_interval = w->checksum_interval;
+    recorder_setup(c);
     c->player_count = w->player_count;
     c->next_frame = w->start_tick;
     c->server_tick = w->start_tick;

@@ -9,6 +9,7 @@
 
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/replay_recorder.h"
 #include "blendsync/match.h"
 #include "blendsync/net.h"
 #include "blendsync/server.h"
@@ -112,6 +113,8 @@ struct srv_match {
     uint64_t jitter[SRV_JITTER_KEEP];
     uint32_t jitter_count, jitter_next;
     bsync_replay_writer* replay;
+    bsync_replay_recorder recorder; /* the schedule (ticks, checksums, replay records): replay_recorder.h */
+    int replay_error_logged;
     char replay_path[1024];
     char desync_dir[1100];
     uint64_t last_sync_us, last_status_us;

@@ -19,6 +19,22 @@
 
 static void* alloc16(size_t n) { return bsync_platform_aligned_alloc(16, n); }
 
+/* The recording schedule, with the match's replay writer when it has one (replay_open). A failed write
+ * stops the recording (logged once), never the match. */
+static bsync_result recorder_init(srv_match* m) {
+    bsync_replay_recorder_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.writer = m->replay;
+    rd.match = m->match;
+    rd.checksum_interval = m->checksum_interval;
+    rd.snapshot_every = SRV_SNAPSHOT_EVERY;
+    rd.poses = m->server->cfg.verify_poses;
+    rd.snapshot_buffer = m->snap_buf;
+    rd.snapshot_capacity = m->snap_size;
+    rd.keep_going = 1;
+    return bsync_replay_recorder_init(&m->recorder, &rd);
+}
+
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err) {
     srv_match* m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -79,6 +95,14 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
             srv_match_destroy(m);
             return NULL;
         }
+    if (m->checksum_interval == 0 || recorder_init(m) != BSYNC_OK) {
+        if (err) {
+            err->code = BSYNC_CONFIG_ERROR;
+            snprintf(err->message, sizeof err->message, "%s: checksum interval 0", path);
+        }
+        srv_match_destroy(m);
+        return NULL;
+    }
     m->created_us = m->last_activity_us = bsync_net_now_us();
     if (m->tick_rate < BSYNC_PROTO_MIN_TICK_RATE || m->tick_rate > BSYNC_PROTO_MAX_TICK_RATE) {
         if (err) {
@@ -171,13 +195,22 @@ static void replay_open(srv_match* m) {
         m->replay = NULL;
     }
     free(hp);
+    if (m->replay) (void)recorder_init(m); /* at tick 0, before any record: cannot fail (checked at create) */
+}
+
+/* After a recorder call: its first recording failure, logged once (the file ends there). */
+static void replay_check(srv_match* m) {
+    if (!m->recorder.stopped || m->replay_error_logged) return;
+    m->replay_error_logged = 1;
+    if (m->recorder.stop_stage == BSYNC_RECORDER_SAVE) m->stats.snapshot_failures++;
+    srv_log(m->server, "error", "event=replay_error match=%llu tick=%u error=\"%s\" (recording stopped)", MATCH_ID(m),
+            m->next_tick, m->recorder.stop_error.message);
 }
 
 static void replay_append(srv_match* m, const bsync_replay_record* rec) {
-    if (!m->replay) return;
     bsync_error err;
-    if (bsync_replay_writer_append(m->replay, rec, &err) != BSYNC_OK)
-        srv_log(m->server, "error", "event=replay_error match=%llu error=\"%s\"", MATCH_ID(m), err.message);
+    (void)bsync_replay_recorder_append(&m->recorder, rec, &err);
+    replay_check(m);
 }
 
 /* ---------------------------------------------------------------- joining */
@@ -466,11 +499,10 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     f->player_count = (uint8_t)m->player_count;
     f->param_count = (uint8_t)m->desc->param_count;
     f->trigger_count = (uint8_t)m->desc->trigger_count;
-    bsync_replay_record rec;
-    memset(&rec, 0, sizeof rec);
-    rec.type = BSYNC_REPLAY_FRAME;
-    rec.frame.tick = t;
-    rec.frame.inputs.player_count = m->player_count;
+    bsync_replay_frame fr; /* the confirmed frame as the replay records it */
+    memset(&fr, 0, sizeof fr);
+    fr.tick = t;
+    fr.inputs.player_count = m->player_count;
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_slot* sl = &m->slots[p];
         uint32_t k = t % SRV_INPUT_RING;
@@ -479,8 +511,8 @@ static void confirm_tick(srv_match* m, uint64_t now) {
             /* the game payload is relayed verbatim for its own tick only (never repeated by a default) */
             f->players[p].payload_len = sl->ring_payload_len[k];
             memcpy(f->players[p].payload, sl->ring_payload[k], sl->ring_payload_len[k]);
-            rec.frame.payload_len[p] = sl->ring_payload_len[k];
-            memcpy(rec.frame.payload[p], sl->ring_payload[k], sl->ring_payload_len[k]);
+            fr.payload_len[p] = sl->ring_payload_len[k];
+            memcpy(fr.payload[p], sl->ring_payload[k], sl->ring_payload_len[k]);
         } else {
             f->defaulted_mask = (uint16_t)(f->defaulted_mask | (1u << p));
             m->stats.inputs_defaulted++;
@@ -488,11 +520,11 @@ static void confirm_tick(srv_match* m, uint64_t now) {
             memset(sl->last.triggers, 0, sizeof sl->last.triggers);
         }
         sl->ring_tick[k] = UINT32_MAX;
-        rec.frame.inputs.players[p] = sl->last;
+        fr.inputs.players[p] = sl->last;
         memcpy(f->players[p].params, sl->last.params, sizeof f->players[p].params);
         memcpy(f->players[p].triggers, sl->last.triggers, sizeof f->players[p].triggers);
     }
-    rec.frame.defaulted_mask = f->defaulted_mask;
+    fr.defaulted_mask = f->defaulted_mask;
     /* FULL to a peer whose connection has not had frame t - 1, then CHANGES (only the players whose
      * inputs changed, protocol version 4) to the others */
     for (uint32_t p = 0; p < m->player_count; p++) {
@@ -515,22 +547,12 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     m->tx_prev = *f;
     m->tx_prev.coding = BSYNC_PROTO_FRAME_FULL;
     m->have_tx_prev = 1;
-    /* replay: a snapshot every SRV_SNAPSHOT_EVERY ticks (the state at the start of t), then the frame */
-    if (m->replay && t > 0 && t % SRV_SNAPSHOT_EVERY == 0) {
-        size_t len = 0;
-        if (save_state(m, m->snap_buf, &len, "replay")) {
-            bsync_replay_record sr;
-            memset(&sr, 0, sizeof sr);
-            sr.type = BSYNC_REPLAY_SNAPSHOT;
-            sr.snapshot.tick = t;
-            sr.snapshot.len = (uint32_t)len;
-            sr.snapshot.data = m->snap_buf;
-            replay_append(m, &sr);
-        }
-    }
-    replay_append(m, &rec);
-    m->frames[t % SRV_FRAME_RING] = rec.frame.inputs;
-    m->frame_defaulted[t % SRV_FRAME_RING] = rec.frame.defaulted_mask;
+    /* the recorder's schedule: the snapshot if due and the frame, the tick, the checksum if due */
+    bsync_error err;
+    (void)bsync_replay_recorder_begin_tick(&m->recorder, &fr, &err);
+    replay_check(m);
+    m->frames[t % SRV_FRAME_RING] = fr.inputs;
+    m->frame_defaulted[t % SRV_FRAME_RING] = fr.defaulted_mask;
     if (m->frame_payload)
         for (uint32_t q = 0; q < m->player_count; q++) {
             const size_t at = (size_t)(t % SRV_FRAME_RING) * m->player_count + q;
@@ -538,27 +560,26 @@ static void confirm_tick(srv_match* m, uint64_t now) {
             m->frame_payload_len[at] = len;
             memcpy(m->frame_payload + at * m->payload_max, f->players[q].payload, len);
         }
-    bsync_match_tick(m->match, &rec.frame.inputs);
+    bsync_result tr = bsync_match_tick(m->match, &fr.inputs);
+    if (tr != BSYNC_OK) /* cannot happen: the frame is built from the match's own counts */
+        srv_log(m->server, "error", "event=tick_failed match=%llu tick=%u error=\"%s\"", MATCH_ID(m), t,
+                bsync_result_string(tr));
     m->next_tick = t + 1;
     m->stats.ticks = m->next_tick;
-    if ((t + 1) % m->checksum_interval == 0) {
+    bsync_match_checksums sums;
+    int due = 0;
+    (void)bsync_replay_recorder_end_tick(&m->recorder, t, &sums, &due, &err);
+    replay_check(m);
+    if (due) {
         srv_check* c = &m->checks[t % SRV_CHECK_RING];
         c->tick = t;
         c->client_mask = 0;
         c->blend_mask = 0;
-        bsync_match_checksums_get(m->match, m->server->cfg.verify_poses, &c->sums);
+        c->sums = sums;
         srv_snap* sn = &m->snaps[m->snap_next];
         m->snap_next = (m->snap_next + 1) % SRV_SNAP_RING;
         sn->tick = UINT32_MAX; /* the entry's old bytes are being overwritten: findable again only when saved */
         if (save_state(m, sn->data, &sn->len, "ring")) sn->tick = t + 1;
-        bsync_replay_record cr;
-        memset(&cr, 0, sizeof cr);
-        cr.type = BSYNC_REPLAY_CHECKSUM;
-        cr.checksum.tick = t;
-        cr.checksum.has_pose = m->server->cfg.verify_poses ? 1u : 0u;
-        cr.checksum.blend = c->sums.blend;
-        cr.checksum.pose = c->sums.pose;
-        replay_append(m, &cr);
     }
 }
 
@@ -602,12 +623,9 @@ void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
     if (m->ended) return;
     m->ended = 1;
     if (m->replay) {
-        bsync_replay_record e;
-        memset(&e, 0, sizeof e);
-        e.type = BSYNC_REPLAY_END;
-        e.end.ticks = m->next_tick;
-        e.end.reason = reason;
-        replay_append(m, &e);
+        bsync_error err;
+        (void)bsync_replay_recorder_end(&m->recorder, m->next_tick, reason, &err);
+        replay_check(m);
         bsync_replay_writer_sync(m->replay);
         m->stats.replay_bytes = bsync_replay_writer_bytes(m->replay);
         bsync_replay_writer_close(m->replay);
