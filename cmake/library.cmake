@@ -70,7 +70,7 @@ install(TARGETS blendsync blendsync-server RUNTIME DESTINATION ${CMAKE_INSTALL_B
 install(EXPORT blendsyncTargets NAMESPACE blendsync:: DESTINATION ${BSYNC_CMAKE_DIR})
 
 include(CMakePackageConfigHelpers)
-# 0.x: a minor version may change the ABI (docs/library.md), so 0.1.x satisfies only 0.1 requests.
+# 0.x: a minor version may change the ABI (docs/library.md), so 0.2.x satisfies only 0.2 requests.
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/blendsyncConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/blendsyncConfig.cmake.in ${CMAKE_BINARY_DIR}/blendsyncConfig.cmake @ONLY)

@@ -177,7 +177,7 @@ static void replay_open(srv_match* m) {
     bsync_replay_header* hp = malloc(sizeof *hp); /* large (256 asset names) */
     if (!hp) return;
     char build[64];
-    snprintf(build, sizeof build, "blendsync-server 0.1.0 proto %u", BSYNC_PROTO_VERSION);
+    snprintf(build, sizeof build, "blendsync-server %s proto %u", BSYNC_VERSION_STRING, BSYNC_PROTO_VERSION);
     bsync_match_config_replay_header(m->cfg, build, 0, hp);
     bsync_error err;
     /* create the directory of the replay if needed (one level) */
@@ -1079,7 +1079,7 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
                       "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\", "
                       "\"server_previous\": %s%s%s, \"previous_tick\": %u, \"inputs\": \"inputs.csv\", "
                       "\"client_trail\": %s, \"first_divergent_tick\": %lld, \"first_divergent_character\": %lld, "
-                      "\"build\": \"blendsync-server 0.1.0 proto %u\", \"assets\": {",
+                      "\"build\": \"blendsync-server " BSYNC_VERSION_STRING " proto %u\", \"assets\": {",
                       MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), cfg_abs, tick - 1,
                       p->slot, prev ? "\"" : "", prev ? "server-previous.bsms" : "null", prev ? "\"" : "",
                       prev_tick ? prev_tick - 1 : 0, traced ? "\"client-trail.bstrail\"" : "null",
