@@ -107,7 +107,8 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     if (m->tick_rate < BSYNC_PROTO_MIN_TICK_RATE || m->tick_rate > BSYNC_PROTO_MAX_TICK_RATE) {
         if (err) {
             err->code = BSYNC_CONFIG_ERROR;
-            snprintf(err->message, sizeof err->message, "%s: tick rate %u outside 15..60", path, m->tick_rate);
+            snprintf(err->message, sizeof err->message, "%s: tick rate %u outside %u..%u", path, m->tick_rate,
+                     (unsigned)BSYNC_PROTO_MIN_TICK_RATE, (unsigned)BSYNC_PROTO_MAX_TICK_RATE);
         }
         srv_match_destroy(m);
         return NULL;
