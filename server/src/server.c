@@ -25,12 +25,19 @@ void srv_log(bsync_server* s, const char* level, const char* fmt, ...) {
     gmtime_r(&secs, &tm);
     char ts[32];
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    fprintf(f, "ts=%s.%03ldZ level=%s ", ts, (long)(tv.tv_usec / 1000), level);
+    /* one write per line: the workers of a pool (server_pool.c) share the stream */
+    char line[4096];
+    int n = snprintf(line, sizeof line, "ts=%s.%03ldZ level=%s ", ts, (long)(tv.tv_usec / 1000), level);
+    if (n < 0) return;
+    size_t used = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1u;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
+    int m = vsnprintf(line + used, sizeof line - used, fmt, ap);
     va_end(ap);
-    fputc('\n', f);
+    if (m > 0) used += (size_t)m < sizeof line - used ? (size_t)m : sizeof line - used - 1u;
+    if (used > sizeof line - 2u) used = sizeof line - 2u; /* a line cut at 4 KiB keeps its newline */
+    line[used++] = '\n';
+    fwrite(line, 1, used, f);
     fflush(f);
 }
 
@@ -282,6 +289,19 @@ bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** 
     uint32_t players = 0;
     for (uint32_t i = 0; i < s->match_count; i++) players += s->matches[i]->player_count;
     size_t peers = players * 2u + 16u; /* room for reconnects and refused peers */
+    if (peers > ENET_PROTOCOL_MAXIMUM_PEER_ID) peers = ENET_PROTOCOL_MAXIMUM_PEER_ID; /* one ENet host's limit */
+    if (players + 16u > peers) {
+        if (err) {
+            err->code = BSYNC_CONFIG_ERROR;
+            snprintf(err->message, sizeof err->message,
+                     "%u players in %u matches: one ENet host holds at most %u peers (players and room for "
+                     "reconnects); spread the matches over workers (--workers)",
+                     players, s->match_count, (unsigned)ENET_PROTOCOL_MAXIMUM_PEER_ID);
+        }
+        bsync_net_deinit();
+        bsync_server_destroy(s);
+        return BSYNC_CONFIG_ERROR;
+    }
     s->host = enet_host_create(&addr, peers, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
     if (!s->host) {
         if (err) {

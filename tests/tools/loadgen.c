@@ -8,8 +8,12 @@
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
  * (127.0.x.y), because the server admits at most 8 new connections per second per address.
  *
- * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]
- *   LIST: a text file, one match config path per line (the server's --match files)
+ * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] [--json]
+ *   --address-base N: start the loopback addresses at index N (several generators side by side, each
+ *   with its own addresses, so the per-address connect limit counts each generator's own peers)
+ *   LIST: a text file, one match config path per line (the server's --match files), optionally
+ *   followed by a tab and the port that serves that match (a server with --workers: each worker has
+ *   its own port); without it, the port of --server
  *   --stagger MS: the players of match i begin connecting i x MS after the start (matches arriving
  *   over time, so an overloaded server can refuse the later ones; default 0: all at once)
  * Prints one summary (text or one JSON object): players, connected, welcomed, completed (END and
@@ -53,6 +57,7 @@ typedef struct lg_player {
 typedef struct lg_match {
     bsync_match_config* cfg;
     uint64_t hash;
+    uint16_t port; /* 0: --server's */
 } lg_match;
 
 static uint64_t rtt_half_us(const ENetPeer* p) { return p ? 500ull * p->roundTripTime : 0; }
@@ -142,6 +147,8 @@ static void send_input(lg_player* pl, uint64_t now) {
     pl->next_send_us = now + per_tick;
 }
 
+static uint32_t g_address_base; /* --address-base: this generator's first loopback address index */
+
 static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, uint32_t* stagger,
                       int* json) {
     for (int i = 1; i < argc; i++) {
@@ -155,6 +162,7 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
         else if (!strcmp(argv[i], "--matches")) *list = v;
         else if (!strcmp(argv[i], "--seconds")) *seconds = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(argv[i], "--stagger")) *stagger = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "--address-base")) g_address_base = (uint32_t)strtoul(v, NULL, 10);
         else return -1;
         i++;
     }
@@ -167,7 +175,7 @@ int main(int argc, char** argv) {
     uint32_t seconds = 120, stagger_ms = 0;
     int json = 0;
     if (parse_args(argc, argv, &server, &list, &seconds, &stagger_ms, &json) != 0) {
-        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]\n");
+        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] [--json]\n");
         return 2;
     }
     char host_text[256];
@@ -190,6 +198,19 @@ int main(int argc, char** argv) {
         bsync_error err;
         memset(&err, 0, sizeof err);
         lg_match* m = &matches[match_count];
+        m->port = 0;
+        char* tab = strchr(line, '\t');
+        if (tab) {
+            *tab = 0;
+            char* end = NULL;
+            unsigned long v = strtoul(tab + 1, &end, 10);
+            if (!end || *end || v < 1 || v > 65535) {
+                fprintf(stderr, "bsync_loadgen: %s: expected a port after the tab, got \"%s\"\n", list, tab + 1);
+                fclose(f);
+                return 2;
+            }
+            m->port = (uint16_t)v;
+        }
         if (bsync_match_config_load(line, NULL, &m->cfg, &err) != BSYNC_OK) {
             fprintf(stderr, "bsync_loadgen: %s\n", err.message);
             fclose(f);
@@ -216,7 +237,8 @@ int main(int argc, char** argv) {
                 ENetAddress bind;
                 memset(&bind, 0, sizeof bind);
                 char ip[32];
-                snprintf(ip, sizeof ip, "127.0.%u.%u", 1u + h / 250u, 1u + h % 250u);
+                const uint32_t a = g_address_base + h; /* several generators: disjoint addresses */
+                snprintf(ip, sizeof ip, "127.%u.%u.%u", (a / 62500u) % 250u, 1u + (a / 250u) % 250u, 1u + a % 250u);
                 enet_address_set_host(&bind, ip);
                 bind.port = 0;
                 hosts[h] = enet_host_create(&bind, PEERS_PER_HOST, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
@@ -233,6 +255,7 @@ int main(int argc, char** argv) {
             p->bye_reason = UINT32_MAX;
             p->last_sent = UINT32_MAX;
             p->to = to;
+            if (matches[mi].port) p->to.port = matches[mi].port;
             p->connect_at_us = 1000ull * stagger_ms * mi; /* from the start (below) */
         }
     uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
