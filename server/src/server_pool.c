@@ -24,7 +24,7 @@ struct bsync_server_pool {
     uint32_t count;
     pool_worker workers[BSYNC_SERVER_MAX_WORKERS];
     /* run's arguments, read by every worker */
-    int (*should_stop)(void* user);
+    bsync_server_stop_fn should_stop;
     void* user;
     int exit_when_done;
     uint32_t drain_ms;
@@ -98,7 +98,7 @@ static void worker_run(void* arg) {
     w->left = bsync_server_drain(w->server, p->drain_ms);
 }
 
-uint32_t bsync_server_pool_run(bsync_server_pool* p, int (*should_stop)(void* user), void* user, int exit_when_done,
+uint32_t bsync_server_pool_run(bsync_server_pool* p, bsync_server_stop_fn should_stop, void* user, int exit_when_done,
                                uint32_t drain_ms) {
     if (!p) return 0;
     p->should_stop = should_stop;

@@ -178,7 +178,8 @@ BSYNC_API bsync_server* bsync_server_pool_worker(bsync_server_pool* pool, uint32
  * an atomic flag) or, with exit_when_done, until the worker's matches have all ended; then each
  * worker drains (bsync_server_drain, drain_ms) and the threads are joined. Returns the peers still
  * connected after the drains. */
-BSYNC_API uint32_t bsync_server_pool_run(bsync_server_pool* pool, int (*should_stop)(void* user), void* user,
+typedef int (*bsync_server_stop_fn)(void* user);
+BSYNC_API uint32_t bsync_server_pool_run(bsync_server_pool* pool, bsync_server_stop_fn should_stop, void* user,
                                          int exit_when_done, uint32_t drain_ms);
 
 #ifdef __cplusplus
