@@ -64,7 +64,10 @@ typedef struct bsync_server_config {
     X(FLOOD, "flood")                  /* over the per-peer packet/byte caps */ \
     X(BAD_CHECKSUM_TICK, "checksum_unknown_tick") /* no server state for that tick */ \
     X(PAYLOAD_TOO_LARGE, "payload_too_large") /* a game payload over the match's payload_max */ \
-    X(OVERSIZED, "oversized")          /* a packet over BSYNC_PROTO_ENET_MAX_PACKET: BYE PROTOCOL_ERROR */
+    X(OVERSIZED, "oversized")          /* a packet over BSYNC_PROTO_ENET_MAX_PACKET: BYE PROTOCOL_ERROR */ \
+    X(BAD_TAG, "bad_tag")              /* a sealed packet that does not open (session, version 6) */ \
+    X(REPLAYED, "replayed")            /* a sealed packet's counter already seen or too old */      \
+    X(NOT_SEALED, "not_sealed")        /* a plain packet on an authenticated session */
 
 typedef enum bsync_server_drop {
 #define BSYNC_SERVER_DROP_ENUM_(id, text) BSYNC_SERVER_DROP_##id,
@@ -137,6 +140,12 @@ typedef struct bsync_server_host_stats {
     uint32_t busy_permille;    /* the busy share of the last complete second (0 until one has passed) */
     uint32_t busy_permille_max; /* the highest busy_permille so far (logged as event=load_summary at the end) */
     uint32_t overloaded;       /* 1 while busy_permille is at or above the threshold (off again 50 below) */
+    uint64_t sessions_opened;  /* authenticated sessions whose sealed HELLO opened (version 6) */
+    uint64_t auth_failures;    /* handshakes refused: unknown match or slot, plain match, a HELLO that did
+                                  not open (a wrong secret, a captured HELLO): BYE AUTH_FAILED */
+    uint64_t auth_required;    /* plain HELLOs for a match with secrets: BYE AUTH_REQUIRED */
+    uint64_t sealed_rejected;  /* sealed packets of established sessions that did not open (bad tag,
+                                  replayed, plain): dropped and counted as violations (ABUSE past the cap) */
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
 
