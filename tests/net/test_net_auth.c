@@ -117,7 +117,7 @@ static size_t sealed_hello(nh_world* w, raw_peer* r, uint32_t slot, uint8_t* out
     uint8_t plain[256];
     size_t n = 0, s = 0;
     assert_int_equal(bsync_proto_encode(&m, plain, sizeof plain, &n), BSYNC_PROTO_OK);
-    assert_int_equal(bsync_session_seal(&r->sess, plain, n, out, cap, &s), BSYNC_OK);
+    assert_int_equal(bsync_session_seal(&r->sess, BSYNC_PROTO_CHANNEL_CONTROL, plain, n, out, cap, &s), BSYNC_OK);
     return s;
 }
 
@@ -132,7 +132,7 @@ static size_t sealed_input(raw_peer* r, uint32_t slot, uint32_t tick, uint8_t* o
     uint8_t plain[256];
     size_t n = 0, s = 0;
     assert_int_equal(bsync_proto_encode(&m, plain, sizeof plain, &n), BSYNC_PROTO_OK);
-    assert_int_equal(bsync_session_seal(&r->sess, plain, n, out, cap, &s), BSYNC_OK);
+    assert_int_equal(bsync_session_seal(&r->sess, BSYNC_PROTO_CHANNEL_INPUT, plain, n, out, cap, &s), BSYNC_OK);
     return s;
 }
 

@@ -48,7 +48,7 @@ static void test_round_trip_both_modes(void** state) {
         pair(&c, &s, (bsync_session_mode)mode, secret, 42, 3, cn, sn);
         uint8_t sealed[256], opened[256];
         size_t n = 0, m = 0;
-        assert_int_equal(bsync_session_seal(&c, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
+        assert_int_equal(bsync_session_seal(&c, 0, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
         assert_int_equal(n, sizeof msg + BSYNC_SESSION_OVERHEAD);
         assert_int_equal(sealed[0], BSYNC_SESSION_MARKER);
         assert_int_equal(sealed[1], mode);
@@ -61,18 +61,18 @@ static void test_round_trip_both_modes(void** state) {
         assert_int_equal(m, sizeof msg);
         assert_memory_equal(opened, msg, sizeof msg);
         /* and back the other way */
-        assert_int_equal(bsync_session_seal(&s, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
+        assert_int_equal(bsync_session_seal(&s, 0, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
         assert_int_equal(bsync_session_open(&c, sealed, n, opened, sizeof opened, &m), BSYNC_SESSION_OPENED);
         assert_memory_equal(opened, msg, sizeof msg);
         /* a side cannot open its own packets (per-direction keys and nonces) */
-        assert_int_equal(bsync_session_seal(&c, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
+        assert_int_equal(bsync_session_seal(&c, 0, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
         assert_int_equal(bsync_session_open(&c, sealed, n, opened, sizeof opened, &m), BSYNC_SESSION_BAD_TAG);
         /* an empty message is fine too */
-        assert_int_equal(bsync_session_seal(&c, msg, 0, sealed, sizeof sealed, &n), BSYNC_OK);
+        assert_int_equal(bsync_session_seal(&c, 0, msg, 0, sealed, sizeof sealed, &n), BSYNC_OK);
         assert_int_equal(n, BSYNC_SESSION_OVERHEAD);
         assert_int_equal(bsync_session_open(&s, sealed, n, opened, sizeof opened, &m), BSYNC_SESSION_OPENED);
         assert_int_equal(m, 0);
-        assert_int_equal(bsync_session_seal(&c, msg, sizeof msg, sealed, sizeof msg + BSYNC_SESSION_OVERHEAD - 1, &n),
+        assert_int_equal(bsync_session_seal(&c, 0, msg, sizeof msg, sealed, sizeof msg + BSYNC_SESSION_OVERHEAD - 1, &n),
                          BSYNC_BUFFER_TOO_SMALL);
     }
 }
@@ -102,7 +102,7 @@ static void test_wire_bytes_documented(void** state) {
     for (int i = 0; i < 40; i++) msg[i] = (uint8_t)i;
     uint8_t sealed[128];
     size_t n = 0;
-    for (int i = 0; i < 3; i++) assert_int_equal(bsync_session_seal(&c, msg, 40, sealed, sizeof sealed, &n), BSYNC_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(bsync_session_seal(&c, 0, msg, 40, sealed, sizeof sealed, &n), BSYNC_OK);
     /* the third packet: counter 2 */
     uint8_t header[10] = {BSYNC_SESSION_MARKER, BSYNC_SESSION_ENCRYPT, 2, 0, 0, 0, 0, 0, 0, 0};
     uint8_t nonce[24] = {0};
@@ -127,7 +127,7 @@ static void test_every_flipped_bit_refused(void** state) {
         uint8_t msg[30], sealed[64], opened[64];
         for (int i = 0; i < 30; i++) msg[i] = (uint8_t)(i * 13);
         size_t n = 0, m = 0;
-        assert_int_equal(bsync_session_seal(&c, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
+        assert_int_equal(bsync_session_seal(&c, 0, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
         uint64_t refused = 0;
         for (size_t bit = 0; bit < 8 * n; bit++) {
             sealed[bit / 8] ^= (uint8_t)(1u << (bit % 8));
@@ -137,7 +137,11 @@ static void test_every_flipped_bit_refused(void** state) {
             refused++;
         }
         assert_int_equal(refused, 8 * n);
-        assert_true(s.bad_tag >= 8 * n - 16); /* marker and mode bits are NOT_SEALED, the rest bad tags */
+        /* marker and mode bits: NOT_SEALED (16); the counter's lane byte turned into a lane >= 8: refused by
+         * the window (bits 3..7: 5); every other bit: a bad tag */
+        assert_int_equal(s.not_sealed, 16);
+        assert_int_equal(s.replayed, 5);
+        assert_int_equal(s.bad_tag, 8 * n - 21);
         /* the untouched packet still opens: nothing above moved the window */
         assert_int_equal(bsync_session_open(&s, sealed, n, opened, sizeof opened, &m), BSYNC_SESSION_OPENED);
         assert_memory_equal(opened, msg, sizeof msg);
@@ -155,7 +159,7 @@ static void test_replay_window(void** state) {
     static uint8_t pk[N][40];
     size_t len[N];
     uint8_t msg[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[16];
-    for (int i = 0; i < N; i++) assert_int_equal(bsync_session_seal(&c, msg, 8, pk[i], 40, &len[i]), BSYNC_OK);
+    for (int i = 0; i < N; i++) assert_int_equal(bsync_session_seal(&c, 0, msg, 8, pk[i], 40, &len[i]), BSYNC_OK);
     size_t m = 0;
     /* in order, then each again: refused */
     assert_int_equal(bsync_session_open(&s, pk[0], len[0], out, sizeof out, &m), BSYNC_SESSION_OPENED);
@@ -176,7 +180,35 @@ static void test_replay_window(void** state) {
     memcpy(forged, pk[5], len[5]);
     forged[2] = (uint8_t)(N + 5); /* counter N + 5, never sent */
     assert_int_equal(bsync_session_open(&s, forged, len[5], out, sizeof out, &m), BSYNC_SESSION_BAD_TAG);
-    assert_true(s.recv_highest == N - 1);
+    assert_true(s.recv_highest[0] == N - 1);
+}
+
+/* Lanes (ENet channels) count and window on their own: a reliable packet retransmitted late on one
+ * channel still opens after a hundred packets of another channel; the lane is in the counter. */
+static void test_lanes(void** state) {
+    (void)state;
+    uint8_t secret[32], cn[32], sn[32];
+    assert_int_equal(bsync_session_secret_parse(k_hex, secret), 0);
+    nonces(cn, sn);
+    bsync_session c, s;
+    pair(&c, &s, BSYNC_SESSION_ENCRYPT, secret, 1, 1, cn, sn);
+    uint8_t msg[4] = {9, 8, 7, 6}, late[64], pk[64], out[16];
+    size_t ll = 0, n = 0, m = 0;
+    assert_int_equal(bsync_session_seal(&c, 2, msg, 4, late, sizeof late, &ll), BSYNC_OK); /* lane 2, first */
+    assert_int_equal(late[9], 2);                                                           /* counter's top byte */
+    assert_int_equal(late[2], 0);
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(bsync_session_seal(&c, 1, msg, 4, pk, sizeof pk, &n), BSYNC_OK);
+        assert_int_equal(bsync_session_open(&s, pk, n, out, sizeof out, &m), BSYNC_SESSION_OPENED);
+    }
+    assert_int_equal(pk[2], 99); /* lane 1's 100th packet: its own count */
+    assert_int_equal(bsync_session_open(&s, late, ll, out, sizeof out, &m), BSYNC_SESSION_OPENED);
+    assert_int_equal(bsync_session_open(&s, late, ll, out, sizeof out, &m), BSYNC_SESSION_REPLAYED);
+    assert_int_equal(bsync_session_seal(&c, BSYNC_SESSION_LANES, msg, 4, pk, sizeof pk, &n), BSYNC_INVALID_ARGUMENT);
+    /* a counter naming a lane past the last is refused before any work */
+    assert_int_equal(bsync_session_seal(&c, 0, msg, 4, pk, sizeof pk, &n), BSYNC_OK);
+    pk[9] = BSYNC_SESSION_LANES;
+    assert_int_equal(bsync_session_open(&s, pk, n, out, sizeof out, &m), BSYNC_SESSION_REPLAYED);
 }
 
 static void test_other_keys_do_not_open(void** state) {
@@ -192,7 +224,7 @@ static void test_other_keys_do_not_open(void** state) {
     size_t n = 0, m = 0;
     bsync_session c, s;
     assert_int_equal(bsync_session_derive(&c, BSYNC_SESSION_CLIENT, BSYNC_SESSION_ENCRYPT, secret, 9, 2, cn, sn), BSYNC_OK);
-    assert_int_equal(bsync_session_seal(&c, msg, 16, sealed, sizeof sealed, &n), BSYNC_OK);
+    assert_int_equal(bsync_session_seal(&c, 0, msg, 16, sealed, sizeof sealed, &n), BSYNC_OK);
     struct { const uint8_t* secret; uint64_t match; uint32_t slot; const uint8_t* sn; bsync_session_mode mode; } cases[] = {
         {other, 9, 2, sn, BSYNC_SESSION_ENCRYPT},   /* a wrong secret */
         {secret, 10, 2, sn, BSYNC_SESSION_ENCRYPT}, /* another match */
@@ -220,6 +252,7 @@ int main(void) {
         cmocka_unit_test(test_secret_parse),          cmocka_unit_test(test_round_trip_both_modes),
         cmocka_unit_test(test_wire_bytes_documented), cmocka_unit_test(test_every_flipped_bit_refused),
         cmocka_unit_test(test_replay_window),         cmocka_unit_test(test_other_keys_do_not_open),
+        cmocka_unit_test(test_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

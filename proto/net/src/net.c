@@ -84,7 +84,7 @@ int bsync_net_send_bytes(ENetPeer* peer, unsigned channel, uint32_t flags, const
     uint8_t sealed[BSYNC_PROTO_MAX_PACKET + BSYNC_SESSION_OVERHEAD];
     if (session && session->ready) {
         size_t n = 0;
-        if (bsync_session_seal(session, data, len, sealed, sizeof sealed, &n) != BSYNC_OK) return -1;
+        if (bsync_session_seal(session, channel, data, len, sealed, sizeof sealed, &n) != BSYNC_OK) return -1;
         data = sealed;
         len = n;
     }

@@ -100,12 +100,15 @@ static void make_nonce(uint8_t nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTE
     put_u64(nonce + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES - 8, counter);
 }
 
-bsync_result bsync_session_seal(bsync_session* s, const uint8_t* msg, size_t len, uint8_t* out, size_t cap,
+#define LANE_SHIFT 56u
+#define LANE_MASK ((UINT64_C(1) << LANE_SHIFT) - 1u)
+
+bsync_result bsync_session_seal(bsync_session* s, unsigned lane, const uint8_t* msg, size_t len, uint8_t* out, size_t cap,
                                 size_t* out_len) {
-    if (!s || !s->ready || (!msg && len) || !out || !out_len) return BSYNC_INVALID_ARGUMENT;
+    if (!s || !s->ready || (!msg && len) || !out || !out_len || lane >= BSYNC_SESSION_LANES) return BSYNC_INVALID_ARGUMENT;
     if (cap < len + BSYNC_SESSION_OVERHEAD) return BSYNC_BUFFER_TOO_SMALL;
-    if (s->send_counter == UINT64_MAX) return BSYNC_LIMIT_EXCEEDED; /* never reuse a nonce */
-    const uint64_t counter = s->send_counter++;
+    if (s->send_counter[lane] == LANE_MASK) return BSYNC_LIMIT_EXCEEDED; /* never reuse a nonce */
+    const uint64_t counter = (uint64_t)lane << LANE_SHIFT | s->send_counter[lane]++;
     out[0] = BSYNC_SESSION_MARKER;
     out[1] = s->mode;
     put_u64(out + 2, counter);
@@ -128,25 +131,30 @@ bsync_result bsync_session_seal(bsync_session* s, const uint8_t* msg, size_t len
     return BSYNC_OK;
 }
 
-/* 1 when counter c may be accepted (not seen, not older than the window) */
-static int window_allows(const bsync_session* s, uint64_t c) {
-    if (!s->recv_any || c > s->recv_highest) return 1;
-    uint64_t back = s->recv_highest - c;
+/* 1 when counter c may be accepted on its lane (not seen, not older than the lane's window) */
+static int window_allows(const bsync_session* s, uint64_t counter) {
+    const unsigned l = (unsigned)(counter >> LANE_SHIFT);
+    const uint64_t c = counter & LANE_MASK;
+    if (l >= BSYNC_SESSION_LANES) return 0;
+    if (!s->recv_any[l] || c > s->recv_highest[l]) return 1;
+    uint64_t back = s->recv_highest[l] - c;
     if (back >= BSYNC_SESSION_WINDOW) return 0;
-    return !((s->recv_window >> back) & 1u);
+    return !((s->recv_window[l] >> back) & 1u);
 }
 
-static void window_accept(bsync_session* s, uint64_t c) {
-    if (!s->recv_any) {
-        s->recv_any = 1;
-        s->recv_highest = c;
-        s->recv_window = 1u;
-    } else if (c > s->recv_highest) {
-        uint64_t shift = c - s->recv_highest;
-        s->recv_window = shift >= 64u ? 1u : (s->recv_window << shift) | 1u;
-        s->recv_highest = c;
+static void window_accept(bsync_session* s, uint64_t counter) {
+    const unsigned l = (unsigned)(counter >> LANE_SHIFT);
+    const uint64_t c = counter & LANE_MASK;
+    if (!s->recv_any[l]) {
+        s->recv_any[l] = 1;
+        s->recv_highest[l] = c;
+        s->recv_window[l] = 1u;
+    } else if (c > s->recv_highest[l]) {
+        uint64_t shift = c - s->recv_highest[l];
+        s->recv_window[l] = shift >= 64u ? 1u : (s->recv_window[l] << shift) | 1u;
+        s->recv_highest[l] = c;
     } else {
-        s->recv_window |= (uint64_t)1u << (s->recv_highest - c);
+        s->recv_window[l] |= (uint64_t)1u << (s->recv_highest[l] - c);
     }
 }
 
@@ -206,9 +214,9 @@ bsync_result bsync_session_derive(bsync_session* s, bsync_session_role role, bsy
     (void)s, (void)role, (void)mode, (void)secret, (void)match_id, (void)slot, (void)client_nonce, (void)server_nonce;
     return BSYNC_INVALID_ARGUMENT;
 }
-bsync_result bsync_session_seal(bsync_session* s, const uint8_t* msg, size_t len, uint8_t* out, size_t cap,
+bsync_result bsync_session_seal(bsync_session* s, unsigned lane, const uint8_t* msg, size_t len, uint8_t* out, size_t cap,
                                 size_t* out_len) {
-    (void)s, (void)msg, (void)len, (void)out, (void)cap, (void)out_len;
+    (void)s, (void)lane, (void)msg, (void)len, (void)out, (void)cap, (void)out_len;
     return BSYNC_INVALID_ARGUMENT;
 }
 bsync_session_open_result bsync_session_open(bsync_session* s, const uint8_t* p, size_t len, uint8_t* out, size_t cap,

@@ -16,9 +16,14 @@
  * 1 server -> client), 15 zero bytes, u64 LE counter, and the first 10 bytes as associated data. Mode
  * ENCRYPT: the body is the ciphertext of the message. Mode AUTHENTICATE (for readable captures): the
  * body is the message in clear, and the tag authenticates the header and it (all associated data).
- * Each direction's counter starts at 0 and goes up by one per packet; the receiver accepts a counter
- * only once, and only within 64 of the highest it has accepted (ENet's unreliable channel reorders),
- * so a replayed or very late packet is refused. Overhead: BSYNC_SESSION_OVERHEAD bytes per packet.
+ * The counter's top byte is the packet's lane (its ENet channel, 0..BSYNC_SESSION_LANES - 1) and its
+ * low 56 bits count that lane's packets from 0, per direction. The receiver accepts a counter only
+ * once, and only within 64 of the highest it has accepted on that lane, so a replayed or very late
+ * packet is refused. Lanes are independent because ENet's channels are: a reliable packet retransmitted
+ * for a second on one channel must not fall behind the window of another channel's traffic (one
+ * window over all channels refused such late retransmissions, which ENet had already acknowledged).
+ * On a reliable channel (in order) a lane's counters arrive in order; the unreliable INPUT channel
+ * may reorder within the window. Overhead: BSYNC_SESSION_OVERHEAD bytes per packet.
  *
  * Pure functions over buffers (no sockets, no clock); the keys never leave the struct. Built with
  * libsodium (BSYNC_HAVE_SODIUM); without it bsync_session_available() is 0 and every call fails with
@@ -42,7 +47,8 @@ extern "C" {
 #define BSYNC_SESSION_HEADER_BYTES 10u /* marker, mode, counter */
 #define BSYNC_SESSION_TAG_BYTES 16u
 #define BSYNC_SESSION_OVERHEAD (BSYNC_SESSION_HEADER_BYTES + BSYNC_SESSION_TAG_BYTES)
-#define BSYNC_SESSION_WINDOW 64u /* counters accepted below the highest one */
+#define BSYNC_SESSION_WINDOW 64u /* counters accepted below the highest one of their lane */
+#define BSYNC_SESSION_LANES 8u   /* lanes (ENet channels) per direction */
 
 typedef enum bsync_session_mode {
     BSYNC_SESSION_ENCRYPT = 1,      /* confidential and authenticated (the default) */
@@ -65,10 +71,10 @@ typedef struct bsync_session {
     uint8_t mode;             /* bsync_session_mode */
     uint8_t role;             /* bsync_session_role */
     uint8_t ready;            /* 1 after bsync_session_derive */
-    uint64_t send_counter;    /* the next packet's */
-    uint64_t recv_highest;    /* highest counter accepted (valid when recv_any) */
-    uint64_t recv_window;     /* bit i: recv_highest - i was accepted */
-    int recv_any;
+    uint64_t send_counter[BSYNC_SESSION_LANES]; /* each lane's next packet's (low 56 bits) */
+    uint64_t recv_highest[BSYNC_SESSION_LANES]; /* highest counter accepted per lane (valid when recv_any) */
+    uint64_t recv_window[BSYNC_SESSION_LANES];  /* bit i: recv_highest - i was accepted */
+    uint8_t recv_any[BSYNC_SESSION_LANES];
     uint64_t opened, bad_tag, replayed, not_sealed; /* counters of bsync_session_open's results */
 } bsync_session;
 
@@ -84,9 +90,10 @@ BSYNC_API bsync_result bsync_session_derive(bsync_session* s, bsync_session_role
                                             const uint8_t secret[BSYNC_SESSION_SECRET_BYTES], uint64_t match_id,
                                             uint32_t slot, const uint8_t client_nonce[BSYNC_SESSION_NONCE_BYTES],
                                             const uint8_t server_nonce[BSYNC_SESSION_NONCE_BYTES]);
-/* Seals msg (len bytes) into out (len + BSYNC_SESSION_OVERHEAD bytes; BSYNC_BUFFER_TOO_SMALL else). */
-BSYNC_API bsync_result bsync_session_seal(bsync_session* s, const uint8_t* msg, size_t len, uint8_t* out, size_t cap,
-                                          size_t* out_len);
+/* Seals msg (len bytes) on `lane` (< BSYNC_SESSION_LANES: the ENet channel it is sent on) into out
+ * (len + BSYNC_SESSION_OVERHEAD bytes; BSYNC_BUFFER_TOO_SMALL else). */
+BSYNC_API bsync_result bsync_session_seal(bsync_session* s, unsigned lane, const uint8_t* msg, size_t len, uint8_t* out,
+                                          size_t cap, size_t* out_len);
 /* Opens a sealed packet into out (the message, len - BSYNC_SESSION_OVERHEAD bytes). The replay window
  * moves only for a packet whose tag is right. Every result is counted in the struct. */
 BSYNC_API bsync_session_open_result bsync_session_open(bsync_session* s, const uint8_t* packet, size_t len, uint8_t* out,
