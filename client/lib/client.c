@@ -1013,7 +1013,7 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
 
 static void send_hello(bsync_client* c);
 
-static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
+static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, size_t len) {
     bsync_proto_msg* mp = &c->rx;
     c->stats.bytes_received += len;
     if (c->auth_state == 2) { /* sealed, all of it; a plain BYE only while the handshake is unfinished */
@@ -1027,6 +1027,8 @@ static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
             return;
         }
     }
+    /* captured as messages: with a session, what was inside the seal (as sent ones are) */
+    if (c->hook) c->hook(c->hook_user, 0, channel, data, len);
     if (bsync_proto_decode(data, len, mp) != BSYNC_PROTO_OK) return;
 #define m (*mp)
     if (c->has_secret && c->auth_state != 2 && m.type != BSYNC_PROTO_AUTH_CHALLENGE && m.type != BSYNC_PROTO_BYE) {
@@ -1190,8 +1192,7 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
             break;
         }
         case ENET_EVENT_TYPE_RECEIVE:
-            if (c->hook) c->hook(c->hook_user, 0, e.channelID, e.packet->data, e.packet->dataLength);
-            on_packet(c, e.packet->data, e.packet->dataLength);
+            on_packet(c, e.channelID, e.packet->data, e.packet->dataLength);
             enet_packet_destroy(e.packet);
             break;
         case ENET_EVENT_TYPE_DISCONNECT:
