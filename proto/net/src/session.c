@@ -7,8 +7,6 @@
 #include <sodium.h>
 #endif
 
-static const char k_context[] = "blendsync session 1";
-
 int bsync_session_secret_parse(const char* hex, uint8_t out[BSYNC_SESSION_SECRET_BYTES]) {
     if (!hex || !out || strlen(hex) != 2u * BSYNC_SESSION_SECRET_BYTES) return -1;
     uint8_t tmp[BSYNC_SESSION_SECRET_BYTES];
@@ -39,6 +37,8 @@ const char* bsync_session_open_result_string(bsync_session_open_result r) {
 }
 
 #ifdef BSYNC_HAVE_SODIUM
+
+static const char k_context[] = "blendsync session 1";
 
 static void put_u64(uint8_t* p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
