@@ -16,6 +16,7 @@
 #   --generators: G load generator processes side by side, each with a share of the matches and its
 #   own loopback addresses (one generator is one thread: past about 2,000 players it is the limit)
 #   --jsonl FILE: also append one JSON object per run to FILE (the figures of the line)
+#   --session encrypt|authenticate: every player gets a secret (authenticated sessions, docs/security.md)
 #   --overload: the server's threshold (blendsync-server --overload; default its own, 500)
 #   --stagger: match i's players connect i x MS after the first (matches arriving over time, so that an
 #   overloaded server refuses the later ones; default 0: all at once)
@@ -29,6 +30,7 @@ stagger=0
 workers=1
 generators=1
 jsonl=""
+session=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -37,12 +39,13 @@ while [ $# -gt 0 ]; do
     --stagger) stagger=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --generators) generators=$2; shift 2 ;;
+    --session) session=$2; shift 2 ;;
     --jsonl) jsonl=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     *) args+=("$1"); shift ;;
     esac
 done
 [ ${#args[@]} -eq 0 ] && args=(8 16 30 10)
-[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [--workers W] [--generators G] [--jsonl FILE] [M P R S] ..." >&2; exit 2; }
+[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [--workers W] [--generators G] [--jsonl FILE] [--session MODE] [M P R S] ..." >&2; exit 2; }
 server="$build/blendsync-server"; loadgen="$build/tests/bsync_loadgen"
 [ -x "$server" ] && [ -x "$loadgen" ] || { echo "loadtest: build first (cmake --build $build): need $server and $loadgen" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/bsync-loadtest.XXXXXX")
@@ -54,9 +57,10 @@ set -- "${args[@]}"
 while [ $# -gt 0 ]; do
     M=$1 P=$2 R=$3 S=$4; shift 4
     run="$work/m${M}p${P}r${R}"; mkdir -p "$run"; cp "$work/humanoid_locomotion.json" "$run/"
-    python3 - "$root/scripts/demo/match.json" "$run" "$M" "$P" "$R" "$S" "$stagger" <<'PY'
-import json, sys
-base, run, M, P, R, S, stagger = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+    python3 - "$root/scripts/demo/match.json" "$run" "$M" "$P" "$R" "$S" "$stagger" "$session" <<'PY'
+import json, secrets, sys
+session = sys.argv[8]
+base, run, M, P, R, S, stagger = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:8])
 wait_ms = 20000 + M * stagger  # the lobby waits for the last match's players too
 demo = json.load(open(base))
 graph = json.load(open(f"{run}/humanoid_locomotion.json"))
@@ -64,11 +68,14 @@ graph["tick_rate"] = R  # the match runs at its graphs' rate
 json.dump(graph, open(f"{run}/humanoid_locomotion.json", "w"))
 with open(f"{run}/matches.txt", "w") as lst:
     for i in range(M):
-        m = {"match_id": 1000 + i, "players": [{"token": f"t{i}-{p}"} for p in range(P)],
+        m = {"match_id": 1000 + i, "players": [dict({"token": f"t{i}-{p}"}, **({"secret": secrets.token_hex(32)} if session else {}))
+                                               for p in range(P)],
              "input": demo["input"],
              "characters": [{"name": f"p{p}", "graph": "humanoid_locomotion.json", "slot": p} for p in range(P)],
              "input_delay": 3, "checksum_interval": 30, "desync_policy": "report",
              "duration_ticks": R * S, "timeouts": {"start_ms": wait_ms, "peer_ms": 5000, "idle_ms": wait_ms + 10000}}
+        if session:
+            m["session"] = session
         path = f"{run}/match{i:03d}.json"
         json.dump(m, open(path, "w"))
         lst.write(path + "\n")
