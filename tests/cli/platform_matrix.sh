@@ -45,7 +45,8 @@ targets=(
 # libfixmath's header (the core uses its fix16_t only) for targets without their own copy
 mkdir -p "$work/fixmath-include" && ln -sfn /usr/include/libfixmath "$work/fixmath-include/libfixmath"
 # Debian packages of each cross architecture's libraries, unpacked (dpkg -x) into a sysroot
-sysroot_pkgs=(libfixmath-dev libcjson-dev libcjson1 libenet-dev libenet7 libcmocka-dev libcmocka0 libstb-dev libstb0)
+sysroot_pkgs=(libfixmath-dev libcjson-dev libcjson1 libenet-dev libenet7 libcmocka-dev libcmocka0 libstb-dev libstb0
+  libsodium-dev libsodium23)
 
 wine_bin=""
 for w in wine64 wine /usr/lib/wine/wine64; do
@@ -80,7 +81,7 @@ missing_reason() { # name kind -> prints why the toolchain is missing (empty: av
       else
         [ -f "/usr/$triple/include/stdio.h" ] || { echo "the $darch C library (apt-get install libc6-dev-$darch-cross libgcc-12-dev-$darch-cross binutils-$triple)"; return; }
       fi
-      dpkg --print-foreign-architectures | grep -qx "$darch" || echo "$darch packages (dpkg --add-architecture $darch && apt-get update)" ;;
+      dpkg --print-foreign-architectures | grep -x "$darch" >/dev/null || echo "$darch packages (dpkg --add-architecture $darch && apt-get update)" ;;
     wasm)
       command -v emcc >/dev/null || { echo "emscripten (apt-get install emscripten)"; return; }
       command -v node >/dev/null || echo "node (apt-get install nodejs)" ;;
@@ -113,14 +114,14 @@ same_text() { cmp -s <(tr -d '\r' <"$1") <(tr -d '\r' <"$2"); }
 
 prepare_sysroot() { # debian-arch -> prints the sysroot dir (empty on failure)
   local darch=$1 dir="$work/sysroot-$1"
-  if [ ! -f "$dir/.done" ]; then
+  if [ ! -f "$dir/.done" ] || [ "$(cat "$dir/.done")" != "${sysroot_pkgs[*]}" ]; then # (again when the list changed)
     rm -rf "$dir" "$work/debs-$darch" && mkdir -p "$dir" "$work/debs-$darch"
     local p
     for p in "${sysroot_pkgs[@]}"; do
       (cd "$work/debs-$darch" && apt-get download "$p:$darch" >/dev/null 2>&1) || { echo ""; return; }
     done
     for p in "$work/debs-$darch"/*.deb; do dpkg -x "$p" "$dir" || { echo ""; return; }; done
-    touch "$dir/.done"
+    echo "${sysroot_pkgs[*]}" >"$dir/.done"
   fi
   echo "$dir"
 }
@@ -174,7 +175,7 @@ build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, 
 # include/cjson/cJSON.h (empty on failure).
 prepare_cjson_source() {
   local dir="$work/cjson-src" a="$work/apt-src" ver
-  if [ ! -f "$dir/.done" ]; then
+  if [ ! -f "$dir/.done" ] || [ "$(cat "$dir/.done")" != "${sysroot_pkgs[*]}" ]; then # (again when the list changed)
     rm -rf "$dir" "$a" && mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/get" "$dir/include/cjson"
     ver=$(dpkg-query -W -f='${source:Version}' libcjson-dev 2>/dev/null) || { echo ""; return; }
     printf 'deb-src http://deb.debian.org/debian bookworm main\ndeb-src http://deb.debian.org/debian bookworm-updates main\ndeb-src http://deb.debian.org/debian-security bookworm-security main\n' >"$a/sources.list"
