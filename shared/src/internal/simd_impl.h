@@ -1,0 +1,31 @@
+/* internal/simd_impl.h — the core's batch kernels and their dispatch (simd.h is the public choice).
+ * Not a public header.
+ *
+ *   bsync_simd_normalize_rotations_   pose[joints[i]].r = bsync_quat_normalize(pose[joints[i]].r), i < n
+ *   bsync_simd_normalize_scalar_      the same, one at a time (the reference; every path equals it)
+ *   bsync_simd_normalize_avx2_        the same in four 64-bit lanes (x86-64 builds with gcc or clang)
+ *
+ * The joints of one call must be distinct (each rotation is read once, then written once). The
+ * dispatch reads the process-wide choice (simd.c) once per call; every path gives the same bits
+ * (tests/unit/test_simd.c). No allocation, no globals written. */
+#ifndef BLENDSYNC_INTERNAL_SIMD_IMPL_H
+#define BLENDSYNC_INTERNAL_SIMD_IMPL_H
+
+#include <stdint.h>
+
+#include "blendsync/fixed.h"
+#include "blendsync/simd.h"
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && !defined(BSYNC_NO_SIMD)
+#define BSYNC_HAVE_AVX2_PATH 1
+#else
+#define BSYNC_HAVE_AVX2_PATH 0
+#endif
+
+void bsync_simd_normalize_scalar_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+#if BSYNC_HAVE_AVX2_PATH
+void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+#endif
+void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+
+#endif
