@@ -32,6 +32,7 @@
 #include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
 #include "internal/sample_impl.h"
+#include "internal/simd_impl.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
 /* The marks of the cursor tag (see above); the tag is fingerprint ^ (the set marks). */
@@ -244,7 +245,10 @@ static BSYNC_FORCE_INLINE fix16_t lerp_key(fix16_t a, fix16_t b, fix16_t t) {
  * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
  * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
  * bsync_quat_nlerp_inl_ itself. */
-static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain) {
+/* `*pending` = 1: the lerp is returned not yet normalised, and the caller normalises it (in a batch,
+ * bsync_simd_normalize_rotations_, the same function on every path); 0: the result is final. */
+static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain, int* pending) {
+    *pending = 0;
     if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_nlerp_inl_(a, b, t);
     if (!plain) {
         if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_nlerp_inl_(a, b, t);
@@ -256,9 +260,8 @@ static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix1
             b.w = -b.w;
         }
     }
-    return bsync_quat_normalize_inl_(bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t),
-                                                     lerp_key(a.w, b.w, t)),
-                                     NULL);
+    *pending = 1;
+    return bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t), lerp_key(a.w, b.w, t));
 }
 
 /* Equal keys: a two-key track whose keys hold the same value (the held translations and scales of
@@ -293,6 +296,8 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     const int16_t* lookup = bsync_clip_lookup_(clip);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
     alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
+    uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
+    uint32_t np = 0;
 
     const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
     if ((marks & MARK_SHARED) != 0 &&
@@ -305,9 +310,16 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             bsync_trs* x = &out_local[tr->joint];
             if (tr->kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x->r = l.exact ? q[l.k]
-                               : (quat_equal(q[l.k], q[l.k + 1]) ? bsync_quat_normalize_inl_(q[l.k], NULL)
-                                                                 : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain));
+                int pend = 0;
+                if (l.exact) {
+                    x->r = q[l.k];
+                } else if (quat_equal(q[l.k], q[l.k + 1])) {
+                    x->r = q[l.k]; /* normalize(q): below */
+                    pend = 1;
+                } else {
+                    x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
+                }
+                if (pend) pending[np++] = (uint16_t)tr->joint;
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 const bsync_vec3 value = l.exact || vec3_equal(v[l.k], v[l.k + 1])
@@ -317,6 +329,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
                 else x->s = value;
             }
         }
+        bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
 
@@ -330,12 +343,16 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             const fix16_t* times = bsync_clip_times_(clip, tr);
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
+                int pend = 0;
                 if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
-                    x.r = !held_unit && t > times[0] && t < times[1] ? bsync_quat_normalize_inl_(q[0], NULL) : q[0];
-                    continue;
+                    x.r = q[0];
+                    pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
+                } else {
+                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
+                    if (l.exact) x.r = q[l.k];
+                    else x.r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
                 }
-                const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
-                x.r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain);
+                if (pend) pending[np++] = (uint16_t)j;
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 bsync_vec3 value;
@@ -351,6 +368,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
         }
         out_local[j] = x;
     }
+    bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
 
@@ -365,7 +383,9 @@ bsync_result bsync_clip_sample_track_(const bsync_clip* clip, uint32_t track, fi
     const locate_ l = locate(bsync_clip_times_(clip, tr), tr->key_count, t, NULL, &memo);
     if (tr->kind == BSYNC_TRACK_ROTATION) {
         const bsync_quat* q = bsync_clip_quats_(clip, tr);
-        *out_rotation = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, 0);
+        int pend = 0;
+        *out_rotation = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, 0, &pend);
+        if (pend) *out_rotation = bsync_quat_normalize_inl_(*out_rotation, NULL);
     } else {
         const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
         *out_vec3 = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);

@@ -29,60 +29,153 @@
 
 #define AVX2_FN __attribute__((target("avx2")))
 
-AVX2_FN static inline __m256i mul_u64_u32(__m256i a, __m256i b32) {
-    /* a * b for a < 2^64, b < 2^32, modulo 2^64 (exact when the product is below 2^64) */
-    const __m256i lo = _mm256_mul_epu32(a, b32);
-    const __m256i hi = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b32);
-    return _mm256_add_epi64(lo, _mm256_slli_epi64(hi, 32));
+/* Eight lanes as two AVX2 vectors: every step below is issued for both halves next to each other, so
+ * the two independent dependency chains overlap (one group of four alone is latency-bound). */
+typedef struct v8 {
+    __m256i h[2];
+} v8;
+
+#define V8_OP2(name, intr)                                  \
+    AVX2_FN static inline v8 name(v8 a, v8 b) {             \
+        v8 r;                                               \
+        r.h[0] = intr(a.h[0], b.h[0]);                      \
+        r.h[1] = intr(a.h[1], b.h[1]);                      \
+        return r;                                           \
+    }
+V8_OP2(vadd, _mm256_add_epi64)
+V8_OP2(vsub, _mm256_sub_epi64)
+V8_OP2(vmul, _mm256_mul_epu32) /* low 32 bits of each lane, exact 64-bit product */
+V8_OP2(vand, _mm256_and_si256)
+V8_OP2(vsllv, _mm256_sllv_epi64)
+V8_OP2(vsrlv, _mm256_srlv_epi64)
+V8_OP2(vcmpeq, _mm256_cmpeq_epi64)
+V8_OP2(vcmpgt, _mm256_cmpgt_epi64) /* signed: exact for values below 2^63 */
+V8_OP2(vminu32, _mm256_min_epu32)
+#undef V8_OP2
+#define VSRLI(a, k) vsrli_((a), (k))
+#define VSLLI(a, k) vslli_((a), (k))
+AVX2_FN static inline v8 vsrli_(v8 a, const int k) {
+    v8 r;
+    r.h[0] = _mm256_srli_epi64(a.h[0], k);
+    r.h[1] = _mm256_srli_epi64(a.h[1], k);
+    return r;
+}
+AVX2_FN static inline v8 vslli_(v8 a, const int k) {
+    v8 r;
+    r.h[0] = _mm256_slli_epi64(a.h[0], k);
+    r.h[1] = _mm256_slli_epi64(a.h[1], k);
+    return r;
+}
+AVX2_FN static inline v8 vblend(v8 a, v8 b, v8 m) { /* m ? b : a, m all-ones or zero per lane */
+    v8 r;
+    r.h[0] = _mm256_blendv_epi8(a.h[0], b.h[0], m.h[0]);
+    r.h[1] = _mm256_blendv_epi8(a.h[1], b.h[1], m.h[1]);
+    return r;
+}
+AVX2_FN static inline v8 vset(int64_t x) {
+    v8 r;
+    r.h[0] = r.h[1] = _mm256_set1_epi64x(x);
+    return r;
+}
+/* a * b for b < 2^32, modulo 2^64 (exact when the product is below 2^64) */
+AVX2_FN static inline v8 vmul_u64_u32(v8 a, v8 b32) { return vadd(vmul(a, b32), VSLLI(vmul(VSRLI(a, 32), b32), 32)); }
+
+/* table[i] | table[i + 1] << 32 for the four lane indices i (0 <= i < 768): four scalar 8-byte reads
+ * (faster than a hardware gather here), assembled little-endian. */
+AVX2_FN static inline __m256i pair_gather(const uint32_t* table, __m256i idx) {
+    const __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
+    const uint32_t* p0 = table + _mm_cvtsi128_si64(lo);
+    const uint32_t* p1 = table + _mm_extract_epi64(lo, 1);
+    const uint32_t* p2 = table + _mm_cvtsi128_si64(hi);
+    const uint32_t* p3 = table + _mm_extract_epi64(hi, 1);
+    const __m128i a = _mm_set_epi32((int)p1[1], (int)p1[0], (int)p0[1], (int)p0[0]);
+    const __m128i b = _mm_set_epi32((int)p3[1], (int)p3[0], (int)p2[1], (int)p2[0]);
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+}
+AVX2_FN static inline v8 vpair_gather(const uint32_t* table, v8 idx) {
+    v8 r;
+    r.h[0] = pair_gather(table, idx.h[0]);
+    r.h[1] = pair_gather(table, idx.h[1]);
+    return r;
 }
 
 /* round(b 2^16 / l) by bsync_div_round_shared_: e = (b inv + 2^31) >> 32, + [(2e + 1) l <= b << 17]. */
-AVX2_FN static inline __m256i div_round_shared4(__m256i b, __m256i l, __m256i inv) {
-    const __m256i one = _mm256_set1_epi64x(1);
-    const __m256i e = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(b, inv), _mm256_set1_epi64x((int64_t)1 << 31)), 32);
-    const __m256i lhs = _mm256_mul_epu32(_mm256_add_epi64(_mm256_add_epi64(e, e), one), l);
-    const __m256i gt = _mm256_cmpgt_epi64(lhs, _mm256_slli_epi64(b, 17)); /* -1 where the correction is 0 */
-    return _mm256_add_epi64(_mm256_add_epi64(e, one), gt);
+AVX2_FN static inline v8 div_round_shared8(v8 b, v8 l, v8 inv) {
+    const v8 one = vset(1);
+    const v8 e = VSRLI(vadd(vmul(b, inv), vset((int64_t)1 << 31)), 32);
+    const v8 lhs = vmul(vadd(vadd(e, e), one), l);
+    return vadd(vadd(e, one), vcmpgt(lhs, VSLLI(b, 17))); /* -1 where the correction is 0 */
 }
 
-AVX2_FN static void normalize4(bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, bsync_quat* q3) {
+/* One group of four rotations in: the four component vectors (int32), their magnitudes (as 64-bit
+ * lanes), and whether a lane needs the scalar function. */
+typedef struct group4 {
+    __m128i c[4];
+    __m256i a[4];
+    __m128i special;
+} group4;
+
+AVX2_FN static inline group4 load4(const bsync_quat* q0, const bsync_quat* q1, const bsync_quat* q2, const bsync_quat* q3) {
+    group4 g;
     const __m128i v0 = _mm_loadu_si128((const __m128i*)(const void*)q0);
     const __m128i v1 = _mm_loadu_si128((const __m128i*)(const void*)q1);
     const __m128i v2 = _mm_loadu_si128((const __m128i*)(const void*)q2);
     const __m128i v3 = _mm_loadu_si128((const __m128i*)(const void*)q3);
     const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
     const __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
-    const __m128i cx = _mm_unpacklo_epi64(t0, t1), cy = _mm_unpackhi_epi64(t0, t1);
-    const __m128i cz = _mm_unpacklo_epi64(t2, t3), cw = _mm_unpackhi_epi64(t2, t3);
-    /* |c| as unsigned 32-bit (INT32_MIN gives 2^31, its magnitude) */
-    const __m128i ax = _mm_abs_epi32(cx), ay = _mm_abs_epi32(cy), az = _mm_abs_epi32(cz), aw = _mm_abs_epi32(cw);
-    const __m128i zero128 = _mm_setzero_si128();
-    const __m128i mx = _mm_or_si128(_mm_or_si128(ax, ay), _mm_or_si128(az, aw));
-    const __m128i special = _mm_or_si128(_mm_cmpeq_epi32(mx, zero128), _mm_cmpgt_epi32(_mm_srli_epi32(mx, 30), zero128));
-    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(special));
-    bsync_quat orig[4];
-    if (special_mask != 0) {
-        _mm_storeu_si128((__m128i*)(void*)&orig[0], v0);
-        _mm_storeu_si128((__m128i*)(void*)&orig[1], v1);
-        _mm_storeu_si128((__m128i*)(void*)&orig[2], v2);
-        _mm_storeu_si128((__m128i*)(void*)&orig[3], v3);
+    g.c[0] = _mm_unpacklo_epi64(t0, t1);
+    g.c[1] = _mm_unpackhi_epi64(t0, t1);
+    g.c[2] = _mm_unpacklo_epi64(t2, t3);
+    g.c[3] = _mm_unpackhi_epi64(t2, t3);
+    __m128i mx = _mm_setzero_si128();
+    for (int k = 0; k < 4; k++) {
+        const __m128i a = _mm_abs_epi32(g.c[k]); /* INT32_MIN gives 2^31 unsigned, its magnitude */
+        mx = _mm_or_si128(mx, a);
+        g.a[k] = _mm256_cvtepu32_epi64(a);
     }
+    const __m128i zero = _mm_setzero_si128();
+    g.special = _mm_or_si128(_mm_cmpeq_epi32(mx, zero), _mm_cmpgt_epi32(_mm_srli_epi32(mx, 30), zero));
+    return g;
+}
 
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i A0 = _mm256_cvtepu32_epi64(ax), A1 = _mm256_cvtepu32_epi64(ay);
-    const __m256i A2 = _mm256_cvtepu32_epi64(az), A3 = _mm256_cvtepu32_epi64(aw);
-    __m256i s = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(A0, A0), _mm256_mul_epu32(A1, A1)),
-                                 _mm256_add_epi64(_mm256_mul_epu32(A2, A2), _mm256_mul_epu32(A3, A3)));
+AVX2_FN static inline void store4(const __m128i o[4], bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, bsync_quat* q3) {
+    const __m128i u0 = _mm_unpacklo_epi32(o[0], o[1]), u1 = _mm_unpacklo_epi32(o[2], o[3]);
+    const __m128i u2 = _mm_unpackhi_epi32(o[0], o[1]), u3 = _mm_unpackhi_epi32(o[2], o[3]);
+    _mm_storeu_si128((__m128i*)(void*)q0, _mm_unpacklo_epi64(u0, u1));
+    _mm_storeu_si128((__m128i*)(void*)q1, _mm_unpackhi_epi64(u0, u1));
+    _mm_storeu_si128((__m128i*)(void*)q2, _mm_unpacklo_epi64(u2, u3));
+    _mm_storeu_si128((__m128i*)(void*)q3, _mm_unpackhi_epi64(u2, u3));
+}
+
+/* Eight rotations, q[0 .. 8) (distinct, or repeated with the same content). */
+AVX2_FN static void normalize8(bsync_quat* const q[8]) {
+    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
+    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
+    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
+                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
+    bsync_quat orig[8];
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++) orig[i] = *q[i];
+    v8 A[4];
+    for (int k = 0; k < 4; k++) {
+        A[k].h[0] = g0.a[k];
+        A[k].h[1] = g1.a[k];
+    }
+    v8 s = vadd(vadd(vmul(A[0], A[0]), vmul(A[1], A[1])), vadd(vmul(A[2], A[2]), vmul(A[3], A[3])));
     /* special lanes: a harmless stand-in (2^32) keeps every table index in range */
-    s = _mm256_blendv_epi8(s, _mm256_set1_epi64x((int64_t)1 << 32), _mm256_cvtepi32_epi64(special));
+    v8 sp;
+    sp.h[0] = _mm256_cvtepi32_epi64(g0.special);
+    sp.h[1] = _mm256_cvtepi32_epi64(g1.special);
+    s = vblend(s, vset((int64_t)1 << 32), sp);
 
-    /* lz = clz(s) (1 <= s < 2^62) and top = s << lz */
-    __m256i top = s, lz = zero;
-#define CLZ_STEP(k)                                                                                   \
-    do {                                                                                              \
-        const __m256i m_ = _mm256_cmpeq_epi64(_mm256_srli_epi64(top, 64 - (k)), zero);                \
-        top = _mm256_blendv_epi8(top, _mm256_slli_epi64(top, (k)), m_);                               \
-        lz = _mm256_add_epi64(lz, _mm256_and_si256(m_, _mm256_set1_epi64x(k)));                       \
+    /* lz = clz(s) (1 <= s < 2^62) and top = s << lz: a branchless binary search */
+    const v8 zero = vset(0);
+    v8 top = s, lz = zero;
+#define CLZ_STEP(k)                                                        \
+    do {                                                                   \
+        const v8 m_ = vcmpeq(VSRLI(top, 64 - (k)), zero);                  \
+        top = vblend(top, VSLLI(top, (k)), m_);                            \
+        lz = vadd(lz, vand(m_, vset(k)));                                  \
     } while (0)
     CLZ_STEP(32);
     CLZ_STEP(16);
@@ -92,60 +185,53 @@ AVX2_FN static void normalize4(bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, b
     CLZ_STEP(1);
 #undef CLZ_STEP
     /* e = min((lz - 2) / 2, 28): the smallest e with s 4^e >= 2^60, capped (quat_normalize.h) */
-    const __m256i e = _mm256_min_epu32(_mm256_srli_epi64(_mm256_sub_epi64(lz, _mm256_set1_epi64x(2)), 1), _mm256_set1_epi64x(28));
-    const __m256i p = _mm256_and_si256(lz, _mm256_set1_epi64x(1));
-    const __m256i e2 = _mm256_add_epi64(e, e);
-    const __m256i half = _mm256_srli_epi64(_mm256_sub_epi64(_mm256_add_epi64(_mm256_add_epi64(_mm256_set1_epi64x(54), p), e2), lz), 1);
-    const __m256i n = _mm256_sllv_epi64(s, e2);
-    const __m256i m = _mm256_srlv_epi64(top, _mm256_add_epi64(p, _mm256_set1_epi64x(54)));
-    const __m256i f = _mm256_and_si256(_mm256_srlv_epi64(top, _mm256_add_epi64(p, _mm256_set1_epi64x(34))), _mm256_set1_epi64x(0xFFFFF));
-    const __m256i idx = _mm256_sub_epi64(m, _mm256_set1_epi64x(256));
-    /* table[idx] in the low half, table[idx + 1] in the high half (little-endian 8-byte reads) */
-    const __m256i sp = _mm256_i64gather_epi64((const long long*)(const void*)bsync_isqrt_seed_, idx, 4);
-    const __m256i pp = _mm256_i64gather_epi64((const long long*)(const void*)bsync_rsqrt_seed_, idx, 4);
-    const __m256i lo32 = _mm256_set1_epi64x(0xFFFFFFFF);
-    const __m256i s0 = _mm256_and_si256(sp, lo32), s1 = _mm256_srli_epi64(sp, 32);
-    const __m256i p0 = _mm256_and_si256(pp, lo32), p1 = _mm256_srli_epi64(pp, 32);
-    const __m256i y = _mm256_add_epi64(s0, _mm256_srli_epi64(_mm256_mul_epu32(_mm256_sub_epi64(s1, s0), f), 20));
-    const __m256i z = _mm256_sub_epi64(p0, _mm256_srli_epi64(_mm256_mul_epu32(_mm256_sub_epi64(p0, p1), f), 20));
-    const __m256i zk = _mm256_srlv_epi64(z, _mm256_sub_epi64(half, _mm256_set1_epi64x(24)));
-    const __m256i x0 = _mm256_sllv_epi64(_mm256_add_epi64(y, _mm256_set1_epi64x(2)), _mm256_sub_epi64(half, _mm256_set1_epi64x(16)));
-    const __m256i rem = _mm256_sub_epi64(_mm256_mul_epu32(x0, x0), n);
-    const __m256i t = _mm256_sub_epi64(x0, _mm256_srli_epi64(mul_u64_u32(rem, zk), 49));
-    const __m256i inv0 = _mm256_sub_epi64(zk, _mm256_set1_epi64x(3));
-    const __m256i d = _mm256_sub_epi64(_mm256_set1_epi64x((int64_t)1 << 48), _mm256_mul_epu32(inv0, t));
-    const __m256i inv = _mm256_add_epi64(inv0, _mm256_srli_epi64(mul_u64_u32(d, inv0), 48));
+    const v8 e = vminu32(VSRLI(vsub(lz, vset(2)), 1), vset(28));
+    const v8 p = vand(lz, vset(1));
+    const v8 e2 = vadd(e, e);
+    const v8 half = VSRLI(vsub(vadd(vadd(vset(54), p), e2), lz), 1);
+    const v8 n = vsllv(s, e2);
+    const v8 m = vsrlv(top, vadd(p, vset(54)));
+    const v8 f = vand(vsrlv(top, vadd(p, vset(34))), vset(0xFFFFF));
+    const v8 idx = vsub(m, vset(256));
+    /* table[idx] in the low half, table[idx + 1] in the high half */
+    const v8 spair = vpair_gather(bsync_isqrt_seed_, idx);
+    const v8 ppair = vpair_gather(bsync_rsqrt_seed_, idx);
+    const v8 lo32 = vset(0xFFFFFFFF);
+    const v8 s0 = vand(spair, lo32), s1 = VSRLI(spair, 32);
+    const v8 p0 = vand(ppair, lo32), p1 = VSRLI(ppair, 32);
+    const v8 y = vadd(s0, VSRLI(vmul(vsub(s1, s0), f), 20));
+    const v8 z = vsub(p0, VSRLI(vmul(vsub(p0, p1), f), 20));
+    const v8 zk = vsrlv(z, vsub(half, vset(24)));
+    const v8 x0 = vsllv(vadd(y, vset(2)), vsub(half, vset(16)));
+    const v8 rem = vsub(vmul(x0, x0), n);
+    const v8 t = vsub(x0, VSRLI(vmul_u64_u32(rem, zk), 49));
+    const v8 inv0 = vsub(zk, vset(3));
+    const v8 d = vsub(vset((int64_t)1 << 48), vmul(inv0, t));
+    const v8 inv = vadd(inv0, VSRLI(vmul_u64_u32(d, inv0), 48));
     /* l = t - [n + t <= t^2] = t - 1 - (n + t > t^2 ? -1 : 0) */
-    const __m256i l = _mm256_sub_epi64(_mm256_sub_epi64(t, _mm256_set1_epi64x(1)),
-                                       _mm256_cmpgt_epi64(_mm256_add_epi64(n, t), _mm256_mul_epu32(t, t)));
+    const v8 l = vsub(vsub(t, vset(1)), vcmpgt(vadd(n, t), vmul(t, t)));
 
     const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-#define COMPONENT(A, c) \
-    _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(div_round_shared4(_mm256_sllv_epi64((A), e), l, inv), pack)), (c))
-    const __m128i ox = COMPONENT(A0, cx), oy = COMPONENT(A1, cy), oz = COMPONENT(A2, cz), ow = COMPONENT(A3, cw);
-#undef COMPONENT
-    /* back to one rotation per vector */
-    const __m128i u0 = _mm_unpacklo_epi32(ox, oy), u1 = _mm_unpacklo_epi32(oz, ow);
-    const __m128i u2 = _mm_unpackhi_epi32(ox, oy), u3 = _mm_unpackhi_epi32(oz, ow);
-    _mm_storeu_si128((__m128i*)(void*)q0, _mm_unpacklo_epi64(u0, u1));
-    _mm_storeu_si128((__m128i*)(void*)q1, _mm_unpackhi_epi64(u0, u1));
-    _mm_storeu_si128((__m128i*)(void*)q2, _mm_unpacklo_epi64(u2, u3));
-    _mm_storeu_si128((__m128i*)(void*)q3, _mm_unpackhi_epi64(u2, u3));
-    if (special_mask != 0) {
-        bsync_quat* out[4] = {q0, q1, q2, q3};
-        for (int i = 0; i < 4; i++)
-            if (special_mask & (1 << i)) *out[i] = bsync_quat_normalize_inl_(orig[i], NULL);
+    __m128i o0[4], o1[4];
+    for (int k = 0; k < 4; k++) {
+        const v8 o = div_round_shared8(vsllv(A[k], e), l, inv);
+        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[0], pack)), g0.c[k]);
+        o1[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[1], pack)), g1.c[k]);
     }
+    store4(o0, q[0], q[1], q[2], q[3]);
+    store4(o1, q[4], q[5], q[6], q[7]);
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++)
+            if (special_mask & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
 }
 
 AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
-    uint32_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        normalize4(&pose[joints[i]].r, &pose[joints[i + 1]].r, &pose[joints[i + 2]].r, &pose[joints[i + 3]].r);
-    if (i < n) { /* 1 to 3 left: repeat the last one (same input, same output, loaded before stored) */
-        bsync_quat* last = &pose[joints[n - 1]].r;
-        normalize4(&pose[joints[i]].r, i + 1 < n ? &pose[joints[i + 1]].r : last, i + 2 < n ? &pose[joints[i + 2]].r : last,
-                   last);
+    bsync_quat* q[8];
+    for (uint32_t i = 0; i < n; i += 8) {
+        /* fewer than 8 left: repeat the last one (same input, same output; all loads precede the stores,
+         * and a repeated lane's scalar redo writes the same value) */
+        for (uint32_t k = 0; k < 8; k++) q[k] = &pose[joints[i + k < n ? i + k : n - 1]].r;
+        normalize8(q);
     }
 }
 

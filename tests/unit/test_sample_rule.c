@@ -6,7 +6,9 @@
  * Clips: a synthetic one with held tracks (two equal keys: translation, scale and a rotation key that is
  * not unit, as a clip block from a file may hold: the case where the held-rotation shortcut must normalise)
  * next to animated ones, and ozz-animation's pab runtime clips from the shared data when present
- * (63 of 67 translation and 44 of 67 rotation tracks of walk are held). */
+ * (63 of 67 translation and 44 of 67 rotation tracks of walk are held). Every comparison runs on every
+ * SIMD path this machine supports (blendsync/simd.h: the scalar reference and AVX2), each against the
+ * rule. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include "blendsync/clip.h"
 #include "blendsync/io/asset.h"
 #include "blendsync/sample.h"
+#include "blendsync/simd.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
 
@@ -69,7 +72,7 @@ static void rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode,
 }
 
 /* Compare the sampler (no cursor, and one cursor played forward) with the rule at `count` times. */
-static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
+static long compare_clip_path(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
     const uint32_t J = bsync_skeleton_joint_count(sk);
     const bsync_trs* rest = bsync_skeleton_rest_pose(sk);
     bsync_trs* want = malloc(sizeof(bsync_trs) * J);
@@ -99,6 +102,22 @@ static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fi
     free(got_cursor);
     free(cmem);
     return compared;
+}
+
+/* compare_clip_path on every supported SIMD path; returns the comparisons of one path (each path must
+ * make as many). */
+static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
+    static const bsync_simd_path paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2};
+    long first = -1;
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!bsync_simd_supported(paths[p])) continue;
+        assert_int_equal(bsync_simd_set(paths[p]), BSYNC_OK);
+        const long n = compare_clip_path(c, sk, times, count);
+        if (first >= 0) assert_int_equal(n, first);
+        first = n;
+    }
+    assert_int_equal(bsync_simd_set(BSYNC_SIMD_AUTO), BSYNC_OK);
+    return first;
 }
 
 /* Every key time, the raw steps around each, the midpoints, then random times in [-d, 2d]. */
