@@ -45,6 +45,7 @@
 #include "blendsync/io/asset.h"
 #include "blendsync/pose.h"
 #include "blendsync/sample.h"
+#include "blendsync/simd.h"
 #include "blendsync/skeleton.h"
 
 #include "../../shared/src/io/platform.h"
@@ -372,13 +373,21 @@ static void job_run(void* arg) {
     for (uint32_t k = j->from; k < j->to; k++) j->sink += (uint64_t)(uint32_t)w->chars[k].local[1].r.w;
 }
 
+/* Transforms from one thread's scratch to the next: the three poses rounded up to a multiple of 16
+ * transforms (640 bytes, a multiple of 128), so with the 128-byte aligned block every thread's scratch
+ * starts on its own 128-byte boundary and two threads never write into one cache line or one
+ * adjacent-line prefetch pair (false sharing). */
+static size_t scratch_stride(uint32_t joints) {
+    _Static_assert(sizeof(bsync_trs) * 16 % 128 == 0, "16 transforms are whole 128-byte blocks");
+    return ((size_t)joints * BENCH_CLIPS + 15u) & ~(size_t)15u;
+}
+
 /* One run of a stage over all characters with `threads` threads: ns per character per tick. */
 static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks, bsync_trs* scratch, double* cpu,
                     double* wall, uint64_t* sink, uint64_t* checksum) {
     if (world_reset(w) != 0) return -1;
     bench_job jobs[BENCH_MAX_LIST];
     bsync_platform_thread th[BENCH_MAX_LIST];
-    const size_t pose_n = (size_t)w->joints * BENCH_CLIPS;
     for (uint32_t t = 0; t < threads; t++) {
         memset(&jobs[t], 0, sizeof jobs[t]);
         jobs[t].world = w;
@@ -386,7 +395,7 @@ static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks,
         jobs[t].from = (uint32_t)((uint64_t)w->count * t / threads);
         jobs[t].to = (uint32_t)((uint64_t)w->count * (t + 1) / threads);
         jobs[t].ticks = ticks;
-        jobs[t].scratch = scratch + pose_n * t;
+        jobs[t].scratch = scratch + scratch_stride(w->joints) * t;
     }
     if (threads == 1) {
         job_run(&jobs[0]);
@@ -534,13 +543,14 @@ int bsync_cmd_bench(int argc, char** argv) {
     uint32_t max_threads = 1;
     for (int t = 0; t < nthreads; t++)
         if (threads[t] > max_threads) max_threads = threads[t];
-    bsync_trs* scratch = malloc(sizeof(bsync_trs) * J * BENCH_CLIPS * max_threads);
+    bsync_trs* scratch = bsync_platform_aligned_alloc(128, scratch_stride(J) * sizeof(bsync_trs) * max_threads);
     double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT);
     double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT);
     if (!scratch || !cpu || !wall) return 2;
     if (!json)
-        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds\n%10s %7s %7s %12s %12s %10s %7s  %s\n", scenario,
-               d.source, (unsigned)J, clip_bytes, (unsigned)rounds, "characters", "threads", "stage", "cpu ns",
+        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds, simd %s\n%10s %7s %7s %12s %12s %10s %7s  %s\n",
+               scenario, d.source, (unsigned)J, clip_bytes, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()),
+               "characters", "threads", "stage", "cpu ns",
                "wall ns", "bytes/char", "allocs", "checksum");
     int status = 0;
     uint64_t sink = 0;
@@ -582,11 +592,11 @@ int bsync_cmd_bench(int argc, char** argv) {
                            "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
                            "\"bytes_per_character\": %zu, \"scratch_bytes_per_thread\": %zu, \"clip_bytes\": %zu, "
                            "\"allocations\": %" PRIu64 ", \"checksum\": \"%016" PRIx64 "\", \"ticks\": %u, "
-                           "\"rounds\": %u}\n",
+                           "\"rounds\": %u, \"simd\": \"%s\"}\n",
                            loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char,
                            s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, clip_bytes, allocs,
-                           sums[s], (unsigned)ticks, (unsigned)rounds);
+                           sums[s], (unsigned)ticks, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()));
                 else
                     printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "\n", (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char, allocs, sums[s]);
@@ -602,7 +612,7 @@ int bsync_cmd_bench(int argc, char** argv) {
         if (stages[STAGE_GRAPH]) world_destroy(&graph_world);
     }
     if (sink == 42) fputs("", stderr); /* keep the results observable */
-    free(scratch);
+    bsync_platform_aligned_free(scratch);
     free(cpu);
     free(wall);
     for (int i = 0; i < BENCH_CLIPS; i++)
