@@ -37,7 +37,7 @@ static void usage(FILE* f) {
     fprintf(f, "\nblendsync %s\n", BSYNC_VERSION_STRING);
 }
 
-/* BSYNC_SIMD=scalar|avx2|auto: the core's kernel path (blendsync/simd.h), read here at the edge, once,
+/* BSYNC_SIMD=scalar|avx2|avx512|neon|auto: the core's kernel path (blendsync/simd.h), read here at the edge, once,
  * before any command runs. Every path gives the same bits; this is for measuring and for the sweeps. */
 static int apply_simd_env(void) {
     const char* v = getenv("BSYNC_SIMD");
@@ -48,7 +48,7 @@ static int apply_simd_env(void) {
         fprintf(stderr, "blendsync: BSYNC_SIMD=%s: this build or CPU has no such path\n", v);
         return -1;
     }
-    fprintf(stderr, "blendsync: BSYNC_SIMD=%s: expected scalar, avx2 or auto\n", v);
+    fprintf(stderr, "blendsync: BSYNC_SIMD=%s: expected scalar, avx2, avx512, neon or auto\n", v);
     return -1;
 }
 

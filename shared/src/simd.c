@@ -20,13 +20,28 @@ static int cpu_has_avx2(void) {
 #endif
 }
 
-static bsync_simd_path resolve_auto(void) { return cpu_has_avx2() ? BSYNC_SIMD_AVX2 : BSYNC_SIMD_SCALAR; }
+static int cpu_has_avx512(void) { /* F and CD (vplzcntq) */
+#if BSYNC_HAVE_AVX2_PATH
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd");
+#else
+    return 0;
+#endif
+}
+
+static bsync_simd_path resolve_auto(void) {
+    if (BSYNC_HAVE_NEON_PATH) return BSYNC_SIMD_NEON;
+    if (cpu_has_avx512()) return BSYNC_SIMD_AVX512;
+    return cpu_has_avx2() ? BSYNC_SIMD_AVX2 : BSYNC_SIMD_SCALAR;
+}
 
 int bsync_simd_supported(bsync_simd_path path) {
     switch (path) {
     case BSYNC_SIMD_AUTO:
     case BSYNC_SIMD_SCALAR: return 1;
     case BSYNC_SIMD_AVX2: return cpu_has_avx2();
+    case BSYNC_SIMD_NEON: return BSYNC_HAVE_NEON_PATH;
+    case BSYNC_SIMD_AVX512: return cpu_has_avx512();
     default: return 0;
     }
 }
@@ -55,6 +70,8 @@ const char* bsync_simd_path_name(bsync_simd_path path) {
     case BSYNC_SIMD_AUTO: return "auto";
     case BSYNC_SIMD_SCALAR: return "scalar";
     case BSYNC_SIMD_AVX2: return "avx2";
+    case BSYNC_SIMD_NEON: return "neon";
+    case BSYNC_SIMD_AVX512: return "avx512";
     default: return "?";
     }
 }
@@ -69,8 +86,19 @@ void bsync_simd_normalize_scalar_(bsync_trs* pose, const uint16_t* joints, uint3
 void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
     if (n == 0) return;
 #if BSYNC_HAVE_AVX2_PATH
-    if (bsync_simd_active() == BSYNC_SIMD_AVX2) {
+    const bsync_simd_path path = bsync_simd_active();
+    if (path == BSYNC_SIMD_AVX512) {
+        bsync_simd_normalize_avx512_(pose, joints, n);
+        return;
+    }
+    if (path == BSYNC_SIMD_AVX2) {
         bsync_simd_normalize_avx2_(pose, joints, n);
+        return;
+    }
+#endif
+#if BSYNC_HAVE_NEON_PATH
+    if (bsync_simd_active() == BSYNC_SIMD_NEON) {
+        bsync_simd_normalize_neon_(pose, joints, n);
         return;
     }
 #endif

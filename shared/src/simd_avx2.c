@@ -1,6 +1,7 @@
-/* simd_avx2.c — the quaternion normalisation of internal/quat_normalize.h in four AVX2 lanes, with the
- * same bits (x86-64 with gcc or clang; compiled for AVX2 with a function attribute, run only when the
- * CPU has it: simd.c decides). Not a public interface (internal/simd_impl.h).
+/* simd_avx2.c — the quaternion normalisation of internal/quat_normalize.h in AVX2 lanes (and, at the end,
+ * AVX-512 F + CD lanes), with the same bits (x86-64 with gcc or clang; compiled for the instruction set
+ * with a function attribute, run only when the CPU has it: simd.c decides). Not a public interface
+ * (internal/simd_impl.h).
  *
  * Four rotations are loaded and transposed to structure-of-arrays (one vector per component), and
  * every step of bsync_quat_normalize_inl_ + bsync_root_recip_ + bsync_div_round_shared_ is the same
@@ -25,6 +26,7 @@
 
 #include <immintrin.h>
 
+#include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
@@ -115,7 +117,7 @@ typedef struct group4 {
     __m128i special;
 } group4;
 
-AVX2_FN static inline group4 load4(const bsync_quat* q0, const bsync_quat* q1, const bsync_quat* q2, const bsync_quat* q3) {
+AVX2_FN static BSYNC_FORCE_INLINE group4 load4(const bsync_quat* q0, const bsync_quat* q1, const bsync_quat* q2, const bsync_quat* q3) {
     group4 g;
     const __m128i v0 = _mm_loadu_si128((const __m128i*)(const void*)q0);
     const __m128i v1 = _mm_loadu_si128((const __m128i*)(const void*)q1);
@@ -127,18 +129,21 @@ AVX2_FN static inline group4 load4(const bsync_quat* q0, const bsync_quat* q1, c
     g.c[1] = _mm_unpackhi_epi64(t0, t1);
     g.c[2] = _mm_unpacklo_epi64(t2, t3);
     g.c[3] = _mm_unpackhi_epi64(t2, t3);
-    __m128i mx = _mm_setzero_si128();
-    for (int k = 0; k < 4; k++) {
-        const __m128i a = _mm_abs_epi32(g.c[k]); /* INT32_MIN gives 2^31 unsigned, its magnitude */
-        mx = _mm_or_si128(mx, a);
-        g.a[k] = _mm256_cvtepu32_epi64(a);
-    }
+    /* |c|: INT32_MIN gives 2^31 unsigned, its magnitude (no loops over the arrays here and below: an
+     * unrolled body keeps every vector in a register instead of a stack slot read back wider) */
+    const __m128i a0 = _mm_abs_epi32(g.c[0]), a1 = _mm_abs_epi32(g.c[1]);
+    const __m128i a2 = _mm_abs_epi32(g.c[2]), a3 = _mm_abs_epi32(g.c[3]);
+    const __m128i mx = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
+    g.a[0] = _mm256_cvtepu32_epi64(a0);
+    g.a[1] = _mm256_cvtepu32_epi64(a1);
+    g.a[2] = _mm256_cvtepu32_epi64(a2);
+    g.a[3] = _mm256_cvtepu32_epi64(a3);
     const __m128i zero = _mm_setzero_si128();
     g.special = _mm_or_si128(_mm_cmpeq_epi32(mx, zero), _mm_cmpgt_epi32(_mm_srli_epi32(mx, 30), zero));
     return g;
 }
 
-AVX2_FN static inline void store4(const __m128i o[4], bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, bsync_quat* q3) {
+AVX2_FN static BSYNC_FORCE_INLINE void store4(const __m128i o[4], bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, bsync_quat* q3) {
     const __m128i u0 = _mm_unpacklo_epi32(o[0], o[1]), u1 = _mm_unpacklo_epi32(o[2], o[3]);
     const __m128i u2 = _mm_unpackhi_epi32(o[0], o[1]), u3 = _mm_unpackhi_epi32(o[2], o[3]);
     _mm_storeu_si128((__m128i*)(void*)q0, _mm_unpacklo_epi64(u0, u1));
@@ -157,10 +162,10 @@ AVX2_FN static void normalize8(bsync_quat* const q[8]) {
     if (special_mask != 0)
         for (int i = 0; i < 8; i++) orig[i] = *q[i];
     v8 A[4];
-    for (int k = 0; k < 4; k++) {
-        A[k].h[0] = g0.a[k];
-        A[k].h[1] = g1.a[k];
-    }
+    A[0].h[0] = g0.a[0], A[0].h[1] = g1.a[0];
+    A[1].h[0] = g0.a[1], A[1].h[1] = g1.a[1];
+    A[2].h[0] = g0.a[2], A[2].h[1] = g1.a[2];
+    A[3].h[0] = g0.a[3], A[3].h[1] = g1.a[3];
     v8 s = vadd(vadd(vmul(A[0], A[0]), vmul(A[1], A[1])), vadd(vmul(A[2], A[2]), vmul(A[3], A[3])));
     /* special lanes: a harmless stand-in (2^32) keeps every table index in range */
     v8 sp;
@@ -213,11 +218,17 @@ AVX2_FN static void normalize8(bsync_quat* const q[8]) {
 
     const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     __m128i o0[4], o1[4];
-    for (int k = 0; k < 4; k++) {
-        const v8 o = div_round_shared8(vsllv(A[k], e), l, inv);
-        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[0], pack)), g0.c[k]);
-        o1[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[1], pack)), g1.c[k]);
-    }
+#define OUT8(k)                                                                                              \
+    do {                                                                                                     \
+        const v8 o = div_round_shared8(vsllv(A[k], e), l, inv);                                              \
+        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[0], pack)), g0.c[k]); \
+        o1[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[1], pack)), g1.c[k]); \
+    } while (0)
+    OUT8(0);
+    OUT8(1);
+    OUT8(2);
+    OUT8(3);
+#undef OUT8
     store4(o0, q[0], q[1], q[2], q[3]);
     store4(o1, q[4], q[5], q[6], q[7]);
     if (special_mask != 0)
@@ -232,6 +243,93 @@ AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints,
          * and a repeated lane's scalar redo writes the same value) */
         for (uint32_t k = 0; k < 8; k++) q[k] = &pose[joints[i + k < n ? i + k : n - 1]].r;
         normalize8(q);
+    }
+}
+
+/* ---------------------------------------------------------------- AVX-512 (F + CD): eight lanes in one
+ * register, the same steps; clz is vplzcntq, the selections use mask registers. The groups of four are
+ * loaded and stored with the AVX2 helpers above. */
+#define AVX512_FN __attribute__((target("avx2,avx512f,avx512cd")))
+
+AVX512_FN static inline __m512i z_join(__m256i lo, __m256i hi) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+AVX512_FN static inline __m512i z_set(int64_t x) { return _mm512_set1_epi64(x); }
+AVX512_FN static inline __m512i z_mul_u64_u32(__m512i a, __m512i b32) {
+    return _mm512_add_epi64(_mm512_mul_epu32(a, b32), _mm512_slli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), b32), 32));
+}
+AVX512_FN static inline __m512i z_pair_gather(const uint32_t* table, __m512i idx) {
+    return z_join(pair_gather(table, _mm512_castsi512_si256(idx)), pair_gather(table, _mm512_extracti64x4_epi64(idx, 1)));
+}
+
+AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
+    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
+    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
+    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
+                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
+    bsync_quat orig[8];
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++) orig[i] = *q[i];
+    const __m512i A[4] = {z_join(g0.a[0], g1.a[0]), z_join(g0.a[1], g1.a[1]), z_join(g0.a[2], g1.a[2]),
+                          z_join(g0.a[3], g1.a[3])};
+    __m512i s = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(A[0], A[0]), _mm512_mul_epu32(A[1], A[1])),
+                                 _mm512_add_epi64(_mm512_mul_epu32(A[2], A[2]), _mm512_mul_epu32(A[3], A[3])));
+    s = _mm512_mask_blend_epi64((__mmask8)special_mask, s, z_set((int64_t)1 << 32)); /* a harmless stand-in */
+    const __m512i lz = _mm512_lzcnt_epi64(s);
+    const __m512i top = _mm512_sllv_epi64(s, lz);
+    const __m512i e = _mm512_min_epu64(_mm512_srli_epi64(_mm512_sub_epi64(lz, z_set(2)), 1), z_set(28));
+    const __m512i p = _mm512_and_si512(lz, z_set(1));
+    const __m512i e2 = _mm512_add_epi64(e, e);
+    const __m512i half = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_add_epi64(_mm512_add_epi64(z_set(54), p), e2), lz), 1);
+    const __m512i n = _mm512_sllv_epi64(s, e2);
+    const __m512i m = _mm512_srlv_epi64(top, _mm512_add_epi64(p, z_set(54)));
+    const __m512i f = _mm512_and_si512(_mm512_srlv_epi64(top, _mm512_add_epi64(p, z_set(34))), z_set(0xFFFFF));
+    const __m512i idx = _mm512_sub_epi64(m, z_set(256));
+    const __m512i spair = z_pair_gather(bsync_isqrt_seed_, idx);
+    const __m512i ppair = z_pair_gather(bsync_rsqrt_seed_, idx);
+    const __m512i lo32 = z_set(0xFFFFFFFF);
+    const __m512i s0 = _mm512_and_si512(spair, lo32), s1 = _mm512_srli_epi64(spair, 32);
+    const __m512i p0 = _mm512_and_si512(ppair, lo32), p1 = _mm512_srli_epi64(ppair, 32);
+    const __m512i y = _mm512_add_epi64(s0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(s1, s0), f), 20));
+    const __m512i z = _mm512_sub_epi64(p0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(p0, p1), f), 20));
+    const __m512i zk = _mm512_srlv_epi64(z, _mm512_sub_epi64(half, z_set(24)));
+    const __m512i x0 = _mm512_sllv_epi64(_mm512_add_epi64(y, z_set(2)), _mm512_sub_epi64(half, z_set(16)));
+    const __m512i rem = _mm512_sub_epi64(_mm512_mul_epu32(x0, x0), n);
+    const __m512i t = _mm512_sub_epi64(x0, _mm512_srli_epi64(z_mul_u64_u32(rem, zk), 49));
+    const __m512i inv0 = _mm512_sub_epi64(zk, z_set(3));
+    const __m512i d = _mm512_sub_epi64(z_set((int64_t)1 << 48), _mm512_mul_epu32(inv0, t));
+    const __m512i inv = _mm512_add_epi64(inv0, _mm512_srli_epi64(z_mul_u64_u32(d, inv0), 48));
+    /* l = t - [n + t <= t^2] (unsigned compare) */
+    const __mmask8 le = _mm512_cmple_epu64_mask(_mm512_add_epi64(n, t), _mm512_mul_epu32(t, t));
+    const __m512i l = _mm512_mask_sub_epi64(t, le, t, z_set(1));
+    __m128i o0[4], o1[4];
+#define OUT512(k)                                                                                            \
+    do {                                                                                                     \
+        const __m512i b = _mm512_sllv_epi64(A[k], e);                                                        \
+        const __m512i eq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(b, inv), z_set((int64_t)1 << 31)), 32); \
+        const __m512i lhs = _mm512_mul_epu32(_mm512_add_epi64(_mm512_add_epi64(eq, eq), z_set(1)), l);        \
+        const __mmask8 up = _mm512_cmple_epu64_mask(lhs, _mm512_slli_epi64(b, 17));                          \
+        const __m256i o = _mm512_cvtepi64_epi32(_mm512_mask_add_epi64(eq, up, eq, z_set(1)));               \
+        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(o), g0.c[k]);                                          \
+        o1[k] = _mm_sign_epi32(_mm256_extracti128_si256(o, 1), g1.c[k]);                                     \
+    } while (0)
+    OUT512(0);
+    OUT512(1);
+    OUT512(2);
+    OUT512(3);
+#undef OUT512
+    store4(o0, q[0], q[1], q[2], q[3]);
+    store4(o1, q[4], q[5], q[6], q[7]);
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++)
+            if (special_mask & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
+}
+
+AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
+    bsync_quat* q[8];
+    for (uint32_t i = 0; i < n; i += 8) {
+        for (uint32_t k = 0; k < 8; k++) q[k] = &pose[joints[i + k < n ? i + k : n - 1]].r;
+        normalize8_512(q);
     }
 }
 

@@ -75,7 +75,7 @@ BSYNC_SIMD=scalar "$bin" bench --characters 5 --threads 1,2 --ticks 30 --rounds 
 check "BSYNC_SIMD=scalar exits 0" $?
 grep -q '"simd": "scalar"' simd-scalar.jsonl
 check "BSYNC_SIMD=scalar: the path named in every row" $?
-for path in avx2 auto; do
+for path in avx2 avx512 neon auto; do
   if BSYNC_SIMD=$path "$bin" bench --characters 5 --threads 1,2 --ticks 30 --rounds 1 --json > simd-$path.jsonl 2> simd-err.txt; then
     python3 - simd-scalar.jsonl simd-$path.jsonl <<'EOF'
 import json, sys
@@ -85,7 +85,7 @@ assert len(a) == len(b) == 8, (len(a), len(b))
 for x, y in zip(a, b):
     assert (x["stage"], x["threads"]) == (y["stage"], y["threads"])
     assert x["checksum"] == y["checksum"], (x["stage"], x["checksum"], y["checksum"])
-assert all(r["simd"] in ("scalar", "avx2") for r in b)
+assert all(r["simd"] in ("scalar", "avx2", "avx512", "neon") for r in b)
 EOF
     check "BSYNC_SIMD=$path: the same poses as the scalar path" $?
   else

@@ -107,7 +107,7 @@ static long compare_clip_path(const bsync_clip* c, const bsync_skeleton* sk, con
 /* compare_clip_path on every supported SIMD path; returns the comparisons of one path (each path must
  * make as many). */
 static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
-    static const bsync_simd_path paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2};
+    static const bsync_simd_path paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2, BSYNC_SIMD_AVX512, BSYNC_SIMD_NEON};
     long first = -1;
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
         if (!bsync_simd_supported(paths[p])) continue;

@@ -26,7 +26,7 @@
 #include "internal/simd_impl.h"
 #include "test_support.h"
 
-static const bsync_simd_path all_paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2};
+static const bsync_simd_path all_paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2, BSYNC_SIMD_AVX512, BSYNC_SIMD_NEON};
 #define PATH_COUNT (sizeof all_paths / sizeof all_paths[0])
 
 /* The kernel of one path, called directly (not through the process-wide choice). */
@@ -34,6 +34,10 @@ static void kernel(bsync_simd_path path, bsync_trs* pose, const uint16_t* joints
     switch (path) {
 #if BSYNC_HAVE_AVX2_PATH
     case BSYNC_SIMD_AVX2: bsync_simd_normalize_avx2_(pose, joints, n); return;
+    case BSYNC_SIMD_AVX512: bsync_simd_normalize_avx512_(pose, joints, n); return;
+#endif
+#if BSYNC_HAVE_NEON_PATH
+    case BSYNC_SIMD_NEON: bsync_simd_normalize_neon_(pose, joints, n); return;
 #endif
     default: bsync_simd_normalize_scalar_(pose, joints, n); return;
     }
@@ -93,6 +97,8 @@ static void test_api(void** state) {
     assert_string_equal(bsync_simd_path_name(BSYNC_SIMD_AUTO), "auto");
     assert_string_equal(bsync_simd_path_name(BSYNC_SIMD_SCALAR), "scalar");
     assert_string_equal(bsync_simd_path_name(BSYNC_SIMD_AVX2), "avx2");
+    assert_string_equal(bsync_simd_path_name(BSYNC_SIMD_NEON), "neon");
+    assert_string_equal(bsync_simd_path_name(BSYNC_SIMD_AVX512), "avx512");
     assert_string_equal(bsync_simd_path_name((bsync_simd_path)99), "?");
     assert_int_equal(bsync_simd_supported(BSYNC_SIMD_SCALAR), 1);
     assert_int_equal(bsync_simd_supported(BSYNC_SIMD_AUTO), 1);
@@ -110,9 +116,16 @@ static void test_api(void** state) {
     }
     assert_int_equal(bsync_simd_set(BSYNC_SIMD_AUTO), BSYNC_OK);
     assert_true(bsync_simd_active() != BSYNC_SIMD_AUTO); /* AUTO resolves to a real path */
-    assert_int_equal(bsync_simd_active(), bsync_simd_supported(BSYNC_SIMD_AVX2) ? BSYNC_SIMD_AVX2 : BSYNC_SIMD_SCALAR);
-    print_message("paths: scalar%s; auto takes %s\n", bsync_simd_supported(BSYNC_SIMD_AVX2) ? ", avx2" : "",
-                  bsync_simd_path_name(bsync_simd_active()));
+    assert_int_equal(bsync_simd_active(), bsync_simd_supported(BSYNC_SIMD_NEON)     ? BSYNC_SIMD_NEON
+                                          : bsync_simd_supported(BSYNC_SIMD_AVX512) ? BSYNC_SIMD_AVX512
+                                          : bsync_simd_supported(BSYNC_SIMD_AVX2)   ? BSYNC_SIMD_AVX2
+                                                                                    : BSYNC_SIMD_SCALAR);
+    if (bsync_simd_supported(BSYNC_SIMD_AVX512)) assert_true(bsync_simd_supported(BSYNC_SIMD_AVX2));
+    assert_false(bsync_simd_supported(BSYNC_SIMD_NEON) && bsync_simd_supported(BSYNC_SIMD_AVX2)); /* one ISA */
+    if (!bsync_simd_supported(BSYNC_SIMD_NEON)) assert_int_equal(bsync_simd_set(BSYNC_SIMD_NEON), BSYNC_NOT_FOUND);
+    print_message("paths: scalar%s%s%s; auto takes %s\n", bsync_simd_supported(BSYNC_SIMD_AVX2) ? ", avx2" : "",
+                  bsync_simd_supported(BSYNC_SIMD_AVX512) ? ", avx512" : "",
+                  bsync_simd_supported(BSYNC_SIMD_NEON) ? ", neon" : "", bsync_simd_path_name(bsync_simd_active()));
 }
 
 static void test_worst_cases(void** state) {
@@ -230,7 +243,9 @@ static void test_blend_paths(void** state) {
     }
     assert_int_equal(bsync_simd_set(BSYNC_SIMD_AUTO), BSYNC_OK);
     print_message("blend: %ld joints identical to the scalar path\n", compared);
-    if (bsync_simd_supported(BSYNC_SIMD_AVX2)) assert_int_equal(compared, (long)CASES * J);
+    long others = 0; /* supported paths besides the scalar one */
+    for (size_t p = 1; p < PATH_COUNT; p++) others += bsync_simd_supported(all_paths[p]);
+    assert_int_equal(compared, others * CASES * J);
 }
 
 int main(void) {

@@ -3,7 +3,9 @@
  *
  *   bsync_simd_normalize_rotations_   pose[joints[i]].r = bsync_quat_normalize(pose[joints[i]].r), i < n
  *   bsync_simd_normalize_scalar_      the same, one at a time (the reference; every path equals it)
- *   bsync_simd_normalize_avx2_        the same in four 64-bit lanes (x86-64 builds with gcc or clang)
+ *   bsync_simd_normalize_avx2_        the same in 64-bit lanes, eight at a time (x86-64, gcc or clang)
+ *   bsync_simd_normalize_avx512_      the same in one AVX-512 register of eight 64-bit lanes (x86-64)
+ *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
  *
  * The joints of one call must be distinct (each rotation is read once, then written once). The
  * dispatch reads the process-wide choice (simd.c) once per call; every path gives the same bits
@@ -22,9 +24,19 @@
 #define BSYNC_HAVE_AVX2_PATH 0
 #endif
 
+#if defined(__aarch64__) && !defined(BSYNC_NO_SIMD)
+#define BSYNC_HAVE_NEON_PATH 1
+#else
+#define BSYNC_HAVE_NEON_PATH 0
+#endif
+
 void bsync_simd_normalize_scalar_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+#if BSYNC_HAVE_NEON_PATH
+void bsync_simd_normalize_neon_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+#endif
 #if BSYNC_HAVE_AVX2_PATH
 void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
 #endif
 void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
 
