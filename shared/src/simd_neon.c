@@ -39,7 +39,6 @@ V4_OP2(vmul, vmull_u32(vmovn_u64(x), vmovn_u64(y))) /* low 32 bits of each lane,
 V4_OP2(vand, vandq_u64(x, y))
 V4_OP2(vsllv, vshlq_u64(x, vreinterpretq_s64_u64(y)))
 V4_OP2(vsrlv, vshlq_u64(x, vnegq_s64(vreinterpretq_s64_u64(y))))
-V4_OP2(vcmpeq, vceqq_u64(x, y))
 V4_OP2(vcmpgt, vcgtq_u64(x, y))
 #undef V4_OP2
 
