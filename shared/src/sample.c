@@ -21,6 +21,18 @@
  * so a corrupted cursor header is refused (BSYNC_MISMATCH) like a wrong magic instead of switching
  * paths. tests/unit/test_sample.c compares every path with the per-track search without a cursor.
  *
+ * Track order: whenever the output does not partly overlap the rest pose (it is the rest pose itself or
+ * disjoint from it), the output starts as a copy of the rest pose and the tracks are walked in their
+ * stored order, each writing its component (joints without a track of a kind keep the rest pose's),
+ * with no per-joint lookup; that was a quarter of the time of sampling pab's key-reduced clips
+ * (docs/benchmarks.md). Only a partly overlapping output takes the per-joint loop, which reads each
+ * rest transform before writing it. Every component is the same expression of the same values either
+ * way.
+ *
+ * Rotations are normalised in one batch at the end of the call (bsync_simd_normalize_rotations_,
+ * blendsync/simd.h: every path gives bsync_quat_normalize's bits): the lerps and held keys that need
+ * it are written first and their joints listed.
+ *
  * One track alone (bsync_clip_sample_track_, internal/sample_impl.h; root motion samples the root
  * joint's tracks this way): the same local_time, locate and interpolation expressions without a
  * cursor, so the same bits as the track's component of a full sample. */
@@ -325,6 +337,44 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
                 const bsync_vec3 value = l.exact || vec3_equal(v[l.k], v[l.k + 1])
                                              ? v[l.k]
                                              : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
+                else x->s = value;
+            }
+        }
+        bsync_simd_normalize_rotations_(out_local, pending, np);
+        return BSYNC_OK;
+    }
+
+    if (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
+        (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local) {
+        /* Tracks in their stored order over a copy of the rest pose (no per-joint lookup): the same
+         * expressions per track as the per-joint loop below, so the same bits. */
+        if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
+        for (uint32_t ti = 0; ti < clip->track_count; ti++) {
+            const bsync_clip_track_* tr = &tracks[ti];
+            const fix16_t* times = bsync_clip_times_(clip, tr);
+            bsync_trs* x = &out_local[tr->joint];
+            if (tr->kind == BSYNC_TRACK_ROTATION) {
+                const bsync_quat* q = bsync_clip_quats_(clip, tr);
+                int pend = 0;
+                if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
+                    x->r = q[0];
+                    pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
+                } else {
+                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
+                    if (l.exact) x->r = q[l.k];
+                    else x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
+                }
+                if (pend) pending[np++] = (uint16_t)tr->joint;
+            } else {
+                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+                bsync_vec3 value;
+                if (tr->key_count == 2 && vec3_equal(v[0], v[1])) { /* a held value: see "Equal keys" */
+                    value = v[0];
+                } else {
+                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
+                    value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+                }
                 if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
                 else x->s = value;
             }
