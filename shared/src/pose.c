@@ -165,7 +165,8 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
     const uint64_t qbits = bsync_u64_abs(q.x) | bsync_u64_abs(q.y) | bsync_u64_abs(q.z) | bsync_u64_abs(q.w);
     *pend = 1;
     if (dr == 0 && total <= BSYNC_FX_ONE && qbits >= ((uint64_t)1 << 14) && qbits < ((uint64_t)1 << 29)) {
-        o.r = q; /* normalize(q) */
+        o.r = q; /* normalize(q): q itself when the unit shortcut applies (most held keys), else below */
+        *pend = !bsync_quat_unit_shortcut_(q);
         return o;
     }
     int64_t r[4] = {0, 0, 0, 0};
