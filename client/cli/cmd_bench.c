@@ -9,7 +9,8 @@
  * normalised; one synchronised cycle of duration sum w_i d_i; all three clips sampled every tick at
  * phase × own duration. The numbers above are setup (floats at the edge, converted once to fix16);
  * every tick is fixed point. Stages, each measured on its own:
- *   sample  the three clips sampled (bsync_clip_sample, one cursor per clip per character);
+ *   sample  the three clips sampled (bsync_clip_sample_planned: one sample plan per clip made at
+ *           setup and shared by every character and thread, one cursor per clip per character);
  *   blend   + bsync_pose_blend of the three with the character's weights (its local pose);
  *   ltm     + bsync_pose_local_to_model (its model pose);
  *   graph   a graph instance per character (a Direct node over the three weights, synchronised),
@@ -193,6 +194,9 @@ typedef struct bench_world {
     bench_char* chars;
     unsigned char* memory; /* every character's cursors and poses, one block */
     size_t bytes_per_char;
+    bsync_sample_plan* plan[BENCH_CLIPS]; /* each clip's constant tracks over the rest pose, shared */
+    unsigned char* plan_memory;
+    size_t plan_bytes;
     bsync_graph* graph;
     bsync_blend_tree* tree;
     unsigned char* inst_memory;
@@ -230,6 +234,15 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
     w->data = d;
     w->joints = bsync_skeleton_joint_count(d->skeleton);
     w->rest = bsync_skeleton_rest_pose(d->skeleton);
+    size_t plan_sizes[BENCH_CLIPS], plan_total = 0;
+    for (int i = 0; i < BENCH_CLIPS; i++) plan_total += plan_sizes[i] = align8(bsync_sample_plan_memory_size(d->clips[i]));
+    w->plan_memory = bsync_platform_aligned_alloc(64, plan_total);
+    if (!w->plan_memory) return -1;
+    for (int i = 0, off = 0; i < BENCH_CLIPS; off += (int)plan_sizes[i], i++)
+        if (bsync_sample_plan_init(w->plan_memory + off, plan_sizes[i], d->clips[i], w->rest,
+                                   bsync_skeleton_joint_count(d->skeleton), &w->plan[i]) != BSYNC_OK)
+            return -1;
+    w->plan_bytes = plan_total;
     w->parents = bsync_skeleton_parents(d->skeleton);
     w->count = count;
     for (int i = 0; i < BENCH_CLIPS; i++) w->duration[i] = bsync_clip_duration(d->clips[i]);
@@ -288,6 +301,7 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
 }
 
 static void world_destroy(bench_world* w) {
+    bsync_platform_aligned_free(w->plan_memory);
     free(w->chars);
     bsync_platform_aligned_free(w->memory);
     if (w->graph) bsync_graph_destroy(w->graph);
@@ -345,7 +359,7 @@ static int tick_character(bench_world* w, bench_char* c, int stage, bsync_trs* s
     for (int i = 0; i < BENCH_CLIPS; i++) {
         bsync_trs* out = scratch + (size_t)i * J;
         const fix16_t t = bsync_fx_mul(c->phase, w->duration[i]);
-        if (bsync_clip_sample(w->data->clips[i], t, BSYNC_LOOP_WRAP, w->rest, J, c->cursor[i], out) != BSYNC_OK)
+        if (bsync_clip_sample_planned(w->plan[i], w->data->clips[i], t, BSYNC_LOOP_WRAP, c->cursor[i], out) != BSYNC_OK)
             return -1;
         inputs[i].local = out;
         inputs[i].weight = c->weight[i];
