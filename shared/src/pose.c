@@ -220,7 +220,28 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             memcpy(out_local, inputs[active[0]].local, out_bytes); /* no overlap (checked above) */
             return BSYNC_OK;
         }
-        for (uint32_t j = 0; j < joint_count; j++) {
+        uint32_t j = 0;
+#if BSYNC_HAVE_AVX2_PATH
+        /* four joints at a time in AVX2 lanes when the weights sum to at most one (simd_avx2.c): the
+         * same bits; a group it declines is blended below, joint by joint */
+        const bsync_simd_path path = bsync_simd_active();
+        if ((path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) && total <= BSYNC_FX_ONE) {
+            const bsync_trs* locals[BSYNC_MAX_BLEND_POSES];
+            for (uint32_t k = 0; k < n; k++) locals[k] = inputs[active[k]].local;
+            for (; j + 4 <= joint_count; j += 4) {
+                if (bsync_simd_blend4_avx2_(rest, locals, weight, n, total, j, out_local)) {
+                    for (uint32_t i = 0; i < 4; i++) pending[np++] = (uint16_t)(j + i);
+                    continue;
+                }
+                for (uint32_t i = 0; i < 4; i++) {
+                    int pend;
+                    out_local[j + i] = blend_joint(rest, inputs, j + i, active, weight, n, total, &pend);
+                    if (pend) pending[np++] = (uint16_t)(j + i);
+                }
+            }
+        }
+#endif
+        for (; j < joint_count; j++) {
             int pend;
             out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total, &pend);
             if (pend) pending[np++] = (uint16_t)j;

@@ -246,6 +246,156 @@ AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints,
     }
 }
 
+/* ---------------------------------------------------------------- the blend of four joints (AVX2)
+ *
+ * bsync_pose_blend's per-joint rule (pose.c) for joints j .. j+3 at once, structure-of-arrays: lane i
+ * is joint j + i. Only the case pose.c hands over: no masks, the weights summing to at most one (the
+ * remainder 1 - total goes to the rest pose, as one more input), so every weight fits 16 bits and the
+ * denominator is 2^16. Every sum is the exact int64 sum of _mm256_mul_epi32 products (signed 32 x 32),
+ * in any order (exact integers); translation and scale are rounded as div_round_sat_one (half away
+ * from zero, saturated to +-(2^31 - 1)), the rotation's hemisphere signs come from the exact dot with
+ * the first input's rotation (negative when <= -2^15, quat_dot_negative), and its sum is scaled by
+ * scale_sum's symmetric shift; the normalisation is left to the caller's batch. pose.c's shortcuts for
+ * channels where every value is the same give these same bits (their proofs are there), so they are not
+ * taken. A group where some rotation component is outside [-2^30, 2^30) (quat_dot_negative's general
+ * case) returns 0 and writes nothing: pose.c blends it with the scalar code. */
+
+AVX2_FN static BSYNC_FORCE_INLINE void transpose4(__m128i v0, __m128i v1, __m128i v2, __m128i v3, __m128i out[4]) {
+    const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
+    const __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
+    out[0] = _mm_unpacklo_epi64(t0, t1);
+    out[1] = _mm_unpackhi_epi64(t0, t1);
+    out[2] = _mm_unpacklo_epi64(t2, t3);
+    out[3] = _mm_unpackhi_epi64(t2, t3);
+}
+
+/* One pose's joints j .. j+3 as component vectors: t (x y z), r (x y z w), s (x y z), sign-extended
+ * to 64-bit lanes. Reads only inside the four transforms. */
+typedef struct soa4 {
+    __m256i t[3], r[4], s[3];
+    __m128i r32[4]; /* the rotation components as int32, for the range check */
+} soa4;
+
+AVX2_FN static BSYNC_FORCE_INLINE void load_soa4(const bsync_trs* p, soa4* o) {
+    __m128i c[4];
+    /* [t.x t.y t.z r.x], [r.x r.y r.z r.w], [r.w s.x s.y s.z] of each transform */
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].t), _mm_loadu_si128((const __m128i*)(const void*)&p[1].t),
+               _mm_loadu_si128((const __m128i*)(const void*)&p[2].t), _mm_loadu_si128((const __m128i*)(const void*)&p[3].t), c);
+    for (int k = 0; k < 3; k++) o->t[k] = _mm256_cvtepi32_epi64(c[k]);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r),
+               _mm_loadu_si128((const __m128i*)(const void*)&p[2].r), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r), o->r32);
+    for (int k = 0; k < 4; k++) o->r[k] = _mm256_cvtepi32_epi64(o->r32[k]);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r.w),
+               _mm_loadu_si128((const __m128i*)(const void*)&p[2].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r.w), c);
+    for (int k = 0; k < 3; k++) o->s[k] = _mm256_cvtepi32_epi64(c[k + 1]);
+}
+
+/* any rotation component outside [-2^30, 2^30)? (c + 2^30, wrapping, has its top bit set exactly then) */
+AVX2_FN static BSYNC_FORCE_INLINE __m128i out_of_small(const soa4* x) {
+    const __m128i b = _mm_set1_epi32(0x40000000);
+    return _mm_or_si128(_mm_or_si128(_mm_add_epi32(x->r32[0], b), _mm_add_epi32(x->r32[1], b)),
+                        _mm_or_si128(_mm_add_epi32(x->r32[2], b), _mm_add_epi32(x->r32[3], b)));
+}
+
+/* |v| and the sign mask of int64 lanes (|v| < 2^63 here) */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i abs64(__m256i v, __m256i* neg) {
+    *neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_sub_epi64(_mm256_xor_si256(v, *neg), *neg);
+}
+AVX2_FN static BSYNC_FORCE_INLINE __m256i apply_sign64(__m256i m, __m256i neg) {
+    return _mm256_sub_epi64(_mm256_xor_si256(m, neg), neg);
+}
+/* the low 32 bits of the four lanes */
+AVX2_FN static BSYNC_FORCE_INLINE __m128i low32(__m256i v) {
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+}
+/* div_round_sat_one: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1) */
+AVX2_FN static BSYNC_FORCE_INLINE __m128i round_one(__m256i a) {
+    __m256i neg;
+    __m256i m = _mm256_srli_epi64(_mm256_add_epi64(abs64(a, &neg), _mm256_set1_epi64x(32768)), 16);
+    const __m256i cap = _mm256_set1_epi64x(0x7FFFFFFF);
+    m = _mm256_blendv_epi8(m, cap, _mm256_cmpgt_epi64(m, cap));
+    return low32(apply_sign64(m, neg));
+}
+
+AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
+                                    uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+    const int with_rest = total < 65536;
+    soa4 f, x;
+    load_soa4(&locals[0][j], &f);
+    __m128i bad = out_of_small(&f);
+    __m256i at[3], as[3], ar[4];
+    {
+        const __m256i w = _mm256_set1_epi64x(weight[0]);
+        for (int c = 0; c < 3; c++) {
+            at[c] = _mm256_mul_epi32(f.t[c], w);
+            as[c] = _mm256_mul_epi32(f.s[c], w);
+        }
+        for (int c = 0; c < 4; c++) ar[c] = _mm256_mul_epi32(f.r[c], w);
+    }
+    for (uint32_t k = 1; k <= n; k++) {
+        if (k == n && !with_rest) break;
+        const int is_rest = k == n;
+        load_soa4(is_rest ? &rest[j] : &locals[k][j], &x);
+        bad = _mm_or_si128(bad, out_of_small(&x));
+        const __m256i w = _mm256_set1_epi64x(is_rest ? 65536 - total : weight[k]);
+        for (int c = 0; c < 3; c++) {
+            at[c] = _mm256_add_epi64(at[c], _mm256_mul_epi32(x.t[c], w));
+            as[c] = _mm256_add_epi64(as[c], _mm256_mul_epi32(x.s[c], w));
+        }
+        /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
+        const __m256i dot = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epi32(f.r[0], x.r[0]), _mm256_mul_epi32(f.r[1], x.r[1])),
+                                             _mm256_add_epi64(_mm256_mul_epi32(f.r[2], x.r[2]), _mm256_mul_epi32(f.r[3], x.r[3])));
+        const __m256i flip = _mm256_cmpgt_epi64(_mm256_set1_epi64x(-32767), dot);
+        const __m256i sw = apply_sign64(w, flip);
+        for (int c = 0; c < 4; c++) ar[c] = _mm256_add_epi64(ar[c], _mm256_mul_epi32(x.r[c], sw));
+    }
+    if (_mm_movemask_ps(_mm_castsi128_ps(bad)) != 0) return 0; /* the scalar code decides those dots */
+
+    int32_t comp[10][4];
+    for (int c = 0; c < 3; c++) {
+        _mm_storeu_si128((__m128i*)(void*)comp[c], round_one(at[c]));
+        _mm_storeu_si128((__m128i*)(void*)comp[7 + c], round_one(as[c]));
+    }
+    /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
+    __m256i neg[4], mag[4];
+    __m256i mx = _mm256_setzero_si256();
+    for (int c = 0; c < 4; c++) {
+        mag[c] = abs64(ar[c], &neg[c]);
+        mx = _mm256_or_si256(mx, mag[c]);
+    }
+    /* bits(mx) = 64 - clz(mx) by a binary search on the top bits (mx < 2^47); s = max(0, bits - 29) */
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i top = _mm256_or_si256(mx, _mm256_set1_epi64x(1)), lz = zero; /* mx = 0: s = 0 either way */
+#define CLZ_STEP(k)                                                                                   \
+    do {                                                                                              \
+        const __m256i m_ = _mm256_cmpeq_epi64(_mm256_srli_epi64(top, 64 - (k)), zero);                \
+        top = _mm256_blendv_epi8(top, _mm256_slli_epi64(top, (k)), m_);                               \
+        lz = _mm256_add_epi64(lz, _mm256_and_si256(m_, _mm256_set1_epi64x(k)));                       \
+    } while (0)
+    CLZ_STEP(32);
+    CLZ_STEP(16);
+    CLZ_STEP(8);
+    CLZ_STEP(4);
+    CLZ_STEP(2);
+    CLZ_STEP(1);
+#undef CLZ_STEP
+    const __m256i bits_minus = _mm256_sub_epi64(_mm256_set1_epi64x(64 - 29), lz); /* bits - 29, may be < 0 */
+    const __m256i sh = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, bits_minus), bits_minus);
+    const __m256i halfs = _mm256_srli_epi64(_mm256_sllv_epi64(_mm256_set1_epi64x(1), sh), 1);
+    for (int c = 0; c < 4; c++) {
+        const __m256i q = _mm256_srlv_epi64(_mm256_add_epi64(mag[c], halfs), sh);
+        _mm_storeu_si128((__m128i*)(void*)comp[3 + c], low32(apply_sign64(q, neg[c])));
+    }
+    for (int i = 0; i < 4; i++) {
+        bsync_trs* o = &out[j + (uint32_t)i];
+        o->t = bsync_vec3_make(comp[0][i], comp[1][i], comp[2][i]);
+        o->r = bsync_quat_make(comp[3][i], comp[4][i], comp[5][i], comp[6][i]);
+        o->s = bsync_vec3_make(comp[7][i], comp[8][i], comp[9][i]);
+    }
+    return 1;
+}
+
 /* ---------------------------------------------------------------- AVX-512 (F + CD): eight lanes in one
  * register, the same steps; clz is vplzcntq, the selections use mask registers. The groups of four are
  * loaded and stored with the AVX2 helpers above. */

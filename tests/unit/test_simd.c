@@ -8,7 +8,9 @@
  * odd and negative components whose quotients round half away from zero), random quaternions over
  * every bit length, and groups of 1 to 9 (the tails that repeat their last rotation). Then the public
  * functions: bsync_pose_blend of random poses with random weights (sums below, at and above one,
- * opposite hemispheres, non-unit rotations) must be the same bits on every path, and the API's
+ * opposite hemispheres, non-unit rotations, INT32_MIN and saturating components, rotation components
+ * outside [-2^30, 2^30) that the vector blend leaves to the scalar code) must be the same bits on every
+ * path (the AVX2 blend of four joints included), and the API's
  * contract (names, refusals, the active path). test_sample_rule.c runs its rule comparison on every
  * path too. */
 #include <setjmp.h>
@@ -214,6 +216,17 @@ static void test_blend_paths(void** state) {
                 if (c % 5 == 1) x->r = bsync_quat_neg(x->r);           /* the other hemisphere */
                 if (c % 5 == 2) x->r.w = x->r.w / 3 + (fix16_t)p;      /* not unit */
                 if (c % 7 == 3 && p > 0) x->r = in[0][j].r;            /* all equal (the shortcut) */
+                if (c % 11 == 5 && j % 5 == p) {                         /* extremes: saturation, INT32_MIN, */
+                    x->t.x = (j & 1) ? INT32_MIN : INT32_MAX;              /* rotations outside [-2^30, 2^30) */
+                    x->s.z = INT32_MIN;
+                    x->r.y = (j & 2) ? INT32_MIN : (1 << 30);
+                }
+            }
+            if (c % 13 == 7) { /* dots near zero: the hemisphere flips only at <= -2^15 (2^-32 units) */
+                in[0][j].r = bsync_quat_make(1, 0, 0, 65536);
+                in[1][j].r = bsync_quat_make(-(j + 1), 65536, 0, 0);        /* dot -(j + 1): no flip */
+                in[2][j].r = bsync_quat_make(-(j + 1) * 500, 0, 65536, 0);  /* -500 .. -33500: flips from j = 65 */
+                in[3][j].r = bsync_quat_make(-32768 + (j % 3) - 1, 0, 0, 0); /* -32769 .. -32767 */
             }
         }
         bsync_pose_input inputs[POSES];
