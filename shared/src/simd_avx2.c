@@ -25,6 +25,7 @@
 #if BSYNC_HAVE_AVX2_PATH
 
 #include <immintrin.h>
+#include <stddef.h>
 
 #include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
@@ -260,6 +261,12 @@ AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints,
  * taken. A group where some rotation component is outside [-2^30, 2^30) (quat_dot_negative's general
  * case) returns 0 and writes nothing: pose.c blends it with the scalar code. */
 
+/* The blend reads and writes transforms as ten consecutive int32 (t.xyz, r.xyzw, s.xyz). */
+_Static_assert(sizeof(bsync_trs) == 40 && offsetof(bsync_trs, r) == 12 && offsetof(bsync_trs, s) == 28,
+               "bsync_trs is ten consecutive int32");
+
+AVX2_FN static BSYNC_FORCE_INLINE __m128i zero128_(void) { return _mm_setzero_si128(); }
+
 AVX2_FN static BSYNC_FORCE_INLINE void transpose4(__m128i v0, __m128i v1, __m128i v2, __m128i v3, __m128i out[4]) {
     const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
     const __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
@@ -276,18 +283,29 @@ typedef struct soa4 {
     __m128i r32[4]; /* the rotation components as int32, for the range check */
 } soa4;
 
+/* Loops over the channels are written out (REP3 / REP4): a loop over arrays of vectors kept them in
+ * stack slots instead of registers. */
+#define REP3(M) M(0) M(1) M(2)
+#define REP4(M) M(0) M(1) M(2) M(3)
+
 AVX2_FN static BSYNC_FORCE_INLINE void load_soa4(const bsync_trs* p, soa4* o) {
     __m128i c[4];
     /* [t.x t.y t.z r.x], [r.x r.y r.z r.w], [r.w s.x s.y s.z] of each transform */
     transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].t), _mm_loadu_si128((const __m128i*)(const void*)&p[1].t),
                _mm_loadu_si128((const __m128i*)(const void*)&p[2].t), _mm_loadu_si128((const __m128i*)(const void*)&p[3].t), c);
-    for (int k = 0; k < 3; k++) o->t[k] = _mm256_cvtepi32_epi64(c[k]);
+#define T_(k) o->t[k] = _mm256_cvtepi32_epi64(c[k]);
+    REP3(T_)
+#undef T_
     transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r),
                _mm_loadu_si128((const __m128i*)(const void*)&p[2].r), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r), o->r32);
-    for (int k = 0; k < 4; k++) o->r[k] = _mm256_cvtepi32_epi64(o->r32[k]);
+#define R_(k) o->r[k] = _mm256_cvtepi32_epi64(o->r32[k]);
+    REP4(R_)
+#undef R_
     transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r.w),
                _mm_loadu_si128((const __m128i*)(const void*)&p[2].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r.w), c);
-    for (int k = 0; k < 3; k++) o->s[k] = _mm256_cvtepi32_epi64(c[k + 1]);
+#define S_(k) o->s[k] = _mm256_cvtepi32_epi64(c[k + 1]);
+    REP3(S_)
+#undef S_
 }
 
 /* any rotation component outside [-2^30, 2^30)? (c + 2^30, wrapping, has its top bit set exactly then) */
@@ -321,49 +339,48 @@ AVX2_FN static BSYNC_FORCE_INLINE __m128i round_one(__m256i a) {
 AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
                                     uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
     const int with_rest = total < 65536;
-    soa4 f, x;
+    soa4 f;
     load_soa4(&locals[0][j], &f);
     __m128i bad = out_of_small(&f);
-    __m256i at[3], as[3], ar[4];
+    __m256i at0, at1, at2, as0, as1, as2, ar0, ar1, ar2, ar3;
     {
         const __m256i w = _mm256_set1_epi64x(weight[0]);
-        for (int c = 0; c < 3; c++) {
-            at[c] = _mm256_mul_epi32(f.t[c], w);
-            as[c] = _mm256_mul_epi32(f.s[c], w);
-        }
-        for (int c = 0; c < 4; c++) ar[c] = _mm256_mul_epi32(f.r[c], w);
+#define INIT3(k) at##k = _mm256_mul_epi32(f.t[k], w); as##k = _mm256_mul_epi32(f.s[k], w);
+#define INIT4(k) ar##k = _mm256_mul_epi32(f.r[k], w);
+        REP3(INIT3)
+        REP4(INIT4)
+#undef INIT3
+#undef INIT4
     }
-    for (uint32_t k = 1; k <= n; k++) {
-        if (k == n && !with_rest) break;
+    const uint32_t count = n + (with_rest ? 1u : 0u);
+    for (uint32_t k = 1; k < count; k++) {
         const int is_rest = k == n;
+        soa4 x;
         load_soa4(is_rest ? &rest[j] : &locals[k][j], &x);
         bad = _mm_or_si128(bad, out_of_small(&x));
         const __m256i w = _mm256_set1_epi64x(is_rest ? 65536 - total : weight[k]);
-        for (int c = 0; c < 3; c++) {
-            at[c] = _mm256_add_epi64(at[c], _mm256_mul_epi32(x.t[c], w));
-            as[c] = _mm256_add_epi64(as[c], _mm256_mul_epi32(x.s[c], w));
-        }
+#define ACC3(c)                                                            \
+    at##c = _mm256_add_epi64(at##c, _mm256_mul_epi32(x.t[c], w));         \
+    as##c = _mm256_add_epi64(as##c, _mm256_mul_epi32(x.s[c], w));
+        REP3(ACC3)
+#undef ACC3
         /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
         const __m256i dot = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epi32(f.r[0], x.r[0]), _mm256_mul_epi32(f.r[1], x.r[1])),
                                              _mm256_add_epi64(_mm256_mul_epi32(f.r[2], x.r[2]), _mm256_mul_epi32(f.r[3], x.r[3])));
         const __m256i flip = _mm256_cmpgt_epi64(_mm256_set1_epi64x(-32767), dot);
         const __m256i sw = apply_sign64(w, flip);
-        for (int c = 0; c < 4; c++) ar[c] = _mm256_add_epi64(ar[c], _mm256_mul_epi32(x.r[c], sw));
+#define ACC4(c) ar##c = _mm256_add_epi64(ar##c, _mm256_mul_epi32(x.r[c], sw));
+        REP4(ACC4)
+#undef ACC4
     }
     if (_mm_movemask_ps(_mm_castsi128_ps(bad)) != 0) return 0; /* the scalar code decides those dots */
 
-    int32_t comp[10][4];
-    for (int c = 0; c < 3; c++) {
-        _mm_storeu_si128((__m128i*)(void*)comp[c], round_one(at[c]));
-        _mm_storeu_si128((__m128i*)(void*)comp[7 + c], round_one(as[c]));
-    }
+    const __m128i t0 = round_one(at0), t1 = round_one(at1), t2 = round_one(at2);
+    const __m128i s0 = round_one(as0), s1 = round_one(as1), s2 = round_one(as2);
     /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
-    __m256i neg[4], mag[4];
-    __m256i mx = _mm256_setzero_si256();
-    for (int c = 0; c < 4; c++) {
-        mag[c] = abs64(ar[c], &neg[c]);
-        mx = _mm256_or_si256(mx, mag[c]);
-    }
+    __m256i n0, n1, n2, n3;
+    const __m256i m0 = abs64(ar0, &n0), m1 = abs64(ar1, &n1), m2 = abs64(ar2, &n2), m3 = abs64(ar3, &n3);
+    const __m256i mx = _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
     /* bits(mx) = 64 - clz(mx) by a binary search on the top bits (mx < 2^47); s = max(0, bits - 29) */
     const __m256i zero = _mm256_setzero_si256();
     __m256i top = _mm256_or_si256(mx, _mm256_set1_epi64x(1)), lz = zero; /* mx = 0: s = 0 either way */
@@ -383,18 +400,24 @@ AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* cons
     const __m256i bits_minus = _mm256_sub_epi64(_mm256_set1_epi64x(64 - 29), lz); /* bits - 29, may be < 0 */
     const __m256i sh = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, bits_minus), bits_minus);
     const __m256i halfs = _mm256_srli_epi64(_mm256_sllv_epi64(_mm256_set1_epi64x(1), sh), 1);
-    for (int c = 0; c < 4; c++) {
-        const __m256i q = _mm256_srlv_epi64(_mm256_add_epi64(mag[c], halfs), sh);
-        _mm_storeu_si128((__m128i*)(void*)comp[3 + c], low32(apply_sign64(q, neg[c])));
-    }
+#define RQ(c) const __m128i r##c = low32(apply_sign64(_mm256_srlv_epi64(_mm256_add_epi64(m##c, halfs), sh), n##c));
+    REP4(RQ)
+#undef RQ
+    /* back to one transform per joint: [t.x t.y t.z r.x] [r.y r.z r.w s.x] and s.y s.z */
+    __m128i a[4], b[4], c[4];
+    transpose4(t0, t1, t2, r0, a);
+    transpose4(r1, r2, r3, s0, b);
+    transpose4(s1, s2, zero128_(), zero128_(), c);
     for (int i = 0; i < 4; i++) {
-        bsync_trs* o = &out[j + (uint32_t)i];
-        o->t = bsync_vec3_make(comp[0][i], comp[1][i], comp[2][i]);
-        o->r = bsync_quat_make(comp[3][i], comp[4][i], comp[5][i], comp[6][i]);
-        o->s = bsync_vec3_make(comp[7][i], comp[8][i], comp[9][i]);
+        int32_t* o = (int32_t*)(void*)&out[j + (uint32_t)i];
+        _mm_storeu_si128((__m128i*)(void*)o, a[i]);
+        _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
+        _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
     }
     return 1;
 }
+#undef REP3
+#undef REP4
 
 /* ---------------------------------------------------------------- AVX-512 (F + CD): eight lanes in one
  * register, the same steps; clz is vplzcntq, the selections use mask registers. The groups of four are
