@@ -325,6 +325,36 @@ bsync_result bsync_pose_blend_additive(const bsync_trs* base, const bsync_trs* a
 
 /* ---------------------------------------------------------------- local to model */
 
+/* round(v / 2^16), ties away from zero, saturated to [BSYNC_FX_MIN, BSYNC_FX_MAX], for |v| < 2^63:
+ * bsync_fx_round_q32_'s value for the same sum (for v >= 0 both are floor(v / 2^16) + [frac >= 2^15];
+ * for v < 0 the code there rounds |v| = 2^16 (-whole - 1) + (2^16 - frac) half up, which is
+ * (|v| + 2^15) >> 16), with bsync_fx_sat64's bounds. */
+static BSYNC_FORCE_INLINE fix16_t round_q32_small(int64_t v) {
+    return bsync_fx_signed_sat((bsync_u64_abs(v) + 0x8000u) >> 16, v < 0);
+}
+
+/* bsync_quat_mul for components in [-2^30, 2^30) (bsync_quat_small_; every unit quaternion): each of
+ * the four sums of four products is at most 2^62 in magnitude, so it is formed exactly in int64 and
+ * rounded once as the general accumulator rounds it (round_q32_small). Other inputs take
+ * bsync_quat_mul itself. */
+static BSYNC_FORCE_INLINE bsync_quat quat_mul_fast(bsync_quat a, bsync_quat b) {
+    if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_mul(a, b);
+    const int64_t ax = a.x, ay = a.y, az = a.z, aw = a.w, bx = b.x, by = b.y, bz = b.z, bw = b.w;
+    return bsync_quat_make(round_q32_small(aw * bx + ax * bw + ay * bz - az * by),
+                           round_q32_small(aw * by - ax * bz + ay * bw + az * bx),
+                           round_q32_small(aw * bz + ax * by - ay * bx + az * bw),
+                           round_q32_small(aw * bw - ax * bx - ay * by - az * bz));
+}
+
+/* bsync_trs_compose with quat_mul_fast: the same bits. */
+static BSYNC_FORCE_INLINE bsync_trs compose_fast(const bsync_trs* parent, const bsync_trs* local) {
+    bsync_trs out;
+    out.t = bsync_trs_transform_point(parent, local->t);
+    out.r = quat_mul_fast(parent->r, local->r);
+    out.s = bsync_vec3_mul(parent->s, local->s);
+    return out;
+}
+
 bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_count, const bsync_trs* local,
                                        uint32_t from, uint32_t to, bsync_trs* out_model) {
     if (!parents || !local || !out_model) return BSYNC_INVALID_ARGUMENT;
@@ -343,7 +373,7 @@ bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_co
         if (p == BSYNC_NO_PARENT)
             out_model[j] = local[j];
         else
-            out_model[j] = bsync_trs_compose(&out_model[p], &local[j]);
+            out_model[j] = compose_fast(&out_model[p], &local[j]);
     }
     return BSYNC_OK;
 }

@@ -261,12 +261,51 @@ static void test_blend_paths(void** state) {
     assert_int_equal(compared, others * CASES * J);
 }
 
+/* bsync_pose_local_to_model (its fast quaternion product for components in [-2^30, 2^30)) against a
+ * chain of bsync_trs_compose, bit for bit, on random trees with components of every bit length (unit,
+ * non-unit, beyond 2^30, INT32_MIN), so that both product paths and the rounding of negative and tie
+ * sums are reached. */
+static void test_local_to_model_same_as_compose(void** state) {
+    (void)state;
+    enum { N = 64, ROUNDS = 400 };
+    static bsync_trs local[N], model[N];
+    int16_t parents[N];
+    uint64_t seed = 777;
+    long compared = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int j = 0; j < N; j++) {
+            parents[j] = (j == 0 || bsync_test_rand(&seed) % 7 == 0) ? (int16_t)BSYNC_NO_PARENT
+                                                                      : (int16_t)(bsync_test_rand(&seed) % (uint64_t)j);
+            bsync_trs* x = &local[j];
+            x->t = bsync_vec3_make(rand_bits(&seed) >> 8, rand_bits(&seed) >> 8, rand_bits(&seed) >> 8);
+            x->s = bsync_vec3_make(65536 + (rand_bits(&seed) >> 16), 65536, 65536 - (rand_bits(&seed) >> 17));
+            if (r % 4 == 0) { /* any bits */
+                x->r = bsync_quat_make(rand_bits(&seed), rand_bits(&seed), rand_bits(&seed), rand_bits(&seed));
+            } else {
+                x->r = bsync_quat_from_axis_angle(bsync_vec3_make(rand_bits(&seed), 65536, 3),
+                                                  (fix16_t)(bsync_test_rand(&seed) % 823550u) - 411775);
+                if (r % 4 == 1) x->r.w = x->r.w / 2 - 1; /* not unit */
+                if (r % 4 == 2 && j % 9 == 0) x->r.x = (j & 1) ? INT32_MIN : (1 << 30); /* out of range */
+            }
+        }
+        assert_int_equal(bsync_pose_local_to_model(parents, N, local, 0, N, model), BSYNC_OK);
+        for (int j = 0; j < N; j++) {
+            const bsync_trs want = parents[j] == BSYNC_NO_PARENT ? local[j] : bsync_trs_compose(&model[parents[j]], &local[j]);
+            assert_memory_equal(&model[j], &want, sizeof want);
+            compared++;
+        }
+    }
+    print_message("local-to-model: %ld joints identical to bsync_trs_compose\n", compared);
+    assert_int_equal(compared, (long)N * ROUNDS);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_worst_cases),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_blend_paths),
+        cmocka_unit_test(test_local_to_model_same_as_compose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
