@@ -336,7 +336,7 @@ struct bsync_sample_plan {
     uint64_t fingerprint; /* the clip's */
     uint32_t track_count;
     uint32_t animated_count;
-    uint64_t rest_hash;   /* FNV-1a 64 of the rest pose's fields, for bsync_sample_plan_matches */
+    uint64_t rest_hash;   /* FNV-1a 64 of the rest pose's fields, for bsync_sample_plan_validate */
     /* bsync_trs base[joint_count]; uint16_t animated[animated_count] follow */
 };
 _Static_assert(sizeof(struct bsync_sample_plan) == 32, "plan header must be 32 bytes");
@@ -424,11 +424,14 @@ bsync_result bsync_sample_plan_init(void* mem, size_t size, const bsync_clip* cl
     return BSYNC_OK;
 }
 
-int bsync_sample_plan_matches(const bsync_sample_plan* plan, const bsync_clip* clip, const bsync_trs* rest,
-                              uint32_t joint_count) {
-    return plan && clip && rest && plan->magic == PLAN_MAGIC && plan->fingerprint == clip->fingerprint &&
-           plan->track_count == clip->track_count && plan->joint_count == joint_count &&
-           joint_count == clip->joint_count && plan->rest_hash == rest_hash(rest, joint_count);
+bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsync_clip* clip, const bsync_trs* rest,
+                                        uint32_t joint_count) {
+    if (!plan || !clip || !rest) return BSYNC_INVALID_ARGUMENT;
+    if (plan->magic != PLAN_MAGIC || plan->fingerprint != clip->fingerprint || plan->track_count != clip->track_count ||
+        plan->joint_count != joint_count || joint_count != clip->joint_count ||
+        plan->rest_hash != rest_hash(rest, joint_count))
+        return BSYNC_MISMATCH;
+    return BSYNC_OK;
 }
 
 bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,

@@ -90,7 +90,7 @@ static long compare_clip_path(const bsync_clip* c, const bsync_skeleton* sk, con
     bsync_sample_plan* plan = NULL;
     bsync_sample_cursor* cur2 = NULL;
     assert_int_equal(bsync_sample_plan_init(pmem, ps, c, rest, J, &plan), BSYNC_OK);
-    assert_int_equal(bsync_sample_plan_matches(plan, c, rest, J), 1);
+    assert_int_equal(bsync_sample_plan_validate(plan, c, rest, J), BSYNC_OK);
     assert_int_equal(bsync_sample_cursor_init(cmem2, cs, c, &cur2), BSYNC_OK);
     bsync_trs* got_plan = malloc(sizeof(bsync_trs) * J);
     bsync_trs* got_plan_cursor = malloc(sizeof(bsync_trs) * J);
@@ -340,11 +340,12 @@ static void test_plan_contract(void** state) {
     assert_int_equal(bsync_sample_plan_init(mem, ps, c, rest, J + 1, &plan), BSYNC_MISMATCH);
     assert_null(plan);
     assert_int_equal(bsync_sample_plan_init(mem, ps, c, rest, J, &plan), BSYNC_OK);
-    assert_int_equal(bsync_sample_plan_matches(plan, c, rest, J), 1);
-    assert_int_equal(bsync_sample_plan_matches(plan, c2, rest, J), 0); /* other content */
+    assert_int_equal(bsync_sample_plan_validate(plan, c, rest, J), BSYNC_OK);
+    assert_int_equal(bsync_sample_plan_validate(plan, c2, rest, J), BSYNC_MISMATCH); /* other content */
+    assert_int_equal(bsync_sample_plan_validate(NULL, c, rest, J), BSYNC_INVALID_ARGUMENT);
     bsync_trs other[J] = {rest[0], rest[1]};
     other[1].t.y = 1;
-    assert_int_equal(bsync_sample_plan_matches(plan, c, other, J), 0); /* other rest values */
+    assert_int_equal(bsync_sample_plan_validate(plan, c, other, J), BSYNC_MISMATCH); /* other rest values */
     bsync_trs out[J], before[J];
     memset(out, 0x33, sizeof out);
     memcpy(before, out, sizeof out);

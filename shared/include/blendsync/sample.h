@@ -7,7 +7,7 @@
  *   bsync_sample_cursor_shares_times        does this cursor's clip have one key-time grid?
  *   bsync_clip_sample                       sample every joint into a local pose
  *   bsync_sample_plan_memory_size / _init   a clip's constant tracks baked over a rest pose (shared)
- *   bsync_sample_plan_matches               was this plan made for this clip and rest pose?
+ *   bsync_sample_plan_validate              was this plan made for this clip and rest pose?
  *   bsync_clip_sample_planned               bsync_clip_sample through a plan: the same bits, faster
  *
  * Time policy (seconds, fix16):
@@ -79,17 +79,18 @@ BSYNC_API bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, b
  * init: BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments or a rest pose inside `mem`,
  *   BSYNC_MISMATCH if joint_count != bsync_clip_joint_count(clip), BSYNC_BUFFER_TOO_SMALL; the plan
  *   copies what it needs (neither rest nor the clip's block is referenced), so it fits a memcpy'd clip.
- * matches: 1 if the plan was made for this clip's content and a rest pose with these values, else 0.
+ * validate: BSYNC_OK if the plan was made for this clip's content and a rest pose with these values,
+ *   BSYNC_MISMATCH if not (or the plan is not one), BSYNC_INVALID_ARGUMENT for NULL arguments.
  * sample_planned: BSYNC_INVALID_ARGUMENT for NULL arguments, a bad mode or an output overlapping the
  *   plan; BSYNC_MISMATCH for a plan or cursor made for another clip (the plan's rest pose is not
- *   re-checked per call: bsync_sample_plan_matches does that). Writes nothing on failure. */
+ *   re-checked per call: bsync_sample_plan_validate does that). Writes nothing on failure. */
 typedef struct bsync_sample_plan bsync_sample_plan; /* opaque, caller memory */
 
 BSYNC_API size_t bsync_sample_plan_memory_size(const bsync_clip* clip);
 BSYNC_API bsync_result bsync_sample_plan_init(void* mem, size_t size, const bsync_clip* clip, const bsync_trs* rest,
                                               uint32_t joint_count, bsync_sample_plan** out);
-BSYNC_API int bsync_sample_plan_matches(const bsync_sample_plan* plan, const bsync_clip* clip, const bsync_trs* rest,
-                                        uint32_t joint_count);
+BSYNC_API bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsync_clip* clip,
+                                                  const bsync_trs* rest, uint32_t joint_count);
 BSYNC_API bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
                                                  bsync_loop_mode mode, bsync_sample_cursor* cursor,
                                                  bsync_trs* out_local);
