@@ -35,14 +35,14 @@ if(BSYNC_BUILD_SHARED)
     OUTPUT_NAME blendsync EXPORT_NAME blendsync
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
     C_VISIBILITY_PRESET hidden)
-  target_compile_definitions(blendsync_shared PRIVATE BSYNC_BUILDING_SHARED INTERFACE BSYNC_SHARED)
+  target_compile_definitions(blendsync_shared PRIVATE BSYNC_BUILDING_SHARED BSYNC_HAVE_SODIUM=1 INTERFACE BSYNC_SHARED)
   foreach(dir ${BSYNC_PUBLIC_INCLUDE_DIRS})
     target_include_directories(blendsync_shared PUBLIC $<BUILD_INTERFACE:${dir}>)
   endforeach()
   target_include_directories(blendsync_shared PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   # fix16_t (fixed.h) and ENetHost (net.h) appear in public headers: their include dirs go along.
   target_link_libraries(blendsync_shared PUBLIC blendsync_dep::fixmath blendsync_dep::enet
-                        PRIVATE blendsync_dep::cjson blendsync_dep::m blendsync_dep::threads)
+                        PRIVATE blendsync_dep::cjson blendsync_dep::sodium blendsync_dep::m blendsync_dep::threads)
   if(BSYNC_WITH_ASSIMP)
     target_include_directories(blendsync_shared PRIVATE ${ASSIMP_INCLUDE})
     target_link_libraries(blendsync_shared PRIVATE blendsync_dep::assimp)
@@ -70,7 +70,7 @@ install(TARGETS blendsync blendsync-server RUNTIME DESTINATION ${CMAKE_INSTALL_B
 install(EXPORT blendsyncTargets NAMESPACE blendsync:: DESTINATION ${BSYNC_CMAKE_DIR})
 
 include(CMakePackageConfigHelpers)
-# 0.x: a minor version may change the ABI (docs/library.md), so 0.1.x satisfies only 0.1 requests.
+# 0.x: a minor version may change the ABI (docs/library.md), so 0.2.x satisfies only 0.2 requests.
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/blendsyncConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/blendsyncConfig.cmake.in ${CMAKE_BINARY_DIR}/blendsyncConfig.cmake @ONLY)
@@ -101,9 +101,9 @@ function(bsync_pkg_config name description requires libs)
 endfunction()
 bsync_pkg_config(blendsync-core "deterministic fixed-point animation core (static)" "" "-lblendsync_core -lblendsync_alloc")
 bsync_pkg_config(blendsync-io "blendsync file formats and importers (static)" "blendsync-core libcjson" "-lblendsync_io${BSYNC_PC_ASSIMP} -lm -lpthread")
-bsync_pkg_config(blendsync-proto "blendsync wire protocol and its ENet glue (static)" "blendsync-core blendsync-io libenet" "-lblendsync_net -lblendsync_proto")
+bsync_pkg_config(blendsync-proto "blendsync wire protocol and its ENet glue (static)" "blendsync-core blendsync-io libenet libsodium" "-lblendsync_net -lblendsync_proto")
 bsync_pkg_config(blendsync-client "blendsync lockstep client library (static)" "blendsync-proto blendsync-io" "-lblendsync_client")
 bsync_pkg_config(blendsync-server "blendsync lockstep server library (static)" "blendsync-proto blendsync-io" "-lblendsync_server")
 if(BSYNC_BUILD_SHARED)
-  bsync_pkg_config(blendsync "deterministic lockstep animation: every module in one shared library" "libenet" "-lblendsync")
+  bsync_pkg_config(blendsync "deterministic lockstep animation: every module in one shared library" "libenet libsodium" "-lblendsync")
 endif()

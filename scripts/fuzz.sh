@@ -28,6 +28,15 @@ core=(shared/src/*.c shared/src/io/*.c proto/src/*.c)
 sources_of() {
   case "$1" in
     script_csv) echo "client/cli/script_csv.c" ;;
+    server_packet) echo "server/src/server.c server/src/server_match.c proto/net/src/net.c proto/net/src/session.c" ;; # the server, over ENet
+    session) echo "proto/net/src/session.c" ;;
+    *) echo "" ;;
+  esac
+}
+libs_of() {
+  case "$1" in
+    server_packet) echo "-lenet -lsodium" ;;
+    session) echo "-lsodium" ;;
     *) echo "" ;;
   esac
 }
@@ -37,8 +46,9 @@ flags_of() {
     *) echo "" ;;
   esac
 }
-cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-sanitize-recover=all -DBSYNC_FUZZ_MATCH_DIR="\"$PWD/tests/fuzz/match\""
-        -Ishared/include -Ishared/src -Ishared/src/io -Iproto/include -Iclient/cli -Itests/fuzz)
+cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-sanitize-recover=all -DBSYNC_HAVE_SODIUM=1 -DBSYNC_FUZZ_MATCH_DIR="\"$PWD/tests/fuzz/match\""
+        -Ishared/include -Ishared/src -Ishared/src/io -Iproto/include -Iproto/net/include -Iserver/include -Iclient/cli
+        -Itests/fuzz)
 # The libraries' sources once into one archive (instrumented for coverage), each target linked against it.
 lib="$out/libfuzzcore.a"
 objdir="$out/obj"
@@ -59,8 +69,9 @@ for t in "${targets[@]}"; do
   [ -f "tests/fuzz/fuzz_$t.c" ] || { echo "no target tests/fuzz/fuzz_$t.c"; status=1; continue; }
   bin="$out/fuzz_$t"
   read -r -a extra <<<"$(sources_of "$t")"
+  read -r -a extra_libs <<<"$(libs_of "$t")"
   clang "${cflags[@]}" -fsanitize=fuzzer,address,undefined -o "$bin" \
-    "tests/fuzz/fuzz_$t.c" ${extra[@]+"${extra[@]}"} "$lib" -lcjson -lm -lpthread
+    "tests/fuzz/fuzz_$t.c" ${extra[@]+"${extra[@]}"} "$lib" -lcjson ${extra_libs[@]+"${extra_libs[@]}"} -lm -lpthread
   corpus="$out/corpus-$t"
   mkdir -p "$corpus"
   cp -n tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true

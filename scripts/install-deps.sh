@@ -11,6 +11,7 @@ packages=(
   qemu-user                            # runs the -m32 build where the kernel cannot (qemu-i386)
   libfixmath-dev libcjson-dev libcmocka-dev
   libenet-dev                          # the lockstep server and client (ENet 1.3)
+  libsodium-dev                        # authenticated, encrypted sessions (blendsync/session.h)
   libstb-dev                           # blendsync plot writes PNGs with stb_image_write
   python3                              # CLI tests read JSON and GLB files back (cli_present.sh, ...)
 )

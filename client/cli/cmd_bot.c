@@ -22,7 +22,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
-            "                     [--replay FILE] [--desync-dir DIR] [--capture FILE]\n"
+            "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
@@ -33,6 +33,10 @@ static void usage(FILE* f) {
             "  --server HOST:PORT     the blendsync-server\n"
             "  --config FILE          the match config (docs/match-config.md)\n"
             "  --slot N, --token T    the player slot and its token (from the match config)\n"
+            "  --secret HEX           the slot's session secret, 64 hex digits (default: the match\n"
+            "                         config's \"secret\" of the slot, when the match has secrets): an\n"
+            "                         authenticated, encrypted session (docs/security.md); without one\n"
+            "                         the token travels in clear (insecure)\n"
             "  --match ID             the match id (default: the config's)\n"
             "  --script FILE          a CSV joystick path: header \"tick,NAME,...\" (input parameters and\n"
             "                         triggers of the match), rows \"TICK,VALUE,...\" by input tick; a row\n"
@@ -224,6 +228,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* server = NULL;
     const char* config = NULL;
     const char* token = NULL;
+    const char* secret_hex = NULL;
     const char* script_path = NULL;
     const char* replay_path = NULL;
     const char* desync_dir = NULL;
@@ -246,6 +251,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         } else if (!strcmp(a, "--server")) server = v;
         else if (!strcmp(a, "--config")) config = v;
         else if (!strcmp(a, "--token")) token = v;
+        else if (!strcmp(a, "--secret")) secret_hex = v;
         else if (!strcmp(a, "--script")) script_path = v;
         else if (!strcmp(a, "--replay")) replay_path = v;
         else if (!strcmp(a, "--desync-dir")) desync_dir = v;
@@ -306,6 +312,29 @@ int bsync_cmd_bot(int argc, char** argv) {
     cc.slot = (uint8_t)slot;
     cc.token = (const uint8_t*)token;
     cc.token_len = (uint32_t)strlen(token);
+    uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
+    if (secret_hex) {
+        if (bsync_session_secret_parse(secret_hex, secret) != 0) {
+            fprintf(stderr, "blendsync bot: --secret: expected 64 hex digits\n");
+            script_free(&bs);
+            bsync_match_config_destroy(mc);
+            return 2;
+        }
+        cc.secret = secret;
+    } else if (bsync_match_config_secret(mc, (uint32_t)slot, secret)) {
+        cc.secret = secret;
+    }
+    if (cc.secret) cc.session_mode = bsync_match_config_session(mc) == BSYNC_MATCH_SESSION_AUTHENTICATE ? 2u : 1u;
+    if (cc.secret && !bsync_session_available()) {
+        fprintf(stderr, "blendsync bot: this build has no libsodium: it cannot play an authenticated match\n");
+        script_free(&bs);
+        bsync_match_config_destroy(mc);
+        return 2;
+    }
+    if (!quiet)
+        printf("bot slot %llu: session %s\n", (unsigned long long)slot,
+               !cc.secret ? "plain (insecure: the token travels in clear)"
+               : cc.session_mode == 2 ? "authenticated (not encrypted)" : "authenticated and encrypted");
     cc.desc = desc;
     cc.compute_poses = 1;
     cc.test_drop_permille = (uint32_t)drop;

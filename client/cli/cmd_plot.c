@@ -831,7 +831,7 @@ int bsync_cmd_plot(int argc, char** argv) {
     bsync_error err;
     memset(&err, 0, sizeof err);
     int rc = 2;
-    if (bsync_config_load_file(config, NULL, &tree, diags, &err) != BSYNC_OK) {
+    if (bsync_config_load(config, NULL, &tree, diags, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync plot: %s\n", err.message[0] ? err.message : bsync_result_string(err.code));
         goto done;
     }

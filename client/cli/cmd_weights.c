@@ -143,7 +143,7 @@ int bsync_cmd_weights(int argc, char** argv) {
     static bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
     bsync_blend_tree* tree = NULL;
     bsync_error err;
-    if (bsync_config_load_file(config, NULL, &tree, diags, &err) != BSYNC_OK) {
+    if (bsync_config_load(config, NULL, &tree, diags, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync weights: %s\n", err.message);
         return 2;
     }

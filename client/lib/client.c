@@ -58,6 +58,13 @@ struct bsync_client {
     bsync_proto_frame prev_frame; /* the last FRAME of this connection, whole (CHANGES frames expand from it) */
     int have_prev_frame;
     uint8_t token[BSYNC_PROTO_MAX_TOKEN];
+    /* the authenticated session (cfg.secret): 0 none, 1 AUTH_INIT sent, 2 keys (sealed HELLO sent on) */
+    uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
+    int has_secret;
+    int auth_state;
+    uint8_t client_nonce[BSYNC_SESSION_NONCE_BYTES];
+    bsync_session sess;
+    uint8_t opened[BSYNC_PROTO_ENET_MAX_PACKET];
     ENetHost* host;
     ENetPeer* peer;
     int connected;
@@ -217,9 +224,12 @@ void bsync_client_set_packet_hook(bsync_client* c, bsync_client_packet_hook hook
     c->hook_user = user;
 }
 
+/* The session packets are sealed with, once it has keys (NULL: plain). */
+static bsync_session* sealing(bsync_client* c) { return c->auth_state == 2 ? &c->sess : NULL; }
+
 static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
     if (!c->peer || !c->connected) return -1;
-    int n = bsync_net_send(c->peer, m);
+    int n = bsync_net_send_ex(c->peer, m, sealing(c));
     if (n > 0) c->stats.bytes_sent += (uint64_t)n;
     if (n > 0 && c->hook) { /* the same bytes again: the encoder is deterministic */
         uint8_t* buf = malloc(BSYNC_PROTO_MAX_PACKET);
@@ -303,6 +313,12 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
     c->cfg = *cfg;
     memcpy(c->token, cfg->token, cfg->token_len);
     c->cfg.token = c->token;
+    if (cfg->secret) {
+        memcpy(c->secret, cfg->secret, BSYNC_SESSION_SECRET_BYTES);
+        c->has_secret = 1;
+        c->cfg.secret = c->secret;
+        if (c->cfg.session_mode == 0) c->cfg.session_mode = BSYNC_SESSION_ENCRYPT;
+    }
     c->incoming_kind = -1;
     c->rng = cfg->test_seed ^ 0x626c656e64636c69ull;
     c->match_size = msize;
@@ -415,6 +431,8 @@ void bsync_client_destroy(bsync_client* c) {
     free(c->incoming);
     bsync_platform_aligned_free(c->match_mem);
     bsync_platform_aligned_free(c->scratch_mem);
+    bsync_session_clear(&c->sess); /* keys and secret do not outlive the client */
+    memset(c->secret, 0, sizeof c->secret);
     free(c);
 }
 
@@ -475,11 +493,11 @@ static void send_input_packet(bsync_client* c) {
         memcpy(p->bytes, buf, len);
         return;
     }
-    ENetPacket* packet = enet_packet_create(buf, len, 0);
-    if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) {
-        c->stats.bytes_sent += len;
+    int sent = bsync_net_send_bytes(c->peer, BSYNC_PROTO_CHANNEL_INPUT, 0, buf, len, sealing(c));
+    if (sent > 0) {
+        c->stats.bytes_sent += (uint64_t)sent;
         if (c->hook) c->hook(c->hook_user, 1, BSYNC_PROTO_CHANNEL_INPUT, buf, len);
-    } else if (packet) enet_packet_destroy(packet);
+    }
 }
 
 static void release_delayed(bsync_client* c) {
@@ -489,11 +507,12 @@ static void release_delayed(bsync_client* c) {
         delayed_packet* p = &c->delayed[i];
         if (p->release_us <= now && c->connected) {
             /* unsequenced: a delayed packet may arrive after a newer one (jitter reorders) */
-            ENetPacket* packet = enet_packet_create(p->bytes, p->len, ENET_PACKET_FLAG_UNSEQUENCED);
-            if (packet && enet_peer_send(c->peer, BSYNC_PROTO_CHANNEL_INPUT, packet) == 0) {
-                c->stats.bytes_sent += p->len;
+            int sent = bsync_net_send_bytes(c->peer, BSYNC_PROTO_CHANNEL_INPUT, ENET_PACKET_FLAG_UNSEQUENCED, p->bytes,
+                                            p->len, sealing(c));
+            if (sent > 0) {
+                c->stats.bytes_sent += (uint64_t)sent;
                 if (c->hook) c->hook(c->hook_user, 1, BSYNC_PROTO_CHANNEL_INPUT, p->bytes, p->len);
-            } else if (packet) enet_packet_destroy(packet);
+            }
         } else {
             c->delayed[k++] = *p;
         }
@@ -746,7 +765,7 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
 static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
     if (!c->peer || !c->connected) return;
     if (!c->hook) {
-        long sent = bsync_net_send_snapshot(c->peer, kind, tick, data, len, 0);
+        long sent = bsync_net_send_snapshot_ex(c->peer, kind, tick, data, len, 0, sealing(c));
         if (sent > 0) c->stats.bytes_sent += (uint64_t)sent;
         return;
     }
@@ -963,6 +982,7 @@ static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
 
 static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     if (c->state != BSYNC_CLIENT_CONNECTING) return;
+    if (c->auth_state == 2) c->stats.sessions_opened++;
     if (c->reconnecting) {
         on_rewelcome(c, w);
         return;
@@ -991,12 +1011,41 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
     }
 }
 
-static void on_packet(bsync_client* c, const uint8_t* data, size_t len) {
+static void send_hello(bsync_client* c);
+
+static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, size_t len) {
     bsync_proto_msg* mp = &c->rx;
     c->stats.bytes_received += len;
+    if (c->auth_state == 2) { /* sealed, all of it; a plain BYE only while the handshake is unfinished */
+        size_t n = 0;
+        if (bsync_session_open(&c->sess, data, len, c->opened, sizeof c->opened, &n) == BSYNC_SESSION_OPENED) {
+            data = c->opened;
+            len = n;
+        } else if (!(c->state == BSYNC_CLIENT_CONNECTING && !c->welcomed && len >= 4 && data[3] == BSYNC_PROTO_BYE &&
+                     !bsync_session_is_sealed(data, len))) {
+            c->stats.sealed_rejected++;
+            return;
+        }
+    }
+    /* captured as messages: with a session, what was inside the seal (as sent ones are) */
+    if (c->hook) c->hook(c->hook_user, 0, channel, data, len);
     if (bsync_proto_decode(data, len, mp) != BSYNC_PROTO_OK) return;
 #define m (*mp)
+    if (c->has_secret && c->auth_state != 2 && m.type != BSYNC_PROTO_AUTH_CHALLENGE && m.type != BSYNC_PROTO_BYE) {
+        c->stats.sealed_rejected++; /* before the keys only the challenge or a BYE */
+#undef m
+        return;
+    }
+#define m (*mp)
     switch (m.type) {
+    case BSYNC_PROTO_AUTH_CHALLENGE:
+        if (c->auth_state != 1 || m.auth_challenge.mode != c->cfg.session_mode) break;
+        if (bsync_session_derive(&c->sess, BSYNC_SESSION_CLIENT, (bsync_session_mode)c->cfg.session_mode, c->secret,
+                                 c->cfg.match_id, c->cfg.slot, c->client_nonce, m.auth_challenge.server_nonce) != BSYNC_OK)
+            break;
+        c->auth_state = 2;
+        send_hello(c); /* sealed: it proves the secret */
+        break;
     case BSYNC_PROTO_WELCOME: on_welcome(c, &m.welcome); break;
     case BSYNC_PROTO_INPUT_ACK:
         if (m.input_ack.next_tick > c->acked_next) c->acked_next = m.input_ack.next_tick;
@@ -1094,6 +1143,20 @@ void bsync_client_test_drop_connection(bsync_client* c) {
     else finish(c, UINT32_MAX);
 }
 
+static void send_hello(bsync_client* c) {
+    bsync_proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = BSYNC_PROTO_HELLO;
+    m.hello.match_id = c->cfg.match_id;
+    m.hello.graph_hash = bsync_match_hash(c->cfg.desc);
+    m.hello.slot = c->cfg.slot;
+    /* a reconnect that still holds its state asks for the frames from its next one (version 5) */
+    m.hello.resume = c->reconnecting && c->have_state && c->incoming_kind < 0 ? c->next_frame + 1u : 0u;
+    m.hello.token_len = (uint8_t)c->cfg.token_len;
+    memcpy(m.hello.token, c->token, c->cfg.token_len);
+    send_msg(c, &m);
+}
+
 bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
     if (!c) return BSYNC_INVALID_ARGUMENT;
     if (!c->host) return BSYNC_OK;
@@ -1107,22 +1170,29 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
             if (e.peer != c->peer) break;
             c->connected = 1;
             bsync_net_peer_limits(c->peer); /* now connected: the throttle setting too */
+            bsync_session_clear(&c->sess); /* every connection its own session */
+            c->auth_state = 0;
+            if (!c->has_secret) {
+                send_hello(c);
+                break;
+            }
             bsync_proto_msg m;
             memset(&m, 0, sizeof m);
-            m.type = BSYNC_PROTO_HELLO;
-            m.hello.match_id = c->cfg.match_id;
-            m.hello.graph_hash = bsync_match_hash(c->cfg.desc);
-            m.hello.slot = c->cfg.slot;
-            /* a reconnect that still holds its state asks for the frames from its next one (version 5) */
-            m.hello.resume = c->reconnecting && c->have_state && c->incoming_kind < 0 ? c->next_frame + 1u : 0u;
-            m.hello.token_len = (uint8_t)c->cfg.token_len;
-            memcpy(m.hello.token, c->token, c->cfg.token_len);
+            m.type = BSYNC_PROTO_AUTH_INIT;
+            m.auth_init.match_id = c->cfg.match_id;
+            m.auth_init.slot = c->cfg.slot;
+            m.auth_init.mode = (uint8_t)c->cfg.session_mode;
+            if (bsync_session_random(c->client_nonce, sizeof c->client_nonce) != BSYNC_OK) {
+                finish(c, BSYNC_PROTO_BYE_AUTH_FAILED); /* a build without libsodium cannot play this match */
+                break;
+            }
+            memcpy(m.auth_init.client_nonce, c->client_nonce, sizeof c->client_nonce);
+            c->auth_state = 1;
             send_msg(c, &m);
             break;
         }
         case ENET_EVENT_TYPE_RECEIVE:
-            if (c->hook) c->hook(c->hook_user, 0, e.channelID, e.packet->data, e.packet->dataLength);
-            on_packet(c, e.packet->data, e.packet->dataLength);
+            on_packet(c, e.channelID, e.packet->data, e.packet->dataLength);
             enet_packet_destroy(e.packet);
             break;
         case ENET_EVENT_TYPE_DISCONNECT:

@@ -18,6 +18,8 @@ size_t bsync_proto_max_body(uint32_t type) {
     case BSYNC_PROTO_BYE: return BSYNC_PROTO_MAX_BODY_BYE;
     case BSYNC_PROTO_END: return BSYNC_PROTO_MAX_BODY_END;
     case BSYNC_PROTO_START: return BSYNC_PROTO_MAX_BODY_START;
+    case BSYNC_PROTO_AUTH_INIT: return BSYNC_PROTO_MAX_BODY_AUTH_INIT;
+    case BSYNC_PROTO_AUTH_CHALLENGE: return BSYNC_PROTO_MAX_BODY_AUTH_CHALLENGE;
     default: return 0;
     }
 }
@@ -275,6 +277,12 @@ static bsync_proto_result validate_end(const bsync_proto_end* m) {
     return m->reason >= BSYNC_PROTO_END_REASON_COUNT ? BSYNC_PROTO_BAD_ENUM : BSYNC_PROTO_OK;
 }
 
+static bsync_proto_result validate_auth_init(const bsync_proto_auth_init* m) {
+    if (m->slot >= BSYNC_PROTO_MAX_PLAYERS) return BSYNC_PROTO_BAD_VALUE;
+    if (m->mode < 1 || m->mode > 2) return BSYNC_PROTO_BAD_ENUM;
+    return BSYNC_PROTO_OK;
+}
+
 static bsync_proto_result validate_start(const bsync_proto_start* m) {
     return m->deadline_in_us > BSYNC_PROTO_MAX_START_IN_US ? BSYNC_PROTO_BAD_VALUE : BSYNC_PROTO_OK;
 }
@@ -293,6 +301,9 @@ bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg) {
     case BSYNC_PROTO_BYE: return validate_bye(&msg->bye);
     case BSYNC_PROTO_END: return validate_end(&msg->end);
     case BSYNC_PROTO_START: return validate_start(&msg->start);
+    case BSYNC_PROTO_AUTH_INIT: return validate_auth_init(&msg->auth_init);
+    case BSYNC_PROTO_AUTH_CHALLENGE:
+        return msg->auth_challenge.mode >= 1 && msg->auth_challenge.mode <= 2 ? BSYNC_PROTO_OK : BSYNC_PROTO_BAD_ENUM;
     default: return BSYNC_PROTO_UNKNOWN_TYPE;
     }
 }
@@ -437,6 +448,19 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
     case BSYNC_PROTO_START:
         put_u32(w, msg->start.tick);
         put_u32(w, msg->start.deadline_in_us);
+        break;
+    case BSYNC_PROTO_AUTH_INIT:
+        put_u64(w, msg->auth_init.match_id);
+        put_u8(w, msg->auth_init.slot);
+        put_u8(w, msg->auth_init.mode);
+        put_u16(w, 0);
+        put_bytes(w, msg->auth_init.client_nonce, BSYNC_PROTO_AUTH_NONCE);
+        break;
+    case BSYNC_PROTO_AUTH_CHALLENGE:
+        put_bytes(w, msg->auth_challenge.server_nonce, BSYNC_PROTO_AUTH_NONCE);
+        put_u8(w, msg->auth_challenge.mode);
+        put_u8(w, 0);
+        put_u16(w, 0);
         break;
     }
 }
@@ -648,6 +672,25 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
     case BSYNC_PROTO_START:
         TRY_(get_u32(r, &msg->start.tick));
         return get_u32(r, &msg->start.deadline_in_us);
+    case BSYNC_PROTO_AUTH_INIT: {
+        uint16_t r16;
+        TRY_(get_u64(r, &msg->auth_init.match_id));
+        TRY_(get_u8(r, &msg->auth_init.slot));
+        TRY_(get_u8(r, &msg->auth_init.mode));
+        TRY_(get_u16(r, &r16));
+        if (r16) return BSYNC_PROTO_RESERVED_NONZERO;
+        return get_bytes(r, msg->auth_init.client_nonce, BSYNC_PROTO_AUTH_NONCE);
+    }
+    case BSYNC_PROTO_AUTH_CHALLENGE: {
+        uint8_t r8;
+        uint16_t r16;
+        TRY_(get_bytes(r, msg->auth_challenge.server_nonce, BSYNC_PROTO_AUTH_NONCE));
+        TRY_(get_u8(r, &msg->auth_challenge.mode));
+        TRY_(get_u8(r, &r8));
+        TRY_(get_u16(r, &r16));
+        if (r8 || r16) return BSYNC_PROTO_RESERVED_NONZERO;
+        return BSYNC_PROTO_OK;
+    }
     }
     return BSYNC_PROTO_UNKNOWN_TYPE;
 }

@@ -2,7 +2,7 @@
  *
  *   blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [--verify-poses]
  *                    [--status SECONDS] [--replay FILE] [--exit-when-done] [--log FILE]
- *                    [--overload PERMILLE]
+ *                    [--overload PERMILLE] [--workers N]
  *
  * Runs until SIGINT / SIGTERM or Ctrl-C (io/platform.h; every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
  * with --exit-when-done, until every match has ended. Exit: 0 clean, 2 start-up error (message on
@@ -35,10 +35,19 @@ static void usage(FILE* f) {
             "  --log FILE           append log lines to FILE instead of stderr\n"
             "  --overload PERMILLE  refuse new matches (BYE OVERLOADED) while the server is busy this\n"
             "                       share of each second or more (default 500; 1001 = never)\n"
+            "  --workers N          N threads, each with its own port and matches: match k (in --match\n"
+            "                       order) is served by worker k %% N on port PORT + k %% N (port 0: any\n"
+            "                       free ports, one \"listening on\" line per worker, in worker order);\n"
+            "                       default 1. One worker carries about 2,000 players (docs/server.md)\n"
             "  --help               this text\n"
             "\n"
             "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"
             "Exit status: 0 after a clean end or SIGINT/SIGTERM, 2 on a start-up error.\n");
+}
+
+static int interrupted(void* user) {
+    (void)user;
+    return bsync_platform_interrupted(); /* an atomic flag: safe from every worker's thread */
 }
 
 int main(int argc, char** argv) {
@@ -49,6 +58,7 @@ int main(int argc, char** argv) {
     memset(&cfg, 0, sizeof cfg);
     cfg.status_interval_ms = 1000;
     int exit_when_done = 0;
+    uint32_t workers = 1;
     const char* log_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
@@ -82,6 +92,15 @@ int main(int argc, char** argv) {
                 return 2;
             }
             cfg.overload_busy_permille = (uint32_t)v;
+        } else if (!strcmp(a, "--workers") && has) {
+            char* end = NULL;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (!end || *end || v < 1 || v > BSYNC_SERVER_MAX_WORKERS) {
+                fprintf(stderr, "blendsync-server: --workers: expected 1..%u, got \"%s\"\n", BSYNC_SERVER_MAX_WORKERS,
+                        argv[i]);
+                return 2;
+            }
+            workers = (uint32_t)v;
         } else if (!strcmp(a, "--replay") && has) {
             cfg.replay_override = argv[++i];
         } else if (!strcmp(a, "--exit-when-done")) {
@@ -97,6 +116,11 @@ int main(int argc, char** argv) {
     if (!listen || match_count == 0) {
         fprintf(stderr, "blendsync-server: --listen HOST:PORT and at least one --match FILE are required\n\n");
         usage(stderr);
+        return 2;
+    }
+    if (workers > match_count) {
+        fprintf(stderr, "blendsync-server: --workers %u needs at least %u --match files (one per worker)\n", workers,
+                workers);
         return 2;
     }
     if (cfg.replay_override && match_count != 1) {
@@ -137,25 +161,23 @@ int main(int argc, char** argv) {
         if (log) fclose(log);
         return 2;
     }
-    bsync_server* srv = NULL;
+    bsync_server_pool* pool = NULL;
     bsync_error err;
     memset(&err, 0, sizeof err);
-    if (bsync_server_create(&cfg, &srv, &err) != BSYNC_OK) {
+    if (bsync_server_pool_create(&cfg, workers, &pool, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync-server: %s\n", err.message[0] ? err.message : "cannot start");
         if (log) fclose(log);
         return 2;
     }
-    /* for scripts that start the server on port 0 */
-    printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(srv));
+    /* for scripts that start the server on port 0: one line per worker, in worker order */
+    for (uint32_t k = 0; k < workers; k++)
+        printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(bsync_server_pool_worker(pool, k)));
     fflush(stdout);
-    while (!bsync_platform_interrupted()) {
-        bsync_server_service(srv, 50);
-        if (exit_when_done && bsync_server_done(srv)) break;
-    }
-    /* let END and the BYEs reach every client: under loss they need retransmissions, and a client
-     * that never gets END reports its match INCOMPLETE (3 s: far above any retransmission round) */
-    bsync_server_drain(srv, 3000);
-    bsync_server_destroy(srv);
+    /* until SIGINT / SIGTERM (or every match ended with --exit-when-done); then every worker lets END
+     * and the BYEs reach its clients: under loss they need retransmissions, and a client that never
+     * gets END reports its match INCOMPLETE (3 s: far above any retransmission round) */
+    bsync_server_pool_run(pool, interrupted, NULL, exit_when_done, 3000);
+    bsync_server_pool_destroy(pool);
     if (log) fclose(log);
     return 0;
 }

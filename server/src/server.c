@@ -25,18 +25,33 @@ void srv_log(bsync_server* s, const char* level, const char* fmt, ...) {
     gmtime_r(&secs, &tm);
     char ts[32];
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    fprintf(f, "ts=%s.%03ldZ level=%s ", ts, (long)(tv.tv_usec / 1000), level);
+    /* one write per line: the workers of a pool (server_pool.c) share the stream */
+    char line[4096];
+    int n = snprintf(line, sizeof line, "ts=%s.%03ldZ level=%s ", ts, (long)(tv.tv_usec / 1000), level);
+    if (n < 0) return;
+    size_t used = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1u;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
+    int m = vsnprintf(line + used, sizeof line - used, fmt, ap);
     va_end(ap);
-    fputc('\n', f);
+    if (m > 0) used += (size_t)m < sizeof line - used ? (size_t)m : sizeof line - used - 1u;
+    if (used > sizeof line - 2u) used = sizeof line - 2u; /* a line cut at 4 KiB keeps its newline */
+    line[used++] = '\n';
+    fwrite(line, 1, used, f);
     fflush(f);
+}
+
+/* Sealed once the peer's session has keys, except an AUTH_CHALLENGE (the client derives its keys from
+ * it) and a BYE while the handshake is unfinished (a client with a wrong secret could not open it). */
+static bsync_session* send_session(srv_peer* p, uint32_t type) {
+    if (p->auth == SRV_AUTH_ESTABLISHED) return &p->sess;
+    if (p->auth == SRV_AUTH_CHALLENGED && type != BSYNC_PROTO_AUTH_CHALLENGE && type != BSYNC_PROTO_BYE) return &p->sess;
+    return NULL;
 }
 
 int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg) {
     if (!p || !p->peer || p->closing) return -1;
-    int n = bsync_net_send(p->peer, msg);
+    int n = bsync_net_send_ex(p->peer, msg, send_session(p, (uint32_t)msg->type));
     if (n > 0 && m) m->stats.bytes_out += (uint64_t)n;
     return n;
 }
@@ -98,6 +113,7 @@ static void peer_reset(srv_peer* p) {
     free(p->dump);
     free(p->trail_in);
     free(p->trail);
+    bsync_session_clear(&p->sess);
     memset(p, 0, sizeof *p);
     p->slot = -1;
     p->frame_next = UINT32_MAX;
@@ -140,6 +156,40 @@ static srv_match* find_match(bsync_server* s, uint64_t id) {
     return NULL;
 }
 
+/* AUTH_INIT: a client opening a session for (match, slot). Answered with AUTH_CHALLENGE and the keys
+ * derived from the slot's secret, or refused with BYE AUTH_FAILED (the same answer whatever was wrong,
+ * and logged with the reason). */
+static void on_auth_init(bsync_server* s, srv_peer* p, const bsync_proto_auth_init* a) {
+    srv_match* mt = find_match(s, a->match_id);
+    uint8_t secret[BSYNC_MATCH_CONFIG_SECRET_BYTES];
+    const char* why = NULL;
+    if (p->auth != SRV_AUTH_NONE) why = "second_auth_init";
+    else if (!mt) why = "unknown_match";
+    else if (bsync_match_config_session(mt->cfg) == BSYNC_MATCH_SESSION_PLAIN) why = "plain_match";
+    else if (a->slot >= mt->player_count || !bsync_match_config_secret(mt->cfg, a->slot, secret)) why = "bad_slot";
+    else if ((uint32_t)a->mode != (uint32_t)bsync_match_config_session(mt->cfg)) why = "wrong_mode";
+    bsync_proto_msg c;
+    memset(&c, 0, sizeof c);
+    c.type = BSYNC_PROTO_AUTH_CHALLENGE;
+    if (!why && bsync_session_random(c.auth_challenge.server_nonce, BSYNC_PROTO_AUTH_NONCE) != BSYNC_OK) why = "no_sodium";
+    if (!why && bsync_session_derive(&p->sess, BSYNC_SESSION_SERVER, (bsync_session_mode)a->mode, secret, a->match_id,
+                                     a->slot, a->client_nonce, c.auth_challenge.server_nonce) != BSYNC_OK)
+        why = "no_sodium";
+    memset(secret, 0, sizeof secret);
+    if (why) {
+        s->host_stats.auth_failures++;
+        srv_log(s, "warn", "event=refused reason=auth_failed detail=%s match=%llu slot=%u", why,
+                (unsigned long long)a->match_id, (unsigned)a->slot);
+        srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_FAILED);
+        return;
+    }
+    p->auth = SRV_AUTH_CHALLENGED;
+    p->auth_match_id = a->match_id;
+    p->auth_slot = a->slot;
+    c.auth_challenge.mode = a->mode;
+    srv_send(NULL, p, &c);
+}
+
 static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
     if (p->closing) return;
     p->last_recv_us = bsync_net_now_us();
@@ -154,6 +204,34 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
         return;
     }
     bsync_proto_header h;
+    if (p->auth != SRV_AUTH_NONE) { /* a session: every packet is sealed (the caps below count it once open) */
+        size_t n = 0;
+        bsync_session_open_result o = bsync_session_open(&p->sess, data, len, s->opened, sizeof s->opened, &n);
+        if (o != BSYNC_SESSION_OPENED) {
+            if (p->auth == SRV_AUTH_CHALLENGED) { /* the HELLO did not open: not the slot's secret (or a replay) */
+                s->host_stats.auth_failures++;
+                srv_log(s, "warn", "event=refused reason=auth_failed detail=\"hello %s\" match=%llu slot=%u",
+                        bsync_session_open_result_string(o), (unsigned long long)p->auth_match_id, p->auth_slot);
+                p->auth = SRV_AUTH_NONE; /* the BYE goes out plain: this peer has no keys of ours */
+                srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_FAILED);
+                return;
+            }
+            s->host_stats.sealed_rejected++;
+            srv_violation(s, p, o == BSYNC_SESSION_REPLAYED ? BSYNC_SERVER_DROP_REPLAYED
+                                : o == BSYNC_SESSION_NOT_SEALED ? BSYNC_SERVER_DROP_NOT_SEALED
+                                                                : BSYNC_SERVER_DROP_BAD_TAG);
+            return;
+        }
+        data = s->opened;
+        len = n;
+        if (p->auth == SRV_AUTH_CHALLENGED && (len < 4 || data[3] != BSYNC_PROTO_HELLO)) {
+            s->host_stats.auth_failures++;
+            srv_log(s, "warn", "event=refused reason=auth_failed detail=\"no hello\" match=%llu slot=%u",
+                    (unsigned long long)p->auth_match_id, p->auth_slot);
+            srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_FAILED);
+            return;
+        }
+    }
     int is_input = len >= 4 && data[3] == BSYNC_PROTO_INPUT;
     if (!within_caps(s, p, len, is_input)) {
         srv_violation(s, p, BSYNC_SERVER_DROP_FLOOD);
@@ -175,6 +253,10 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
             srv_log(s, "info", "event=refused reason=protocol_error detail=\"%s\"", bsync_proto_result_string(r));
             srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
         }
+        return;
+    }
+    if (!p->match && m->type == BSYNC_PROTO_AUTH_INIT) {
+        on_auth_init(s, p, &m->auth_init);
         return;
     }
     if (!p->match) {
@@ -282,6 +364,19 @@ bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** 
     uint32_t players = 0;
     for (uint32_t i = 0; i < s->match_count; i++) players += s->matches[i]->player_count;
     size_t peers = players * 2u + 16u; /* room for reconnects and refused peers */
+    if (peers > ENET_PROTOCOL_MAXIMUM_PEER_ID) peers = ENET_PROTOCOL_MAXIMUM_PEER_ID; /* one ENet host's limit */
+    if (players + 16u > peers) {
+        if (err) {
+            err->code = BSYNC_CONFIG_ERROR;
+            snprintf(err->message, sizeof err->message,
+                     "%u players in %u matches: one ENet host holds at most %u peers (players and room for "
+                     "reconnects); spread the matches over workers (--workers)",
+                     players, s->match_count, (unsigned)ENET_PROTOCOL_MAXIMUM_PEER_ID);
+        }
+        bsync_net_deinit();
+        bsync_server_destroy(s);
+        return BSYNC_CONFIG_ERROR;
+    }
     s->host = enet_host_create(&addr, peers, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
     if (!s->host) {
         if (err) {

@@ -10,6 +10,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
+#include "blendsync/session.h"
 #include "blendsync/match.h"
 #include "blendsync/net.h"
 #include "blendsync/server.h"
@@ -54,7 +55,16 @@ typedef struct srv_peer {
     uint32_t trail_len, trail_tick;
     uint32_t frame_next; /* the tick after the last FRAME sent on this connection (UINT32_MAX: none yet):
                             only then may the next one be coded CHANGES */
+    /* an authenticated session (blendsync/session.h; docs/security.md) */
+    uint8_t auth;          /* SRV_AUTH_* */
+    uint64_t auth_match_id;
+    uint32_t auth_slot;
+    bsync_session sess;    /* keys once AUTH_INIT was answered; every packet after it is sealed */
 } srv_peer;
+
+#define SRV_AUTH_NONE 0u        /* plain: no AUTH_INIT (a plain-token match) */
+#define SRV_AUTH_CHALLENGED 1u  /* AUTH_CHALLENGE sent: the next packet must be the sealed HELLO */
+#define SRV_AUTH_ESTABLISHED 2u /* the sealed HELLO opened: the peer holds the slot's secret */
 
 typedef struct srv_slot {
     srv_peer* peer; /* NULL: not connected */
@@ -147,6 +157,7 @@ struct bsync_server {
     } connects[SRV_CONNECT_TABLE];
     uint32_t connect_next;
     bsync_proto_msg rx; /* the message being handled (large) */
+    uint8_t opened[BSYNC_PROTO_ENET_MAX_PACKET]; /* a sealed packet, opened (sessions) */
     int shut_down;
     uint64_t udp_in, udp_out; /* ENet's totals, accumulated (ENet's own counters are u32) */
     bsync_server_host_stats host_stats;

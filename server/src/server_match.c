@@ -107,7 +107,8 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     if (m->tick_rate < BSYNC_PROTO_MIN_TICK_RATE || m->tick_rate > BSYNC_PROTO_MAX_TICK_RATE) {
         if (err) {
             err->code = BSYNC_CONFIG_ERROR;
-            snprintf(err->message, sizeof err->message, "%s: tick rate %u outside 15..60", path, m->tick_rate);
+            snprintf(err->message, sizeof err->message, "%s: tick rate %u outside %u..%u", path, m->tick_rate,
+                     (unsigned)BSYNC_PROTO_MIN_TICK_RATE, (unsigned)BSYNC_PROTO_MAX_TICK_RATE);
         }
         srv_match_destroy(m);
         return NULL;
@@ -128,6 +129,12 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
             MATCH_ID(m), path, m->player_count, m->desc->character_count, m->tick_rate, m->input_delay,
             m->checksum_interval, bsync_match_policy_name(m->policy), m->replay_path[0] ? m->replay_path : "-",
             (unsigned long long)bsync_match_hash(m->desc));
+    if (bsync_match_config_session(m->cfg) == BSYNC_MATCH_SESSION_PLAIN)
+        srv_log(s, "warn", "event=insecure match=%llu detail=\"plain tokens: anyone who sees a HELLO can take its slot; "
+                "give every player a secret for authenticated sessions (docs/security.md)\"", MATCH_ID(m));
+    else
+        srv_log(s, "info", "event=session match=%llu mode=%s", MATCH_ID(m),
+                bsync_match_config_session(m->cfg) == BSYNC_MATCH_SESSION_ENCRYPT ? "encrypt" : "authenticate");
     return m;
 }
 
@@ -177,7 +184,7 @@ static void replay_open(srv_match* m) {
     bsync_replay_header* hp = malloc(sizeof *hp); /* large (256 asset names) */
     if (!hp) return;
     char build[64];
-    snprintf(build, sizeof build, "blendsync-server 0.1.0 proto %u", BSYNC_PROTO_VERSION);
+    snprintf(build, sizeof build, "blendsync-server %s proto %u", BSYNC_VERSION_STRING, BSYNC_PROTO_VERSION);
     bsync_match_config_replay_header(m->cfg, build, 0, hp);
     bsync_error err;
     /* create the directory of the replay if needed (one level) */
@@ -230,7 +237,8 @@ static int save_state(srv_match* m, uint8_t* buf, size_t* len, const char* purpo
 static void send_snapshot_chunks(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                                  uint32_t first_chunk) {
     if (!p || !p->peer || p->closing) return;
-    long sent = bsync_net_send_snapshot(p->peer, kind, tick, data, len, first_chunk);
+    long sent = bsync_net_send_snapshot_ex(p->peer, kind, tick, data, len, first_chunk,
+                                           p->auth == SRV_AUTH_ESTABLISHED ? &p->sess : NULL);
     if (sent > 0) m->stats.bytes_out += (uint64_t)sent;
 }
 
@@ -297,6 +305,19 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     const uint64_t now = bsync_net_now_us();
     uint32_t reason = UINT32_MAX;
     const char* why = "";
+    const int secure = bsync_match_config_session(m->cfg) != BSYNC_MATCH_SESSION_PLAIN;
+    if (secure && (p->auth != SRV_AUTH_CHALLENGED || p->auth_match_id != MATCH_ID(m) || p->auth_slot != h->slot)) {
+        /* a match with secrets takes only a HELLO sealed in a session for its id and this slot */
+        s->host_stats.auth_required++;
+        srv_log(s, "warn", "event=refused match=%llu slot=%u reason=auth_required", MATCH_ID(m), h->slot);
+        if (p->auth == SRV_AUTH_CHALLENGED) p->auth = SRV_AUTH_ESTABLISHED; /* the peer has the keys: sealed BYE */
+        srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_REQUIRED);
+        return;
+    }
+    if (secure) {
+        p->auth = SRV_AUTH_ESTABLISHED; /* it opened: the peer holds the slot's secret */
+        s->host_stats.sessions_opened++;
+    }
     if (m->ended) reason = BSYNC_PROTO_BYE_MATCH_OVER, why = "match_over";
     else if (h->slot >= m->player_count) reason = BSYNC_PROTO_BYE_BAD_SLOT, why = "bad_slot";
     else {
@@ -1079,7 +1100,7 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
                       "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\", "
                       "\"server_previous\": %s%s%s, \"previous_tick\": %u, \"inputs\": \"inputs.csv\", "
                       "\"client_trail\": %s, \"first_divergent_tick\": %lld, \"first_divergent_character\": %lld, "
-                      "\"build\": \"blendsync-server 0.1.0 proto %u\", \"assets\": {",
+                      "\"build\": \"blendsync-server " BSYNC_VERSION_STRING " proto %u\", \"assets\": {",
                       MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), cfg_abs, tick - 1,
                       p->slot, prev ? "\"" : "", prev ? "server-previous.bsms" : "null", prev ? "\"" : "",
                       prev_tick ? prev_tick - 1 : 0, traced ? "\"client-trail.bstrail\"" : "null",

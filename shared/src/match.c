@@ -237,47 +237,69 @@ void bsync_match_random_input(bsync_match_script* s, const bsync_match_desc* d, 
 
 /* ---------------------------------------------------------------- tick */
 
-bsync_result bsync_match_tick(bsync_match* m, const bsync_match_frame* frame) {
-    if (!match_ok(m) || !frame) return BSYNC_INVALID_ARGUMENT;
-    if (frame->player_count != m->desc.player_count) return BSYNC_INVALID_ARGUMENT;
-    m->desc.characters = m->character_descs; /* after a memcpy */
-    for (uint32_t c = 0; c < m->desc.character_count; c++) {
-        match_character* ch = &m->characters[c];
-        bsync_match_input npc;
-        const bsync_match_input* in;
-        if (ch->desc.slot == BSYNC_MATCH_NPC) {
-            bsync_match_random_input(&ch->script, &m->desc, &npc);
-            in = &npc;
-        } else {
-            in = &frame->players[ch->desc.slot];
-        }
-        for (uint32_t i = 0; i < m->desc.param_count; i++) {
-            uint32_t p = ch->desc.param_map[i];
-            if (p != BSYNC_MATCH_UNMAPPED) ch->targets[p] = in->params[i];
-        }
-        bsync_switch_trigger triggers[BSYNC_MATCH_MAX_TRIGGERS];
-        uint32_t n = 0;
-        const bsync_graph* g = ch->desc.graph;
-        for (uint32_t j = 0; j < m->desc.trigger_count; j++) {
-            uint32_t sw = ch->desc.trigger_map[j];
-            uint8_t v = in->triggers[j];
-            if (sw == BSYNC_MATCH_UNMAPPED || v == 0) continue;
-            uint32_t node = bsync_graph_switch_node(g, sw);
-            uint32_t child = (uint32_t)v - 1u;
-            if (child >= bsync_blend_tree_node_child_count(bsync_graph_tree(g), node)) continue;
-            triggers[n].switch_index = sw;
-            triggers[n].child = child;
-            triggers[n].fade_ticks = ch->desc.trigger_fade_ticks[j];
-            triggers[n].carry_time = ch->desc.trigger_carry[j];
-            triggers[n].inertialize = ch->desc.trigger_inertialize[j];
-            n++;
-        }
-        bsync_instance_input input = {ch->targets, ch->target_count};
-        bsync_result r = bsync_instance_tick_ex(bsync_match_instance(m, c), &input, triggers, n);
-        if (r != BSYNC_OK) return r; /* cannot happen for a validated desc: arguments checked above */
+/* One character's step of a tick: its input (the frame's player, or its NPC script's), then its instance. */
+static bsync_result tick_character(bsync_match* m, uint32_t c, const bsync_match_frame* frame) {
+    match_character* ch = &m->characters[c];
+    bsync_match_input npc;
+    const bsync_match_input* in;
+    if (ch->desc.slot == BSYNC_MATCH_NPC) {
+        bsync_match_random_input(&ch->script, &m->desc, &npc);
+        in = &npc;
+    } else {
+        in = &frame->players[ch->desc.slot];
     }
+    for (uint32_t i = 0; i < m->desc.param_count; i++) {
+        uint32_t p = ch->desc.param_map[i];
+        if (p != BSYNC_MATCH_UNMAPPED) ch->targets[p] = in->params[i];
+    }
+    bsync_switch_trigger triggers[BSYNC_MATCH_MAX_TRIGGERS];
+    uint32_t n = 0;
+    const bsync_graph* g = ch->desc.graph;
+    for (uint32_t j = 0; j < m->desc.trigger_count; j++) {
+        uint32_t sw = ch->desc.trigger_map[j];
+        uint8_t v = in->triggers[j];
+        if (sw == BSYNC_MATCH_UNMAPPED || v == 0) continue;
+        uint32_t node = bsync_graph_switch_node(g, sw);
+        uint32_t child = (uint32_t)v - 1u;
+        if (child >= bsync_blend_tree_node_child_count(bsync_graph_tree(g), node)) continue;
+        triggers[n].switch_index = sw;
+        triggers[n].child = child;
+        triggers[n].fade_ticks = ch->desc.trigger_fade_ticks[j];
+        triggers[n].carry_time = ch->desc.trigger_carry[j];
+        triggers[n].inertialize = ch->desc.trigger_inertialize[j];
+        n++;
+    }
+    bsync_instance_input input = {ch->targets, ch->target_count};
+    /* cannot fail for a validated desc: arguments checked by the callers */
+    return bsync_instance_tick_ex(bsync_match_instance(m, c), &input, triggers, n);
+}
+
+static int range_ok(const bsync_match* m, uint32_t first, uint32_t count) {
+    return first <= m->desc.character_count && count <= m->desc.character_count - first;
+}
+
+bsync_result bsync_match_tick_range(bsync_match* m, const bsync_match_frame* frame, uint32_t first, uint32_t count) {
+    if (!match_ok(m) || !frame || !range_ok(m, first, count)) return BSYNC_INVALID_ARGUMENT;
+    if (frame->player_count != m->desc.player_count) return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t c = first; c < first + count; c++) {
+        bsync_result r = tick_character(m, c, frame);
+        if (r != BSYNC_OK) return r;
+    }
+    return BSYNC_OK;
+}
+
+bsync_result bsync_match_tick_finish(bsync_match* m) {
+    if (!match_ok(m)) return BSYNC_INVALID_ARGUMENT;
+    m->desc.characters = m->character_descs; /* after a memcpy */
     m->tick++;
     return BSYNC_OK;
+}
+
+bsync_result bsync_match_tick(bsync_match* m, const bsync_match_frame* frame) {
+    if (!match_ok(m) || !frame) return BSYNC_INVALID_ARGUMENT;
+    bsync_result r = bsync_match_tick_range(m, frame, 0, m->desc.character_count);
+    if (r != BSYNC_OK) return r;
+    return bsync_match_tick_finish(m);
 }
 
 /* ---------------------------------------------------------------- checksums */
@@ -289,7 +311,22 @@ static void feed_script(bsync_checksum_state* s, const bsync_match* m, const bsy
     for (uint32_t j = 0; j < m->desc.trigger_count; j++) bsync_checksum_u32(s, sc->record.triggers[j]);
 }
 
-bsync_result bsync_match_checksums_get(bsync_match* m, int with_poses, bsync_match_checksums* out) {
+bsync_result bsync_match_checksums_range(bsync_match* m, int with_poses, bsync_match_checksums* out, uint32_t first,
+                                         uint32_t count) {
+    if (!match_ok(m) || !out || !range_ok(m, first, count)) return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t c = first; c < first + count; c++) {
+        bsync_instance* inst = bsync_match_instance(m, c);
+        out->character_blend[c] = bsync_instance_state_checksum(inst);
+        out->character_pose[c] = 0;
+        if (with_poses && bsync_graph_skeleton(m->characters[c].desc.graph)) {
+            bsync_result r = bsync_instance_pose_checksum(inst, &out->character_pose[c], NULL);
+            if (r != BSYNC_OK) return r;
+        }
+    }
+    return BSYNC_OK;
+}
+
+bsync_result bsync_match_checksums_finish(const bsync_match* m, int with_poses, bsync_match_checksums* out) {
     if (!match_ok(m) || !out) return BSYNC_INVALID_ARGUMENT;
     uint32_t n = m->desc.character_count;
     out->tick = m->tick;
@@ -303,14 +340,7 @@ bsync_result bsync_match_checksums_get(bsync_match* m, int with_poses, bsync_mat
     bsync_checksum_u32(&p, n);
     uint32_t npcs = 0;
     for (uint32_t c = 0; c < n; c++) {
-        bsync_instance* inst = bsync_match_instance(m, c);
-        out->character_blend[c] = bsync_instance_state_checksum(inst);
         bsync_checksum_u64(&s, out->character_blend[c]);
-        out->character_pose[c] = 0;
-        if (with_poses && bsync_graph_skeleton(m->characters[c].desc.graph)) {
-            bsync_result r = bsync_instance_pose_checksum(inst, &out->character_pose[c], NULL);
-            if (r != BSYNC_OK) return r;
-        }
         bsync_checksum_u64(&p, out->character_pose[c]);
         if (m->characters[c].desc.slot == BSYNC_MATCH_NPC) npcs++;
     }
@@ -320,6 +350,13 @@ bsync_result bsync_match_checksums_get(bsync_match* m, int with_poses, bsync_mat
     out->blend = bsync_checksum_final(&s);
     out->pose = with_poses ? bsync_checksum_final(&p) : 0;
     return BSYNC_OK;
+}
+
+bsync_result bsync_match_checksums_get(bsync_match* m, int with_poses, bsync_match_checksums* out) {
+    if (!match_ok(m) || !out) return BSYNC_INVALID_ARGUMENT;
+    bsync_result r = bsync_match_checksums_range(m, with_poses, out, 0, m->desc.character_count);
+    if (r != BSYNC_OK) return r;
+    return bsync_match_checksums_finish(m, with_poses, out);
 }
 
 bsync_result bsync_match_joint_checksums(bsync_match* m, uint32_t c, uint64_t* out, uint32_t cap, uint32_t* count) {

@@ -16,16 +16,16 @@ import json
 import struct
 import sys
 
-VERSION = 5
+VERSION = 6
 TYPES = {1: "HELLO", 2: "WELCOME", 3: "INPUT", 4: "INPUT_ACK", 5: "FRAME", 6: "CHECKSUM", 7: "DESYNC",
-         8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START"}
+         8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START", 12: "AUTH_INIT", 13: "AUTH_CHALLENGE"}
 MAX_BODY = {"HELLO": 54, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9517, "CHECKSUM": 9241,
-            "DESYNC": 26, "SNAPSHOT": 1040, "BYE": 4, "END": 8, "START": 8}
+            "DESYNC": 26, "SNAPSHOT": 1040, "BYE": 4, "END": 8, "START": 8, "AUTH_INIT": 44, "AUTH_CHALLENGE": 36}
 # "ENet channels and reliability"
 CHANNEL = {"HELLO": 0, "WELCOME": 0, "BYE": 0, "INPUT": 1, "INPUT_ACK": 1, "FRAME": 2, "START": 2, "END": 2,
-           "CHECKSUM": 3, "DESYNC": 3, "SNAPSHOT": 4}
-FROM_CLIENT = {"HELLO", "INPUT", "CHECKSUM", "SNAPSHOT", "BYE"}
-FROM_SERVER = {"WELCOME", "INPUT_ACK", "FRAME", "DESYNC", "SNAPSHOT", "BYE", "END", "START"}
+           "CHECKSUM": 3, "DESYNC": 3, "SNAPSHOT": 4, "AUTH_INIT": 0, "AUTH_CHALLENGE": 0}
+FROM_CLIENT = {"HELLO", "INPUT", "CHECKSUM", "SNAPSHOT", "BYE", "AUTH_INIT"}
+FROM_SERVER = {"WELCOME", "INPUT_ACK", "FRAME", "DESYNC", "SNAPSHOT", "BYE", "END", "START", "AUTH_CHALLENGE"}
 MAX_PLAYERS, MAX_PARAMS, MAX_TRIGGERS, MAX_RECORDS, MAX_PAYLOAD = 16, 64, 16, 4, 256
 MAX_TOKEN, MAX_CHARACTERS, MAX_JOINTS, CHUNK, MAX_SNAPSHOT = 32, 64, 1024, 1024, 1 << 20
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -284,9 +284,25 @@ def dec_start(r):
     return m
 
 
+def dec_auth_init(r):
+    m = {"match_id": r.u64("match id"), "slot": r.u8("slot"), "mode": r.u8("mode")}
+    need(m["slot"] < MAX_PLAYERS, "BAD_VALUE", "slot")
+    need(m["mode"] in (1, 2), "BAD_ENUM", "mode")
+    need(r.u16("reserved") == 0, "RESERVED_NONZERO", "reserved")
+    m["client_nonce"] = bytes(r.take(32, "client nonce"))
+    return m
+
+
+def dec_auth_challenge(r):
+    m = {"server_nonce": bytes(r.take(32, "server nonce")), "mode": r.u8("mode")}
+    need(m["mode"] in (1, 2), "BAD_ENUM", "mode")
+    need(r.u8("reserved") == 0 and r.u16("reserved") == 0, "RESERVED_NONZERO", "reserved")
+    return m
+
+
 def dec_bye(r):
     m = {"reason": r.u8("reason"), "version_min": r.u8("version min"), "version_max": r.u8("version max")}
-    need(m["reason"] <= 14, "BAD_ENUM", "reason")  # 14 OVERLOADED (version 5)
+    need(m["reason"] <= 16, "BAD_ENUM", "reason")  # 14 OVERLOADED (version 5); 15 AUTH_REQUIRED, 16 AUTH_FAILED (6)
     need(1 <= m["version_min"] <= m["version_max"], "BAD_VALUE", "version range")
     need(r.u8("reserved") == 0, "RESERVED_NONZERO", "reserved")
     return m
@@ -294,7 +310,8 @@ def dec_bye(r):
 
 DECODE = {"HELLO": dec_hello, "WELCOME": dec_welcome, "INPUT": dec_input, "INPUT_ACK": dec_input_ack,
           "FRAME": dec_frame, "CHECKSUM": dec_checksum, "DESYNC": dec_desync, "SNAPSHOT": dec_snapshot,
-          "END": dec_end, "START": dec_start, "BYE": dec_bye}
+          "END": dec_end, "START": dec_start, "BYE": dec_bye, "AUTH_INIT": dec_auth_init,
+          "AUTH_CHALLENGE": dec_auth_challenge}
 
 
 def decode(packet):
@@ -380,6 +397,10 @@ def encode(m):
         w.u32(m["tick"]); w.u32(m["deadline_us"])
     elif t == "BYE":
         w.u8(m["reason"]); w.u8(m["version_min"]); w.u8(m["version_max"]); w.u8(0)
+    elif t == "AUTH_INIT":
+        w.u64(m["match_id"]); w.u8(m["slot"]); w.u8(m["mode"]); w.u16(0); w.raw(m["client_nonce"])
+    elif t == "AUTH_CHALLENGE":
+        w.raw(m["server_nonce"]); w.u8(m["mode"]); w.u8(0); w.u16(0)
     body = bytes(w.out)
     code = {v: k for k, v in TYPES.items()}[t]
     return bytes([0x42, 0x53, m["version"], code]) + struct.pack("<HH", len(body), 0) + body

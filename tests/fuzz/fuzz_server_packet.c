@@ -16,7 +16,7 @@
  * A trailing partial record is one packet of what is left. Never crashes, leaks or reads out of
  * bounds; returns 0. Seeds in corpus/server_packet (written with tests/conformance/bsync_wire.py's
  * encoder). Built by ctest with blendsync_server (tests/CMakeLists.txt links it); scripts/fuzz.sh
- * compiles only the core sources and does not build this target. */
+ * compiles the server's sources and links ENet for it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

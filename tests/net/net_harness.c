@@ -37,6 +37,13 @@ int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay,
     return nh_start_two(w, NULL, players, npcs, input_delay, checksum_interval, policy, duration_ticks, verify_poses);
 }
 
+const char* nh_config_session;
+
+void nh_secret(uint32_t slot, uint8_t out[32]) {
+    uint8_t d = (uint8_t)((slot + 1u) % 16u);
+    memset(out, (int)(d << 4 | d), 32);
+}
+
 static int start(nh_world* w, const char* second_match_text, const nh_options* o, uint32_t players, uint32_t npcs,
                  uint32_t input_delay, uint32_t checksum_interval, const char* policy, uint32_t duration_ticks,
                  int verify_poses);
@@ -64,8 +71,15 @@ static int start(nh_world* w, const char* second_match_text, const nh_options* o
     if (write_text(path, o && o->graph_text ? o->graph_text : k_graph) != 0) return -1;
     char text[8192];
     size_t n = (size_t)snprintf(text, sizeof text, "{ \"match_id\": 42, \"players\": [");
-    for (uint32_t p = 0; p < players; p++)
-        n += (size_t)snprintf(text + n, sizeof text - n, "%s{\"token\": \"tok-%u\"}", p ? ", " : "", p);
+    for (uint32_t p = 0; p < players; p++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s{\"token\": \"tok-%u\"", p ? ", " : "", p);
+        if (nh_config_session) {
+            n += (size_t)snprintf(text + n, sizeof text - n, ", \"secret\": \"");
+            for (int k = 0; k < 64; k++) n += (size_t)snprintf(text + n, sizeof text - n, "%x", (p + 1u) % 16u);
+            n += (size_t)snprintf(text + n, sizeof text - n, "\"");
+        }
+        n += (size_t)snprintf(text + n, sizeof text - n, "}");
+    }
     n += (size_t)snprintf(text + n, sizeof text - n,
                           "], \"input\": { \"parameters\": [ {\"name\": \"speed\", \"min\": 0, \"max\": 3.5}, "
                           "{\"name\": \"lean\", \"min\": -1, \"max\": 1} ]%s%s, \"hold_ticks\": [%u, %u] }, "
@@ -80,8 +94,10 @@ static int start(nh_world* w, const char* second_match_text, const nh_options* o
                               ", {\"name\": \"npc%u\", \"graph\": \"loco.json\", \"npc_seed\": %u}", k, 100 + k);
     snprintf(text + n, sizeof text - n,
              "], \"input_delay\": %u, \"checksum_interval\": %u, \"desync_policy\": \"%s\", \"replay\": \"match.bsreplay\", "
-             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": %u, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n",
-             input_delay, checksum_interval, policy, duration_ticks, nh_config_start_ms ? nh_config_start_ms : 3000u);
+             "\"duration_ticks\": %u, \"payload_max\": 32, \"timeouts\": {\"start_ms\": %u, \"peer_ms\": 5000, \"idle_ms\": 3000}%s%s%s }\n",
+             input_delay, checksum_interval, policy, duration_ticks, nh_config_start_ms ? nh_config_start_ms : 3000u,
+             nh_config_session ? ", \"session\": \"" : "", nh_config_session ? nh_config_session : "",
+             nh_config_session ? "\"" : "");
     snprintf(w->match_path, sizeof w->match_path, "%s/match.json", w->dir);
     if (write_text(w->match_path, text) != 0) return -1;
     bsync_error err;
@@ -128,6 +144,14 @@ int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra) {
     }
     cc.desc = bsync_match_config_desc(w->cfg);
     cc.compute_poses = 1;
+    static uint8_t secrets[NH_MAX_CLIENTS][32];
+    if (extra && extra->session_mode == NH_PLAIN) {
+        cc.secret = NULL;
+        cc.session_mode = 0;
+    } else if ((!extra || !extra->secret) && bsync_match_config_secret(w->cfg, slot, secrets[slot])) {
+        cc.secret = secrets[slot];
+        cc.session_mode = bsync_match_config_session(w->cfg) == BSYNC_MATCH_SESSION_AUTHENTICATE ? 2u : 1u;
+    }
     int i = (int)w->client_count;
     nh_client* c = &w->clients[i];
     memset(c, 0, sizeof *c);

@@ -56,6 +56,14 @@ extern uint32_t nh_config_start_ms;
  * 0 = the server's default. */
 extern uint32_t nh_config_overload_permille;
 
+/* Authenticated sessions for the next nh_start: NULL = plain tokens; "encrypt" or "authenticate": every
+ * player gets the secret nh_secret_hex(slot) and the match that "session". nh_connect then gives each
+ * client its slot's secret unless extra->secret is set, or extra->session_mode is NH_PLAIN (no secret). */
+extern const char* nh_config_session;
+#define NH_PLAIN 0xFFFFFFFFu
+/* The test secret of a slot: 64 hex digits, each the digit (slot + 1) % 16. */
+void nh_secret(uint32_t slot, uint8_t out[32]);
+
 /* Write the graph and a match config (players, tick rate 60, input delay, checksum interval, policy,
  * duration) into a fresh temp dir, load it, start the server. Returns 0 on success. */
 int nh_start(nh_world* w, uint32_t players, uint32_t npcs, uint32_t input_delay, uint32_t checksum_interval,

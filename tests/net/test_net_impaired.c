@@ -153,6 +153,22 @@ static void test_stalls(void** state) {
     run_impaired("300 ms stalls every 1.2 s", &im, 14003);
 }
 
+/* Authenticated, encrypted sessions (issue 18) through 10% loss, delay and duplication: ENet's
+ * retransmissions and duplicates reach the session layer late and twice; every frame must still open
+ * once and be applied. */
+static void test_secure_loss_delay_duplication(void** state) {
+    (void)state;
+    nr_impair im;
+    memset(&im, 0, sizeof im);
+    im.loss_permille = 100;
+    im.delay_min_ms = 40;
+    im.delay_max_ms = 120;
+    im.dup_permille = 50;
+    nh_config_session = "encrypt";
+    run_impaired("sessions: 10% loss, 40-120 ms, 5% dup", &im, 14004);
+    nh_config_session = NULL;
+}
+
 int main(void) {
     /* IMPAIRED_ONLY_BURSTS=1: the burst match four times (to measure how often it passes) */
     if (getenv("IMPAIRED_ONLY_BURSTS")) {
@@ -164,6 +180,7 @@ int main(void) {
         cmocka_unit_test(test_loss_delay_duplication),
         cmocka_unit_test(test_loss_bursts),
         cmocka_unit_test(test_stalls),
+        cmocka_unit_test(test_secure_loss_delay_duplication),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,12 @@
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
  * (127.0.x.y), because the server admits at most 8 new connections per second per address.
  *
- * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]
- *   LIST: a text file, one match config path per line (the server's --match files)
+ * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] [--json]
+ *   --address-base N: start the loopback addresses at index N (several generators side by side, each
+ *   with its own addresses, so the per-address connect limit counts each generator's own peers)
+ *   LIST: a text file, one match config path per line (the server's --match files), optionally
+ *   followed by a tab and the port that serves that match (a server with --workers: each worker has
+ *   its own port); without it, the port of --server
  *   --stagger MS: the players of match i begin connecting i x MS after the start (matches arriving
  *   over time, so an overloaded server can refuse the later ones; default 0: all at once)
  * Prints one summary (text or one JSON object): players, connected, welcomed, completed (END and
@@ -31,6 +35,8 @@
 #define MAX_MATCHES 1024u
 
 typedef struct lg_player {
+    const bsync_match_config* cfg; /* its match's */
+    uint64_t hash;
     ENetHost* host;
     ENetPeer* peer;
     uint32_t match;
@@ -48,24 +54,51 @@ typedef struct lg_player {
     uint64_t first_us, last_us; /* first packet received, END received */
     uint64_t connect_at_us;     /* --stagger: when to begin connecting */
     ENetAddress to;
+    /* a match with secrets: the session (docs/protocol.md "Sessions") */
+    int auth;                   /* 0 plain, 1 AUTH_INIT sent, 2 keys */
+    uint8_t cn[BSYNC_SESSION_NONCE_BYTES];
+    bsync_session sess;
 } lg_player;
 
 typedef struct lg_match {
     bsync_match_config* cfg;
     uint64_t hash;
+    uint16_t port; /* 0: --server's */
 } lg_match;
 
 static uint64_t rtt_half_us(const ENetPeer* p) { return p ? 500ull * p->roundTripTime : 0; }
 
 static void send_raw(lg_player* pl, const bsync_proto_msg* m) {
-    int n = bsync_net_send(pl->peer, m);
+    int n = bsync_net_send_ex(pl->peer, m, pl->auth == 2 ? &pl->sess : NULL);
     if (n > 0) pl->bytes_up += (uint64_t)n;
 }
+
+static void send_hello(lg_player* pl);
 
 static void on_packet(lg_player* pl, const uint8_t* d, size_t len, uint64_t now) {
     pl->bytes_down += len;
     if (!pl->first_us) pl->first_us = now;
+    static uint8_t opened[BSYNC_PROTO_ENET_MAX_PACKET];
+    if (pl->auth == 2 && bsync_session_is_sealed(d, len)) { /* a session: open first */
+        size_t n = 0;
+        if (bsync_session_open(&pl->sess, d, len, opened, sizeof opened, &n) != BSYNC_SESSION_OPENED) return;
+        d = opened;
+        len = n;
+    }
     if (len < 8) return;
+    if (pl->auth == 1 && d[3] == BSYNC_PROTO_AUTH_CHALLENGE) {
+        static bsync_proto_msg c;
+        if (bsync_proto_decode(d, len, &c) != BSYNC_PROTO_OK) return;
+        uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
+        bsync_match_config_secret(pl->cfg, pl->slot, secret);
+        if (bsync_session_derive(&pl->sess, BSYNC_SESSION_CLIENT, (bsync_session_mode)c.auth_challenge.mode, secret,
+                                 bsync_match_config_match_id(pl->cfg), pl->slot, pl->cn, c.auth_challenge.server_nonce) !=
+            BSYNC_OK)
+            return;
+        pl->auth = 2;
+        send_hello(pl);
+        return;
+    }
     switch (d[3]) {
     case BSYNC_PROTO_FRAME: /* counted, not decoded (the generator stays cheap): only the input ack, byte 8 + 12 */
         pl->frames++;
@@ -112,6 +145,20 @@ static void on_packet(lg_player* pl, const uint8_t* d, size_t len, uint64_t now)
     }
 }
 
+static void send_hello(lg_player* p) {
+    static bsync_proto_msg m;
+    memset(&m.hello, 0, sizeof m.hello);
+    m.type = BSYNC_PROTO_HELLO;
+    m.hello.match_id = bsync_match_config_match_id(p->cfg);
+    m.hello.graph_hash = p->hash;
+    m.hello.slot = p->slot;
+    size_t tl = 0;
+    const char* tok = bsync_match_config_token(p->cfg, p->slot, &tl);
+    m.hello.token_len = (uint8_t)(tl < BSYNC_PROTO_MAX_TOKEN ? tl : BSYNC_PROTO_MAX_TOKEN);
+    memcpy(m.hello.token, tok, m.hello.token_len);
+    send_raw(p, &m);
+}
+
 /* The pacing rule: newest tick max(last + 1, server tick + d), at most 3 unacknowledged ticks before it. */
 static void send_input(lg_player* pl, uint64_t now) {
     uint64_t per_tick = 1000000u / pl->rate;
@@ -142,6 +189,8 @@ static void send_input(lg_player* pl, uint64_t now) {
     pl->next_send_us = now + per_tick;
 }
 
+static uint32_t g_address_base; /* --address-base: this generator's first loopback address index */
+
 static int parse_args(int argc, char** argv, const char** server, const char** list, uint32_t* seconds, uint32_t* stagger,
                       int* json) {
     for (int i = 1; i < argc; i++) {
@@ -155,6 +204,7 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
         else if (!strcmp(argv[i], "--matches")) *list = v;
         else if (!strcmp(argv[i], "--seconds")) *seconds = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(argv[i], "--stagger")) *stagger = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "--address-base")) g_address_base = (uint32_t)strtoul(v, NULL, 10);
         else return -1;
         i++;
     }
@@ -167,7 +217,7 @@ int main(int argc, char** argv) {
     uint32_t seconds = 120, stagger_ms = 0;
     int json = 0;
     if (parse_args(argc, argv, &server, &list, &seconds, &stagger_ms, &json) != 0) {
-        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--json]\n");
+        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] [--json]\n");
         return 2;
     }
     char host_text[256];
@@ -190,6 +240,19 @@ int main(int argc, char** argv) {
         bsync_error err;
         memset(&err, 0, sizeof err);
         lg_match* m = &matches[match_count];
+        m->port = 0;
+        char* tab = strchr(line, '\t');
+        if (tab) {
+            *tab = 0;
+            char* end = NULL;
+            unsigned long v = strtoul(tab + 1, &end, 10);
+            if (!end || *end || v < 1 || v > 65535) {
+                fprintf(stderr, "bsync_loadgen: %s: expected a port after the tab, got \"%s\"\n", list, tab + 1);
+                fclose(f);
+                return 2;
+            }
+            m->port = (uint16_t)v;
+        }
         if (bsync_match_config_load(line, NULL, &m->cfg, &err) != BSYNC_OK) {
             fprintf(stderr, "bsync_loadgen: %s\n", err.message);
             fclose(f);
@@ -216,7 +279,8 @@ int main(int argc, char** argv) {
                 ENetAddress bind;
                 memset(&bind, 0, sizeof bind);
                 char ip[32];
-                snprintf(ip, sizeof ip, "127.0.%u.%u", 1u + h / 250u, 1u + h % 250u);
+                const uint32_t a = g_address_base + h; /* several generators: disjoint addresses */
+                snprintf(ip, sizeof ip, "127.%u.%u.%u", (a / 62500u) % 250u, 1u + (a / 250u) % 250u, 1u + a % 250u);
                 enet_address_set_host(&bind, ip);
                 bind.port = 0;
                 hosts[h] = enet_host_create(&bind, PEERS_PER_HOST, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
@@ -233,6 +297,9 @@ int main(int argc, char** argv) {
             p->bye_reason = UINT32_MAX;
             p->last_sent = UINT32_MAX;
             p->to = to;
+            if (matches[mi].port) p->to.port = matches[mi].port;
+            p->cfg = matches[mi].cfg;
+            p->hash = matches[mi].hash;
             p->connect_at_us = 1000ull * stagger_ms * mi; /* from the start (below) */
         }
     uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
@@ -260,17 +327,20 @@ int main(int argc, char** argv) {
                 if (e.type == ENET_EVENT_TYPE_CONNECT) {
                     p->connected = 1;
                     bsync_net_peer_limits(p->peer);
-                    static bsync_proto_msg m;
-                    memset(&m.hello, 0, sizeof m.hello);
-                    m.type = BSYNC_PROTO_HELLO;
-                    m.hello.match_id = bsync_match_config_match_id(matches[p->match].cfg);
-                    m.hello.graph_hash = matches[p->match].hash;
-                    m.hello.slot = p->slot;
-                    size_t tl = 0;
-                    const char* tok = bsync_match_config_token(matches[p->match].cfg, p->slot, &tl);
-                    m.hello.token_len = (uint8_t)(tl < BSYNC_PROTO_MAX_TOKEN ? tl : BSYNC_PROTO_MAX_TOKEN);
-                    memcpy(m.hello.token, tok, m.hello.token_len);
-                    send_raw(p, &m);
+                    if (bsync_match_config_session(p->cfg) == BSYNC_MATCH_SESSION_PLAIN) {
+                        send_hello(p);
+                    } else { /* the handshake: AUTH_INIT, then the sealed HELLO on AUTH_CHALLENGE */
+                        static bsync_proto_msg a;
+                        memset(&a, 0, sizeof a);
+                        a.type = BSYNC_PROTO_AUTH_INIT;
+                        a.auth_init.match_id = bsync_match_config_match_id(p->cfg);
+                        a.auth_init.slot = p->slot;
+                        a.auth_init.mode = (uint8_t)bsync_match_config_session(p->cfg);
+                        bsync_session_random(p->cn, sizeof p->cn);
+                        memcpy(a.auth_init.client_nonce, p->cn, sizeof p->cn);
+                        p->auth = 1;
+                        send_raw(p, &a);
+                    }
                 } else if (e.type == ENET_EVENT_TYPE_RECEIVE) {
                     on_packet(p, e.packet->data, e.packet->dataLength, now);
                     enet_packet_destroy(e.packet);

@@ -210,12 +210,12 @@ static void test_full_round_trip(void** state) {
     bsync_error err;
     bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
     t = NULL;
-    assert_int_equal(bsync_config_load_file(path, NULL, &t, diags, &err), BSYNC_OK);
+    assert_int_equal(bsync_config_load(path, NULL, &t, diags, &err), BSYNC_OK);
     assert_int_equal(bsync_blend_tree_node_count(t), 3);
     assert_int_equal(diags[1].count, 0);
     bsync_blend_tree_destroy(t);
     remove(path);
-    assert_int_equal(bsync_config_load_file("/nonexistent/loco.json", NULL, &t, NULL, &err), BSYNC_IO_ERROR);
+    assert_int_equal(bsync_config_load("/nonexistent/loco.json", NULL, &t, NULL, &err), BSYNC_IO_ERROR);
     assert_int_equal(err.code, BSYNC_IO_ERROR);
     assert_string_equal(err.message, "/nonexistent/loco.json: cannot read: No such file or directory");
 

@@ -222,6 +222,69 @@ static void test_full(void** state) {
     bsync_match_config_destroy(cfg);
 }
 
+#define SECRET_A "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF"
+#define SECRET_B "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
+#define TWO_SECURE(session)                                                                              \
+    "{\"match_id\": 6, \"players\": [{\"token\": \"a\", \"secret\": \"" SECRET_A "\"}, {\"token\": \"b\", " \
+    "\"secret\": \"" SECRET_B "\"}], \"characters\": [{\"name\": \"p0\", \"graph\": \"loco.json\", "          \
+    "\"slot\": 0}]" session "}"
+
+/* Session secrets (issue 18): every player or none, 64 hex digits, zeroed in what replays record. */
+static void test_secrets(void** state) {
+    (void)state;
+    bsync_match_config* plain = parse_ok(MINIMAL(""));
+    assert_int_equal(bsync_match_config_session(plain), BSYNC_MATCH_SESSION_PLAIN);
+    assert_int_equal(bsync_match_config_secret(plain, 0, NULL), 0);
+    size_t a = 0, b = 0;
+    assert_ptr_equal(bsync_match_config_replay_text(plain, &a), bsync_match_config_text(plain, &b));
+    bsync_match_config_destroy(plain);
+
+    bsync_match_config* cfg = parse_ok(TWO_SECURE(""));
+    assert_int_equal(bsync_match_config_session(cfg), BSYNC_MATCH_SESSION_ENCRYPT);
+    uint8_t sec[32];
+    assert_int_equal(bsync_match_config_secret(cfg, 0, sec), 1);
+    assert_int_equal(sec[0], 0x00);
+    assert_int_equal(sec[1], 0x11);
+    assert_int_equal(sec[31], 0xFF); /* upper-case digits too */
+    assert_int_equal(bsync_match_config_secret(cfg, 1, sec), 1);
+    assert_int_equal(sec[0], 0xFF);
+    assert_int_equal(bsync_match_config_secret(cfg, 2, sec), 0);
+    const char* text = bsync_match_config_text(cfg, &a);
+    const char* rec = bsync_match_config_replay_text(cfg, &b);
+    assert_int_equal(a, b);
+    assert_non_null(strstr(text, SECRET_A));
+    assert_null(strstr(rec, SECRET_A));
+    assert_null(strstr(rec, SECRET_B));
+    assert_non_null(strstr(rec, "\"secret\": \"0000000000000000000000000000000000000000000000000000000000000000\""));
+    /* the replay header carries the zeroed text, and it is itself a valid config */
+    static bsync_replay_header h;
+    bsync_match_config_replay_header(cfg, "test", 0, &h);
+    assert_int_equal(h.config_len, a);
+    assert_memory_equal(h.config_text, rec, b);
+    bsync_match_config* again = parse_ok(rec);
+    assert_int_equal(bsync_match_config_secret(again, 0, sec), 1);
+    for (int i = 0; i < 32; i++) assert_int_equal(sec[i], 0);
+    bsync_match_config_destroy(again);
+    bsync_match_config_destroy(cfg);
+
+    cfg = parse_ok(TWO_SECURE(", \"session\": \"authenticate\""));
+    assert_int_equal(bsync_match_config_session(cfg), BSYNC_MATCH_SESSION_AUTHENTICATE);
+    bsync_match_config_destroy(cfg);
+
+    expect_error("{\"match_id\": 6, \"players\": [{\"token\": \"a\", \"secret\": \"" SECRET_A "\"}, {\"token\": \"b\"}], "
+                 "\"characters\": [{\"name\": \"p0\", \"graph\": \"loco.json\", \"slot\": 0}]}",
+                 "/players", "1 of 2 players have a \"secret\"");
+    expect_error("{\"match_id\": 6, \"players\": [{\"token\": \"a\", \"secret\": \"00ff\"}], "
+                 "\"characters\": [{\"name\": \"p0\", \"graph\": \"loco.json\", \"slot\": 0}]}",
+                 "/players/0/secret", "expected 64 hex digits");
+    expect_error("{\"match_id\": 6, \"players\": [{\"token\": \"a\", \"secret\": \"\\u0030"
+                 "0112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF\"}], "
+                 "\"characters\": [{\"name\": \"p0\", \"graph\": \"loco.json\", \"slot\": 0}]}",
+                 "/players/0/secret", "no escapes");
+    expect_error(MINIMAL(", \"session\": \"encrypt\""), "/session", "needs a \"secret\" for every player");
+    expect_error(TWO_SECURE(", \"session\": \"tls\""), "/session", "expected \"encrypt\" or \"authenticate\"");
+}
+
 static void test_defaults(void** state) {
     (void)state;
     bsync_match_config* cfg = parse_ok(MINIMAL(""));
@@ -663,6 +726,7 @@ int main(void) {
         cmocka_unit_test(test_error_settings),
         cmocka_unit_test(test_error_graphs),
         cmocka_unit_test(test_error_json),
+        cmocka_unit_test(test_secrets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -28,7 +28,7 @@ static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
 }
 /* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
  * TRAIL; the header layout itself is frozen). */
-#define V 5 /* version 3: END and START; 4: FRAME CHANGES coding; 5: BYE OVERLOADED (issue 14) */
+#define V 6 /* version 3: END and START; 4: FRAME CHANGES coding; 5: BYE OVERLOADED (issue 14); 6: sessions (issue 18) */
 
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
@@ -456,6 +456,60 @@ static void test_snapshot_bytes(void** state) {
     free(m);
 }
 
+/* AUTH_INIT and AUTH_CHALLENGE (version 6), byte by byte as docs/protocol.md lays them out. */
+static void test_auth_bytes(void** state) {
+    (void)state;
+    bytes_ b;
+    bsync_proto_msg* m = new_msg();
+    b_header(&b, V, 12);
+    b_u32(&b, 0x05060708u); b_u32(&b, 0x01020304u); /* match id 0x0102030405060708 */
+    b_u8(&b, 3);  /* slot */
+    b_u8(&b, 1);  /* mode: encrypt */
+    b_u8(&b, 0); b_u8(&b, 0);
+    for (int i = 0; i < 32; i++) b_u8(&b, (uint32_t)(0xA0 + i));
+    b_finish(&b);
+    assert_int_equal(b.len, 8 + 44);
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->type, BSYNC_PROTO_AUTH_INIT);
+    assert_true(m->auth_init.match_id == 0x0102030405060708ull);
+    assert_int_equal(m->auth_init.slot, 3);
+    assert_int_equal(m->auth_init.mode, 1);
+    assert_int_equal(m->auth_init.client_nonce[0], 0xA0);
+    assert_int_equal(m->auth_init.client_nonce[31], 0xBF);
+    assert_reencodes(m, b.data, b.len);
+    assert_int_equal(bsync_proto_channel(BSYNC_PROTO_AUTH_INIT), BSYNC_PROTO_CHANNEL_CONTROL);
+    assert_true(bsync_proto_reliable(BSYNC_PROTO_AUTH_INIT));
+    b.data[8 + 9] = 3; /* mode 3 */
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
+    b.data[8 + 9] = 2;
+    b.data[8 + 8] = 16; /* slot 16 */
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_VALUE);
+    b.data[8 + 8] = 3;
+    b.data[8 + 11] = 1; /* reserved */
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
+    b.data[8 + 11] = 0;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->auth_init.mode, 2);
+
+    b_header(&b, V, 13);
+    for (int i = 0; i < 32; i++) b_u8(&b, (uint32_t)i);
+    b_u8(&b, 2); b_u8(&b, 0); b_u8(&b, 0); b_u8(&b, 0);
+    b_finish(&b);
+    assert_int_equal(b.len, 8 + 36);
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->type, BSYNC_PROTO_AUTH_CHALLENGE);
+    assert_int_equal(m->auth_challenge.mode, 2);
+    assert_int_equal(m->auth_challenge.server_nonce[31], 31);
+    assert_reencodes(m, b.data, b.len);
+    b.data[8 + 32] = 0;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
+    b.data[8 + 32] = 1;
+    b.data[8 + 35] = 9;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_RESERVED_NONZERO);
+    assert_string_equal(bsync_proto_type_string(BSYNC_PROTO_AUTH_CHALLENGE), "auth_challenge");
+    free(m);
+}
+
 static void test_bye_bytes_and_versions(void** state) {
     (void)state;
     bytes_ b;
@@ -470,14 +524,14 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_string_equal(bsync_proto_bye_reason_string(m->bye.reason), "protocol version mismatch");
     assert_reencodes(m, b.data, b.len);
 
-    /* a newer peer (version 6) says bye: still readable (frozen layout) */
-    b_header(&b, 6, 9);
+    /* a newer peer (version 7) says bye: still readable (frozen layout) */
+    b_header(&b, 7, 9);
     b_u8(&b, 1); b_u8(&b, 2); b_u8(&b, 3); b_u8(&b, 0);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     assert_int_equal(m->bye.version_min, 2);
     assert_int_equal(m->bye.version_max, 3);
-    assert_int_equal(m->bye.header_version, 6);
+    assert_int_equal(m->bye.header_version, 7);
     assert_reencodes(m, b.data, b.len); /* proto.h: encode(decode(bytes)) == bytes, a BYE of another version too */
     /* a BYE built by hand (header_version 0) goes out with this protocol's version */
     m->bye.header_version = 0;
@@ -485,14 +539,14 @@ static void test_bye_bytes_and_versions(void** state) {
     size_t own_len = 0;
     assert_int_equal(bsync_proto_encode(m, own, sizeof own, &own_len), BSYNC_PROTO_OK);
     assert_int_equal(own[2], V);
-    /* ... but any other message of version 6 is refused, and peek still tells the version */
-    b_header(&b, 6, 4);
+    /* ... but any other message of version 7 is refused, and peek still tells the version */
+    b_header(&b, 7, 4);
     b_u32(&b, 1); b_u32(&b, 2);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     bsync_proto_header h;
     assert_int_equal(bsync_proto_peek_header(b.data, b.len, &h), BSYNC_PROTO_OK);
-    assert_int_equal(h.version, 6);
+    assert_int_equal(h.version, 7);
     assert_int_equal(h.type, 4);
     assert_int_equal(h.body_len, 8);
     /* version 0 does not exist, even for bye */
@@ -507,8 +561,12 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_VALUE);
     b.data[8] = BSYNC_PROTO_BYE_REASON_COUNT; b.data[9] = 1;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_BAD_ENUM);
-    /* 14 OVERLOADED is the last reason (version 5, docs/protocol.md "BYE"): 15 is not one */
-    assert_int_equal(BSYNC_PROTO_BYE_REASON_COUNT, 15);
+    /* 14 OVERLOADED (version 5), 15 AUTH_REQUIRED and 16 AUTH_FAILED (version 6) are the last reasons
+     * (docs/protocol.md "BYE"): 17 is not one */
+    assert_int_equal(BSYNC_PROTO_BYE_REASON_COUNT, 17);
+    b.data[8] = 16;
+    assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
+    assert_int_equal(m->bye.reason, BSYNC_PROTO_BYE_AUTH_FAILED);
     b.data[8] = 14;
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
     assert_int_equal(m->bye.reason, BSYNC_PROTO_BYE_OVERLOADED);
@@ -526,7 +584,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 10);
     b_u32(&b, 600); b_u8(&b, 1); b_u8(&b, 0); b_u16(&b, 0);
     b_finish(&b);
-    static const uint8_t end_doc[] = {0x42, 0x53, 0x05, 0x0A, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t end_doc[] = {0x42, 0x53, 0x06, 0x0A, 0x08, 0x00, 0x00, 0x00,
                                       0x58, 0x02, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00};
     assert_int_equal(b.len, sizeof end_doc);
     assert_memory_equal(b.data, end_doc, sizeof end_doc);
@@ -546,7 +604,7 @@ static void test_end_and_start_bytes(void** state) {
     b_header(&b, V, 11);
     b_u32(&b, 0); b_u32(&b, 100000);
     b_finish(&b);
-    static const uint8_t start_doc[] = {0x42, 0x53, 0x05, 0x0B, 0x08, 0x00, 0x00, 0x00,
+    static const uint8_t start_doc[] = {0x42, 0x53, 0x06, 0x0B, 0x08, 0x00, 0x00, 0x00,
                                         0x00, 0x00, 0x00, 0x00, 0xA0, 0x86, 0x01, 0x00};
     assert_memory_equal(b.data, start_doc, sizeof start_doc);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_OK);
@@ -589,11 +647,13 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[2] = 4; /* version 4 (before BYE OVERLOADED) neither */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
-    x = b; x.data[2] = 6;
+    x = b; x.data[2] = 5; /* version 5 (before sessions) neither */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
+    x = b; x.data[2] = 7;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
-    x = b; x.data[3] = 12; /* 10 END and 11 START exist since version 3 */
+    x = b; x.data[3] = 14; /* 10 END and 11 START exist since version 3, 12 and 13 since version 6 */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
     x = b; x.data[7] = 0x80;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
@@ -903,6 +963,16 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         m->start.tick = (uint32_t)rnd(s, 100000);
         m->start.deadline_in_us = (uint32_t)rnd(s, BSYNC_PROTO_MAX_START_IN_US + 1u);
         break;
+    case BSYNC_PROTO_AUTH_INIT:
+        m->auth_init.match_id = (uint64_t)rnd(s, UINT32_MAX) << 20 | rnd(s, 1u << 20);
+        m->auth_init.slot = (uint8_t)rnd(s, BSYNC_PROTO_MAX_PLAYERS);
+        m->auth_init.mode = (uint8_t)(1 + rnd(s, 2));
+        for (unsigned i = 0; i < BSYNC_PROTO_AUTH_NONCE; i++) m->auth_init.client_nonce[i] = (uint8_t)rnd(s, 256);
+        break;
+    case BSYNC_PROTO_AUTH_CHALLENGE:
+        m->auth_challenge.mode = (uint8_t)(1 + rnd(s, 2));
+        for (unsigned i = 0; i < BSYNC_PROTO_AUTH_NONCE; i++) m->auth_challenge.server_nonce[i] = (uint8_t)rnd(s, 256);
+        break;
     }
 }
 
@@ -1017,6 +1087,16 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
     case BSYNC_PROTO_START:
         assert_int_equal(a->start.tick, b->start.tick);
         assert_int_equal(a->start.deadline_in_us, b->start.deadline_in_us);
+        break;
+    case BSYNC_PROTO_AUTH_INIT:
+        assert_true(a->auth_init.match_id == b->auth_init.match_id);
+        assert_int_equal(a->auth_init.slot, b->auth_init.slot);
+        assert_int_equal(a->auth_init.mode, b->auth_init.mode);
+        assert_memory_equal(a->auth_init.client_nonce, b->auth_init.client_nonce, BSYNC_PROTO_AUTH_NONCE);
+        break;
+    case BSYNC_PROTO_AUTH_CHALLENGE:
+        assert_int_equal(a->auth_challenge.mode, b->auth_challenge.mode);
+        assert_memory_equal(a->auth_challenge.server_nonce, b->auth_challenge.server_nonce, BSYNC_PROTO_AUTH_NONCE);
         break;
     }
 }
@@ -1326,13 +1406,13 @@ static void test_tables(void** state) {
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_SNAPSHOT), 4);
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_END), 2);   /* after the last FRAME */
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_START), 2); /* before the first */
-    for (uint32_t t = 1; t <= 11; t++) {
+    for (uint32_t t = 1; t <= 13; t++) {
         assert_true(bsync_proto_channel(t) < BSYNC_PROTO_CHANNEL_COUNT);
         if (t != BSYNC_PROTO_INPUT && t != BSYNC_PROTO_INPUT_ACK) assert_int_equal(bsync_proto_reliable(t), 1);
         assert_true(bsync_proto_max_body(t) > 0);
     }
     assert_int_equal(bsync_proto_max_body(0), 0);
-    assert_int_equal(bsync_proto_max_body(12), 0);
+    assert_int_equal(bsync_proto_max_body(14), 0);
     assert_string_equal(bsync_proto_type_string(BSYNC_PROTO_FRAME), "frame");
     assert_string_equal(bsync_proto_type_string(99), "unknown");
     assert_string_equal(bsync_proto_result_string(BSYNC_PROTO_TRUNCATED), "packet ends before the message does");
@@ -1358,7 +1438,7 @@ int main(void) {
         cmocka_unit_test(test_checksum_bytes),
         cmocka_unit_test(test_desync_bytes),
         cmocka_unit_test(test_snapshot_bytes),
-        cmocka_unit_test(test_bye_bytes_and_versions),
+        cmocka_unit_test(test_bye_bytes_and_versions), cmocka_unit_test(test_auth_bytes),
         cmocka_unit_test(test_end_and_start_bytes),
         cmocka_unit_test(test_header_rejections),
         cmocka_unit_test(test_body_rejections),

@@ -16,6 +16,11 @@ namespace Blendsync
         public ulong MatchId;
         public int Slot;
         public string Token;
+        /// <summary>The slot's 32-byte session secret (MatchConfig.Secret(slot) in tests; from the lobby in a
+        /// game): an authenticated, encrypted session (docs/security.md). null: the token alone, insecure.</summary>
+        public byte[] Secret;
+        /// <summary>With a Secret: authenticate only, packets readable (the match's "session").</summary>
+        public bool AuthenticateOnly;
         public bool ComputePoses = true;
         public uint ConnectTimeoutMs;
         public uint SynctestDistance;
@@ -28,7 +33,7 @@ namespace Blendsync
         /// <summary>Record this client's own view of the match as a replay file (null: none); its header
         /// is the match config's (bsync_match_config_replay_header) with BuildVersion as the writer.</summary>
         public string ReplayPath;
-        public string BuildVersion = "Blendsync.dll " + "0.1.0";
+        public string BuildVersion = "Blendsync.dll " + "0.2.0";
         /// <summary>When the server reports a desync of this client, also keep its own dump here.</summary>
         public string DesyncDir;
     }
@@ -80,9 +85,22 @@ namespace Blendsync
                 c.ReplayHeader = headerMem;
             }
             if (options.DesyncDir != null) c.DesyncDir = desyncDirMem = Copy(Utf8.Z(options.DesyncDir));
+            if (options.Secret != null && options.Secret.Length != 32)
+            {
+                Dispose();
+                throw new ArgumentException("a session secret is 32 bytes", "options.Secret");
+            }
             Error err = default(Error);
             IntPtr p;
-            int r = Native.bsync_client_create(&c, out p, &err);
+            int r;
+            byte[] secret = options.Secret != null ? (byte[])options.Secret.Clone() : null;
+            fixed (byte* sp = secret) /* bsync_client_create copies it */
+            {
+                c.Secret = (IntPtr)sp;
+                c.SessionMode = secret == null ? 0u : options.AuthenticateOnly ? 2u : 1u;
+                r = Native.bsync_client_create(&c, out p, &err);
+            }
+            if (secret != null) Array.Clear(secret, 0, secret.Length);
             if (r != 0) { Dispose(); BlendsyncException.Check(r, ref err); }
             handle.Set(p);
             match = new Match(Native.bsync_client_match(p), config, handle, this);

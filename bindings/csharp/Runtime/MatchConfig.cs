@@ -57,6 +57,18 @@ namespace Blendsync
         public uint TickRate { get { return Native.bsync_match_config_tick_rate(P); } }
         public string Notes { get { return Utf8.Read(Native.bsync_match_config_notes(P)); } }
 
+        /// <summary>The slot's session secret (32 bytes) when the match gives its players secrets, else null.</summary>
+        public byte[] Secret(int slot)
+        {
+            var b = new byte[32];
+            fixed (byte* p = b)
+                if (Native.bsync_match_config_secret(P, (uint)slot, (IntPtr)p) == 0) return null;
+            return b;
+        }
+
+        /// <summary>0 plain tokens (insecure), 1 encrypted sessions, 2 authenticated only.</summary>
+        public int Session { get { return Native.bsync_match_config_session(P); } }
+
         public string Token(int slot)
         {
             UIntPtr len;

@@ -128,6 +128,8 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern ulong bsync_match_config_match_id(IntPtr cfg);
         [DllImport(Lib)] internal static extern uint bsync_match_config_player_count(IntPtr cfg);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_token(IntPtr cfg, uint slot, out UIntPtr len);
+        [DllImport(Lib)] internal static extern int bsync_match_config_secret(IntPtr cfg, uint slot, IntPtr out32);
+        [DllImport(Lib)] internal static extern int bsync_match_config_session(IntPtr cfg);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_param_name(IntPtr cfg, uint i);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_trigger_name(IntPtr cfg, uint j);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_character_name(IntPtr cfg, uint c);

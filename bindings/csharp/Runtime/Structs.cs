@@ -225,6 +225,7 @@ namespace Blendsync
         public uint StartTick;
         public ulong StartDeadlineUs;
         public ulong Reconnects, Resumes, ResumesSnapshot;
+        public ulong SessionsOpened, SealedRejected;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -253,6 +254,8 @@ namespace Blendsync
         public uint TestPoseTick, TestPoseCharacter, TestPoseJoint;
         public uint ReconnectTimeoutMs;
         public int ReconnectOff;
+        public IntPtr Secret;      // 32 bytes, or zero: plain token (insecure)
+        public uint SessionMode;   // 1 encrypt (0 -> 1), 2 authenticate only
     }
 
     // bsync_replay_header (io/replay.h), as the reader returns it.

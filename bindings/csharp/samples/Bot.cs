@@ -85,6 +85,7 @@ static class Bot
                 var opt = new ClientOptions
                 {
                     Host = host, Port = port, MatchId = matchId, Slot = (int)slot, Token = token, ComputePoses = true,
+                    Secret = mc.Secret((int)slot), AuthenticateOnly = mc.Session == 2, /* the config's, as the C bot */
                     TestSeed = seed, InjectDesync = haveInject, InjectDesyncTick = (uint)inject,
                     ReplayPath = replay, DesyncDir = desyncDir,
                     TestDropPermille = (uint)drop, TestDelayMinMs = delayMin, TestDelayMaxMs = delayMax,

@@ -67,6 +67,7 @@ int main(void) {
     O("ClientStats", bsync_client_stats, start_known);
     O("ClientStats", bsync_client_stats, start_deadline_us);
     O("ClientStats", bsync_client_stats, resumes_snapshot);
+    O("ClientStats", bsync_client_stats, sealed_rejected);
     S("ClientConfigNative", bsync_client_config);
     O("ClientConfigNative", bsync_client_config, port);
     O("ClientConfigNative", bsync_client_config, match_id);
@@ -88,6 +89,8 @@ int main(void) {
     O("ClientConfigNative", bsync_client_config, test_pose_desync);
     O("ClientConfigNative", bsync_client_config, test_pose_joint);
     O("ClientConfigNative", bsync_client_config, reconnect_off);
+    O("ClientConfigNative", bsync_client_config, secret);
+    O("ClientConfigNative", bsync_client_config, session_mode);
     S("ReplayHeaderNative", bsync_replay_header);
     O("ReplayHeaderNative", bsync_replay_header, build_version);
     O("ReplayHeaderNative", bsync_replay_header, match_id);

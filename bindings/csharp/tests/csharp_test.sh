@@ -189,6 +189,24 @@ PY
   check "the C# bot's own replay fails verification where its state was flipped (tick 44)" $?
   [ -s dumps/tick44-slot1/client.bsms ] && [ -s dumps/tick44-slot1/desync.txt ]
   check "its --desync-dir dump: dumps/tick44-slot1/ with client.bsms and desync.txt" $?
+  # the same match with session secrets (docs/security.md): every bot, the C# one too, takes its slot's
+  # secret from the config and plays over an encrypted session
+  python3 - match.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for i, p in enumerate(m["players"]):
+    p["secret"] = ("%x" % (i + 10)) * 64
+m["replay"] = "secure.bsreplay"
+json.dump(m, open(sys.argv[1], "w"), indent=1)
+PY
+  run_match secure
+  [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 0 ] && grep -q "^bot slot 1: done: 120 frames applied, 8 checksums sent, 0 desyncs" cs-secure.out
+  check "with secrets: the C bots and the C# bot finish the match over encrypted sessions (120 frames, 0 desyncs)" $?
+  [ $rc_cs -eq 0 ] || cat cs-secure.out server-secure.log
+  grep -q "event=session match=16 mode=encrypt" server-secure.log && ! grep -q "event=insecure" server-secure.log && ! grep -q "auth_failed" server-secure.log
+  check "the server played it as a session match (event=session, no insecure line, no refusal)" $?
+  "$tool" replay verify secure.bsreplay >verify-secure.out 2>&1 && ! grep -q "aaaaaaaa" secure.bsreplay
+  check "its replay verifies and does not hold the secrets" $?
   finish ;;
 readme)
   awk '/^```csharp$/ {on=1; next} /^```$/ && on {exit} on' "$src/bindings/csharp/README.md" >readme.cs

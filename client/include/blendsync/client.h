@@ -104,6 +104,13 @@ typedef struct bsync_client_config {
      * as before. reconnect_off = 1: no reconnect (a drop ends the session at once). */
     uint32_t reconnect_timeout_ms;
     int reconnect_off;
+    /* An authenticated session (blendsync/session.h, docs/security.md; protocol version 6): the slot's
+     * 32-byte secret from the match's organiser (the match config's "secret"), copied at create. The
+     * client proves it without sending it (AUTH_INIT, AUTH_CHALLENGE, a sealed HELLO) and seals every
+     * packet after; packets from the server that do not open are dropped and counted. NULL: the plain
+     * token alone (insecure: anyone who sees the HELLO can take the slot). */
+    const uint8_t* secret;
+    uint32_t session_mode; /* with a secret: 1 encrypt (0 -> 1), 2 authenticate only (readable captures) */
 } bsync_client_config;
 
 typedef enum bsync_client_state {
@@ -181,6 +188,9 @@ typedef struct bsync_client_stats {
     uint64_t reconnects;        /* times the connection dropped mid-match and the client began reconnecting */
     uint64_t resumes;           /* reconnects the server served with the missed frames (state kept) */
     uint64_t resumes_snapshot;  /* reconnects the server served with a snapshot (frames no longer held) */
+    uint64_t sessions_opened;   /* connections whose authenticated session got its WELCOME (sealed) */
+    uint64_t sealed_rejected;   /* packets from the server that did not open (bad tag, replayed, plain)
+                                   on an authenticated session: dropped */
 } bsync_client_stats;
 
 typedef struct bsync_client bsync_client;

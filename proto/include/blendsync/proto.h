@@ -55,10 +55,12 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 5u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
+#define BSYNC_PROTO_VERSION 6u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
                                   changes-only coding; 5: BYE OVERLOADED, FRAME input ack (INPUT_ACK only
-                                  before the first frame), HELLO resume (docs/protocol.md "Versioning") */
-#define BSYNC_PROTO_VERSION_MIN 5u /* oldest version this build decodes */
+                                  before the first frame), HELLO resume; 6: authenticated sessions
+                                  (AUTH_INIT, AUTH_CHALLENGE, sealed packets: blendsync/session.h; BYE
+                                  AUTH_REQUIRED, AUTH_FAILED) (docs/protocol.md "Versioning") */
+#define BSYNC_PROTO_VERSION_MIN 6u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -99,6 +101,9 @@ extern "C" {
 #define BSYNC_PROTO_MAX_BODY_BYE 4u
 #define BSYNC_PROTO_MAX_BODY_END 8u
 #define BSYNC_PROTO_MAX_BODY_START 8u
+#define BSYNC_PROTO_MAX_BODY_AUTH_INIT 44u
+#define BSYNC_PROTO_MAX_BODY_AUTH_CHALLENGE 36u
+#define BSYNC_PROTO_AUTH_NONCE 32u /* = BSYNC_SESSION_NONCE_BYTES (net/session.h) */
 #define BSYNC_PROTO_MAX_START_IN_US 10000000u /* START.deadline_in_us: at most 10 s ahead */
 #define BSYNC_PROTO_MAX_PACKET (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_FRAME)   /* 9525 */
 
@@ -169,10 +174,12 @@ typedef enum bsync_proto_type {
     BSYNC_PROTO_SNAPSHOT = 8,  /* server -> client (join, resync); client -> server (desync dump) */
     BSYNC_PROTO_BYE = 9,       /* either way */
     BSYNC_PROTO_END = 10,      /* server -> client (version 3): the match's last tick, after its last FRAME */
-    BSYNC_PROTO_START = 11     /* server -> client (version 3): the tick clock, before the first FRAME */
+    BSYNC_PROTO_START = 11,    /* server -> client (version 3): the tick clock, before the first FRAME */
+    BSYNC_PROTO_AUTH_INIT = 12,     /* client -> server (version 6): a session's first message, plain */
+    BSYNC_PROTO_AUTH_CHALLENGE = 13 /* server -> client (version 6): the server's nonce, plain */
 } bsync_proto_type;
 #define BSYNC_PROTO_TYPE_FIRST 1u
-#define BSYNC_PROTO_TYPE_LAST 11u
+#define BSYNC_PROTO_TYPE_LAST 13u
 
 #define BSYNC_PROTO_BYE_REASONS(X)                                            \
     X(NORMAL, "normal disconnect")                                            \
@@ -189,7 +196,9 @@ typedef enum bsync_proto_type {
     X(SHUTDOWN, "server shutting down")                                       \
     X(PROTOCOL_ERROR, "unexpected message for the connection state")          \
     X(RATE_LIMITED, "too many new connections from this address (version 3)") \
-    X(OVERLOADED, "server overloaded: no new matches now (version 5)")
+    X(OVERLOADED, "server overloaded: no new matches now (version 5)")       \
+    X(AUTH_REQUIRED, "this slot needs an authenticated session (version 6)") \
+    X(AUTH_FAILED, "authentication failed: wrong secret, or tampered or replayed packets (version 6)")
 
 typedef enum bsync_proto_bye_reason {
 #define BSYNC_PROTO_BYE_ENUM_(id, text) BSYNC_PROTO_BYE_##id,
@@ -383,6 +392,21 @@ typedef struct bsync_proto_start {
     uint32_t deadline_in_us; /* 0..BSYNC_PROTO_MAX_START_IN_US (BAD_VALUE) */
 } bsync_proto_start;
 
+/* AUTH_INIT (version 6): a client opening an authenticated session for (match, slot); mode 1 encrypt,
+ * 2 authenticate only (blendsync/session.h). The server answers AUTH_CHALLENGE (or BYE). */
+typedef struct bsync_proto_auth_init {
+    uint64_t match_id;
+    uint8_t slot; /* < BSYNC_PROTO_MAX_PLAYERS (BAD_VALUE) */
+    uint8_t mode; /* 1 or 2 (BAD_ENUM) */
+    uint8_t client_nonce[BSYNC_PROTO_AUTH_NONCE];
+} bsync_proto_auth_init;
+
+/* AUTH_CHALLENGE (version 6): the server's fresh nonce; the client's next message is its HELLO, sealed. */
+typedef struct bsync_proto_auth_challenge {
+    uint8_t server_nonce[BSYNC_PROTO_AUTH_NONCE];
+    uint8_t mode; /* the session's mode, as asked (BAD_ENUM) */
+} bsync_proto_auth_challenge;
+
 typedef struct bsync_proto_msg {
     bsync_proto_type type;
     union {
@@ -397,6 +421,8 @@ typedef struct bsync_proto_msg {
         bsync_proto_bye bye;
         bsync_proto_end end;
         bsync_proto_start start;
+        bsync_proto_auth_init auth_init;
+        bsync_proto_auth_challenge auth_challenge;
     };
 } bsync_proto_msg;
 

@@ -78,21 +78,36 @@ void bsync_net_host_retransmit_linear(ENetHost* host) {
     }
 }
 
-int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) {
+int bsync_net_send_bytes(ENetPeer* peer, unsigned channel, uint32_t flags, const uint8_t* data, size_t len,
+                         bsync_session* session) {
+    if (!peer || (!data && len)) return -1;
+    uint8_t sealed[BSYNC_PROTO_MAX_PACKET + BSYNC_SESSION_OVERHEAD];
+    if (session && session->ready) {
+        size_t n = 0;
+        if (bsync_session_seal(session, channel, data, len, sealed, sizeof sealed, &n) != BSYNC_OK) return -1;
+        data = sealed;
+        len = n;
+    }
+    ENetPacket* packet = enet_packet_create(data, len, flags);
+    if (!packet) return -1;
+    if (enet_peer_send(peer, (enet_uint8)channel, packet) != 0) {
+        enet_packet_destroy(packet);
+        return -1;
+    }
+    return (int)len;
+}
+
+int bsync_net_send_ex(ENetPeer* peer, const bsync_proto_msg* msg, bsync_session* session) {
     if (!peer || !msg) return -1;
     uint8_t buf[BSYNC_PROTO_MAX_PACKET];
     size_t len = 0;
     if (bsync_proto_encode(msg, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
     unsigned type = (unsigned)msg->type;
     enet_uint32 flags = bsync_proto_reliable(type) ? ENET_PACKET_FLAG_RELIABLE : 0;
-    ENetPacket* packet = enet_packet_create(buf, len, flags);
-    if (!packet) return -1;
-    if (enet_peer_send(peer, (enet_uint8)bsync_proto_channel(type), packet) != 0) {
-        enet_packet_destroy(packet);
-        return -1;
-    }
-    return (int)len;
+    return bsync_net_send_bytes(peer, bsync_proto_channel(type), flags, buf, len, session);
 }
+
+int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg) { return bsync_net_send_ex(peer, msg, NULL); }
 
 uint32_t bsync_net_snapshot_chunk(bsync_proto_msg* m, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                                   uint32_t index) {
@@ -113,13 +128,18 @@ uint32_t bsync_net_snapshot_chunk(bsync_proto_msg* m, uint32_t kind, uint32_t ti
 
 long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                              uint32_t first_chunk) {
+    return bsync_net_send_snapshot_ex(peer, kind, tick, data, len, first_chunk, NULL);
+}
+
+long bsync_net_send_snapshot_ex(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                                uint32_t first_chunk, bsync_session* session) {
     uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
     bsync_proto_msg* m = malloc(sizeof *m); /* large: not on the stack */
     if (!m) return -1;
     long total = 0;
     for (uint32_t i = first_chunk; i < count; i++) {
         bsync_net_snapshot_chunk(m, kind, tick, data, len, i);
-        int sent = bsync_net_send(peer, m);
+        int sent = bsync_net_send_ex(peer, m, session);
         if (sent < 0) {
             total = -1;
             break;

@@ -11,11 +11,13 @@
  *   bsync_server_drain             shut down, then serve until every peer has its END and BYE
  *   bsync_server_port              the bound port (useful with port 0)
  *   bsync_server_match_stats       counters of match i
+ *   bsync_server_pool_*            several servers, one per worker thread (more than one core)
  *
  * Overload: the server measures its busy share of every second and, past a threshold, refuses new
  * matches with BYE OVERLOADED instead of degrading running ones (config overload_busy_permille).
  *
- * Single-threaded: everything happens inside bsync_server_service. Edge code: sockets, files, malloc
+ * Single-threaded: everything happens inside bsync_server_service. A pool (below) runs several servers
+ * on threads, one each. Edge code: sockets, files, malloc
  * at setup; per tick it only encodes, sends and appends (the match simulation is the core's).
  */
 #ifndef BLENDSYNC_SERVER_H
@@ -32,6 +34,7 @@ extern "C" {
 #endif
 
 #define BSYNC_SERVER_MAX_MATCHES 256u
+#define BSYNC_SERVER_MAX_WORKERS 64u
 
 typedef struct bsync_server_config {
     const char* host;               /* bind address text, e.g. "127.0.0.1" or "0.0.0.0" */
@@ -61,7 +64,10 @@ typedef struct bsync_server_config {
     X(FLOOD, "flood")                  /* over the per-peer packet/byte caps */ \
     X(BAD_CHECKSUM_TICK, "checksum_unknown_tick") /* no server state for that tick */ \
     X(PAYLOAD_TOO_LARGE, "payload_too_large") /* a game payload over the match's payload_max */ \
-    X(OVERSIZED, "oversized")          /* a packet over BSYNC_PROTO_ENET_MAX_PACKET: BYE PROTOCOL_ERROR */
+    X(OVERSIZED, "oversized")          /* a packet over BSYNC_PROTO_ENET_MAX_PACKET: BYE PROTOCOL_ERROR */ \
+    X(BAD_TAG, "bad_tag")              /* a sealed packet that does not open (session, version 6) */ \
+    X(REPLAYED, "replayed")            /* a sealed packet's counter already seen or too old */      \
+    X(NOT_SEALED, "not_sealed")        /* a plain packet on an authenticated session */
 
 typedef enum bsync_server_drop {
 #define BSYNC_SERVER_DROP_ENUM_(id, text) BSYNC_SERVER_DROP_##id,
@@ -134,6 +140,12 @@ typedef struct bsync_server_host_stats {
     uint32_t busy_permille;    /* the busy share of the last complete second (0 until one has passed) */
     uint32_t busy_permille_max; /* the highest busy_permille so far (logged as event=load_summary at the end) */
     uint32_t overloaded;       /* 1 while busy_permille is at or above the threshold (off again 50 below) */
+    uint64_t sessions_opened;  /* authenticated sessions whose sealed HELLO opened (version 6) */
+    uint64_t auth_failures;    /* handshakes refused: unknown match or slot, plain match, a HELLO that did
+                                  not open (a wrong secret, a captured HELLO): BYE AUTH_FAILED */
+    uint64_t auth_required;    /* plain HELLOs for a match with secrets: BYE AUTH_REQUIRED */
+    uint64_t sealed_rejected;  /* sealed packets of established sessions that did not open (bad tag,
+                                  replayed, plain): dropped and counted as violations (ABUSE past the cap) */
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
 
@@ -149,6 +161,35 @@ BSYNC_API uint32_t bsync_server_test_peer_count(const bsync_server* server);
 BSYNC_API void bsync_server_test_packet(bsync_server* server, uint32_t peer, const uint8_t* data, size_t len);
 /* That connection is gone, as on an ENet disconnect: it leaves its match, the entry is free again. */
 BSYNC_API void bsync_server_test_peer_gone(bsync_server* server, uint32_t peer);
+
+/* ---- Workers: more than one core (docs/server.md "Workers").
+ * A pool is `workers` servers, each run by its own thread: its own ENet host and port, and its own
+ * matches — match k of config->match_paths goes to worker k % workers — so a match and its peers stay
+ * on one thread and nothing is locked. Ports: config->port + k for worker k, or any free port each
+ * when config->port is 0 (bsync_server_port of each worker tells). A client must connect to its
+ * match's worker: another worker refuses its HELLO with BYE UNKNOWN_MATCH (the lobby that hands out
+ * the match hands out that address). Each worker judges its own overload. The log stream is shared
+ * (one write per line). One host holds at most 4,095 peers (ENet's limit), about 2,000 players with
+ * the room kept for reconnects: more players need more workers. */
+typedef struct bsync_server_pool bsync_server_pool;
+
+/* 1 <= workers <= BSYNC_SERVER_MAX_WORKERS and at least one match per worker; the config as for
+ * bsync_server_create (replay_override with a single match only). */
+BSYNC_API bsync_result bsync_server_pool_create(const bsync_server_config* config, uint32_t workers,
+                                                bsync_server_pool** out, bsync_error* err);
+BSYNC_API void bsync_server_pool_destroy(bsync_server_pool* pool);
+BSYNC_API uint32_t bsync_server_pool_worker_count(const bsync_server_pool* pool);
+/* Worker k's server: its port, match count and stats — read them before bsync_server_pool_run or
+ * after it returns, never while it runs (the worker's thread owns it then). */
+BSYNC_API bsync_server* bsync_server_pool_worker(bsync_server_pool* pool, uint32_t worker);
+/* Runs every worker (workers 1.. on new threads, worker 0 on the caller's) until should_stop(user)
+ * returns non-zero (called by every worker between service passes, so it must be thread-safe, e.g.
+ * an atomic flag) or, with exit_when_done, until the worker's matches have all ended; then each
+ * worker drains (bsync_server_drain, drain_ms) and the threads are joined. Returns the peers still
+ * connected after the drains. */
+typedef int (*bsync_server_stop_fn)(void* user);
+BSYNC_API uint32_t bsync_server_pool_run(bsync_server_pool* pool, bsync_server_stop_fn should_stop, void* user,
+                                         int exit_when_done, uint32_t drain_ms);
 
 #ifdef __cplusplus
 }

@@ -179,6 +179,25 @@ BSYNC_API const bsync_match_script* bsync_match_npc_script(const bsync_match* ma
 
 /* with_poses 0: blend checksums only (no pose work); 1: poses too (computes every character's pose). */
 BSYNC_API bsync_result bsync_match_checksums_get(bsync_match* match, int with_poses, bsync_match_checksums* out);
+/* ---- One match over a job system's threads (issue 17: a batch API).
+ * A tick is a range step per character and a finish:
+ *     bsync_match_tick(m, f)  ==  bsync_match_tick_range(m, f, 0, n); bsync_match_tick_finish(m)
+ * and the checksums likewise:
+ *     bsync_match_checksums_get(m, p, out)
+ *         ==  bsync_match_checksums_range(m, p, out, 0, n); bsync_match_checksums_finish(m, p, out)
+ * (n = bsync_match_character_count). Any split of [0, n) into ranges gives the same bits. Range calls
+ * on disjoint character ranges read the match and write only their own characters (each character's
+ * instance, targets and NPC script; for checksums, their entries of out->character_blend and
+ * character_pose), so they may run on different threads at the same time with no lock and no
+ * allocation; finish runs once, after every range of that step has returned. A range is
+ * [first, first + count) inside [0, n) (else BSYNC_INVALID_ARGUMENT, nothing done). */
+BSYNC_API bsync_result bsync_match_tick_range(bsync_match* match, const bsync_match_frame* frame, uint32_t first,
+                                              uint32_t count);
+BSYNC_API bsync_result bsync_match_tick_finish(bsync_match* match);
+BSYNC_API bsync_result bsync_match_checksums_range(bsync_match* match, int with_poses, bsync_match_checksums* out,
+                                                   uint32_t first, uint32_t count);
+BSYNC_API bsync_result bsync_match_checksums_finish(const bsync_match* match, int with_poses, bsync_match_checksums* out);
+
 /* The per-joint pose checksums of one character (joint_count entries; BSYNC_MISMATCH without a
  * skeleton). */
 BSYNC_API bsync_result bsync_match_joint_checksums(bsync_match* match, uint32_t character, uint64_t* out, uint32_t cap,

@@ -1115,12 +1115,12 @@ static bsync_result load_file(const bsync_file_callbacks* cb, const char* path, 
     return r;
 }
 
-bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
+bsync_result bsync_config_load(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
                                     bsync_blend_diagnostics* diags, bsync_error* err) {
     return load_file(NULL, path, allocator, out, NULL, diags, err);
 }
 
-bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
+bsync_result bsync_config_load_graph(const char* path, const bsync_allocator* allocator,
                                           bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
                                           bsync_blend_diagnostics* diags, bsync_error* err) {
     if (!out_graph) {
@@ -1131,7 +1131,7 @@ bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocato
     return load_file(NULL, path, allocator, out_tree, out_graph, diags, err);
 }
 
-bsync_result bsync_config_load_graph_file_with_(const bsync_file_callbacks* cb, const char* path,
+bsync_result bsync_config_load_graph_with_(const bsync_file_callbacks* cb, const char* path,
                                                 const bsync_allocator* allocator, bsync_blend_tree** out_tree,
                                                 bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
                                                 bsync_error* err) {

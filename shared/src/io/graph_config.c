@@ -231,7 +231,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     bsync_graph_config* g = (bsync_graph_config*)calloc(1, sizeof *g);
     if (!g) return oom(NULL, path, err);
     bsync_result r = text ? bsync_config_parse_graph(text, len, path, allocator, &g->tree, &g->fields, diags, err)
-                          : bsync_config_load_graph_file_with_(options ? &options->file : NULL, path, allocator,
+                          : bsync_config_load_graph_with_(options ? &options->file : NULL, path, allocator,
                                                                &g->tree, &g->fields, diags, err);
     if (r != BSYNC_OK) {
         bsync_graph_config_destroy(g);

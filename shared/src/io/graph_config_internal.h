@@ -17,9 +17,9 @@
  * BSYNC_OUT_OF_MEMORY (nothing left allocated) when an allocation fails. */
 bsync_result bsync_graph_config_builtin_humanoid(bsync_asset* a, const bsync_config_graph* fields);
 
-/* bsync_config_load_graph_file reading the file through cb (NULL or no read function: stdio). */
+/* bsync_config_load_graph reading the file through cb (NULL or no read function: stdio). */
 struct bsync_file_callbacks;
-bsync_result bsync_config_load_graph_file_with_(const struct bsync_file_callbacks* cb, const char* path,
+bsync_result bsync_config_load_graph_with_(const struct bsync_file_callbacks* cb, const char* path,
                                                 const bsync_allocator* allocator, bsync_blend_tree** out_tree,
                                                 bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
                                                 bsync_error* err);

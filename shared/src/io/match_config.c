@@ -39,6 +39,10 @@ struct bsync_match_config {
     uint64_t match_id;
     char tokens[BSYNC_MATCH_MAX_PLAYERS][BSYNC_MATCH_CONFIG_MAX_TOKEN + 1];
     uint32_t token_len[BSYNC_MATCH_MAX_PLAYERS];
+    uint8_t secrets[BSYNC_MATCH_MAX_PLAYERS][BSYNC_MATCH_CONFIG_SECRET_BYTES];
+    uint32_t secret_count;  /* players with a "secret": 0 or all of them */
+    uint32_t session_mode;  /* bsync_match_session */
+    char* replay_text;      /* the text with every secret's digits zeroed (what replays record) */
     char param_names[BSYNC_MATCH_MAX_PARAMS][BSYNC_MAX_NAME];
     char trigger_names[BSYNC_MATCH_MAX_TRIGGERS][BSYNC_MAX_NAME];
     char trigger_switch[BSYNC_MATCH_MAX_TRIGGERS][BSYNC_MAX_NAME];
@@ -191,6 +195,26 @@ static bsync_result get_array(ctx* c, const cJSON* item, uint32_t min, uint32_t 
 
 /* ---------------------------------------------------------------- sections */
 
+/* 64 hex digits -> 32 bytes; 0 on success */
+static int parse_secret(const char* hex, uint8_t out[BSYNC_MATCH_CONFIG_SECRET_BYTES]) {
+    if (strlen(hex) != 2u * BSYNC_MATCH_CONFIG_SECRET_BYTES) return -1;
+    for (size_t i = 0; i < 2u * BSYNC_MATCH_CONFIG_SECRET_BYTES; i++) {
+        char ch = hex[i];
+        int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (v < 0) return -1;
+        out[i / 2] = (uint8_t)(i % 2 == 0 ? v << 4 : out[i / 2] | v);
+    }
+    return 0;
+}
+
+/* The offset of the first `"s"`'s first character (after its quote) in text[0..len), or (size_t)-1. */
+static size_t find_quoted(const char* text, size_t len, const char* s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i + n + 2 <= len; i++)
+        if (text[i] == '"' && text[i + n + 1] == '"' && memcmp(text + i + 1, s, n) == 0) return i + 1;
+    return (size_t)-1;
+}
+
 static bsync_result parse_players(ctx* c, const cJSON* players) {
     bsync_match_config* m = c->cfg;
     bsync_result r;
@@ -201,8 +225,24 @@ static bsync_result parse_players(ctx* c, const cJSON* players) {
     for (const cJSON* p = players->child; p; p = p->next, k++) {
         size_t o = bsync_json_path_push_index(&c->w, k);
         if (!cJSON_IsObject(p)) return bsync_json_fail(&c->w, "expected an object (a player)");
-        static const char* const allowed[] = {"token", NULL};
+        static const char* const allowed[] = {"token", "secret", NULL};
         if ((r = bsync_json_check_fields(&c->w, p, allowed, "a player")) != BSYNC_OK) return r;
+        const cJSON* sec = bsync_json_field(p, "secret");
+        if (sec) {
+            size_t so = bsync_json_path_push(&c->w, "secret");
+            if (!cJSON_IsString(sec) || parse_secret(sec->valuestring, m->secrets[k]) != 0)
+                return bsync_json_fail(&c->w, "expected 64 hex digits (the slot's 32-byte session secret)");
+            if (!m->replay_text && !(m->replay_text = malloc(m->text_len + 1u)))
+                return bsync_json_fail(&c->w, "out of memory");
+            if (m->secret_count == 0) memcpy(m->replay_text, m->text, m->text_len + 1u);
+            size_t at = find_quoted(m->replay_text, m->text_len, sec->valuestring);
+            if (at == (size_t)-1)
+                return bsync_json_fail(&c->w, "write the secret as 64 plain hex digits (no escapes): replays record the "
+                                             "config with it zeroed");
+            memset(m->replay_text + at, '0', 2u * BSYNC_MATCH_CONFIG_SECRET_BYTES);
+            m->secret_count++;
+            bsync_json_path_pop(&c->w, so);
+        }
         const cJSON* t;
         if ((r = bsync_json_require(&c->w, p, "token", &t)) != BSYNC_OK) return r;
         bsync_json_path_push(&c->w, "token");
@@ -220,6 +260,9 @@ static bsync_result parse_players(ctx* c, const cJSON* players) {
         bsync_json_path_pop(&c->w, o);
     }
     m->desc.player_count = n;
+    if (m->secret_count && m->secret_count != n)
+        return bsync_json_fail(&c->w, "%u of %u players have a \"secret\": give every player one (an authenticated "
+                                      "match) or none (plain tokens, insecure)", m->secret_count, n);
     bsync_json_path_pop(&c->w, old);
     return BSYNC_OK;
 }
@@ -530,7 +573,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     if (!cJSON_IsObject(doc)) return bsync_json_fail(&c->w, "expected an object (a match config)");
     static const char* const allowed[] = {"match_id",          "players",       "input",          "characters",
                                           "input_delay",       "checksum_interval", "desync_policy", "replay",
-                                          "duration_ticks",    "timeouts",      "payload_max",    NULL};
+                                          "duration_ticks",    "timeouts",      "payload_max",    "session", NULL};
     if ((r = bsync_json_check_fields(&c->w, doc, allowed, "a match config")) != BSYNC_OK) return r;
     const cJSON *id, *players, *chars, *f;
     if ((r = bsync_json_require(&c->w, doc, "match_id", &id)) != BSYNC_OK || (r = bsync_json_require(&c->w, doc, "players", &players)) != BSYNC_OK ||
@@ -558,6 +601,16 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
         if (!cJSON_IsString(f)) return bsync_json_fail(&c->w, "expected a string, one of: report, resync, kick");
         if (found < 0) return bsync_json_fail(&c->w, "unknown value %s (valid: report, resync, kick)", bsync_json_quoted(f->valuestring, q, sizeof q));
         m->policy = (bsync_match_policy)found;
+        bsync_json_path_pop(&c->w, o);
+    }
+    m->session_mode = m->secret_count ? BSYNC_MATCH_SESSION_ENCRYPT : BSYNC_MATCH_SESSION_PLAIN;
+    if ((f = bsync_json_field(doc, "session"))) {
+        o = bsync_json_path_push(&c->w, "session");
+        if (!cJSON_IsString(f) || (strcmp(f->valuestring, "encrypt") && strcmp(f->valuestring, "authenticate")))
+            return bsync_json_fail(&c->w, "expected \"encrypt\" or \"authenticate\" (authenticated sessions)");
+        if (!m->secret_count)
+            return bsync_json_fail(&c->w, "a session needs a \"secret\" for every player");
+        m->session_mode = strcmp(f->valuestring, "encrypt") ? BSYNC_MATCH_SESSION_AUTHENTICATE : BSYNC_MATCH_SESSION_ENCRYPT;
         bsync_json_path_pop(&c->w, o);
     }
     if ((f = bsync_json_field(doc, "timeouts"))) {
@@ -605,6 +658,7 @@ void bsync_match_config_destroy(bsync_match_config* m) {
     free(m->asset_hashes);
     free(m->replay);
     free(m->text);
+    free(m->replay_text);
     free(m->path);
     free(m->base_dir);
     free(m);
@@ -801,6 +855,21 @@ const char* bsync_match_config_text(const bsync_match_config* m, size_t* len) {
     if (len) *len = m ? m->text_len : 0;
     return m ? m->text : "";
 }
+
+const char* bsync_match_config_replay_text(const bsync_match_config* m, size_t* len) {
+    if (len) *len = m ? m->text_len : 0;
+    return m ? (m->replay_text ? m->replay_text : m->text) : "";
+}
+
+bsync_match_session bsync_match_config_session(const bsync_match_config* m) {
+    return m ? (bsync_match_session)m->session_mode : BSYNC_MATCH_SESSION_PLAIN;
+}
+
+int bsync_match_config_secret(const bsync_match_config* m, uint32_t slot, uint8_t out[BSYNC_MATCH_CONFIG_SECRET_BYTES]) {
+    if (!m || !m->secret_count || slot >= m->desc.player_count) return 0;
+    if (out) memcpy(out, m->secrets[slot], BSYNC_MATCH_CONFIG_SECRET_BYTES);
+    return 1;
+}
 const char* bsync_match_config_path(const bsync_match_config* m) { return m ? m->path : ""; }
 const char* bsync_match_config_base_dir(const bsync_match_config* m) { return m ? m->base_dir : ""; }
 const char* bsync_match_config_notes(const bsync_match_config* m) { return m ? m->notes : ""; }
@@ -841,6 +910,6 @@ void bsync_match_config_replay_header(const bsync_match_config* cfg, const char*
     }
     snprintf(h->config_path, sizeof h->config_path, "%s", bsync_match_config_path(cfg));
     size_t len = 0;
-    h->config_text = bsync_match_config_text(cfg, &len);
+    h->config_text = bsync_match_config_replay_text(cfg, &len); /* secrets zeroed */
     h->config_len = (uint32_t)len;
 }

@@ -538,7 +538,7 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
     bsync_config_graph* g = NULL;
     bsync_error err;
     memset(&err, 0, sizeof err);
-    if (bsync_config_load_graph_file(path, NULL, &tree, &g, NULL, &err) != BSYNC_OK) {
+    if (bsync_config_load_graph(path, NULL, &tree, &g, NULL, &err) != BSYNC_OK) {
         if (err.code == BSYNC_OUT_OF_MEMORY) return BSYNC_OUT_OF_MEMORY;
         return add_finding(report, BSYNC_VALIDATE_ERROR, "config_error", path, "", "", 0, 0, "%s", err.message);
     }

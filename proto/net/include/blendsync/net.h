@@ -24,6 +24,7 @@
 #include <enet/enet.h>
 
 #include "blendsync/proto.h"
+#include "blendsync/session.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,13 @@ BSYNC_API void bsync_net_host_retransmit_linear(ENetHost* host);
  * as bsync_proto_reliable(type) says. Returns the packet size in bytes, or -1 (encoding refused or
  * ENet failed; nothing sent). */
 BSYNC_API int bsync_net_send(ENetPeer* peer, const bsync_proto_msg* msg);
+/* The same through an authenticated session (blendsync/session.h): with a ready session the encoded
+ * message is sealed first (BSYNC_SESSION_OVERHEAD bytes more; the return value counts them); NULL or a
+ * session without keys: plain, as bsync_net_send. */
+BSYNC_API int bsync_net_send_ex(ENetPeer* peer, const bsync_proto_msg* msg, bsync_session* session);
+/* Encoded bytes on `channel` with ENet packet `flags`, sealed when the session is ready. */
+BSYNC_API int bsync_net_send_bytes(ENetPeer* peer, unsigned channel, uint32_t flags, const uint8_t* data, size_t len,
+                                   bsync_session* session);
 
 /* Chunk `index` of a snapshot of `len` bytes as the SNAPSHOT message bsync_net_send_snapshot sends
  * (kind, tick, index, count, total, up to 1024 bytes); returns the chunk count. */
@@ -56,6 +64,8 @@ BSYNC_API uint32_t bsync_net_snapshot_chunk(bsync_proto_msg* msg, uint32_t kind,
  * when a chunk could not be sent (the ones before it were). */
 BSYNC_API long bsync_net_send_snapshot(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                              uint32_t first_chunk);
+BSYNC_API long bsync_net_send_snapshot_ex(ENetPeer* peer, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                                          uint32_t first_chunk, bsync_session* session);
 BSYNC_API uint64_t bsync_net_now_us(void);
 /* "127.0.0.1:7777" -> host "127.0.0.1", port 7777. 0 on success, -1 (with no output) on bad text. */
 BSYNC_API int bsync_net_parse_address(const char* text, char* host, size_t host_cap, uint16_t* port);

@@ -2,7 +2,7 @@
  *
  * Index
  *   bsync_config_parse        text -> bsync_blend_tree (with exact decimal numbers)
- *   bsync_config_load_file    a file -> bsync_blend_tree
+ *   bsync_config_load    a file -> bsync_blend_tree
  *   bsync_config_graph        the graph fields of a config (tick rate, clips, filters, time options,
  *                             root motion) as plain data; bsync_config_parse_graph / _load_graph_file
  *                             parse tree + graph fields, bsync_config_graph_destroy frees them
@@ -101,7 +101,7 @@ extern "C" {
  * pass an array of BSYNC_MAX_BLEND_NODES or NULL. */
 BSYNC_API bsync_result bsync_config_parse(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
                                 bsync_blend_tree** out, bsync_blend_diagnostics* diags, bsync_error* err);
-BSYNC_API bsync_result bsync_config_load_file(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
+BSYNC_API bsync_result bsync_config_load(const char* path, const bsync_allocator* allocator, bsync_blend_tree** out,
                                     bsync_blend_diagnostics* diags, bsync_error* err);
 
 /* ---- graph fields (plain data; parsed along with the tree) */
@@ -176,7 +176,7 @@ typedef struct bsync_config_graph {
 BSYNC_API bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
                                       bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
                                       bsync_blend_diagnostics* diags, bsync_error* err);
-BSYNC_API bsync_result bsync_config_load_graph_file(const char* path, const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_config_load_graph(const char* path, const bsync_allocator* allocator,
                                           bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
                                           bsync_blend_diagnostics* diags, bsync_error* err);
 BSYNC_API void bsync_config_graph_destroy(bsync_config_graph* graph); /* NULL is ignored */

@@ -9,7 +9,7 @@
  *   accessors                    graph, tree, skeleton, parsed fields, bound clip count, notes
  *
  * The format is io/config.h's (tree + graph fields). Loading, in order:
- *   1. bsync_config_load_graph_file (every syntax and field error, with its JSON path);
+ *   1. bsync_config_load_graph (every syntax and field error, with its JSON path);
  *   2. every "clips" entry in file order: its source (relative to the config file's directory, an
  *      absolute path as is) is imported once per distinct path with bsync_asset_import_file
  *      ("builtin:humanoid": bsync_procedural_humanoid_create instead, once, as an asset with the

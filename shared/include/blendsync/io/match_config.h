@@ -14,7 +14,14 @@
  *     "match_id": 1,                                  required; integer 1 .. 2^53
  *     "players": [ {"token": "alpha-7f3k"}, ... ],    required; 1..16 players, slot = array index;
  *                                                     "token" required, 1..32 bytes of visible ASCII
- *                                                     (0x21..0x7E: no spaces, no control bytes)
+ *                                                     (0x21..0x7E: no spaces, no control bytes);
+ *                                                     "secret" optional, 64 hex digits: the slot's 32-byte
+ *                                                     session secret (blendsync/session.h) — every player
+ *                                                     has one (an authenticated match) or none (plain
+ *                                                     tokens: insecure, logged so); replays record the
+ *                                                     config with every secret's digits zeroed
+ *     "session": "encrypt",                           optional, with secrets only: "encrypt" (default) or
+ *                                                     "authenticate" (sealed but readable, for captures)
  *     "input": {                                      optional (no parameters, no triggers)
  *       "parameters": [ {"name": "speed", "min": 0, "max": 3.5}, ... ],
  *                                                     optional, 0..64; all three fields required; names
@@ -169,6 +176,23 @@ BSYNC_API void bsync_match_config_destroy(bsync_match_config* cfg); /* NULL is i
 BSYNC_API const bsync_match_desc* bsync_match_config_desc(const bsync_match_config* cfg);
 BSYNC_API uint64_t bsync_match_config_match_id(const bsync_match_config* cfg);
 BSYNC_API uint32_t bsync_match_config_player_count(const bsync_match_config* cfg);
+#define BSYNC_MATCH_CONFIG_SECRET_BYTES 32u
+
+typedef enum bsync_match_session {
+    BSYNC_MATCH_SESSION_PLAIN = 0,       /* tokens in clear (local play; insecure) */
+    BSYNC_MATCH_SESSION_ENCRYPT = 1,     /* authenticated and encrypted sessions */
+    BSYNC_MATCH_SESSION_AUTHENTICATE = 2 /* authenticated, readable */
+} bsync_match_session;
+
+/* PLAIN without secrets; ENCRYPT or AUTHENTICATE ("session") with them. */
+BSYNC_API bsync_match_session bsync_match_config_session(const bsync_match_config* cfg);
+/* 1 and the slot's secret in out (may be NULL) when the match has secrets; 0 otherwise. */
+BSYNC_API int bsync_match_config_secret(const bsync_match_config* cfg, uint32_t slot,
+                                        uint8_t out[BSYNC_MATCH_CONFIG_SECRET_BYTES]);
+/* The config text as replays record it: the text with every secret's digits zeroed (the same text
+ * without secrets). Same length as bsync_match_config_text. */
+BSYNC_API const char* bsync_match_config_replay_text(const bsync_match_config* cfg, size_t* len);
+
 /* The token of a player slot: NUL-terminated, *len (may be NULL) = its byte count (1..32). */
 BSYNC_API const char* bsync_match_config_token(const bsync_match_config* cfg, uint32_t slot, size_t* len);
 BSYNC_API const char* bsync_match_config_param_name(const bsync_match_config* cfg, uint32_t i);
