@@ -9,7 +9,8 @@
  * normalised; one synchronised cycle of duration sum w_i d_i; all three clips sampled every tick at
  * phase × own duration. The numbers above are setup (floats at the edge, converted once to fix16);
  * every tick is fixed point. Stages, each measured on its own:
- *   sample  the three clips sampled (bsync_clip_sample, one cursor per clip per character);
+ *   sample  the three clips sampled (bsync_clip_sample_planned: one sample plan per clip made at
+ *           setup and shared by every character and thread, one cursor per clip per character);
  *   blend   + bsync_pose_blend of the three with the character's weights (its local pose);
  *   ltm     + bsync_pose_local_to_model (its model pose);
  *   graph   a graph instance per character (a Direct node over the three weights, synchronised),
@@ -45,6 +46,7 @@
 #include "blendsync/io/asset.h"
 #include "blendsync/pose.h"
 #include "blendsync/sample.h"
+#include "blendsync/simd.h"
 #include "blendsync/skeleton.h"
 
 #include "../../shared/src/io/platform.h"
@@ -192,6 +194,9 @@ typedef struct bench_world {
     bench_char* chars;
     unsigned char* memory; /* every character's cursors and poses, one block */
     size_t bytes_per_char;
+    bsync_sample_plan* plan[BENCH_CLIPS]; /* each clip's constant tracks over the rest pose, shared */
+    unsigned char* plan_memory;
+    size_t plan_bytes;
     bsync_graph* graph;
     bsync_blend_tree* tree;
     unsigned char* inst_memory;
@@ -229,6 +234,15 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
     w->data = d;
     w->joints = bsync_skeleton_joint_count(d->skeleton);
     w->rest = bsync_skeleton_rest_pose(d->skeleton);
+    size_t plan_sizes[BENCH_CLIPS], plan_total = 0;
+    for (int i = 0; i < BENCH_CLIPS; i++) plan_total += plan_sizes[i] = align8(bsync_sample_plan_memory_size(d->clips[i]));
+    w->plan_memory = bsync_platform_aligned_alloc(64, plan_total);
+    if (!w->plan_memory) return -1;
+    for (int i = 0, off = 0; i < BENCH_CLIPS; off += (int)plan_sizes[i], i++)
+        if (bsync_sample_plan_init(w->plan_memory + off, plan_sizes[i], d->clips[i], w->rest,
+                                   bsync_skeleton_joint_count(d->skeleton), &w->plan[i]) != BSYNC_OK)
+            return -1;
+    w->plan_bytes = plan_total;
     w->parents = bsync_skeleton_parents(d->skeleton);
     w->count = count;
     for (int i = 0; i < BENCH_CLIPS; i++) w->duration[i] = bsync_clip_duration(d->clips[i]);
@@ -287,6 +301,7 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
 }
 
 static void world_destroy(bench_world* w) {
+    bsync_platform_aligned_free(w->plan_memory);
     free(w->chars);
     bsync_platform_aligned_free(w->memory);
     if (w->graph) bsync_graph_destroy(w->graph);
@@ -344,7 +359,7 @@ static int tick_character(bench_world* w, bench_char* c, int stage, bsync_trs* s
     for (int i = 0; i < BENCH_CLIPS; i++) {
         bsync_trs* out = scratch + (size_t)i * J;
         const fix16_t t = bsync_fx_mul(c->phase, w->duration[i]);
-        if (bsync_clip_sample(w->data->clips[i], t, BSYNC_LOOP_WRAP, w->rest, J, c->cursor[i], out) != BSYNC_OK)
+        if (bsync_clip_sample_planned(w->plan[i], w->data->clips[i], t, BSYNC_LOOP_WRAP, c->cursor[i], out) != BSYNC_OK)
             return -1;
         inputs[i].local = out;
         inputs[i].weight = c->weight[i];
@@ -372,13 +387,21 @@ static void job_run(void* arg) {
     for (uint32_t k = j->from; k < j->to; k++) j->sink += (uint64_t)(uint32_t)w->chars[k].local[1].r.w;
 }
 
+/* Transforms from one thread's scratch to the next: the three poses rounded up to a multiple of 16
+ * transforms (640 bytes, a multiple of 128), so with the 128-byte aligned block every thread's scratch
+ * starts on its own 128-byte boundary and two threads never write into one cache line or one
+ * adjacent-line prefetch pair (false sharing). */
+static size_t scratch_stride(uint32_t joints) {
+    _Static_assert(sizeof(bsync_trs) * 16 % 128 == 0, "16 transforms are whole 128-byte blocks");
+    return ((size_t)joints * BENCH_CLIPS + 15u) & ~(size_t)15u;
+}
+
 /* One run of a stage over all characters with `threads` threads: ns per character per tick. */
 static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks, bsync_trs* scratch, double* cpu,
                     double* wall, uint64_t* sink, uint64_t* checksum) {
     if (world_reset(w) != 0) return -1;
     bench_job jobs[BENCH_MAX_LIST];
     bsync_platform_thread th[BENCH_MAX_LIST];
-    const size_t pose_n = (size_t)w->joints * BENCH_CLIPS;
     for (uint32_t t = 0; t < threads; t++) {
         memset(&jobs[t], 0, sizeof jobs[t]);
         jobs[t].world = w;
@@ -386,7 +409,7 @@ static int run_once(bench_world* w, int stage, uint32_t threads, uint32_t ticks,
         jobs[t].from = (uint32_t)((uint64_t)w->count * t / threads);
         jobs[t].to = (uint32_t)((uint64_t)w->count * (t + 1) / threads);
         jobs[t].ticks = ticks;
-        jobs[t].scratch = scratch + pose_n * t;
+        jobs[t].scratch = scratch + scratch_stride(w->joints) * t;
     }
     if (threads == 1) {
         job_run(&jobs[0]);
@@ -534,13 +557,14 @@ int bsync_cmd_bench(int argc, char** argv) {
     uint32_t max_threads = 1;
     for (int t = 0; t < nthreads; t++)
         if (threads[t] > max_threads) max_threads = threads[t];
-    bsync_trs* scratch = malloc(sizeof(bsync_trs) * J * BENCH_CLIPS * max_threads);
+    bsync_trs* scratch = bsync_platform_aligned_alloc(128, scratch_stride(J) * sizeof(bsync_trs) * max_threads);
     double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT);
     double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT);
     if (!scratch || !cpu || !wall) return 2;
     if (!json)
-        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds\n%10s %7s %7s %12s %12s %10s %7s  %s\n", scenario,
-               d.source, (unsigned)J, clip_bytes, (unsigned)rounds, "characters", "threads", "stage", "cpu ns",
+        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds, simd %s\n%10s %7s %7s %12s %12s %10s %7s  %s\n",
+               scenario, d.source, (unsigned)J, clip_bytes, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()),
+               "characters", "threads", "stage", "cpu ns",
                "wall ns", "bytes/char", "allocs", "checksum");
     int status = 0;
     uint64_t sink = 0;
@@ -582,11 +606,11 @@ int bsync_cmd_bench(int argc, char** argv) {
                            "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
                            "\"bytes_per_character\": %zu, \"scratch_bytes_per_thread\": %zu, \"clip_bytes\": %zu, "
                            "\"allocations\": %" PRIu64 ", \"checksum\": \"%016" PRIx64 "\", \"ticks\": %u, "
-                           "\"rounds\": %u}\n",
+                           "\"rounds\": %u, \"simd\": \"%s\"}\n",
                            loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char,
                            s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, clip_bytes, allocs,
-                           sums[s], (unsigned)ticks, (unsigned)rounds);
+                           sums[s], (unsigned)ticks, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()));
                 else
                     printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "\n", (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char, allocs, sums[s]);
@@ -602,7 +626,7 @@ int bsync_cmd_bench(int argc, char** argv) {
         if (stages[STAGE_GRAPH]) world_destroy(&graph_world);
     }
     if (sink == 42) fputs("", stderr); /* keep the results observable */
-    free(scratch);
+    bsync_platform_aligned_free(scratch);
     free(cpu);
     free(wall);
     for (int i = 0; i < BENCH_CLIPS; i++)

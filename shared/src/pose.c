@@ -5,6 +5,7 @@
 #include "blendsync/pose.h"
 #include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
+#include "internal/simd_impl.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -62,14 +63,15 @@ static BSYNC_FORCE_INLINE int quat_dot_negative(bsync_quat a, bsync_quat b) {
  * than rounding to fix16 first, then handed to bsync_quat_normalize (which only needs the direction).
  * The shift s is the smallest with (mx >> s) < 2^29, i.e. mx < 2^(29 + s): 0 when mx < 2^29, else
  * bits(mx) - 29. */
-static BSYNC_FORCE_INLINE bsync_quat normalize_sum(const int64_t r[4]) {
+/* scale_sum returns the scaled quaternion; the caller normalises it (in a batch at the end of the
+ * blend, bsync_simd_normalize_rotations_: bsync_quat_normalize on every path). */
+static BSYNC_FORCE_INLINE bsync_quat scale_sum(const int64_t r[4]) {
     const uint64_t mx = bsync_u64_abs(r[0]) | bsync_u64_abs(r[1]) | bsync_u64_abs(r[2]) | bsync_u64_abs(r[3]);
     /* the OR has the same bit length as the largest magnitude, which is all the shift depends on */
     unsigned s = 0;
     if (mx >= ((uint64_t)1 << 29)) s = 64u - bsync_u64_clz(mx) - 29u;
-    bsync_quat q = bsync_quat_make((fix16_t)shift_round(r[0], s), (fix16_t)shift_round(r[1], s),
-                                   (fix16_t)shift_round(r[2], s), (fix16_t)shift_round(r[3], s));
-    return bsync_quat_normalize_inl_(q, NULL);
+    return bsync_quat_make((fix16_t)shift_round(r[0], s), (fix16_t)shift_round(r[1], s), (fix16_t)shift_round(r[2], s),
+                           (fix16_t)shift_round(r[3], s));
 }
 
 /* Bits in which two vectors / quaternions differ (0: equal). */
@@ -127,9 +129,12 @@ static BSYNC_FORCE_INLINE void add_rotation(int64_t r[4], int64_t sw, bsync_quat
 /* Joint j of the blend, given its contributing inputs (indices `active`, weights `weight`, n >= 1,
  * total = their sum > 0). Channels in which every contributing value (the rest pose's included when
  * it takes the remainder) is the same are not summed: see same_value, and for the rotation below. */
+/* *pend = 1: the rotation is returned not yet normalised (the caller normalises it), 0: final. */
 static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
-                                    const uint32_t* active, const int64_t* weight, uint32_t n, int64_t total) {
+                                    const uint32_t* active, const int64_t* weight, uint32_t n, int64_t total,
+                                    int* pend) {
     const bsync_trs* f = &inputs[active[0]].local[j];
+    *pend = 0;
     if (n == 1 && total >= BSYNC_FX_ONE) return *f; /* bit for bit, rotation not renormalised */
     const int with_rest = total < BSYNC_FX_ONE;
     uint32_t dt = 0, ds = 0, dr = 0;
@@ -150,7 +155,7 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
     o.s = ds == 0 ? same_vec3(f->s) : blend_vec3(rest, inputs, j, active, weight, n, total, 1);
     const bsync_quat q = f->r;
     /* One rotation q everywhere, weights summing to one: every sign is +1 (dot(q, q) >= 0), the sum is
-     * 2^16 q exactly, and normalize_sum scales it to q' = q 2^m exactly, m = 16 - shift = 29 - b for
+     * 2^16 q exactly, and scale_sum scales it to q' = q 2^m exactly, m = 16 - shift = 29 - b for
      * b = bits(max|q_i|) (shift = bits(2^16 max) - 29 = b - 13 <= 16, no rounding). When 15 <= b <= 29,
      * bsync_quat_normalize gives q' and q the same bits: neither is halved (max < 2^29), s(q) in
      * [2^(2b-2), 2^(2b+2)) has sbits <= 2b + 2 <= 60, so e(q) = floor((62 - sbits) / 2) >= 30 - b > m,
@@ -158,8 +163,10 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
      * same numerators |c| 2^m 2^(16 + e - m); q' (components >= 2^28 in magnitude) skips the unit fast
      * path, which q may take, and that path returns what the full computation would (its proof). */
     const uint64_t qbits = bsync_u64_abs(q.x) | bsync_u64_abs(q.y) | bsync_u64_abs(q.z) | bsync_u64_abs(q.w);
+    *pend = 1;
     if (dr == 0 && total <= BSYNC_FX_ONE && qbits >= ((uint64_t)1 << 14) && qbits < ((uint64_t)1 << 29)) {
-        o.r = bsync_quat_normalize_inl_(q, NULL);
+        o.r = q; /* normalize(q): q itself when the unit shortcut applies (most held keys), else below */
+        *pend = !bsync_quat_unit_shortcut_(q);
         return o;
     }
     int64_t r[4] = {0, 0, 0, 0};
@@ -167,7 +174,7 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
         add_rotation(r, k > 0 && quat_dot_negative(q, inputs[active[k]].local[j].r) ? -weight[k] : weight[k],
                      inputs[active[k]].local[j].r);
     if (with_rest) add_rotation(r, quat_dot_negative(q, rest[j].r) ? -rest_w : rest_w, rest[j].r);
-    o.r = normalize_sum(r);
+    o.r = scale_sum(r);
     return o;
 }
 
@@ -191,6 +198,8 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
         if (in->joint_weights) masked = 1;
     }
 
+    uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end */
+    uint32_t np = 0;
     uint32_t active[BSYNC_MAX_BLEND_POSES];
     int64_t weight[BSYNC_MAX_BLEND_POSES];
     uint32_t n = 0;
@@ -211,8 +220,33 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             memcpy(out_local, inputs[active[0]].local, out_bytes); /* no overlap (checked above) */
             return BSYNC_OK;
         }
-        for (uint32_t j = 0; j < joint_count; j++)
-            out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total);
+        uint32_t j = 0;
+#if BSYNC_HAVE_AVX2_PATH
+        /* four joints at a time in AVX2 lanes when the weights sum to at most one (simd_avx2.c): the
+         * same bits; a group it declines is blended below, joint by joint */
+        const bsync_simd_path path = bsync_simd_active();
+        if ((path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) && total <= BSYNC_FX_ONE) {
+            const bsync_trs* locals[BSYNC_MAX_BLEND_POSES];
+            for (uint32_t k = 0; k < n; k++) locals[k] = inputs[active[k]].local;
+            for (; j + 4 <= joint_count; j += 4) {
+                if (bsync_simd_blend4_avx2_(rest, locals, weight, n, total, j, out_local)) {
+                    for (uint32_t i = 0; i < 4; i++) pending[np++] = (uint16_t)(j + i);
+                    continue;
+                }
+                for (uint32_t i = 0; i < 4; i++) {
+                    int pend;
+                    out_local[j + i] = blend_joint(rest, inputs, j + i, active, weight, n, total, &pend);
+                    if (pend) pending[np++] = (uint16_t)(j + i);
+                }
+            }
+        }
+#endif
+        for (; j < joint_count; j++) {
+            int pend;
+            out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total, &pend);
+            if (pend) pending[np++] = (uint16_t)j;
+        }
+        bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
     for (uint32_t j = 0; j < joint_count; j++) {
@@ -229,8 +263,11 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             n++;
             total += w;
         }
-        out_local[j] = n == 0 ? rest[j] : blend_joint(rest, inputs, j, active, weight, n, total);
+        int pend = 0;
+        out_local[j] = n == 0 ? rest[j] : blend_joint(rest, inputs, j, active, weight, n, total, &pend);
+        if (pend) pending[np++] = (uint16_t)j;
     }
+    bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
 
@@ -288,6 +325,36 @@ bsync_result bsync_pose_blend_additive(const bsync_trs* base, const bsync_trs* a
 
 /* ---------------------------------------------------------------- local to model */
 
+/* round(v / 2^16), ties away from zero, saturated to [BSYNC_FX_MIN, BSYNC_FX_MAX], for |v| < 2^63:
+ * bsync_fx_round_q32_'s value for the same sum (for v >= 0 both are floor(v / 2^16) + [frac >= 2^15];
+ * for v < 0 the code there rounds |v| = 2^16 (-whole - 1) + (2^16 - frac) half up, which is
+ * (|v| + 2^15) >> 16), with bsync_fx_sat64's bounds. */
+static BSYNC_FORCE_INLINE fix16_t round_q32_small(int64_t v) {
+    return bsync_fx_signed_sat((bsync_u64_abs(v) + 0x8000u) >> 16, v < 0);
+}
+
+/* bsync_quat_mul for components in [-2^30, 2^30) (bsync_quat_small_; every unit quaternion): each of
+ * the four sums of four products is at most 2^62 in magnitude, so it is formed exactly in int64 and
+ * rounded once as the general accumulator rounds it (round_q32_small). Other inputs take
+ * bsync_quat_mul itself. */
+static BSYNC_FORCE_INLINE bsync_quat quat_mul_fast(bsync_quat a, bsync_quat b) {
+    if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_mul(a, b);
+    const int64_t ax = a.x, ay = a.y, az = a.z, aw = a.w, bx = b.x, by = b.y, bz = b.z, bw = b.w;
+    return bsync_quat_make(round_q32_small(aw * bx + ax * bw + ay * bz - az * by),
+                           round_q32_small(aw * by - ax * bz + ay * bw + az * bx),
+                           round_q32_small(aw * bz + ax * by - ay * bx + az * bw),
+                           round_q32_small(aw * bw - ax * bx - ay * by - az * bz));
+}
+
+/* bsync_trs_compose with quat_mul_fast: the same bits. */
+static BSYNC_FORCE_INLINE bsync_trs compose_fast(const bsync_trs* parent, const bsync_trs* local) {
+    bsync_trs out;
+    out.t = bsync_trs_transform_point(parent, local->t);
+    out.r = quat_mul_fast(parent->r, local->r);
+    out.s = bsync_vec3_mul(parent->s, local->s);
+    return out;
+}
+
 bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_count, const bsync_trs* local,
                                        uint32_t from, uint32_t to, bsync_trs* out_model) {
     if (!parents || !local || !out_model) return BSYNC_INVALID_ARGUMENT;
@@ -306,7 +373,7 @@ bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_co
         if (p == BSYNC_NO_PARENT)
             out_model[j] = local[j];
         else
-            out_model[j] = bsync_trs_compose(&out_model[p], &local[j]);
+            out_model[j] = compose_fast(&out_model[p], &local[j]);
     }
     return BSYNC_OK;
 }

@@ -21,6 +21,18 @@
  * so a corrupted cursor header is refused (BSYNC_MISMATCH) like a wrong magic instead of switching
  * paths. tests/unit/test_sample.c compares every path with the per-track search without a cursor.
  *
+ * Track order: whenever the output does not partly overlap the rest pose (it is the rest pose itself or
+ * disjoint from it), the output starts as a copy of the rest pose and the tracks are walked in their
+ * stored order, each writing its component (joints without a track of a kind keep the rest pose's),
+ * with no per-joint lookup; that was a quarter of the time of sampling pab's key-reduced clips
+ * (docs/benchmarks.md). Only a partly overlapping output takes the per-joint loop, which reads each
+ * rest transform before writing it. Every component is the same expression of the same values either
+ * way.
+ *
+ * Rotations are normalised in one batch at the end of the call (bsync_simd_normalize_rotations_,
+ * blendsync/simd.h: every path gives bsync_quat_normalize's bits): the lerps and held keys that need
+ * it are written first and their joints listed.
+ *
  * One track alone (bsync_clip_sample_track_, internal/sample_impl.h; root motion samples the root
  * joint's tracks this way): the same local_time, locate and interpolation expressions without a
  * cursor, so the same bits as the track's component of a full sample. */
@@ -32,6 +44,7 @@
 #include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
 #include "internal/sample_impl.h"
+#include "internal/simd_impl.h"
 
 #define CURSOR_MAGIC 0x52534342u /* "BCSR" */
 /* The marks of the cursor tag (see above); the tag is fingerprint ^ (the set marks). */
@@ -244,7 +257,10 @@ static BSYNC_FORCE_INLINE fix16_t lerp_key(fix16_t a, fix16_t b, fix16_t t) {
  * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
  * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
  * bsync_quat_nlerp_inl_ itself. */
-static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain) {
+/* `*pending` = 1: the lerp is returned not yet normalised, and the caller normalises it (in a batch,
+ * bsync_simd_normalize_rotations_, the same function on every path); 0: the result is final. */
+static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain, int* pending) {
+    *pending = 0;
     if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_nlerp_inl_(a, b, t);
     if (!plain) {
         if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_nlerp_inl_(a, b, t);
@@ -256,9 +272,8 @@ static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix1
             b.w = -b.w;
         }
     }
-    return bsync_quat_normalize_inl_(bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t),
-                                                     lerp_key(a.w, b.w, t)),
-                                     NULL);
+    *pending = 1;
+    return bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t), lerp_key(a.w, b.w, t));
 }
 
 /* Equal keys: a two-key track whose keys hold the same value (the held translations and scales of
@@ -274,6 +289,185 @@ static BSYNC_FORCE_INLINE int vec3_equal(bsync_vec3 a, bsync_vec3 b) {
 }
 static BSYNC_FORCE_INLINE int quat_equal(bsync_quat a, bsync_quat b) {
     return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0;
+}
+
+/* Track ti of the clip at clip-local time t into its joint's component of out (the track-order loop and
+ * the planned sampling): returns 1 and lists the joint in *pending when the rotation written still needs
+ * the normalisation, else 0. */
+static BSYNC_FORCE_INLINE uint32_t sample_one_track(const bsync_clip* clip, const bsync_clip_track_* tr, uint32_t ti,
+                                                    fix16_t t, uint32_t* cached, alpha_memo_* memo, int plain,
+                                                    int held_unit, bsync_trs* out, uint16_t* pending) {
+    const fix16_t* times = bsync_clip_times_(clip, tr);
+    bsync_trs* x = &out[tr->joint];
+    if (tr->kind == BSYNC_TRACK_ROTATION) {
+        const bsync_quat* q = bsync_clip_quats_(clip, tr);
+        int pend = 0;
+        if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
+            x->r = q[0];
+            pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
+        } else {
+            const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, memo);
+            if (l.exact) x->r = q[l.k];
+            else x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
+        }
+        *pending = (uint16_t)tr->joint;
+        return pend ? 1u : 0u;
+    }
+    const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+    bsync_vec3 value;
+    if (tr->key_count == 2 && vec3_equal(v[0], v[1])) { /* a held value: see "Equal keys" */
+        value = v[0];
+    } else {
+        const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, memo);
+        value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+    }
+    if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
+    else x->s = value;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- plans */
+
+#define PLAN_MAGIC 0x4E4C5042u /* "BPLN" */
+
+struct bsync_sample_plan {
+    uint32_t magic;
+    uint32_t joint_count;
+    uint64_t fingerprint; /* the clip's */
+    uint32_t track_count;
+    uint32_t animated_count;
+    uint64_t rest_hash;   /* FNV-1a 64 of the rest pose's fields, for bsync_sample_plan_validate */
+    /* bsync_trs base[joint_count]; uint16_t animated[animated_count] follow */
+};
+_Static_assert(sizeof(struct bsync_sample_plan) == 32, "plan header must be 32 bytes");
+
+/* Is track tr constant over time, with the value the base pose gets? One key; or two equal keys of a
+ * translation or scale (always v[0], "Equal keys"); or two equal rotation keys q with normalize(q) == q
+ * (q at and outside the keys, normalize(q) strictly between: both q). */
+static int track_constant(const bsync_clip* clip, const bsync_clip_track_* tr) {
+    if (tr->key_count == 1) return 1;
+    if (tr->key_count != 2) return 0;
+    if (tr->kind == BSYNC_TRACK_ROTATION) {
+        const bsync_quat* q = bsync_clip_quats_(clip, tr);
+        if (!quat_equal(q[0], q[1])) return 0;
+        return quat_equal(bsync_quat_normalize_inl_(q[0], NULL), q[0]);
+    }
+    const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+    return vec3_equal(v[0], v[1]);
+}
+
+static uint64_t rest_hash(const bsync_trs* rest, uint32_t n) {
+    uint64_t h = 14695981039346656037ull;
+    for (uint32_t j = 0; j < n; j++) {
+        const fix16_t f[10] = {rest[j].t.x, rest[j].t.y, rest[j].t.z, rest[j].r.x, rest[j].r.y,
+                               rest[j].r.z, rest[j].r.w, rest[j].s.x, rest[j].s.y, rest[j].s.z};
+        for (int i = 0; i < 10; i++) h = (h ^ (uint32_t)f[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+static size_t plan_header_bytes(void) { return sizeof(struct bsync_sample_plan); }
+static bsync_trs* plan_base(const bsync_sample_plan* p) {
+    return (bsync_trs*)(uintptr_t)((const unsigned char*)p + plan_header_bytes());
+}
+static uint16_t* plan_animated(const bsync_sample_plan* p) {
+    return (uint16_t*)(uintptr_t)((const unsigned char*)p + plan_header_bytes() + (size_t)p->joint_count * sizeof(bsync_trs));
+}
+
+static uint32_t count_animated(const bsync_clip* clip) {
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) n += !track_constant(clip, &tracks[i]);
+    return n;
+}
+
+size_t bsync_sample_plan_memory_size(const bsync_clip* clip) {
+    if (!clip) return 0;
+    const size_t n = plan_header_bytes() + (size_t)clip->joint_count * sizeof(bsync_trs) +
+                     (size_t)count_animated(clip) * sizeof(uint16_t);
+    return (n + 7u) & ~(size_t)7u;
+}
+
+bsync_result bsync_sample_plan_init(void* mem, size_t size, const bsync_clip* clip, const bsync_trs* rest,
+                                    uint32_t joint_count, bsync_sample_plan** out) {
+    if (!mem || !clip || !rest || !out || ((uintptr_t)mem & 7u) != 0) return BSYNC_INVALID_ARGUMENT;
+    if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
+    const size_t need = bsync_sample_plan_memory_size(clip);
+    if (size < need) return BSYNC_BUFFER_TOO_SMALL;
+    if ((uintptr_t)rest < (uintptr_t)mem + need && (uintptr_t)mem < (uintptr_t)rest + (size_t)joint_count * sizeof(bsync_trs))
+        return BSYNC_INVALID_ARGUMENT; /* the rest pose inside the plan's memory */
+    bsync_sample_plan* p = (bsync_sample_plan*)mem;
+    memset(mem, 0, need);
+    p->magic = PLAN_MAGIC;
+    p->joint_count = joint_count;
+    p->fingerprint = clip->fingerprint;
+    p->track_count = clip->track_count;
+    p->rest_hash = rest_hash(rest, joint_count);
+    bsync_trs* base = plan_base(p);
+    uint16_t* animated = plan_animated(p);
+    memcpy(base, rest, (size_t)joint_count * sizeof(bsync_trs));
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        const bsync_clip_track_* tr = &tracks[i];
+        if (!track_constant(clip, tr)) {
+            animated[n++] = (uint16_t)i;
+            continue;
+        }
+        bsync_trs* x = &base[tr->joint];
+        if (tr->kind == BSYNC_TRACK_ROTATION) x->r = bsync_clip_quats_(clip, tr)[0];
+        else if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = bsync_clip_vec3s_(clip, tr)[0];
+        else x->s = bsync_clip_vec3s_(clip, tr)[0];
+    }
+    p->animated_count = n;
+    *out = p;
+    return BSYNC_OK;
+}
+
+bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsync_clip* clip, const bsync_trs* rest,
+                                        uint32_t joint_count) {
+    if (!plan || !clip || !rest) return BSYNC_INVALID_ARGUMENT;
+    if (plan->magic != PLAN_MAGIC || plan->fingerprint != clip->fingerprint || plan->track_count != clip->track_count ||
+        plan->joint_count != joint_count || joint_count != clip->joint_count ||
+        plan->rest_hash != rest_hash(rest, joint_count))
+        return BSYNC_MISMATCH;
+    return BSYNC_OK;
+}
+
+bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
+                                       bsync_loop_mode mode, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+    if (!plan || !clip || !out_local) return BSYNC_INVALID_ARGUMENT;
+    if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
+    if (plan->magic != PLAN_MAGIC || plan->fingerprint != clip->fingerprint || plan->track_count != clip->track_count ||
+        plan->joint_count != clip->joint_count)
+        return BSYNC_MISMATCH;
+    const int marks = cursor ? tag_marks(cursor) : 0; /* -1: a corrupted tag */
+    if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
+                   cursor->fingerprint != clip->fingerprint || marks < 0))
+        return BSYNC_MISMATCH;
+    const size_t pose_bytes = (size_t)plan->joint_count * sizeof(bsync_trs);
+    const size_t plan_bytes = plan_header_bytes() + pose_bytes + (size_t)plan->animated_count * sizeof(uint16_t);
+    if ((uintptr_t)out_local < (uintptr_t)plan + plan_bytes && (uintptr_t)plan < (uintptr_t)out_local + pose_bytes)
+        return BSYNC_INVALID_ARGUMENT; /* the output over the plan */
+    const int plain = (marks & MARK_PLAIN) != 0;
+    const int held_unit = (marks & MARK_HELD_UNIT) != 0;
+    const fix16_t t = local_time(time, clip->duration, mode);
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
+    uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
+    alpha_memo_ memo = {0, 0, 0};
+    uint16_t pending[BSYNC_MAX_JOINTS];
+    uint32_t np = 0;
+    const uint16_t* animated = plan_animated(plan);
+    if (plan->animated_count > clip->track_count) return BSYNC_MISMATCH;
+    for (uint32_t i = 0; i < plan->animated_count; i++)
+        if (animated[i] >= clip->track_count) return BSYNC_MISMATCH; /* a corrupted plan */
+    memcpy(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
+    for (uint32_t i = 0; i < plan->animated_count; i++) {
+        const uint32_t ti = animated[i];
+        np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
+    }
+    bsync_simd_normalize_rotations_(out_local, pending, np);
+    return BSYNC_OK;
 }
 
 bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
@@ -293,6 +487,8 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     const int16_t* lookup = bsync_clip_lookup_(clip);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
     alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
+    uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
+    uint32_t np = 0;
 
     const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
     if ((marks & MARK_SHARED) != 0 &&
@@ -305,9 +501,16 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             bsync_trs* x = &out_local[tr->joint];
             if (tr->kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                x->r = l.exact ? q[l.k]
-                               : (quat_equal(q[l.k], q[l.k + 1]) ? bsync_quat_normalize_inl_(q[l.k], NULL)
-                                                                 : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain));
+                int pend = 0;
+                if (l.exact) {
+                    x->r = q[l.k];
+                } else if (quat_equal(q[l.k], q[l.k + 1])) {
+                    x->r = q[l.k]; /* normalize(q): below */
+                    pend = 1;
+                } else {
+                    x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
+                }
+                if (pend) pending[np++] = (uint16_t)tr->joint;
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 const bsync_vec3 value = l.exact || vec3_equal(v[l.k], v[l.k + 1])
@@ -317,6 +520,18 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
                 else x->s = value;
             }
         }
+        bsync_simd_normalize_rotations_(out_local, pending, np);
+        return BSYNC_OK;
+    }
+
+    if (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
+        (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local) {
+        /* Tracks in their stored order over a copy of the rest pose (no per-joint lookup): the same
+         * expressions per track as the per-joint loop below, so the same bits. */
+        if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
+        for (uint32_t ti = 0; ti < clip->track_count; ti++)
+            np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
+        bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
 
@@ -330,12 +545,16 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
             const fix16_t* times = bsync_clip_times_(clip, tr);
             if (kind == BSYNC_TRACK_ROTATION) {
                 const bsync_quat* q = bsync_clip_quats_(clip, tr);
+                int pend = 0;
                 if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
-                    x.r = !held_unit && t > times[0] && t < times[1] ? bsync_quat_normalize_inl_(q[0], NULL) : q[0];
-                    continue;
+                    x.r = q[0];
+                    pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
+                } else {
+                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
+                    if (l.exact) x.r = q[l.k];
+                    else x.r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
                 }
-                const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
-                x.r = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain);
+                if (pend) pending[np++] = (uint16_t)j;
             } else {
                 const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
                 bsync_vec3 value;
@@ -351,6 +570,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
         }
         out_local[j] = x;
     }
+    bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
 
@@ -365,7 +585,9 @@ bsync_result bsync_clip_sample_track_(const bsync_clip* clip, uint32_t track, fi
     const locate_ l = locate(bsync_clip_times_(clip, tr), tr->key_count, t, NULL, &memo);
     if (tr->kind == BSYNC_TRACK_ROTATION) {
         const bsync_quat* q = bsync_clip_quats_(clip, tr);
-        *out_rotation = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, 0);
+        int pend = 0;
+        *out_rotation = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, 0, &pend);
+        if (pend) *out_rotation = bsync_quat_normalize_inl_(*out_rotation, NULL);
     } else {
         const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
         *out_vec3 = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);

@@ -3,7 +3,7 @@
 # per (characters, threads, stage) with the documented fields; no allocation in the measured ticks;
 # the computed poses (checksum) the same for 1, 2 and 3 threads and for every round; the pab data
 # when it is present and the procedural stand-in when it is not (said in "source"); bad arguments
-# refused with exit 2.
+# refused with exit 2; every SIMD path (BSYNC_SIMD) computes the scalar path's poses.
 # usage: cli_bench.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -68,6 +68,35 @@ fi
 check "--data to an empty place exits 0" $?
 grep -q '"scenario": "standin"' nodata.jsonl && grep -q 'pab data not found' nodata.jsonl
 check "--data without pab: the stand-in, said so" $?
+
+# Every SIMD path (BSYNC_SIMD, read by the CLI): the same poses as the scalar reference, and the path
+# named in the output; an unknown path refused.
+BSYNC_SIMD=scalar "$bin" bench --characters 5 --threads 1,2 --ticks 30 --rounds 1 --json > simd-scalar.jsonl
+check "BSYNC_SIMD=scalar exits 0" $?
+grep -q '"simd": "scalar"' simd-scalar.jsonl
+check "BSYNC_SIMD=scalar: the path named in every row" $?
+for path in avx2 avx512 neon auto; do
+  if BSYNC_SIMD=$path "$bin" bench --characters 5 --threads 1,2 --ticks 30 --rounds 1 --json > simd-$path.jsonl 2> simd-err.txt; then
+    python3 - simd-scalar.jsonl simd-$path.jsonl <<'EOF'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == len(b) == 8, (len(a), len(b))
+for x, y in zip(a, b):
+    assert (x["stage"], x["threads"]) == (y["stage"], y["threads"])
+    assert x["checksum"] == y["checksum"], (x["stage"], x["checksum"], y["checksum"])
+assert all(r["simd"] in ("scalar", "avx2", "avx512", "neon") for r in b)
+EOF
+    check "BSYNC_SIMD=$path: the same poses as the scalar path" $?
+  else
+    grep -q "no such path" simd-err.txt
+    check "BSYNC_SIMD=$path: not on this machine, refused with a message" $?
+  fi
+done
+BSYNC_SIMD=mmx "$bin" bench --characters 1 --ticks 5 --rounds 1 > /dev/null 2> err.txt
+rc=$?
+[ $rc -eq 2 ] && grep -q "expected scalar" err.txt
+check "BSYNC_SIMD=mmx: exit 2 with a message" $?
 
 # Bad arguments.
 for args in "--characters 0" "--characters x" "--threads 99" "--stages fly" "--scenario mars" "--rounds 0" "--bogus"; do

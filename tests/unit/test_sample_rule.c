@@ -6,7 +6,9 @@
  * Clips: a synthetic one with held tracks (two equal keys: translation, scale and a rotation key that is
  * not unit, as a clip block from a file may hold: the case where the held-rotation shortcut must normalise)
  * next to animated ones, and ozz-animation's pab runtime clips from the shared data when present
- * (63 of 67 translation and 44 of 67 rotation tracks of walk are held). */
+ * (63 of 67 translation and 44 of 67 rotation tracks of walk are held). Every comparison runs on every
+ * SIMD path this machine supports (blendsync/simd.h: the scalar reference and AVX2), each against the
+ * rule, and through a sample plan (bsync_clip_sample_planned, with and without a cursor) as well. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include "blendsync/clip.h"
 #include "blendsync/io/asset.h"
 #include "blendsync/sample.h"
+#include "blendsync/simd.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
 
@@ -69,7 +72,7 @@ static void rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode,
 }
 
 /* Compare the sampler (no cursor, and one cursor played forward) with the rule at `count` times. */
-static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
+static long compare_clip_path(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
     const uint32_t J = bsync_skeleton_joint_count(sk);
     const bsync_trs* rest = bsync_skeleton_rest_pose(sk);
     bsync_trs* want = malloc(sizeof(bsync_trs) * J);
@@ -79,6 +82,18 @@ static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fi
     uint64_t* cmem = malloc(cs + 8);
     bsync_sample_cursor* cur = NULL;
     assert_int_equal(bsync_sample_cursor_init(cmem, cs, c, &cur), BSYNC_OK);
+    /* a plan over the same rest pose, sampled without a cursor and with its own cursor */
+    const size_t ps = bsync_sample_plan_memory_size(c);
+    assert_true(ps > 0);
+    uint64_t* pmem = malloc(ps);
+    uint64_t* cmem2 = malloc(cs + 8);
+    bsync_sample_plan* plan = NULL;
+    bsync_sample_cursor* cur2 = NULL;
+    assert_int_equal(bsync_sample_plan_init(pmem, ps, c, rest, J, &plan), BSYNC_OK);
+    assert_int_equal(bsync_sample_plan_validate(plan, c, rest, J), BSYNC_OK);
+    assert_int_equal(bsync_sample_cursor_init(cmem2, cs, c, &cur2), BSYNC_OK);
+    bsync_trs* got_plan = malloc(sizeof(bsync_trs) * J);
+    bsync_trs* got_plan_cursor = malloc(sizeof(bsync_trs) * J);
     long compared = 0;
     for (int m = 0; m < 2; m++) {
         const bsync_loop_mode mode = m ? BSYNC_LOOP_WRAP : BSYNC_LOOP_CLAMP;
@@ -86,10 +101,15 @@ static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fi
             rule_sample(c, times[i], mode, rest, J, want);
             assert_int_equal(bsync_clip_sample(c, times[i], mode, rest, J, NULL, got), BSYNC_OK);
             assert_int_equal(bsync_clip_sample(c, times[i], mode, rest, J, cur, got_cursor), BSYNC_OK);
+            assert_int_equal(bsync_clip_sample_planned(plan, c, times[i], mode, NULL, got_plan), BSYNC_OK);
+            assert_int_equal(bsync_clip_sample_planned(plan, c, times[i], mode, cur2, got_plan_cursor), BSYNC_OK);
             for (uint32_t j = 0; j < J; j++) {
                 if (memcmp(&want[j], &got[j], sizeof want[j]) || memcmp(&want[j], &got_cursor[j], sizeof want[j]))
                     fail_msg("joint %u at time %d (mode %d): the sampler differs from sample.h's rule", (unsigned)j,
                              (int)times[i], m);
+                if (memcmp(&want[j], &got_plan[j], sizeof want[j]) || memcmp(&want[j], &got_plan_cursor[j], sizeof want[j]))
+                    fail_msg("joint %u at time %d (mode %d): the planned sampler differs from sample.h's rule",
+                             (unsigned)j, (int)times[i], m);
                 compared++;
             }
         }
@@ -97,8 +117,28 @@ static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fi
     free(want);
     free(got);
     free(got_cursor);
+    free(got_plan);
+    free(got_plan_cursor);
     free(cmem);
+    free(cmem2);
+    free(pmem);
     return compared;
+}
+
+/* compare_clip_path on every supported SIMD path; returns the comparisons of one path (each path must
+ * make as many). */
+static long compare_clip(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
+    static const bsync_simd_path paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2, BSYNC_SIMD_AVX512, BSYNC_SIMD_NEON};
+    long first = -1;
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!bsync_simd_supported(paths[p])) continue;
+        assert_int_equal(bsync_simd_set(paths[p]), BSYNC_OK);
+        const long n = compare_clip_path(c, sk, times, count);
+        if (first >= 0) assert_int_equal(n, first);
+        first = n;
+    }
+    assert_int_equal(bsync_simd_set(BSYNC_SIMD_AUTO), BSYNC_OK);
+    return first;
 }
 
 /* Every key time, the raw steps around each, the midpoints, then random times in [-d, 2d]. */
@@ -267,11 +307,92 @@ static void test_pab_runtime_clips(void** state) {
     bsync_asset_free(&a);
 }
 
+/* The plan's contract: refusals, writes nothing on failure, and what it holds for pab (most tracks
+ * constant). */
+static void test_plan_contract(void** state) {
+    (void)state;
+    enum { J = 2 };
+    bsync_joint_desc joints[J] = {{"root", -1, bsync_trs_identity()}, {"a", 0, bsync_trs_identity()}};
+    bsync_skeleton_desc sd = {joints, J};
+    bsync_skeleton* sk = NULL;
+    assert_int_equal(bsync_skeleton_create(&sd, NULL, &sk), BSYNC_OK);
+    const fix16_t two[2] = {0, 65536}, one[1] = {30000};
+    const bsync_vec3 tv[2] = {{0, 0, 0}, {65536, 0, 0}}, sv[1] = {{70000, 65536, 65536}};
+    const bsync_quat rq[2] = {bsync_quat_identity(), bsync_quat_from_axis_angle(bsync_vec3_make(0, 65536, 0), 50000)};
+    const bsync_raw_track tracks[] = {{0, BSYNC_TRACK_TRANSLATION, 2, two, tv, NULL},
+                                      {1, BSYNC_TRACK_ROTATION, 2, two, NULL, rq},
+                                      {1, BSYNC_TRACK_SCALE, 1, one, sv, NULL}};
+    bsync_clip_desc cd = {"c", 65536, 1, tracks, 3};
+    bsync_clip *c = NULL, *c2 = NULL;
+    assert_int_equal(bsync_clip_create(&cd, sk, NULL, &c), BSYNC_OK);
+    cd.duration = 70000;
+    assert_int_equal(bsync_clip_create(&cd, sk, NULL, &c2), BSYNC_OK);
+    const bsync_trs* rest = bsync_skeleton_rest_pose(sk);
+    const size_t ps = bsync_sample_plan_memory_size(c);
+    assert_int_equal(bsync_sample_plan_memory_size(NULL), 0);
+    /* header + 2 transforms + 2 listed tracks (the one-key scale is constant), rounded to 8 */
+    assert_int_equal(ps, (32 + 2 * sizeof(bsync_trs) + 2 * 2 + 7) & ~(size_t)7);
+    uint64_t mem[64];
+    bsync_sample_plan* plan = NULL;
+    assert_int_equal(bsync_sample_plan_init(NULL, ps, c, rest, J, &plan), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_sample_plan_init((char*)mem + 4, ps, c, rest, J, &plan), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_sample_plan_init(mem, ps - 1, c, rest, J, &plan), BSYNC_BUFFER_TOO_SMALL);
+    assert_int_equal(bsync_sample_plan_init(mem, ps, c, rest, J + 1, &plan), BSYNC_MISMATCH);
+    assert_null(plan);
+    assert_int_equal(bsync_sample_plan_init(mem, ps, c, rest, J, &plan), BSYNC_OK);
+    assert_int_equal(bsync_sample_plan_validate(plan, c, rest, J), BSYNC_OK);
+    assert_int_equal(bsync_sample_plan_validate(plan, c2, rest, J), BSYNC_MISMATCH); /* other content */
+    assert_int_equal(bsync_sample_plan_validate(NULL, c, rest, J), BSYNC_INVALID_ARGUMENT);
+    bsync_trs other[J] = {rest[0], rest[1]};
+    other[1].t.y = 1;
+    assert_int_equal(bsync_sample_plan_validate(plan, c, other, J), BSYNC_MISMATCH); /* other rest values */
+    bsync_trs out[J], before[J];
+    memset(out, 0x33, sizeof out);
+    memcpy(before, out, sizeof out);
+    assert_int_equal(bsync_clip_sample_planned(plan, c2, 100, BSYNC_LOOP_WRAP, NULL, out), BSYNC_MISMATCH);
+    assert_int_equal(bsync_clip_sample_planned(plan, c, 100, (bsync_loop_mode)7, NULL, out), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_clip_sample_planned(NULL, c, 100, BSYNC_LOOP_WRAP, NULL, out), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_clip_sample_planned(plan, c, 100, BSYNC_LOOP_WRAP, NULL, (bsync_trs*)(void*)mem),
+                     BSYNC_INVALID_ARGUMENT); /* the output over the plan */
+    uint64_t cm[16];
+    bsync_sample_cursor* cur2 = NULL;
+    assert_int_equal(bsync_sample_cursor_init(cm, sizeof cm, c2, &cur2), BSYNC_OK);
+    assert_int_equal(bsync_clip_sample_planned(plan, c, 100, BSYNC_LOOP_WRAP, cur2, out), BSYNC_MISMATCH);
+    assert_memory_equal(out, before, sizeof out); /* nothing written on failure */
+    /* and the samples themselves: the scale (one key) from the plan, the rest computed */
+    bsync_trs want[J];
+    for (fix16_t t = -70000; t < 140000; t += 777) {
+        assert_int_equal(bsync_clip_sample_planned(plan, c, t, BSYNC_LOOP_CLAMP, NULL, out), BSYNC_OK);
+        assert_int_equal(bsync_clip_sample(c, t, BSYNC_LOOP_CLAMP, rest, J, NULL, want), BSYNC_OK);
+        assert_memory_equal(out, want, sizeof out);
+        assert_int_equal(out[1].s.x, 70000);
+    }
+    bsync_clip_destroy(c);
+    bsync_clip_destroy(c2);
+    bsync_skeleton_destroy(sk);
+
+    /* pab: how much of each clip a plan takes off the per-call work */
+    const char* path = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf");
+    bsync_asset a;
+    bsync_error err;
+    if (!path || bsync_asset_import_file(path, NULL, &a, &err) != BSYNC_OK) return;
+    for (uint32_t i = 0; i < a.clip_count; i++) {
+        const size_t n = bsync_sample_plan_memory_size(a.clips[i]);
+        const uint32_t tracks_n = bsync_clip_track_count(a.clips[i]);
+        const size_t listed = (n - 32 - 67 * sizeof(bsync_trs)) / 2; /* up to the rounding */
+        print_message("pab %s: %u tracks, plan %zu bytes, about %zu tracks sampled per call\n", bsync_clip_name(a.clips[i]),
+                      (unsigned)tracks_n, n, listed);
+        assert_true(listed < tracks_n / 3); /* most of pab's tracks are constant */
+    }
+    bsync_asset_free(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic_held_tracks),
         cmocka_unit_test(test_synthetic_shared_grid),
         cmocka_unit_test(test_pab_runtime_clips),
+        cmocka_unit_test(test_plan_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,9 @@
  *   bsync_sample_cursor_reset               forget the history (same results, slower next call)
  *   bsync_sample_cursor_shares_times        does this cursor's clip have one key-time grid?
  *   bsync_clip_sample                       sample every joint into a local pose
+ *   bsync_sample_plan_memory_size / _init   a clip's constant tracks baked over a rest pose (shared)
+ *   bsync_sample_plan_validate              was this plan made for this clip and rest pose?
+ *   bsync_clip_sample_planned               bsync_clip_sample through a plan: the same bits, faster
  *
  * Time policy (seconds, fix16):
  *   BSYNC_LOOP_CLAMP: t is clamped to [0, duration]. t = duration (and beyond) gives the last state.
@@ -63,6 +66,34 @@ BSYNC_API int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor
 BSYNC_API bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode,
                                const bsync_trs* rest, uint32_t joint_count,
                                bsync_sample_cursor* cursor, bsync_trs* out_local);
+
+/* Plans. Key-reduced clips (ozz's runtime keys, most exported clips) hold most tracks constant: one key,
+ * or two equal keys. A plan, made once per (clip, rest pose) in caller memory and then shared read-only
+ * by any number of characters and threads, holds the rest pose with every constant track applied and
+ * the list of the other tracks; sampling through it copies that pose and samples only the listed
+ * tracks. A rotation track whose two equal keys q are not a normalisation fixed point (normalize(q) !=
+ * q, only in hand-made blocks: the builder normalises keys) stays listed, as its value depends on the
+ * time. The result is bsync_clip_sample(clip, time, mode, rest, ...)'s, bit for bit, for the rest pose
+ * the plan was made with (tests/unit/test_sample_rule.c compares both with sample.h's rule).
+ * memory_size: bytes for this clip's plan (8-byte aligned memory), 0 for NULL.
+ * init: BSYNC_INVALID_ARGUMENT for NULL or misaligned arguments or a rest pose inside `mem`,
+ *   BSYNC_MISMATCH if joint_count != bsync_clip_joint_count(clip), BSYNC_BUFFER_TOO_SMALL; the plan
+ *   copies what it needs (neither rest nor the clip's block is referenced), so it fits a memcpy'd clip.
+ * validate: BSYNC_OK if the plan was made for this clip's content and a rest pose with these values,
+ *   BSYNC_MISMATCH if not (or the plan is not one), BSYNC_INVALID_ARGUMENT for NULL arguments.
+ * sample_planned: BSYNC_INVALID_ARGUMENT for NULL arguments, a bad mode or an output overlapping the
+ *   plan; BSYNC_MISMATCH for a plan or cursor made for another clip (the plan's rest pose is not
+ *   re-checked per call: bsync_sample_plan_validate does that). Writes nothing on failure. */
+typedef struct bsync_sample_plan bsync_sample_plan; /* opaque, caller memory */
+
+BSYNC_API size_t bsync_sample_plan_memory_size(const bsync_clip* clip);
+BSYNC_API bsync_result bsync_sample_plan_init(void* mem, size_t size, const bsync_clip* clip, const bsync_trs* rest,
+                                              uint32_t joint_count, bsync_sample_plan** out);
+BSYNC_API bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsync_clip* clip,
+                                                  const bsync_trs* rest, uint32_t joint_count);
+BSYNC_API bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
+                                                 bsync_loop_mode mode, bsync_sample_cursor* cursor,
+                                                 bsync_trs* out_local);
 
 #ifdef __cplusplus
 }

@@ -345,6 +345,16 @@ static inline uint64_t bsync_div_round_shared_(uint64_t b, uint64_t l, uint64_t 
     return e + (uint64_t)((2u * e + 1u) * l <= (b << 17));
 }
 
+/* The unit-within-rounding shortcut of bsync_quat_normalize_inl_ below (its proof is there): 1 when
+ * every |c| <= 2^16 and |s - 2^32| <= 2^15 for s the sum of squares, and then the normalisation returns
+ * q itself. Callers that batch the normalisation (sample.c, pose.c) test it first and keep q. */
+static BSYNC_FORCE_INLINE int bsync_quat_unit_shortcut_(bsync_quat q) {
+    const uint64_t a0 = bsync_u64_abs(q.x), a1 = bsync_u64_abs(q.y), a2 = bsync_u64_abs(q.z), a3 = bsync_u64_abs(q.w);
+    if ((a0 | a1 | a2 | a3) > ((uint64_t)1 << 16)) return 0;
+    const uint64_t s = a0 * a0 + a1 * a1 + a2 * a2 + a3 * a3;
+    return s - (((uint64_t)1 << 32) - ((uint64_t)1 << 15)) <= ((uint64_t)1 << 16);
+}
+
 /* Plain scalars rather than small arrays: the arrays cost store-to-load forwarding stalls (8-byte
  * stores read back as 16-byte vectors) that took more time than the arithmetic. */
 static BSYNC_FORCE_INLINE bsync_quat bsync_quat_normalize_inl_(bsync_quat q, int* out_was_zero) {

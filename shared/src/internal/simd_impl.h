@@ -1,0 +1,49 @@
+/* internal/simd_impl.h — the core's batch kernels and their dispatch (simd.h is the public choice).
+ * Not a public header.
+ *
+ *   bsync_simd_normalize_rotations_   pose[joints[i]].r = bsync_quat_normalize(pose[joints[i]].r), i < n
+ *   bsync_simd_normalize_scalar_      the same, one at a time (the reference; every path equals it)
+ *   bsync_simd_normalize_avx2_        the same in 64-bit lanes, eight at a time (x86-64, gcc or clang)
+ *   bsync_simd_normalize_avx512_      the same in one AVX-512 register of eight 64-bit lanes (x86-64)
+ *   bsync_simd_blend4_avx2_           four joints of bsync_pose_blend's common case (no masks, total <= 1)
+ *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
+ *
+ * The joints of one call must be distinct (each rotation is read once, then written once). The
+ * dispatch reads the process-wide choice (simd.c) once per call; every path gives the same bits
+ * (tests/unit/test_simd.c). No allocation, no globals written. */
+#ifndef BLENDSYNC_INTERNAL_SIMD_IMPL_H
+#define BLENDSYNC_INTERNAL_SIMD_IMPL_H
+
+#include <stdint.h>
+
+#include "blendsync/fixed.h"
+#include "blendsync/simd.h"
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && !defined(BSYNC_NO_SIMD)
+#define BSYNC_HAVE_AVX2_PATH 1
+#else
+#define BSYNC_HAVE_AVX2_PATH 0
+#endif
+
+#if defined(__aarch64__) && !defined(BSYNC_NO_SIMD)
+#define BSYNC_HAVE_NEON_PATH 1
+#else
+#define BSYNC_HAVE_NEON_PATH 0
+#endif
+
+void bsync_simd_normalize_scalar_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+#if BSYNC_HAVE_NEON_PATH
+void bsync_simd_normalize_neon_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+#endif
+#if BSYNC_HAVE_AVX2_PATH
+void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+/* bsync_pose_blend of joints j .. j+3 (simd_avx2.c explains): inputs locals[0 .. n) with weights
+ * weight[k] > 0 summing to total <= 2^16 (the rest pose takes 2^16 - total), no masks; writes the four
+ * joints with their rotations not yet normalised and returns 1, or returns 0 and writes nothing. */
+int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
+                            int64_t total, uint32_t j, bsync_trs* out);
+#endif
+void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+
+#endif

@@ -1,0 +1,511 @@
+/* simd_avx2.c — the quaternion normalisation of internal/quat_normalize.h in AVX2 lanes (and, at the end,
+ * AVX-512 F + CD lanes), with the same bits (x86-64 with gcc or clang; compiled for the instruction set
+ * with a function attribute, run only when the CPU has it: simd.c decides). Not a public interface
+ * (internal/simd_impl.h).
+ *
+ * Four rotations are loaded and transposed to structure-of-arrays (one vector per component), and
+ * every step of bsync_quat_normalize_inl_ + bsync_root_recip_ + bsync_div_round_shared_ is the same
+ * integer expression in each 64-bit lane:
+ *   - every product there is at most 32 x 32 bits unsigned (_mm256_mul_epu32 is exact) except two,
+ *     rem * zk (rem < 2^47) and inv0 (2^48 - inv0 t) (the second factor < 2^36), which are formed as
+ *     lo32 * b + ((hi32 * b) << 32), exact as the true product is below 2^63 (quat_normalize.h's
+ *     overflow notes);
+ *   - clz is a branchless binary search (six compare-and-shift steps), which also yields s << clz(s);
+ *   - the per-lane shifts are _mm256_sllv/srlv_epi64, the tables are read with 64-bit gathers of two
+ *     neighbouring entries (table[m - 256] and table[m - 255] at once);
+ *   - the unsigned comparisons compare values below 2^63, so the signed _mm256_cmpgt_epi64 is exact;
+ *   - the sign comes back with _mm_sign_epi32 (a zero component has a zero quotient).
+ * The scalar code's unit-within-rounding shortcut is not taken: its proof shows the full computation
+ * returns the same q. Lanes the shortcut does not cover — an all-zero rotation or a component of
+ * magnitude 2^30 or more (the halving branch) — are redone with the scalar function after the group
+ * (their lanes' vector values are computed from a safe stand-in and discarded). A group shorter than
+ * four repeats its last rotation (all loads happen before any store). */
+#include "internal/simd_impl.h"
+
+#if BSYNC_HAVE_AVX2_PATH
+
+#include <immintrin.h>
+#include <stddef.h>
+
+#include "internal/force_inline.h"
+#include "internal/quat_normalize.h"
+
+#define AVX2_FN __attribute__((target("avx2")))
+
+/* Eight lanes as two AVX2 vectors: every step below is issued for both halves next to each other, so
+ * the two independent dependency chains overlap (one group of four alone is latency-bound). */
+typedef struct v8 {
+    __m256i h[2];
+} v8;
+
+#define V8_OP2(name, intr)                                  \
+    AVX2_FN static inline v8 name(v8 a, v8 b) {             \
+        v8 r;                                               \
+        r.h[0] = intr(a.h[0], b.h[0]);                      \
+        r.h[1] = intr(a.h[1], b.h[1]);                      \
+        return r;                                           \
+    }
+V8_OP2(vadd, _mm256_add_epi64)
+V8_OP2(vsub, _mm256_sub_epi64)
+V8_OP2(vmul, _mm256_mul_epu32) /* low 32 bits of each lane, exact 64-bit product */
+V8_OP2(vand, _mm256_and_si256)
+V8_OP2(vsllv, _mm256_sllv_epi64)
+V8_OP2(vsrlv, _mm256_srlv_epi64)
+V8_OP2(vcmpeq, _mm256_cmpeq_epi64)
+V8_OP2(vcmpgt, _mm256_cmpgt_epi64) /* signed: exact for values below 2^63 */
+V8_OP2(vminu32, _mm256_min_epu32)
+#undef V8_OP2
+#define VSRLI(a, k) vsrli_((a), (k))
+#define VSLLI(a, k) vslli_((a), (k))
+AVX2_FN static inline v8 vsrli_(v8 a, const int k) {
+    v8 r;
+    r.h[0] = _mm256_srli_epi64(a.h[0], k);
+    r.h[1] = _mm256_srli_epi64(a.h[1], k);
+    return r;
+}
+AVX2_FN static inline v8 vslli_(v8 a, const int k) {
+    v8 r;
+    r.h[0] = _mm256_slli_epi64(a.h[0], k);
+    r.h[1] = _mm256_slli_epi64(a.h[1], k);
+    return r;
+}
+AVX2_FN static inline v8 vblend(v8 a, v8 b, v8 m) { /* m ? b : a, m all-ones or zero per lane */
+    v8 r;
+    r.h[0] = _mm256_blendv_epi8(a.h[0], b.h[0], m.h[0]);
+    r.h[1] = _mm256_blendv_epi8(a.h[1], b.h[1], m.h[1]);
+    return r;
+}
+AVX2_FN static inline v8 vset(int64_t x) {
+    v8 r;
+    r.h[0] = r.h[1] = _mm256_set1_epi64x(x);
+    return r;
+}
+/* a * b for b < 2^32, modulo 2^64 (exact when the product is below 2^64) */
+AVX2_FN static inline v8 vmul_u64_u32(v8 a, v8 b32) { return vadd(vmul(a, b32), VSLLI(vmul(VSRLI(a, 32), b32), 32)); }
+
+/* table[i] | table[i + 1] << 32 for the four lane indices i (0 <= i < 768): four scalar 8-byte reads
+ * (faster than a hardware gather here), assembled little-endian. */
+AVX2_FN static inline __m256i pair_gather(const uint32_t* table, __m256i idx) {
+    const __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
+    const uint32_t* p0 = table + _mm_cvtsi128_si64(lo);
+    const uint32_t* p1 = table + _mm_extract_epi64(lo, 1);
+    const uint32_t* p2 = table + _mm_cvtsi128_si64(hi);
+    const uint32_t* p3 = table + _mm_extract_epi64(hi, 1);
+    const __m128i a = _mm_set_epi32((int)p1[1], (int)p1[0], (int)p0[1], (int)p0[0]);
+    const __m128i b = _mm_set_epi32((int)p3[1], (int)p3[0], (int)p2[1], (int)p2[0]);
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+}
+AVX2_FN static inline v8 vpair_gather(const uint32_t* table, v8 idx) {
+    v8 r;
+    r.h[0] = pair_gather(table, idx.h[0]);
+    r.h[1] = pair_gather(table, idx.h[1]);
+    return r;
+}
+
+/* round(b 2^16 / l) by bsync_div_round_shared_: e = (b inv + 2^31) >> 32, + [(2e + 1) l <= b << 17]. */
+AVX2_FN static inline v8 div_round_shared8(v8 b, v8 l, v8 inv) {
+    const v8 one = vset(1);
+    const v8 e = VSRLI(vadd(vmul(b, inv), vset((int64_t)1 << 31)), 32);
+    const v8 lhs = vmul(vadd(vadd(e, e), one), l);
+    return vadd(vadd(e, one), vcmpgt(lhs, VSLLI(b, 17))); /* -1 where the correction is 0 */
+}
+
+/* One group of four rotations in: the four component vectors (int32), their magnitudes (as 64-bit
+ * lanes), and whether a lane needs the scalar function. */
+typedef struct group4 {
+    __m128i c[4];
+    __m256i a[4];
+    __m128i special;
+} group4;
+
+AVX2_FN static BSYNC_FORCE_INLINE group4 load4(const bsync_quat* q0, const bsync_quat* q1, const bsync_quat* q2, const bsync_quat* q3) {
+    group4 g;
+    const __m128i v0 = _mm_loadu_si128((const __m128i*)(const void*)q0);
+    const __m128i v1 = _mm_loadu_si128((const __m128i*)(const void*)q1);
+    const __m128i v2 = _mm_loadu_si128((const __m128i*)(const void*)q2);
+    const __m128i v3 = _mm_loadu_si128((const __m128i*)(const void*)q3);
+    const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
+    const __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
+    g.c[0] = _mm_unpacklo_epi64(t0, t1);
+    g.c[1] = _mm_unpackhi_epi64(t0, t1);
+    g.c[2] = _mm_unpacklo_epi64(t2, t3);
+    g.c[3] = _mm_unpackhi_epi64(t2, t3);
+    /* |c|: INT32_MIN gives 2^31 unsigned, its magnitude (no loops over the arrays here and below: an
+     * unrolled body keeps every vector in a register instead of a stack slot read back wider) */
+    const __m128i a0 = _mm_abs_epi32(g.c[0]), a1 = _mm_abs_epi32(g.c[1]);
+    const __m128i a2 = _mm_abs_epi32(g.c[2]), a3 = _mm_abs_epi32(g.c[3]);
+    const __m128i mx = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
+    g.a[0] = _mm256_cvtepu32_epi64(a0);
+    g.a[1] = _mm256_cvtepu32_epi64(a1);
+    g.a[2] = _mm256_cvtepu32_epi64(a2);
+    g.a[3] = _mm256_cvtepu32_epi64(a3);
+    const __m128i zero = _mm_setzero_si128();
+    g.special = _mm_or_si128(_mm_cmpeq_epi32(mx, zero), _mm_cmpgt_epi32(_mm_srli_epi32(mx, 30), zero));
+    return g;
+}
+
+AVX2_FN static BSYNC_FORCE_INLINE void store4(const __m128i o[4], bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, bsync_quat* q3) {
+    const __m128i u0 = _mm_unpacklo_epi32(o[0], o[1]), u1 = _mm_unpacklo_epi32(o[2], o[3]);
+    const __m128i u2 = _mm_unpackhi_epi32(o[0], o[1]), u3 = _mm_unpackhi_epi32(o[2], o[3]);
+    _mm_storeu_si128((__m128i*)(void*)q0, _mm_unpacklo_epi64(u0, u1));
+    _mm_storeu_si128((__m128i*)(void*)q1, _mm_unpackhi_epi64(u0, u1));
+    _mm_storeu_si128((__m128i*)(void*)q2, _mm_unpacklo_epi64(u2, u3));
+    _mm_storeu_si128((__m128i*)(void*)q3, _mm_unpackhi_epi64(u2, u3));
+}
+
+/* Eight rotations, q[0 .. 8) (distinct, or repeated with the same content). */
+AVX2_FN static void normalize8(bsync_quat* const q[8]) {
+    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
+    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
+    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
+                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
+    bsync_quat orig[8];
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++) orig[i] = *q[i];
+    v8 A[4];
+    A[0].h[0] = g0.a[0], A[0].h[1] = g1.a[0];
+    A[1].h[0] = g0.a[1], A[1].h[1] = g1.a[1];
+    A[2].h[0] = g0.a[2], A[2].h[1] = g1.a[2];
+    A[3].h[0] = g0.a[3], A[3].h[1] = g1.a[3];
+    v8 s = vadd(vadd(vmul(A[0], A[0]), vmul(A[1], A[1])), vadd(vmul(A[2], A[2]), vmul(A[3], A[3])));
+    /* special lanes: a harmless stand-in (2^32) keeps every table index in range */
+    v8 sp;
+    sp.h[0] = _mm256_cvtepi32_epi64(g0.special);
+    sp.h[1] = _mm256_cvtepi32_epi64(g1.special);
+    s = vblend(s, vset((int64_t)1 << 32), sp);
+
+    /* lz = clz(s) (1 <= s < 2^62) and top = s << lz: a branchless binary search */
+    const v8 zero = vset(0);
+    v8 top = s, lz = zero;
+#define CLZ_STEP(k)                                                        \
+    do {                                                                   \
+        const v8 m_ = vcmpeq(VSRLI(top, 64 - (k)), zero);                  \
+        top = vblend(top, VSLLI(top, (k)), m_);                            \
+        lz = vadd(lz, vand(m_, vset(k)));                                  \
+    } while (0)
+    CLZ_STEP(32);
+    CLZ_STEP(16);
+    CLZ_STEP(8);
+    CLZ_STEP(4);
+    CLZ_STEP(2);
+    CLZ_STEP(1);
+#undef CLZ_STEP
+    /* e = min((lz - 2) / 2, 28): the smallest e with s 4^e >= 2^60, capped (quat_normalize.h) */
+    const v8 e = vminu32(VSRLI(vsub(lz, vset(2)), 1), vset(28));
+    const v8 p = vand(lz, vset(1));
+    const v8 e2 = vadd(e, e);
+    const v8 half = VSRLI(vsub(vadd(vadd(vset(54), p), e2), lz), 1);
+    const v8 n = vsllv(s, e2);
+    const v8 m = vsrlv(top, vadd(p, vset(54)));
+    const v8 f = vand(vsrlv(top, vadd(p, vset(34))), vset(0xFFFFF));
+    const v8 idx = vsub(m, vset(256));
+    /* table[idx] in the low half, table[idx + 1] in the high half */
+    const v8 spair = vpair_gather(bsync_isqrt_seed_, idx);
+    const v8 ppair = vpair_gather(bsync_rsqrt_seed_, idx);
+    const v8 lo32 = vset(0xFFFFFFFF);
+    const v8 s0 = vand(spair, lo32), s1 = VSRLI(spair, 32);
+    const v8 p0 = vand(ppair, lo32), p1 = VSRLI(ppair, 32);
+    const v8 y = vadd(s0, VSRLI(vmul(vsub(s1, s0), f), 20));
+    const v8 z = vsub(p0, VSRLI(vmul(vsub(p0, p1), f), 20));
+    const v8 zk = vsrlv(z, vsub(half, vset(24)));
+    const v8 x0 = vsllv(vadd(y, vset(2)), vsub(half, vset(16)));
+    const v8 rem = vsub(vmul(x0, x0), n);
+    const v8 t = vsub(x0, VSRLI(vmul_u64_u32(rem, zk), 49));
+    const v8 inv0 = vsub(zk, vset(3));
+    const v8 d = vsub(vset((int64_t)1 << 48), vmul(inv0, t));
+    const v8 inv = vadd(inv0, VSRLI(vmul_u64_u32(d, inv0), 48));
+    /* l = t - [n + t <= t^2] = t - 1 - (n + t > t^2 ? -1 : 0) */
+    const v8 l = vsub(vsub(t, vset(1)), vcmpgt(vadd(n, t), vmul(t, t)));
+
+    const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m128i o0[4], o1[4];
+#define OUT8(k)                                                                                              \
+    do {                                                                                                     \
+        const v8 o = div_round_shared8(vsllv(A[k], e), l, inv);                                              \
+        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[0], pack)), g0.c[k]); \
+        o1[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[1], pack)), g1.c[k]); \
+    } while (0)
+    OUT8(0);
+    OUT8(1);
+    OUT8(2);
+    OUT8(3);
+#undef OUT8
+    store4(o0, q[0], q[1], q[2], q[3]);
+    store4(o1, q[4], q[5], q[6], q[7]);
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++)
+            if (special_mask & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
+}
+
+AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
+    bsync_quat* q[8];
+    for (uint32_t i = 0; i < n; i += 8) {
+        /* fewer than 8 left: repeat the last one (same input, same output; all loads precede the stores,
+         * and a repeated lane's scalar redo writes the same value) */
+        for (uint32_t k = 0; k < 8; k++) q[k] = &pose[joints[i + k < n ? i + k : n - 1]].r;
+        normalize8(q);
+    }
+}
+
+/* ---------------------------------------------------------------- the blend of four joints (AVX2)
+ *
+ * bsync_pose_blend's per-joint rule (pose.c) for joints j .. j+3 at once, structure-of-arrays: lane i
+ * is joint j + i. Only the case pose.c hands over: no masks, the weights summing to at most one (the
+ * remainder 1 - total goes to the rest pose, as one more input), so every weight fits 16 bits and the
+ * denominator is 2^16. Every sum is the exact int64 sum of _mm256_mul_epi32 products (signed 32 x 32),
+ * in any order (exact integers); translation and scale are rounded as div_round_sat_one (half away
+ * from zero, saturated to +-(2^31 - 1)), the rotation's hemisphere signs come from the exact dot with
+ * the first input's rotation (negative when <= -2^15, quat_dot_negative), and its sum is scaled by
+ * scale_sum's symmetric shift; the normalisation is left to the caller's batch. pose.c's shortcuts for
+ * channels where every value is the same give these same bits (their proofs are there), so they are not
+ * taken. A group where some rotation component is outside [-2^30, 2^30) (quat_dot_negative's general
+ * case) returns 0 and writes nothing: pose.c blends it with the scalar code. */
+
+/* The blend reads and writes transforms as ten consecutive int32 (t.xyz, r.xyzw, s.xyz). */
+_Static_assert(sizeof(bsync_trs) == 40 && offsetof(bsync_trs, r) == 12 && offsetof(bsync_trs, s) == 28,
+               "bsync_trs is ten consecutive int32");
+
+AVX2_FN static BSYNC_FORCE_INLINE __m128i zero128_(void) { return _mm_setzero_si128(); }
+
+AVX2_FN static BSYNC_FORCE_INLINE void transpose4(__m128i v0, __m128i v1, __m128i v2, __m128i v3, __m128i out[4]) {
+    const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
+    const __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
+    out[0] = _mm_unpacklo_epi64(t0, t1);
+    out[1] = _mm_unpackhi_epi64(t0, t1);
+    out[2] = _mm_unpacklo_epi64(t2, t3);
+    out[3] = _mm_unpackhi_epi64(t2, t3);
+}
+
+/* One pose's joints j .. j+3 as component vectors: t (x y z), r (x y z w), s (x y z), sign-extended
+ * to 64-bit lanes. Reads only inside the four transforms. */
+typedef struct soa4 {
+    __m256i t[3], r[4], s[3];
+    __m128i r32[4]; /* the rotation components as int32, for the range check */
+} soa4;
+
+/* Loops over the channels are written out (REP3 / REP4): a loop over arrays of vectors kept them in
+ * stack slots instead of registers. */
+#define REP3(M) M(0) M(1) M(2)
+#define REP4(M) M(0) M(1) M(2) M(3)
+
+AVX2_FN static BSYNC_FORCE_INLINE void load_soa4(const bsync_trs* p, soa4* o) {
+    __m128i c[4];
+    /* [t.x t.y t.z r.x], [r.x r.y r.z r.w], [r.w s.x s.y s.z] of each transform */
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].t), _mm_loadu_si128((const __m128i*)(const void*)&p[1].t),
+               _mm_loadu_si128((const __m128i*)(const void*)&p[2].t), _mm_loadu_si128((const __m128i*)(const void*)&p[3].t), c);
+#define T_(k) o->t[k] = _mm256_cvtepi32_epi64(c[k]);
+    REP3(T_)
+#undef T_
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r),
+               _mm_loadu_si128((const __m128i*)(const void*)&p[2].r), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r), o->r32);
+#define R_(k) o->r[k] = _mm256_cvtepi32_epi64(o->r32[k]);
+    REP4(R_)
+#undef R_
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r.w),
+               _mm_loadu_si128((const __m128i*)(const void*)&p[2].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r.w), c);
+#define S_(k) o->s[k] = _mm256_cvtepi32_epi64(c[k + 1]);
+    REP3(S_)
+#undef S_
+}
+
+/* any rotation component outside [-2^30, 2^30)? (c + 2^30, wrapping, has its top bit set exactly then) */
+AVX2_FN static BSYNC_FORCE_INLINE __m128i out_of_small(const soa4* x) {
+    const __m128i b = _mm_set1_epi32(0x40000000);
+    return _mm_or_si128(_mm_or_si128(_mm_add_epi32(x->r32[0], b), _mm_add_epi32(x->r32[1], b)),
+                        _mm_or_si128(_mm_add_epi32(x->r32[2], b), _mm_add_epi32(x->r32[3], b)));
+}
+
+/* |v| and the sign mask of int64 lanes (|v| < 2^63 here) */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i abs64(__m256i v, __m256i* neg) {
+    *neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), v);
+    return _mm256_sub_epi64(_mm256_xor_si256(v, *neg), *neg);
+}
+AVX2_FN static BSYNC_FORCE_INLINE __m256i apply_sign64(__m256i m, __m256i neg) {
+    return _mm256_sub_epi64(_mm256_xor_si256(m, neg), neg);
+}
+/* the low 32 bits of the four lanes */
+AVX2_FN static BSYNC_FORCE_INLINE __m128i low32(__m256i v) {
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+}
+/* div_round_sat_one: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1) */
+AVX2_FN static BSYNC_FORCE_INLINE __m128i round_one(__m256i a) {
+    __m256i neg;
+    __m256i m = _mm256_srli_epi64(_mm256_add_epi64(abs64(a, &neg), _mm256_set1_epi64x(32768)), 16);
+    const __m256i cap = _mm256_set1_epi64x(0x7FFFFFFF);
+    m = _mm256_blendv_epi8(m, cap, _mm256_cmpgt_epi64(m, cap));
+    return low32(apply_sign64(m, neg));
+}
+
+AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
+                                    uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+    const int with_rest = total < 65536;
+    soa4 f;
+    load_soa4(&locals[0][j], &f);
+    __m128i bad = out_of_small(&f);
+    __m256i at0, at1, at2, as0, as1, as2, ar0, ar1, ar2, ar3;
+    {
+        const __m256i w = _mm256_set1_epi64x(weight[0]);
+#define INIT3(k) at##k = _mm256_mul_epi32(f.t[k], w); as##k = _mm256_mul_epi32(f.s[k], w);
+#define INIT4(k) ar##k = _mm256_mul_epi32(f.r[k], w);
+        REP3(INIT3)
+        REP4(INIT4)
+#undef INIT3
+#undef INIT4
+    }
+    const uint32_t count = n + (with_rest ? 1u : 0u);
+    for (uint32_t k = 1; k < count; k++) {
+        const int is_rest = k == n;
+        soa4 x;
+        load_soa4(is_rest ? &rest[j] : &locals[k][j], &x);
+        bad = _mm_or_si128(bad, out_of_small(&x));
+        const __m256i w = _mm256_set1_epi64x(is_rest ? 65536 - total : weight[k]);
+#define ACC3(c)                                                            \
+    at##c = _mm256_add_epi64(at##c, _mm256_mul_epi32(x.t[c], w));         \
+    as##c = _mm256_add_epi64(as##c, _mm256_mul_epi32(x.s[c], w));
+        REP3(ACC3)
+#undef ACC3
+        /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
+        const __m256i dot = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epi32(f.r[0], x.r[0]), _mm256_mul_epi32(f.r[1], x.r[1])),
+                                             _mm256_add_epi64(_mm256_mul_epi32(f.r[2], x.r[2]), _mm256_mul_epi32(f.r[3], x.r[3])));
+        const __m256i flip = _mm256_cmpgt_epi64(_mm256_set1_epi64x(-32767), dot);
+        const __m256i sw = apply_sign64(w, flip);
+#define ACC4(c) ar##c = _mm256_add_epi64(ar##c, _mm256_mul_epi32(x.r[c], sw));
+        REP4(ACC4)
+#undef ACC4
+    }
+    if (_mm_movemask_ps(_mm_castsi128_ps(bad)) != 0) return 0; /* the scalar code decides those dots */
+
+    const __m128i t0 = round_one(at0), t1 = round_one(at1), t2 = round_one(at2);
+    const __m128i s0 = round_one(as0), s1 = round_one(as1), s2 = round_one(as2);
+    /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
+    __m256i n0, n1, n2, n3;
+    const __m256i m0 = abs64(ar0, &n0), m1 = abs64(ar1, &n1), m2 = abs64(ar2, &n2), m3 = abs64(ar3, &n3);
+    const __m256i mx = _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
+    /* bits(mx) = 64 - clz(mx) by a binary search on the top bits (mx < 2^47); s = max(0, bits - 29) */
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i top = _mm256_or_si256(mx, _mm256_set1_epi64x(1)), lz = zero; /* mx = 0: s = 0 either way */
+#define CLZ_STEP(k)                                                                                   \
+    do {                                                                                              \
+        const __m256i m_ = _mm256_cmpeq_epi64(_mm256_srli_epi64(top, 64 - (k)), zero);                \
+        top = _mm256_blendv_epi8(top, _mm256_slli_epi64(top, (k)), m_);                               \
+        lz = _mm256_add_epi64(lz, _mm256_and_si256(m_, _mm256_set1_epi64x(k)));                       \
+    } while (0)
+    CLZ_STEP(32);
+    CLZ_STEP(16);
+    CLZ_STEP(8);
+    CLZ_STEP(4);
+    CLZ_STEP(2);
+    CLZ_STEP(1);
+#undef CLZ_STEP
+    const __m256i bits_minus = _mm256_sub_epi64(_mm256_set1_epi64x(64 - 29), lz); /* bits - 29, may be < 0 */
+    const __m256i sh = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, bits_minus), bits_minus);
+    const __m256i halfs = _mm256_srli_epi64(_mm256_sllv_epi64(_mm256_set1_epi64x(1), sh), 1);
+#define RQ(c) const __m128i r##c = low32(apply_sign64(_mm256_srlv_epi64(_mm256_add_epi64(m##c, halfs), sh), n##c));
+    REP4(RQ)
+#undef RQ
+    /* back to one transform per joint: [t.x t.y t.z r.x] [r.y r.z r.w s.x] and s.y s.z */
+    __m128i a[4], b[4], c[4];
+    transpose4(t0, t1, t2, r0, a);
+    transpose4(r1, r2, r3, s0, b);
+    transpose4(s1, s2, zero128_(), zero128_(), c);
+    for (int i = 0; i < 4; i++) {
+        int32_t* o = (int32_t*)(void*)&out[j + (uint32_t)i];
+        _mm_storeu_si128((__m128i*)(void*)o, a[i]);
+        _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
+        _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
+    }
+    return 1;
+}
+#undef REP3
+#undef REP4
+
+/* ---------------------------------------------------------------- AVX-512 (F + CD): eight lanes in one
+ * register, the same steps; clz is vplzcntq, the selections use mask registers. The groups of four are
+ * loaded and stored with the AVX2 helpers above. */
+#define AVX512_FN __attribute__((target("avx2,avx512f,avx512cd")))
+
+AVX512_FN static inline __m512i z_join(__m256i lo, __m256i hi) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+AVX512_FN static inline __m512i z_set(int64_t x) { return _mm512_set1_epi64(x); }
+AVX512_FN static inline __m512i z_mul_u64_u32(__m512i a, __m512i b32) {
+    return _mm512_add_epi64(_mm512_mul_epu32(a, b32), _mm512_slli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), b32), 32));
+}
+AVX512_FN static inline __m512i z_pair_gather(const uint32_t* table, __m512i idx) {
+    return z_join(pair_gather(table, _mm512_castsi512_si256(idx)), pair_gather(table, _mm512_extracti64x4_epi64(idx, 1)));
+}
+
+AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
+    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
+    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
+    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
+                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
+    bsync_quat orig[8];
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++) orig[i] = *q[i];
+    const __m512i A[4] = {z_join(g0.a[0], g1.a[0]), z_join(g0.a[1], g1.a[1]), z_join(g0.a[2], g1.a[2]),
+                          z_join(g0.a[3], g1.a[3])};
+    __m512i s = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(A[0], A[0]), _mm512_mul_epu32(A[1], A[1])),
+                                 _mm512_add_epi64(_mm512_mul_epu32(A[2], A[2]), _mm512_mul_epu32(A[3], A[3])));
+    s = _mm512_mask_blend_epi64((__mmask8)special_mask, s, z_set((int64_t)1 << 32)); /* a harmless stand-in */
+    const __m512i lz = _mm512_lzcnt_epi64(s);
+    const __m512i top = _mm512_sllv_epi64(s, lz);
+    const __m512i e = _mm512_min_epu64(_mm512_srli_epi64(_mm512_sub_epi64(lz, z_set(2)), 1), z_set(28));
+    const __m512i p = _mm512_and_si512(lz, z_set(1));
+    const __m512i e2 = _mm512_add_epi64(e, e);
+    const __m512i half = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_add_epi64(_mm512_add_epi64(z_set(54), p), e2), lz), 1);
+    const __m512i n = _mm512_sllv_epi64(s, e2);
+    const __m512i m = _mm512_srlv_epi64(top, _mm512_add_epi64(p, z_set(54)));
+    const __m512i f = _mm512_and_si512(_mm512_srlv_epi64(top, _mm512_add_epi64(p, z_set(34))), z_set(0xFFFFF));
+    const __m512i idx = _mm512_sub_epi64(m, z_set(256));
+    const __m512i spair = z_pair_gather(bsync_isqrt_seed_, idx);
+    const __m512i ppair = z_pair_gather(bsync_rsqrt_seed_, idx);
+    const __m512i lo32 = z_set(0xFFFFFFFF);
+    const __m512i s0 = _mm512_and_si512(spair, lo32), s1 = _mm512_srli_epi64(spair, 32);
+    const __m512i p0 = _mm512_and_si512(ppair, lo32), p1 = _mm512_srli_epi64(ppair, 32);
+    const __m512i y = _mm512_add_epi64(s0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(s1, s0), f), 20));
+    const __m512i z = _mm512_sub_epi64(p0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(p0, p1), f), 20));
+    const __m512i zk = _mm512_srlv_epi64(z, _mm512_sub_epi64(half, z_set(24)));
+    const __m512i x0 = _mm512_sllv_epi64(_mm512_add_epi64(y, z_set(2)), _mm512_sub_epi64(half, z_set(16)));
+    const __m512i rem = _mm512_sub_epi64(_mm512_mul_epu32(x0, x0), n);
+    const __m512i t = _mm512_sub_epi64(x0, _mm512_srli_epi64(z_mul_u64_u32(rem, zk), 49));
+    const __m512i inv0 = _mm512_sub_epi64(zk, z_set(3));
+    const __m512i d = _mm512_sub_epi64(z_set((int64_t)1 << 48), _mm512_mul_epu32(inv0, t));
+    const __m512i inv = _mm512_add_epi64(inv0, _mm512_srli_epi64(z_mul_u64_u32(d, inv0), 48));
+    /* l = t - [n + t <= t^2] (unsigned compare) */
+    const __mmask8 le = _mm512_cmple_epu64_mask(_mm512_add_epi64(n, t), _mm512_mul_epu32(t, t));
+    const __m512i l = _mm512_mask_sub_epi64(t, le, t, z_set(1));
+    __m128i o0[4], o1[4];
+#define OUT512(k)                                                                                            \
+    do {                                                                                                     \
+        const __m512i b = _mm512_sllv_epi64(A[k], e);                                                        \
+        const __m512i eq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(b, inv), z_set((int64_t)1 << 31)), 32); \
+        const __m512i lhs = _mm512_mul_epu32(_mm512_add_epi64(_mm512_add_epi64(eq, eq), z_set(1)), l);        \
+        const __mmask8 up = _mm512_cmple_epu64_mask(lhs, _mm512_slli_epi64(b, 17));                          \
+        const __m256i o = _mm512_cvtepi64_epi32(_mm512_mask_add_epi64(eq, up, eq, z_set(1)));               \
+        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(o), g0.c[k]);                                          \
+        o1[k] = _mm_sign_epi32(_mm256_extracti128_si256(o, 1), g1.c[k]);                                     \
+    } while (0)
+    OUT512(0);
+    OUT512(1);
+    OUT512(2);
+    OUT512(3);
+#undef OUT512
+    store4(o0, q[0], q[1], q[2], q[3]);
+    store4(o1, q[4], q[5], q[6], q[7]);
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++)
+            if (special_mask & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
+}
+
+AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
+    bsync_quat* q[8];
+    for (uint32_t i = 0; i < n; i += 8) {
+        for (uint32_t k = 0; k < 8; k++) q[k] = &pose[joints[i + k < n ? i + k : n - 1]].r;
+        normalize8_512(q);
+    }
+}
+
+#else
+typedef int bsync_simd_avx2_empty_; /* ISO C wants a declaration in every translation unit */
+#endif
