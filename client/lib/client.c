@@ -65,6 +65,7 @@ struct bsync_client {
     uint8_t client_nonce[BSYNC_SESSION_NONCE_BYTES];
     bsync_session sess;
     uint8_t opened[BSYNC_PROTO_ENET_MAX_PACKET];
+    int session_broken; /* a sealed packet on a reliable channel did not open: that stream lost a message */
     ENetHost* host;
     ENetPeer* peer;
     int connected;
@@ -1024,6 +1025,9 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         } else if (!(c->state == BSYNC_CLIENT_CONNECTING && !c->welcomed && len >= 4 && data[3] == BSYNC_PROTO_BYE &&
                      !bsync_session_is_sealed(data, len))) {
             c->stats.sealed_rejected++;
+            /* ENet acknowledged this copy: on a reliable channel the genuine message it replaced (a
+             * tampered FRAME) will never come, and the stream cannot go on; reconnect and resume */
+            if (channel != BSYNC_PROTO_CHANNEL_INPUT && c->welcomed) c->session_broken = 1;
             return;
         }
     }
@@ -1210,6 +1214,15 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
             break;
         default: break;
         }
+    }
+    if (c->session_broken && c->peer) { /* a new connection and session, resuming from the next frame */
+        c->session_broken = 0;
+        enet_peer_disconnect_now(c->peer, 0); /* the server frees the slot at once (if this arrives) */
+        c->peer = NULL;
+        c->connected = 0;
+        if (match_complete(c)) check_end(c);
+        else if (can_reconnect(c)) begin_reconnect(c);
+        else finish(c, UINT32_MAX);
     }
     bsync_net_host_retransmit_linear(c->host); /* before ENet's next timeout check */
     check_end(c);

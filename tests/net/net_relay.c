@@ -35,6 +35,8 @@ typedef struct nr_packet {
 } nr_packet;
 
 struct nr_relay {
+    nr_tamper_fn tamper;
+    void* tamper_ctx;
     nr_impair im;
     uint64_t seed;
     ENetSocket listen;
@@ -150,7 +152,9 @@ static void enqueue(nr_relay* r, uint32_t session, int down, const uint8_t* data
 
 /* One datagram through the impairment: the same sequence of draws for every datagram, whatever the
  * outcome, so the n-th datagram's fate depends only on the seed and n. */
-static void impair(nr_relay* r, uint32_t session, int down, const uint8_t* data, uint32_t len, uint64_t now) {
+static void impair(nr_relay* r, uint32_t session, int down, uint8_t* data, uint32_t len, uint64_t now) {
+    if (r->tamper) r->tamper(r->tamper_ctx, session, down, data, &len, NR_DATAGRAM);
+    if (len > NR_DATAGRAM) len = NR_DATAGRAM;
     nr_session* s = &r->sessions[session];
     nr_dir* d = down ? &s->down : &s->up;
     nr_dir_stats* st = down ? &r->stats.down : &r->stats.up;
@@ -268,6 +272,12 @@ void nr_relay_pump(nr_relay* r) {
         p->len = 0;
         r->queued--;
     }
+}
+
+void nr_relay_set_tamper(nr_relay* r, nr_tamper_fn fn, void* ctx) {
+    if (!r) return;
+    r->tamper = fn;
+    r->tamper_ctx = ctx;
 }
 
 void nr_relay_run(nr_relay* r, uint32_t ms) {

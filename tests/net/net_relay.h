@@ -61,6 +61,11 @@ void nr_relay_pump(nr_relay* r);
 /* Wait up to ms for traffic (pumping); for a relay running on its own. */
 void nr_relay_run(nr_relay* r, uint32_t ms);
 void nr_relay_stats(const nr_relay* r, nr_stats* out);
+/* An on-path attacker for the session tests (test_net_auth.c): called with every datagram as it
+ * arrives (down = 1: server -> client), before the impairment; it may rewrite the bytes and the
+ * length (up to cap). NULL: none. */
+typedef void (*nr_tamper_fn)(void* ctx, uint32_t session, int down, uint8_t* data, uint32_t* len, uint32_t cap);
+void nr_relay_set_tamper(nr_relay* r, nr_tamper_fn fn, void* ctx);
 void nr_relay_destroy(nr_relay* r);
 
 #endif

@@ -190,7 +190,9 @@ typedef struct bsync_client_stats {
     uint64_t resumes_snapshot;  /* reconnects the server served with a snapshot (frames no longer held) */
     uint64_t sessions_opened;   /* connections whose authenticated session got its WELCOME (sealed) */
     uint64_t sealed_rejected;   /* packets from the server that did not open (bad tag, replayed, plain)
-                                   on an authenticated session: dropped */
+                                   on an authenticated session: dropped. One on a reliable channel after
+                                   the WELCOME (ENet acknowledged it: its genuine message is lost) makes
+                                   the client reconnect and resume (counted in reconnects) */
 } bsync_client_stats;
 
 typedef struct bsync_client bsync_client;
