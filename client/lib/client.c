@@ -1049,6 +1049,10 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
             break;
         c->auth_state = 2;
         send_hello(c); /* sealed: it proves the secret */
+        /* the handshake is a round trip longer than a plain join: an attempt that got this far gets its
+         * whole retry period again for the HELLO and WELCOME (under loss the first one gave up too soon
+         * and joined late, from a snapshot) */
+        c->attempt_start_us = bsync_net_now_us();
         break;
     case BSYNC_PROTO_WELCOME: on_welcome(c, &m.welcome); break;
     case BSYNC_PROTO_INPUT_ACK:
