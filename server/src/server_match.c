@@ -451,6 +451,13 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
             return;
         }
     srv_slot* sl = &m->slots[p->slot];
+    /* the last frame is out (the server waits, up to 1 s, for the last checksums): a client that has not
+     * had END yet keeps pacing inputs for ticks that will never be played. Harmless, not abuse (at 60 Hz
+     * that second of inputs passed the lead limit and an honest client was kicked with BYE ABUSE). */
+    if (m->finishing || m->ended) {
+        m->stats.dropped[BSYNC_SERVER_DROP_STALE]++;
+        return;
+    }
     uint32_t limit = m->next_tick + m->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
     int any_new = 0, any_stale = 0;
     for (uint32_t i = 0; i < in->record_count; i++) {
