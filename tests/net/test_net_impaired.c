@@ -113,14 +113,20 @@ static void run_impaired(const char* what, const nr_impair* im, uint64_t seed) {
     nh_stop(&w);
 }
 
-static void test_loss_delay_duplication(void** state) {
-    (void)state;
+/* 10% loss, 40-120 ms delay, 5% duplication */
+static nr_impair loss_delay_dup(void) {
     nr_impair im;
     memset(&im, 0, sizeof im);
     im.loss_permille = 100;
     im.delay_min_ms = 40;
     im.delay_max_ms = 120;
     im.dup_permille = 50;
+    return im;
+}
+
+static void test_loss_delay_duplication(void** state) {
+    (void)state;
+    nr_impair im = loss_delay_dup();
     run_impaired("10% loss, 40-120 ms, 5% dup", &im, 14001);
 }
 
@@ -158,12 +164,7 @@ static void test_stalls(void** state) {
  * once and be applied. */
 static void test_secure_loss_delay_duplication(void** state) {
     (void)state;
-    nr_impair im;
-    memset(&im, 0, sizeof im);
-    im.loss_permille = 100;
-    im.delay_min_ms = 40;
-    im.delay_max_ms = 120;
-    im.dup_permille = 50;
+    nr_impair im = loss_delay_dup();
     nh_config_session = "encrypt";
     run_impaired("sessions: 10% loss, 40-120 ms, 5% dup", &im, 14004);
     nh_config_session = NULL;
