@@ -174,3 +174,12 @@ bsync_result bsync_test_graph_create_layered(const bsync_graph_desc* desc, const
     const bsync_test_graph_extras x = {layers, layer_count, NULL, 0};
     return bsync_test_graph_create_ex(desc, &x, allocator, out);
 }
+
+bsync_match* bsync_test_match_new(const bsync_match_desc* desc, void** mem) {
+    size_t size = bsync_match_memory_size(desc);
+    *mem = aligned_alloc(16, (size + 15u) & ~(size_t)15u);
+    assert_non_null(*mem);
+    bsync_match* m = NULL;
+    assert_int_equal(bsync_match_init(*mem, size, desc, &m), BSYNC_OK);
+    return m;
+}

@@ -13,6 +13,7 @@
 
 #include "blendsync/base.h"
 #include "blendsync/graph.h"
+#include "blendsync/match.h"
 
 /* The ../shared folder (BSYNC_SHARED_DIR; default ../shared beside the project, fixed at configure
  * time) if it exists, else NULL. */
@@ -61,6 +62,9 @@ char* bsync_test_base64(const unsigned char* data, size_t n);
 
 /* Deterministic pseudo-random numbers for stratified sweeps (splitmix64). */
 uint64_t bsync_test_rand(uint64_t* state);
+
+/* A match of desc in fresh 16-byte aligned memory (*mem: free it); asserts it initialises. */
+bsync_match* bsync_test_match_new(const bsync_match_desc* desc, void** mem);
 
 /* The blend's reference rounding: v / den (den > 0) rounded to nearest, ties away from zero,
  * saturated to [-0x7FFFFFFF, 0x7FFFFFFF], with plain int64 division. */

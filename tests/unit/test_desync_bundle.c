@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_support.h"
 #include "blendsync/io/desync.h"
 #include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/file.h"
@@ -37,14 +38,6 @@ typedef struct fixture {
     size_t server_final_len;
 } fixture;
 
-static bsync_match* new_match(const bsync_match_desc* d, void** mem) {
-    size_t size = bsync_match_memory_size(d);
-    *mem = aligned_alloc(16, (size + 15u) & ~(size_t)15u);
-    assert_non_null(*mem);
-    bsync_match* m = NULL;
-    assert_int_equal(bsync_match_init(*mem, size, d, &m), BSYNC_OK);
-    return m;
-}
 
 static void write_text(const char* dir, const char* name, const char* text) {
     char path[512];
@@ -92,7 +85,7 @@ static int setup(void** state) {
                "{\"tick\": 44, \"slot\": 1, \"server\": \"server.bsms\", \"client\": \"client.bsms\",\n"
                " \"match_config\": \"elsewhere/match.json\"}\n");
     /* the server: frames 0..44; the client: the same but slot 1's speed + 0.5 in frame 40 */
-    for (int i = 0; i < 3; i++) f->m[i] = new_match(f->d, &f->mem[i]);
+    for (int i = 0; i < 3; i++) f->m[i] = bsync_test_match_new(f->d, &f->mem[i]);
     bsync_match* server = f->m[0];
     bsync_match* client = f->m[1];
     f->cap = bsync_match_snapshot_size_max(server);
@@ -241,7 +234,7 @@ static void test_trace(void** state) {
     /* a "server state" from before server-previous.bsms (the initial state, tick 0 < 30) is refused */
     bsync_match* fresh = f->m[2];
     void* mem = NULL;
-    bsync_match* start = new_match(f->d, &mem);
+    bsync_match* start = bsync_test_match_new(f->d, &mem);
     uint8_t* zero = malloc(f->cap);
     assert_non_null(zero);
     size_t zl = 0;

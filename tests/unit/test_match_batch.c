@@ -15,14 +15,6 @@
 
 #define TICKS 150u
 
-static bsync_match* new_match(const bsync_match_desc* d, void** mem) {
-    size_t size = bsync_match_memory_size(d);
-    *mem = aligned_alloc(16, (size + 15u) & ~(size_t)15u);
-    assert_non_null(*mem);
-    bsync_match* m = NULL;
-    assert_int_equal(bsync_match_init(*mem, size, d, &m), BSYNC_OK);
-    return m;
-}
 
 static void inputs_of(const bsync_match_desc* d, bsync_match_script* scripts, bsync_match_frame* in) {
     memset(in, 0, sizeof *in);
@@ -65,9 +57,9 @@ static void test_batch_is_the_whole_call(void** state) {
     assert_int_equal(bsync_match_config_load(path, NULL, &mc, &err), BSYNC_OK);
     const bsync_match_desc* d = bsync_match_config_desc(mc);
     void *ma = NULL, *mb = NULL, *mcmem = NULL;
-    bsync_match* whole = new_match(d, &ma);
-    bsync_match* threaded = new_match(d, &mb);
-    bsync_match* serial = new_match(d, &mcmem);
+    bsync_match* whole = bsync_test_match_new(d, &ma);
+    bsync_match* threaded = bsync_test_match_new(d, &mb);
+    bsync_match* serial = bsync_test_match_new(d, &mcmem);
     const uint32_t n = bsync_match_character_count(whole);
     assert_true(n >= 3);
     bsync_match_script scripts[BSYNC_MATCH_MAX_PLAYERS];
@@ -136,7 +128,7 @@ static void test_ranges_checked(void** state) {
     assert_int_equal(bsync_match_config_load(path, NULL, &mc, &err), BSYNC_OK);
     const bsync_match_desc* d = bsync_match_config_desc(mc);
     void* mem = NULL;
-    bsync_match* m = new_match(d, &mem);
+    bsync_match* m = bsync_test_match_new(d, &mem);
     const uint32_t n = bsync_match_character_count(m);
     static bsync_match_frame in;
     memset(&in, 0, sizeof in);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_support.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
@@ -19,14 +20,6 @@
 #define TICKS 65u /* the demo checksums every 30 ticks: two checksum records */
 #define SNAP_EVERY 5u
 
-static bsync_match* new_match(const bsync_match_desc* d, void** mem) {
-    size_t size = bsync_match_memory_size(d);
-    *mem = aligned_alloc(16, (size + 15u) & ~(size_t)15u);
-    assert_non_null(*mem);
-    bsync_match* m = NULL;
-    assert_int_equal(bsync_match_init(*mem, size, d, &m), BSYNC_OK);
-    return m;
-}
 
 static void test_schedule(void** state) {
     (void)state;
@@ -38,8 +31,8 @@ static void test_schedule(void** state) {
     assert_int_equal(bsync_match_config_load(path, NULL, &mc, &err), BSYNC_OK);
     const bsync_match_desc* d = bsync_match_config_desc(mc);
     void *mem = NULL, *mem2 = NULL;
-    bsync_match* m = new_match(d, &mem);
-    bsync_match* ref = new_match(d, &mem2);
+    bsync_match* m = bsync_test_match_new(d, &mem);
+    bsync_match* ref = bsync_test_match_new(d, &mem2);
     static bsync_replay_header h;
     bsync_match_config_replay_header(mc, "test", 0, &h);
     uint32_t ci = h.checksum_interval;
@@ -145,7 +138,7 @@ static void fixture_open(fixture* f) {
     memset(f, 0, sizeof *f);
     assert_int_equal(bsync_match_config_load(path, NULL, &f->mc, &err), BSYNC_OK);
     f->d = bsync_match_config_desc(f->mc);
-    f->m = new_match(f->d, &f->mem);
+    f->m = bsync_test_match_new(f->d, &f->mem);
     bsync_match_config_replay_header(f->mc, "test", 0, &f->h);
     f->cap = bsync_match_snapshot_size_max(f->m);
     f->snap = malloc(f->cap);
@@ -191,7 +184,7 @@ static uint8_t* slurp(const char* path, size_t* len) {
 static void record(fixture* f, const char* path, int steps, uint32_t ticks) {
     bsync_error err;
     void* mem = NULL;
-    bsync_match* m = new_match(f->d, &mem);
+    bsync_match* m = bsync_test_match_new(f->d, &mem);
     bsync_replay_writer* w = NULL;
     assert_int_equal(bsync_replay_writer_open(path, &f->h, &w, &err), BSYNC_OK);
     static bsync_replay_recorder r;
@@ -283,7 +276,7 @@ static void test_schedule_only(void** state) {
     fixture f;
     fixture_open(&f);
     void* mem = NULL;
-    bsync_match* ref = new_match(f.d, &mem);
+    bsync_match* ref = bsync_test_match_new(f.d, &mem);
     static bsync_replay_recorder r;
     bsync_replay_recorder_desc rd;
     memset(&rd, 0, sizeof rd);

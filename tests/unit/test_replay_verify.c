@@ -36,14 +36,6 @@ typedef struct fixture {
     bsync_match_frame* inputs; /* TICKS frames, as recorded */
 } fixture;
 
-static bsync_match* new_match(const bsync_match_desc* d, void** mem) {
-    size_t size = bsync_match_memory_size(d);
-    *mem = aligned_alloc(16, (size + 15u) & ~(size_t)15u);
-    assert_non_null(*mem);
-    bsync_match* m = NULL;
-    assert_int_equal(bsync_match_init(*mem, size, d, &m), BSYNC_OK);
-    return m;
-}
 
 static void temp_path(char* out, size_t cap) {
     snprintf(out, cap, "/tmp/bsync_verify_XXXXXX");
@@ -72,7 +64,7 @@ static int setup(void** state) {
         }
     }
     void* mem = NULL;
-    bsync_match* m = new_match(f->d, &mem);
+    bsync_match* m = bsync_test_match_new(f->d, &mem);
     static bsync_replay_header h;
     bsync_match_config_replay_header(f->mc, "test", 0, &h);
     assert_int_equal(h.checksum_interval, 30);
@@ -329,7 +321,7 @@ static void on_mismatch(const bsync_replay_verify_states* s, void* user) {
     w->frame_count = s->frame_count;
     const bsync_match_desc* d = w->f->d;
     void* mem = NULL;
-    bsync_match* m = new_match(d, &mem);
+    bsync_match* m = bsync_test_match_new(d, &mem);
     size_t cap = bsync_match_snapshot_size_max(m), len = 0;
     uint8_t* buf = malloc(cap);
     assert_non_null(buf);
