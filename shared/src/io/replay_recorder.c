@@ -22,7 +22,7 @@ static bsync_result fail(bsync_replay_recorder* r, bsync_replay_recorder_stage s
 
 /* A failed recording step: the call fails, or (keep_going) the recording stops and the call goes on. */
 static bsync_result record_failed(bsync_replay_recorder* r, bsync_replay_recorder_stage stage, bsync_result res,
-                                  const bsync_error* why, bsync_error* err) {
+                                  const bsync_error* why) {
     if (!r->desc.keep_going) return fail(r, stage, res);
     if (!r->stopped) {
         r->stopped = 1;
@@ -34,7 +34,6 @@ static bsync_result record_failed(bsync_replay_recorder* r, bsync_replay_recorde
                      bsync_result_string(res));
         }
     }
-    (void)err;
     return BSYNC_OK;
 }
 
@@ -45,7 +44,7 @@ static bsync_result append_rec(bsync_replay_recorder* r, const bsync_replay_reco
     bsync_error local;
     bsync_error* e = err ? err : &local;
     bsync_result res = bsync_replay_writer_append(r->desc.writer, rec, e);
-    return res == BSYNC_OK ? BSYNC_OK : record_failed(r, BSYNC_RECORDER_WRITE, res, e, err);
+    return res == BSYNC_OK ? BSYNC_OK : record_failed(r, BSYNC_RECORDER_WRITE, res, e);
 }
 
 static void clear_failure(bsync_replay_recorder* r) {
@@ -68,7 +67,7 @@ bsync_result bsync_replay_recorder_begin_tick(bsync_replay_recorder* r, const bs
         rec->type = BSYNC_REPLAY_SNAPSHOT;
         res = bsync_match_save(r->desc.match, r->desc.snapshot_buffer, r->desc.snapshot_capacity, &len);
         if (res != BSYNC_OK) {
-            if ((res = record_failed(r, BSYNC_RECORDER_SAVE, res, NULL, err)) != BSYNC_OK) return res;
+            if ((res = record_failed(r, BSYNC_RECORDER_SAVE, res, NULL)) != BSYNC_OK) return res;
         } else {
             rec->snapshot.tick = (uint32_t)tick;
             rec->snapshot.len = (uint32_t)len;
