@@ -3,22 +3,14 @@
 
 #include <string.h>
 
+#include "hex.h" /* the io library's (shared/src/io) */
+
 #ifdef BSYNC_HAVE_SODIUM
 #include <sodium.h>
 #endif
 
 int bsync_session_secret_parse(const char* hex, uint8_t out[BSYNC_SESSION_SECRET_BYTES]) {
-    if (!hex || !out || strlen(hex) != 2u * BSYNC_SESSION_SECRET_BYTES) return -1;
-    uint8_t tmp[BSYNC_SESSION_SECRET_BYTES];
-    for (size_t i = 0; i < 2u * BSYNC_SESSION_SECRET_BYTES; i++) {
-        char c = hex[i];
-        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (v < 0) return -1;
-        if (i % 2 == 0) tmp[i / 2] = (uint8_t)(v << 4);
-        else tmp[i / 2] = (uint8_t)(tmp[i / 2] | v);
-    }
-    memcpy(out, tmp, sizeof tmp);
-    return 0;
+    return bsync_io_hex_decode(hex, out, BSYNC_SESSION_SECRET_BYTES);
 }
 
 int bsync_session_is_sealed(const uint8_t* p, size_t len) {

@@ -19,6 +19,7 @@
 #include "blendsync/instance.h"
 #include "blendsync/io/match_config.h"
 #include "file_internal.h"
+#include "hex.h"
 #include "json_exact.h"
 #include "platform.h"
 
@@ -195,18 +196,6 @@ static bsync_result get_array(ctx* c, const cJSON* item, uint32_t min, uint32_t 
 
 /* ---------------------------------------------------------------- sections */
 
-/* 64 hex digits -> 32 bytes; 0 on success */
-static int parse_secret(const char* hex, uint8_t out[BSYNC_MATCH_CONFIG_SECRET_BYTES]) {
-    if (strlen(hex) != 2u * BSYNC_MATCH_CONFIG_SECRET_BYTES) return -1;
-    for (size_t i = 0; i < 2u * BSYNC_MATCH_CONFIG_SECRET_BYTES; i++) {
-        char ch = hex[i];
-        int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-        if (v < 0) return -1;
-        out[i / 2] = (uint8_t)(i % 2 == 0 ? v << 4 : out[i / 2] | v);
-    }
-    return 0;
-}
-
 /* The offset of the first `"s"`'s first character (after its quote) in text[0..len), or (size_t)-1. */
 static size_t find_quoted(const char* text, size_t len, const char* s) {
     size_t n = strlen(s);
@@ -230,7 +219,7 @@ static bsync_result parse_players(ctx* c, const cJSON* players) {
         const cJSON* sec = bsync_json_field(p, "secret");
         if (sec) {
             size_t so = bsync_json_path_push(&c->w, "secret");
-            if (!cJSON_IsString(sec) || parse_secret(sec->valuestring, m->secrets[k]) != 0)
+            if (!cJSON_IsString(sec) || bsync_io_hex_decode(sec->valuestring, m->secrets[k], BSYNC_MATCH_CONFIG_SECRET_BYTES) != 0)
                 return bsync_json_fail(&c->w, "expected 64 hex digits (the slot's 32-byte session secret)");
             if (!m->replay_text && !(m->replay_text = malloc(m->text_len + 1u)))
                 return bsync_json_fail(&c->w, "out of memory");
