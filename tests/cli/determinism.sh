@@ -2,7 +2,9 @@
 # Same inputs, same bits: builds the core with gcc and clang at -O0 and -O3, with -m32 (gcc and
 # clang), and under ASan+UBSan, runs tests/tools/determinism_sweep.c and `blendsync demo` (built alone
 # with tests/tools/determinism_demo_main.c) with each,
-# and requires every build to print exactly the same digests.
+# and requires every build to print exactly the same digests. Within each build, the sweep runs on
+# every SIMD path the build and CPU support and the demo on the automatic and the scalar path
+# (BSYNC_SIMD), and those must agree too.
 # usage: determinism.sh SOURCE_DIR WORK_DIR
 # BSYNC_DETERMINISM_VARIANTS (one "name|compiler command|flags|runner" per line; the runner, e.g.
 # "qemu-s390x -L /usr/s390x-linux-gnu", is optional) replaces the list below: tests/cli/platform_matrix.sh
@@ -60,7 +62,23 @@ for v in "${variants[@]}"; do
   case "$opts" in *-m32*) [ -n "$run" ] || run=$runner32 ;; esac
   # shellcheck disable=SC2086
   # (Windows programs print CRLF line ends: the digests are compared without them)
-  { $run "$work/sweep-$name$exe"; $run "$work/blendsync-$name$exe" --ticks 1500 --rate 60 --quiet; } | tr -d '\r' >"$out"
+  # the sweep compares every SIMD path itself; the demo runs on the automatic path (its lines join the
+  # digests) and once more on the scalar one (the reference), which must print exactly the same
+  # shellcheck disable=SC2086
+  $run "$work/blendsync-$name$exe" --ticks 1500 --rate 60 --quiet | tr -d '\r' >"$work/demo-auto-$name.txt"
+  # shellcheck disable=SC2086
+  { $run "$work/sweep-$name$exe" --paths; cat "$work/demo-auto-$name.txt"; } | tr -d '\r' >"$out"
+  # shellcheck disable=SC2086
+  BSYNC_SIMD=scalar $run "$work/blendsync-$name$exe" --ticks 1500 --rate 60 --quiet | tr -d '\r' >"$work/demo-scalar-$name.txt"
+  if ! cmp -s "$work/demo-auto-$name.txt" "$work/demo-scalar-$name.txt"; then
+    echo "FAIL $name: the demo on the scalar SIMD path differs from the automatic path:"
+    diff "$work/demo-scalar-$name.txt" "$work/demo-auto-$name.txt" || true
+    status=1
+  fi
+  if grep -q '^FAIL' "$out"; then
+    echo "FAIL $name: $(grep '^FAIL' "$out" | head -1)"
+    status=1
+  fi
   if [ -z "$reference" ]; then
     reference=$out
     echo "reference ($name):"

@@ -1,7 +1,13 @@
 /* determinism_sweep.c — prints one XXH64 digest per area of the core over fixed pseudo-random inputs.
  * tests/cli/determinism.sh builds it (and the CLI's demo) with gcc and clang, -O0 and -O3, -m32 and
- * under sanitizers, and requires every build to print the same digests. */
+ * under sanitizers, and requires every build to print the same digests; tests/cli/platform_matrix.sh
+ * runs it on the cross targets.
+ * Every SIMD path this build and CPU support (blendsync/simd.h: scalar, AVX2, AVX-512, NEON) runs the
+ * whole sweep in turn; the digests are printed once, and only if every path gave the same ones (else a
+ * FAIL line naming the path, and exit status 1). With --paths the paths compared are listed on stderr
+ * (stdout stays the same text on every machine). */
 #include <stdio.h>
+#include <string.h>
 
 #include "blendsync/blend_space.h"
 #include "blendsync/checksum.h"
@@ -13,7 +19,18 @@
 #include "blendsync/present.h"
 #include "blendsync/procedural.h"
 #include "blendsync/sample.h"
+#include "blendsync/simd.h"
 #include "blendsync/time.h"
+
+/* One sweep's digest lines, in order. */
+typedef struct digests {
+    char text[2048];
+    size_t len;
+} digests;
+static void emit(digests* o, const char* area, uint64_t digest) {
+    int n = snprintf(o->text + o->len, sizeof o->text - o->len, "%s %016llx\n", area, (unsigned long long)digest);
+    if (n > 0 && (size_t)n < sizeof o->text - o->len) o->len += (size_t)n;
+}
 
 static uint64_t rng(uint64_t* s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -35,7 +52,7 @@ static bsync_quat any_quat(uint64_t* s) {
     return q;
 }
 
-int main(void) {
+static int sweep(digests* o) {
     bsync_checksum_state h;
     uint64_t s = 1;
 
@@ -47,7 +64,7 @@ int main(void) {
         bsync_checksum_fx(&h, bsync_fx_sqrt(a));
         bsync_checksum_fx(&h, bsync_fx_lerp(a, b, (fix16_t)(rng(&s) & 0x1FFFF)));
     }
-    printf("scalar %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "scalar", bsync_checksum_final(&h));
 
     bsync_checksum_init(&h, 0);
     for (int i = 0; i < 200000; i++) {
@@ -56,7 +73,7 @@ int main(void) {
         bsync_checksum_fx(&h, bsync_fx_cos(a));
         bsync_checksum_fx(&h, bsync_fx_atan2(a, b));
     }
-    printf("trig %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "trig", bsync_checksum_final(&h));
 
     bsync_checksum_init(&h, 0);
     for (int i = 0; i < 100000; i++) {
@@ -70,7 +87,7 @@ int main(void) {
         bsync_checksum_quat(&h, bsync_quat_nlerp(p, q, (fix16_t)(rng(&s) & 0xFFFF)));
         bsync_checksum_vec3(&h, bsync_quat_rotate(bsync_quat_normalize(p), a));
     }
-    printf("vector %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "vector", bsync_checksum_final(&h));
 
 
     /* every blend-space type on random layouts (a jittered 3x3 grid) at random parameter points */
@@ -101,7 +118,7 @@ int main(void) {
             bsync_blend_space_destroy(bs);
         }
     }
-    printf("blend %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "blend", bsync_checksum_final(&h));
 
 
     /* parameter filters: dead zone + SmoothDamp, scalar and 2D, over random target sequences */
@@ -126,15 +143,15 @@ int main(void) {
             bsync_param_checksum_feed(&ps, &h);
         }
     }
-    printf("filters %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "filters", bsync_checksum_final(&h));
 
     /* the humanoid: every clip sampled at 2000 times, blended, to model space */
     bsync_procedural_humanoid hum;
     if (bsync_procedural_humanoid_create(NULL, &hum) != BSYNC_OK) return 2;
-    printf("skeleton %016llx\n", (unsigned long long)bsync_checksum_skeleton(hum.skeleton));
+    emit(o, "skeleton", bsync_checksum_skeleton(hum.skeleton));
     bsync_checksum_init(&h, 0);
     for (int c = 0; c < BSYNC_PROCEDURAL_CLIP_COUNT; c++) bsync_checksum_u64(&h, bsync_checksum_clip(hum.clips[c]));
-    printf("clips %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "clips", bsync_checksum_final(&h));
 
     enum { N = 23 };
     if (bsync_skeleton_joint_count(hum.skeleton) != N) return 2;
@@ -159,7 +176,7 @@ int main(void) {
         bsync_checksum_u64(&h, bsync_checksum_pose(model, N));
         bsync_time_advance(&t, &step);
     }
-    printf("poses %016llx\n", (unsigned long long)bsync_checksum_final(&h));
+    emit(o, "poses", bsync_checksum_final(&h));
 
     /* a graph instance on the humanoid (speed 1D over idle and a walk/run 1D on turn), SmoothDamp on
      * speed, root motion extracted (yaw and full): state, root-motion and pose checksums per tick */
@@ -228,9 +245,115 @@ int main(void) {
             bsync_graph_destroy(g);
         }
         bsync_blend_tree_destroy(tree);
-        printf("instance %016llx\n", (unsigned long long)bsync_checksum_final(&h));
-        printf("present %016llx\n", (unsigned long long)bsync_checksum_final(&hp));
+        emit(o, "instance", bsync_checksum_final(&h));
+        emit(o, "present", bsync_checksum_final(&hp));
+    }
+
+    /* clips with uneven keys (every track its own key count and times, as imported clips have, unlike
+     * the humanoid's shared grid): sampled through a sample plan with a cursor and without either (the
+     * two must agree bit for bit), then blended with weights that sum below, to and above one */
+    {
+        enum { CLIPS = 3, KEYS = 12 };
+        static fix16_t times[CLIPS][N * 3][KEYS];
+        static bsync_quat quats[CLIPS][N][KEYS];
+        static bsync_vec3 vecs[CLIPS][N * 2][KEYS];
+        static bsync_raw_track tracks[CLIPS][N * 3];
+        static uint64_t clip_mem[CLIPS][8192], plan_mem[CLIPS][1024], cursor_mem[CLIPS][512];
+        bsync_clip* uc[CLIPS];
+        bsync_sample_plan* plan[CLIPS];
+        bsync_sample_cursor* cur[CLIPS];
+        const fix16_t duration = 2 * 65536;
+        for (int c = 0; c < CLIPS; c++) {
+            uint32_t nt = 0;
+            for (uint32_t j = 0; j < N; j++) {
+                for (int kind = 0; kind < 3; kind++) {
+                    if (kind != BSYNC_TRACK_ROTATION && rng(&s) % 3u != 0u) continue; /* most joints rotate only */
+                    uint32_t keys = 1u + (uint32_t)(rng(&s) % KEYS);
+                    fix16_t* tk = times[c][nt];
+                    fix16_t at = 0;
+                    for (uint32_t k = 0; k < keys; k++) { /* ascending in [0, duration] */
+                        at += (fix16_t)(1 + rng(&s) % (uint64_t)(duration / KEYS));
+                        tk[k] = at;
+                    }
+                    for (uint32_t k = 0; k < keys; k++) {
+                        if (kind == BSYNC_TRACK_ROTATION) {
+                            bsync_quat q = any_quat(&s);
+                            if (!q.x && !q.y && !q.z && !q.w) q.w = 65536;
+                            quats[c][j][k] = q;
+                        } else {
+                            fix16_t base = kind == BSYNC_TRACK_SCALE ? 65536 : 0;
+                            bsync_vec3 v = {base + (fix16_t)(int16_t)rng(&s), base + (fix16_t)(int16_t)rng(&s),
+                                            base + (fix16_t)(int16_t)rng(&s)};
+                            vecs[c][j * 2u + (kind == BSYNC_TRACK_SCALE)][k] = v;
+                        }
+                    }
+                    bsync_raw_track t = {j, (bsync_track_kind)kind, keys, tk, NULL, NULL};
+                    if (kind == BSYNC_TRACK_ROTATION) t.quats = quats[c][j];
+                    else t.vec3s = vecs[c][j * 2u + (kind == BSYNC_TRACK_SCALE)];
+                    tracks[c][nt++] = t;
+                }
+            }
+            bsync_clip_desc cd = {"uneven", duration, 1, tracks[c], nt};
+            if (bsync_clip_memory_size(&cd, hum.skeleton) > sizeof clip_mem[c] ||
+                bsync_clip_init(clip_mem[c], sizeof clip_mem[c], &cd, hum.skeleton, &uc[c]) != BSYNC_OK ||
+                bsync_sample_plan_memory_size(uc[c]) > sizeof plan_mem[c] ||
+                bsync_sample_plan_init(plan_mem[c], sizeof plan_mem[c], uc[c], rest, N, &plan[c]) != BSYNC_OK ||
+                bsync_sample_cursor_memory_size(uc[c]) > sizeof cursor_mem[c] ||
+                bsync_sample_cursor_init(cursor_mem[c], sizeof cursor_mem[c], uc[c], &cur[c]) != BSYNC_OK)
+                return 2;
+        }
+        bsync_trs plain[N];
+        bsync_checksum_init(&h, 0);
+        fix16_t at = 0;
+        for (int i = 0; i < 2000; i++) {
+            at += (fix16_t)(rng(&s) % 4000u); /* forward, sometimes in place: the cursor's common case */
+            if (i % 250 == 249) at -= (fix16_t)(rng(&s) % 40000u); /* and a jump back now and then */
+            bsync_pose_input in[CLIPS];
+            for (int c = 0; c < CLIPS; c++) {
+                if (bsync_clip_sample_planned(plan[c], uc[c], at, BSYNC_LOOP_WRAP, cur[c], local[c]) != BSYNC_OK ||
+                    bsync_clip_sample(uc[c], at, BSYNC_LOOP_WRAP, rest, N, NULL, plain) != BSYNC_OK)
+                    return 2;
+                if (bsync_checksum_pose(plain, N) != bsync_checksum_pose(local[c], N)) {
+                    fprintf(stderr, "determinism_sweep: planned and plain sampling differ at step %d\n", i);
+                    return 3;
+                }
+                in[c].local = local[c];
+                in[c].weight = (fix16_t)(rng(&s) % 50000u); /* three of them: sums from 0 to about 2.3 */
+                in[c].joint_weights = NULL;
+            }
+            bsync_pose_blend(rest, N, in, CLIPS, blended);
+            bsync_checksum_u64(&h, bsync_checksum_pose(blended, N));
+        }
+        emit(o, "tracks", bsync_checksum_final(&h));
     }
     bsync_procedural_humanoid_destroy(&hum);
     return 0;
+}
+
+int main(int argc, char** argv) {
+    static const bsync_simd_path paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2, BSYNC_SIMD_AVX512, BSYNC_SIMD_NEON};
+    static digests first, other;
+    int have_first = 0, status = 0;
+    const int list = argc > 1 && strcmp(argv[1], "--paths") == 0;
+    if (list) fprintf(stderr, "determinism_sweep: simd paths compared:");
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!bsync_simd_supported(paths[p]) || bsync_simd_set(paths[p]) != BSYNC_OK) continue;
+        if (list) fprintf(stderr, " %s", bsync_simd_path_name(paths[p]));
+        digests* d = have_first ? &other : &first;
+        d->len = 0;
+        int r = sweep(d);
+        if (r != 0) {
+            printf("FAIL simd path %s: the sweep stopped with status %d\n", bsync_simd_path_name(paths[p]), r);
+            return 1;
+        }
+        if (have_first && strcmp(first.text, other.text) != 0) {
+            printf("FAIL simd path %s differs from %s:\n%s", bsync_simd_path_name(paths[p]), bsync_simd_path_name(paths[0]),
+                   other.text);
+            status = 1;
+        }
+        have_first = 1;
+    }
+    if (list) fprintf(stderr, "\n");
+    fputs(first.text, stdout);
+    return status;
 }
