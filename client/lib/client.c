@@ -21,7 +21,6 @@
 #define TRAIL_RING 64u /* per-tick states kept for a desync trail (io/trail.h) */
 #define EVENT_CAP 1024u
 #define DELAY_CAP 64u
-#define AHEAD_LIMIT 8u
 #define SYNCTEST_MAX 16u
 #define INPUT_PACKET_MAX (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT)
 /* No WELCOME this long after an attempt began: start a new connection. ENet's handshake can wedge on a
@@ -534,14 +533,45 @@ int bsync_client_frame_payload(const bsync_client* c, uint32_t tick, uint32_t sl
     return (int)n;
 }
 
+/* The server tick the pacing rule starts from (docs/lockstep.md "Pacing"): the larger of the newest
+ * server tick heard (START, INPUT_ACK, one past the newest FRAME) and the server's next tick by this
+ * client's clock (START's deadline, estimated as its arrival + deadline_in_us - RTT / 2, plus one tick
+ * per period since). The clock matters on a slow or lossy downstream: the newest frame heard lags the
+ * server by the one-way delay and by every retransmission the frame channel waits for, and inputs
+ * paced from it arrive after their deadline and are defaulted. */
+static uint32_t pacing_tick(const bsync_client* c) {
+    uint32_t s = c->server_tick;
+    if (!c->stats.start_known || !c->tick_rate) return s;
+    uint64_t now = bsync_net_now_us();
+    if (now < c->stats.start_deadline_us) return s > c->stats.start_tick ? s : c->stats.start_tick;
+    uint64_t clock = (uint64_t)c->stats.start_tick + 1u + (now - c->stats.start_deadline_us) * c->tick_rate / 1000000u;
+    if (clock > (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) clock = (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
+    return clock > s ? (uint32_t)clock : s;
+}
+
+/* Extra ticks of lead when the input delay is shorter than the path (docs/lockstep.md "Pacing"): an
+ * input sent now for tick b + d has d periods to reach the server; when the one-way delay (half ENet's
+ * round trip plus twice its mean deviation) needs more, the input goes that many ticks later instead
+ * of arriving late and being defaulted (a defaulted tick repeats the previous input and loses its
+ * triggers). 0 on a path shorter than the input delay (loopback); at most 8. */
+static uint32_t input_lead(const bsync_client* c) {
+    if (!c->peer || !c->tick_rate) return 0;
+    uint64_t one_way_us = 500ull * c->peer->roundTripTime + 2000ull * c->peer->roundTripTimeVariance;
+    uint64_t need = (one_way_us * c->tick_rate + 999999u) / 1000000u; /* ticks, rounded up */
+    if (need <= c->input_delay) return 0;
+    return need - c->input_delay > 8u ? 8u : (uint32_t)(need - c->input_delay);
+}
+
 bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_input* input, const void* payload,
                                              uint32_t payload_len, uint32_t* assigned) {
     if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED ||
         payload_len > BSYNC_PROTO_MAX_PAYLOAD || (payload_len && !payload))
         return BSYNC_INVALID_ARGUMENT;
-    uint32_t want = c->server_tick + c->input_delay;
+    uint32_t want = pacing_tick(c) + c->input_delay + input_lead(c);
     uint32_t t = c->sent_any && c->next_input_tick > want ? c->next_input_tick : want;
-    if (t > want + AHEAD_LIMIT) return BSYNC_LIMIT_EXCEEDED;
+    /* s + d + 32 with s the newest server tick heard: s is never ahead of the server's next tick, so the
+     * server (which keeps inputs up to its next tick + d + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) takes it */
+    if (t > c->server_tick + c->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) return BSYNC_LIMIT_EXCEEDED;
     /* history: consecutive ticks ending at t (a skip forward restarts it) */
     if (c->history_count == 0 || t != c->history_first + c->history_count) {
         c->history_first = t;

@@ -50,7 +50,11 @@ static void assert_replay_complete(const char* path) {
     assert_int_equal(system(cmd), 0);
 }
 
-static void run_impaired(const char* what, const nr_impair* im, uint64_t seed) {
+/* max_defaulted_permille: the share of player-ticks the server may default. The input delay here (6
+ * ticks at 60 Hz, 100 ms) is shorter than the worst one-way delay, so some inputs are late by design;
+ * pacing by the server's clock (START) rather than by the newest frame heard keeps them few. Paced by
+ * the frames, which the lossy downstream holds back, 93% were defaulted in the 10% loss run. */
+static void run_impaired(const char* what, const nr_impair* im, uint64_t seed, unsigned max_defaulted_permille) {
     nh_world w;
     nh_config_start_ms = 10000; /* the lobby waits for all four: a connect may need a second attempt */
     assert_int_equal(nh_start(&w, PLAYERS, 1, 6, 20, "report", TICKS, 0), 0);
@@ -79,6 +83,11 @@ static void run_impaired(const char* what, const nr_impair* im, uint64_t seed) {
            (unsigned long long)rs.down.duplicated, (unsigned long long)rs.down.stalled, st.ticks,
            (unsigned long long)st.inputs_received, (unsigned long long)st.inputs_defaulted,
            (unsigned long long)st.desyncs);
+    printf("[impaired] %s: server drops: stale %llu, too far ahead %llu, flood %llu\n", what,
+           (unsigned long long)st.dropped[BSYNC_SERVER_DROP_STALE],
+           (unsigned long long)st.dropped[BSYNC_SERVER_DROP_TOO_FAR_AHEAD],
+           (unsigned long long)st.dropped[BSYNC_SERVER_DROP_FLOOD]);
+    assert_true(st.inputs_defaulted * 1000u <= (uint64_t)max_defaulted_permille * PLAYERS * TICKS);
     bsync_match_checksums ref, other;
     for (uint32_t i = 0; i < PLAYERS; i++) {
         nh_client* c = &w.clients[i];
@@ -91,6 +100,8 @@ static void run_impaired(const char* what, const nr_impair* im, uint64_t seed) {
                (unsigned long long)cs.connect_attempts, (unsigned long long)cs.frames_received, cs.frames_received_upto,
                cs.server_tick, bsync_proto_bye_reason_string(c->bye_reason),
                (unsigned long long)cs.frames_defaulted_self);
+        printf("[impaired] %s: slot %u: %u inputs given, %llu sent, rtt %u ms\n", what, c->slot, c->inputs_sent,
+               (unsigned long long)cs.inputs_sent, cs.rtt_ms);
         assert_int_equal(c->first_frame, 0);
         assert_int_equal(c->frames, TICKS);
         assert_int_equal(cs.frames_applied, TICKS);
@@ -127,7 +138,7 @@ static nr_impair loss_delay_dup(void) {
 static void test_loss_delay_duplication(void** state) {
     (void)state;
     nr_impair im = loss_delay_dup();
-    run_impaired("10% loss, 40-120 ms, 5% dup", &im, 14001);
+    run_impaired("10% loss, 40-120 ms, 5% dup", &im, 14001, 300);
 }
 
 static void test_loss_bursts(void** state) {
@@ -144,7 +155,7 @@ static void test_loss_bursts(void** state) {
     im.burst_loss_permille = 1000;
     im.delay_min_ms = 20;
     im.delay_max_ms = 60;
-    run_impaired("20% loss in bursts, 20-60 ms", &im, 14002);
+    run_impaired("20% loss in bursts, 20-60 ms", &im, 14002, 250);
 }
 
 static void test_stalls(void** state) {
@@ -156,7 +167,7 @@ static void test_stalls(void** state) {
     im.stall_every_ms = 1200;
     im.stall_ms = 300;
     im.stall_drop = 1;
-    run_impaired("300 ms stalls every 1.2 s", &im, 14003);
+    run_impaired("300 ms stalls every 1.2 s", &im, 14003, 400);
 }
 
 /* Authenticated, encrypted sessions (issue 18) through 10% loss, delay and duplication: ENet's
@@ -166,7 +177,7 @@ static void test_secure_loss_delay_duplication(void** state) {
     (void)state;
     nr_impair im = loss_delay_dup();
     nh_config_session = "encrypt";
-    run_impaired("sessions: 10% loss, 40-120 ms, 5% dup", &im, 14004);
+    run_impaired("sessions: 10% loss, 40-120 ms, 5% dup", &im, 14004, 300);
     nh_config_session = NULL;
 }
 

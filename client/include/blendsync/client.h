@@ -214,10 +214,14 @@ BSYNC_API void bsync_client_set_packet_hook(bsync_client* client, bsync_client_p
  * message, apply every frame that can be applied, send checksums, release delayed packets. */
 BSYNC_API bsync_result bsync_client_service(bsync_client* client, uint32_t timeout_ms);
 
-/* Queue this tick's input: it goes to the server for tick max(last + 1, server tick + input delay)
- * (*assigned_tick, may be NULL), with up to 3 unacknowledged earlier ticks repeated. Returns
- * BSYNC_INVALID_ARGUMENT before the WELCOME or after the end; BSYNC_LIMIT_EXCEEDED (nothing sent)
- * when the client is already 8 ticks ahead of what the input delay needs (it is running fast). */
+/* Queue this tick's input: it goes to the server for tick max(last + 1, b + input delay + lead)
+ * (*assigned_tick, may be NULL), b the server's next tick as this client knows it — the larger of the
+ * newest server tick heard and the server's clock since START on this client's clock — and lead the
+ * extra ticks a path longer than the input delay needs (docs/lockstep.md "Pacing"), with up to 3
+ * unacknowledged earlier ticks repeated. Returns BSYNC_INVALID_ARGUMENT before the WELCOME or after
+ * the end; BSYNC_LIMIT_EXCEEDED (nothing sent) when that tick would be more than 32 ticks
+ * (BSYNC_PROTO_PEER_MAX_INPUT_LEAD) past the newest server tick heard + the input delay (the client
+ * runs fast, or the server's frames are held back): the server would drop it as too far ahead. */
 BSYNC_API bsync_result bsync_client_send_input(bsync_client* client, const bsync_match_input* input, uint32_t* assigned_tick);
 /* The same with an opaque game payload for that tick (0..256 bytes, at most the match's payload_max:
  * the server drops larger ones), relayed verbatim to every client in the tick's frame and recorded in

@@ -126,7 +126,7 @@ extern "C" {
 /* Per-peer caps the server enforces on what a client sends (over a sliding 1 s window). */
 #define BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK 4u /* INPUT packets per tick of the match (average) */
 #define BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC 32768u /* all channels; a requested desync dump is paced to fit */
-#define BSYNC_PROTO_PEER_MAX_INPUT_LEAD 16u      /* inputs beyond current tick + delay + this: dropped */
+#define BSYNC_PROTO_PEER_MAX_INPUT_LEAD 32u      /* inputs beyond current tick + delay + this: dropped */
 #define BSYNC_PROTO_PEER_MAX_VIOLATIONS 32u      /* dropped packets per 10 s before BYE ABUSE */
 #define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address (BYE RATE_LIMITED) */
 #define BSYNC_PROTO_HELLO_TIMEOUT_MS 5000u       /* a connection without HELLO this long: BYE TIMEOUT */
