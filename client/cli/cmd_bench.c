@@ -14,7 +14,9 @@
  *   blend   + bsync_pose_blend of the three with the character's weights (its local pose);
  *   ltm     + bsync_pose_local_to_model (its model pose);
  *   graph   a graph instance per character (a Direct node over the three weights, synchronised),
- *           bsync_instance_tick then bsync_instance_pose (local and model).
+ *           bsync_instance_tick then bsync_instance_pose (local and model): the public path a game
+ *           uses; the instance samples through the graph's sample plans (graph.h: one per clip, made
+ *           at bsync_graph_create and shared by every instance and thread).
  * A character keeps its own state (phase, cursors, its local and model pose; for graph its instance
  * and poses): bytes_per_character. The three sampled poses are per-thread scratch, reused character
  * after character (a job system's worker memory), reported as scratch_bytes_per_thread.

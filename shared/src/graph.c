@@ -2,7 +2,8 @@
  *
  * Block layout: struct bsync_graph, then 8-aligned arrays in this order: clips, motion_length, filters,
  * param_kind, nodes, slots, param_refs, topo, clock_steps, clock_slot, bound_slot, bound_cursor_bytes,
- * root_tracks, layers, layer_masks, switches.
+ * root_tracks, layers, layer_masks, switches, plans (motion_count pointers), plan_use, then the sample plans
+ * themselves (one per distinct clip, over the skeleton's rest pose; each 8-aligned).
  * Every byte is zeroed before it is filled. */
 #include "blendsync/graph.h"
 
@@ -25,6 +26,28 @@ static void feed_name(bsync_checksum_state* c, const char* s) {
     bsync_checksum_bytes(c, s, n);
 }
 
+/* The lowest motion index bound to the same clip as motion m (m itself when it is the first): motions
+ * bound to one clip share its sample plan. */
+static uint32_t first_motion_of(const bsync_clip* const* clips, uint32_t m) {
+    for (uint32_t k = 0; k < m; k++)
+        if (clips[k] == clips[m]) return k;
+    return m;
+}
+
+/* Do all tracks of the clip have track 0's key times (the grid on which bsync_clip_sample with a
+ * cursor searches the keys once per call, sample.h)? Only a speed choice: both ways give the same bits. */
+static int clip_shares_times(const bsync_clip* c) {
+    const uint32_t n = bsync_clip_track_count(c);
+    bsync_track_info t0, ti;
+    if (n == 0 || bsync_clip_track_info(c, 0, &t0) != BSYNC_OK) return 0;
+    for (uint32_t i = 1; i < n; i++) {
+        if (bsync_clip_track_info(c, i, &ti) != BSYNC_OK || ti.key_count != t0.key_count) return 0;
+        for (uint32_t k = 0; k < ti.key_count; k++)
+            if (ti.times[k] != t0.times[k]) return 0;
+    }
+    return 1;
+}
+
 static int filter_desc_is_zero(const bsync_param_filter_desc* d) {
     return d->dead_zone == 0 && d->dead_zone_range == 0 && d->curve == NULL && d->smooth_time == 0 &&
            d->max_speed == 0 && d->pair == 0;
@@ -33,7 +56,8 @@ static int filter_desc_is_zero(const bsync_param_filter_desc* d) {
 typedef struct graph_plan {
     uint32_t P, M, N, S, C, B, L, J, W;
     size_t off_clips, off_len, off_filters, off_kind, off_nodes, off_slots, off_refs, off_topo;
-    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, off_layers, off_masks, off_switches, total;
+    size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, off_layers, off_masks, off_switches;
+    size_t off_plans, off_plan_use, off_plan_mem, plan_bytes, total;
     uint32_t refs;
     const bsync_graph_layer_desc* layers;
     const bsync_graph_switch_desc* switches;
@@ -57,6 +81,9 @@ static void plan_layout(graph_plan* p) {
     p->off_layers = off; off = align8(off + (size_t)p->L * sizeof(graph_layer));
     p->off_masks = off; off = align8(off + (size_t)p->L * p->J * sizeof(fix16_t));
     p->off_switches = off; off = align8(off + (size_t)p->W * sizeof(graph_switch));
+    p->off_plans = off; off = align8(off + (size_t)p->M * sizeof(const bsync_sample_plan*));
+    p->off_plan_use = off; off = align8(off + (size_t)p->M);
+    p->off_plan_mem = off; off += p->plan_bytes; /* a sum of 8-aligned sizes */
     p->total = off;
 }
 
@@ -78,12 +105,14 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
     p->M = bsync_blend_tree_motion_count(t);
     p->N = bsync_blend_tree_node_count(t);
     p->S = p->C = p->B = p->refs = 0;
+    p->plan_bytes = 0;
     if (d->clips) {
         for (uint32_t m = 0; m < p->M; m++) {
             const bsync_clip* c = d->clips[m];
             if (!c) continue;
             if (!d->skeleton) return BSYNC_INVALID_ARGUMENT;
             if (bsync_clip_joint_count(c) != bsync_skeleton_joint_count(d->skeleton)) return BSYNC_MISMATCH;
+            if (first_motion_of(d->clips, m) == m) p->plan_bytes += align8(bsync_sample_plan_memory_size(c));
         }
     }
     if (d->filters) {
@@ -316,6 +345,30 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
         g->switches[i].initial = p->switches[i].initial_child;
     }
 
+    /* one sample plan per distinct clip over the skeleton's rest pose, shared by every instance's pose
+     * (bsync_clip_sample_planned gives bsync_clip_sample's bits for that rest pose: sample.h) */
+    g->plans = (const bsync_sample_plan**)(void*)(base + p->off_plans);
+    g->plan_use = (uint8_t*)(void*)(base + p->off_plan_use);
+    size_t plan_at = p->off_plan_mem;
+    for (uint32_t m = 0; m < p->M; m++) {
+        const bsync_clip* c = d->clips ? d->clips[m] : NULL;
+        g->plans[m] = NULL;
+        g->plan_use[m] = 0;
+        if (!c) continue;
+        const uint32_t first = first_motion_of(d->clips, m);
+        if (first != m) {
+            g->plans[m] = g->plans[first];
+            g->plan_use[m] = g->plan_use[first];
+            continue;
+        }
+        g->plan_use[m] = (uint8_t)!clip_shares_times(c);
+        const size_t bytes = align8(bsync_sample_plan_memory_size(c));
+        bsync_sample_plan* plan = NULL;
+        if (bsync_sample_plan_init(base + plan_at, bytes, c, bsync_skeleton_rest_pose(d->skeleton),
+                                   bsync_skeleton_joint_count(d->skeleton), &plan) == BSYNC_OK)
+            g->plans[m] = plan; /* else (never for a validated graph) that motion samples without a plan */
+        plan_at += bytes;
+    }
     for (uint32_t m = 0; m < p->M; m++) {
         const bsync_clip* c = d->clips ? d->clips[m] : NULL;
         g->clips[m] = c;

@@ -23,44 +23,80 @@ static layer_area layer_caches(bsync_instance* inst) {
 }
 
 
-/* Samples every bound slot with contribution > 0 and blends them (the remainder to the rest pose).
- * *sampled marks the bound slots whose scratch pose already holds this evaluation's sample (bit b for
- * bound slot b; bound_count <= BSYNC_MAX_BLEND_POSES = 64): a sample is a pure function of the clip
- * and the slot's phase, and neither changes during one evaluation (one instance_blend_base call), so a marked
- * slot is not sampled again. (Its key cursor is then not consulted either: results never depend on
- * a cursor, sample.h.) */
+/* One evaluation's samples (one instance_blend_base call): bit b of `sampled` says that bound slot b's
+ * sample of this evaluation is in scratch pose src[b] (b itself, or an earlier bound slot that sampled
+ * the same clip at the same time); seconds[b] is the time it was sampled at (bound_count <=
+ * BSYNC_MAX_BLEND_POSES = 64). A sample is a pure function of the clip and the time (sample.h: the
+ * cursor never changes a result, and every slot of a graph samples with its clip's one plan over the
+ * skeleton's rest pose, or without a plan, with that rest pose: the same bits), and neither changes
+ * during one evaluation, so a marked slot is not sampled again, and two slots bound to one clip at one
+ * time (the same motion under two nodes of a synchronised tree) share one sample. */
 _Static_assert(BSYNC_MAX_BLEND_POSES <= 64, "one bit per bound slot in a uint64_t");
+typedef struct eval_samples {
+    uint64_t sampled;
+    uint8_t src[BSYNC_MAX_BLEND_POSES];
+    fix16_t seconds[BSYNC_MAX_BLEND_POSES];
+} eval_samples;
+
+/* The scratch pose holding bound slot b's sample of this evaluation (sampled first if needed). */
+static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* ev, const bsync_trs** out) {
+    const uint64_t bit = (uint64_t)1 << b;
+    if (ev->sampled & bit) {
+        *out = instance_scratch_pose(inst, ev->src[b]);
+        return BSYNC_OK;
+    }
+    const bsync_graph* g = inst->graph;
+    const graph_slot* gs = &g->slots[g->bound_slot[b]];
+    const bsync_clip* clip = g->clips[gs->index];
+    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
+    uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : instance_sample_phase(inst, gs->node);
+    phase += gs->offset32; /* wraps mod 2^32 */
+    const fix16_t dur = bsync_clip_duration(clip);
+    fix16_t seconds = 0;
+    if (dur > 0) {
+        bsync_clip_time t = bsync_time_start();
+        t.phase = phase;
+        seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
+    }
+    /* the same clip at the same time, sampled earlier in this evaluation? */
+    for (uint32_t k = 0; k < g->bound_count; k++) {
+        if (!(ev->sampled & ((uint64_t)1 << k)) || ev->src[k] != k || ev->seconds[k] != seconds) continue;
+        if (g->clips[g->slots[g->bound_slot[k]].index] != clip) continue;
+        ev->sampled |= bit;
+        ev->src[b] = (uint8_t)k;
+        ev->seconds[b] = seconds;
+        *out = instance_scratch_pose(inst, k);
+        return BSYNC_OK;
+    }
+    bsync_trs* dst = instance_scratch_pose(inst, b);
+    const bsync_sample_plan* plan = g->plan_use[gs->index] ? g->plans[gs->index] : NULL;
+    bsync_result r = plan ? bsync_clip_sample_planned(plan, clip, seconds, BSYNC_LOOP_WRAP, instance_cursor_of(inst, b), dst)
+                          : bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, bsync_skeleton_rest_pose(g->skeleton),
+                                              g->joint_count, instance_cursor_of(inst, b), dst);
+    if (r != BSYNC_OK) return r;
+    ev->sampled |= bit;
+    ev->src[b] = (uint8_t)b;
+    ev->seconds[b] = seconds;
+    *out = dst;
+    return BSYNC_OK;
+}
+
+/* Samples every bound slot with contribution > 0 (slot_sample) and blends them (the remainder to the
+ * rest pose). */
 static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local,
-                                uint64_t* sampled) {
+                                eval_samples* ev) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
-    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
     bsync_pose_input inputs[BSYNC_MAX_BLEND_POSES];
     uint32_t count = 0;
     for (uint32_t b = 0; b < g->bound_count; b++) {
-        const uint32_t s = g->bound_slot[b];
-        const fix16_t c = contrib[s];
+        const fix16_t c = contrib[g->bound_slot[b]];
         if (c <= 0) continue;
-        bsync_trs* dst = instance_scratch_pose(inst, b);
-        const uint64_t bit = (uint64_t)1 << b;
-        if (!(*sampled & bit)) {
-            const graph_slot* gs = &g->slots[s];
-            const bsync_clip* clip = g->clips[gs->index];
-            uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : instance_sample_phase(inst, gs->node);
-            phase += gs->offset32; /* wraps mod 2^32 */
-            const fix16_t dur = bsync_clip_duration(clip);
-            fix16_t seconds = 0;
-            if (dur > 0) {
-                bsync_clip_time t = bsync_time_start();
-                t.phase = phase;
-                seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
-            }
-            bsync_result r = bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, J, instance_cursor_of(inst, b), dst);
-            if (r != BSYNC_OK) return r;
-            *sampled |= bit;
-        }
-        inputs[count].local = dst;
+        const bsync_trs* pose = NULL;
+        bsync_result r = slot_sample(inst, b, ev, &pose);
+        if (r != BSYNC_OK) return r;
+        inputs[count].local = pose;
         inputs[count].weight = c > 64 * BSYNC_FX_ONE ? 64 * BSYNC_FX_ONE : c;
         inputs[count].joint_weights = NULL;
         count++;
@@ -86,11 +122,17 @@ static fix16_t layer_weight(const bsync_instance* inst, const graph_layer* l) {
 }
 
 /* Applies the layer stack to out_local (docs/instance.md "Layers"). On entry out_local is blend_slots'
- * pose for base_contrib; `sampled` is that evaluation's sampling mark (blend_slots). A layer whose
+ * pose for base_contrib; `ev` is that evaluation's samples (slot_sample). A layer whose
  * contributions equal base_contrib has exactly that pose as its layer pose: while out_local still
- * holds it (no earlier layer changed it), it is used directly instead of being blended again. */
+ * holds it (no earlier layer changed it), it is used directly instead of being blended again.
+ * An override layer of weight exactly 1.0 is a per-joint choice: its blend below gives every joint one
+ * input of weight 1.0 (the layer pose where the mask is 1.0, out_local where it is 0: fx_mul(1.0, m)
+ * is m for m in {0, 1.0}, and build_layers makes every mask value one of the two; without a mask
+ * out_local's weight is 0), and bsync_pose_blend copies a single input of weight 1.0 bit for bit
+ * (pose.h). So that blend is done as the copy it is, and it is skipped when the layer pose is
+ * out_local itself. */
 static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local, const fix16_t* base_contrib,
-                                 uint64_t* sampled) {
+                                 eval_samples* ev) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
@@ -106,9 +148,18 @@ static bsync_result apply_layers(bsync_instance* inst, bsync_trs* out_local, con
         const bsync_trs* lpose = layer;
         bsync_result r = BSYNC_OK;
         if (pure && same_bound_contrib(g, a.contrib, base_contrib)) lpose = out_local; /* the same pose */
-        else r = blend_slots(inst, a.contrib, layer, sampled);
+        else r = blend_slots(inst, a.contrib, layer, ev);
         if (r != BSYNC_OK) return r;
         const fix16_t* mask = l->has_mask ? &g->layer_masks[(size_t)i * J] : NULL;
+        if (l->mode == (uint32_t)BSYNC_LAYER_OVERRIDE && w == BSYNC_FX_ONE) { /* a per-joint choice (above) */
+            if (lpose == out_local) continue; /* every joint keeps its value: still the base pose */
+            if (!mask) bsync_pose_copy(out_local, lpose, J);
+            else
+                for (uint32_t j = 0; j < J; j++)
+                    if (mask[j] == BSYNC_FX_ONE) out_local[j] = lpose[j];
+            pure = 0;
+            continue;
+        }
         if (l->mode == (uint32_t)BSYNC_LAYER_ADDITIVE) {
             r = bsync_pose_blend_additive(out_local, lpose, rest, J, w, mask, combined);
         } else {
@@ -140,11 +191,12 @@ bsync_result instance_blend_base(bsync_instance* inst, bsync_trs* out_local) {
     if (!g->skeleton) return BSYNC_MISMATCH;
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
     const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
-    uint64_t sampled = 0; /* this evaluation's samples (blend_slots) */
-    bsync_result r = blend_slots(inst, contrib, out_local, &sampled);
+    eval_samples ev; /* this evaluation's samples (slot_sample) */
+    ev.sampled = 0;
+    bsync_result r = blend_slots(inst, contrib, out_local, &ev);
     if (r != BSYNC_OK) return r;
     if (g->layer_count > 0) {
-        r = apply_layers(inst, out_local, contrib, &sampled);
+        r = apply_layers(inst, out_local, contrib, &ev);
         if (r != BSYNC_OK) return r;
     }
     /* root motion (docs/instance.md "Root motion"): the root joint keeps what was not extracted */

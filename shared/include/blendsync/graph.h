@@ -14,6 +14,13 @@
  * a tick rate and per-parameter filters (param.h), and is then shared, read-only, by any number of
  * instances (instance.h). It points to the tree, skeleton, clips and filter curves (it does not copy
  * them): they must outlive the graph and must not change.
+ * Sample plans: the graph's one allocation also holds one sample plan (sample.h) per distinct clip
+ * (motions bound to the same clip share it) over the skeleton's rest pose, made at create
+ * (bsync_sample_plan_memory_size bytes each, 8-aligned) and only read afterwards, so every instance
+ * of the graph, on any thread, samples through the same plans with no allocation or write to the
+ * graph. Instances choose per clip the faster of bsync_clip_sample_planned and bsync_clip_sample
+ * (the latter for clips whose tracks share one key-time grid); both give the same bits (sample.h),
+ * so poses, checksums and the graph hash do not depend on the plans.
  *
  * Time options per node (bsync_graph_node_options; NULL = defaults for every node):
  *   sync          BSYNC_SYNC_NORMALIZED (default): the node plays its children in one normalised time

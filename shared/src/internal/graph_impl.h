@@ -6,6 +6,7 @@
 #define BLENDSYNC_INTERNAL_GRAPH_IMPL_H
 
 #include "blendsync/graph.h"
+#include "blendsync/sample.h"
 #include "blendsync/time.h"
 #include "block.h"
 
@@ -74,6 +75,13 @@ struct bsync_graph {
     fix16_t* layer_masks;           /* layer_count * joint_count: the built table m of each layer */
     uint32_t switch_count, switch_pad_;
     graph_switch* switches;         /* switch_count */
+    const bsync_sample_plan** plans;/* motion_count: the sample plan of the motion's clip over the
+                                       skeleton's rest pose (motions bound to one clip share it; NULL
+                                       without a clip), in the block, read-only after create */
+    uint8_t* plan_use;              /* motion_count: 1 if the pose samples through plans[m]; 0 if it
+                                       calls bsync_clip_sample (clips whose tracks share one key-time
+                                       grid: that path searches the keys once per call and is faster
+                                       there; the same bits either way, sample.h) */
 };
 
 /* The denominator of node clocks (bsync_time_step_init(1.0, ., rate)). */
