@@ -125,16 +125,15 @@ static inline fix16_t bsync_clip_ctime_(const uint16_t* table, uint32_t i) {
     return (fix16_t)bsync_u32_of16_(&table[2u * i]);
 }
 
-/* floor(sqrt(x)) for x <= 2^32, bit by bit (exact, integer only). */
+/* floor(sqrt(x)) for x <= 2^32, bit by bit (exact, integer only; branch-free: the mask is all ones
+ * when the digit is 1). */
 static inline uint32_t bsync_isqrt33_(uint64_t x) {
     uint64_t r = 0, bit = (uint64_t)1 << 32;
-    while (bit) {
-        if (x >= r + bit) {
-            x -= r + bit;
-            r = (r >> 1) + bit;
-        } else {
-            r >>= 1;
-        }
+    for (int i = 0; i < 17; i++) {
+        const uint64_t t = r + bit;
+        const uint64_t take = (uint64_t)0 - (uint64_t)(x >= t);
+        x -= t & take;
+        r = (r >> 1) + (bit & take);
         bit >>= 2;
     }
     return (uint32_t)r;
