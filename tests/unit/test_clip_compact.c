@@ -50,6 +50,20 @@ static void test_decode_vectors(void** state) {
     assert_int_equal(bsync_isqrt33_((uint64_t)1 << 32), 65536);
     assert_int_equal(bsync_isqrt33_(((uint64_t)1 << 32) - 1), 65535);
     assert_int_equal(bsync_isqrt33_(2042867031u), 45198); /* 45198^2 = 2042859204 <= x < 45199^2 */
+    /* the decode's fast square root: every square r^2 and its neighbours r^2 - 1, r^2 + 1 up to 2^32 */
+    for (uint64_t r = 0; r <= 65536; r++) {
+        const uint64_t sq = r * r;
+        if (bsync_isqrt33_fast_(sq) != r || (sq > 0 && bsync_isqrt33_fast_(sq - 1) != r - 1) ||
+            (sq < ((uint64_t)1 << 32) && bsync_isqrt33_fast_(sq + 1) != (r == 0 ? 1u : r)))
+            fail_msg("fast isqrt differs at r = %u", (unsigned)r);
+    }
+    {
+        uint64_t rng = 77;
+        for (int i = 0; i < 200000; i++) {
+            const uint64_t x = bsync_test_rand(&rng) % (((uint64_t)1 << 32) + 1);
+            if (bsync_isqrt33_fast_(x) != bsync_isqrt33_(x)) fail_msg("fast isqrt differs at %llu", (unsigned long long)x);
+        }
+    }
     /* identity: the largest is w (index 3: both top bits), the others u = 16384 (0) */
     const uint16_t id[3] = {0xC000, 0xC000, 0x4000};
     bsync_quat q = bsync_clip_cquat_decode_(id);
