@@ -15,6 +15,7 @@
 
 #include "blendsync/clip.h"
 #include "block.h"
+#include "force_inline.h"
 
 #define BSYNC_CLIP_MAGIC 0x504C4342u /* "BCLP" in little-endian byte order */
 #define BSYNC_CLIP_VERSION 1u         /* the default encoding: fix16 times and values */
@@ -187,18 +188,21 @@ static inline fix16_t bsync_cq_component_(uint32_t u) {
  * components a, b, c in index order (bsync_cq_component_); the largest component's index is
  * (w0 >> 15) | (w1 >> 15) << 1 and it is rebuilt as floor(sqrt(2^32 - a^2 - b^2 - c^2)) (0 when the
  * sum reaches 2^32); w2 >> 15 set: all four components negated. Integer arithmetic only. */
-static inline bsync_quat bsync_clip_cquat_decode_(const uint16_t* w) {
+static BSYNC_FORCE_INLINE bsync_quat bsync_clip_cquat_decode_(const uint16_t* w) {
     const fix16_t a = bsync_cq_component_(w[0] & 0x7FFFu), b = bsync_cq_component_(w[1] & 0x7FFFu),
                   c = bsync_cq_component_(w[2] & 0x7FFFu);
     const uint32_t largest = (uint32_t)(w[0] >> 15) | ((uint32_t)(w[1] >> 15) << 1);
     const uint64_t sum = (uint64_t)((int64_t)a * a) + (uint64_t)((int64_t)b * b) + (uint64_t)((int64_t)c * c);
     const fix16_t big = sum >= ((uint64_t)1 << 32) ? 0 : (fix16_t)bsync_isqrt33_fast_(((uint64_t)1 << 32) - sum);
+    /* the three smalls in index order around the largest (branch-free): where a, b, c go for each L */
+    static const uint8_t place[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
     fix16_t v[4];
-    const fix16_t small[3] = {a, b, c};
-    for (uint32_t i = 0, s = 0; i < 4; i++) v[i] = i == largest ? big : small[s++];
-    if (w[2] >> 15)
-        for (int i = 0; i < 4; i++) v[i] = -v[i];
-    return bsync_quat_make(v[0], v[1], v[2], v[3]);
+    v[largest] = big;
+    v[place[largest][0]] = a;
+    v[place[largest][1]] = b;
+    v[place[largest][2]] = c;
+    const int32_t neg = -(int32_t)(w[2] >> 15); /* 0 or -1: (v ^ neg) - neg is v or -v (|v| <= 65536) */
+    return bsync_quat_make((v[0] ^ neg) - neg, (v[1] ^ neg) - neg, (v[2] ^ neg) - neg, (v[3] ^ neg) - neg);
 }
 
 /* Key k of a translation or scale track's value blob. */
