@@ -10,7 +10,7 @@
  *     and on pab's runtime clips and a CMU BVH when the shared data is present; the pose error of the
  *     compact clips against the default ones is printed (max and 99th percentile) for docs/benchmarks.md;
  *   - identity: the same source gives the same bytes; the fingerprint, bsync_checksum_clip, cursors and
- *     plans tell compact from default; corrupt blocks are refused;
+ *     plans and the hash of a graph over the clip tell compact from default; corrupt blocks are refused;
  *   - files: .bsclip version 2 for compact blocks (loads with the same bytes), version 1 kept for
  *     default ones, a version-1 file with a compact block and an unknown version are refused with
  *     messages naming them. */
@@ -26,7 +26,9 @@
 #include <cmocka.h>
 
 #include "blendsync/checksum.h"
+#include "blendsync/blend_tree.h"
 #include "blendsync/clip.h"
+#include "blendsync/graph.h"
 #include "blendsync/io/asset.h"
 #include "blendsync/io/clip_file.h"
 #include "blendsync/sample.h"
@@ -635,6 +637,52 @@ static void test_clip_file(void** state) {
     synth_free(&s);
 }
 
+/* A graph's hash (what replays and match configs record) covers the clips' checksums: a graph over
+ * the compact clip is not the graph over the default one. */
+static uint64_t graph_hash_over(const bsync_skeleton* sk, const bsync_clip* clip) {
+    static const char* const pn[1] = {"w"};
+    static const char* const mn[1] = {"synth"};
+    static const bsync_blend_child_ref kids[1] = {{BSYNC_CHILD_MOTION, 0}};
+    static const uint32_t params[1] = {0};
+    bsync_blend_node_desc node;
+    memset(&node, 0, sizeof node);
+    node.name = "n";
+    node.space.type = BSYNC_BLEND_DIRECT;
+    node.space.child_count = 1;
+    node.children = kids;
+    node.params = params;
+    bsync_blend_tree_desc td = {pn, NULL, 1, mn, 1, &node, 1, 0};
+    bsync_blend_tree* tree = NULL;
+    assert_int_equal(bsync_blend_tree_create(&td, NULL, &tree, NULL, NULL), BSYNC_OK);
+    const bsync_clip* clips[1] = {clip};
+    bsync_graph_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.tree = tree;
+    gd.skeleton = sk;
+    gd.clips = clips;
+    gd.tick_rate = 30;
+    bsync_graph* g = NULL;
+    assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
+    const uint64_t h = bsync_graph_hash(g);
+    bsync_graph_destroy(g);
+    bsync_blend_tree_destroy(tree);
+    return h;
+}
+
+static void test_graph_hash(void** state) {
+    (void)state;
+    synth s;
+    synth_build(&s, 8);
+    bsync_clip* c = NULL;
+    assert_int_equal(bsync_clip_compact_create(s.clip, NULL, &c), BSYNC_OK);
+    const uint64_t hd = graph_hash_over(s.sk, s.clip), hc = graph_hash_over(s.sk, c);
+    assert_true(hd != hc);
+    assert_int_equal(hd, graph_hash_over(s.sk, s.clip)); /* and each is stable */
+    assert_int_equal(hc, graph_hash_over(s.sk, c));
+    bsync_clip_destroy(c);
+    synth_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_vectors),
@@ -642,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_sample_synthetic),
         cmocka_unit_test(test_identity_and_validation),
         cmocka_unit_test(test_clip_file),
+        cmocka_unit_test(test_graph_hash),
         cmocka_unit_test(test_pab_and_cmu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
