@@ -136,7 +136,7 @@ BSYNC_API bsync_result bsync_clip_track_key(const bsync_clip* clip, uint32_t tra
  * bsync_clip_compact_* build, from a built default clip `src`, a clip of the same tracks, key counts
  * and key times whose keys are stored compactly: key times as u16 indices into a per-clip table of
  * the distinct times (lossless); rotations as the smallest three components in 15 bits each, the
- * largest's index in 2 bits and a sign bit (6 bytes; lossy: within 1.2e-4 rad of the source key);
+ * largest's index in 2 bits and a sign bit (6 bytes; lossy: within 2e-4 rad of the source key);
  * translations and scales with all keys equal stored once as fix16 (lossless), else per track and
  * component as base + (u << shift) with u in 16 bits and the smallest shift that covers the track's
  * range (lossless when the range is below 65536 fix16 units; else within 2^(shift-1) units); a blob
