@@ -22,6 +22,12 @@
  * pose: io/gltf_write.h BSYNC_GLTF_WRITE_SKIN) so viewers show an armature; without it the file is
  * as before (an animated node hierarchy).
  *
+ * --compact writes OUT as a .bsclip instead (io/clip_file.h: the skeleton and one clip named after
+ * the config): the same keys (key k at time round(k * 65536 / key rate) fix16 seconds, one
+ * translation, rotation and scale track per joint) built with bsync_clip_create and stored with
+ * compact keys (clip.h bsync_clip_compact_create; .bsclip version 2; docs/clip-format.md). At most
+ * 65535 keys (the compact encoding's per-track limit).
+ *
  * The output is written through OUT.glb.tmp.<pid> + rename, so OUT.glb is either the complete new
  * file or untouched. Exit: 0 success, 2 error (message on stderr; nothing written). */
 #include <errno.h>
@@ -34,6 +40,8 @@
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
+#include "blendsync/clip.h"
+#include "blendsync/io/clip_file.h"
 #include "blendsync/io/gltf_write.h"
 #include "blendsync/io/graph_config.h"
 #include "blendsync/present.h"
@@ -45,6 +53,7 @@
 static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N] [--skin] [--render-rate HZ]\n"
+            "                      [--compact]\n"
             "\n"
             "Runs one instance of the config's graph tick by tick with parameter targets from a CSV\n"
             "script (as `blendsync eval`) and writes the poses as a glTF 2.0 binary file: the skeleton\n"
@@ -60,6 +69,8 @@ static void usage(FILE* f) {
             "                     the ticks (the simulation still runs at the graph's tick rate)\n"
             "  --skin             also write the skeleton as a glTF skin (inverse bind matrices from\n"
             "                     the rest pose), so viewers show an armature\n"
+            "  --compact          write OUT as a .bsclip (version 2) with compact keys instead: the\n"
+            "                     same keys as one clip, stored compactly (docs/clip-format.md)\n"
             "  --help             this text\n"
             "\n"
             "Exit status: 0 success, 2 error.\n");
@@ -108,12 +119,71 @@ static int bake_frames(bsync_instance* inst, bsync_cli_script* sc, fix16_t* targ
     return 0;
 }
 
+/* --compact: the keys as a clip (one T, R, S track per joint), compacted, saved as a .bsclip. */
+static int write_compact(const char* path, const bsync_skeleton* sk, const char* name, uint32_t key_rate, uint32_t keys,
+                         const bsync_trs* poses) {
+    if (keys > 65535u) {
+        fprintf(stderr, "blendsync bake: --compact: %u keys is beyond the compact encoding's 65535 keys per track\n",
+                (unsigned)keys);
+        return -1;
+    }
+    const uint32_t jc = bsync_skeleton_joint_count(sk);
+    fix16_t* times = malloc(sizeof(fix16_t) * keys);
+    bsync_vec3* vt = malloc(sizeof(bsync_vec3) * keys * jc);
+    bsync_vec3* vs = malloc(sizeof(bsync_vec3) * keys * jc);
+    bsync_quat* vr = malloc(sizeof(bsync_quat) * keys * jc);
+    bsync_raw_track* tr = malloc(sizeof(bsync_raw_track) * 3u * jc);
+    int rc = -1;
+    bsync_clip *clip = NULL, *small = NULL;
+    if (!times || !vt || !vs || !vr || !tr) {
+        fprintf(stderr, "blendsync bake: out of memory\n");
+        goto out;
+    }
+    for (uint32_t k = 0; k < keys; k++) times[k] = (fix16_t)(((uint64_t)k * 65536u + key_rate / 2u) / key_rate);
+    for (uint32_t j = 0; j < jc; j++) {
+        for (uint32_t k = 0; k < keys; k++) {
+            const bsync_trs* x = &poses[(size_t)k * jc + j];
+            vt[(size_t)j * keys + k] = x->t;
+            vr[(size_t)j * keys + k] = x->r;
+            vs[(size_t)j * keys + k] = x->s;
+        }
+        tr[3u * j] = (bsync_raw_track){j, BSYNC_TRACK_TRANSLATION, keys, times, &vt[(size_t)j * keys], NULL};
+        tr[3u * j + 1u] = (bsync_raw_track){j, BSYNC_TRACK_ROTATION, keys, times, NULL, &vr[(size_t)j * keys]};
+        tr[3u * j + 2u] = (bsync_raw_track){j, BSYNC_TRACK_SCALE, keys, times, &vs[(size_t)j * keys], NULL};
+    }
+    bsync_clip_desc cd = {name, times[keys - 1], 0, tr, 3u * jc};
+    bsync_result r = bsync_clip_create(&cd, sk, NULL, &clip);
+    if (r == BSYNC_OK) r = bsync_clip_compact_create(clip, NULL, &small);
+    if (r != BSYNC_OK) {
+        fprintf(stderr, "blendsync bake: --compact: cannot build the clip: %s\n", bsync_result_string(r));
+        goto out;
+    }
+    const bsync_clip* clips[1] = {small};
+    bsync_error err;
+    memset(&err, 0, sizeof err);
+    if (bsync_clip_file_save(path, sk, clips, 1, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bake: %s\n", err.message);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (small) bsync_clip_destroy(small);
+    if (clip) bsync_clip_destroy(clip);
+    free(times);
+    free(vt);
+    free(vs);
+    free(vr);
+    free(tr);
+    return rc;
+}
+
 int bsync_cmd_bake(int argc, char** argv) {
     const char *config = NULL, *script_path = NULL, *out_path = NULL;
     unsigned long ticks = 0;
     int ticks_given = 0;
     uint32_t write_flags = 0;
     unsigned long render_rate = 0; /* 0: keys at the tick rate */
+    int compact = 0;               /* --compact: a .bsclip with compact keys instead of a .glb */
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -121,6 +191,8 @@ int bsync_cmd_bake(int argc, char** argv) {
             return 0;
         } else if (!strcmp(a, "--skin")) {
             write_flags |= BSYNC_GLTF_WRITE_SKIN;
+        } else if (!strcmp(a, "--compact")) {
+            compact = 1;
         } else if (!strcmp(a, "--script") || !strcmp(a, "--ticks") || !strcmp(a, "--out") || !strcmp(a, "-o") ||
                    !strcmp(a, "--render-rate")) {
             if (i + 1 >= argc) {
@@ -254,6 +326,11 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
     char name[BSYNC_MAX_NAME];
     base_name(config, name, sizeof name);
+    if (compact) {
+        if (write_compact(out_path, sk, name, key_rate, (uint32_t)keys, poses) != 0) goto done;
+        status = 0;
+        goto done;
+    }
     bsync_gltf_bake bake = {sk, name, "blendsync bake", key_rate, (uint32_t)keys, poses};
     bsync_error err;
     if (bsync_gltf_write_glb_file_ex(out_path, &bake, write_flags, &err) != BSYNC_OK) {

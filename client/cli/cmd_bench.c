@@ -1,7 +1,7 @@
 /* cmd_bench.c — `blendsync bench`: the core's speed on a reference workload, ns per character per tick.
  *
  *   blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]] [--threads T[,T...]]
- *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json]
+ *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json] [--compact]
  *
  * The workload (docs/benchmarks.md "Core speed", from issue 17): N characters, each its own state, 60
  * ticks per second; character k starts at phase frac(0.618034 k) with blend ratio
@@ -32,6 +32,9 @@
  * run, read from DATA/ozz-animation-pab/converted/pab_locomotion_runtime.gltf (DATA: --data, else
  * $BSYNC_SHARED_DIR/data, else ../shared/data). Without it (or with --scenario standin) a procedural
  * 67-joint stand-in of the same shape is built, and the output says so (`"source"`).
+ * --compact: the three clips also with compact keys (bsync_clip_compact_create, docs/clip-format.md);
+ * every (stage, round) runs the default clips and then the compact ones (interleaved), and each
+ * result line says which ("encoding": "default" / "compact") with that encoding's clip_bytes.
  * Exit status: 0; 1 when the core allocated in the measured ticks or two rounds computed different
  * poses; 2 for bad arguments or data that cannot be loaded. */
 #include <inttypes.h>
@@ -83,6 +86,7 @@ typedef struct bench_data {
     bsync_clip* owned[BENCH_CLIPS];
     const bsync_clip* clips[BENCH_CLIPS]; /* walk, jog, run */
     char source[1100];
+    const char* encoding; /* NULL: not printed (no --compact); "default" or "compact" */
 } bench_data;
 
 /* A procedural 67-joint stand-in with pab's shape: a hips root, a spine and head chain, two arms with
@@ -462,23 +466,26 @@ static void usage(void) {
     fprintf(stderr,
             "usage: blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]]\n"
             "                       [--threads T[,T...]] [--stages sample,blend,ltm,graph] [--rounds R]\n"
-            "                       [--ticks K] [--json]\n"
+            "                       [--ticks K] [--json] [--compact]\n"
             "  ns per character per tick on the issue-17 locomotion workload (see docs/benchmarks.md);\n"
             "  defaults: pab (ozz-animation's 67-joint skeleton and runtime keys from the shared data,\n"
-            "  else a procedural stand-in), --characters 1,100,1000,10000 --threads 1 --rounds 5\n");
+            "  else a procedural stand-in), --characters 1,100,1000,10000 --threads 1 --rounds 5\n"
+            "  --compact: also the clips with compact keys, interleaved with the default ones\n");
 }
 
 int bsync_cmd_bench(int argc, char** argv) {
     const char* scenario = "pab";
     const char* data_dir = NULL;
     uint32_t counts[BENCH_MAX_LIST] = {1, 100, 1000, 10000}, threads[BENCH_MAX_LIST] = {1};
-    int ncounts = 4, nthreads = 1, stages[STAGE_COUNT] = {1, 1, 1, 1}, json = 0;
+    int ncounts = 4, nthreads = 1, stages[STAGE_COUNT] = {1, 1, 1, 1}, json = 0, compact = 0;
     uint32_t rounds = 5, fixed_ticks = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--compact")) {
+            compact = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage();
             return 0;
@@ -553,86 +560,119 @@ int bsync_cmd_bench(int argc, char** argv) {
         fprintf(stderr, "blendsync bench: cannot build the stand-in\n");
         return 2;
     }
-    size_t clip_bytes = 0;
-    for (int i = 0; i < BENCH_CLIPS; i++) clip_bytes += bsync_clip_block_size(d.clips[i]);
+    /* the encodings: d (default) and, with --compact, dc: the same data with compact clips */
+    bench_data* dc = NULL;
+    const int encodings = compact ? 2 : 1;
+    size_t enc_bytes[2] = {0, 0};
+    if (compact) {
+        dc = calloc(1, sizeof *dc);
+        if (!dc) return 2;
+        memcpy(dc->source, d.source, sizeof dc->source);
+        dc->skeleton = d.skeleton;
+        for (int i = 0; i < BENCH_CLIPS; i++) {
+            if (bsync_clip_compact_create(d.clips[i], &al, &dc->owned[i]) != BSYNC_OK) {
+                fprintf(stderr, "blendsync bench: cannot build the compact clips\n");
+                return 2;
+            }
+            dc->clips[i] = dc->owned[i];
+        }
+        d.encoding = "default";
+        dc->encoding = "compact";
+    }
+    const bench_data* datas[2] = {&d, dc};
+    for (int e = 0; e < encodings; e++)
+        for (int i = 0; i < BENCH_CLIPS; i++) enc_bytes[e] += bsync_clip_block_size(datas[e]->clips[i]);
+    const size_t clip_bytes = enc_bytes[0];
     const uint32_t J = bsync_skeleton_joint_count(d.skeleton);
     uint32_t max_threads = 1;
     for (int t = 0; t < nthreads; t++)
         if (threads[t] > max_threads) max_threads = threads[t];
     bsync_trs* scratch = bsync_platform_aligned_alloc(128, scratch_stride(J) * sizeof(bsync_trs) * max_threads);
-    double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT);
-    double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT);
+    double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT * 2);
+    double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT * 2);
     if (!scratch || !cpu || !wall) return 2;
     if (!json)
-        printf("scenario %s (%s), %u joints, clip bytes %zu, %u rounds, simd %s\n%10s %7s %7s %12s %12s %10s %7s  %s\n",
-               scenario, d.source, (unsigned)J, clip_bytes, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()),
-               "characters", "threads", "stage", "cpu ns",
+        printf("scenario %s (%s), %u joints, clip bytes %zu%s, %u rounds, simd %s\n%10s %7s %7s %12s %12s %10s %7s  %s\n",
+               scenario, d.source, (unsigned)J, clip_bytes, compact ? " (compact: see each line)" : "", (unsigned)rounds,
+               bsync_simd_path_name(bsync_simd_active()), "characters", "threads", "stage", "cpu ns",
                "wall ns", "bytes/char", "allocs", "checksum");
     int status = 0;
     uint64_t sink = 0;
     for (int ci = 0; ci < ncounts && status < 2; ci++) {
         const uint32_t n = counts[ci];
         const uint32_t ticks = fixed_ticks ? fixed_ticks : (200000u / n > 200u ? 200000u / n : 200u);
-        bench_world pose_world, graph_world;
+        bench_world pose_worlds[2], graph_worlds[2];
         const int want_pose = stages[STAGE_SAMPLE] || stages[STAGE_BLEND] || stages[STAGE_LTM];
-        if ((want_pose && world_create(&pose_world, &d, n, 0, &al) != 0) ||
-            (stages[STAGE_GRAPH] && world_create(&graph_world, &d, n, 1, &al) != 0)) {
-            fprintf(stderr, "blendsync bench: out of memory for %u characters\n", (unsigned)n);
-            return 2;
-        }
+        for (int e = 0; e < encodings; e++)
+            if ((want_pose && world_create(&pose_worlds[e], datas[e], n, 0, &al) != 0) ||
+                (stages[STAGE_GRAPH] && world_create(&graph_worlds[e], datas[e], n, 1, &al) != 0)) {
+                fprintf(stderr, "blendsync bench: out of memory for %u characters\n", (unsigned)n);
+                return 2;
+            }
         for (int ti = 0; ti < nthreads && status < 2; ti++) {
             const uint32_t T = threads[ti] < n ? threads[ti] : n;
-            uint64_t allocs = 0, sums[STAGE_COUNT] = {0};
-            int differs[STAGE_COUNT] = {0};
+            uint64_t allocs[2] = {0, 0}, sums[2][STAGE_COUNT] = {{0}};
+            int differs[2][STAGE_COUNT] = {{0}};
             for (uint32_t r = 0; r < rounds && status < 2; r++)
-                for (int s = 0; s < STAGE_COUNT; s++) {
-                    if (!stages[s]) continue;
-                    bench_world* w = s == STAGE_GRAPH ? &graph_world : &pose_world;
-                    const uint64_t before = counter.calls;
-                    uint64_t sum = 0;
-                    if (run_once(w, s, T, ticks, scratch, &cpu[s * rounds + r], &wall[s * rounds + r], &sink, &sum) != 0) {
-                        fprintf(stderr, "blendsync bench: a core call failed (stage %s)\n", stage_names[s]);
-                        status = 2;
-                        break;
+                for (int s = 0; s < STAGE_COUNT && status < 2; s++)
+                    for (int e = 0; e < encodings; e++) {
+                        if (!stages[s]) continue;
+                        bench_world* w = s == STAGE_GRAPH ? &graph_worlds[e] : &pose_worlds[e];
+                        const uint64_t before = counter.calls;
+                        uint64_t sum = 0;
+                        const size_t at = ((size_t)e * STAGE_COUNT + (size_t)s) * rounds + r;
+                        if (run_once(w, s, T, ticks, scratch, &cpu[at], &wall[at], &sink, &sum) != 0) {
+                            fprintf(stderr, "blendsync bench: a core call failed (stage %s)\n", stage_names[s]);
+                            status = 2;
+                            break;
+                        }
+                        allocs[e] += counter.calls - before;
+                        if (r > 0 && sum != sums[e][s]) differs[e][s] = 1;
+                        sums[e][s] = sum;
                     }
-                    allocs += counter.calls - before;
-                    if (r > 0 && sum != sums[s]) differs[s] = 1;
-                    sums[s] = sum;
-                }
-            for (int s = 0; s < STAGE_COUNT && status < 2; s++) {
+            for (int s = 0; s < STAGE_COUNT && status < 2; s++)
+                for (int e = 0; e < encodings; e++) {
                 if (!stages[s]) continue;
-                const bench_world* w = s == STAGE_GRAPH ? &graph_world : &pose_world;
-                const double c = median(&cpu[s * rounds], (int)rounds), wl = median(&wall[s * rounds], (int)rounds);
+                const bench_world* w = s == STAGE_GRAPH ? &graph_worlds[e] : &pose_worlds[e];
+                const size_t at = ((size_t)e * STAGE_COUNT + (size_t)s) * rounds;
+                const double c = median(&cpu[at], (int)rounds), wl = median(&wall[at], (int)rounds);
+                char enc[48] = "";
+                if (datas[e]->encoding) snprintf(enc, sizeof enc, json ? ", \"encoding\": \"%s\"" : "  %s", datas[e]->encoding);
                 if (json)
                     printf("{\"scenario\": \"%s\", \"source\": \"%s\", \"joints\": %u, \"characters\": %u, \"threads\": %u, "
                            "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
                            "\"bytes_per_character\": %zu, \"scratch_bytes_per_thread\": %zu, \"clip_bytes\": %zu, "
                            "\"allocations\": %" PRIu64 ", \"checksum\": \"%016" PRIx64 "\", \"ticks\": %u, "
-                           "\"rounds\": %u, \"simd\": \"%s\"}\n",
+                           "\"rounds\": %u, \"simd\": \"%s\"%s}\n",
                            loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char,
-                           s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, clip_bytes, allocs,
-                           sums[s], (unsigned)ticks, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()));
+                           s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, enc_bytes[e], allocs[e],
+                           sums[e][s], (unsigned)ticks, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()), enc);
                 else
-                    printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "\n", (unsigned)n, (unsigned)T,
-                           stage_names[s], c, wl, w->bytes_per_char, allocs, sums[s]);
-                if (differs[s] || allocs != 0) {
+                    printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "%s\n", (unsigned)n, (unsigned)T,
+                           stage_names[s], c, wl, w->bytes_per_char, allocs[e], sums[e][s], enc);
+                if (differs[e][s] || allocs[e] != 0) {
                     fprintf(stderr, "blendsync bench: stage %s: %s\n", stage_names[s],
-                            allocs ? "the core allocated during the measured ticks" : "the rounds computed different poses");
+                            allocs[e] ? "the core allocated during the measured ticks" : "the rounds computed different poses");
                     status = 1;
                 }
             }
             fflush(stdout);
         }
-        if (want_pose) world_destroy(&pose_world);
-        if (stages[STAGE_GRAPH]) world_destroy(&graph_world);
+        for (int e = 0; e < encodings; e++) {
+            if (want_pose) world_destroy(&pose_worlds[e]);
+            if (stages[STAGE_GRAPH]) world_destroy(&graph_worlds[e]);
+        }
     }
     if (sink == 42) fputs("", stderr); /* keep the results observable */
     bsync_platform_aligned_free(scratch);
     free(cpu);
     free(wall);
-    for (int i = 0; i < BENCH_CLIPS; i++)
+    for (int i = 0; i < BENCH_CLIPS; i++) {
         if (d.owned[i]) bsync_clip_destroy(d.owned[i]);
+        if (dc && dc->owned[i]) bsync_clip_destroy(dc->owned[i]);
+    }
+    free(dc);
     if (loaded != 0) bsync_skeleton_destroy(d.skeleton);
     else bsync_asset_free(&d.asset);
     return status;

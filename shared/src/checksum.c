@@ -262,13 +262,23 @@ uint64_t bsync_checksum_clip(const bsync_clip* clip) {
         bsync_checksum_u32(&s, info.joint);
         bsync_checksum_u32(&s, (uint32_t)info.kind);
         bsync_checksum_u32(&s, info.key_count);
-        for (uint32_t k = 0; k < info.key_count; k++) bsync_checksum_fx(&s, info.times[k]);
+        /* the keys as sampling sees them (decoded for a compact clip; bsync_clip_track_key) */
         for (uint32_t k = 0; k < info.key_count; k++) {
+            fix16_t time = 0;
+            bsync_clip_track_key(clip, t, k, &time, NULL, NULL);
+            bsync_checksum_fx(&s, time);
+        }
+        for (uint32_t k = 0; k < info.key_count; k++) {
+            bsync_quat q = bsync_quat_identity();
+            bsync_vec3 v = bsync_vec3_make(0, 0, 0);
+            bsync_clip_track_key(clip, t, k, NULL, &v, &q);
             if (info.kind == BSYNC_TRACK_ROTATION)
-                bsync_checksum_quat(&s, info.quats[k]);
+                bsync_checksum_quat(&s, q);
             else
-                bsync_checksum_vec3(&s, info.vec3s[k]);
+                bsync_checksum_vec3(&s, v);
         }
     }
+    /* the encoding, for compact clips only (default clips keep their checksums) */
+    if (bsync_clip_encoding(clip) != 0) bsync_checksum_u32(&s, 0x43504B31u ^ bsync_clip_encoding(clip));
     return bsync_checksum_final(&s);
 }

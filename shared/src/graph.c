@@ -39,6 +39,8 @@ static uint32_t first_motion_of(const bsync_clip* const* clips, uint32_t m) {
 static int clip_shares_times(const bsync_clip* c) {
     const uint32_t n = bsync_clip_track_count(c);
     bsync_track_info t0, ti;
+    /* a compact clip's track info has no key pointers (clip.h): it samples through its plan */
+    if (bsync_clip_encoding(c) != 0) return 0;
     if (n == 0 || bsync_clip_track_info(c, 0, &t0) != BSYNC_OK) return 0;
     for (uint32_t i = 1; i < n; i++) {
         if (bsync_clip_track_info(c, i, &ti) != BSYNC_OK || ti.key_count != t0.key_count) return 0;

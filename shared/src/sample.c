@@ -141,9 +141,11 @@ bsync_result bsync_sample_cursor_init(void* mem, size_t size, const bsync_clip* 
     c->magic = CURSOR_MAGIC;
     c->track_count = clip->track_count;
     c->fingerprint = clip->fingerprint;
-    c->tag = clip->fingerprint ^ marks_tag((tracks_share_times(clip) ? MARK_SHARED : 0) |
-                                           (rotation_keys_plain(clip) ? MARK_PLAIN : 0) |
-                                           (held_rotations_unit(clip) ? MARK_HELD_UNIT : 0));
+    /* a compact clip takes its own path (below), which uses no marks */
+    c->tag = bsync_clip_is_compact_(clip) ? clip->fingerprint
+                                          : clip->fingerprint ^ marks_tag((tracks_share_times(clip) ? MARK_SHARED : 0) |
+                                                                          (rotation_keys_plain(clip) ? MARK_PLAIN : 0) |
+                                                                          (held_rotations_unit(clip) ? MARK_HELD_UNIT : 0));
     bsync_sample_cursor_reset(c);
     *out = c;
     return BSYNC_OK;
@@ -326,6 +328,127 @@ static BSYNC_FORCE_INLINE uint32_t sample_one_track(const bsync_clip* clip, cons
     return 0;
 }
 
+
+/* ---------------------------------------------------------------- compact clips (block version 2)
+ * The same policy as above over decoded keys: key time k of a track is the time table's entry at
+ * its u16 index (internal/clip_block.h), so locate_c finds the same (k, exact, alpha) as locate would
+ * over the decoded times, and each value is the same expression of the decoded keys as for a
+ * default clip: a compact clip samples exactly like a default clip whose keys are its decoded keys
+ * (tests/unit/test_clip_compact.c builds that clip and compares). Keys are decoded with integer
+ * arithmetic only (bsync_clip_cquat_decode_, bsync_clip_cvec3_decode_), two per animated track. */
+static BSYNC_FORCE_INLINE fix16_t ctime_at(const uint16_t* table, const uint16_t* idx, uint32_t k) {
+    return bsync_clip_ctime_(table, idx[k]);
+}
+
+static uint32_t search_c(const uint16_t* table, const uint16_t* idx, uint32_t n, fix16_t t) {
+    uint32_t lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ctime_at(table, idx, mid) <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static BSYNC_FORCE_INLINE locate_ locate_c(const uint16_t* table, const uint16_t* idx, uint32_t n, fix16_t t,
+                                           uint32_t* cached, alpha_memo_* memo) {
+    locate_ l = {0, 1, 0};
+    if (t <= ctime_at(table, idx, 0)) return l;
+    if (t >= ctime_at(table, idx, n - 1)) {
+        l.k = n - 1;
+        return l;
+    }
+    uint32_t k;
+    if (cached && *cached < n - 1 && ctime_at(table, idx, *cached) <= t && t < ctime_at(table, idx, *cached + 1)) {
+        k = *cached;
+    } else if (cached && *cached < n - 2 && ctime_at(table, idx, *cached) <= t && t < ctime_at(table, idx, *cached + 2)) {
+        k = *cached + 1;
+        *cached = k;
+    } else {
+        k = search_c(table, idx, n, t);
+        if (cached) *cached = k;
+    }
+    l.k = k;
+    const fix16_t lo = ctime_at(table, idx, k), hi = ctime_at(table, idx, k + 1);
+    if (t == lo) return l;
+    l.exact = 0;
+    if (lo == memo->lo && hi == memo->hi) {
+        l.alpha = memo->alpha;
+        return l;
+    }
+    l.alpha = bsync_fx_div(t - lo, hi - lo);
+    memo->lo = lo;
+    memo->hi = hi;
+    memo->alpha = l.alpha;
+    return l;
+}
+
+/* Compact track tr at clip-local time t into x (its joint's transform): 1 when x->r still needs the
+ * normalisation (listed by the caller), else 0. */
+static BSYNC_FORCE_INLINE uint32_t sample_ctrack(const bsync_clip* clip, const uint16_t* table,
+                                                 const bsync_clip_ctrack_* tr, fix16_t t, uint32_t* cached,
+                                                 alpha_memo_* memo, bsync_trs* x) {
+    const uint32_t flags = tr->flags, kind = flags & BSYNC_CTRACK_KIND_MASK;
+    const uint16_t* blob = bsync_ctrack_values_(clip, tr);
+    const locate_ l = locate_c(table, bsync_ctrack_times_(clip, tr), tr->key_count, t, cached, memo);
+    if (kind == BSYNC_TRACK_ROTATION) {
+        if (flags & BSYNC_CTRACK_CONST) { /* equal keys: q, or normalize(q) strictly between ("Equal keys") */
+            x->r = bsync_clip_cquat_decode_(blob);
+            return l.exact ? 0u : 1u;
+        }
+        if (l.exact) {
+            x->r = bsync_clip_cquat_at_(blob, flags, l.k);
+            return 0;
+        }
+        int pend = 0;
+        x->r = nlerp_keys(bsync_clip_cquat_at_(blob, flags, l.k), bsync_clip_cquat_at_(blob, flags, l.k + 1), l.alpha, 0,
+                          &pend);
+        return pend ? 1u : 0u;
+    }
+    bsync_vec3 v;
+    if ((flags & BSYNC_CTRACK_CONST) || l.exact) v = bsync_clip_cvec3_decode_(blob, flags, l.k);
+    else v = bsync_vec3_lerp(bsync_clip_cvec3_decode_(blob, flags, l.k), bsync_clip_cvec3_decode_(blob, flags, l.k + 1), l.alpha);
+    if (kind == BSYNC_TRACK_TRANSLATION) x->t = v;
+    else x->s = v;
+    return 0;
+}
+
+static const uint16_t* ctable(const bsync_clip* clip) {
+    return bsync_clip_words_(clip, bsync_clip_compact_header_(clip)->time_table_offset);
+}
+
+/* bsync_clip_sample for a compact clip (arguments checked): tracks in stored order over a copy of the
+ * rest pose, or, when out partly overlaps rest, joint by joint (tracks are sorted by joint). */
+static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* rest, uint32_t joint_count,
+                           uint32_t* cached, bsync_trs* out_local) {
+    const bsync_clip_ctrack_* tracks = bsync_clip_ctracks_(clip);
+    const uint16_t* table = ctable(clip);
+    alpha_memo_ memo = {0, 0, 0};
+    uint16_t pending[BSYNC_MAX_JOINTS];
+    uint32_t np = 0;
+    const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
+    if (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
+        (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local) {
+        if (out_local != rest) memcpy(out_local, rest, pose_bytes);
+        for (uint32_t ti = 0; ti < clip->track_count; ti++) {
+            const bsync_clip_ctrack_* tr = &tracks[ti];
+            if (sample_ctrack(clip, table, tr, t, cached ? &cached[ti] : NULL, &memo, &out_local[tr->joint]))
+                pending[np++] = tr->joint;
+        }
+    } else {
+        uint32_t ti = 0;
+        for (uint32_t j = 0; j < joint_count; j++) {
+            bsync_trs x = rest[j]; /* read before writing: out_local may overlap rest */
+            int pend = 0;
+            for (; ti < clip->track_count && tracks[ti].joint == j; ti++)
+                pend |= (int)sample_ctrack(clip, table, &tracks[ti], t, cached ? &cached[ti] : NULL, &memo, &x);
+            if (pend) pending[np++] = (uint16_t)j;
+            out_local[j] = x;
+        }
+    }
+    bsync_simd_normalize_rotations_(out_local, pending, np);
+}
+
 /* ---------------------------------------------------------------- plans */
 
 #define PLAN_MAGIC 0x4E4C5042u /* "BPLN" */
@@ -344,6 +467,17 @@ _Static_assert(sizeof(struct bsync_sample_plan) == 32, "plan header must be 32 b
 /* Is track tr constant over time, with the value the base pose gets? One key; or two equal keys of a
  * translation or scale (always v[0], "Equal keys"); or two equal rotation keys q with normalize(q) == q
  * (q at and outside the keys, normalize(q) strictly between: both q). */
+static int ctrack_constant(const bsync_clip* clip, const bsync_clip_ctrack_* tr) {
+    if (tr->key_count == 1) return 1;
+    if (tr->key_count != 2) return 0;
+    const uint16_t* blob = bsync_ctrack_values_(clip, tr);
+    if ((tr->flags & BSYNC_CTRACK_KIND_MASK) == BSYNC_TRACK_ROTATION) {
+        const bsync_quat q0 = bsync_clip_cquat_at_(blob, tr->flags, 0), q1 = bsync_clip_cquat_at_(blob, tr->flags, 1);
+        return quat_equal(q0, q1) && quat_equal(bsync_quat_normalize_inl_(q0, NULL), q0);
+    }
+    return vec3_equal(bsync_clip_cvec3_decode_(blob, tr->flags, 0), bsync_clip_cvec3_decode_(blob, tr->flags, 1));
+}
+
 static int track_constant(const bsync_clip* clip, const bsync_clip_track_* tr) {
     if (tr->key_count == 1) return 1;
     if (tr->key_count != 2) return 0;
@@ -375,8 +509,12 @@ static uint16_t* plan_animated(const bsync_sample_plan* p) {
 }
 
 static uint32_t count_animated(const bsync_clip* clip) {
-    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     uint32_t n = 0;
+    if (bsync_clip_is_compact_(clip)) {
+        for (uint32_t i = 0; i < clip->track_count; i++) n += !ctrack_constant(clip, &bsync_clip_ctracks_(clip)[i]);
+        return n;
+    }
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     for (uint32_t i = 0; i < clip->track_count; i++) n += !track_constant(clip, &tracks[i]);
     return n;
 }
@@ -406,8 +544,26 @@ bsync_result bsync_sample_plan_init(void* mem, size_t size, const bsync_clip* cl
     bsync_trs* base = plan_base(p);
     uint16_t* animated = plan_animated(p);
     memcpy(base, rest, (size_t)joint_count * sizeof(bsync_trs));
-    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     uint32_t n = 0;
+    if (bsync_clip_is_compact_(clip)) {
+        for (uint32_t i = 0; i < clip->track_count; i++) {
+            const bsync_clip_ctrack_* tr = &bsync_clip_ctracks_(clip)[i];
+            if (!ctrack_constant(clip, tr)) {
+                animated[n++] = (uint16_t)i;
+                continue;
+            }
+            bsync_trs* x = &base[tr->joint];
+            const uint16_t* blob = bsync_ctrack_values_(clip, tr);
+            const uint32_t kind = tr->flags & BSYNC_CTRACK_KIND_MASK;
+            if (kind == BSYNC_TRACK_ROTATION) x->r = bsync_clip_cquat_at_(blob, tr->flags, 0);
+            else if (kind == BSYNC_TRACK_TRANSLATION) x->t = bsync_clip_cvec3_decode_(blob, tr->flags, 0);
+            else x->s = bsync_clip_cvec3_decode_(blob, tr->flags, 0);
+        }
+        p->animated_count = n;
+        *out = p;
+        return BSYNC_OK;
+    }
+    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     for (uint32_t i = 0; i < clip->track_count; i++) {
         const bsync_clip_track_* tr = &tracks[i];
         if (!track_constant(clip, tr)) {
@@ -462,6 +618,17 @@ bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsyn
     for (uint32_t i = 0; i < plan->animated_count; i++)
         if (animated[i] >= clip->track_count) return BSYNC_MISMATCH; /* a corrupted plan */
     memcpy(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
+    if (bsync_clip_is_compact_(clip)) {
+        const bsync_clip_ctrack_* ct = bsync_clip_ctracks_(clip);
+        const uint16_t* table = ctable(clip);
+        for (uint32_t i = 0; i < plan->animated_count; i++) {
+            const uint32_t ti = animated[i];
+            if (sample_ctrack(clip, table, &ct[ti], t, cached ? &cached[ti] : NULL, &memo, &out_local[ct[ti].joint]))
+                pending[np++] = ct[ti].joint;
+        }
+        bsync_simd_normalize_rotations_(out_local, pending, np);
+        return BSYNC_OK;
+    }
     for (uint32_t i = 0; i < plan->animated_count; i++) {
         const uint32_t ti = animated[i];
         np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
@@ -483,6 +650,10 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
     const int held_unit = (marks & MARK_HELD_UNIT) != 0;
 
     const fix16_t t = local_time(time, clip->duration, mode);
+    if (bsync_clip_is_compact_(clip)) {
+        sample_compact(clip, t, rest, joint_count, cursor ? cursor_keys(cursor) : NULL, out_local);
+        return BSYNC_OK;
+    }
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     const int16_t* lookup = bsync_clip_lookup_(clip);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
@@ -578,6 +749,18 @@ bsync_result bsync_clip_sample_track_(const bsync_clip* clip, uint32_t track, fi
                                       bsync_vec3* out_vec3, bsync_quat* out_rotation) {
     if (!clip || track >= clip->track_count) return BSYNC_INVALID_ARGUMENT;
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
+    if (bsync_clip_is_compact_(clip)) {
+        const bsync_clip_ctrack_* ct = &bsync_clip_ctracks_(clip)[track];
+        const uint32_t kind = ct->flags & BSYNC_CTRACK_KIND_MASK;
+        if (kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
+        alpha_memo_ memo = {0, 0, 0};
+        bsync_trs x = bsync_trs_identity();
+        if (sample_ctrack(clip, ctable(clip), ct, local_time(time, clip->duration, mode), NULL, &memo, &x))
+            x.r = bsync_quat_normalize_inl_(x.r, NULL);
+        if (kind == BSYNC_TRACK_ROTATION) *out_rotation = x.r;
+        else *out_vec3 = kind == BSYNC_TRACK_TRANSLATION ? x.t : x.s;
+        return BSYNC_OK;
+    }
     const bsync_clip_track_* tr = &bsync_clip_tracks_(clip)[track];
     if (tr->kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
     const fix16_t t = local_time(time, clip->duration, mode);

@@ -68,6 +68,21 @@ ls ./*.tmp.* >/dev/null 2>&1
 [ $? -ne 0 ]
 check "no temporary files left" $?
 
+# --compact: the same keys as a .bsclip of version 2 with compact keys; smaller than the default
+# import of the .glb; deterministic; what import --list reads back (same joints, tracks, keys).
+"$bin" bake one.json --script one.csv -o c.bsclip --compact 2>/dev/null; rc=$?
+[ $rc -eq 0 ] && [ "$(head -c 8 c.bsclip | tr -d '\r\n')" = BSCLIP ] && [ "$(u32 c.bsclip 8)" = 2 ]
+check "--compact: a .bsclip of version 2" $?
+list=$("$bin" import --list c.bsclip 2>&1); rc=$?
+[ $rc -eq 0 ] && grep -qF 'clip file v2' <<<"$list" && grep -qF 'skeleton: 2 joints' <<<"$list" &&
+  grep -qF "clip 'one': 1.5 s, 6 tracks, 276 keys" <<<"$list"
+check "--compact: re-imports with 2 joints, 6 tracks x 46 keys" $?
+"$bin" import out.glb -o d.bsclip >/dev/null 2>&1 && [ "$(wc -c <c.bsclip)" -lt "$(wc -c <d.bsclip)" ] && [ "$(u32 d.bsclip 8)" = 1 ]
+check "--compact: smaller than the default .bsclip (which stays version 1)" $?
+"$bin" bake one.json --script one.csv -o c2.bsclip --compact 2>/dev/null && cmp -s c.bsclip c2.bsclip
+check "--compact: two bakes are byte-identical" $?
+
+
 # errors: exit 2, message, no file
 printf 'tick,sped\n0,1\n' > bad.csv
 "$bin" bake one.json --script bad.csv -o nofile.glb 2>err.txt; rc=$?

@@ -98,6 +98,28 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "expected scalar" err.txt
 check "BSYNC_SIMD=mmx: exit 2 with a message" $?
 
+# --compact: every (stage) twice, default then compact; fewer clip bytes; 0 allocations; compact poses
+# are their own (lossy keys: another checksum than the default's), the same for 1 and 2 threads.
+"$bin" bench --scenario standin --characters 5 --threads 1,2 --stages sample,blend --ticks 6 --rounds 2 --json --compact > compact.jsonl
+check "bench --compact exits 0" $?
+python3 - compact.jsonl <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 8, len(rows)
+d = [r for r in rows if r["encoding"] == "default"]
+c = [r for r in rows if r["encoding"] == "compact"]
+assert len(d) == len(c) == 4
+for x, y in zip(d, c):
+    assert (x["stage"], x["threads"]) == (y["stage"], y["threads"])
+    assert y["clip_bytes"] < x["clip_bytes"], (x["clip_bytes"], y["clip_bytes"])
+    assert x["allocations"] == y["allocations"] == 0
+    if x["stage"] == "blend":
+        assert x["checksum"] != y["checksum"]
+blend_c = {r["threads"]: r["checksum"] for r in c if r["stage"] == "blend"}
+assert blend_c[1] == blend_c[2], blend_c
+EOF
+check "bench --compact: default and compact rows, fewer clip bytes, same compact poses for 1 and 2 threads" $?
+
 # Bad arguments.
 for args in "--characters 0" "--characters x" "--threads 99" "--stages fly" "--scenario mars" "--rounds 0" "--bogus"; do
   # shellcheck disable=SC2086

@@ -8,6 +8,9 @@
 #            glTF character (scripts/examples/pab_locomotion.json)
 #   bsclip   the bytes of `import` of a glTF baked on the host (and of Fox.glb with ../shared/data),
 #            and `import --list` of the host's .bsclip (a little-endian file read on this target)
+#   compact  compact clip keys: `import --list` of the host's compact .bsclip (`bake --compact`), the
+#            bench's compact-clip pose checksums (standin; pab with the data), and the bytes of a
+#            compact .bsclip baked on this target (with the bsclip column)
 #   replay   a replay recorded on the host (and the committed v1 fixture) verifies here; a replay
 #            recorded here has the host's bytes and verifies on the host
 # On a mismatch it prints the target and the first differing line. A target whose toolchain is
@@ -284,6 +287,19 @@ run_pipeline() { # runner binary outdir: every output of the pipeline into outdi
     fi
     $run "$bin" import "$ref/baked.glb" -o "$out/baked.bsclip" >/dev/null 2>&1
     $run "$bin" import --list "$ref/baked.bsclip" 2>&1 | sed 's/^ *source: .*//' >"$out/list.txt"
+    # compact clip keys (issue 17): the host's compact .bsclip read here, one baked here (bytes
+    # compared below), and the compact clips' poses (bench checksums: build, decode, sample, blend)
+    {
+      $run "$bin" import --list "$ref/compact.bsclip" 2>&1 | sed 's/^ *source: .*//'
+      $run "$bin" bench --scenario standin --compact --characters 3 --stages blend --ticks 20 --rounds 1 --json 2>&1 |
+        grep -o '"clip_bytes": [0-9]*\|"checksum": "[0-9a-f]*"\|"encoding": "[a-z]*"'
+      if [ -n "$data" ]; then
+        $run "$bin" bench --scenario pab --data "$data" --compact --characters 3 --stages blend --ticks 20 --rounds 1 --json 2>&1 |
+          grep -o '"clip_bytes": [0-9]*\|"checksum": "[0-9a-f]*"\|"encoding": "[a-z]*"'
+      fi
+    } >"$out/compact.txt"
+    $run "$bin" bake "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" \
+      --ticks 120 --compact -o "$out/compact.bsclip" >/dev/null 2>&1
     $run "$bin" replay verify "$ref/host.bsreplay" --no-dump >"$out/verify-host.txt" 2>&1
     echo "exit $?" >>"$out/verify-host.txt"
     $run "$bin" replay verify "$src/tests/fixtures/replay/v1/v1.bsreplay" --no-dump >"$out/verify-v1.txt" 2>&1
@@ -294,6 +310,8 @@ run_pipeline() { # runner binary outdir: every output of the pipeline into outdi
 (cd "$work" && "$host" bake "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" \
   --ticks 120 -o "$ref/baked.glb" >/dev/null 2>&1 &&
   "$host" import "$ref/baked.glb" -o "$ref/baked.bsclip" >/dev/null 2>&1 &&
+  "$host" bake "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" \
+    --ticks 120 --compact -o "$ref/compact.bsclip" >/dev/null 2>&1 &&
   "$host" replay record match.json --ticks 600 --poses -o "$ref/host.bsreplay" >/dev/null 2>&1) ||
   { echo "FAIL: the host build cannot make the reference files"; exit 1; }
 run_pipeline "" "$host" "$ref"
@@ -316,7 +334,7 @@ refsweep="$work/sweep/out-x86_64-gcc-O2.txt"
 
 # ---------------------------------------------------------------- every target
 status=0
-cols=(sweep builds demo eval-demo eval-pab bsclip list verify-host verify-v1 own-replay)
+cols=(sweep builds demo eval-demo eval-pab bsclip list compact verify-host verify-v1 own-replay)
 for t in "${targets[@]}"; do
   IFS='|' read -r name kind flags run <<<"$t"
   [ "$run" = WINE ] && run=$wine_bin
@@ -330,7 +348,7 @@ for t in "${targets[@]}"; do
     host)
       cell[$name,sweep]=ref
       cell[$name,builds]=yes
-      for c in demo eval-demo eval-pab bsclip list verify-host verify-v1 own-replay; do cell[$name,$c]=ref; done
+      for c in demo eval-demo eval-pab bsclip list compact verify-host verify-v1 own-replay; do cell[$name,$c]=ref; done
       [ -n "$data" ] || cell[$name,eval-pab]="no data"
       grep -q '^exit 0$' "$ref/verify-v1.txt" || { cell[$name,verify-v1]=FAIL; status=1; echo "FAIL $name: the v1 fixture does not verify"; }
       continue ;;
@@ -401,7 +419,7 @@ for t in "${targets[@]}"; do
     else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
   fi
   run_pipeline "$run" "$bin" "$out"
-  for c in demo eval-demo eval-pab list verify-host verify-v1; do
+  for c in demo eval-demo eval-pab list compact verify-host verify-v1; do
     f=$c.txt
     [ -e "$ref/$f" ] || continue
     # the verdict and exit code must match; the speed line is this machine's
@@ -413,7 +431,7 @@ for t in "${targets[@]}"; do
   done
   [ -n "$data" ] || cell[$name,eval-pab]="no data"
   cell[$name,bsclip]=same
-  for f in baked.bsclip fox.bsclip; do
+  for f in baked.bsclip fox.bsclip compact.bsclip; do
     [ -e "$ref/$f" ] || continue
     if ! cmp "$ref/$f" "$out/$f" >"$work/cmp.txt" 2>&1; then
       cell[$name,bsclip]=DIFF; status=1; echo "DIFF $name bsclip $f: $(head -n 1 "$work/cmp.txt")"

@@ -8,6 +8,8 @@
  *   bsync_clip_duration, _joint_count, _track_count, _name, _block_size
  *   bsync_clip_track_info                                 what a built track holds (tools, checksums)
  *   bsync_clip_block_validate                             check untrusted bytes (a loaded file) are a clip
+ *   bsync_clip_compact_memory_size / _init / _create      the compact key encoding of a built clip
+ *   bsync_clip_encoding, bsync_clip_track_key             which encoding; one decoded key (any encoding)
  *
  * Time unit: seconds, as fix16. A key time is in [0, duration]. The loop flag is the clip's default
  * playback mode (bsync_clip_loops); sampling takes the mode explicitly (sample.h).
@@ -120,8 +122,37 @@ BSYNC_API const char* bsync_clip_name(const bsync_clip* clip);
 /* Joint count of the skeleton the clip was built for. */
 BSYNC_API uint32_t bsync_clip_joint_count(const bsync_clip* clip);
 BSYNC_API uint32_t bsync_clip_track_count(const bsync_clip* clip);
-/* BSYNC_INVALID_ARGUMENT if index >= track_count. */
+/* BSYNC_INVALID_ARGUMENT if index >= track_count. For a compact clip (bsync_clip_encoding == 1) the
+ * times, vec3s and quats pointers are NULL (there are no fix16 arrays): read keys with
+ * bsync_clip_track_key. */
 BSYNC_API bsync_result bsync_clip_track_info(const bsync_clip* clip, uint32_t index, bsync_track_info* out);
+/* Key `key` of track `track` as sampling sees it (for a compact clip: decoded): its time, and its
+ * value into *vec3 (translation, scale) or *rotation; NULL outputs are skipped. BSYNC_INVALID_ARGUMENT
+ * for a NULL clip or an index out of range. */
+BSYNC_API bsync_result bsync_clip_track_key(const bsync_clip* clip, uint32_t track, uint32_t key, fix16_t* time,
+                                            bsync_vec3* vec3, bsync_quat* rotation);
+
+/* ---- compact keys (opt-in; issue 17; docs/clip-format.md "Compact keys").
+ * bsync_clip_compact_* build, from a built default clip `src`, a clip of the same tracks, key counts
+ * and key times whose keys are stored compactly: key times as u16 indices into a per-clip table of
+ * the distinct times (lossless); rotations as the smallest three components in 15 bits each, the
+ * largest's index in 2 bits and a sign bit (6 bytes; lossy: within 2e-4 rad of the source key);
+ * translations and scales with all keys equal stored once as fix16 (lossless), else per track and
+ * component as base + (u << shift) with u in 16 bits and the smallest shift that covers the track's
+ * range (lossless when the range is below 65536 fix16 units; else within 2^(shift-1) units); a blob
+ * of the same content (time indices, values) stored once. The block is version 2 (version-1 readers
+ * refuse it); its fingerprint, and so cursors, plans and bsync_checksum_clip, differ from the source's.
+ * Sampling decodes the two keys it needs with integer arithmetic only (the same bits everywhere)
+ * and then applies sample.h's rule to the decoded keys. Deterministic: the same src gives the same
+ * bytes on every machine. Limits: at most 65535 keys per track and 65536 distinct key times
+ * (else BSYNC_LIMIT_EXCEEDED; memory_size returns 0). src already compact: BSYNC_INVALID_ARGUMENT. */
+BSYNC_API size_t bsync_clip_compact_memory_size(const bsync_clip* src);
+/* Into `mem` (8-byte aligned, not overlapping src); BSYNC_BUFFER_TOO_SMALL if size is short. */
+BSYNC_API bsync_result bsync_clip_compact_init(void* mem, size_t size, const bsync_clip* src, bsync_clip** out);
+BSYNC_API bsync_result bsync_clip_compact_create(const bsync_clip* src, const bsync_allocator* allocator,
+                                                 bsync_clip** out);
+/* 0: the default encoding (fix16 keys, block version 1); 1: compact (block version 2). */
+BSYNC_API uint32_t bsync_clip_encoding(const bsync_clip* clip);
 
 #ifdef __cplusplus
 }

@@ -106,6 +106,11 @@ static void swap_skeleton_to_le(unsigned char* b, size_t size) {
 /* The clip block's arrays (its header already in host order): track records, lookup, then 32-bit
  * key times and values up to the block end (the padding is zero either way). */
 static void swap_clip_arrays(unsigned char* b, size_t size) {
+    if (host32(b + 4) == 2u) { /* compact keys: a 16-byte header of u32, then 16-bit words only */
+        swap32_run(b, 152, 4, size);
+        if (size > 168) swap16_run(b, 168, (size - 168) / 2u, size);
+        return;
+    }
     const size_t jc = host32(b + 64), tc = host32(b + 68);
     const size_t tracks = host32(b + 76), lookup = host32(b + 80);
     if (jc > BSYNC_MAX_JOINTS || tc > 3u * BSYNC_MAX_JOINTS || tracks > size || lookup > size) return;
@@ -167,7 +172,10 @@ bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const 
     unsigned char* p = buf;
     memset(p, 0, need);
     memcpy(p, k_magic, 8);
-    put32(p + 8, BSYNC_CLIP_FILE_VERSION);
+    uint32_t version = BSYNC_CLIP_FILE_VERSION;
+    for (uint32_t i = 0; i < clip_count; i++)
+        if (bsync_clip_encoding(clips[i]) != 0) version = BSYNC_CLIP_FILE_VERSION_COMPACT;
+    put32(p + 8, version);
     put32(p + 12, BSYNC_CLIP_FILE_HEADER_SIZE);
     put64(p + 16, need);
     put32(p + 32, clip_count + 1);
@@ -231,7 +239,11 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     const unsigned char* p = data;
     if (size < BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "shorter than the 64-byte header", UINT32_MAX);
     if (memcmp(p, k_magic, 8) != 0) return bad(err, name, "bad magic", UINT32_MAX);
-    if (get32(p + 8) != BSYNC_CLIP_FILE_VERSION) return bad(err, name, "unsupported version", UINT32_MAX);
+    const uint32_t version = get32(p + 8);
+    if (version != BSYNC_CLIP_FILE_VERSION && version != BSYNC_CLIP_FILE_VERSION_COMPACT)
+        return imp_fail(err, BSYNC_BAD_BLOB, name,
+                        "not a valid .bsclip file: unsupported version %u (this build reads versions 1 and 2)",
+                        (unsigned)version);
     if (get32(p + 12) != BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "bad header size", UINT32_MAX);
     if (get64(p + 16) != (uint64_t)size) return bad(err, name, "file size in the header differs (truncated?)", UINT32_MAX);
     if (get64(p + 24) != bsync_clip_file_checksum(p, size)) return bad(err, name, "checksum mismatch", UINT32_MAX);
@@ -302,11 +314,15 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
             bsync_asset_free(out);
             return bad(err, name, r == BSYNC_MISMATCH ? "built for another joint count" : "the clip block is corrupt", b);
         }
+        if (version == BSYNC_CLIP_FILE_VERSION && bsync_clip_encoding(clip) != 0) {
+            bsync_asset_free(out);
+            return bad(err, name, "compact keys (clip block version 2) in a version-1 file", b);
+        }
         out->clips[b - 1] = (bsync_clip*)(uintptr_t)clip;
     }
     out->file_checksum = get64(mem + 24);
     snprintf(out->source, sizeof out->source, "%.200s: blendsync clip file v%u (metres, Y up)", imp_basename(name),
-             (unsigned)BSYNC_CLIP_FILE_VERSION);
+             (unsigned)version);
     return BSYNC_OK;
 }
 

@@ -42,6 +42,7 @@ static void make_report(const bsync_skeleton* from, const bsync_skeleton* to, bs
 bsync_result bsync_retarget_clip(const bsync_clip* clip, const bsync_skeleton* from, const bsync_skeleton* to,
                                  uint32_t flags, bsync_clip** out, bsync_retarget_report* report) {
     if (!clip || !from || !to || !out) return BSYNC_INVALID_ARGUMENT;
+    if (bsync_clip_encoding(clip) != 0) return BSYNC_INVALID_ARGUMENT; /* compact keys: retarget before compacting */
     if (bsync_clip_joint_count(clip) != bsync_skeleton_joint_count(from)) return BSYNC_MISMATCH;
     bsync_retarget_report local;
     make_report(from, to, report ? report : &local);

@@ -150,6 +150,24 @@ static const char* base_name(const char* path) { return path + bsync_platform_pa
 
 /* ---- one clip */
 
+
+/* Key k of track i as sampling sees it (any encoding: bsync_clip_track_key decodes compact keys). */
+static fix16_t vk_time(const bsync_clip* c, uint32_t i, uint32_t k) {
+    fix16_t t = 0;
+    bsync_clip_track_key(c, i, k, &t, NULL, NULL);
+    return t;
+}
+static bsync_quat vk_quat(const bsync_clip* c, uint32_t i, uint32_t k) {
+    bsync_quat q = bsync_quat_identity();
+    bsync_clip_track_key(c, i, k, NULL, NULL, &q);
+    return q;
+}
+static bsync_vec3 vk_vec3(const bsync_clip* c, uint32_t i, uint32_t k) {
+    bsync_vec3 v = bsync_vec3_make(0, 0, 0);
+    bsync_clip_track_key(c, i, k, NULL, &v, NULL);
+    return v;
+}
+
 static bsync_result check_clip(bsync_validate_report* r, const bsync_skeleton* sk, const bsync_clip* clip,
                                const bsync_import_stats* stats, const char* file, const char* motion, uint32_t root,
                                const bsync_validate_options* o) {
@@ -205,20 +223,20 @@ static bsync_result check_clip(bsync_validate_report* r, const bsync_skeleton* s
         bsync_track_info ti;
         if (bsync_clip_track_info(clip, i, &ti) != BSYNC_OK) continue;
         if (ti.joint < joints && per_joint[ti.joint] < 255) per_joint[ti.joint]++;
-        for (uint32_t k = 1; k < ti.key_count; k++) intervals[nint++] = fxd(ti.times[k]) - fxd(ti.times[k - 1]);
+        for (uint32_t k = 1; k < ti.key_count; k++) intervals[nint++] = fxd(vk_time(clip, i, k)) - fxd(vk_time(clip, i, k - 1));
         uint32_t last = ti.key_count - 1;
         int over = 0;
         if (ti.kind == BSYNC_TRACK_ROTATION) {
-            double deg = quat_angle(ti.quats[0], ti.quats[last]) * 180.0 / PI_D;
+            double deg = quat_angle(vk_quat(clip, i, 0), vk_quat(clip, i, last)) * 180.0 / PI_D;
             if (deg > seam_rot) { seam_rot = deg; seam_rot_joint = ti.joint; }
             if (deg > seam_rot_lim) over = 1;
             for (uint32_t k = 0; k < ti.key_count; k++) {
-                bsync_quat q = ti.quats[k];
+                bsync_quat q = vk_quat(clip, i, k);
                 double n = dsqrt(fxd(q.x) * fxd(q.x) + fxd(q.y) * fxd(q.y) + fxd(q.z) * fxd(q.z) + fxd(q.w) * fxd(q.w));
                 if (dabs(n - 1) > worst_norm) { worst_norm = dabs(n - 1); norm_joint = ti.joint; }
             }
         } else if (ti.kind == BSYNC_TRACK_TRANSLATION) {
-            bsync_vec3 a = ti.vec3s[0], b = ti.vec3s[last];
+            bsync_vec3 a = vk_vec3(clip, i, 0), b = vk_vec3(clip, i, last);
             double dx = fxd(b.x) - fxd(a.x), dy = fxd(b.y) - fxd(a.y), dz = fxd(b.z) - fxd(a.z);
             double dist = ti.joint == root ? dabs(dy) : dsqrt(dx * dx + dy * dy + dz * dz);
             if (ti.joint == root) {
@@ -228,7 +246,7 @@ static bsync_result check_clip(bsync_validate_report* r, const bsync_skeleton* s
             if (dist > seam_tr) { seam_tr = dist; seam_tr_joint = ti.joint; }
             if (dist > seam_tr_lim) over = 1;
             for (uint32_t k = 0; k < ti.key_count; k++) {
-                const fix16_t c[3] = {ti.vec3s[k].x, ti.vec3s[k].y, ti.vec3s[k].z};
+                const fix16_t c[3] = {vk_vec3(clip, i, k).x, vk_vec3(clip, i, k).y, vk_vec3(clip, i, k).z};
                 for (int j = 0; j < 3; j++)
                     if (dabs(fxd(c[j])) > big) { big = dabs(fxd(c[j])); big_joint = ti.joint; }
             }

@@ -9,7 +9,9 @@
  *
  * Layout (little-endian; every offset from the file start):
  *   0   u8[8]  magic "BSCLIP\r\n" (0x42 0x53 0x43 0x4C 0x49 0x50 0x0D 0x0A: catches text-mode mangling)
- *   8   u32    version (1)
+ *   8   u32    version: 1, or 2 when a clip block has compact keys (clip block version 2,
+ *                 clip.h bsync_clip_compact_*); the writer writes 1 whenever no clip is compact, so
+ *                 such files keep their bytes; readers before version 2 refuse a version-2 file
  *   12  u32    header size (64)
  *   16  u64    file size
  *   24  u64    checksum: XXH64, seed 0, of the whole file with these 8 bytes read as zero
@@ -20,7 +22,7 @@
  *   then the blocks, each at an 8-aligned offset right after the previous (zero padding), the last
  *   ending at the file size.
  * A block is the core's own relocatable block (skeleton.h / clip.h) with its allocator slot zero,
- * byte for byte; loading checks the checksum, then every field of every block
+ * byte for byte (a compact block's 16-bit words each little-endian); loading checks the checksum, then every field of every block
  * (bsync_skeleton_block_validate, bsync_clip_block_validate), then uses the blocks in place.
  *
  * Any bad byte is an error, never a crash: BSYNC_BAD_BLOB with a message naming the file and what is
@@ -36,7 +38,8 @@
 extern "C" {
 #endif
 
-#define BSYNC_CLIP_FILE_VERSION 1u
+#define BSYNC_CLIP_FILE_VERSION 1u         /* default clip blocks only */
+#define BSYNC_CLIP_FILE_VERSION_COMPACT 2u /* at least one compact clip block */
 #define BSYNC_CLIP_FILE_HEADER_SIZE 64u
 
 /* Bytes the file for this skeleton and these clips takes; 0 for invalid arguments. */

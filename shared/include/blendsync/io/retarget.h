@@ -37,8 +37,8 @@ typedef struct bsync_retarget_report {
     char unmapped_source_names[1024];
 } bsync_retarget_report;
 
-/* Map `clip` (built for `from`) onto `to`. BSYNC_INVALID_ARGUMENT for NULL arguments, BSYNC_MISMATCH
- * when the clip was not built for `from`'s joint count; otherwise the clip builder's codes. report
+/* Map `clip` (built for `from`) onto `to`. BSYNC_INVALID_ARGUMENT for NULL arguments or a compact
+ * clip (bsync_clip_encoding != 0: retarget before compacting), BSYNC_MISMATCH when the clip was not built for `from`'s joint count; otherwise the clip builder's codes. report
  * may be NULL. *out is a new clip (bsync_clip_destroy) on success. */
 BSYNC_API bsync_result bsync_retarget_clip(const bsync_clip* clip, const bsync_skeleton* from, const bsync_skeleton* to,
                                  uint32_t flags, bsync_clip** out, bsync_retarget_report* report);
