@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "blendsync/base.h"
-#include "blendsync/simd.h"
 #include "commands.h"
 
 typedef struct command {
@@ -37,23 +36,8 @@ static void usage(FILE* f) {
     fprintf(f, "\nblendsync %s\n", BSYNC_VERSION_STRING);
 }
 
-/* BSYNC_SIMD=scalar|avx2|avx512|neon|auto: the core's kernel path (blendsync/simd.h), read here at the edge, once,
- * before any command runs. Every path gives the same bits; this is for measuring and for the sweeps. */
-static int apply_simd_env(void) {
-    const char* v = getenv("BSYNC_SIMD");
-    if (!v || !*v) return 0;
-    for (int p = 0; p < (int)BSYNC_SIMD_PATH_COUNT; p++) {
-        if (strcmp(v, bsync_simd_path_name((bsync_simd_path)p)) != 0) continue;
-        if (bsync_simd_set((bsync_simd_path)p) == BSYNC_OK) return 0;
-        fprintf(stderr, "blendsync: BSYNC_SIMD=%s: this build or CPU has no such path\n", v);
-        return -1;
-    }
-    fprintf(stderr, "blendsync: BSYNC_SIMD=%s: expected scalar, avx2, avx512, neon or auto\n", v);
-    return -1;
-}
-
 int main(int argc, char** argv) {
-    if (apply_simd_env() != 0) return 2;
+    if (bsync_cli_apply_simd_env("blendsync") != 0) return 2;
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

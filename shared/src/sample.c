@@ -217,6 +217,17 @@ typedef struct alpha_memo_ {
     fix16_t lo, hi, alpha; /* valid when hi > lo (an interval always has times[k] < times[k+1]) */
 } alpha_memo_;
 
+/* alpha = (t - lo) / (hi - lo) for lo < t < hi, through the memo: 0 <= lo < t < hi <= duration, so the
+ * differences cannot overflow. */
+static BSYNC_FORCE_INLINE fix16_t interval_alpha(fix16_t t, fix16_t lo, fix16_t hi, alpha_memo_* memo) {
+    if (lo != memo->lo || hi != memo->hi) {
+        memo->lo = lo;
+        memo->hi = hi;
+        memo->alpha = bsync_fx_div(t - lo, hi - lo);
+    }
+    return memo->alpha;
+}
+
 static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
     if (t <= times[0]) return l;
@@ -228,16 +239,7 @@ static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16
     l.k = k;
     if (t == times[k]) return l;
     l.exact = 0;
-    const fix16_t lo = times[k], hi = times[k + 1];
-    if (lo == memo->lo && hi == memo->hi) {
-        l.alpha = memo->alpha;
-        return l;
-    }
-    /* 0 <= times[k] < t < times[k+1] <= duration: the differences cannot overflow */
-    l.alpha = bsync_fx_div(t - lo, hi - lo);
-    memo->lo = lo;
-    memo->hi = hi;
-    memo->alpha = l.alpha;
+    l.alpha = interval_alpha(t, times[k], times[k + 1], memo);
     return l;
 }
 
@@ -369,17 +371,10 @@ static BSYNC_FORCE_INLINE locate_ locate_c(const uint16_t* table, const uint16_t
         if (cached) *cached = k;
     }
     l.k = k;
-    const fix16_t lo = ctime_at(table, idx, k), hi = ctime_at(table, idx, k + 1);
+    const fix16_t lo = ctime_at(table, idx, k);
     if (t == lo) return l;
     l.exact = 0;
-    if (lo == memo->lo && hi == memo->hi) {
-        l.alpha = memo->alpha;
-        return l;
-    }
-    l.alpha = bsync_fx_div(t - lo, hi - lo);
-    memo->lo = lo;
-    memo->hi = hi;
-    memo->alpha = l.alpha;
+    l.alpha = interval_alpha(t, lo, ctime_at(table, idx, k + 1), memo);
     return l;
 }
 

@@ -159,10 +159,11 @@ build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, 
   {
     (cd "$b/core" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
       -I"$src/shared/include" -I"$src/client/cli" -isystem "$work/fixmath-include" -c "${core[@]}" \
-      "$src/tests/tools/determinism_sweep.c" "$src/client/cli/cmd_demo.c" "$src/tests/tools/determinism_demo_main.c") &&
+      "$src/tests/tools/determinism_sweep.c" "$src/client/cli/cmd_demo.c" "$src/client/cli/simd_env.c" \
+      "$src/tests/tools/determinism_demo_main.c") &&
       (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/sweep.js" determinism_sweep.o "${objs[@]}") &&
       (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/demo.js" \
-        determinism_demo_main.o cmd_demo.o "${objs[@]}")
+        determinism_demo_main.o cmd_demo.o simd_env.o "${objs[@]}")
   } >"$b.log" 2>&1 || { echo ""; return; }
   # shellcheck disable=SC2046
   (cd "$b/compile" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O0 \

@@ -183,3 +183,59 @@ bsync_match* bsync_test_match_new(const bsync_match_desc* desc, void** mem) {
     assert_int_equal(bsync_match_init(*mem, size, desc, &m), BSYNC_OK);
     return m;
 }
+
+/* ---------------------------------------------------------------- sample.h's rule */
+
+static void rule_track_(const bsync_clip* c, uint32_t i, fix16_t t, bsync_vec3* v, bsync_quat* q) {
+    bsync_track_info tr;
+    assert_int_equal(bsync_clip_track_info(c, i, &tr), BSYNC_OK);
+    const uint32_t n = tr.key_count;
+    fix16_t tk[2];
+    uint32_t k = 0;
+    int exact = 1;
+    fix16_t alpha = 0, first, last;
+    bsync_clip_track_key(c, i, 0, &first, NULL, NULL);
+    bsync_clip_track_key(c, i, n - 1, &last, NULL, NULL);
+    if (t <= first) {
+        k = 0;
+    } else if (t >= last) {
+        k = n - 1;
+    } else {
+        for (;; k++) { /* linear scan */
+            bsync_clip_track_key(c, i, k, &tk[0], NULL, NULL);
+            bsync_clip_track_key(c, i, k + 1, &tk[1], NULL, NULL);
+            if (tk[0] <= t && t < tk[1]) break;
+        }
+        if (t != tk[0]) {
+            exact = 0;
+            alpha = bsync_fx_div(t - tk[0], tk[1] - tk[0]);
+        }
+    }
+    bsync_vec3 va, vb;
+    bsync_quat qa, qb;
+    bsync_clip_track_key(c, i, k, NULL, &va, &qa);
+    if (!exact) bsync_clip_track_key(c, i, k + 1, NULL, &vb, &qb);
+    if (tr.kind == BSYNC_TRACK_ROTATION) *q = exact ? qa : bsync_quat_nlerp(qa, qb, alpha);
+    else *v = exact ? va : bsync_vec3_lerp(va, vb, alpha);
+}
+
+void bsync_test_rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest, uint32_t J,
+                            bsync_trs* out) {
+    memcpy(out, rest, sizeof(bsync_trs) * J);
+    const fix16_t d = bsync_clip_duration(c);
+    fix16_t t;
+    if (mode == BSYNC_LOOP_WRAP) {
+        t = d <= 0 ? 0 : time % d;
+        if (t < 0) t += d;
+    } else {
+        t = time < 0 ? 0 : (time > d ? d : time);
+    }
+    for (uint32_t i = 0; i < bsync_clip_track_count(c); i++) {
+        bsync_track_info tr;
+        bsync_clip_track_info(c, i, &tr);
+        bsync_trs* x = &out[tr.joint];
+        if (tr.kind == BSYNC_TRACK_TRANSLATION) rule_track_(c, i, t, &x->t, NULL);
+        else if (tr.kind == BSYNC_TRACK_SCALE) rule_track_(c, i, t, &x->s, NULL);
+        else rule_track_(c, i, t, NULL, &x->r);
+    }
+}

@@ -14,6 +14,7 @@
 #include "blendsync/base.h"
 #include "blendsync/graph.h"
 #include "blendsync/match.h"
+#include "blendsync/sample.h"
 
 /* The ../shared folder (BSYNC_SHARED_DIR; default ../shared beside the project, fixed at configure
  * time) if it exists, else NULL. */
@@ -45,6 +46,13 @@ bsync_result bsync_test_graph_create_ex(const bsync_graph_desc* desc, const bsyn
                                         const bsync_allocator* allocator, bsync_graph** out);
 bsync_result bsync_test_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
                                              uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out);
+
+/* sample.h's rule written out (the reference the sampler is tested against): the local pose of clip
+ * at `time`, over its keys as bsync_clip_track_key gives them (any encoding): the clip-local time
+ * (wrapped or clamped), then per track a linear scan for the interval, bsync_fx_div for alpha,
+ * bsync_vec3_lerp / bsync_quat_nlerp; joints without a track keep `rest`. */
+void bsync_test_rule_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                            uint32_t joint_count, bsync_trs* out);
 
 /* An allocator that counts calls and live bytes (wraps malloc). */
 typedef struct bsync_test_counting_allocator {

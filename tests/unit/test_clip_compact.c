@@ -280,60 +280,6 @@ static void test_round_trip(void** state) {
 
 /* ---------------------------------------------------------------- sampling = the rule over decoded keys */
 
-static void rule_track(const bsync_clip* c, uint32_t i, fix16_t t, bsync_vec3* v, bsync_quat* q) {
-    bsync_track_info tr;
-    assert_int_equal(bsync_clip_track_info(c, i, &tr), BSYNC_OK);
-    const uint32_t n = tr.key_count;
-    fix16_t tk[2];
-    uint32_t k = 0;
-    int exact = 1;
-    fix16_t alpha = 0, first, last;
-    bsync_clip_track_key(c, i, 0, &first, NULL, NULL);
-    bsync_clip_track_key(c, i, n - 1, &last, NULL, NULL);
-    if (t <= first) {
-        k = 0;
-    } else if (t >= last) {
-        k = n - 1;
-    } else {
-        for (;; k++) { /* linear scan */
-            bsync_clip_track_key(c, i, k, &tk[0], NULL, NULL);
-            bsync_clip_track_key(c, i, k + 1, &tk[1], NULL, NULL);
-            if (tk[0] <= t && t < tk[1]) break;
-        }
-        if (t != tk[0]) {
-            exact = 0;
-            alpha = bsync_fx_div(t - tk[0], tk[1] - tk[0]);
-        }
-    }
-    bsync_vec3 va, vb;
-    bsync_quat qa, qb;
-    bsync_clip_track_key(c, i, k, NULL, &va, &qa);
-    if (!exact) bsync_clip_track_key(c, i, k + 1, NULL, &vb, &qb);
-    if (tr.kind == BSYNC_TRACK_ROTATION) *q = exact ? qa : bsync_quat_nlerp(qa, qb, alpha);
-    else *v = exact ? va : bsync_vec3_lerp(va, vb, alpha);
-}
-
-static void rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest, uint32_t J,
-                        bsync_trs* out) {
-    memcpy(out, rest, sizeof(bsync_trs) * J);
-    const fix16_t d = bsync_clip_duration(c);
-    fix16_t t;
-    if (mode == BSYNC_LOOP_WRAP) {
-        t = d <= 0 ? 0 : time % d;
-        if (t < 0) t += d;
-    } else {
-        t = time < 0 ? 0 : (time > d ? d : time);
-    }
-    for (uint32_t i = 0; i < bsync_clip_track_count(c); i++) {
-        bsync_track_info tr;
-        bsync_clip_track_info(c, i, &tr);
-        bsync_trs* x = &out[tr.joint];
-        if (tr.kind == BSYNC_TRACK_TRANSLATION) rule_track(c, i, t, &x->t, NULL);
-        else if (tr.kind == BSYNC_TRACK_SCALE) rule_track(c, i, t, &x->s, NULL);
-        else rule_track(c, i, t, NULL, &x->r);
-    }
-}
-
 /* Every sampling path of compact clip c equals the rule at `count` times, both loop modes. */
 static long compare_paths(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
     const uint32_t J = bsync_skeleton_joint_count(sk);
@@ -354,7 +300,7 @@ static long compare_paths(const bsync_clip* c, const bsync_skeleton* sk, const f
     for (int m = 0; m < 2; m++) {
         const bsync_loop_mode mode = m ? BSYNC_LOOP_WRAP : BSYNC_LOOP_CLAMP;
         for (size_t i = 0; i < count; i++) {
-            rule_sample(c, times[i], mode, rest, J, want);
+            bsync_test_rule_sample(c, times[i], mode, rest, J, want);
             assert_int_equal(bsync_clip_sample(c, times[i], mode, rest, J, NULL, got), BSYNC_OK);
             assert_int_equal(bsync_clip_sample(c, times[i], mode, rest, J, c1, got + J), BSYNC_OK);
             assert_int_equal(bsync_clip_sample_planned(plan, c, times[i], mode, NULL, got + 2 * J), BSYNC_OK);
@@ -476,6 +422,17 @@ static void pose_error(const char* what, const bsync_asset* a, uint32_t steps, d
     free(p1);
 }
 
+/* Block bytes of every clip of a, default (*before) and compact (*after). */
+static void compact_sizes(const bsync_asset* a, size_t* before, size_t* after) {
+    for (uint32_t i = 0; i < a->clip_count; i++) {
+        bsync_clip* c = NULL;
+        assert_int_equal(bsync_clip_compact_create(a->clips[i], NULL, &c), BSYNC_OK);
+        *before += bsync_clip_block_size(a->clips[i]);
+        *after += bsync_clip_block_size(c);
+        bsync_clip_destroy(c);
+    }
+}
+
 static void test_pab_and_cmu(void** state) {
     (void)state;
     int ran = 0;
@@ -484,13 +441,7 @@ static void test_pab_and_cmu(void** state) {
     bsync_error err;
     if (path && bsync_asset_import_file(path, NULL, &a, &err) == BSYNC_OK) {
         size_t before = 0, after = 0;
-        for (uint32_t i = 0; i < a.clip_count; i++) {
-            bsync_clip* c = NULL;
-            assert_int_equal(bsync_clip_compact_create(a.clips[i], NULL, &c), BSYNC_OK);
-            before += bsync_clip_block_size(a.clips[i]);
-            after += bsync_clip_block_size(c);
-            bsync_clip_destroy(c);
-        }
+        compact_sizes(&a, &before, &after);
         print_message("pab runtime clips: %zu -> %zu bytes (ozz 0.16: 26491)\n", before, after);
         assert_true(after <= 26491); /* issue 17: clip bytes at most ozz's */
         pose_error("pab walk/jog/run", &a, 240, 2.5e-4);
@@ -500,13 +451,7 @@ static void test_pab_and_cmu(void** state) {
     path = bsync_test_shared_path("data/cmu-mocap-bvh/02_01_walk.bvh");
     if (path && bsync_asset_import_file(path, NULL, &a, &err) == BSYNC_OK) {
         size_t before = 0, after = 0;
-        for (uint32_t i = 0; i < a.clip_count; i++) {
-            bsync_clip* c = NULL;
-            assert_int_equal(bsync_clip_compact_create(a.clips[i], NULL, &c), BSYNC_OK);
-            before += bsync_clip_block_size(a.clips[i]);
-            after += bsync_clip_block_size(c);
-            bsync_clip_destroy(c);
-        }
+        compact_sizes(&a, &before, &after);
         print_message("CMU 02_01_walk.bvh: %zu -> %zu bytes\n", before, after);
         pose_error("CMU 02_01_walk", &a, 240, 2.5e-4);
         bsync_asset_free(&a);

@@ -25,52 +25,6 @@
 #include "blendsync/skeleton.h"
 #include "test_support.h"
 
-/* sample.h's rule for one track at clip-local time t (already wrapped or clamped). */
-static void rule_track(const bsync_track_info* tr, fix16_t t, bsync_vec3* v, bsync_quat* q) {
-    const uint32_t n = tr->key_count;
-    uint32_t k = 0;
-    int exact = 1;
-    fix16_t alpha = 0;
-    if (t <= tr->times[0]) {
-        k = 0;
-    } else if (t >= tr->times[n - 1]) {
-        k = n - 1;
-    } else {
-        while (!(tr->times[k] <= t && t < tr->times[k + 1])) k++;
-        if (t != tr->times[k]) {
-            exact = 0;
-            alpha = bsync_fx_div(t - tr->times[k], tr->times[k + 1] - tr->times[k]);
-        }
-    }
-    if (tr->kind == BSYNC_TRACK_ROTATION)
-        *q = exact ? tr->quats[k] : bsync_quat_nlerp(tr->quats[k], tr->quats[k + 1], alpha);
-    else
-        *v = exact ? tr->vec3s[k] : bsync_vec3_lerp(tr->vec3s[k], tr->vec3s[k + 1], alpha);
-}
-
-static fix16_t rule_local_time(fix16_t t, fix16_t d, bsync_loop_mode mode) {
-    if (mode == BSYNC_LOOP_WRAP) {
-        if (d <= 0) return 0;
-        fix16_t r = t % d;
-        return r < 0 ? r + d : r;
-    }
-    return t < 0 ? 0 : (t > d ? d : t);
-}
-
-static void rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest, uint32_t J,
-                        bsync_trs* out) {
-    memcpy(out, rest, sizeof(bsync_trs) * J);
-    const fix16_t t = rule_local_time(time, bsync_clip_duration(c), mode);
-    for (uint32_t i = 0; i < bsync_clip_track_count(c); i++) {
-        bsync_track_info tr;
-        assert_int_equal(bsync_clip_track_info(c, i, &tr), BSYNC_OK);
-        bsync_trs* x = &out[tr.joint];
-        if (tr.kind == BSYNC_TRACK_TRANSLATION) rule_track(&tr, t, &x->t, NULL);
-        else if (tr.kind == BSYNC_TRACK_SCALE) rule_track(&tr, t, &x->s, NULL);
-        else rule_track(&tr, t, NULL, &x->r);
-    }
-}
-
 /* Compare the sampler (no cursor, and one cursor played forward) with the rule at `count` times. */
 static long compare_clip_path(const bsync_clip* c, const bsync_skeleton* sk, const fix16_t* times, size_t count) {
     const uint32_t J = bsync_skeleton_joint_count(sk);
@@ -98,7 +52,7 @@ static long compare_clip_path(const bsync_clip* c, const bsync_skeleton* sk, con
     for (int m = 0; m < 2; m++) {
         const bsync_loop_mode mode = m ? BSYNC_LOOP_WRAP : BSYNC_LOOP_CLAMP;
         for (size_t i = 0; i < count; i++) {
-            rule_sample(c, times[i], mode, rest, J, want);
+            bsync_test_rule_sample(c, times[i], mode, rest, J, want);
             assert_int_equal(bsync_clip_sample(c, times[i], mode, rest, J, NULL, got), BSYNC_OK);
             assert_int_equal(bsync_clip_sample(c, times[i], mode, rest, J, cur, got_cursor), BSYNC_OK);
             assert_int_equal(bsync_clip_sample_planned(plan, c, times[i], mode, NULL, got_plan), BSYNC_OK);
