@@ -2,6 +2,7 @@
  *
  *   blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]] [--threads T[,T...]]
  *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json] [--compact]
+ *                   [--pose-rule 1|2|1,2]
  *
  * The workload (docs/benchmarks.md "Core speed", from issue 17): N characters, each its own state, 60
  * ticks per second; character k starts at phase frac(0.618034 k) with blend ratio
@@ -35,6 +36,9 @@
  * --compact: the three clips also with compact keys (bsync_clip_compact_create, docs/clip-format.md);
  * every (stage, round) runs the default clips and then the compact ones (interleaved), and each
  * result line says which ("encoding": "default" / "compact") with that encoding's clip_bytes.
+ * --pose-rule (graph.h, docs/instance.md "Pose rules"; default 1): rule 2 samples with
+ * bsync_clip_sample_planned_lerp and blends with bsync_pose_blend_lerped (the graph stage: a graph made
+ * with that rule); 1,2 runs both, interleaved like the encodings, each line saying its "pose_rule".
  * Exit status: 0; 1 when the core allocated in the measured ticks or two rounds computed different
  * poses; 2 for bad arguments or data that cannot be loaded. */
 #include <inttypes.h>
@@ -61,6 +65,7 @@
 #define BENCH_MAX_LIST 16
 #define BENCH_WARMUP 3u
 #define BENCH_TICK_RATE 60u
+#define BENCH_VARIANTS 4 /* (default, compact) x (pose rule 1, 2) */
 
 enum { STAGE_SAMPLE, STAGE_BLEND, STAGE_LTM, STAGE_GRAPH, STAGE_COUNT };
 static const char* const stage_names[STAGE_COUNT] = {"sample", "blend", "ltm", "graph"};
@@ -207,6 +212,7 @@ typedef struct bench_world {
     bsync_blend_tree* tree;
     unsigned char* inst_memory;
     size_t inst_bytes;
+    int rule; /* the pose rule: 1 (bsync_clip_sample_planned + bsync_pose_blend) or 2 (the lerped ones) */
 } bench_world;
 
 static double frac(double x) { return x - floor(x); }
@@ -235,9 +241,11 @@ static void character_setup(bench_char* c, uint32_t k, const fix16_t* duration) 
 
 static size_t align8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
-static int world_create(bench_world* w, const bench_data* d, uint32_t count, int graph, const bsync_allocator* al) {
+static int world_create(bench_world* w, const bench_data* d, uint32_t count, int graph, int rule,
+                        const bsync_allocator* al) {
     memset(w, 0, sizeof *w);
     w->data = d;
+    w->rule = rule;
     w->joints = bsync_skeleton_joint_count(d->skeleton);
     w->rest = bsync_skeleton_rest_pose(d->skeleton);
     size_t plan_sizes[BENCH_CLIPS], plan_total = 0;
@@ -276,6 +284,7 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
         gd.skeleton = d->skeleton;
         gd.clips = d->clips;
         gd.tick_rate = BENCH_TICK_RATE;
+        gd.pose_rule = rule == 2 ? BSYNC_POSE_RULE_LERPED : BSYNC_POSE_RULE_NORMALIZED;
         if (bsync_graph_create(&gd, al, &w->graph) != BSYNC_OK) return -1;
         w->inst_bytes = align8(bsync_instance_memory_size(w->graph));
         w->bytes_per_char = sizeof(bench_char) + w->inst_bytes + 2 * pose;
@@ -365,14 +374,18 @@ static int tick_character(bench_world* w, bench_char* c, int stage, bsync_trs* s
     for (int i = 0; i < BENCH_CLIPS; i++) {
         bsync_trs* out = scratch + (size_t)i * J;
         const fix16_t t = bsync_fx_mul(c->phase, w->duration[i]);
-        if (bsync_clip_sample_planned(w->plan[i], w->data->clips[i], t, BSYNC_LOOP_WRAP, c->cursor[i], out) != BSYNC_OK)
-            return -1;
+        const bsync_result r =
+            w->rule == 2 ? bsync_clip_sample_planned_lerp(w->plan[i], w->data->clips[i], t, BSYNC_LOOP_WRAP, c->cursor[i], out)
+                         : bsync_clip_sample_planned(w->plan[i], w->data->clips[i], t, BSYNC_LOOP_WRAP, c->cursor[i], out);
+        if (r != BSYNC_OK) return -1;
         inputs[i].local = out;
         inputs[i].weight = c->weight[i];
         inputs[i].joint_weights = NULL;
     }
     if (stage == STAGE_SAMPLE) return 0;
-    if (bsync_pose_blend(w->rest, J, inputs, BENCH_CLIPS, c->local) != BSYNC_OK) return -1;
+    const bsync_result b = w->rule == 2 ? bsync_pose_blend_lerped(w->rest, J, inputs, BENCH_CLIPS, c->local)
+                                        : bsync_pose_blend(w->rest, J, inputs, BENCH_CLIPS, c->local);
+    if (b != BSYNC_OK) return -1;
     if (stage == STAGE_BLEND) return 0;
     return bsync_pose_local_to_model(w->parents, J, c->local, 0, J, c->model) == BSYNC_OK ? 0 : -1;
 }
@@ -466,11 +479,12 @@ static void usage(void) {
     fprintf(stderr,
             "usage: blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]]\n"
             "                       [--threads T[,T...]] [--stages sample,blend,ltm,graph] [--rounds R]\n"
-            "                       [--ticks K] [--json] [--compact]\n"
+            "                       [--ticks K] [--json] [--compact] [--pose-rule 1|2|1,2]\n"
             "  ns per character per tick on the issue-17 locomotion workload (see docs/benchmarks.md);\n"
             "  defaults: pab (ozz-animation's 67-joint skeleton and runtime keys from the shared data,\n"
             "  else a procedural stand-in), --characters 1,100,1000,10000 --threads 1 --rounds 5\n"
-            "  --compact: also the clips with compact keys, interleaved with the default ones\n");
+            "  --compact: also the clips with compact keys, interleaved with the default ones\n"
+            "  --pose-rule: the pose rule (graph.h; default 1); 1,2 runs both, interleaved\n");
 }
 
 int bsync_cmd_bench(int argc, char** argv) {
@@ -478,6 +492,8 @@ int bsync_cmd_bench(int argc, char** argv) {
     const char* data_dir = NULL;
     uint32_t counts[BENCH_MAX_LIST] = {1, 100, 1000, 10000}, threads[BENCH_MAX_LIST] = {1};
     int ncounts = 4, nthreads = 1, stages[STAGE_COUNT] = {1, 1, 1, 1}, json = 0, compact = 0;
+    uint32_t rules[BENCH_MAX_LIST] = {1};
+    int nrules = 1, rules_given = 0;
     uint32_t rounds = 5, fixed_ticks = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
@@ -508,6 +524,14 @@ int bsync_cmd_bench(int argc, char** argv) {
                 fprintf(stderr, "blendsync bench: --threads wants T[,T...] with 1 <= T <= %d\n", BENCH_MAX_LIST);
                 return 2;
             }
+            i++;
+        } else if (v && !strcmp(a, "--pose-rule")) {
+            nrules = parse_list(v, rules, 2);
+            if (nrules < 1 || nrules > 2 || (nrules == 2 && rules[0] == rules[1])) {
+                fprintf(stderr, "blendsync bench: --pose-rule wants 1, 2 or 1,2\n");
+                return 2;
+            }
+            rules_given = 1;
             i++;
         } else if (v && !strcmp(a, "--rounds")) {
             rounds = (uint32_t)strtoul(v, NULL, 10), i++;
@@ -583,13 +607,21 @@ int bsync_cmd_bench(int argc, char** argv) {
     for (int e = 0; e < encodings; e++)
         for (int i = 0; i < BENCH_CLIPS; i++) enc_bytes[e] += bsync_clip_block_size(datas[e]->clips[i]);
     const size_t clip_bytes = enc_bytes[0];
+    /* the variants, interleaved in every (stage, round): each encoding with each pose rule */
+    const int variants = encodings * nrules;
+    const bench_data* var_data[BENCH_VARIANTS];
+    int var_rule[BENCH_VARIANTS];
+    for (int v = 0; v < variants; v++) {
+        var_data[v] = datas[v / nrules];
+        var_rule[v] = (int)rules[v % nrules];
+    }
     const uint32_t J = bsync_skeleton_joint_count(d.skeleton);
     uint32_t max_threads = 1;
     for (int t = 0; t < nthreads; t++)
         if (threads[t] > max_threads) max_threads = threads[t];
     bsync_trs* scratch = bsync_platform_aligned_alloc(128, scratch_stride(J) * sizeof(bsync_trs) * max_threads);
-    double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT * 2);
-    double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT * 2);
+    double* cpu = malloc(sizeof(double) * rounds * STAGE_COUNT * BENCH_VARIANTS);
+    double* wall = malloc(sizeof(double) * rounds * STAGE_COUNT * BENCH_VARIANTS);
     if (!scratch || !cpu || !wall) return 2;
     if (!json)
         printf("scenario %s (%s), %u joints, clip bytes %zu%s, %u rounds, simd %s\n%10s %7s %7s %12s %12s %10s %7s  %s\n",
@@ -601,21 +633,21 @@ int bsync_cmd_bench(int argc, char** argv) {
     for (int ci = 0; ci < ncounts && status < 2; ci++) {
         const uint32_t n = counts[ci];
         const uint32_t ticks = fixed_ticks ? fixed_ticks : (200000u / n > 200u ? 200000u / n : 200u);
-        bench_world pose_worlds[2], graph_worlds[2];
+        bench_world pose_worlds[BENCH_VARIANTS], graph_worlds[BENCH_VARIANTS];
         const int want_pose = stages[STAGE_SAMPLE] || stages[STAGE_BLEND] || stages[STAGE_LTM];
-        for (int e = 0; e < encodings; e++)
-            if ((want_pose && world_create(&pose_worlds[e], datas[e], n, 0, &al) != 0) ||
-                (stages[STAGE_GRAPH] && world_create(&graph_worlds[e], datas[e], n, 1, &al) != 0)) {
+        for (int e = 0; e < variants; e++)
+            if ((want_pose && world_create(&pose_worlds[e], var_data[e], n, 0, var_rule[e], &al) != 0) ||
+                (stages[STAGE_GRAPH] && world_create(&graph_worlds[e], var_data[e], n, 1, var_rule[e], &al) != 0)) {
                 fprintf(stderr, "blendsync bench: out of memory for %u characters\n", (unsigned)n);
                 return 2;
             }
         for (int ti = 0; ti < nthreads && status < 2; ti++) {
             const uint32_t T = threads[ti] < n ? threads[ti] : n;
-            uint64_t allocs[2] = {0, 0}, sums[2][STAGE_COUNT] = {{0}};
-            int differs[2][STAGE_COUNT] = {{0}};
+            uint64_t allocs[BENCH_VARIANTS] = {0}, sums[BENCH_VARIANTS][STAGE_COUNT] = {{0}};
+            int differs[BENCH_VARIANTS][STAGE_COUNT] = {{0}};
             for (uint32_t r = 0; r < rounds && status < 2; r++)
                 for (int s = 0; s < STAGE_COUNT && status < 2; s++)
-                    for (int e = 0; e < encodings; e++) {
+                    for (int e = 0; e < variants; e++) {
                         if (!stages[s]) continue;
                         bench_world* w = s == STAGE_GRAPH ? &graph_worlds[e] : &pose_worlds[e];
                         const uint64_t before = counter.calls;
@@ -631,13 +663,16 @@ int bsync_cmd_bench(int argc, char** argv) {
                         sums[e][s] = sum;
                     }
             for (int s = 0; s < STAGE_COUNT && status < 2; s++)
-                for (int e = 0; e < encodings; e++) {
+                for (int e = 0; e < variants; e++) {
                 if (!stages[s]) continue;
                 const bench_world* w = s == STAGE_GRAPH ? &graph_worlds[e] : &pose_worlds[e];
                 const size_t at = ((size_t)e * STAGE_COUNT + (size_t)s) * rounds;
                 const double c = median(&cpu[at], (int)rounds), wl = median(&wall[at], (int)rounds);
-                char enc[48] = "";
-                if (datas[e]->encoding) snprintf(enc, sizeof enc, json ? ", \"encoding\": \"%s\"" : "  %s", datas[e]->encoding);
+                char enc[80] = "";
+                if (var_data[e]->encoding)
+                    snprintf(enc, sizeof enc, json ? ", \"encoding\": \"%s\"" : "  %s", var_data[e]->encoding);
+                if (json || rules_given)
+                    snprintf(enc + strlen(enc), sizeof enc - strlen(enc), json ? ", \"pose_rule\": %d" : "  rule %d", var_rule[e]);
                 if (json)
                     printf("{\"scenario\": \"%s\", \"source\": \"%s\", \"joints\": %u, \"characters\": %u, \"threads\": %u, "
                            "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
@@ -646,7 +681,7 @@ int bsync_cmd_bench(int argc, char** argv) {
                            "\"rounds\": %u, \"simd\": \"%s\"%s}\n",
                            loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char,
-                           s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, enc_bytes[e], allocs[e],
+                           s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, enc_bytes[e / nrules], allocs[e],
                            sums[e][s], (unsigned)ticks, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()), enc);
                 else
                     printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "%s\n", (unsigned)n, (unsigned)T,
@@ -659,7 +694,7 @@ int bsync_cmd_bench(int argc, char** argv) {
             }
             fflush(stdout);
         }
-        for (int e = 0; e < encodings; e++) {
+        for (int e = 0; e < variants; e++) {
             if (want_pose) world_destroy(&pose_worlds[e]);
             if (stages[STAGE_GRAPH]) world_destroy(&graph_worlds[e]);
         }

@@ -98,6 +98,8 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
     if (d->root_motion != BSYNC_ROOT_MOTION_KEEP && d->root_motion != BSYNC_ROOT_MOTION_EXTRACT &&
         d->root_motion != BSYNC_ROOT_MOTION_NONE)
         return BSYNC_INVALID_ARGUMENT;
+    if (d->pose_rule != 0 && d->pose_rule != BSYNC_POSE_RULE_NORMALIZED && d->pose_rule != BSYNC_POSE_RULE_LERPED)
+        return BSYNC_INVALID_ARGUMENT;
     if (d->root_rotation != BSYNC_ROOT_ROTATION_YAW && d->root_rotation != BSYNC_ROOT_ROTATION_FULL)
         return BSYNC_INVALID_ARGUMENT;
     if (d->skeleton && d->root_joint >= bsync_skeleton_joint_count(d->skeleton)) return BSYNC_INVALID_ARGUMENT;
@@ -194,7 +196,7 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
     bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_GRAPH);
-    bsync_checksum_u32(&c, g->switch_count > 0 ? 4u : 3u); /* format */
+    bsync_checksum_u32(&c, g->pose_rule == 2u ? 5u : g->switch_count > 0 ? 4u : 3u); /* format */
     bsync_checksum_u32(&c, g->tick_rate);
     bsync_checksum_u32(&c, g->param_count);
     for (uint32_t i = 0; i < g->param_count; i++) {
@@ -260,13 +262,14 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
         if (l->has_mask)
             for (uint32_t j = 0; j < g->joint_count; j++) bsync_checksum_fx(&c, g->layer_masks[(size_t)i * g->joint_count + j]);
     }
-    if (g->switch_count > 0) { /* format 4 only: format-3 graphs hash exactly as before */
+    if (g->switch_count > 0 || g->pose_rule == 2u) { /* formats 4 and 5: format-3 graphs hash as before */
         bsync_checksum_u32(&c, g->switch_count);
         for (uint32_t i = 0; i < g->switch_count; i++) {
             bsync_checksum_u32(&c, g->switches[i].node);
             bsync_checksum_u32(&c, g->switches[i].initial);
         }
     }
+    if (g->pose_rule == 2u) bsync_checksum_u32(&c, 2u); /* format 5: the pose rule (rule 1 graphs hash as before) */
     g->hash = bsync_checksum_final(&c);
 }
 
@@ -333,7 +336,7 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
     g->root_motion = (uint32_t)d->root_motion;
     g->root_rotation = (uint32_t)d->root_rotation;
     g->root_joint = d->root_joint;
-    g->root_pad_ = 0;
+    g->pose_rule = d->pose_rule == BSYNC_POSE_RULE_LERPED ? 2u : 1u;
     g->layer_count = p->L;
     g->layer_pad_ = 0;
     g->layers = (graph_layer*)(void*)(base + p->off_layers);
@@ -527,6 +530,9 @@ bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* g) {
     return g ? (bsync_root_motion_rotation)g->root_rotation : BSYNC_ROOT_ROTATION_YAW;
 }
 uint32_t bsync_graph_root_joint(const bsync_graph* g) { return g ? g->root_joint : 0; }
+bsync_pose_rule bsync_graph_pose_rule(const bsync_graph* g) {
+    return g && g->pose_rule == 2u ? BSYNC_POSE_RULE_LERPED : BSYNC_POSE_RULE_NORMALIZED;
+}
 uint32_t bsync_graph_layer_count(const bsync_graph* g) { return g ? g->layer_count : 0; }
 uint32_t bsync_graph_switch_count(const bsync_graph* g) { return g ? g->switch_count : 0; }
 uint32_t bsync_graph_switch_node(const bsync_graph* g, uint32_t sw) {

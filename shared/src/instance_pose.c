@@ -70,9 +70,15 @@ static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* 
     }
     bsync_trs* dst = instance_scratch_pose(inst, b);
     const bsync_sample_plan* plan = g->plan_use[gs->index] ? g->plans[gs->index] : NULL;
-    bsync_result r = plan ? bsync_clip_sample_planned(plan, clip, seconds, BSYNC_LOOP_WRAP, instance_cursor_of(inst, b), dst)
-                          : bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, bsync_skeleton_rest_pose(g->skeleton),
-                                              g->joint_count, instance_cursor_of(inst, b), dst);
+    bsync_sample_cursor* cursor = instance_cursor_of(inst, b);
+    const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    bsync_result r;
+    if (g->pose_rule == 2u) /* rule 2: the lerped samples, normalised once in blend_slots */
+        r = plan ? bsync_clip_sample_planned_lerp(plan, clip, seconds, BSYNC_LOOP_WRAP, cursor, dst)
+                 : bsync_clip_sample_lerp(clip, seconds, BSYNC_LOOP_WRAP, rest, g->joint_count, cursor, dst);
+    else
+        r = plan ? bsync_clip_sample_planned(plan, clip, seconds, BSYNC_LOOP_WRAP, cursor, dst)
+                 : bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, g->joint_count, cursor, dst);
     if (r != BSYNC_OK) return r;
     ev->sampled |= bit;
     ev->src[b] = (uint8_t)b;
@@ -82,7 +88,8 @@ static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* 
 }
 
 /* Samples every bound slot with contribution > 0 (slot_sample) and blends them (the remainder to the
- * rest pose). */
+ * rest pose): under pose rule 2 (graph.h) the lerped samples with bsync_pose_blend_lerped, so the pose
+ * out of here has normalised rotations under both rules, and everything after it is the same. */
 static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bsync_trs* out_local,
                                 eval_samples* ev) {
     const bsync_graph* g = inst->graph;
@@ -101,6 +108,7 @@ static bsync_result blend_slots(bsync_instance* inst, const fix16_t* contrib, bs
         inputs[count].joint_weights = NULL;
         count++;
     }
+    if (g->pose_rule == 2u) return bsync_pose_blend_lerped(rest, J, count ? inputs : NULL, count, out_local);
     return bsync_pose_blend(rest, J, count ? inputs : NULL, count, out_local);
 }
 

@@ -132,10 +132,13 @@ static BSYNC_FORCE_INLINE void add_rotation(int64_t r[4], int64_t sw, bsync_quat
 /* *pend = 1: the rotation is returned not yet normalised (the caller normalises it), 0: final. */
 static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsync_pose_input* inputs, uint32_t j,
                                     const uint32_t* active, const int64_t* weight, uint32_t n, int64_t total,
-                                    int* pend) {
+                                    int lerped, int* pend) {
     const bsync_trs* f = &inputs[active[0]].local[j];
     *pend = 0;
-    if (n == 1 && total >= BSYNC_FX_ONE) return *f; /* bit for bit, rotation not renormalised */
+    if (n == 1 && total >= BSYNC_FX_ONE) { /* bit for bit; a lerped input's rotation normalised */
+        *pend = lerped && !bsync_quat_unit_shortcut_(f->r); /* the shortcut: normalize(q) is q */
+        return *f;
+    }
     const int with_rest = total < BSYNC_FX_ONE;
     uint32_t dt = 0, ds = 0, dr = 0;
     for (uint32_t k = 1; k < n; k++) {
@@ -178,8 +181,10 @@ static BSYNC_FORCE_INLINE bsync_trs blend_joint(const bsync_trs* rest, const bsy
     return o;
 }
 
-bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
-                              uint32_t input_count, bsync_trs* out_local) {
+/* bsync_pose_blend (lerped = 0) and bsync_pose_blend_lerped (1): they differ only where one input of
+ * total weight >= 1 is copied, whose rotations the lerped blend normalises. */
+static bsync_result pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
+                               uint32_t input_count, int lerped, bsync_trs* out_local) {
     if (!rest || !out_local || (!inputs && input_count > 0)) return BSYNC_INVALID_ARGUMENT;
     if (joint_count > BSYNC_MAX_JOINTS || input_count > BSYNC_MAX_BLEND_POSES) return BSYNC_LIMIT_EXCEEDED;
     const size_t out_bytes = (size_t)joint_count * sizeof(bsync_trs);
@@ -218,6 +223,11 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
         }
         if (n == 1 && total >= BSYNC_FX_ONE) { /* every joint is copied bit for bit (blend_joint's first rule) */
             memcpy(out_local, inputs[active[0]].local, out_bytes); /* no overlap (checked above) */
+            if (lerped) {
+                for (uint32_t j = 0; j < joint_count; j++)
+                    if (!bsync_quat_unit_shortcut_(out_local[j].r)) pending[np++] = (uint16_t)j;
+                bsync_simd_normalize_rotations_(out_local, pending, np);
+            }
             return BSYNC_OK;
         }
         uint32_t j = 0;
@@ -235,7 +245,7 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
                 }
                 for (uint32_t i = 0; i < 4; i++) {
                     int pend;
-                    out_local[j + i] = blend_joint(rest, inputs, j + i, active, weight, n, total, &pend);
+                    out_local[j + i] = blend_joint(rest, inputs, j + i, active, weight, n, total, lerped, &pend);
                     if (pend) pending[np++] = (uint16_t)(j + i);
                 }
             }
@@ -243,7 +253,7 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
 #endif
         for (; j < joint_count; j++) {
             int pend;
-            out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total, &pend);
+            out_local[j] = blend_joint(rest, inputs, j, active, weight, n, total, lerped, &pend);
             if (pend) pending[np++] = (uint16_t)j;
         }
         bsync_simd_normalize_rotations_(out_local, pending, np);
@@ -264,11 +274,21 @@ bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const
             total += w;
         }
         int pend = 0;
-        out_local[j] = n == 0 ? rest[j] : blend_joint(rest, inputs, j, active, weight, n, total, &pend);
+        out_local[j] = n == 0 ? rest[j] : blend_joint(rest, inputs, j, active, weight, n, total, lerped, &pend);
         if (pend) pending[np++] = (uint16_t)j;
     }
     bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
+}
+
+bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
+                              uint32_t input_count, bsync_trs* out_local) {
+    return pose_blend(rest, joint_count, inputs, input_count, 0, out_local);
+}
+
+bsync_result bsync_pose_blend_lerped(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
+                                     uint32_t input_count, bsync_trs* out_local) {
+    return pose_blend(rest, joint_count, inputs, input_count, 1, out_local);
 }
 
 /* ---------------------------------------------------------------- additive */

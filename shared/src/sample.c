@@ -31,7 +31,8 @@
  *
  * Rotations are normalised in one batch at the end of the call (bsync_simd_normalize_rotations_,
  * blendsync/simd.h: every path gives bsync_quat_normalize's bits): the lerps and held keys that need
- * it are written first and their joints listed.
+ * it are written first and their joints listed. The lerp samplers (pose rule 2) are the same calls
+ * without that batch: what they write for a listed joint is exactly what the batch would normalise.
  *
  * One track alone (bsync_clip_sample_track_, internal/sample_impl.h; root motion samples the root
  * joint's tracks this way): the same local_time, locate and interpolation expressions without a
@@ -259,15 +260,16 @@ static BSYNC_FORCE_INLINE fix16_t lerp_key(fix16_t a, fix16_t b, fix16_t t) {
  * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
  * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
  * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
- * small and that no consecutive pair flips, so both checks are skipped. Other inputs take
- * bsync_quat_nlerp_inl_ itself. */
-/* `*pending` = 1: the lerp is returned not yet normalised, and the caller normalises it (in a batch,
- * bsync_simd_normalize_rotations_, the same function on every path); 0: the result is final. */
+ * small and that no consecutive pair flips, so both checks are skipped. */
+/* The lerp is returned not yet normalised (`*pending` = 1, always): the caller normalises it (in a
+ * batch, bsync_simd_normalize_rotations_, the same function on every path, so bsync_quat_nlerp's bits),
+ * or keeps it as it is for the lerp samplers (pose rule 2, sample.h). Other inputs take
+ * bsync_quat_lerp_aligned_inl_, bsync_quat_nlerp's steps before its normalisation. */
 static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain, int* pending) {
-    *pending = 0;
-    if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_nlerp_inl_(a, b, t);
+    *pending = 1;
+    if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_lerp_aligned_inl_(a, b, t);
     if (!plain) {
-        if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_nlerp_inl_(a, b, t);
+        if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_lerp_aligned_inl_(a, b, t);
         const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
         if (v < 0 || (v == 0 && bsync_quat_lex_negative_(b))) {
             b.x = -b.x;
@@ -276,7 +278,6 @@ static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix1
             b.w = -b.w;
         }
     }
-    *pending = 1;
     return bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t), lerp_key(a.w, b.w, t));
 }
 
@@ -415,7 +416,7 @@ static const uint16_t* ctable(const bsync_clip* clip) {
 /* bsync_clip_sample for a compact clip (arguments checked): tracks in stored order over a copy of the
  * rest pose, or, when out partly overlaps rest, joint by joint (tracks are sorted by joint). */
 static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* rest, uint32_t joint_count,
-                           uint32_t* cached, bsync_trs* out_local) {
+                           uint32_t* cached, int normalize, bsync_trs* out_local) {
     const bsync_clip_ctrack_* tracks = bsync_clip_ctracks_(clip);
     const uint16_t* table = ctable(clip);
     alpha_memo_ memo = {0, 0, 0};
@@ -441,7 +442,7 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
             out_local[j] = x;
         }
     }
-    bsync_simd_normalize_rotations_(out_local, pending, np);
+    if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
 }
 
 /* ---------------------------------------------------------------- plans */
@@ -585,8 +586,9 @@ bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsy
     return BSYNC_OK;
 }
 
-bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
-                                       bsync_loop_mode mode, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+/* bsync_clip_sample_planned (normalize = 1) and bsync_clip_sample_planned_lerp (0). */
+static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
+                                   bsync_loop_mode mode, bsync_sample_cursor* cursor, int normalize, bsync_trs* out_local) {
     if (!plan || !clip || !out_local) return BSYNC_INVALID_ARGUMENT;
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
     if (plan->magic != PLAN_MAGIC || plan->fingerprint != clip->fingerprint || plan->track_count != clip->track_count ||
@@ -621,19 +623,30 @@ bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsyn
             if (sample_ctrack(clip, table, &ct[ti], t, cached ? &cached[ti] : NULL, &memo, &out_local[ct[ti].joint]))
                 pending[np++] = ct[ti].joint;
         }
-        bsync_simd_normalize_rotations_(out_local, pending, np);
+        if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
     for (uint32_t i = 0; i < plan->animated_count; i++) {
         const uint32_t ti = animated[i];
         np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
     }
-    bsync_simd_normalize_rotations_(out_local, pending, np);
+    if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
 
-bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
-                               uint32_t joint_count, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
+                                       bsync_loop_mode mode, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+    return sample_planned(plan, clip, time, mode, cursor, 1, out_local);
+}
+
+bsync_result bsync_clip_sample_planned_lerp(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
+                                            bsync_loop_mode mode, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+    return sample_planned(plan, clip, time, mode, cursor, 0, out_local);
+}
+
+/* bsync_clip_sample (normalize = 1) and bsync_clip_sample_lerp (0). */
+static bsync_result sample_clip(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                                uint32_t joint_count, bsync_sample_cursor* cursor, int normalize, bsync_trs* out_local) {
     if (!clip || !rest || !out_local) return BSYNC_INVALID_ARGUMENT;
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
     if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
@@ -646,7 +659,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
 
     const fix16_t t = local_time(time, clip->duration, mode);
     if (bsync_clip_is_compact_(clip)) {
-        sample_compact(clip, t, rest, joint_count, cursor ? cursor_keys(cursor) : NULL, out_local);
+        sample_compact(clip, t, rest, joint_count, cursor ? cursor_keys(cursor) : NULL, normalize, out_local);
         return BSYNC_OK;
     }
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
@@ -686,7 +699,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
                 else x->s = value;
             }
         }
-        bsync_simd_normalize_rotations_(out_local, pending, np);
+        if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
 
@@ -697,7 +710,7 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
         if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
         for (uint32_t ti = 0; ti < clip->track_count; ti++)
             np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
-        bsync_simd_normalize_rotations_(out_local, pending, np);
+        if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
 
@@ -736,8 +749,18 @@ bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_
         }
         out_local[j] = x;
     }
-    bsync_simd_normalize_rotations_(out_local, pending, np);
+    if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
+}
+
+bsync_result bsync_clip_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                               uint32_t joint_count, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+    return sample_clip(clip, time, mode, rest, joint_count, cursor, 1, out_local);
+}
+
+bsync_result bsync_clip_sample_lerp(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                                    uint32_t joint_count, bsync_sample_cursor* cursor, bsync_trs* out_local) {
+    return sample_clip(clip, time, mode, rest, joint_count, cursor, 0, out_local);
 }
 
 bsync_result bsync_clip_sample_track_(const bsync_clip* clip, uint32_t track, fix16_t time, bsync_loop_mode mode,

@@ -156,6 +156,18 @@ typedef struct bsync_graph_node_options {
     const fix16_t* cycle_offsets; /* NULL or child_count values in [0, 1) */
 } bsync_graph_node_options;
 
+/* Pose rules (docs/instance.md "Pose rules"): how the clips a blend node weighs are sampled and
+ * blended. NORMALIZED (rule 1, the default): every sampled rotation is normalised (bsync_clip_sample,
+ * bsync_quat_nlerp between keys), then the blend normalises their weighted sum (bsync_pose_blend).
+ * LERPED (rule 2): the samples keep their lerped rotations unnormalised (bsync_clip_sample_lerp) and
+ * the blend normalises each joint's weighted sum once (bsync_pose_blend_lerped): one normalisation
+ * per blended joint instead of one per sampled key and one per joint. Both are exact integer rules with
+ * the same bits on every machine; they give different bits (rotations within about 1e-4 rad of each
+ * other on ozz's pab clips, docs/benchmarks.md), so the rule is part of the graph hash (rule 1 graphs
+ * hash as before rule 2 existed) and of every replay and snapshot through it. Layers, switches,
+ * root motion and everything after the slot blend are the same under both rules. */
+typedef enum bsync_pose_rule { BSYNC_POSE_RULE_NORMALIZED = 1, BSYNC_POSE_RULE_LERPED = 2 } bsync_pose_rule;
+
 /* Root motion (the exact rules are in docs/instance.md "Root motion"). KEEP (default): the root
  * joint moves in the pose as animated, nothing is extracted (the delta reads as zero / identity).
  * EXTRACT: each tick the root joint's motion is taken out of the blended pose and reported as a
@@ -219,6 +231,7 @@ typedef struct bsync_graph_desc {
     uint32_t layer_count;                         /* zero: no layers */
     const bsync_graph_switch_desc* switches;      /* NULL or switch_count entries */
     uint32_t switch_count;                        /* zero: no switch nodes */
+    bsync_pose_rule pose_rule;                    /* zero: BSYNC_POSE_RULE_NORMALIZED (rule 1) */
 } bsync_graph_desc;
 
 typedef struct bsync_graph bsync_graph; /* opaque, one block */
@@ -249,6 +262,8 @@ BSYNC_API bsync_result bsync_graph_find_joint(const bsync_graph* graph, const ch
 BSYNC_API bsync_root_motion_mode bsync_graph_root_motion(const bsync_graph* graph);
 BSYNC_API bsync_root_motion_rotation bsync_graph_root_rotation(const bsync_graph* graph);
 BSYNC_API uint32_t bsync_graph_root_joint(const bsync_graph* graph);
+/* The pose rule (NULL graph, or a desc with zero: BSYNC_POSE_RULE_NORMALIZED). */
+BSYNC_API bsync_pose_rule bsync_graph_pose_rule(const bsync_graph* graph);
 BSYNC_API uint32_t bsync_graph_layer_count(const bsync_graph* graph); /* 0 for NULL */
 BSYNC_API uint32_t bsync_graph_switch_count(const bsync_graph* graph); /* 0 for NULL */
 /* The node of switch i (UINT32_MAX for NULL or i out of range). */

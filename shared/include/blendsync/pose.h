@@ -3,6 +3,7 @@
  * Index
  *   bsync_pose_input          one weighted pose (with an optional per-joint weight mask)
  *   bsync_pose_blend          weighted blend of N poses with the rest pose as remainder
+ *   bsync_pose_blend_lerped   the same for lerped samples: every blended rotation normalised (rule 2)
  *   bsync_pose_blend_additive base + weight * (additive - reference), with an optional mask
  *   bsync_pose_local_to_model model-space transforms from local ones (parents before children)
  *   bsync_pose_copy           copy joint_count transforms
@@ -72,6 +73,15 @@ typedef struct bsync_pose_input {
 BSYNC_API bsync_result bsync_pose_blend(const bsync_trs* rest, uint32_t joint_count, const bsync_pose_input* inputs,
                               uint32_t input_count, bsync_trs* out_local);
 
+/* bsync_pose_blend for the lerp samplers' poses (sample.h, pose rule 2: docs/instance.md "Pose
+ * rules"): the same rule, checks and bits, except for the single contributing input with W >= 1, which
+ * is copied with every rotation normalised (bsync_quat_normalize; a rotation that is unit within the
+ * rounding, |c| <= 1.0 and |sum of squares - 1| <= 2^-17, is its own normalisation and is copied
+ * as it is). So every rotation written is either a normalised weighted sum or normalize(input), the
+ * rest pose's where it takes the whole weight. */
+BSYNC_API bsync_result bsync_pose_blend_lerped(const bsync_trs* rest, uint32_t joint_count,
+                                               const bsync_pose_input* inputs, uint32_t input_count,
+                                               bsync_trs* out_local);
 BSYNC_API bsync_result bsync_pose_blend_additive(const bsync_trs* base, const bsync_trs* additive,
                                        const bsync_trs* reference, uint32_t joint_count, fix16_t weight,
                                        const fix16_t* joint_weights, bsync_trs* out_local);

@@ -9,6 +9,7 @@
  *   bsync_sample_plan_memory_size / _init   a clip's constant tracks baked over a rest pose (shared)
  *   bsync_sample_plan_validate              was this plan made for this clip and rest pose?
  *   bsync_clip_sample_planned               bsync_clip_sample through a plan: the same bits, faster
+ *   bsync_clip_sample_lerp / _planned_lerp  the same without normalising the lerped rotations (rule 2)
  *
  * Time policy (seconds, fix16):
  *   BSYNC_LOOP_CLAMP: t is clamped to [0, duration]. t = duration (and beyond) gives the last state.
@@ -94,6 +95,22 @@ BSYNC_API bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan,
 BSYNC_API bsync_result bsync_clip_sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
                                                  bsync_loop_mode mode, bsync_sample_cursor* cursor,
                                                  bsync_trs* out_local);
+
+/* The lerp samplers (pose rule 2, docs/instance.md "Pose rules"): bsync_clip_sample and
+ * bsync_clip_sample_planned with the same arguments, checks and bits, except that a rotation between
+ * two keys is bsync_quat_nlerp's value before its normalisation: the second key negated into the
+ * first one's hemisphere (bsync_quat_nlerp's rule), then the four components lerped (bsync_fx_lerp).
+ * At a key, outside the keys and on a one-key track a rotation is the key, as before; two equal keys
+ * give that key at every time (the lerp of equal components is exact). So the result of the normalising
+ * sampler is the lerp sampler's with bsync_quat_normalize applied to every rotation that lies strictly
+ * between two keys. Not unit rotations (their length is about cos(angle / 2) of the interval's angle):
+ * the input of bsync_pose_blend_lerped, which normalises every blended rotation once. */
+BSYNC_API bsync_result bsync_clip_sample_lerp(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode,
+                                              const bsync_trs* rest, uint32_t joint_count,
+                                              bsync_sample_cursor* cursor, bsync_trs* out_local);
+BSYNC_API bsync_result bsync_clip_sample_planned_lerp(const bsync_sample_plan* plan, const bsync_clip* clip,
+                                                      fix16_t time, bsync_loop_mode mode,
+                                                      bsync_sample_cursor* cursor, bsync_trs* out_local);
 
 #ifdef __cplusplus
 }

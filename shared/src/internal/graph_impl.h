@@ -67,7 +67,7 @@ struct bsync_graph {
     uint32_t root_motion;           /* bsync_root_motion_mode */
     uint32_t root_rotation;         /* bsync_root_motion_rotation */
     uint32_t root_joint;            /* < joint_count when a skeleton is given */
-    uint32_t root_pad_;             /* 0 */
+    uint32_t pose_rule;             /* 1 or 2 (graph.h, bsync_pose_rule) */
     uint32_t* root_tracks;          /* motion_count * 2: the bound clip's track index of the root joint's
                                        translation [2m] and rotation [2m + 1], or GRAPH_NONE */
     uint32_t layer_count, layer_pad_;

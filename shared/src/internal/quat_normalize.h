@@ -7,6 +7,7 @@
  *   bsync_root_recip_      round(sqrt(n)) and about 2^48 / round(sqrt(n)), 2^56 <= n <= 2^62, no division
  *   bsync_div_round_shared_  round(b 2^16 / l) from that reciprocal
  *   bsync_quat_normalize_inl_   bsync_quat_normalize_ex
+ *   bsync_quat_lerp_aligned_inl_  bsync_quat_nlerp's steps before its normalisation
  *   bsync_quat_nlerp_inl_  bsync_quat_nlerp (fixed.h), the same steps with the inline normalisation
  */
 #ifndef BLENDSYNC_INTERNAL_QUAT_NORMALIZE_H
@@ -403,13 +404,18 @@ static BSYNC_FORCE_INLINE bsync_quat bsync_quat_normalize_inl_(bsync_quat q, int
                            (fix16_t)(c3 < 0 ? -o3 : o3));
 }
 
-/* bsync_quat_nlerp of fixed.h, step for step, with the inline normalisation. */
-static inline bsync_quat bsync_quat_nlerp_inl_(bsync_quat a, bsync_quat b, fix16_t t) {
+/* bsync_quat_nlerp of fixed.h before its normalisation: b negated into a's hemisphere, then the
+ * component lerps (the rotation of the lerp samplers, sample.h's pose rule 2). */
+static inline bsync_quat bsync_quat_lerp_aligned_inl_(bsync_quat a, bsync_quat b, fix16_t t) {
     int sgn = bsync_quat_dot_sign_(a, b);
     if (sgn < 0 || (sgn == 0 && bsync_quat_lex_negative_(b))) b = bsync_quat_neg(b);
-    return bsync_quat_normalize_inl_(bsync_quat_make(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t),
-                                                     bsync_fx_lerp(a.z, b.z, t), bsync_fx_lerp(a.w, b.w, t)),
-                                     NULL);
+    return bsync_quat_make(bsync_fx_lerp(a.x, b.x, t), bsync_fx_lerp(a.y, b.y, t), bsync_fx_lerp(a.z, b.z, t),
+                           bsync_fx_lerp(a.w, b.w, t));
+}
+
+/* bsync_quat_nlerp of fixed.h, step for step, with the inline normalisation. */
+static inline bsync_quat bsync_quat_nlerp_inl_(bsync_quat a, bsync_quat b, fix16_t t) {
+    return bsync_quat_normalize_inl_(bsync_quat_lerp_aligned_inl_(a, b, t), NULL);
 }
 
 #endif
