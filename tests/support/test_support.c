@@ -186,7 +186,18 @@ bsync_match* bsync_test_match_new(const bsync_match_desc* desc, void** mem) {
 
 /* ---------------------------------------------------------------- sample.h's rule */
 
-static void rule_track_(const bsync_clip* c, uint32_t i, fix16_t t, bsync_vec3* v, bsync_quat* q) {
+/* Pose rule 2's rotation between keys (sample.h, the lerp samplers), written out: b negated when the
+ * exact dot of a and b is negative, or zero with b's first nonzero component in the order w, x, y, z
+ * negative; then the four components lerped with bsync_fx_lerp; not normalised. */
+static bsync_quat rule_lerp_aligned_(bsync_quat a, bsync_quat b, fix16_t alpha) {
+    const int64_t dot = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
+    const fix16_t first = b.w != 0 ? b.w : b.x != 0 ? b.x : b.y != 0 ? b.y : b.z;
+    if (dot < 0 || (dot == 0 && first < 0)) b = bsync_quat_make(-b.x, -b.y, -b.z, -b.w);
+    return bsync_quat_make(bsync_fx_lerp(a.x, b.x, alpha), bsync_fx_lerp(a.y, b.y, alpha), bsync_fx_lerp(a.z, b.z, alpha),
+                           bsync_fx_lerp(a.w, b.w, alpha));
+}
+
+static void rule_track_(const bsync_clip* c, uint32_t i, fix16_t t, int lerp, bsync_vec3* v, bsync_quat* q) {
     bsync_track_info tr;
     assert_int_equal(bsync_clip_track_info(c, i, &tr), BSYNC_OK);
     const uint32_t n = tr.key_count;
@@ -215,12 +226,12 @@ static void rule_track_(const bsync_clip* c, uint32_t i, fix16_t t, bsync_vec3* 
     bsync_quat qa, qb;
     bsync_clip_track_key(c, i, k, NULL, &va, &qa);
     if (!exact) bsync_clip_track_key(c, i, k + 1, NULL, &vb, &qb);
-    if (tr.kind == BSYNC_TRACK_ROTATION) *q = exact ? qa : bsync_quat_nlerp(qa, qb, alpha);
+    if (tr.kind == BSYNC_TRACK_ROTATION) *q = exact ? qa : lerp ? rule_lerp_aligned_(qa, qb, alpha) : bsync_quat_nlerp(qa, qb, alpha);
     else *v = exact ? va : bsync_vec3_lerp(va, vb, alpha);
 }
 
-void bsync_test_rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest, uint32_t J,
-                            bsync_trs* out) {
+static void rule_sample_(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest, uint32_t J,
+                         int lerp, bsync_trs* out) {
     memcpy(out, rest, sizeof(bsync_trs) * J);
     const fix16_t d = bsync_clip_duration(c);
     fix16_t t;
@@ -234,8 +245,18 @@ void bsync_test_rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode m
         bsync_track_info tr;
         bsync_clip_track_info(c, i, &tr);
         bsync_trs* x = &out[tr.joint];
-        if (tr.kind == BSYNC_TRACK_TRANSLATION) rule_track_(c, i, t, &x->t, NULL);
-        else if (tr.kind == BSYNC_TRACK_SCALE) rule_track_(c, i, t, &x->s, NULL);
-        else rule_track_(c, i, t, NULL, &x->r);
+        if (tr.kind == BSYNC_TRACK_TRANSLATION) rule_track_(c, i, t, lerp, &x->t, NULL);
+        else if (tr.kind == BSYNC_TRACK_SCALE) rule_track_(c, i, t, lerp, &x->s, NULL);
+        else rule_track_(c, i, t, lerp, NULL, &x->r);
     }
+}
+
+void bsync_test_rule_sample(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest, uint32_t J,
+                            bsync_trs* out) {
+    rule_sample_(c, time, mode, rest, J, 0, out);
+}
+
+void bsync_test_rule_sample_lerp(const bsync_clip* c, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                                 uint32_t J, bsync_trs* out) {
+    rule_sample_(c, time, mode, rest, J, 1, out);
 }

@@ -53,6 +53,10 @@ bsync_result bsync_test_graph_create_layered(const bsync_graph_desc* desc, const
  * bsync_vec3_lerp / bsync_quat_nlerp; joints without a track keep `rest`. */
 void bsync_test_rule_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
                             uint32_t joint_count, bsync_trs* out);
+/* The lerp samplers' rule (sample.h, pose rule 2) written out the same way: between keys the rotation
+ * is the hemisphere-aligned component lerp (exact int64 dot, bsync_fx_lerp), not normalised. */
+void bsync_test_rule_sample_lerp(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
+                                 uint32_t joint_count, bsync_trs* out);
 
 /* An allocator that counts calls and live bytes (wraps malloc). */
 typedef struct bsync_test_counting_allocator {

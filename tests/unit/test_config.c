@@ -261,7 +261,7 @@ static void test_unknown_and_duplicate_fields(void** state) {
     (void)state;
     expect_error("{" PARAMS ", \"rooot\": \"move\", \"nodes\": {" MOVE("", "") "}}",
                  "loco.json: /rooot: unknown field (the top level has: parameters, root, nodes, tick_rate, clips, "
-                 "root_motion, root_rotation, root_joint, layers)");
+                 "root_motion, root_rotation, root_joint, layers, pose_rule)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE(", \"threshold\": 1", "") "}}",
                  "loco.json: /nodes/move/threshold: unknown field (a SimpleDirectional2D node has: type, "
                  "parameters, children, sync)");

@@ -116,7 +116,7 @@ static void test_hash_equal_for_equal_inputs(void** state) {
 
 static void test_hash_changes_with_every_input(void** state) {
     (void)state;
-    enum { K = 19 };
+    enum { K = 20 };
     uint64_t h[K];
     int k = 0;
     bsync_blend_tree* base_tree = make_tree(&BASE);
@@ -136,6 +136,9 @@ static void test_hash_changes_with_every_input(void** state) {
     base_desc(&g, base_tree); g.d.root_motion = BSYNC_ROOT_MOTION_EXTRACT; h[k++] = hash_of(&g);
     base_desc(&g, base_tree); g.d.root_rotation = BSYNC_ROOT_ROTATION_FULL; h[k++] = hash_of(&g);
     base_desc(&g, base_tree); g.d.root_joint = 1; h[k++] = hash_of(&g);
+    base_desc(&g, base_tree); g.d.pose_rule = BSYNC_POSE_RULE_LERPED; h[k++] = hash_of(&g);
+    /* rule 1 given explicitly is the default: the same graph, the hash graphs had before rule 2 existed */
+    base_desc(&g, base_tree); g.d.pose_rule = BSYNC_POSE_RULE_NORMALIZED; assert_int_equal(hash_of(&g), h[0]);
     bsync_curve_key keys[2] = {{0, 0, BSYNC_FX_ONE, BSYNC_FX_ONE, 0, 0, 0},
                                {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE, 0, 0, 0}};
     bsync_curve_desc cd;
@@ -181,6 +184,9 @@ static void test_build_errors(void** state) {
     assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
     base_desc(&g, tree); g.d.tick_rate = 14;
     assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_BAD_TICK_RATE);
+    base_desc(&g, tree); g.d.pose_rule = (bsync_pose_rule)3; /* no such rule */
+    assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_INVALID_ARGUMENT);
+    assert_null(gr);
     g.d.tick_rate = 61;
     assert_int_equal(bsync_graph_create(&g.d, NULL, &gr), BSYNC_BAD_TICK_RATE);
     base_desc(&g, tree); g.d.skeleton = NULL;

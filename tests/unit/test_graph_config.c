@@ -183,6 +183,7 @@ static void test_defaults(void** state) {
     assert_int_equal(g->tick_rate, 30);
     assert_int_equal(g->root_motion, BSYNC_ROOT_MOTION_KEEP);
     assert_int_equal(g->root_rotation, BSYNC_ROOT_ROTATION_YAW);
+    assert_int_equal(g->pose_rule, BSYNC_POSE_RULE_NORMALIZED);
     assert_string_equal(g->root_joint, "");
     assert_int_equal(g->clip_count, 0);
     assert_int_equal(g->parameter_count, 1);
@@ -206,7 +207,7 @@ static void test_every_field(void** state) {
     (void)state;
     const char* json =
         "{\"tick_rate\": 60, \"root_motion\": \"none\", \"root_rotation\": \"full\", \"root_joint\": \"Hips\","
-        " \"parameters\": {"
+        " \"pose_rule\": \"lerped\", \"parameters\": {"
         "  \"speed\": {\"default\": 0.5, \"dead_zone\": 0.1, \"dead_zone_range\": 2, \"smooth_time\": 0.3, \"max_speed\": 4,"
         "    \"curve\": [{\"time\": 1, \"value\": 2, \"in_tangent\": 0.25, \"out_tangent\": -0.5,"
         "                 \"in_weight\": 0.75, \"out_weight\": 0, \"weighted_mode\": \"both\"},"
@@ -227,6 +228,7 @@ static void test_every_field(void** state) {
     assert_int_equal(g->tick_rate, 60);
     assert_int_equal(g->root_motion, BSYNC_ROOT_MOTION_NONE);
     assert_int_equal(g->root_rotation, BSYNC_ROOT_ROTATION_FULL);
+    assert_int_equal(g->pose_rule, BSYNC_POSE_RULE_LERPED);
     assert_string_equal(g->root_joint, "Hips");
     const bsync_config_filter* s = &g->filters[0];
     assert_int_equal(s->dead_zone, 6554);        /* 0.1 * 65536 = 6553.6 */
@@ -290,6 +292,10 @@ static void test_field_errors(void** state) {
                  "g.json: /root_motion: expected a string, one of: keep, extract, none");
     expect_error(ONE_NODE("\"speed\": {}", ", \"root_rotation\": \"pitch\""),
                  "g.json: /root_rotation: unknown value \"pitch\" (valid: yaw, full)");
+    expect_error(ONE_NODE("\"speed\": {}", ", \"pose_rule\": \"fast\""),
+                 "g.json: /pose_rule: unknown value \"fast\" (valid: normalized, lerped)");
+    expect_error(ONE_NODE("\"speed\": {}", ", \"pose_rule\": 2"),
+                 "g.json: /pose_rule: expected a string, one of: normalized, lerped");
     expect_error(ONE_NODE("\"speed\": {}", ", \"root_joint\": 3"), "g.json: /root_joint: expected a string (a joint name)");
     expect_error(ONE_NODE("\"speed\": {}", ", \"root_joint\": \"\""),
                  "g.json: /root_joint: a joint name must be 1 to 63 bytes long");

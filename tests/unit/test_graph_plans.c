@@ -17,6 +17,7 @@
  * identically; the plans are in the graph's one allocation (a clip bound to two motions has one
  * plan: the graph is smaller by exactly that plan's size than with a separate copy of the clip), and
  * ticks and poses allocate nothing. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ enum { N_ROOT = 0, N_INNER = 1, N_LAY = 2, N_COUNT = 3 };
 static bsync_skeleton* g_sk;
 static bsync_clip* g_clips[CLIPS + 1]; /* a, b, c, d, and a copy of a */
 static bsync_blend_tree* g_tree;
+static bsync_pose_rule g_rule = BSYNC_POSE_RULE_NORMALIZED; /* the rule make_graph and the reference use */
 
 static fix16_t rnd_fx(uint64_t* s, int32_t lo, int32_t hi) {
     return (fix16_t)(lo + (int32_t)(bsync_test_rand(s) % (uint64_t)(hi - lo + 1)));
@@ -193,6 +195,7 @@ static bsync_graph* make_graph(int copy_a2, bsync_test_counting_allocator* count
     d.filters = f;
     d.layers = layers;
     d.layer_count = 2;
+    d.pose_rule = g_rule;
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&d, counter ? &counter->allocator : NULL, &g), BSYNC_OK);
     return g;
@@ -217,17 +220,25 @@ static void script(uint32_t tick, uint32_t variant, fix16_t t[P_COUNT]) {
     t[P_LW] = lw[(k / 53u) % 6u];
 }
 
-/* One slot of the reference: motion m at `phase`, bsync_clip_sample with no plan and no cursor. */
+/* One slot of the reference: motion m at `phase`, bsync_clip_sample with no plan and no cursor; under
+ * pose rule 2 the lerp sampler's rule written out (test_support.c, independent of sample.c). */
 static void ref_sample(const bsync_graph* g, uint32_t m, uint32_t phase, bsync_trs* out) {
     const bsync_clip* clip = bsync_graph_motion_clip(g, m);
     bsync_clip_time t = bsync_time_start();
     t.phase = phase;
     const fix16_t sec = bsync_time_seconds(&t, bsync_clip_duration(clip), BSYNC_LOOP_WRAP);
+    if (g_rule == BSYNC_POSE_RULE_LERPED) {
+        bsync_test_rule_sample_lerp(clip, sec, BSYNC_LOOP_WRAP, bsync_skeleton_rest_pose(g_sk), J, out);
+        return;
+    }
     assert_int_equal(bsync_clip_sample(clip, sec, BSYNC_LOOP_WRAP, bsync_skeleton_rest_pose(g_sk), J, NULL, out),
                      BSYNC_OK);
 }
 
-/* bsync_pose_blend of motions ms[0..n) (samples at `phase`) with weights w (weight <= 0: skipped). */
+/* bsync_pose_blend of motions ms[0..n) (samples at `phase`) with weights w (weight <= 0: skipped).
+ * Under pose rule 2 (graph.h, pose.h's bsync_pose_blend_lerped written out): the same blend of the
+ * lerped samples, except that one input of weight >= 1 is copied with bsync_quat_normalize applied
+ * to every rotation. */
 static void ref_blend(const bsync_graph* g, const uint32_t* ms, const fix16_t* w, uint32_t n, uint32_t phase,
                       bsync_trs* out) {
     bsync_trs samples[4][J];
@@ -242,6 +253,8 @@ static void ref_blend(const bsync_graph* g, const uint32_t* ms, const fix16_t* w
         count++;
     }
     assert_int_equal(bsync_pose_blend(bsync_skeleton_rest_pose(g_sk), J, count ? in : NULL, count, out), BSYNC_OK);
+    if (g_rule == BSYNC_POSE_RULE_LERPED && count == 1 && in[0].weight >= BSYNC_FX_ONE)
+        for (uint32_t j = 0; j < J; j++) out[j].r = bsync_quat_normalize(out[j].r);
 }
 
 /* The override layer rule (docs/instance.md "Layers") with bsync_pose_blend: pose = blend(pose with
@@ -328,6 +341,59 @@ static void test_planned_pose_equals_reference(void** state) {
         free(mem);
         bsync_graph_destroy(g);
     }
+}
+
+/* The angle between two rotations in radians (test-side doubles, for a bound only). */
+static double quat_angle(bsync_quat a, bsync_quat b) {
+    const double ax = a.x / 65536.0, ay = a.y / 65536.0, az = a.z / 65536.0, aw = a.w / 65536.0;
+    const double bx = b.x / 65536.0, by = b.y / 65536.0, bz = b.z / 65536.0, bw = b.w / 65536.0;
+    const double na = sqrt(ax * ax + ay * ay + az * az + aw * aw), nb = sqrt(bx * bx + by * by + bz * bz + bw * bw);
+    double d = fabs(ax * bx + ay * by + az * bz + aw * bw) / (na * nb);
+    if (d > 1) d = 1;
+    return 2 * acos(d);
+}
+
+/* Pose rule 2 (graph.h): the same graph made with BSYNC_POSE_RULE_LERPED poses as its reference says
+ * (lerped samples written out, one normalisation per blended joint), bit for bit, over the same 900
+ * ticks; it is a different graph (hash) whose rotations differ from rule 1's (these random keys are far
+ * apart, so the two rules part by up to tenths of a radian here; test_sample_rule bounds it on real
+ * data), with the same translations and scales. */
+static void test_lerped_rule_pose_equals_reference(void** state) {
+    (void)state;
+    g_rule = BSYNC_POSE_RULE_LERPED;
+    test_planned_pose_equals_reference(state);
+    bsync_graph* g2 = make_graph(0, NULL);
+    g_rule = BSYNC_POSE_RULE_NORMALIZED;
+    bsync_graph* g1 = make_graph(0, NULL);
+    assert_int_equal(bsync_graph_pose_rule(g2), BSYNC_POSE_RULE_LERPED);
+    assert_int_equal(bsync_graph_pose_rule(g1), BSYNC_POSE_RULE_NORMALIZED);
+    assert_true(bsync_graph_hash(g1) != bsync_graph_hash(g2));
+    void *m1, *m2;
+    bsync_instance* i1 = new_instance(g1, &m1);
+    bsync_instance* i2 = new_instance(g2, &m2);
+    uint32_t differ = 0;
+    double worst = 0;
+    for (uint32_t t = 0; t < 900; t++) {
+        tick(i1, t, 1);
+        tick(i2, t, 1);
+        bsync_trs p1[J], p2[J];
+        assert_int_equal(bsync_instance_pose(i1, p1, NULL), BSYNC_OK);
+        assert_int_equal(bsync_instance_pose(i2, p2, NULL), BSYNC_OK);
+        if (memcmp(p1, p2, sizeof p1)) differ++;
+        for (uint32_t j = 0; j < J; j++) {
+            assert_memory_equal(&p1[j].t, &p2[j].t, sizeof p1[j].t); /* translations and scales: the same rule */
+            assert_memory_equal(&p1[j].s, &p2[j].s, sizeof p1[j].s);
+            const double d = quat_angle(p1[j].r, p2[j].r);
+            if (d > worst) worst = d;
+        }
+    }
+    assert_true(differ > 100);
+    print_message("rule 2 vs rule 1: %u of 900 poses differ, max %.3f rad\n", (unsigned)differ, worst);
+    assert_true(worst > 0);
+    free(m1);
+    free(m2);
+    bsync_graph_destroy(g1);
+    bsync_graph_destroy(g2);
 }
 
 /* Two instances of one graph ticked alternately with different scripts: each gives exactly the poses
@@ -421,6 +487,7 @@ static void test_plans_in_the_graph_block(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_planned_pose_equals_reference),
+        cmocka_unit_test(test_lerped_rule_pose_equals_reference),
         cmocka_unit_test(test_instances_share_plans_without_interference),
         cmocka_unit_test(test_plans_in_the_graph_block),
     };

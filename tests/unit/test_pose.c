@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "blendsync/pose.h"
+#include "blendsync/simd.h"
 
 #define ONE BSYNC_FX_ONE
 #define FX(v) ((fix16_t)lround((double)(v) * 65536.0))
@@ -81,6 +82,74 @@ static bsync_trs random_trs(uint64_t* rng) {
 }
 
 /* ---------------------------------------------------------------- blend: hand-worked values */
+
+/* bsync_pose_blend_lerped (pose.h, pose rule 2): a single input of weight >= 1 comes out with every
+ * rotation normalised (the lerps of a half-way sample: length about cos(theta / 2)), translations and
+ * scales copied; a rotation unit within the rounding is its own normalisation; every other blend is
+ * bsync_pose_blend's, masked or not, on every SIMD path; the argument checks are the same. */
+static void test_blend_lerped(void** st) {
+    (void)st;
+    enum { N = 9 };
+    uint64_t rng = 77;
+    bsync_trs rest[N], a[N], b[N], out[N], want[N];
+    for (int j = 0; j < N; j++) {
+        rest[j] = random_trs(&rng);
+        a[j] = random_trs(&rng);
+        b[j] = random_trs(&rng);
+        /* a: lerp-like rotations, half-way between two unit keys (not unit) */
+        const bsync_quat k0 = random_unit_quat(&rng), k1 = random_unit_quat(&rng);
+        a[j].r = bsync_quat_make(bsync_fx_lerp(k0.x, k1.x, ONE / 2), bsync_fx_lerp(k0.y, k1.y, ONE / 2),
+                                 bsync_fx_lerp(k0.z, k1.z, ONE / 2), bsync_fx_lerp(k0.w, k1.w, ONE / 2));
+    }
+    a[0].r = bsync_quat_identity(); /* unit: copied as it is */
+    a[1].r = bsync_quat_make(0, 0, 0, 3 * ONE / 4); /* length 0.75: normalised to the identity */
+    static const bsync_simd_path paths[] = {BSYNC_SIMD_SCALAR, BSYNC_SIMD_AVX2, BSYNC_SIMD_AVX512, BSYNC_SIMD_NEON};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!bsync_simd_supported(paths[p])) continue;
+        assert_int_equal(bsync_simd_set(paths[p]), BSYNC_OK);
+        for (int wi = 0; wi < 2; wi++) {
+            bsync_pose_input one = {a, wi ? 2 * ONE : ONE, NULL}; /* W = 1 and W > 1: the copy either way */
+            assert_int_equal(bsync_pose_blend_lerped(rest, N, &one, 1, out), BSYNC_OK);
+            int normalised = 0;
+            for (int j = 0; j < N; j++) {
+                assert_memory_equal(&out[j].t, &a[j].t, sizeof a[j].t);
+                assert_memory_equal(&out[j].s, &a[j].s, sizeof a[j].s);
+                const bsync_quat n = bsync_quat_normalize(a[j].r);
+                assert_memory_equal(&out[j].r, &n, sizeof n);
+                normalised += memcmp(&n, &a[j].r, sizeof n) != 0;
+            }
+            assert_true(normalised >= N - 1); /* all but the identity moved */
+            const bsync_quat id = bsync_quat_identity();
+            assert_memory_equal(&out[1].r, &id, sizeof id);
+            /* bsync_pose_blend copies it bit for bit instead */
+            assert_int_equal(bsync_pose_blend(rest, N, &one, 1, want), BSYNC_OK);
+            assert_memory_equal(want, a, sizeof a);
+        }
+        /* two inputs, the rest remainder, a mask: the same as bsync_pose_blend */
+        fix16_t mask[N];
+        for (int j = 0; j < N; j++) mask[j] = j % 3 == 0 ? 0 : j % 3 == 1 ? ONE : ONE / 3;
+        const bsync_pose_input cases[3][2] = {{{a, ONE / 3, NULL}, {b, 2 * ONE / 3, NULL}},
+                                              {{a, ONE / 4, NULL}, {b, ONE / 4, NULL}},
+                                              {{a, ONE, mask}, {b, ONE / 2, NULL}}};
+        for (int c = 0; c < 3; c++) {
+            assert_int_equal(bsync_pose_blend(rest, N, cases[c], 2, want), BSYNC_OK);
+            assert_int_equal(bsync_pose_blend_lerped(rest, N, cases[c], 2, out), BSYNC_OK);
+            assert_memory_equal(out, want, sizeof out);
+        }
+        /* a masked single input of weight 1 where the mask is 1.0: that joint is a copy, normalised */
+        const bsync_pose_input masked = {a, ONE, mask};
+        assert_int_equal(bsync_pose_blend_lerped(rest, N, &masked, 1, out), BSYNC_OK);
+        const bsync_quat n4 = bsync_quat_normalize(a[4].r);
+        assert_int_equal(mask[4], ONE);
+        assert_memory_equal(&out[4].r, &n4, sizeof n4);
+        assert_memory_equal(&out[3], &rest[3], sizeof rest[3]); /* mask 0: the rest pose */
+    }
+    assert_int_equal(bsync_simd_set(BSYNC_SIMD_AUTO), BSYNC_OK);
+    const bsync_pose_input one = {a, ONE, NULL};
+    assert_int_equal(bsync_pose_blend_lerped(NULL, N, &one, 1, out), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_pose_blend_lerped(rest, BSYNC_MAX_JOINTS + 1, &one, 1, out), BSYNC_LIMIT_EXCEEDED);
+    assert_int_equal(bsync_pose_blend_lerped(rest, N, &one, 1, a), BSYNC_INVALID_ARGUMENT); /* out over its input */
+}
 
 static void test_blend_two_poses_quarter(void** st) {
     (void)st;
@@ -744,6 +813,7 @@ static void test_invalid_arguments(void** st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blend_two_poses_quarter),
+        cmocka_unit_test(test_blend_lerped),
         cmocka_unit_test(test_blend_below_one_takes_rest),
         cmocka_unit_test(test_blend_above_one_normalised),
         cmocka_unit_test(test_blend_all_zero_gives_rest),

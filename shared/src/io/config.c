@@ -553,7 +553,7 @@ static bsync_result parse_layers(ctx* c, const cJSON* layers) {
     return BSYNC_OK;
 }
 
-/* tick_rate, clips, root_motion, root_rotation, root_joint, layers. */
+/* tick_rate, clips, root_motion, root_rotation, pose_rule, root_joint, layers. */
 static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
     bsync_result r;
     const cJSON* tr = bsync_json_field(doc, "tick_rate");
@@ -583,6 +583,15 @@ static bsync_result parse_graph_top(ctx* c, const cJSON* doc) {
         int v;
         if ((r = get_enum(c, rr, rots, &v)) != BSYNC_OK) return r;
         c->g->root_rotation = v == 0 ? BSYNC_ROOT_ROTATION_YAW : BSYNC_ROOT_ROTATION_FULL;
+        bsync_json_path_pop(&c->w, o);
+    }
+    const cJSON* pr = bsync_json_field(doc, "pose_rule");
+    if (pr) {
+        size_t o = bsync_json_path_push(&c->w, "pose_rule");
+        static const char* const rules[] = {"normalized", "lerped", NULL};
+        int v;
+        if ((r = get_enum(c, pr, rules, &v)) != BSYNC_OK) return r;
+        c->g->pose_rule = v == 0 ? BSYNC_POSE_RULE_NORMALIZED : BSYNC_POSE_RULE_LERPED;
         bsync_json_path_pop(&c->w, o);
     }
     const cJSON* rj = bsync_json_field(doc, "root_joint");
@@ -933,7 +942,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     bsync_result r;
     if (!cJSON_IsObject(doc)) return bsync_json_fail(&c->w, "expected an object with \"parameters\", \"root\" and \"nodes\"");
     static const char* const top[] = {"parameters", "root", "nodes", "tick_rate", "clips", "root_motion",
-                                      "root_rotation", "root_joint", "layers", NULL};
+                                      "root_rotation", "root_joint", "layers", "pose_rule", NULL};
     if ((r = bsync_json_check_fields(&c->w, doc, top, "the top level")) != BSYNC_OK) return r;
     const cJSON *params, *root, *nodes;
     if ((r = bsync_json_require(&c->w, doc, "parameters", &params)) != BSYNC_OK) return r;
@@ -1022,6 +1031,7 @@ static bsync_config_graph* graph_new(void) {
     bsync_config_graph* g = (bsync_config_graph*)calloc(1, sizeof(bsync_config_graph));
     if (!g) return NULL;
     g->tick_rate = BSYNC_CONFIG_DEFAULT_TICK_RATE;
+    g->pose_rule = BSYNC_POSE_RULE_NORMALIZED;
     for (uint32_t n = 0; n < BSYNC_MAX_BLEND_NODES; n++)
         for (uint32_t k = 0; k < BSYNC_MAX_BLEND_CHILDREN; k++) g->nodes[n].time_scales[k] = BSYNC_FX_ONE;
     return g;

@@ -371,6 +371,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     gd.node_options = g->options;
     gd.root_motion = f->root_motion;
     gd.root_rotation = f->root_rotation;
+    gd.pose_rule = f->pose_rule;
     gd.root_joint = root_joint;
     gd.layers = f->layer_count ? g->layers : NULL;
     gd.layer_count = f->layer_count;

@@ -45,6 +45,7 @@
  *                 skeleton by io/graph_config.h (errors at /layers/K/mask/joints/J); layers need clips.
  *               "root_motion": "keep" | "extract" | "none" (default keep); "root_rotation": "yaw" |
  *                 "full" (default yaw); "root_joint": a joint name (default: joint 0).
+ *               "pose_rule": "normalized" | "lerped" (default normalized: graph.h's pose rules 1 and 2).
  *   parameter   "dead_zone" (>= 0), "dead_zone_range" (> dead_zone; default 1.0), "curve" (see below),
  *               "smooth_time" (>= 0 seconds; 0 = no SmoothDamp), "max_speed" (>= 0 units/s, 0 =
  *               unlimited; needs smooth_time > 0), "pair": NAME — this parameter (x) and NAME (y) are
@@ -169,6 +170,7 @@ typedef struct bsync_config_graph {
     bsync_config_switch switches[BSYNC_GRAPH_MAX_SWITCHES];
     uint32_t layer_count;               /* "layers", in file order */
     bsync_config_layer layers[BSYNC_GRAPH_MAX_LAYERS];
+    bsync_pose_rule pose_rule;          /* "pose_rule": NORMALIZED (default) / LERPED */
 } bsync_config_graph;
 
 /* Parse tree and graph fields. On success *out_tree and *out_graph are set (free with
