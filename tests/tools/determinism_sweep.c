@@ -178,6 +178,67 @@ static int sweep(digests* o) {
     }
     emit(o, "poses", bsync_checksum_final(&h));
 
+    /* pose rule 2 (graph.h): the lerp samplers and bsync_pose_blend_lerped over the same kind of blends,
+     * then a graph made with the rule (speed over idle, walk, run), its pose checksums per tick */
+    {
+        uint64_t s2 = 0x72756c6532ull; /* its own generator: the other areas' inputs stay as they were */
+        bsync_clip_time t2 = bsync_time_start();
+        bsync_checksum_init(&h, 0);
+        for (int i = 0; i < 2000; i++) {
+            bsync_pose_input in[3];
+            for (int c = 0; c < 3; c++) {
+                fix16_t d = bsync_clip_duration(hum.clips[c]);
+                bsync_clip_sample_lerp(hum.clips[c], bsync_time_seconds(&t2, d, BSYNC_LOOP_WRAP), BSYNC_LOOP_WRAP, rest, N,
+                                       NULL, local[c]);
+                bsync_checksum_u64(&h, bsync_checksum_pose(local[c], N));
+                in[c].local = local[c];
+                in[c].weight = i % 7 == 0 && c > 0 ? 0 : (fix16_t)(rng(&s2) & 0xFFFF); /* some single-input copies */
+                in[c].joint_weights = NULL;
+            }
+            if (i % 7 == 0) in[0].weight = 65536;
+            bsync_pose_blend_lerped(rest, N, in, 3, blended);
+            bsync_checksum_u64(&h, bsync_checksum_pose(blended, N));
+            bsync_time_advance(&t2, &step);
+        }
+        static const char* pn2[1] = {"speed"};
+        static const char* mn2[3] = {"idle", "walk", "run"};
+        fix16_t th2[3] = {0, BSYNC_PROCEDURAL_SPEED_WALK, 2 * BSYNC_PROCEDURAL_SPEED_WALK};
+        bsync_blend_child_ref r2[3] = {{BSYNC_CHILD_MOTION, 0}, {BSYNC_CHILD_MOTION, 1}, {BSYNC_CHILD_MOTION, 2}};
+        uint32_t p2[1] = {0};
+        bsync_blend_node_desc nd2[1] = {{"loco", {BSYNC_BLEND_SIMPLE_1D, 3, th2, NULL, 0, 0}, r2, p2, 0}};
+        bsync_blend_tree_desc td2 = {pn2, NULL, 1, mn2, 3, nd2, 1, 0};
+        bsync_blend_tree* tree2 = NULL;
+        if (bsync_blend_tree_create(&td2, NULL, &tree2, NULL, NULL) != BSYNC_OK) return 2;
+        const bsync_clip* clips2[3] = {hum.clips[0], hum.clips[1], hum.clips[2]};
+        bsync_graph_desc gd2;
+        memset(&gd2, 0, sizeof gd2);
+        gd2.tree = tree2;
+        gd2.skeleton = hum.skeleton;
+        gd2.clips = clips2;
+        gd2.tick_rate = 60;
+        gd2.pose_rule = BSYNC_POSE_RULE_LERPED;
+        bsync_graph* g2 = NULL;
+        if (bsync_graph_create(&gd2, NULL, &g2) != BSYNC_OK) return 2;
+        static uint64_t inst_mem2[4096];
+        bsync_instance* inst2 = NULL;
+        if (bsync_instance_memory_size(g2) > sizeof inst_mem2 ||
+            bsync_instance_init(inst_mem2, sizeof inst_mem2, g2, &inst2) != BSYNC_OK)
+            return 2;
+        bsync_checksum_u64(&h, bsync_graph_hash(g2));
+        fix16_t tg2[1] = {0};
+        bsync_instance_input in2 = {tg2, 1};
+        for (int k = 0; k < 600; k++) {
+            if (k % 40 == 0) tg2[0] = (fix16_t)(rng(&s2) % 300000);
+            if (bsync_instance_tick(inst2, &in2) != BSYNC_OK) return 2;
+            uint64_t pose = 0;
+            if (bsync_instance_pose_checksum(inst2, &pose, NULL) != BSYNC_OK) return 2;
+            bsync_checksum_u64(&h, pose);
+        }
+        bsync_graph_destroy(g2);
+        bsync_blend_tree_destroy(tree2);
+        emit(o, "rule2", bsync_checksum_final(&h));
+    }
+
     /* a graph instance on the humanoid (speed 1D over idle and a walk/run 1D on turn), SmoothDamp on
      * speed, root motion extracted (yaw and full): state, root-motion and pose checksums per tick */
     {
@@ -205,7 +266,8 @@ static int sweep(digests* o) {
         uint64_t sp = 0x70726573656e74ull; /* alphas: their own generator (the inputs' stays as it was) */
         for (int mode = 0; mode < 2; mode++) {
             bsync_graph_desc gd = {tree, hum.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_EXTRACT,
-                                   mode ? BSYNC_ROOT_ROTATION_FULL : BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0};
+                                   mode ? BSYNC_ROOT_ROTATION_FULL : BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0,
+                                   BSYNC_POSE_RULE_NORMALIZED};
             bsync_graph* g = NULL;
             if (bsync_graph_create(&gd, NULL, &g) != BSYNC_OK) return 2;
             static uint64_t inst_mem[4096];
