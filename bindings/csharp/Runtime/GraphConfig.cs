@@ -71,6 +71,8 @@ namespace Blendsync
         /// <summary>0 without a skeleton (no clips bound: blend state only).</summary>
         public int JointCount { get { return (int)Native.bsync_graph_joint_count(P); } }
         public int SwitchCount { get { return (int)Native.bsync_graph_switch_count(P); } }
+        /// <summary>The pose rule (graph.h): 1 normalized (the default), 2 lerped ("pose_rule" in the config).</summary>
+        public int PoseRule { get { return Native.bsync_graph_pose_rule(P); } }
         public bool ExtractsRootMotion { get { return Native.bsync_graph_root_motion(P) == 1; } }
 
         public string ParameterName(int i) { return Utf8.Read(Native.bsync_blend_tree_parameter_name(Tree, (uint)i)); }

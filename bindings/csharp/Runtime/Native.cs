@@ -87,6 +87,7 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern int bsync_graph_find_joint(IntPtr graph, byte[] name, out uint index);
         [DllImport(Lib)] internal static extern int bsync_graph_root_motion(IntPtr graph);
         [DllImport(Lib)] internal static extern uint bsync_graph_switch_count(IntPtr graph);
+        [DllImport(Lib)] internal static extern int bsync_graph_pose_rule(IntPtr graph);
         [DllImport(Lib)] internal static extern uint bsync_graph_switch_node(IntPtr graph, uint sw);
         [DllImport(Lib)] internal static extern IntPtr bsync_skeleton_joint_name(IntPtr skeleton, uint joint);
         [DllImport(Lib)] internal static extern int bsync_skeleton_parent(IntPtr skeleton, uint joint);

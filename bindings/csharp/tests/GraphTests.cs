@@ -29,8 +29,8 @@ static class GraphTests
         T.Check(g.MotionCount == 3 && g.MotionName(0) == "idle" && g.MotionName(2) == "run" && g.NodeCount == 1 &&
                 g.NodeName(0) == "locomotion" && g.NodeChildCount(0) == 3 && g.NodeChildName(0, 1) == "walk",
                 "graph: motions idle/walk/run under node locomotion, in file order");
-        T.Check(g.TickRate == 30 && gc.BoundClipCount == 3 && !g.ExtractsRootMotion && g.SwitchCount == 0,
-                "graph: 30 Hz, 3 bound clips, root motion kept, no switches");
+        T.Check(g.TickRate == 30 && gc.BoundClipCount == 3 && !g.ExtractsRootMotion && g.SwitchCount == 0 && g.PoseRule == 1,
+                "graph: 30 Hz, 3 bound clips, root motion kept, no switches, pose rule 1 (the default)");
         T.Check(g.JointCount == 23 && g.JointParent(0) == -1 && g.FindJoint(g.JointName(5)) == 5,
                 "graph: the built-in humanoid's 23 joints (procedural.h), joint 0 a root, names found back");
         T.Check(gc.Notes.Contains("builtin:humanoid"), "graph config notes name the built-in source");

@@ -21,10 +21,10 @@ extern "C" {
 #endif
 
 #define BSYNC_VERSION_MAJOR 0
-#define BSYNC_VERSION_MINOR 2
+#define BSYNC_VERSION_MINOR 3
 #define BSYNC_VERSION_PATCH 0
-#define BSYNC_VERSION_STRING "0.2.0"
-/* major << 16 | minor << 8 | patch: what bsync_version() returns (0.2.0 -> 0x000200). */
+#define BSYNC_VERSION_STRING "0.3.0"
+/* major << 16 | minor << 8 | patch: what bsync_version() returns (0.3.0 -> 0x000300). */
 #define BSYNC_VERSION_NUMBER \
     (((uint32_t)BSYNC_VERSION_MAJOR << 16) | ((uint32_t)BSYNC_VERSION_MINOR << 8) | (uint32_t)BSYNC_VERSION_PATCH)
 
@@ -87,7 +87,7 @@ BSYNC_API const char* bsync_result_string(bsync_result r);
  * program or binding compiled against BSYNC_VERSION_* compares the two: while the major is 0, a
  * different minor means a different ABI (docs/library.md). */
 BSYNC_API uint32_t bsync_version(void);
-/* The same as text: "MAJOR.MINOR.PATCH" ("0.2.0"). Static storage, never null. */
+/* The same as text: "MAJOR.MINOR.PATCH" ("0.3.0"). Static storage, never null. */
 BSYNC_API const char* bsync_version_string(void);
 
 /* A detailed error for the file-facing functions (config, import): the code plus a message that
