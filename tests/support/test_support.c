@@ -260,3 +260,11 @@ void bsync_test_rule_sample_lerp(const bsync_clip* c, fix16_t time, bsync_loop_m
                                  uint32_t J, bsync_trs* out) {
     rule_sample_(c, time, mode, rest, J, 1, out);
 }
+
+double bsync_test_quat_angle(bsync_quat a, bsync_quat b) {
+    const double ax = a.x / 65536.0, ay = a.y / 65536.0, az = a.z / 65536.0, aw = a.w / 65536.0;
+    const double bx = b.x / 65536.0, by = b.y / 65536.0, bz = b.z / 65536.0, bw = b.w / 65536.0;
+    const double na = sqrt(ax * ax + ay * ay + az * az + aw * aw), nb = sqrt(bx * bx + by * by + bz * bz + bw * bw);
+    const double d = fabs(ax * bx + ay * by + az * bz + aw * bw) / (na * nb);
+    return 2 * acos(d > 1 ? 1 : d);
+}

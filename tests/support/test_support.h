@@ -58,6 +58,10 @@ void bsync_test_rule_sample(const bsync_clip* clip, fix16_t time, bsync_loop_mod
 void bsync_test_rule_sample_lerp(const bsync_clip* clip, fix16_t time, bsync_loop_mode mode, const bsync_trs* rest,
                                  uint32_t joint_count, bsync_trs* out);
 
+/* The angle in radians between the rotations of two quaternions of any length (test-side doubles,
+ * for bounds only). */
+double bsync_test_quat_angle(bsync_quat a, bsync_quat b);
+
 /* An allocator that counts calls and live bytes (wraps malloc). */
 typedef struct bsync_test_counting_allocator {
     bsync_allocator allocator; /* hand &this->allocator to the core */

@@ -17,7 +17,6 @@
  * identically; the plans are in the graph's one allocation (a clip bound to two motions has one
  * plan: the graph is smaller by exactly that plan's size than with a separate copy of the clip), and
  * ticks and poses allocate nothing. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,15 +342,6 @@ static void test_planned_pose_equals_reference(void** state) {
     }
 }
 
-/* The angle between two rotations in radians (test-side doubles, for a bound only). */
-static double quat_angle(bsync_quat a, bsync_quat b) {
-    const double ax = a.x / 65536.0, ay = a.y / 65536.0, az = a.z / 65536.0, aw = a.w / 65536.0;
-    const double bx = b.x / 65536.0, by = b.y / 65536.0, bz = b.z / 65536.0, bw = b.w / 65536.0;
-    const double na = sqrt(ax * ax + ay * ay + az * az + aw * aw), nb = sqrt(bx * bx + by * by + bz * bz + bw * bw);
-    double d = fabs(ax * bx + ay * by + az * bz + aw * bw) / (na * nb);
-    if (d > 1) d = 1;
-    return 2 * acos(d);
-}
 
 /* Pose rule 2 (graph.h): the same graph made with BSYNC_POSE_RULE_LERPED poses as its reference says
  * (lerped samples written out, one normalisation per blended joint), bit for bit, over the same 900
@@ -383,7 +373,7 @@ static void test_lerped_rule_pose_equals_reference(void** state) {
         for (uint32_t j = 0; j < J; j++) {
             assert_memory_equal(&p1[j].t, &p2[j].t, sizeof p1[j].t); /* translations and scales: the same rule */
             assert_memory_equal(&p1[j].s, &p2[j].s, sizeof p1[j].s);
-            const double d = quat_angle(p1[j].r, p2[j].r);
+            const double d = bsync_test_quat_angle(p1[j].r, p2[j].r);
             if (d > worst) worst = d;
         }
     }

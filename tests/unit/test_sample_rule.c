@@ -270,16 +270,22 @@ static void test_synthetic_shared_grid(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
-static void test_pab_runtime_clips(void** state) {
-    (void)state;
+/* ozz-animation's pab runtime clips from the shared data: 1, or 0 after skip() when absent. */
+static int load_pab(bsync_asset* a) {
     const char* path = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf");
-    bsync_asset a;
     bsync_error err;
-    if (!path || bsync_asset_import_file(path, NULL, &a, &err) != BSYNC_OK) {
+    if (!path || bsync_asset_import_file(path, NULL, a, &err) != BSYNC_OK) {
         print_message("pab runtime data absent: skipped\n");
         skip();
-        return;
+        return 0;
     }
+    return 1;
+}
+
+static void test_pab_runtime_clips(void** state) {
+    (void)state;
+    bsync_asset a;
+    if (!load_pab(&a)) return;
     assert_int_equal(a.clip_count, 3);
     long compared = 0;
     static fix16_t times[6000];
@@ -292,13 +298,6 @@ static void test_pab_runtime_clips(void** state) {
     bsync_asset_free(&a);
 }
 
-static double quat_angle(bsync_quat a, bsync_quat b) { /* radians; test-side doubles, for a bound only */
-    const double ax = a.x / 65536.0, ay = a.y / 65536.0, az = a.z / 65536.0, aw = a.w / 65536.0;
-    const double bx = b.x / 65536.0, by = b.y / 65536.0, bz = b.z / 65536.0, bw = b.w / 65536.0;
-    const double na = sqrt(ax * ax + ay * ay + az * az + aw * aw), nb = sqrt(bx * bx + by * by + bz * bz + bw * bw);
-    double d = fabs(ax * bx + ay * by + az * bz + aw * bw) / (na * nb);
-    return 2 * acos(d > 1 ? 1 : d);
-}
 
 /* Pose rule 2 against rule 1 on pab (graph.h "Pose rules"): the issue-17 workload's blends of walk, jog
  * and run (weights max(0, 1 - |b - i/2|) for b over [0, 1], phase over one cycle), sampled and blended
@@ -310,14 +309,8 @@ static double quat_angle(bsync_quat a, bsync_quat b) { /* radians; test-side dou
 #define ROT_BOUND 0.01
 static void test_pab_rule2_close_to_rule1(void** state) {
     (void)state;
-    const char* path = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf");
     bsync_asset a;
-    bsync_error err;
-    if (!path || bsync_asset_import_file(path, NULL, &a, &err) != BSYNC_OK) {
-        print_message("pab runtime data absent: skipped\n");
-        skip();
-        return;
-    }
+    if (!load_pab(&a)) return;
     const uint32_t J = bsync_skeleton_joint_count(a.skeleton);
     const bsync_trs* rest = bsync_skeleton_rest_pose(a.skeleton);
     bsync_trs* s1 = malloc(sizeof(bsync_trs) * J * 3);
@@ -347,7 +340,7 @@ static void test_pab_rule2_close_to_rule1(void** state) {
             for (uint32_t j = 0; j < J; j++) {
                 assert_memory_equal(&p1[j].t, &p2[j].t, sizeof p1[j].t);
                 assert_memory_equal(&p1[j].s, &p2[j].s, sizeof p1[j].s);
-                const double d = quat_angle(p1[j].r, p2[j].r);
+                const double d = bsync_test_quat_angle(p1[j].r, p2[j].r);
                 differ += memcmp(&p1[j].r, &p2[j].r, sizeof p1[j].r) != 0;
                 if (d > worst) worst = d;
                 sum += d;
