@@ -117,14 +117,16 @@
  *   u32 root_motion, u32 root_rotation, u32 root_joint (as given, in every mode);
  *   u32 layer_count; per layer: u32 node, u32 mode, u32 weight_source, fx weight (as given), u32
  *     weight_param (as given), u32 has_mask (mask_count > 0), [joint_count fx: the built table m];
- *   only when switch_count > 0 (the first u32 is then 4, format 4): u32 switch_count; per switch
- *     u32 node, u32 initial_child.
+ *   only when switch_count > 0 or pose rule 2 (the first u32 is then 4, format 4, or 5 with pose rule
+ *     2): u32 switch_count; per switch u32 node, u32 initial_child;
+ *   only with pose rule 2 (format 5): u32 2.
  * So two graphs built from equal inputs have equal hashes, and any change to the tick rate, a name, a
  * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton, a
  * clip's content, a root-motion setting or a layer (its node, mode, weight, weight source or the joints
  * its mask selects) changes it. Server and clients compare it before playing together. (Format 1 had
  * no root-motion fields, format 2 no layers; a graph without switches hashes as format 3, exactly as
- * before switches existed, so its hash and snapshots are unchanged; a graph with switches is format 4.)
+ * before switches existed, so its hash and snapshots are unchanged; a graph with switches is format 4;
+ * a graph with pose rule 2 is format 5, and rule 1 graphs, the default, hash as before rule 2 existed.)
  *
  * Does not: allocate except in create, keep globals, use floating point, or print.
  */
