@@ -352,7 +352,7 @@ static void test_cursor_independence(void** state) {
     const fix16_t dur = 3 << 16;
     bsync_clip* c = make_random_clip(sk, &seed, dur);
     size_t csize = bsync_sample_cursor_memory_size(c);
-    assert_true(csize >= 4 * bsync_clip_track_count(c));
+    assert_true(csize >= 2 * bsync_clip_track_count(c)); /* one 16-bit entry per track (sample.c) */
     assert_int_equal(csize % 8, 0);
     void* cmem = aligned_buffer(csize);
     bsync_sample_cursor* cur = NULL;
@@ -647,12 +647,72 @@ static void test_flipping_pair(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
+/* A track of more keys than a 16-bit cursor entry can name (70,000): forward playback across key
+ * 65535 and past it, backward again, and random jumps give the same bits with a cursor as without
+ * one (past 65535 the entry is a saturated miss that falls back to the binary search, sample.c). */
+static void test_long_track_cursor(void** state) {
+    (void)state;
+    enum { KEYS = 70000, SPACING = 16 };
+    bsync_skeleton* sk = make_skeleton(RJ);
+    const bsync_trs* rest = bsync_skeleton_rest_pose(sk);
+    static fix16_t times[KEYS];
+    static bsync_quat quats[KEYS];
+    static bsync_vec3 vecs[KEYS];
+    uint64_t seed = 777;
+    for (uint32_t i = 0; i < KEYS; i++) {
+        times[i] = (fix16_t)(i * SPACING);
+        quats[i] = bsync_quat_from_axis_angle(bsync_vec3_make(0, 65536, 0), (fix16_t)(i * 37 % 411775));
+        vecs[i] = bsync_vec3_make((fix16_t)rnd(&seed, 1u << 20), (fix16_t)i, -(fix16_t)i);
+    }
+    static fix16_t short_times[3] = {0, 1000, 500000};
+    static bsync_vec3 short_vecs[3];
+    for (int i = 0; i < 3; i++) short_vecs[i] = bsync_vec3_make(i << 16, 0, 0);
+    const fix16_t dur = (fix16_t)((KEYS - 1) * SPACING);
+    bsync_raw_track tracks[3] = {{0, BSYNC_TRACK_ROTATION, KEYS, times, NULL, quats},
+                                 {0, BSYNC_TRACK_TRANSLATION, KEYS, times, vecs, NULL},
+                                 {1, BSYNC_TRACK_TRANSLATION, 3, short_times, short_vecs, NULL}};
+    bsync_clip_desc d = {"long", dur, 1, tracks, 3};
+    bsync_clip* c = NULL;
+    assert_int_equal(bsync_clip_create(&d, sk, NULL, &c), BSYNC_OK);
+    const size_t csize = bsync_sample_cursor_memory_size(c);
+    void* cmem = aligned_buffer(csize);
+    bsync_sample_cursor* cur = NULL;
+    assert_int_equal(bsync_sample_cursor_init(cmem, csize, c, &cur), BSYNC_OK);
+    bsync_trs a[RJ], b[RJ];
+    long compared = 0, past = 0;
+#define CHECK_AT(tt)                                                                                    \
+    do {                                                                                                \
+        const fix16_t at_ = (tt);                                                                       \
+        assert_int_equal(bsync_clip_sample(c, at_, BSYNC_LOOP_CLAMP, rest, RJ, NULL, a), BSYNC_OK);    \
+        assert_int_equal(bsync_clip_sample(c, at_, BSYNC_LOOP_CLAMP, rest, RJ, cur, b), BSYNC_OK);     \
+        assert_memory_equal(a, b, sizeof a);                                                            \
+        compared++;                                                                                     \
+        past += at_ > 65535 * SPACING;                                                                  \
+    } while (0)
+    const fix16_t from = 65000 * SPACING;
+    for (fix16_t t = from; t <= dur + 40; t += (fix16_t)(1 + rnd(&seed, 2 * SPACING))) CHECK_AT(t);
+    for (fix16_t t = dur; t >= from; t -= (fix16_t)(1 + rnd(&seed, 2 * SPACING))) CHECK_AT(t);
+    for (int i = 0; i < 5000; i++) CHECK_AT((fix16_t)rnd(&seed, (uint64_t)dur + 1));
+#undef CHECK_AT
+    /* and values fixed by sample.h's rule alone: exactly at key k, key k's value (y = k, z = -k) */
+    for (uint32_t k = 65534; k < 65540; k++) {
+        assert_int_equal(bsync_clip_sample(c, (fix16_t)(k * SPACING), BSYNC_LOOP_CLAMP, rest, RJ, cur, b), BSYNC_OK);
+        assert_int_equal(b[0].t.y, (fix16_t)k);
+        assert_int_equal(b[0].t.z, -(fix16_t)k);
+    }
+    print_message("long track: %ld samples identical with and without a cursor, %ld past key 65535\n", compared, past);
+    assert_true(past > 8000); /* about 4,460 keys past 65535, walked both ways at about one key per step */
+    bsync_clip_destroy(c);
+    bsync_skeleton_destroy(sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_worked),        cmocka_unit_test(test_zero_length_and_one_key),
         cmocka_unit_test(test_exact_at_keys),      cmocka_unit_test(test_against_double_reference),
         cmocka_unit_test(test_cursor_independence), cmocka_unit_test(test_relocation),
         cmocka_unit_test(test_errors_write_nothing), cmocka_unit_test(test_shared_times), cmocka_unit_test(test_flipping_pair),
+        cmocka_unit_test(test_long_track_cursor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
