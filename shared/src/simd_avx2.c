@@ -506,6 +506,115 @@ AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joi
     }
 }
 
+/* ---------------------------------------------------------------- the blend of eight joints (AVX-512)
+ *
+ * bsync_simd_blend4_avx2_'s steps for joints j .. j+7 in one register of eight 64-bit lanes (lane i is
+ * joint j + i): each input's two groups of four are loaded as in the four-joint blend and joined; the
+ * hemisphere test and the symmetric roundings use masks, |x| is vpabsq, the shift's bit length is
+ * vplzcntq (the four-joint kernel's binary search), and the saturation is an unsigned minimum. The
+ * same exact integers, so the same bits (tests/unit/test_simd.c compares every path with the scalar
+ * blend); a group with a rotation component outside [-2^30, 2^30) returns 0 and writes nothing. */
+#define REP3(M) M(0) M(1) M(2)
+#define REP4(M) M(0) M(1) M(2) M(3)
+
+AVX512_FN static BSYNC_FORCE_INLINE __m512i z_sign(__m512i m, __mmask8 neg) {
+    return _mm512_mask_sub_epi64(m, neg, _mm512_setzero_si512(), m);
+}
+/* div_round_sat_one of eight int64 lanes: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1), as int32 */
+AVX512_FN static BSYNC_FORCE_INLINE __m256i z_round_one(__m512i a) {
+    const __mmask8 neg = _mm512_cmplt_epi64_mask(a, _mm512_setzero_si512());
+    const __m512i m = _mm512_min_epu64(_mm512_srli_epi64(_mm512_add_epi64(_mm512_abs_epi64(a), z_set(32768)), 16),
+                                       z_set(0x7FFFFFFF));
+    return _mm512_cvtepi64_epi32(z_sign(m, neg));
+}
+
+AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
+                                        uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+    const int with_rest = total < 65536;
+    soa4 f0, f1;
+    load_soa4(&locals[0][j], &f0);
+    load_soa4(&locals[0][j + 4], &f1);
+    __m128i bad = _mm_or_si128(out_of_small(&f0), out_of_small(&f1));
+    __m512i ft[3], fr[4], fs[3];
+#define JOIN3(k) ft[k] = z_join(f0.t[k], f1.t[k]); fs[k] = z_join(f0.s[k], f1.s[k]);
+#define JOIN4(k) fr[k] = z_join(f0.r[k], f1.r[k]);
+    REP3(JOIN3)
+    REP4(JOIN4)
+#undef JOIN3
+#undef JOIN4
+    __m512i at0, at1, at2, as0, as1, as2, ar0, ar1, ar2, ar3;
+    {
+        const __m512i w = z_set(weight[0]);
+#define INIT3(k) at##k = _mm512_mul_epi32(ft[k], w); as##k = _mm512_mul_epi32(fs[k], w);
+#define INIT4(k) ar##k = _mm512_mul_epi32(fr[k], w);
+        REP3(INIT3)
+        REP4(INIT4)
+#undef INIT3
+#undef INIT4
+    }
+    const uint32_t count = n + (with_rest ? 1u : 0u);
+    for (uint32_t k = 1; k < count; k++) {
+        const int is_rest = k == n;
+        const bsync_trs* src = is_rest ? rest : locals[k];
+        soa4 x0, x1;
+        load_soa4(&src[j], &x0);
+        load_soa4(&src[j + 4], &x1);
+        bad = _mm_or_si128(bad, _mm_or_si128(out_of_small(&x0), out_of_small(&x1)));
+        const __m512i w = z_set(is_rest ? 65536 - total : weight[k]);
+#define ACC3(c)                                                                      \
+    at##c = _mm512_add_epi64(at##c, _mm512_mul_epi32(z_join(x0.t[c], x1.t[c]), w)); \
+    as##c = _mm512_add_epi64(as##c, _mm512_mul_epi32(z_join(x0.s[c], x1.s[c]), w));
+        REP3(ACC3)
+#undef ACC3
+        __m512i xr[4];
+#define XR(c) xr[c] = z_join(x0.r[c], x1.r[c]);
+        REP4(XR)
+#undef XR
+        /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
+        const __m512i dot = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(fr[0], xr[0]), _mm512_mul_epi32(fr[1], xr[1])),
+                                             _mm512_add_epi64(_mm512_mul_epi32(fr[2], xr[2]), _mm512_mul_epi32(fr[3], xr[3])));
+        const __m512i sw = z_sign(w, _mm512_cmplt_epi64_mask(dot, z_set(-32767)));
+#define ACC4(c) ar##c = _mm512_add_epi64(ar##c, _mm512_mul_epi32(xr[c], sw));
+        REP4(ACC4)
+#undef ACC4
+    }
+    if (_mm_movemask_ps(_mm_castsi128_ps(bad)) != 0) return 0; /* the scalar code decides those dots */
+
+    const __m256i t0 = z_round_one(at0), t1 = z_round_one(at1), t2 = z_round_one(at2);
+    const __m256i s0 = z_round_one(as0), s1 = z_round_one(as1), s2 = z_round_one(as2);
+    /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
+    const __m512i zero = _mm512_setzero_si512();
+    const __mmask8 n0 = _mm512_cmplt_epi64_mask(ar0, zero), n1 = _mm512_cmplt_epi64_mask(ar1, zero);
+    const __mmask8 n2 = _mm512_cmplt_epi64_mask(ar2, zero), n3 = _mm512_cmplt_epi64_mask(ar3, zero);
+    const __m512i m0 = _mm512_abs_epi64(ar0), m1 = _mm512_abs_epi64(ar1), m2 = _mm512_abs_epi64(ar2),
+                  m3 = _mm512_abs_epi64(ar3);
+    const __m512i mx = _mm512_or_si512(_mm512_or_si512(m0, m1), _mm512_or_si512(m2, m3));
+    /* s = max(0, bits(mx) - 29) with bits(mx) = 64 - clz(mx); mx = 0 gives s = 0 */
+    const __m512i sh = _mm512_max_epi64(_mm512_sub_epi64(z_set(64 - 29), _mm512_lzcnt_epi64(mx)), zero);
+    const __m512i halfs = _mm512_srli_epi64(_mm512_sllv_epi64(z_set(1), sh), 1);
+#define RQ(c) const __m256i r##c = _mm512_cvtepi64_epi32(z_sign(_mm512_srlv_epi64(_mm512_add_epi64(m##c, halfs), sh), n##c));
+    REP4(RQ)
+#undef RQ
+    /* back to one transform per joint, four at a time: [t.x t.y t.z r.x] [r.y r.z r.w s.x] and s.y s.z */
+    for (int h = 0; h < 2; h++) {
+#define HALF(v) (h ? _mm256_extracti128_si256((v), 1) : _mm256_castsi256_si128(v))
+        __m128i a[4], b[4], c[4];
+        transpose4(HALF(t0), HALF(t1), HALF(t2), HALF(r0), a);
+        transpose4(HALF(r1), HALF(r2), HALF(r3), HALF(s0), b);
+        transpose4(HALF(s1), HALF(s2), zero128_(), zero128_(), c);
+#undef HALF
+        for (int i = 0; i < 4; i++) {
+            int32_t* o = (int32_t*)(void*)&out[j + (uint32_t)(4 * h + i)];
+            _mm_storeu_si128((__m128i*)(void*)o, a[i]);
+            _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
+            _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
+        }
+    }
+    return 1;
+}
+#undef REP3
+#undef REP4
+
 #else
 typedef int bsync_simd_avx2_empty_; /* ISO C wants a declaration in every translation unit */
 #endif
