@@ -369,10 +369,33 @@ static BSYNC_FORCE_INLINE bsync_quat quat_mul_fast(bsync_quat a, bsync_quat b) {
                            round_q32_small(aw * bw - ax * bx - ay * by - az * bz));
 }
 
-/* bsync_trs_compose with quat_mul_fast: the same bits. */
+/* bsync_vec3_cross(u, v) for u's components in [-2^30, 2^30) and any v: each product is below 2^61 in
+ * magnitude and each difference of two below 2^62, so it is formed exactly in int64 and rounded once as
+ * the general accumulator rounds it (round_q32_small). */
+static BSYNC_FORCE_INLINE bsync_vec3 cross_small(bsync_vec3 u, bsync_vec3 v) {
+    const int64_t ux = u.x, uy = u.y, uz = u.z, vx = v.x, vy = v.y, vz = v.z;
+    return bsync_vec3_make(round_q32_small(uy * vz - uz * vy), round_q32_small(uz * vx - ux * vz),
+                           round_q32_small(ux * vy - uy * vx));
+}
+
+/* bsync_trs_transform_point(parent, p) when parent's rotation is small (bsync_quat_small_): the same
+ * steps as bsync_quat_rotate (fixed.h), t = 2 (u x s p) and s p + w t + u x t with their saturating adds
+ * and products, the two cross products by cross_small: the same bits. */
+static BSYNC_FORCE_INLINE bsync_vec3 transform_point_small(const bsync_trs* parent, bsync_vec3 p) {
+    const bsync_quat q = parent->r;
+    const bsync_vec3 u = bsync_vec3_make(q.x, q.y, q.z);
+    const bsync_vec3 v = bsync_vec3_mul(parent->s, p);
+    bsync_vec3 t = cross_small(u, v);
+    t = bsync_vec3_make(bsync_fx_add(t.x, t.x), bsync_fx_add(t.y, t.y), bsync_fx_add(t.z, t.z));
+    const bsync_vec3 r = bsync_vec3_add(bsync_vec3_add(v, bsync_vec3_scale(t, q.w)), cross_small(u, t));
+    return bsync_vec3_add(parent->t, r);
+}
+
+/* bsync_trs_compose with quat_mul_fast and transform_point_small: the same bits. */
 static BSYNC_FORCE_INLINE bsync_trs compose_fast(const bsync_trs* parent, const bsync_trs* local) {
     bsync_trs out;
-    out.t = bsync_trs_transform_point(parent, local->t);
+    out.t = bsync_quat_small_(parent->r) ? transform_point_small(parent, local->t)
+                                         : bsync_trs_transform_point(parent, local->t);
     out.r = quat_mul_fast(parent->r, local->r);
     out.s = bsync_vec3_mul(parent->s, local->s);
     return out;
