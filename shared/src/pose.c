@@ -401,6 +401,59 @@ static BSYNC_FORCE_INLINE bsync_trs compose_fast(const bsync_trs* parent, const 
     return out;
 }
 
+#if BSYNC_HAVE_AVX2_PATH
+/* Local to model level by level, four joints at a time in AVX2 lanes (bsync_simd_compose4_avx2_). A
+ * joint's model transform depends only on its parent's, so any order that puts every parent first gives
+ * the same bits as the stored order; by depth (0: a root, or a joint whose parent is before `from` and
+ * so already written), the joints of one level depend only on earlier levels. Within a level, groups of
+ * four joints with parents go to the vector kernel (the last three of a level too, see below); roots, the
+ * last one or two of a level and a group the kernel declines (a rotation component outside [-2^30,
+ * 2^30)) take compose_fast. The hierarchy is checked by the caller (parents before children). */
+static void local_to_model_levels(const int16_t* parents, const bsync_trs* local, uint32_t from, uint32_t to,
+                                  bsync_trs* out_model) {
+    uint16_t depth[BSYNC_MAX_JOINTS], order[BSYNC_MAX_JOINTS], start[BSYNC_MAX_JOINTS + 1];
+    uint32_t levels = 0;
+    for (uint32_t j = from; j < to; j++) {
+        const int32_t p = parents[j];
+        const uint32_t d = (p == BSYNC_NO_PARENT || (uint32_t)p < from) ? 0u : depth[p] + 1u;
+        depth[j] = (uint16_t)d;
+        for (; levels <= d; levels++) start[levels] = 0;
+        start[d]++;
+    }
+    for (uint32_t k = 0, sum = 0; k <= levels; k++) { /* counts to first positions; start[levels] = the end */
+        const uint32_t c = k < levels ? start[k] : 0u;
+        start[k] = (uint16_t)sum;
+        sum += c;
+    }
+    uint16_t fill[BSYNC_MAX_JOINTS + 1];
+    memcpy(fill, start, (levels + 1u) * sizeof fill[0]);
+    for (uint32_t j = from; j < to; j++) order[fill[depth[j]]++] = (uint16_t)j;
+    for (uint32_t k = 0; k < levels; k++) {
+        uint16_t group[4];
+        uint32_t n = 0;
+        for (uint32_t i = start[k]; i < start[k + 1u]; i++) {
+            const uint32_t j = order[i];
+            if (parents[j] == BSYNC_NO_PARENT) {
+                out_model[j] = local[j];
+                continue;
+            }
+            group[n++] = (uint16_t)j;
+            if (n < 4u) continue;
+            n = 0;
+            if (bsync_simd_compose4_avx2_(local, out_model, parents, group)) continue;
+            for (uint32_t g = 0; g < 4u; g++) out_model[group[g]] = compose_fast(&out_model[parents[group[g]]], &local[group[g]]);
+        }
+        if (n == 3u) { /* the last three of the level: the group filled up with a repeat of its last one (a
+                        * repeated joint is computed twice and written twice with the same value; measured
+                        * against padding one or two: docs/benchmarks.md) */
+            group[3] = group[2];
+            if (bsync_simd_compose4_avx2_(local, out_model, parents, group)) continue;
+        }
+        for (uint32_t g = 0; g < n; g++) out_model[group[g]] = compose_fast(&out_model[parents[group[g]]], &local[group[g]]);
+    }
+}
+#endif
+
 bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_count, const bsync_trs* local,
                                        uint32_t from, uint32_t to, bsync_trs* out_model) {
     if (!parents || !local || !out_model) return BSYNC_INVALID_ARGUMENT;
@@ -414,6 +467,13 @@ bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_co
         int32_t p = parents[j];
         if (p != BSYNC_NO_PARENT && (p < 0 || (uint32_t)p >= j)) return BSYNC_BAD_HIERARCHY;
     }
+#if BSYNC_HAVE_AVX2_PATH
+    const bsync_simd_path path = bsync_simd_active();
+    if ((path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) && to - from >= 8u) {
+        local_to_model_levels(parents, local, from, to, out_model);
+        return BSYNC_OK;
+    }
+#endif
     for (uint32_t j = from; j < to; j++) {
         int32_t p = parents[j];
         if (p == BSYNC_NO_PARENT)

@@ -419,6 +419,99 @@ AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* cons
 #undef REP3
 #undef REP4
 
+/* ---------------------------------------------------------------- local to model, four joints (AVX2)
+ *
+ * pose.c's compose_fast (bsync_trs_compose's bits) for four joints whose parents' model transforms are
+ * already written, lane i joint joints[i]: with every rotation component (the parents' model rotations
+ * and the joints' local ones) in [-2^30, 2^30), every product is exact in int64 lanes and every sum of
+ * two or four of them below 2^62 (pose.c's quat_mul_fast and cross_small), so each step is the scalar
+ * one: a product or sum rounded as round_q32_small (half away from zero, saturated to +-(2^31 - 1)) and
+ * the saturating adds of fixed.h clamped to the same range. Otherwise returns 0 and writes nothing. */
+
+/* round(v / 2^16), ties away from zero, saturated to [-(2^31 - 1), 2^31 - 1], sign-extended (|v| < 2^63) */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i rsat64(__m256i v) {
+    __m256i neg;
+    __m256i m = _mm256_srli_epi64(_mm256_add_epi64(abs64(v, &neg), _mm256_set1_epi64x(0x8000)), 16);
+    const __m256i cap = _mm256_set1_epi64x(0x7FFFFFFF);
+    m = _mm256_blendv_epi8(m, cap, _mm256_cmpgt_epi64(m, cap));
+    return apply_sign64(m, neg);
+}
+/* bsync_fx_sat64 of lanes (|v| < 2^62) */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i sat64(__m256i v) {
+    const __m256i hi = _mm256_set1_epi64x(0x7FFFFFFF), lo = _mm256_set1_epi64x(-0x7FFFFFFF);
+    v = _mm256_blendv_epi8(v, hi, _mm256_cmpgt_epi64(v, hi));
+    return _mm256_blendv_epi8(v, lo, _mm256_cmpgt_epi64(lo, v));
+}
+#define MUL_(a, b) _mm256_mul_epi32((a), (b))
+#define ADD_(a, b) _mm256_add_epi64((a), (b))
+#define SUB_(a, b) _mm256_sub_epi64((a), (b))
+
+AVX2_FN static BSYNC_FORCE_INLINE void load_soa4p(const bsync_trs* p0, const bsync_trs* p1, const bsync_trs* p2,
+                                                  const bsync_trs* p3, soa4* o) {
+    __m128i c[4];
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->t), _mm_loadu_si128((const __m128i*)(const void*)&p1->t),
+               _mm_loadu_si128((const __m128i*)(const void*)&p2->t), _mm_loadu_si128((const __m128i*)(const void*)&p3->t), c);
+    o->t[0] = _mm256_cvtepi32_epi64(c[0]);
+    o->t[1] = _mm256_cvtepi32_epi64(c[1]);
+    o->t[2] = _mm256_cvtepi32_epi64(c[2]);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->r), _mm_loadu_si128((const __m128i*)(const void*)&p1->r),
+               _mm_loadu_si128((const __m128i*)(const void*)&p2->r), _mm_loadu_si128((const __m128i*)(const void*)&p3->r), o->r32);
+    o->r[0] = _mm256_cvtepi32_epi64(o->r32[0]);
+    o->r[1] = _mm256_cvtepi32_epi64(o->r32[1]);
+    o->r[2] = _mm256_cvtepi32_epi64(o->r32[2]);
+    o->r[3] = _mm256_cvtepi32_epi64(o->r32[3]);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->r.w), _mm_loadu_si128((const __m128i*)(const void*)&p1->r.w),
+               _mm_loadu_si128((const __m128i*)(const void*)&p2->r.w), _mm_loadu_si128((const __m128i*)(const void*)&p3->r.w), c);
+    o->s[0] = _mm256_cvtepi32_epi64(c[1]);
+    o->s[1] = _mm256_cvtepi32_epi64(c[2]);
+    o->s[2] = _mm256_cvtepi32_epi64(c[3]);
+}
+
+AVX2_FN int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, const int16_t* parents,
+                                      const uint16_t* joints) {
+    soa4 P, L;
+    load_soa4p(&model[parents[joints[0]]], &model[parents[joints[1]]], &model[parents[joints[2]]],
+               &model[parents[joints[3]]], &P);
+    load_soa4p(&local[joints[0]], &local[joints[1]], &local[joints[2]], &local[joints[3]], &L);
+    if (_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(out_of_small(&P), out_of_small(&L)))) != 0) return 0;
+    const __m256i ux = P.r[0], uy = P.r[1], uz = P.r[2], uw = P.r[3];
+    /* v = s p (bsync_vec3_mul), c = u x v, t = c + c (saturating) */
+    const __m256i vx = rsat64(MUL_(P.s[0], L.t[0])), vy = rsat64(MUL_(P.s[1], L.t[1])), vz = rsat64(MUL_(P.s[2], L.t[2]));
+    const __m256i tx = sat64(_mm256_slli_epi64(rsat64(SUB_(MUL_(uy, vz), MUL_(uz, vy))), 1));
+    const __m256i ty = sat64(_mm256_slli_epi64(rsat64(SUB_(MUL_(uz, vx), MUL_(ux, vz))), 1));
+    const __m256i tz = sat64(_mm256_slli_epi64(rsat64(SUB_(MUL_(ux, vy), MUL_(uy, vx))), 1));
+    /* r = (v + w t) + u x t, then parent t + r, every add saturating */
+    const __m256i ax = sat64(ADD_(vx, rsat64(MUL_(tx, uw)))), ay = sat64(ADD_(vy, rsat64(MUL_(ty, uw))));
+    const __m256i az = sat64(ADD_(vz, rsat64(MUL_(tz, uw))));
+    const __m256i bx = sat64(ADD_(ax, rsat64(SUB_(MUL_(uy, tz), MUL_(uz, ty)))));
+    const __m256i by = sat64(ADD_(ay, rsat64(SUB_(MUL_(uz, tx), MUL_(ux, tz)))));
+    const __m256i bz = sat64(ADD_(az, rsat64(SUB_(MUL_(ux, ty), MUL_(uy, tx)))));
+    const __m128i Tx = low32(sat64(ADD_(P.t[0], bx))), Ty = low32(sat64(ADD_(P.t[1], by))), Tz = low32(sat64(ADD_(P.t[2], bz)));
+    /* parent r * local r (quat_mul_fast) */
+    const __m256i lx = L.r[0], ly = L.r[1], lz = L.r[2], lw = L.r[3];
+    const __m128i Rx = low32(rsat64(ADD_(ADD_(MUL_(uw, lx), MUL_(ux, lw)), SUB_(MUL_(uy, lz), MUL_(uz, ly)))));
+    const __m128i Ry = low32(rsat64(ADD_(SUB_(MUL_(uw, ly), MUL_(ux, lz)), ADD_(MUL_(uy, lw), MUL_(uz, lx)))));
+    const __m128i Rz = low32(rsat64(ADD_(ADD_(MUL_(uw, lz), MUL_(ux, ly)), SUB_(MUL_(uz, lw), MUL_(uy, lx)))));
+    const __m128i Rw = low32(rsat64(SUB_(SUB_(MUL_(uw, lw), MUL_(ux, lx)), ADD_(MUL_(uy, ly), MUL_(uz, lz)))));
+    /* parent s * local s */
+    const __m128i Sx = low32(rsat64(MUL_(P.s[0], L.s[0]))), Sy = low32(rsat64(MUL_(P.s[1], L.s[1])));
+    const __m128i Sz = low32(rsat64(MUL_(P.s[2], L.s[2])));
+    __m128i a[4], b[4], c[4];
+    transpose4(Tx, Ty, Tz, Rx, a);
+    transpose4(Ry, Rz, Rw, Sx, b);
+    transpose4(Sy, Sz, zero128_(), zero128_(), c);
+    for (int i = 0; i < 4; i++) {
+        int32_t* o = (int32_t*)(void*)&model[joints[i]];
+        _mm_storeu_si128((__m128i*)(void*)o, a[i]);
+        _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
+        _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
+    }
+    return 1;
+}
+#undef MUL_
+#undef ADD_
+#undef SUB_
+
 /* ---------------------------------------------------------------- AVX-512 (F + CD): eight lanes in one
  * register, the same steps; clz is vplzcntq, the selections use mask registers. The groups of four are
  * loaded and stored with the AVX2 helpers above. */

@@ -274,11 +274,11 @@ static void test_blend_paths(void** state) {
  * sums are reached. */
 static void test_local_to_model_same_as_compose(void** state) {
     (void)state;
-    enum { N = 64, ROUNDS = 400 };
+    enum { N = 64, ROUNDS = 1000 };
     static bsync_trs local[N], model[N];
     int16_t parents[N];
     uint64_t seed = 777;
-    long compared = 0;
+    long compared = 0, rounds = 0;
     for (int r = 0; r < ROUNDS; r++) {
         for (int j = 0; j < N; j++) {
             parents[j] = (j == 0 || bsync_test_rand(&seed) % 7 == 0) ? (int16_t)BSYNC_NO_PARENT
@@ -295,15 +295,30 @@ static void test_local_to_model_same_as_compose(void** state) {
                 if (r % 4 == 2 && j % 9 == 0) x->r.x = (j & 1) ? INT32_MIN : (1 << 30); /* out of range */
             }
         }
-        assert_int_equal(bsync_pose_local_to_model(parents, N, local, 0, N, model), BSYNC_OK);
+        /* every path (the AVX2 and AVX-512 ones go level by level, four joints in vector lanes), the
+         * whole range or two ranges split at a random joint (the second's parents partly in the first) */
+        const bsync_simd_path path = all_paths[(size_t)(r / 4) % PATH_COUNT]; /* each path sees every rotation kind */
+        if (!bsync_simd_supported(path)) continue;
+        assert_int_equal(bsync_simd_set(path), BSYNC_OK);
+        memset(model, 0, sizeof model);
+        if (r % 3 == 0) {
+            assert_int_equal(bsync_pose_local_to_model(parents, N, local, 0, N, model), BSYNC_OK);
+        } else {
+            const uint32_t cut = 1u + (uint32_t)(bsync_test_rand(&seed) % (N - 1));
+            assert_int_equal(bsync_pose_local_to_model(parents, N, local, 0, cut, model), BSYNC_OK);
+            assert_int_equal(bsync_pose_local_to_model(parents, N, local, cut, N, model), BSYNC_OK);
+        }
         for (int j = 0; j < N; j++) {
             const bsync_trs want = parents[j] == BSYNC_NO_PARENT ? local[j] : bsync_trs_compose(&model[parents[j]], &local[j]);
             assert_memory_equal(&model[j], &want, sizeof want);
             compared++;
         }
+        rounds++;
     }
-    print_message("local-to-model: %ld joints identical to bsync_trs_compose\n", compared);
-    assert_int_equal(compared, (long)N * ROUNDS);
+    assert_int_equal(bsync_simd_set(BSYNC_SIMD_AUTO), BSYNC_OK);
+    print_message("local-to-model: %ld joints identical to bsync_trs_compose (%ld rounds)\n", compared, rounds);
+    assert_true(rounds >= ROUNDS / (long)PATH_COUNT * 2);
+    assert_int_equal(compared, (long)N * rounds);
 }
 
 int main(void) {

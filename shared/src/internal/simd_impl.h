@@ -7,6 +7,7 @@
  *   bsync_simd_normalize_avx512_      the same in one AVX-512 register of eight 64-bit lanes (x86-64)
  *   bsync_simd_blend4_avx2_           four joints of bsync_pose_blend's common case (no masks, total <= 1)
  *   bsync_simd_blend8_avx512_         the same for eight joints in AVX-512 lanes
+ *   bsync_simd_compose4_avx2_         local to model of four joints whose parents are done (small rotations)
  *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
  *
  * The joints of one call must be distinct (each rotation is read once, then written once). The
@@ -44,6 +45,10 @@ void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joints, uint3
  * joints with their rotations not yet normalised and returns 1, or returns 0 and writes nothing. */
 int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
                             int64_t total, uint32_t j, bsync_trs* out);
+/* model[j] = bsync_trs_compose(&model[parents[j]], &local[j]) for the four joints j = joints[0 .. 4)
+ * (distinct, each with a parent whose model transform is written and is none of the four), when every
+ * rotation involved has its components in [-2^30, 2^30): returns 1; else returns 0 and writes nothing. */
+int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, const int16_t* parents, const uint16_t* joints);
 /* The same for joints j .. j+7 (AVX-512 F and CD: call only on the AVX512 path). */
 int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
                               int64_t total, uint32_t j, bsync_trs* out);
