@@ -58,17 +58,8 @@ struct bsync_sample_cursor {
     uint32_t track_count;
     uint64_t fingerprint; /* the clip's content fingerprint */
     uint64_t tag;         /* fingerprint ^ (SHARED_TIMES_TAG if set) ^ (PLAIN_KEYS_TAG if set) ^ (HELD_UNIT_TAG if set) */
-    /* cursor_key_ last_key[track_count] follows */
+    /* uint32_t last_key[track_count] follows */
 };
-
-/* A cursor entry: a track's last key index, 16 bits (half the memory of 32, and the cursors are most of
- * a character's per-tick memory traffic when thousands of characters do not fit the caches:
- * docs/benchmarks.md "Cursor entries of 16 bits"). An index above 65535 is stored as 65535
- * (cursor_key): every entry is validated against the key times before it is used (find_interval,
- * locate_c), so such an entry is only a miss that falls back to the binary search; tracks of more than
- * 65536 keys (18 minutes at 60 keys per second) search past their first 65535 keys. */
-typedef uint16_t cursor_key_;
-static inline cursor_key_ cursor_key(uint32_t k) { return k > 0xFFFFu ? (cursor_key_)0xFFFFu : (cursor_key_)k; }
 
 _Static_assert(sizeof(struct bsync_sample_cursor) == 24, "cursor header must be 24 bytes");
 
@@ -134,13 +125,13 @@ static uint32_t tracks_share_times(const bsync_clip* clip) {
     return 1;
 }
 
-static cursor_key_* cursor_keys(bsync_sample_cursor* c) {
-    return (cursor_key_*)(void*)((unsigned char*)c + sizeof(struct bsync_sample_cursor));
+static uint32_t* cursor_keys(bsync_sample_cursor* c) {
+    return (uint32_t*)((unsigned char*)c + sizeof(struct bsync_sample_cursor));
 }
 
 size_t bsync_sample_cursor_memory_size(const bsync_clip* clip) {
     if (!clip) return 0;
-    size_t n = sizeof(struct bsync_sample_cursor) + (size_t)clip->track_count * sizeof(cursor_key_);
+    size_t n = sizeof(struct bsync_sample_cursor) + (size_t)clip->track_count * sizeof(uint32_t);
     return (n + 7u) & ~(size_t)7u;
 }
 
@@ -169,7 +160,7 @@ int bsync_sample_cursor_shares_times(const bsync_sample_cursor* cursor) {
 
 void bsync_sample_cursor_reset(bsync_sample_cursor* cursor) {
     if (!cursor) return;
-    cursor_key_* keys = cursor_keys(cursor);
+    uint32_t* keys = cursor_keys(cursor);
     for (uint32_t i = 0; i < cursor->track_count; i++) keys[i] = 0;
 }
 
@@ -195,18 +186,18 @@ static uint32_t search(const fix16_t* times, uint32_t n, fix16_t t) {
     return lo;
 }
 
-static uint32_t find_interval(const fix16_t* times, uint32_t n, fix16_t t, cursor_key_* cached) {
+static uint32_t find_interval(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached) {
     if (cached) {
         uint32_t k = *cached;
         if (k < n - 1 && times[k] <= t) { /* n >= 2; any cached value is range-checked */
             if (t < times[k + 1]) return k;
             if (k < n - 2 && t < times[k + 2]) {
-                *cached = cursor_key(k + 1);
+                *cached = k + 1;
                 return k + 1;
             }
         }
         k = search(times, n, t);
-        *cached = cursor_key(k);
+        *cached = k;
         return k;
     }
     return search(times, n, t);
@@ -238,7 +229,7 @@ static BSYNC_FORCE_INLINE fix16_t interval_alpha(fix16_t t, fix16_t lo, fix16_t 
     return memo->alpha;
 }
 
-static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, cursor_key_* cached, alpha_memo_* memo) {
+static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
     if (t <= times[0]) return l;
     if (t >= times[n - 1]) {
@@ -309,7 +300,7 @@ static BSYNC_FORCE_INLINE int quat_equal(bsync_quat a, bsync_quat b) {
  * the planned sampling): returns 1 and lists the joint in *pending when the rotation written still needs
  * the normalisation, else 0. */
 static BSYNC_FORCE_INLINE uint32_t sample_one_track(const bsync_clip* clip, const bsync_clip_track_* tr, uint32_t ti,
-                                                    fix16_t t, cursor_key_* cached, alpha_memo_* memo, int plain,
+                                                    fix16_t t, uint32_t* cached, alpha_memo_* memo, int plain,
                                                     int held_unit, bsync_trs* out, uint16_t* pending) {
     const fix16_t* times = bsync_clip_times_(clip, tr);
     bsync_trs* x = &out[tr->joint];
@@ -363,7 +354,7 @@ static uint32_t search_c(const uint16_t* table, const uint16_t* idx, uint32_t n,
 }
 
 static BSYNC_FORCE_INLINE locate_ locate_c(const uint16_t* table, const uint16_t* idx, uint32_t n, fix16_t t,
-                                           cursor_key_* cached, alpha_memo_* memo) {
+                                           uint32_t* cached, alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
     if (t <= ctime_at(table, idx, 0)) return l;
     if (t >= ctime_at(table, idx, n - 1)) {
@@ -371,15 +362,14 @@ static BSYNC_FORCE_INLINE locate_ locate_c(const uint16_t* table, const uint16_t
         return l;
     }
     uint32_t k;
-    const uint32_t c = cached ? *cached : 0u;
-    if (cached && c < n - 1 && ctime_at(table, idx, c) <= t && t < ctime_at(table, idx, c + 1)) {
-        k = c;
-    } else if (cached && c < n - 2 && ctime_at(table, idx, c) <= t && t < ctime_at(table, idx, c + 2)) {
-        k = c + 1;
-        *cached = cursor_key(k);
+    if (cached && *cached < n - 1 && ctime_at(table, idx, *cached) <= t && t < ctime_at(table, idx, *cached + 1)) {
+        k = *cached;
+    } else if (cached && *cached < n - 2 && ctime_at(table, idx, *cached) <= t && t < ctime_at(table, idx, *cached + 2)) {
+        k = *cached + 1;
+        *cached = k;
     } else {
         k = search_c(table, idx, n, t);
-        if (cached) *cached = cursor_key(k);
+        if (cached) *cached = k;
     }
     l.k = k;
     const fix16_t lo = ctime_at(table, idx, k);
@@ -392,7 +382,7 @@ static BSYNC_FORCE_INLINE locate_ locate_c(const uint16_t* table, const uint16_t
 /* Compact track tr at clip-local time t into x (its joint's transform): 1 when x->r still needs the
  * normalisation (listed by the caller), else 0. */
 static BSYNC_FORCE_INLINE uint32_t sample_ctrack(const bsync_clip* clip, const uint16_t* table,
-                                                 const bsync_clip_ctrack_* tr, fix16_t t, cursor_key_* cached,
+                                                 const bsync_clip_ctrack_* tr, fix16_t t, uint32_t* cached,
                                                  alpha_memo_* memo, bsync_trs* x) {
     const uint32_t flags = tr->flags, kind = flags & BSYNC_CTRACK_KIND_MASK;
     const uint16_t* blob = bsync_ctrack_values_(clip, tr);
@@ -426,7 +416,7 @@ static const uint16_t* ctable(const bsync_clip* clip) {
 /* bsync_clip_sample for a compact clip (arguments checked): tracks in stored order over a copy of the
  * rest pose, or, when out partly overlaps rest, joint by joint (tracks are sorted by joint). */
 static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* rest, uint32_t joint_count,
-                           cursor_key_* cached, int normalize, bsync_trs* out_local) {
+                           uint32_t* cached, int normalize, bsync_trs* out_local) {
     const bsync_clip_ctrack_* tracks = bsync_clip_ctracks_(clip);
     const uint16_t* table = ctable(clip);
     alpha_memo_ memo = {0, 0, 0};
@@ -462,7 +452,7 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
  * A track PREFETCH_AHEAD places ahead is prefetched at the key its cursor entry names (the key a
  * forward playback reads next). Only a hint: no value depends on it. */
 #define PREFETCH_AHEAD 4u
-static BSYNC_FORCE_INLINE void prefetch_track(const bsync_clip* clip, const bsync_clip_track_* tr, const cursor_key_* cached,
+static BSYNC_FORCE_INLINE void prefetch_track(const bsync_clip* clip, const bsync_clip_track_* tr, const uint32_t* cached,
                                               uint32_t ti) {
 #if defined(__GNUC__) || defined(__clang__)
     uint32_t k = cached ? cached[ti] : 0u;
@@ -634,7 +624,7 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
     const int held_unit = (marks & MARK_HELD_UNIT) != 0;
     const fix16_t t = local_time(time, clip->duration, mode);
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
-    cursor_key_* cached = cursor ? cursor_keys(cursor) : NULL;
+    uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
     alpha_memo_ memo = {0, 0, 0};
     uint16_t pending[BSYNC_MAX_JOINTS];
     uint32_t np = 0;
@@ -693,7 +683,7 @@ static bsync_result sample_clip(const bsync_clip* clip, fix16_t time, bsync_loop
     }
     const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
     const int16_t* lookup = bsync_clip_lookup_(clip);
-    cursor_key_* cached = cursor ? cursor_keys(cursor) : NULL;
+    uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
     alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
     uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
     uint32_t np = 0;
