@@ -265,7 +265,6 @@ AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints,
 _Static_assert(sizeof(bsync_trs) == 40 && offsetof(bsync_trs, r) == 12 && offsetof(bsync_trs, s) == 28,
                "bsync_trs is ten consecutive int32");
 
-AVX2_FN static BSYNC_FORCE_INLINE __m128i zero128_(void) { return _mm_setzero_si128(); }
 
 AVX2_FN static BSYNC_FORCE_INLINE void transpose4(__m128i v0, __m128i v1, __m128i v2, __m128i v3, __m128i out[4]) {
     const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
@@ -288,24 +287,42 @@ typedef struct soa4 {
 #define REP3(M) M(0) M(1) M(2)
 #define REP4(M) M(0) M(1) M(2) M(3)
 
-AVX2_FN static BSYNC_FORCE_INLINE void load_soa4(const bsync_trs* p, soa4* o) {
+AVX2_FN static BSYNC_FORCE_INLINE void load_soa4p(const bsync_trs* p0, const bsync_trs* p1, const bsync_trs* p2,
+                                                  const bsync_trs* p3, soa4* o) {
     __m128i c[4];
     /* [t.x t.y t.z r.x], [r.x r.y r.z r.w], [r.w s.x s.y s.z] of each transform */
-    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].t), _mm_loadu_si128((const __m128i*)(const void*)&p[1].t),
-               _mm_loadu_si128((const __m128i*)(const void*)&p[2].t), _mm_loadu_si128((const __m128i*)(const void*)&p[3].t), c);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->t), _mm_loadu_si128((const __m128i*)(const void*)&p1->t),
+               _mm_loadu_si128((const __m128i*)(const void*)&p2->t), _mm_loadu_si128((const __m128i*)(const void*)&p3->t), c);
 #define T_(k) o->t[k] = _mm256_cvtepi32_epi64(c[k]);
     REP3(T_)
 #undef T_
-    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r),
-               _mm_loadu_si128((const __m128i*)(const void*)&p[2].r), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r), o->r32);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->r), _mm_loadu_si128((const __m128i*)(const void*)&p1->r),
+               _mm_loadu_si128((const __m128i*)(const void*)&p2->r), _mm_loadu_si128((const __m128i*)(const void*)&p3->r), o->r32);
 #define R_(k) o->r[k] = _mm256_cvtepi32_epi64(o->r32[k]);
     REP4(R_)
 #undef R_
-    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p[0].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[1].r.w),
-               _mm_loadu_si128((const __m128i*)(const void*)&p[2].r.w), _mm_loadu_si128((const __m128i*)(const void*)&p[3].r.w), c);
+    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->r.w), _mm_loadu_si128((const __m128i*)(const void*)&p1->r.w),
+               _mm_loadu_si128((const __m128i*)(const void*)&p2->r.w), _mm_loadu_si128((const __m128i*)(const void*)&p3->r.w), c);
 #define S_(k) o->s[k] = _mm256_cvtepi32_epi64(c[k + 1]);
     REP3(S_)
 #undef S_
+}
+/* the four consecutive transforms p[0 .. 4) */
+AVX2_FN static BSYNC_FORCE_INLINE void load_soa4(const bsync_trs* p, soa4* o) { load_soa4p(&p[0], &p[1], &p[2], &p[3], o); }
+
+/* The inverse: ten component vectors of four int32 lanes (t.xyz, r.xyzw, s.xyz) written as the four
+ * transforms at o[0 .. 4): [t.x t.y t.z r.x] [r.y r.z r.w s.x] and s.y s.z each. */
+AVX2_FN static BSYNC_FORCE_INLINE void store_soa4p(const __m128i v[10], bsync_trs* const o[4]) {
+    __m128i a[4], b[4], c[4];
+    transpose4(v[0], v[1], v[2], v[3], a);
+    transpose4(v[4], v[5], v[6], v[7], b);
+    transpose4(v[8], v[9], _mm_setzero_si128(), _mm_setzero_si128(), c);
+    for (int i = 0; i < 4; i++) {
+        int32_t* x = (int32_t*)(void*)o[i];
+        _mm_storeu_si128((__m128i*)(void*)x, a[i]);
+        _mm_storeu_si128((__m128i*)(void*)(x + 4), b[i]);
+        _mm_storel_epi64((__m128i*)(void*)(x + 8), c[i]);
+    }
 }
 
 /* any rotation component outside [-2^30, 2^30)? (c + 2^30, wrapping, has its top bit set exactly then) */
@@ -403,17 +420,9 @@ AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* cons
 #define RQ(c) const __m128i r##c = low32(apply_sign64(_mm256_srlv_epi64(_mm256_add_epi64(m##c, halfs), sh), n##c));
     REP4(RQ)
 #undef RQ
-    /* back to one transform per joint: [t.x t.y t.z r.x] [r.y r.z r.w s.x] and s.y s.z */
-    __m128i a[4], b[4], c[4];
-    transpose4(t0, t1, t2, r0, a);
-    transpose4(r1, r2, r3, s0, b);
-    transpose4(s1, s2, zero128_(), zero128_(), c);
-    for (int i = 0; i < 4; i++) {
-        int32_t* o = (int32_t*)(void*)&out[j + (uint32_t)i];
-        _mm_storeu_si128((__m128i*)(void*)o, a[i]);
-        _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
-        _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
-    }
+    const __m128i v[10] = {t0, t1, t2, r0, r1, r2, r3, s0, s1, s2};
+    bsync_trs* const o[4] = {&out[j], &out[j + 1], &out[j + 2], &out[j + 3]};
+    store_soa4p(v, o);
     return 1;
 }
 #undef REP3
@@ -446,27 +455,6 @@ AVX2_FN static BSYNC_FORCE_INLINE __m256i sat64(__m256i v) {
 #define ADD_(a, b) _mm256_add_epi64((a), (b))
 #define SUB_(a, b) _mm256_sub_epi64((a), (b))
 
-AVX2_FN static BSYNC_FORCE_INLINE void load_soa4p(const bsync_trs* p0, const bsync_trs* p1, const bsync_trs* p2,
-                                                  const bsync_trs* p3, soa4* o) {
-    __m128i c[4];
-    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->t), _mm_loadu_si128((const __m128i*)(const void*)&p1->t),
-               _mm_loadu_si128((const __m128i*)(const void*)&p2->t), _mm_loadu_si128((const __m128i*)(const void*)&p3->t), c);
-    o->t[0] = _mm256_cvtepi32_epi64(c[0]);
-    o->t[1] = _mm256_cvtepi32_epi64(c[1]);
-    o->t[2] = _mm256_cvtepi32_epi64(c[2]);
-    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->r), _mm_loadu_si128((const __m128i*)(const void*)&p1->r),
-               _mm_loadu_si128((const __m128i*)(const void*)&p2->r), _mm_loadu_si128((const __m128i*)(const void*)&p3->r), o->r32);
-    o->r[0] = _mm256_cvtepi32_epi64(o->r32[0]);
-    o->r[1] = _mm256_cvtepi32_epi64(o->r32[1]);
-    o->r[2] = _mm256_cvtepi32_epi64(o->r32[2]);
-    o->r[3] = _mm256_cvtepi32_epi64(o->r32[3]);
-    transpose4(_mm_loadu_si128((const __m128i*)(const void*)&p0->r.w), _mm_loadu_si128((const __m128i*)(const void*)&p1->r.w),
-               _mm_loadu_si128((const __m128i*)(const void*)&p2->r.w), _mm_loadu_si128((const __m128i*)(const void*)&p3->r.w), c);
-    o->s[0] = _mm256_cvtepi32_epi64(c[1]);
-    o->s[1] = _mm256_cvtepi32_epi64(c[2]);
-    o->s[2] = _mm256_cvtepi32_epi64(c[3]);
-}
-
 AVX2_FN int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, const int16_t* parents,
                                       const uint16_t* joints) {
     soa4 P, L;
@@ -496,16 +484,9 @@ AVX2_FN int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, 
     /* parent s * local s */
     const __m128i Sx = low32(rsat64(MUL_(P.s[0], L.s[0]))), Sy = low32(rsat64(MUL_(P.s[1], L.s[1])));
     const __m128i Sz = low32(rsat64(MUL_(P.s[2], L.s[2])));
-    __m128i a[4], b[4], c[4];
-    transpose4(Tx, Ty, Tz, Rx, a);
-    transpose4(Ry, Rz, Rw, Sx, b);
-    transpose4(Sy, Sz, zero128_(), zero128_(), c);
-    for (int i = 0; i < 4; i++) {
-        int32_t* o = (int32_t*)(void*)&model[joints[i]];
-        _mm_storeu_si128((__m128i*)(void*)o, a[i]);
-        _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
-        _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
-    }
+    const __m128i v[10] = {Tx, Ty, Tz, Rx, Ry, Rz, Rw, Sx, Sy, Sz};
+    bsync_trs* const o[4] = {&model[joints[0]], &model[joints[1]], &model[joints[2]], &model[joints[3]]};
+    store_soa4p(v, o);
     return 1;
 }
 #undef MUL_
@@ -688,20 +669,14 @@ AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* 
 #define RQ(c) const __m256i r##c = _mm512_cvtepi64_epi32(z_sign(_mm512_srlv_epi64(_mm512_add_epi64(m##c, halfs), sh), n##c));
     REP4(RQ)
 #undef RQ
-    /* back to one transform per joint, four at a time: [t.x t.y t.z r.x] [r.y r.z r.w s.x] and s.y s.z */
+    /* back to one transform per joint, four at a time */
     for (int h = 0; h < 2; h++) {
 #define HALF(v) (h ? _mm256_extracti128_si256((v), 1) : _mm256_castsi256_si128(v))
-        __m128i a[4], b[4], c[4];
-        transpose4(HALF(t0), HALF(t1), HALF(t2), HALF(r0), a);
-        transpose4(HALF(r1), HALF(r2), HALF(r3), HALF(s0), b);
-        transpose4(HALF(s1), HALF(s2), zero128_(), zero128_(), c);
+        const __m128i v[10] = {HALF(t0), HALF(t1), HALF(t2), HALF(r0), HALF(r1), HALF(r2), HALF(r3), HALF(s0), HALF(s1), HALF(s2)};
 #undef HALF
-        for (int i = 0; i < 4; i++) {
-            int32_t* o = (int32_t*)(void*)&out[j + (uint32_t)(4 * h + i)];
-            _mm_storeu_si128((__m128i*)(void*)o, a[i]);
-            _mm_storeu_si128((__m128i*)(void*)(o + 4), b[i]);
-            _mm_storel_epi64((__m128i*)(void*)(o + 8), c[i]);
-        }
+        bsync_trs* const o[4] = {&out[j + 4u * (uint32_t)h], &out[j + 4u * (uint32_t)h + 1], &out[j + 4u * (uint32_t)h + 2],
+                                 &out[j + 4u * (uint32_t)h + 3]};
+        store_soa4p(v, o);
     }
     return 1;
 }
