@@ -703,6 +703,7 @@ static void test_long_track_cursor(void** state) {
     }
     print_message("long track: %ld samples identical with and without a cursor, %ld past key 65535\n", compared, past);
     assert_true(past > 8000); /* about 4,460 keys past 65535, walked both ways at about one key per step */
+    free(cmem);
     bsync_clip_destroy(c);
     bsync_skeleton_destroy(sk);
 }
