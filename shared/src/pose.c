@@ -401,6 +401,14 @@ static BSYNC_FORCE_INLINE bsync_trs compose_fast(const bsync_trs* parent, const 
     return out;
 }
 
+/* Joint j of local-to-model: a root takes its local transform, any other joint its parent's model
+ * transform composed with its local one. */
+static BSYNC_FORCE_INLINE void model_joint(const int16_t* parents, const bsync_trs* local, uint32_t j,
+                                           bsync_trs* out_model) {
+    const int32_t p = parents[j];
+    out_model[j] = p == BSYNC_NO_PARENT ? local[j] : compose_fast(&out_model[p], &local[j]);
+}
+
 #if BSYNC_HAVE_AVX2_PATH
 /* Local to model level by level, four joints at a time in AVX2 lanes (bsync_simd_compose4_avx2_). A
  * joint's model transform depends only on its parent's, so any order that puts every parent first gives
@@ -408,40 +416,38 @@ static BSYNC_FORCE_INLINE bsync_trs compose_fast(const bsync_trs* parent, const 
  * so already written), the joints of one level depend only on earlier levels. Within a level, groups of
  * four joints with parents go to the vector kernel (the last three of a level too, see below); roots, the
  * last one or two of a level and a group the kernel declines (a rotation component outside [-2^30,
- * 2^30)) take compose_fast. The hierarchy is checked by the caller (parents before children). */
+ * 2^30)) take model_joint. The hierarchy is checked by the caller (parents before children). */
 static void local_to_model_levels(const int16_t* parents, const bsync_trs* local, uint32_t from, uint32_t to,
                                   bsync_trs* out_model) {
-    uint16_t depth[BSYNC_MAX_JOINTS], order[BSYNC_MAX_JOINTS], start[BSYNC_MAX_JOINTS + 1];
+    uint16_t depth[BSYNC_MAX_JOINTS], order[BSYNC_MAX_JOINTS], level_end[BSYNC_MAX_JOINTS];
     uint32_t levels = 0;
-    for (uint32_t j = from; j < to; j++) {
+    for (uint32_t j = from; j < to; j++) { /* level_end[d]: first the count of depth d */
         const int32_t p = parents[j];
         const uint32_t d = (p == BSYNC_NO_PARENT || (uint32_t)p < from) ? 0u : depth[p] + 1u;
         depth[j] = (uint16_t)d;
-        for (; levels <= d; levels++) start[levels] = 0;
-        start[d]++;
+        for (; levels <= d; levels++) level_end[levels] = 0;
+        level_end[d]++;
     }
-    for (uint32_t k = 0, sum = 0; k <= levels; k++) { /* counts to first positions; start[levels] = the end */
-        const uint32_t c = k < levels ? start[k] : 0u;
-        start[k] = (uint16_t)sum;
+    for (uint32_t k = 0, sum = 0; k < levels; k++) { /* then the level's first position */
+        const uint32_t c = level_end[k];
+        level_end[k] = (uint16_t)sum;
         sum += c;
     }
-    uint16_t fill[BSYNC_MAX_JOINTS + 1];
-    memcpy(fill, start, (levels + 1u) * sizeof fill[0]);
-    for (uint32_t j = from; j < to; j++) order[fill[depth[j]]++] = (uint16_t)j;
-    for (uint32_t k = 0; k < levels; k++) {
+    for (uint32_t j = from; j < to; j++) order[level_end[depth[j]]++] = (uint16_t)j; /* and now its end */
+    for (uint32_t k = 0, i = 0; k < levels; k++) {
         uint16_t group[4];
         uint32_t n = 0;
-        for (uint32_t i = start[k]; i < start[k + 1u]; i++) {
+        for (; i < level_end[k]; i++) {
             const uint32_t j = order[i];
             if (parents[j] == BSYNC_NO_PARENT) {
-                out_model[j] = local[j];
+                model_joint(parents, local, j, out_model);
                 continue;
             }
             group[n++] = (uint16_t)j;
             if (n < 4u) continue;
             n = 0;
             if (bsync_simd_compose4_avx2_(local, out_model, parents, group)) continue;
-            for (uint32_t g = 0; g < 4u; g++) out_model[group[g]] = compose_fast(&out_model[parents[group[g]]], &local[group[g]]);
+            for (uint32_t g = 0; g < 4u; g++) model_joint(parents, local, group[g], out_model);
         }
         if (n == 3u) { /* the last three of the level: the group filled up with a repeat of its last one (a
                         * repeated joint is computed twice and written twice with the same value; measured
@@ -449,7 +455,7 @@ static void local_to_model_levels(const int16_t* parents, const bsync_trs* local
             group[3] = group[2];
             if (bsync_simd_compose4_avx2_(local, out_model, parents, group)) continue;
         }
-        for (uint32_t g = 0; g < n; g++) out_model[group[g]] = compose_fast(&out_model[parents[group[g]]], &local[group[g]]);
+        for (uint32_t g = 0; g < n; g++) model_joint(parents, local, group[g], out_model);
     }
 }
 #endif
@@ -474,12 +480,6 @@ bsync_result bsync_pose_local_to_model(const int16_t* parents, uint32_t joint_co
         return BSYNC_OK;
     }
 #endif
-    for (uint32_t j = from; j < to; j++) {
-        int32_t p = parents[j];
-        if (p == BSYNC_NO_PARENT)
-            out_model[j] = local[j];
-        else
-            out_model[j] = compose_fast(&out_model[p], &local[j]);
-    }
+    for (uint32_t j = from; j < to; j++) model_joint(parents, local, j, out_model);
     return BSYNC_OK;
 }
