@@ -509,19 +509,14 @@ AVX512_FN static inline __m512i z_pair_gather(const uint32_t* table, __m512i idx
     return z_join(pair_gather(table, _mm512_castsi512_si256(idx)), pair_gather(table, _mm512_extracti64x4_epi64(idx, 1)));
 }
 
-AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
-    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
-    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
-    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
-                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
-    bsync_quat orig[8];
-    if (special_mask != 0)
-        for (int i = 0; i < 8; i++) orig[i] = *q[i];
-    const __m512i A[4] = {z_join(g0.a[0], g1.a[0]), z_join(g0.a[1], g1.a[1]), z_join(g0.a[2], g1.a[2]),
-                          z_join(g0.a[3], g1.a[3])};
+/* bsync_quat_normalize_inl_'s computation after its special cases, for eight rotations of component
+ * magnitudes A[0 .. 4) (each below 2^30; the halving branch never applies), in 64-bit lanes: the
+ * quotients' magnitudes round(|c| 2^(16+e) / l) in o. A lane of `special` (an all-zero rotation, or one
+ * the caller redoes) computes from a harmless stand-in sum (2^32): its o is to be discarded. */
+AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag(const __m512i A[4], __mmask8 special, __m512i o[4]) {
     __m512i s = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(A[0], A[0]), _mm512_mul_epu32(A[1], A[1])),
                                  _mm512_add_epi64(_mm512_mul_epu32(A[2], A[2]), _mm512_mul_epu32(A[3], A[3])));
-    s = _mm512_mask_blend_epi64((__mmask8)special_mask, s, z_set((int64_t)1 << 32)); /* a harmless stand-in */
+    s = _mm512_mask_blend_epi64(special, s, z_set((int64_t)1 << 32)); /* a harmless stand-in */
     const __m512i lz = _mm512_lzcnt_epi64(s);
     const __m512i top = _mm512_sllv_epi64(s, lz);
     const __m512i e = _mm512_min_epu64(_mm512_srli_epi64(_mm512_sub_epi64(lz, z_set(2)), 1), z_set(28));
@@ -549,22 +544,39 @@ AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
     /* l = t - [n + t <= t^2] (unsigned compare) */
     const __mmask8 le = _mm512_cmple_epu64_mask(_mm512_add_epi64(n, t), _mm512_mul_epu32(t, t));
     const __m512i l = _mm512_mask_sub_epi64(t, le, t, z_set(1));
-    __m128i o0[4], o1[4];
 #define OUT512(k)                                                                                            \
     do {                                                                                                     \
         const __m512i b = _mm512_sllv_epi64(A[k], e);                                                        \
         const __m512i eq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(b, inv), z_set((int64_t)1 << 31)), 32); \
         const __m512i lhs = _mm512_mul_epu32(_mm512_add_epi64(_mm512_add_epi64(eq, eq), z_set(1)), l);        \
         const __mmask8 up = _mm512_cmple_epu64_mask(lhs, _mm512_slli_epi64(b, 17));                          \
-        const __m256i o = _mm512_cvtepi64_epi32(_mm512_mask_add_epi64(eq, up, eq, z_set(1)));               \
-        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(o), g0.c[k]);                                          \
-        o1[k] = _mm_sign_epi32(_mm256_extracti128_si256(o, 1), g1.c[k]);                                     \
+        o[k] = _mm512_mask_add_epi64(eq, up, eq, z_set(1));                                                  \
     } while (0)
     OUT512(0);
     OUT512(1);
     OUT512(2);
     OUT512(3);
 #undef OUT512
+}
+
+AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
+    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
+    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
+    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
+                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
+    bsync_quat orig[8];
+    if (special_mask != 0)
+        for (int i = 0; i < 8; i++) orig[i] = *q[i];
+    const __m512i A[4] = {z_join(g0.a[0], g1.a[0]), z_join(g0.a[1], g1.a[1]), z_join(g0.a[2], g1.a[2]),
+                          z_join(g0.a[3], g1.a[3])};
+    __m512i mag[4];
+    z_normalize_mag(A, (__mmask8)special_mask, mag);
+    __m128i o0[4], o1[4];
+    for (int k = 0; k < 4; k++) {
+        const __m256i o = _mm512_cvtepi64_epi32(mag[k]);
+        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(o), g0.c[k]);
+        o1[k] = _mm_sign_epi32(_mm256_extracti128_si256(o, 1), g1.c[k]);
+    }
     store4(o0, q[0], q[1], q[2], q[3]);
     store4(o1, q[4], q[5], q[6], q[7]);
     if (special_mask != 0)
@@ -583,79 +595,157 @@ AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joi
 /* ---------------------------------------------------------------- the blend of eight joints (AVX-512)
  *
  * bsync_simd_blend4_avx2_'s steps for joints j .. j+7 in one register of eight 64-bit lanes (lane i is
- * joint j + i): each input's two groups of four are loaded as in the four-joint blend and joined; the
- * hemisphere test and the symmetric roundings use masks, |x| is vpabsq, the shift's bit length is
- * vplzcntq (the four-joint kernel's binary search), and the saturation is an unsigned minimum. The
- * same exact integers, so the same bits (tests/unit/test_simd.c compares every path with the scalar
+ * joint j + i), with the normalisation of the blended rotations done here while their sums are in
+ * registers (z_normalize_mag: bsync_quat_normalize_inl_'s steps), so the joints come out final.
+ * - Loads and stores: the eight transforms are 320 consecutive bytes, five 64-bit words each (t.x|t.y,
+ *   t.z|r.x, r.y|r.z, r.w|s.x, s.y|s.z; x86 is little-endian, so the even component is the low half).
+ *   Five vector loads and four permutes per word put word k of joint i in lane i (load_words8); the
+ *   products _mm512_mul_epi32 read the low 32 bits of a lane as signed, so a word is used as it is for
+ *   its even component and shifted right by 32 for its odd one: no sign extension, no transposes. The
+ *   output words go back the same way (store_words8).
+ * - The hemisphere test and the symmetric roundings use masks, |x| is vpabsq, the shift's bit length is
+ *   vplzcntq, the saturation is an unsigned minimum.
+ * - The normalisation: the scaled sum's components are below 2^30 (|c| <= 2^29), so the halving branch
+ *   never applies, and an all-zero sum gives the identity, as bsync_quat_normalize does.
+ * The same exact integers, so the same bits (tests/unit/test_simd.c compares every path with the scalar
  * blend); a group with a rotation component outside [-2^30, 2^30) returns 0 and writes nothing. */
 #define REP3(M) M(0) M(1) M(2)
 #define REP4(M) M(0) M(1) M(2) M(3)
+#define REP5(M) M(0) M(1) M(2) M(3) M(4)
+
+/* Lane i of word k is word g = 5i + k of the group: from the pair of registers (0, 1) when g < 16, (2, 3)
+ * when 16 <= g < 32, register 4 otherwise. The index and mask constants of load_words8. */
+#define W_G(i, k) (5 * (i) + (k))
+#define W_IN(i, k, lo, hi) ((W_G(i, k) >= (lo) && W_G(i, k) < (hi)) ? (1u << (i)) : 0u)
+#define W_MASK(k, lo, hi) \
+    ((__mmask8)(W_IN(0, k, lo, hi) | W_IN(1, k, lo, hi) | W_IN(2, k, lo, hi) | W_IN(3, k, lo, hi) | \
+                W_IN(4, k, lo, hi) | W_IN(5, k, lo, hi) | W_IN(6, k, lo, hi) | W_IN(7, k, lo, hi)))
+#define W_IDX(k, off, m)                                                                                   \
+    _mm512_setr_epi64((W_G(0, k) + 64 - (off)) & (m), (W_G(1, k) + 64 - (off)) & (m), (W_G(2, k) + 64 - (off)) & (m), \
+                      (W_G(3, k) + 64 - (off)) & (m), (W_G(4, k) + 64 - (off)) & (m), (W_G(5, k) + 64 - (off)) & (m), \
+                      (W_G(6, k) + 64 - (off)) & (m), (W_G(7, k) + 64 - (off)) & (m))
+
+/* The eight transforms p[0 .. 8) as their five words: w[k] lane i = word k of p[i]. */
+AVX512_FN static BSYNC_FORCE_INLINE void load_words8(const bsync_trs* p, __m512i w[5]) {
+    const char* b = (const char*)(const void*)p;
+    const __m512i r0 = _mm512_loadu_si512(b), r1 = _mm512_loadu_si512(b + 64), r2 = _mm512_loadu_si512(b + 128);
+    const __m512i r3 = _mm512_loadu_si512(b + 192), r4 = _mm512_loadu_si512(b + 256);
+#define LW(k)                                                                                                  \
+    {                                                                                                          \
+        const __m512i x = _mm512_permutex2var_epi64(r0, W_IDX(k, 0, 15), r1);                                  \
+        const __m512i y = _mm512_permutex2var_epi64(r2, W_IDX(k, 16, 15), r3);                                 \
+        w[k] = _mm512_mask_permutexvar_epi64(_mm512_mask_blend_epi64(W_MASK(k, 16, 32), x, y), W_MASK(k, 32, 40), \
+                                             W_IDX(k, 32, 7), r4);                                             \
+    }
+    REP5(LW)
+#undef LW
+}
+
+/* The inverse: output register m's lane q is word g = 8m + q of the group, word g % 5 of joint g / 5:
+ * from w[0] / w[1] (lane g / 5, + 8 for w[1]), w[2] / w[3] (the same) or w[4]. */
+#define S_G(m, q) (8 * (m) + (q))
+#define S_K(m, q) (S_G(m, q) % 5)
+#define S_I(m, q) (S_G(m, q) / 5)
+#define S_PAIR(m, q, k0) (S_K(m, q) == (k0) ? S_I(m, q) : S_I(m, q) + 8) /* k0 or k0 + 1 */
+#define S_IN(m, q, k0, k1) ((S_K(m, q) >= (k0) && S_K(m, q) <= (k1)) ? (1u << (q)) : 0u)
+#define S_MASK(m, k0, k1) \
+    ((__mmask8)(S_IN(m, 0, k0, k1) | S_IN(m, 1, k0, k1) | S_IN(m, 2, k0, k1) | S_IN(m, 3, k0, k1) | \
+                S_IN(m, 4, k0, k1) | S_IN(m, 5, k0, k1) | S_IN(m, 6, k0, k1) | S_IN(m, 7, k0, k1)))
+#define S_IDX(m, k0) \
+    _mm512_setr_epi64(S_PAIR(m, 0, k0), S_PAIR(m, 1, k0), S_PAIR(m, 2, k0), S_PAIR(m, 3, k0), S_PAIR(m, 4, k0), \
+                      S_PAIR(m, 5, k0), S_PAIR(m, 6, k0), S_PAIR(m, 7, k0))
+#define S_IDX4(m) \
+    _mm512_setr_epi64(S_I(m, 0) & 7, S_I(m, 1) & 7, S_I(m, 2) & 7, S_I(m, 3) & 7, S_I(m, 4) & 7, S_I(m, 5) & 7, \
+                      S_I(m, 6) & 7, S_I(m, 7) & 7)
+
+AVX512_FN static BSYNC_FORCE_INLINE void store_words8(const __m512i w[5], bsync_trs* p) {
+    char* b = (char*)(void*)p;
+#define SW(m)                                                                                                   \
+    {                                                                                                           \
+        const __m512i x = _mm512_permutex2var_epi64(w[0], S_IDX(m, 0), w[1]);                                  \
+        const __m512i y = _mm512_permutex2var_epi64(w[2], S_IDX(m, 2), w[3]);                                  \
+        _mm512_storeu_si512(b + 64 * (m), _mm512_mask_permutexvar_epi64(_mm512_mask_blend_epi64(S_MASK(m, 2, 3), x, y), \
+                                                                        S_MASK(m, 4, 4), S_IDX4(m), w[4]));     \
+    }
+    REP5(SW)
+#undef SW
+}
+
+/* A word from two int64 lanes holding int32 values: lo's low half, then hi's. */
+AVX512_FN static BSYNC_FORCE_INLINE __m512i z_word(__m512i lo, __m512i hi) {
+    return _mm512_mask_blend_epi32((__mmask16)0xAAAA, lo, _mm512_slli_epi64(hi, 32));
+}
+/* The odd component of a word in the low half (for _mm512_mul_epi32) */
+#define ODD(w) _mm512_srli_epi64((w), 32)
 
 AVX512_FN static BSYNC_FORCE_INLINE __m512i z_sign(__m512i m, __mmask8 neg) {
     return _mm512_mask_sub_epi64(m, neg, _mm512_setzero_si512(), m);
 }
-/* div_round_sat_one of eight int64 lanes: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1), as int32 */
-AVX512_FN static BSYNC_FORCE_INLINE __m256i z_round_one(__m512i a) {
+/* div_round_sat_one of eight int64 lanes: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1), an int32 value */
+AVX512_FN static BSYNC_FORCE_INLINE __m512i z_round_one(__m512i a) {
     const __mmask8 neg = _mm512_cmplt_epi64_mask(a, _mm512_setzero_si512());
     const __m512i m = _mm512_min_epu64(_mm512_srli_epi64(_mm512_add_epi64(_mm512_abs_epi64(a), z_set(32768)), 16),
                                        z_set(0x7FFFFFFF));
-    return _mm512_cvtepi64_epi32(z_sign(m, neg));
+    return z_sign(m, neg);
 }
 
 AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
                                         uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
     const int with_rest = total < 65536;
-    soa4 f0, f1;
-    load_soa4(&locals[0][j], &f0);
-    load_soa4(&locals[0][j + 4], &f1);
-    __m128i bad = _mm_or_si128(out_of_small(&f0), out_of_small(&f1));
-    __m512i ft[3], fr[4], fs[3];
-#define JOIN3(k) ft[k] = z_join(f0.t[k], f1.t[k]); fs[k] = z_join(f0.s[k], f1.s[k]);
-#define JOIN4(k) fr[k] = z_join(f0.r[k], f1.r[k]);
-    REP3(JOIN3)
-    REP4(JOIN4)
-#undef JOIN3
-#undef JOIN4
+    /* a rotation component outside [-2^30, 2^30): c + 2^30 (int32, wrapping) has its top bit set; the
+     * rotation's halves are word 1's high, words 2's both and word 3's low */
+    const __m512i b30 = _mm512_set1_epi32(0x40000000);
+    const __m512i hi_bit = z_set((int64_t)(UINT64_C(1) << 63)), both_bits = _mm512_set1_epi32(INT32_MIN);
+    const __m512i lo_bit = z_set((int64_t)UINT64_C(0x80000000));
+#define BAD(w) \
+    _mm512_or_si512(_mm512_and_si512(_mm512_add_epi32((w)[1], b30), hi_bit), \
+                    _mm512_or_si512(_mm512_and_si512(_mm512_add_epi32((w)[2], b30), both_bits), \
+                                    _mm512_and_si512(_mm512_add_epi32((w)[3], b30), lo_bit)))
+    __m512i f[5];
+    load_words8(&locals[0][j], f);
+    __m512i bad = BAD(f);
+    const __m512i fr0 = ODD(f[1]), fr1 = f[2], fr2 = ODD(f[2]), fr3 = f[3];
     __m512i at0, at1, at2, as0, as1, as2, ar0, ar1, ar2, ar3;
     {
         const __m512i w = z_set(weight[0]);
-#define INIT3(k) at##k = _mm512_mul_epi32(ft[k], w); as##k = _mm512_mul_epi32(fs[k], w);
-#define INIT4(k) ar##k = _mm512_mul_epi32(fr[k], w);
-        REP3(INIT3)
-        REP4(INIT4)
-#undef INIT3
-#undef INIT4
+        at0 = _mm512_mul_epi32(f[0], w);
+        at1 = _mm512_mul_epi32(ODD(f[0]), w);
+        at2 = _mm512_mul_epi32(f[1], w);
+        ar0 = _mm512_mul_epi32(fr0, w);
+        ar1 = _mm512_mul_epi32(fr1, w);
+        ar2 = _mm512_mul_epi32(fr2, w);
+        ar3 = _mm512_mul_epi32(fr3, w);
+        as0 = _mm512_mul_epi32(ODD(f[3]), w);
+        as1 = _mm512_mul_epi32(f[4], w);
+        as2 = _mm512_mul_epi32(ODD(f[4]), w);
     }
     const uint32_t count = n + (with_rest ? 1u : 0u);
     for (uint32_t k = 1; k < count; k++) {
         const int is_rest = k == n;
         const bsync_trs* src = is_rest ? rest : locals[k];
-        soa4 x0, x1;
-        load_soa4(&src[j], &x0);
-        load_soa4(&src[j + 4], &x1);
-        bad = _mm_or_si128(bad, _mm_or_si128(out_of_small(&x0), out_of_small(&x1)));
+        __m512i x[5];
+        load_words8(&src[j], x);
+        bad = _mm512_or_si512(bad, BAD(x));
         const __m512i w = z_set(is_rest ? 65536 - total : weight[k]);
-#define ACC3(c)                                                                      \
-    at##c = _mm512_add_epi64(at##c, _mm512_mul_epi32(z_join(x0.t[c], x1.t[c]), w)); \
-    as##c = _mm512_add_epi64(as##c, _mm512_mul_epi32(z_join(x0.s[c], x1.s[c]), w));
-        REP3(ACC3)
-#undef ACC3
-        __m512i xr[4];
-#define XR(c) xr[c] = z_join(x0.r[c], x1.r[c]);
-        REP4(XR)
-#undef XR
+        at0 = _mm512_add_epi64(at0, _mm512_mul_epi32(x[0], w));
+        at1 = _mm512_add_epi64(at1, _mm512_mul_epi32(ODD(x[0]), w));
+        at2 = _mm512_add_epi64(at2, _mm512_mul_epi32(x[1], w));
+        as0 = _mm512_add_epi64(as0, _mm512_mul_epi32(ODD(x[3]), w));
+        as1 = _mm512_add_epi64(as1, _mm512_mul_epi32(x[4], w));
+        as2 = _mm512_add_epi64(as2, _mm512_mul_epi32(ODD(x[4]), w));
+        const __m512i xr0 = ODD(x[1]), xr1 = x[2], xr2 = ODD(x[2]), xr3 = x[3];
         /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
-        const __m512i dot = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(fr[0], xr[0]), _mm512_mul_epi32(fr[1], xr[1])),
-                                             _mm512_add_epi64(_mm512_mul_epi32(fr[2], xr[2]), _mm512_mul_epi32(fr[3], xr[3])));
+        const __m512i dot = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(fr0, xr0), _mm512_mul_epi32(fr1, xr1)),
+                                             _mm512_add_epi64(_mm512_mul_epi32(fr2, xr2), _mm512_mul_epi32(fr3, xr3)));
         const __m512i sw = z_sign(w, _mm512_cmplt_epi64_mask(dot, z_set(-32767)));
-#define ACC4(c) ar##c = _mm512_add_epi64(ar##c, _mm512_mul_epi32(xr[c], sw));
-        REP4(ACC4)
-#undef ACC4
+        ar0 = _mm512_add_epi64(ar0, _mm512_mul_epi32(xr0, sw));
+        ar1 = _mm512_add_epi64(ar1, _mm512_mul_epi32(xr1, sw));
+        ar2 = _mm512_add_epi64(ar2, _mm512_mul_epi32(xr2, sw));
+        ar3 = _mm512_add_epi64(ar3, _mm512_mul_epi32(xr3, sw));
     }
-    if (_mm_movemask_ps(_mm_castsi128_ps(bad)) != 0) return 0; /* the scalar code decides those dots */
+#undef BAD
+    if (_mm512_test_epi64_mask(bad, bad) != 0) return 0; /* the scalar code decides those dots */
 
-    const __m256i t0 = z_round_one(at0), t1 = z_round_one(at1), t2 = z_round_one(at2);
-    const __m256i s0 = z_round_one(as0), s1 = z_round_one(as1), s2 = z_round_one(as2);
     /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
     const __m512i zero = _mm512_setzero_si512();
     const __mmask8 n0 = _mm512_cmplt_epi64_mask(ar0, zero), n1 = _mm512_cmplt_epi64_mask(ar1, zero);
@@ -666,20 +756,26 @@ AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* 
     /* s = max(0, bits(mx) - 29) with bits(mx) = 64 - clz(mx); mx = 0 gives s = 0 */
     const __m512i sh = _mm512_max_epi64(_mm512_sub_epi64(z_set(64 - 29), _mm512_lzcnt_epi64(mx)), zero);
     const __m512i halfs = _mm512_srli_epi64(_mm512_sllv_epi64(z_set(1), sh), 1);
-#define RQ(c) const __m256i r##c = _mm512_cvtepi64_epi32(z_sign(_mm512_srlv_epi64(_mm512_add_epi64(m##c, halfs), sh), n##c));
-    REP4(RQ)
-#undef RQ
-    /* back to one transform per joint, four at a time */
-    for (int h = 0; h < 2; h++) {
-#define HALF(v) (h ? _mm256_extracti128_si256((v), 1) : _mm256_castsi256_si128(v))
-        const __m128i v[10] = {HALF(t0), HALF(t1), HALF(t2), HALF(r0), HALF(r1), HALF(r2), HALF(r3), HALF(s0), HALF(s1), HALF(s2)};
-#undef HALF
-        bsync_trs* const o[4] = {&out[j + 4u * (uint32_t)h], &out[j + 4u * (uint32_t)h + 1], &out[j + 4u * (uint32_t)h + 2],
-                                 &out[j + 4u * (uint32_t)h + 3]};
-        store_soa4p(v, o);
-    }
+    /* the scaled sum's magnitudes (|c| <= 2^29: the scalar normalisation's halving never applies) */
+    const __m512i A[4] = {_mm512_srlv_epi64(_mm512_add_epi64(m0, halfs), sh), _mm512_srlv_epi64(_mm512_add_epi64(m1, halfs), sh),
+                          _mm512_srlv_epi64(_mm512_add_epi64(m2, halfs), sh), _mm512_srlv_epi64(_mm512_add_epi64(m3, halfs), sh)};
+    /* an all-zero scaled sum normalises to the identity */
+    const __mmask8 zq = _mm512_cmpeq_epi64_mask(_mm512_or_si512(_mm512_or_si512(A[0], A[1]), _mm512_or_si512(A[2], A[3])), zero);
+    __m512i o[4];
+    z_normalize_mag(A, zq, o);
+    /* the signs come back (a zero quotient stays zero); the identity in the all-zero lanes */
+    const __m512i q0 = _mm512_maskz_mov_epi64((__mmask8)~zq, z_sign(o[0], n0));
+    const __m512i q1 = _mm512_maskz_mov_epi64((__mmask8)~zq, z_sign(o[1], n1));
+    const __m512i q2 = _mm512_maskz_mov_epi64((__mmask8)~zq, z_sign(o[2], n2));
+    const __m512i q3 = _mm512_mask_mov_epi64(z_sign(o[3], n3), zq, z_set(65536));
+    const __m512i t0 = z_round_one(at0), t1 = z_round_one(at1), t2 = z_round_one(at2);
+    const __m512i s0 = z_round_one(as0), s1 = z_round_one(as1), s2 = z_round_one(as2);
+    const __m512i w[5] = {z_word(t0, t1), z_word(t2, q0), z_word(q1, q2), z_word(q3, s0), z_word(s1, s2)};
+    store_words8(w, &out[j]);
     return 1;
 }
+#undef ODD
+#undef REP5
 #undef REP3
 #undef REP4
 

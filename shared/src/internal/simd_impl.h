@@ -49,7 +49,8 @@ int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* local
  * (distinct, each with a parent whose model transform is written and is none of the four), when every
  * rotation involved has its components in [-2^30, 2^30): returns 1; else returns 0 and writes nothing. */
 int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, const int16_t* parents, const uint16_t* joints);
-/* The same for joints j .. j+7 (AVX-512 F and CD: call only on the AVX512 path). */
+/* The same for joints j .. j+7 (AVX-512 F and CD: call only on the AVX512 path), except that the
+ * rotations written are normalised (bsync_quat_normalize's bits): the joints are final. */
 int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
                               int64_t total, uint32_t j, bsync_trs* out);
 #endif
