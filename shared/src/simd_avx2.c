@@ -559,29 +559,60 @@ AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag(const __m512i A[4], __m
 #undef OUT512
 }
 
+/* z_sign is also the blend's (below): m where neg is clear, -m where it is set */
+AVX512_FN static BSYNC_FORCE_INLINE __m512i z_sign(__m512i m, __mmask8 neg) {
+    return _mm512_mask_sub_epi64(m, neg, _mm512_setzero_si512(), m);
+}
+/* A word from two int64 lanes holding int32 values: lo's low half, then hi's. */
+AVX512_FN static BSYNC_FORCE_INLINE __m512i z_word(__m512i lo, __m512i hi) {
+    return _mm512_mask_blend_epi32((__mmask16)0xAAAA, lo, _mm512_slli_epi64(hi, 32));
+}
+
+/* Eight rotations q[0 .. 8) (distinct, or repeated with the same content), in 64-bit words: each rotation
+ * is the two words x|y and z|w (the even component in the low half: x86 is little-endian). Four
+ * rotations per register from 16-byte loads, two permutes give the x|y words of all eight in one
+ * register and the z|w words in another; the magnitudes and signs come from the int32 halves; the
+ * results go back the same way, 16 bytes per rotation. */
 AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
-    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
-    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
-    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
-                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
+#define LQ(i) _mm_loadu_si128((const __m128i*)(const void*)q[i])
+    const __m512i z0 = _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(LQ(0)), LQ(1), 1), LQ(2), 2), LQ(3), 3);
+    const __m512i z1 = _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(LQ(4)), LQ(5), 1), LQ(6), 2), LQ(7), 3);
+#undef LQ
+    const __m512i xy = _mm512_permutex2var_epi64(z0, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), z1);
+    const __m512i zw = _mm512_permutex2var_epi64(z0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), z1);
+    /* |c| per int32 (INT32_MIN gives 2^31 unsigned, its magnitude) */
+    const __m512i axy = _mm512_abs_epi32(xy), azw = _mm512_abs_epi32(zw);
+    const __m512i lo32 = z_set(0xFFFFFFFF);
+    const __m512i A[4] = {_mm512_and_si512(axy, lo32), _mm512_srli_epi64(axy, 32), _mm512_and_si512(azw, lo32),
+                          _mm512_srli_epi64(azw, 32)};
+    /* the lanes for the scalar function: an all-zero rotation, or a component of magnitude 2^30 or more */
+    const __m512i mx = _mm512_or_si512(_mm512_or_si512(A[0], A[1]), _mm512_or_si512(A[2], A[3]));
+    const __mmask8 special = _mm512_cmpeq_epi64_mask(mx, _mm512_setzero_si512()) |
+                             _mm512_cmpge_epu64_mask(mx, z_set((int64_t)1 << 30));
     bsync_quat orig[8];
-    if (special_mask != 0)
+    if (special != 0)
         for (int i = 0; i < 8; i++) orig[i] = *q[i];
-    const __m512i A[4] = {z_join(g0.a[0], g1.a[0]), z_join(g0.a[1], g1.a[1]), z_join(g0.a[2], g1.a[2]),
-                          z_join(g0.a[3], g1.a[3])};
-    __m512i mag[4];
-    z_normalize_mag(A, (__mmask8)special_mask, mag);
-    __m128i o0[4], o1[4];
-    for (int k = 0; k < 4; k++) {
-        const __m256i o = _mm512_cvtepi64_epi32(mag[k]);
-        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(o), g0.c[k]);
-        o1[k] = _mm_sign_epi32(_mm256_extracti128_si256(o, 1), g1.c[k]);
-    }
-    store4(o0, q[0], q[1], q[2], q[3]);
-    store4(o1, q[4], q[5], q[6], q[7]);
-    if (special_mask != 0)
+    __m512i o[4];
+    z_normalize_mag(A, special, o);
+    /* the signs come back (c < 0: the low half's sign is the top bit once shifted up) */
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i oxy = z_word(z_sign(o[0], _mm512_cmplt_epi64_mask(_mm512_slli_epi64(xy, 32), zero)),
+                               z_sign(o[1], _mm512_cmplt_epi64_mask(xy, zero)));
+    const __m512i ozw = z_word(z_sign(o[2], _mm512_cmplt_epi64_mask(_mm512_slli_epi64(zw, 32), zero)),
+                               z_sign(o[3], _mm512_cmplt_epi64_mask(zw, zero)));
+    const __m512i r0 = _mm512_permutex2var_epi64(oxy, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), ozw);
+    const __m512i r1 = _mm512_permutex2var_epi64(oxy, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), ozw);
+    _mm_storeu_si128((__m128i*)(void*)q[0], _mm512_castsi512_si128(r0));
+    _mm_storeu_si128((__m128i*)(void*)q[1], _mm512_extracti32x4_epi32(r0, 1));
+    _mm_storeu_si128((__m128i*)(void*)q[2], _mm512_extracti32x4_epi32(r0, 2));
+    _mm_storeu_si128((__m128i*)(void*)q[3], _mm512_extracti32x4_epi32(r0, 3));
+    _mm_storeu_si128((__m128i*)(void*)q[4], _mm512_castsi512_si128(r1));
+    _mm_storeu_si128((__m128i*)(void*)q[5], _mm512_extracti32x4_epi32(r1, 1));
+    _mm_storeu_si128((__m128i*)(void*)q[6], _mm512_extracti32x4_epi32(r1, 2));
+    _mm_storeu_si128((__m128i*)(void*)q[7], _mm512_extracti32x4_epi32(r1, 3));
+    if (special != 0)
         for (int i = 0; i < 8; i++)
-            if (special_mask & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
+            if (special & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
 }
 
 AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
@@ -671,16 +702,9 @@ AVX512_FN static BSYNC_FORCE_INLINE void store_words8(const __m512i w[5], bsync_
 #undef SW
 }
 
-/* A word from two int64 lanes holding int32 values: lo's low half, then hi's. */
-AVX512_FN static BSYNC_FORCE_INLINE __m512i z_word(__m512i lo, __m512i hi) {
-    return _mm512_mask_blend_epi32((__mmask16)0xAAAA, lo, _mm512_slli_epi64(hi, 32));
-}
 /* The odd component of a word in the low half (for _mm512_mul_epi32) */
 #define ODD(w) _mm512_srli_epi64((w), 32)
 
-AVX512_FN static BSYNC_FORCE_INLINE __m512i z_sign(__m512i m, __mmask8 neg) {
-    return _mm512_mask_sub_epi64(m, neg, _mm512_setzero_si512(), m);
-}
 /* div_round_sat_one of eight int64 lanes: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1), an int32 value */
 AVX512_FN static BSYNC_FORCE_INLINE __m512i z_round_one(__m512i a) {
     const __mmask8 neg = _mm512_cmplt_epi64_mask(a, _mm512_setzero_si512());
