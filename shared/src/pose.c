@@ -238,9 +238,11 @@ static bsync_result pose_blend(const bsync_trs* rest, uint32_t joint_count, cons
         if ((path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) && total <= BSYNC_FX_ONE) {
             const bsync_trs* locals[BSYNC_MAX_BLEND_POSES];
             for (uint32_t k = 0; k < n; k++) locals[k] = inputs[active[k]].local;
-            if (path == BSYNC_SIMD_AVX512) /* eight at a time, normalised; from a declined group on, in fours */
-                for (; j + 8 <= joint_count && bsync_simd_blend8_avx512_(rest, locals, weight, n, total, j, out_local); j += 8) {
-                }
+            /* eight at a time, normalised; from a declined group on, in fours */
+            if (path == BSYNC_SIMD_AVX512)
+                while (j + 8 <= joint_count && bsync_simd_blend8_avx512_(rest, locals, weight, n, total, j, out_local)) j += 8;
+            else
+                while (j + 8 <= joint_count && bsync_simd_blend8_avx2_(rest, locals, weight, n, total, j, out_local)) j += 8;
             for (; j + 4 <= joint_count; j += 4) {
                 if (bsync_simd_blend4_avx2_(rest, locals, weight, n, total, j, out_local)) {
                     for (uint32_t i = 0; i < 4; i++) pending[np++] = (uint16_t)(j + i);

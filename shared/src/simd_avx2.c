@@ -54,6 +54,9 @@ V8_OP2(vsrlv, _mm256_srlv_epi64)
 V8_OP2(vcmpeq, _mm256_cmpeq_epi64)
 V8_OP2(vcmpgt, _mm256_cmpgt_epi64) /* signed: exact for values below 2^63 */
 V8_OP2(vminu32, _mm256_min_epu32)
+V8_OP2(vmuls, _mm256_mul_epi32) /* signed low 32 bits of each lane, exact 64-bit product */
+V8_OP2(vor, _mm256_or_si256)
+V8_OP2(vxor, _mm256_xor_si256)
 #undef V8_OP2
 #define VSRLI(a, k) vsrli_((a), (k))
 #define VSLLI(a, k) vslli_((a), (k))
@@ -153,26 +156,13 @@ AVX2_FN static BSYNC_FORCE_INLINE void store4(const __m128i o[4], bsync_quat* q0
     _mm_storeu_si128((__m128i*)(void*)q3, _mm_unpackhi_epi64(u2, u3));
 }
 
-/* Eight rotations, q[0 .. 8) (distinct, or repeated with the same content). */
-AVX2_FN static void normalize8(bsync_quat* const q[8]) {
-    const group4 g0 = load4(q[0], q[1], q[2], q[3]);
-    const group4 g1 = load4(q[4], q[5], q[6], q[7]);
-    const int special_mask = _mm_movemask_ps(_mm_castsi128_ps(g0.special)) |
-                             (_mm_movemask_ps(_mm_castsi128_ps(g1.special)) << 4);
-    bsync_quat orig[8];
-    if (special_mask != 0)
-        for (int i = 0; i < 8; i++) orig[i] = *q[i];
-    v8 A[4];
-    A[0].h[0] = g0.a[0], A[0].h[1] = g1.a[0];
-    A[1].h[0] = g0.a[1], A[1].h[1] = g1.a[1];
-    A[2].h[0] = g0.a[2], A[2].h[1] = g1.a[2];
-    A[3].h[0] = g0.a[3], A[3].h[1] = g1.a[3];
+/* bsync_quat_normalize_inl_'s computation after its special cases for eight rotations of component
+ * magnitudes A[0 .. 4) (each below 2^30, so the halving branch never applies), in 64-bit lanes: the
+ * quotients' magnitudes round(|c| 2^(16+e) / l) in o. A lane of sp (all ones: an all-zero rotation, or
+ * one the caller redoes) computes from a harmless stand-in sum (2^32): its o is to be discarded. */
+AVX2_FN static BSYNC_FORCE_INLINE void v_normalize_mag(const v8 A[4], v8 sp, v8 o[4]) {
     v8 s = vadd(vadd(vmul(A[0], A[0]), vmul(A[1], A[1])), vadd(vmul(A[2], A[2]), vmul(A[3], A[3])));
-    /* special lanes: a harmless stand-in (2^32) keeps every table index in range */
-    v8 sp;
-    sp.h[0] = _mm256_cvtepi32_epi64(g0.special);
-    sp.h[1] = _mm256_cvtepi32_epi64(g1.special);
-    s = vblend(s, vset((int64_t)1 << 32), sp);
+    s = vblend(s, vset((int64_t)1 << 32), sp); /* a harmless stand-in keeps every table index in range */
 
     /* lz = clz(s) (1 <= s < 2^62) and top = s << lz: a branchless binary search */
     const v8 zero = vset(0);
@@ -216,25 +206,67 @@ AVX2_FN static void normalize8(bsync_quat* const q[8]) {
     const v8 inv = vadd(inv0, VSRLI(vmul_u64_u32(d, inv0), 48));
     /* l = t - [n + t <= t^2] = t - 1 - (n + t > t^2 ? -1 : 0) */
     const v8 l = vsub(vsub(t, vset(1)), vcmpgt(vadd(n, t), vmul(t, t)));
+    o[0] = div_round_shared8(vsllv(A[0], e), l, inv);
+    o[1] = div_round_shared8(vsllv(A[1], e), l, inv);
+    o[2] = div_round_shared8(vsllv(A[2], e), l, inv);
+    o[3] = div_round_shared8(vsllv(A[3], e), l, inv);
+}
 
-    const __m256i pack = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    __m128i o0[4], o1[4];
-#define OUT8(k)                                                                                              \
-    do {                                                                                                     \
-        const v8 o = div_round_shared8(vsllv(A[k], e), l, inv);                                              \
-        o0[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[0], pack)), g0.c[k]); \
-        o1[k] = _mm_sign_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(o.h[1], pack)), g1.c[k]); \
-    } while (0)
-    OUT8(0);
-    OUT8(1);
-    OUT8(2);
-    OUT8(3);
-#undef OUT8
-    store4(o0, q[0], q[1], q[2], q[3]);
-    store4(o1, q[4], q[5], q[6], q[7]);
-    if (special_mask != 0)
+/* m where neg is zero, -m where it is all ones (per 64-bit lane) */
+AVX2_FN static BSYNC_FORCE_INLINE v8 vsign(v8 m, v8 neg) { return vsub(vxor(m, neg), neg); }
+/* A word from two int64 lanes holding int32 values: lo's low half, then hi's. */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i word_of(__m256i lo, __m256i hi) {
+    return _mm256_blend_epi32(lo, _mm256_slli_epi64(hi, 32), 0xAA);
+}
+
+/* Eight rotations q[0 .. 8) (distinct, or repeated with the same content), in 64-bit words: a rotation
+ * is the two words x|y and z|w (the even component in the low half: x86 is little-endian). Two 16-byte
+ * loads per register and one unpack each give the x|y words of four rotations in one register and their
+ * z|w words in another (lanes in the order 0, 2, 1, 3: any order serves, as the lanes are independent,
+ * and the same unpacks put them back). */
+AVX2_FN static void normalize8(bsync_quat* const q[8]) {
+#define LQ(i) _mm_loadu_si128((const __m128i*)(const void*)q[i])
+#define PAIR(a, b) _mm256_inserti128_si256(_mm256_castsi128_si256(LQ(a)), LQ(b), 1)
+    const __m256i z0 = PAIR(0, 1), z1 = PAIR(2, 3), z2 = PAIR(4, 5), z3 = PAIR(6, 7);
+#undef PAIR
+#undef LQ
+    v8 xy, zw;
+    xy.h[0] = _mm256_unpacklo_epi64(z0, z1);
+    zw.h[0] = _mm256_unpackhi_epi64(z0, z1);
+    xy.h[1] = _mm256_unpacklo_epi64(z2, z3);
+    zw.h[1] = _mm256_unpackhi_epi64(z2, z3);
+    v8 axy, azw; /* |c| per int32 (INT32_MIN gives 2^31 unsigned, its magnitude) */
+    for (int h = 0; h < 2; h++) {
+        axy.h[h] = _mm256_abs_epi32(xy.h[h]);
+        azw.h[h] = _mm256_abs_epi32(zw.h[h]);
+    }
+    const v8 lo32 = vset(0xFFFFFFFF), zero = vset(0);
+    const v8 A[4] = {vand(axy, lo32), VSRLI(axy, 32), vand(azw, lo32), VSRLI(azw, 32)};
+    /* the lanes for the scalar function: an all-zero rotation, or a component of magnitude 2^30 or more */
+    const v8 mx = vor(vor(A[0], A[1]), vor(A[2], A[3]));
+    const v8 sp = vor(vcmpeq(mx, zero), vcmpgt(mx, vset(((int64_t)1 << 30) - 1)));
+    /* lane bits in the lanes' order 0, 2, 1, 3: swap the middle two of each half for rotation order */
+    const int lanes = _mm256_movemask_pd(_mm256_castsi256_pd(sp.h[0])) | (_mm256_movemask_pd(_mm256_castsi256_pd(sp.h[1])) << 4);
+    const int special = (lanes & 0x99) | ((lanes & 0x22) << 1) | ((lanes & 0x44) >> 1);
+    bsync_quat orig[8];
+    if (special != 0)
+        for (int i = 0; i < 8; i++) orig[i] = *q[i];
+    v8 o[4];
+    v_normalize_mag(A, sp, o);
+    /* the signs come back (c < 0: the low half's sign is the top bit once shifted up) */
+    const v8 o0 = vsign(o[0], vcmpgt(zero, VSLLI(xy, 32))), o1 = vsign(o[1], vcmpgt(zero, xy));
+    const v8 o2 = vsign(o[2], vcmpgt(zero, VSLLI(zw, 32))), o3 = vsign(o[3], vcmpgt(zero, zw));
+    for (int h = 0; h < 2; h++) {
+        const __m256i wxy = word_of(o0.h[h], o1.h[h]), wzw = word_of(o2.h[h], o3.h[h]);
+        const __m256i a = _mm256_unpacklo_epi64(wxy, wzw), b = _mm256_unpackhi_epi64(wxy, wzw);
+        _mm_storeu_si128((__m128i*)(void*)q[4 * h], _mm256_castsi256_si128(a));
+        _mm_storeu_si128((__m128i*)(void*)q[4 * h + 1], _mm256_extracti128_si256(a, 1));
+        _mm_storeu_si128((__m128i*)(void*)q[4 * h + 2], _mm256_castsi256_si128(b));
+        _mm_storeu_si128((__m128i*)(void*)q[4 * h + 3], _mm256_extracti128_si256(b, 1));
+    }
+    if (special != 0)
         for (int i = 0; i < 8; i++)
-            if (special_mask & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
+            if (special & (1 << i)) *q[i] = bsync_quat_normalize_inl_(orig[i], NULL);
 }
 
 AVX2_FN void bsync_simd_normalize_avx2_(bsync_trs* pose, const uint16_t* joints, uint32_t n) {
@@ -423,6 +455,162 @@ AVX2_FN int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* cons
     const __m128i v[10] = {t0, t1, t2, r0, r1, r2, r3, s0, s1, s2};
     bsync_trs* const o[4] = {&out[j], &out[j + 1], &out[j + 2], &out[j + 3]};
     store_soa4p(v, o);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the blend of eight joints (AVX2)
+ *
+ * bsync_simd_blend4_avx2_'s steps for joints j .. j+7 as two halves of four (v8; the two dependency
+ * chains overlap), with the transforms read and written as 64-bit words instead of transposed and the
+ * blended rotations normalised in registers (v_normalize_mag), so the joints come out final: the AVX2
+ * counterpart of bsync_simd_blend8_avx512_ (its comment explains the words and the normalisation).
+ * Four consecutive transforms are 160 bytes, five registers R0 .. R4 of four words; word k of transform
+ * i is word 5i + k, at position (i + k) % 4 of register (5i + k) / 4: per word three blends pick the four
+ * (one per position) and one lane rotation by k puts them in place (load_words4); store_words4 undoes it.
+ * The same exact integers, so the same bits; a group with a rotation component outside [-2^30, 2^30)
+ * returns 0 and writes nothing. */
+
+/* V[0] = a[0], V[1] = b[1], V[2] = c[2], V[3] = d[3] (64-bit lanes) */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i pick4(__m256i a, __m256i b, __m256i c, __m256i d) {
+    return _mm256_blend_epi32(_mm256_blend_epi32(a, b, 0x0C), _mm256_blend_epi32(c, d, 0xC0), 0xF0);
+}
+AVX2_FN static BSYNC_FORCE_INLINE void load_words4(const bsync_trs* p, __m256i w[5]) {
+    const __m256i* b = (const __m256i*)(const void*)p;
+    const __m256i r0 = _mm256_loadu_si256(b), r1 = _mm256_loadu_si256(b + 1), r2 = _mm256_loadu_si256(b + 2);
+    const __m256i r3 = _mm256_loadu_si256(b + 3), r4 = _mm256_loadu_si256(b + 4);
+    w[0] = pick4(r0, r1, r2, r3);
+    w[1] = _mm256_permute4x64_epi64(pick4(r4, r0, r1, r2), _MM_SHUFFLE(0, 3, 2, 1));
+    w[2] = _mm256_permute4x64_epi64(pick4(r3, r4, r0, r1), _MM_SHUFFLE(1, 0, 3, 2));
+    w[3] = _mm256_permute4x64_epi64(pick4(r2, r3, r4, r0), _MM_SHUFFLE(2, 1, 0, 3));
+    w[4] = pick4(r1, r2, r3, r4);
+}
+AVX2_FN static BSYNC_FORCE_INLINE void store_words4(const __m256i w[5], bsync_trs* p) {
+    __m256i* b = (__m256i*)(void*)p;
+    const __m256i u0 = w[0], u4 = w[4];
+    const __m256i u1 = _mm256_permute4x64_epi64(w[1], _MM_SHUFFLE(2, 1, 0, 3));
+    const __m256i u2 = _mm256_permute4x64_epi64(w[2], _MM_SHUFFLE(1, 0, 3, 2));
+    const __m256i u3 = _mm256_permute4x64_epi64(w[3], _MM_SHUFFLE(0, 3, 2, 1));
+    _mm256_storeu_si256(b, pick4(u0, u1, u2, u3));
+    _mm256_storeu_si256(b + 1, pick4(u4, u0, u1, u2));
+    _mm256_storeu_si256(b + 2, pick4(u3, u4, u0, u1));
+    _mm256_storeu_si256(b + 3, pick4(u2, u3, u4, u0));
+    _mm256_storeu_si256(b + 4, pick4(u1, u2, u3, u4));
+}
+
+/* div_round_sat_one of int64 lanes: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1), an int32 value */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i round_one64(__m256i a) {
+    __m256i neg;
+    __m256i m = _mm256_srli_epi64(_mm256_add_epi64(abs64(a, &neg), _mm256_set1_epi64x(32768)), 16);
+    const __m256i cap = _mm256_set1_epi64x(0x7FFFFFFF);
+    m = _mm256_blendv_epi8(m, cap, _mm256_cmpgt_epi64(m, cap));
+    return apply_sign64(m, neg);
+}
+
+AVX2_FN int bsync_simd_blend8_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
+                                    uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+    const int with_rest = total < 65536;
+    /* a rotation component outside [-2^30, 2^30): c + 2^30 (int32, wrapping) has its top bit set; the
+     * rotation's halves are word 1's high, word 2's both and word 3's low */
+    const __m256i b30 = _mm256_set1_epi32(0x40000000);
+    const __m256i hi_bit = _mm256_set1_epi64x((int64_t)(UINT64_C(1) << 63)), both_bits = _mm256_set1_epi32(INT32_MIN);
+    const __m256i lo_bit = _mm256_set1_epi64x((int64_t)UINT64_C(0x80000000));
+#define BAD(w) \
+    _mm256_or_si256(_mm256_and_si256(_mm256_add_epi32((w)[1], b30), hi_bit), \
+                    _mm256_or_si256(_mm256_and_si256(_mm256_add_epi32((w)[2], b30), both_bits), \
+                                    _mm256_and_si256(_mm256_add_epi32((w)[3], b30), lo_bit)))
+    __m256i f0[5], f1[5];
+    load_words4(&locals[0][j], f0);
+    load_words4(&locals[0][j + 4], f1);
+    __m256i bad = _mm256_or_si256(BAD(f0), BAD(f1));
+    v8 F[5];
+    for (int k = 0; k < 5; k++) F[k].h[0] = f0[k], F[k].h[1] = f1[k];
+    const v8 fr0 = VSRLI(F[1], 32), fr1 = F[2], fr2 = VSRLI(F[2], 32), fr3 = F[3];
+    v8 at0, at1, at2, as0, as1, as2, ar0, ar1, ar2, ar3;
+    {
+        const v8 w = vset(weight[0]);
+        at0 = vmuls(F[0], w);
+        at1 = vmuls(VSRLI(F[0], 32), w);
+        at2 = vmuls(F[1], w);
+        ar0 = vmuls(fr0, w);
+        ar1 = vmuls(fr1, w);
+        ar2 = vmuls(fr2, w);
+        ar3 = vmuls(fr3, w);
+        as0 = vmuls(VSRLI(F[3], 32), w);
+        as1 = vmuls(F[4], w);
+        as2 = vmuls(VSRLI(F[4], 32), w);
+    }
+    const uint32_t count = n + (with_rest ? 1u : 0u);
+    for (uint32_t k = 1; k < count; k++) {
+        const int is_rest = k == n;
+        const bsync_trs* src = is_rest ? rest : locals[k];
+        __m256i x0[5], x1[5];
+        load_words4(&src[j], x0);
+        load_words4(&src[j + 4], x1);
+        bad = _mm256_or_si256(bad, _mm256_or_si256(BAD(x0), BAD(x1)));
+        v8 X[5];
+        for (int c = 0; c < 5; c++) X[c].h[0] = x0[c], X[c].h[1] = x1[c];
+        const v8 w = vset(is_rest ? 65536 - total : weight[k]);
+        at0 = vadd(at0, vmuls(X[0], w));
+        at1 = vadd(at1, vmuls(VSRLI(X[0], 32), w));
+        at2 = vadd(at2, vmuls(X[1], w));
+        as0 = vadd(as0, vmuls(VSRLI(X[3], 32), w));
+        as1 = vadd(as1, vmuls(X[4], w));
+        as2 = vadd(as2, vmuls(VSRLI(X[4], 32), w));
+        const v8 xr0 = VSRLI(X[1], 32), xr1 = X[2], xr2 = VSRLI(X[2], 32), xr3 = X[3];
+        /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
+        const v8 dot = vadd(vadd(vmuls(fr0, xr0), vmuls(fr1, xr1)), vadd(vmuls(fr2, xr2), vmuls(fr3, xr3)));
+        const v8 sw = vsign(w, vcmpgt(vset(-32767), dot));
+        ar0 = vadd(ar0, vmuls(xr0, sw));
+        ar1 = vadd(ar1, vmuls(xr1, sw));
+        ar2 = vadd(ar2, vmuls(xr2, sw));
+        ar3 = vadd(ar3, vmuls(xr3, sw));
+    }
+#undef BAD
+    if (!_mm256_testz_si256(bad, bad)) return 0; /* the scalar code decides those dots */
+
+    /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
+    const v8 zero = vset(0);
+    const v8 n0 = vcmpgt(zero, ar0), n1 = vcmpgt(zero, ar1), n2 = vcmpgt(zero, ar2), n3 = vcmpgt(zero, ar3);
+    const v8 m0 = vsign(ar0, n0), m1 = vsign(ar1, n1), m2 = vsign(ar2, n2), m3 = vsign(ar3, n3); /* |r| */
+    const v8 mx = vor(vor(m0, m1), vor(m2, m3));
+    /* bits(mx) = 64 - clz(mx) by a binary search on the top bits (mx < 2^47); s = max(0, bits - 29) */
+    v8 top = vor(mx, vset(1)), lz = zero; /* mx = 0: s = 0 either way */
+#define CLZ_STEP(k)                                                  \
+    do {                                                             \
+        const v8 m_ = vcmpeq(VSRLI(top, 64 - (k)), zero);            \
+        top = vblend(top, VSLLI(top, (k)), m_);                      \
+        lz = vadd(lz, vand(m_, vset(k)));                            \
+    } while (0)
+    CLZ_STEP(32);
+    CLZ_STEP(16);
+    CLZ_STEP(8);
+    CLZ_STEP(4);
+    CLZ_STEP(2);
+    CLZ_STEP(1);
+#undef CLZ_STEP
+    const v8 bits_minus = vsub(vset(64 - 29), lz); /* bits - 29, may be < 0 */
+    v8 sh;
+    for (int h = 0; h < 2; h++) sh.h[h] = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero.h[h], bits_minus.h[h]), bits_minus.h[h]);
+    const v8 halfs = VSRLI(vsllv(vset(1), sh), 1);
+    /* the scaled sum's magnitudes (|c| <= 2^29: the scalar normalisation's halving never applies) */
+    const v8 A[4] = {vsrlv(vadd(m0, halfs), sh), vsrlv(vadd(m1, halfs), sh), vsrlv(vadd(m2, halfs), sh),
+                     vsrlv(vadd(m3, halfs), sh)};
+    /* an all-zero scaled sum normalises to the identity */
+    const v8 zq = vcmpeq(vor(vor(A[0], A[1]), vor(A[2], A[3])), zero);
+    v8 o[4];
+    v_normalize_mag(A, zq, o);
+    for (int h = 0; h < 2; h++) {
+        /* the signs come back (a zero quotient stays zero); the identity in the all-zero lanes */
+        const __m256i z = zq.h[h];
+        const __m256i q0 = _mm256_andnot_si256(z, apply_sign64(o[0].h[h], n0.h[h]));
+        const __m256i q1 = _mm256_andnot_si256(z, apply_sign64(o[1].h[h], n1.h[h]));
+        const __m256i q2 = _mm256_andnot_si256(z, apply_sign64(o[2].h[h], n2.h[h]));
+        const __m256i q3 = _mm256_blendv_epi8(apply_sign64(o[3].h[h], n3.h[h]), _mm256_set1_epi64x(65536), z);
+        const __m256i w[5] = {word_of(round_one64(at0.h[h]), round_one64(at1.h[h])), word_of(round_one64(at2.h[h]), q0),
+                              word_of(q1, q2), word_of(q3, round_one64(as0.h[h])),
+                              word_of(round_one64(as1.h[h]), round_one64(as2.h[h]))};
+        store_words4(w, &out[j + 4u * (uint32_t)h]);
+    }
     return 1;
 }
 #undef REP3

@@ -6,7 +6,8 @@
  *   bsync_simd_normalize_avx2_        the same in 64-bit lanes, eight at a time (x86-64, gcc or clang)
  *   bsync_simd_normalize_avx512_      the same in one AVX-512 register of eight 64-bit lanes (x86-64)
  *   bsync_simd_blend4_avx2_           four joints of bsync_pose_blend's common case (no masks, total <= 1)
- *   bsync_simd_blend8_avx512_         the same for eight joints in AVX-512 lanes
+ *   bsync_simd_blend8_avx2_           eight joints of it, normalised (two halves of four AVX2 lanes)
+ *   bsync_simd_blend8_avx512_         the same in AVX-512 lanes
  *   bsync_simd_compose4_avx2_         local to model of four joints whose parents are done (small rotations)
  *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
  *
@@ -49,8 +50,10 @@ int bsync_simd_blend4_avx2_(const bsync_trs* rest, const bsync_trs* const* local
  * (distinct, each with a parent whose model transform is written and is none of the four), when every
  * rotation involved has its components in [-2^30, 2^30): returns 1; else returns 0 and writes nothing. */
 int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, const int16_t* parents, const uint16_t* joints);
-/* The same for joints j .. j+7 (AVX-512 F and CD: call only on the AVX512 path), except that the
- * rotations written are normalised (bsync_quat_normalize's bits): the joints are final. */
+/* The same for joints j .. j+7, except that the rotations written are normalised (bsync_quat_normalize's
+ * bits): the joints are final. The AVX-512 one (F and CD): call only on the AVX512 path. */
+int bsync_simd_blend8_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
+                            int64_t total, uint32_t j, bsync_trs* out);
 int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
                               int64_t total, uint32_t j, bsync_trs* out);
 #endif
