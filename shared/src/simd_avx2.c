@@ -643,40 +643,95 @@ AVX2_FN static BSYNC_FORCE_INLINE __m256i sat64(__m256i v) {
 #define ADD_(a, b) _mm256_add_epi64((a), (b))
 #define SUB_(a, b) _mm256_sub_epi64((a), (b))
 
+/* Four transforms at any addresses as their five 64-bit words (w[k] lane i = word k of *p[i]; blend8's
+ * layout): words 0 .. 3 by a 4 x 4 transpose of one 32-byte load each, word 4 by 8-byte loads. */
+AVX2_FN static BSYNC_FORCE_INLINE void gather_words4(const bsync_trs* const p[4], __m256i w[5]) {
+    const __m256i a0 = _mm256_loadu_si256((const __m256i*)(const void*)p[0]);
+    const __m256i a1 = _mm256_loadu_si256((const __m256i*)(const void*)p[1]);
+    const __m256i a2 = _mm256_loadu_si256((const __m256i*)(const void*)p[2]);
+    const __m256i a3 = _mm256_loadu_si256((const __m256i*)(const void*)p[3]);
+    const __m256i t0 = _mm256_unpacklo_epi64(a0, a1), t1 = _mm256_unpackhi_epi64(a0, a1);
+    const __m256i t2 = _mm256_unpacklo_epi64(a2, a3), t3 = _mm256_unpackhi_epi64(a2, a3);
+    w[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    w[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    w[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    w[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+#define W4_(i) _mm_loadl_epi64((const __m128i*)(const void*)((const char*)(const void*)p[i] + 32))
+    w[4] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(W4_(0), W4_(1))),
+                                   _mm_unpacklo_epi64(W4_(2), W4_(3)), 1);
+#undef W4_
+}
+/* The inverse: the five words of four transforms written at p[0 .. 4) (distinct, or repeated with the same value). */
+AVX2_FN static BSYNC_FORCE_INLINE void scatter_words4(const __m256i w[5], bsync_trs* const p[4]) {
+    const __m256i t0 = _mm256_unpacklo_epi64(w[0], w[1]), t1 = _mm256_unpackhi_epi64(w[0], w[1]);
+    const __m256i t2 = _mm256_unpacklo_epi64(w[2], w[3]), t3 = _mm256_unpackhi_epi64(w[2], w[3]);
+    _mm256_storeu_si256((__m256i*)(void*)p[0], _mm256_permute2x128_si256(t0, t2, 0x20));
+    _mm256_storeu_si256((__m256i*)(void*)p[1], _mm256_permute2x128_si256(t1, t3, 0x20));
+    _mm256_storeu_si256((__m256i*)(void*)p[2], _mm256_permute2x128_si256(t0, t2, 0x31));
+    _mm256_storeu_si256((__m256i*)(void*)p[3], _mm256_permute2x128_si256(t1, t3, 0x31));
+    const __m128i lo = _mm256_castsi256_si128(w[4]), hi = _mm256_extracti128_si256(w[4], 1);
+    _mm_storel_epi64((__m128i*)(void*)((char*)(void*)p[0] + 32), lo);
+    _mm_storel_epi64((__m128i*)(void*)((char*)(void*)p[1] + 32), _mm_unpackhi_epi64(lo, lo));
+    _mm_storel_epi64((__m128i*)(void*)((char*)(void*)p[2] + 32), hi);
+    _mm_storel_epi64((__m128i*)(void*)((char*)(void*)p[3] + 32), _mm_unpackhi_epi64(hi, hi));
+}
+
+/* The words' components as _mm256_mul_epi32 operands (the low 32 bits of a lane, signed) */
+#define EVEN_(w) (w)
+#define ODD_(w) _mm256_srli_epi64((w), 32)
+
 AVX2_FN int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, const int16_t* parents,
                                       const uint16_t* joints) {
-    soa4 P, L;
-    load_soa4p(&model[parents[joints[0]]], &model[parents[joints[1]]], &model[parents[joints[2]]],
-               &model[parents[joints[3]]], &P);
-    load_soa4p(&local[joints[0]], &local[joints[1]], &local[joints[2]], &local[joints[3]], &L);
-    if (_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(out_of_small(&P), out_of_small(&L)))) != 0) return 0;
-    const __m256i ux = P.r[0], uy = P.r[1], uz = P.r[2], uw = P.r[3];
+    const bsync_trs* const pp[4] = {&model[parents[joints[0]]], &model[parents[joints[1]]], &model[parents[joints[2]]],
+                                    &model[parents[joints[3]]]};
+    const bsync_trs* const lp[4] = {&local[joints[0]], &local[joints[1]], &local[joints[2]], &local[joints[3]]};
+    __m256i P[5], L[5];
+    gather_words4(pp, P);
+    gather_words4(lp, L);
+    {   /* a rotation component outside [-2^30, 2^30): c + 2^30 (int32, wrapping) has its top bit set; the
+         * rotation's halves are word 1's high, word 2's both and word 3's low */
+        const __m256i b30 = _mm256_set1_epi32(0x40000000);
+        const __m256i hi_bit = _mm256_set1_epi64x((int64_t)(UINT64_C(1) << 63)), both_bits = _mm256_set1_epi32(INT32_MIN);
+        const __m256i lo_bit = _mm256_set1_epi64x((int64_t)UINT64_C(0x80000000));
+        const __m256i bad = _mm256_or_si256(
+            _mm256_and_si256(_mm256_or_si256(_mm256_add_epi32(P[1], b30), _mm256_add_epi32(L[1], b30)), hi_bit),
+            _mm256_or_si256(_mm256_and_si256(_mm256_or_si256(_mm256_add_epi32(P[2], b30), _mm256_add_epi32(L[2], b30)), both_bits),
+                            _mm256_and_si256(_mm256_or_si256(_mm256_add_epi32(P[3], b30), _mm256_add_epi32(L[3], b30)), lo_bit)));
+        if (!_mm256_testz_si256(bad, bad)) return 0;
+    }
+    const __m256i one = _mm256_set1_epi64x(1);
+    const __m256i ux = ODD_(P[1]), uy = EVEN_(P[2]), uz = ODD_(P[2]), uw = EVEN_(P[3]);
+    const __m256i psx = ODD_(P[3]), psy = EVEN_(P[4]), psz = ODD_(P[4]);
     /* v = s p (bsync_vec3_mul), c = u x v, t = c + c (saturating) */
-    const __m256i vx = rsat64(MUL_(P.s[0], L.t[0])), vy = rsat64(MUL_(P.s[1], L.t[1])), vz = rsat64(MUL_(P.s[2], L.t[2]));
+    const __m256i vx = rsat64(MUL_(psx, EVEN_(L[0]))), vy = rsat64(MUL_(psy, ODD_(L[0]))), vz = rsat64(MUL_(psz, EVEN_(L[1])));
     const __m256i tx = sat64(_mm256_slli_epi64(rsat64(SUB_(MUL_(uy, vz), MUL_(uz, vy))), 1));
     const __m256i ty = sat64(_mm256_slli_epi64(rsat64(SUB_(MUL_(uz, vx), MUL_(ux, vz))), 1));
     const __m256i tz = sat64(_mm256_slli_epi64(rsat64(SUB_(MUL_(ux, vy), MUL_(uy, vx))), 1));
-    /* r = (v + w t) + u x t, then parent t + r, every add saturating */
+    /* r = (v + w t) + u x t, then parent t + r, every add saturating (the parent's t sign-extended by a
+     * product with one) */
     const __m256i ax = sat64(ADD_(vx, rsat64(MUL_(tx, uw)))), ay = sat64(ADD_(vy, rsat64(MUL_(ty, uw))));
     const __m256i az = sat64(ADD_(vz, rsat64(MUL_(tz, uw))));
     const __m256i bx = sat64(ADD_(ax, rsat64(SUB_(MUL_(uy, tz), MUL_(uz, ty)))));
     const __m256i by = sat64(ADD_(ay, rsat64(SUB_(MUL_(uz, tx), MUL_(ux, tz)))));
     const __m256i bz = sat64(ADD_(az, rsat64(SUB_(MUL_(ux, ty), MUL_(uy, tx)))));
-    const __m128i Tx = low32(sat64(ADD_(P.t[0], bx))), Ty = low32(sat64(ADD_(P.t[1], by))), Tz = low32(sat64(ADD_(P.t[2], bz)));
+    const __m256i Tx = sat64(ADD_(MUL_(EVEN_(P[0]), one), bx)), Ty = sat64(ADD_(MUL_(ODD_(P[0]), one), by));
+    const __m256i Tz = sat64(ADD_(MUL_(EVEN_(P[1]), one), bz));
     /* parent r * local r (quat_mul_fast) */
-    const __m256i lx = L.r[0], ly = L.r[1], lz = L.r[2], lw = L.r[3];
-    const __m128i Rx = low32(rsat64(ADD_(ADD_(MUL_(uw, lx), MUL_(ux, lw)), SUB_(MUL_(uy, lz), MUL_(uz, ly)))));
-    const __m128i Ry = low32(rsat64(ADD_(SUB_(MUL_(uw, ly), MUL_(ux, lz)), ADD_(MUL_(uy, lw), MUL_(uz, lx)))));
-    const __m128i Rz = low32(rsat64(ADD_(ADD_(MUL_(uw, lz), MUL_(ux, ly)), SUB_(MUL_(uz, lw), MUL_(uy, lx)))));
-    const __m128i Rw = low32(rsat64(SUB_(SUB_(MUL_(uw, lw), MUL_(ux, lx)), ADD_(MUL_(uy, ly), MUL_(uz, lz)))));
+    const __m256i lx = ODD_(L[1]), ly = EVEN_(L[2]), lz = ODD_(L[2]), lw = EVEN_(L[3]);
+    const __m256i Rx = rsat64(ADD_(ADD_(MUL_(uw, lx), MUL_(ux, lw)), SUB_(MUL_(uy, lz), MUL_(uz, ly))));
+    const __m256i Ry = rsat64(ADD_(SUB_(MUL_(uw, ly), MUL_(ux, lz)), ADD_(MUL_(uy, lw), MUL_(uz, lx))));
+    const __m256i Rz = rsat64(ADD_(ADD_(MUL_(uw, lz), MUL_(ux, ly)), SUB_(MUL_(uz, lw), MUL_(uy, lx))));
+    const __m256i Rw = rsat64(SUB_(SUB_(MUL_(uw, lw), MUL_(ux, lx)), ADD_(MUL_(uy, ly), MUL_(uz, lz))));
     /* parent s * local s */
-    const __m128i Sx = low32(rsat64(MUL_(P.s[0], L.s[0]))), Sy = low32(rsat64(MUL_(P.s[1], L.s[1])));
-    const __m128i Sz = low32(rsat64(MUL_(P.s[2], L.s[2])));
-    const __m128i v[10] = {Tx, Ty, Tz, Rx, Ry, Rz, Rw, Sx, Sy, Sz};
+    const __m256i Sx = rsat64(MUL_(psx, ODD_(L[3]))), Sy = rsat64(MUL_(psy, EVEN_(L[4])));
+    const __m256i Sz = rsat64(MUL_(psz, ODD_(L[4])));
+    const __m256i w[5] = {word_of(Tx, Ty), word_of(Tz, Rx), word_of(Ry, Rz), word_of(Rw, Sx), word_of(Sy, Sz)};
     bsync_trs* const o[4] = {&model[joints[0]], &model[joints[1]], &model[joints[2]], &model[joints[3]]};
-    store_soa4p(v, o);
+    scatter_words4(w, o);
     return 1;
 }
+#undef EVEN_
+#undef ODD_
 #undef MUL_
 #undef ADD_
 #undef SUB_
