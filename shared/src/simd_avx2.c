@@ -3,23 +3,30 @@
  * with a function attribute, run only when the CPU has it: simd.c decides). Not a public interface
  * (internal/simd_impl.h).
  *
- * Four rotations are loaded and transposed to structure-of-arrays (one vector per component), and
- * every step of bsync_quat_normalize_inl_ + bsync_root_recip_ + bsync_div_round_shared_ is the same
- * integer expression in each 64-bit lane:
+ * The kernels read and write transforms as 64-bit words: a bsync_trs is ten int32, five words (t.x|t.y,
+ * t.z|r.x, r.y|r.z, r.w|s.x, s.y|s.z), a rotation the two words x|y and z|w; x86 is little-endian, so a
+ * word's low half is its even component. Words of several transforms are brought into one register
+ * lane per transform (blends and lane rotations for consecutive transforms, a 4 x 4 transpose for any
+ * addresses); _mm256_mul_epi32 / _mm512_mul_epi32 read the low 32 bits of a lane as signed, so a word
+ * serves as it is for its even component and shifted right by 32 for its odd one.
+ *
+ * The normalisation (v_normalize_mag, z_normalize_mag): every step of bsync_quat_normalize_inl_ +
+ * bsync_root_recip_ + bsync_div_round_shared_ is the same integer expression in each 64-bit lane:
  *   - every product there is at most 32 x 32 bits unsigned (_mm256_mul_epu32 is exact) except two,
  *     rem * zk (rem < 2^47) and inv0 (2^48 - inv0 t) (the second factor < 2^36), which are formed as
  *     lo32 * b + ((hi32 * b) << 32), exact as the true product is below 2^63 (quat_normalize.h's
  *     overflow notes);
- *   - clz is a branchless binary search (six compare-and-shift steps), which also yields s << clz(s);
- *   - the per-lane shifts are _mm256_sllv/srlv_epi64, the tables are read with 64-bit gathers of two
+ *   - clz is a branchless binary search (six compare-and-shift steps; vplzcntq on AVX-512), which also
+ *     yields s << clz(s);
+ *   - the per-lane shifts are _mm256_sllv/srlv_epi64, the tables are read with 64-bit reads of two
  *     neighbouring entries (table[m - 256] and table[m - 255] at once);
  *   - the unsigned comparisons compare values below 2^63, so the signed _mm256_cmpgt_epi64 is exact;
- *   - the sign comes back with _mm_sign_epi32 (a zero component has a zero quotient).
+ *   - the sign comes back from the component's sign (a zero component has a zero quotient).
  * The scalar code's unit-within-rounding shortcut is not taken: its proof shows the full computation
  * returns the same q. Lanes the shortcut does not cover — an all-zero rotation or a component of
  * magnitude 2^30 or more (the halving branch) — are redone with the scalar function after the group
  * (their lanes' vector values are computed from a safe stand-in and discarded). A group shorter than
- * four repeats its last rotation (all loads happen before any store). */
+ * eight repeats its last rotation (all loads happen before any store). */
 #include "internal/simd_impl.h"
 
 #if BSYNC_HAVE_AVX2_PATH
@@ -111,49 +118,6 @@ AVX2_FN static inline v8 div_round_shared8(v8 b, v8 l, v8 inv) {
     const v8 e = VSRLI(vadd(vmul(b, inv), vset((int64_t)1 << 31)), 32);
     const v8 lhs = vmul(vadd(vadd(e, e), one), l);
     return vadd(vadd(e, one), vcmpgt(lhs, VSLLI(b, 17))); /* -1 where the correction is 0 */
-}
-
-/* One group of four rotations in: the four component vectors (int32), their magnitudes (as 64-bit
- * lanes), and whether a lane needs the scalar function. */
-typedef struct group4 {
-    __m128i c[4];
-    __m256i a[4];
-    __m128i special;
-} group4;
-
-AVX2_FN static BSYNC_FORCE_INLINE group4 load4(const bsync_quat* q0, const bsync_quat* q1, const bsync_quat* q2, const bsync_quat* q3) {
-    group4 g;
-    const __m128i v0 = _mm_loadu_si128((const __m128i*)(const void*)q0);
-    const __m128i v1 = _mm_loadu_si128((const __m128i*)(const void*)q1);
-    const __m128i v2 = _mm_loadu_si128((const __m128i*)(const void*)q2);
-    const __m128i v3 = _mm_loadu_si128((const __m128i*)(const void*)q3);
-    const __m128i t0 = _mm_unpacklo_epi32(v0, v1), t1 = _mm_unpacklo_epi32(v2, v3);
-    const __m128i t2 = _mm_unpackhi_epi32(v0, v1), t3 = _mm_unpackhi_epi32(v2, v3);
-    g.c[0] = _mm_unpacklo_epi64(t0, t1);
-    g.c[1] = _mm_unpackhi_epi64(t0, t1);
-    g.c[2] = _mm_unpacklo_epi64(t2, t3);
-    g.c[3] = _mm_unpackhi_epi64(t2, t3);
-    /* |c|: INT32_MIN gives 2^31 unsigned, its magnitude (no loops over the arrays here and below: an
-     * unrolled body keeps every vector in a register instead of a stack slot read back wider) */
-    const __m128i a0 = _mm_abs_epi32(g.c[0]), a1 = _mm_abs_epi32(g.c[1]);
-    const __m128i a2 = _mm_abs_epi32(g.c[2]), a3 = _mm_abs_epi32(g.c[3]);
-    const __m128i mx = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
-    g.a[0] = _mm256_cvtepu32_epi64(a0);
-    g.a[1] = _mm256_cvtepu32_epi64(a1);
-    g.a[2] = _mm256_cvtepu32_epi64(a2);
-    g.a[3] = _mm256_cvtepu32_epi64(a3);
-    const __m128i zero = _mm_setzero_si128();
-    g.special = _mm_or_si128(_mm_cmpeq_epi32(mx, zero), _mm_cmpgt_epi32(_mm_srli_epi32(mx, 30), zero));
-    return g;
-}
-
-AVX2_FN static BSYNC_FORCE_INLINE void store4(const __m128i o[4], bsync_quat* q0, bsync_quat* q1, bsync_quat* q2, bsync_quat* q3) {
-    const __m128i u0 = _mm_unpacklo_epi32(o[0], o[1]), u1 = _mm_unpacklo_epi32(o[2], o[3]);
-    const __m128i u2 = _mm_unpackhi_epi32(o[0], o[1]), u3 = _mm_unpackhi_epi32(o[2], o[3]);
-    _mm_storeu_si128((__m128i*)(void*)q0, _mm_unpacklo_epi64(u0, u1));
-    _mm_storeu_si128((__m128i*)(void*)q1, _mm_unpackhi_epi64(u0, u1));
-    _mm_storeu_si128((__m128i*)(void*)q2, _mm_unpacklo_epi64(u2, u3));
-    _mm_storeu_si128((__m128i*)(void*)q3, _mm_unpackhi_epi64(u2, u3));
 }
 
 /* bsync_quat_normalize_inl_'s computation after its special cases for eight rotations of component
@@ -873,10 +837,11 @@ AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joi
  * registers (z_normalize_mag: bsync_quat_normalize_inl_'s steps), so the joints come out final.
  * - Loads and stores: the eight transforms are 320 consecutive bytes, five 64-bit words each (t.x|t.y,
  *   t.z|r.x, r.y|r.z, r.w|s.x, s.y|s.z; x86 is little-endian, so the even component is the low half).
- *   Five vector loads and four permutes per word put word k of joint i in lane i (load_words8); the
- *   products _mm512_mul_epi32 read the low 32 bits of a lane as signed, so a word is used as it is for
- *   its even component and shifted right by 32 for its odd one: no sign extension, no transposes. The
- *   output words go back the same way (store_words8).
+ *   Ten 32-byte loads, three blends and one lane rotation per word put word k of joint i in lane i
+ *   (load_words8, load_words4's steps in both halves); the products _mm512_mul_epi32 read the low 32
+ *   bits of a lane as signed, so a word is used as it is for its even component and shifted right by 32
+ *   for its odd one: no sign extension, no transposes. The output words go back the same way
+ *   (store_words8).
  * - The hemisphere test and the symmetric roundings use masks, |x| is vpabsq, the shift's bit length is
  *   vplzcntq, the saturation is an unsigned minimum.
  * - The normalisation: the scaled sum's components are below 2^30 (|c| <= 2^29), so the halving branch
@@ -885,65 +850,40 @@ AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joi
  * blend); a group with a rotation component outside [-2^30, 2^30) returns 0 and writes nothing. */
 #define REP3(M) M(0) M(1) M(2)
 #define REP4(M) M(0) M(1) M(2) M(3)
-#define REP5(M) M(0) M(1) M(2) M(3) M(4)
 
-/* Lane i of word k is word g = 5i + k of the group: from the pair of registers (0, 1) when g < 16, (2, 3)
- * when 16 <= g < 32, register 4 otherwise. The index and mask constants of load_words8. */
-#define W_G(i, k) (5 * (i) + (k))
-#define W_IN(i, k, lo, hi) ((W_G(i, k) >= (lo) && W_G(i, k) < (hi)) ? (1u << (i)) : 0u)
-#define W_MASK(k, lo, hi) \
-    ((__mmask8)(W_IN(0, k, lo, hi) | W_IN(1, k, lo, hi) | W_IN(2, k, lo, hi) | W_IN(3, k, lo, hi) | \
-                W_IN(4, k, lo, hi) | W_IN(5, k, lo, hi) | W_IN(6, k, lo, hi) | W_IN(7, k, lo, hi)))
-#define W_IDX(k, off, m)                                                                                   \
-    _mm512_setr_epi64((W_G(0, k) + 64 - (off)) & (m), (W_G(1, k) + 64 - (off)) & (m), (W_G(2, k) + 64 - (off)) & (m), \
-                      (W_G(3, k) + 64 - (off)) & (m), (W_G(4, k) + 64 - (off)) & (m), (W_G(5, k) + 64 - (off)) & (m), \
-                      (W_G(6, k) + 64 - (off)) & (m), (W_G(7, k) + 64 - (off)) & (m))
-
-/* The eight transforms p[0 .. 8) as their five words: w[k] lane i = word k of p[i]. */
+/* V[q] = a, b, c or d's lane q for q % 4 = 0, 1, 2, 3 (both 256-bit halves alike) */
+AVX512_FN static BSYNC_FORCE_INLINE __m512i z_pick4(__m512i a, __m512i b, __m512i c, __m512i d) {
+    return _mm512_mask_blend_epi64((__mmask8)0x88, _mm512_mask_blend_epi64((__mmask8)0x44, _mm512_mask_blend_epi64((__mmask8)0x22, a, b), c), d);
+}
+/* The eight transforms p[0 .. 8) as their five words, w[k] lane i = word k of p[i]: as two groups of
+ * four (joints 0 .. 3 in the low 256 bits, 4 .. 7 in the high), load_words4's three blends and one lane
+ * rotation per word in both halves at once (measured faster than two-source permutes over the 320 bytes). */
 AVX512_FN static BSYNC_FORCE_INLINE void load_words8(const bsync_trs* p, __m512i w[5]) {
-    const char* b = (const char*)(const void*)p;
-    const __m512i r0 = _mm512_loadu_si512(b), r1 = _mm512_loadu_si512(b + 64), r2 = _mm512_loadu_si512(b + 128);
-    const __m512i r3 = _mm512_loadu_si512(b + 192), r4 = _mm512_loadu_si512(b + 256);
-#define LW(k)                                                                                                  \
-    {                                                                                                          \
-        const __m512i x = _mm512_permutex2var_epi64(r0, W_IDX(k, 0, 15), r1);                                  \
-        const __m512i y = _mm512_permutex2var_epi64(r2, W_IDX(k, 16, 15), r3);                                 \
-        w[k] = _mm512_mask_permutexvar_epi64(_mm512_mask_blend_epi64(W_MASK(k, 16, 32), x, y), W_MASK(k, 32, 40), \
-                                             W_IDX(k, 32, 7), r4);                                             \
-    }
-    REP5(LW)
-#undef LW
+    const __m256i* b = (const __m256i*)(const void*)p;
+#define LR(m) z_join(_mm256_loadu_si256(b + (m)), _mm256_loadu_si256(b + 5 + (m)))
+    const __m512i r0 = LR(0), r1 = LR(1), r2 = LR(2), r3 = LR(3), r4 = LR(4);
+#undef LR
+    w[0] = z_pick4(r0, r1, r2, r3);
+    w[1] = _mm512_permutex_epi64(z_pick4(r4, r0, r1, r2), _MM_SHUFFLE(0, 3, 2, 1));
+    w[2] = _mm512_permutex_epi64(z_pick4(r3, r4, r0, r1), _MM_SHUFFLE(1, 0, 3, 2));
+    w[3] = _mm512_permutex_epi64(z_pick4(r2, r3, r4, r0), _MM_SHUFFLE(2, 1, 0, 3));
+    w[4] = z_pick4(r1, r2, r3, r4);
 }
-
-/* The inverse: output register m's lane q is word g = 8m + q of the group, word g % 5 of joint g / 5:
- * from w[0] / w[1] (lane g / 5, + 8 for w[1]), w[2] / w[3] (the same) or w[4]. */
-#define S_G(m, q) (8 * (m) + (q))
-#define S_K(m, q) (S_G(m, q) % 5)
-#define S_I(m, q) (S_G(m, q) / 5)
-#define S_PAIR(m, q, k0) (S_K(m, q) == (k0) ? S_I(m, q) : S_I(m, q) + 8) /* k0 or k0 + 1 */
-#define S_IN(m, q, k0, k1) ((S_K(m, q) >= (k0) && S_K(m, q) <= (k1)) ? (1u << (q)) : 0u)
-#define S_MASK(m, k0, k1) \
-    ((__mmask8)(S_IN(m, 0, k0, k1) | S_IN(m, 1, k0, k1) | S_IN(m, 2, k0, k1) | S_IN(m, 3, k0, k1) | \
-                S_IN(m, 4, k0, k1) | S_IN(m, 5, k0, k1) | S_IN(m, 6, k0, k1) | S_IN(m, 7, k0, k1)))
-#define S_IDX(m, k0) \
-    _mm512_setr_epi64(S_PAIR(m, 0, k0), S_PAIR(m, 1, k0), S_PAIR(m, 2, k0), S_PAIR(m, 3, k0), S_PAIR(m, 4, k0), \
-                      S_PAIR(m, 5, k0), S_PAIR(m, 6, k0), S_PAIR(m, 7, k0))
-#define S_IDX4(m) \
-    _mm512_setr_epi64(S_I(m, 0) & 7, S_I(m, 1) & 7, S_I(m, 2) & 7, S_I(m, 3) & 7, S_I(m, 4) & 7, S_I(m, 5) & 7, \
-                      S_I(m, 6) & 7, S_I(m, 7) & 7)
-
+/* The inverse (store_words4's steps in both halves). */
 AVX512_FN static BSYNC_FORCE_INLINE void store_words8(const __m512i w[5], bsync_trs* p) {
-    char* b = (char*)(void*)p;
-#define SW(m)                                                                                                   \
-    {                                                                                                           \
-        const __m512i x = _mm512_permutex2var_epi64(w[0], S_IDX(m, 0), w[1]);                                  \
-        const __m512i y = _mm512_permutex2var_epi64(w[2], S_IDX(m, 2), w[3]);                                  \
-        _mm512_storeu_si512(b + 64 * (m), _mm512_mask_permutexvar_epi64(_mm512_mask_blend_epi64(S_MASK(m, 2, 3), x, y), \
-                                                                        S_MASK(m, 4, 4), S_IDX4(m), w[4]));     \
+    __m256i* b = (__m256i*)(void*)p;
+    const __m512i u0 = w[0], u4 = w[4];
+    const __m512i u1 = _mm512_permutex_epi64(w[1], _MM_SHUFFLE(2, 1, 0, 3));
+    const __m512i u2 = _mm512_permutex_epi64(w[2], _MM_SHUFFLE(1, 0, 3, 2));
+    const __m512i u3 = _mm512_permutex_epi64(w[3], _MM_SHUFFLE(0, 3, 2, 1));
+    const __m512i r[5] = {z_pick4(u0, u1, u2, u3), z_pick4(u4, u0, u1, u2), z_pick4(u3, u4, u0, u1), z_pick4(u2, u3, u4, u0),
+                          z_pick4(u1, u2, u3, u4)};
+    for (int m = 0; m < 5; m++) {
+        _mm256_storeu_si256(b + m, _mm512_castsi512_si256(r[m]));
+        _mm256_storeu_si256(b + 5 + m, _mm512_extracti64x4_epi64(r[m], 1));
     }
-    REP5(SW)
-#undef SW
 }
+
 
 /* The odd component of a word in the low half (for _mm512_mul_epi32) */
 #define ODD(w) _mm512_srli_epi64((w), 32)
@@ -1042,7 +982,6 @@ AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* 
     return 1;
 }
 #undef ODD
-#undef REP5
 #undef REP3
 #undef REP4
 
