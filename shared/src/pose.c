@@ -238,11 +238,15 @@ static bsync_result pose_blend(const bsync_trs* rest, uint32_t joint_count, cons
         if ((path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) && total <= BSYNC_FX_ONE) {
             const bsync_trs* locals[BSYNC_MAX_BLEND_POSES];
             for (uint32_t k = 0; k < n; k++) locals[k] = inputs[active[k]].local;
-            /* eight at a time, normalised; from a declined group on, in fours */
-            if (path == BSYNC_SIMD_AVX512)
-                while (j + 8 <= joint_count && bsync_simd_blend8_avx512_(rest, locals, weight, n, total, j, out_local)) j += 8;
-            else
-                while (j + 8 <= joint_count && bsync_simd_blend8_avx2_(rest, locals, weight, n, total, j, out_local)) j += 8;
+            /* eight at a time, normalised; from a declined group on, in fours. The last one to seven joints
+             * as the eight ending at the last joint: the joints before them are blended again from the
+             * same inputs and written again with the same values (out_local overlaps no input). */
+            int (*const blend8)(const bsync_trs*, const bsync_trs* const*, const int64_t*, uint32_t, int64_t, uint32_t,
+                                bsync_trs*) = path == BSYNC_SIMD_AVX512 ? bsync_simd_blend8_avx512_ : bsync_simd_blend8_avx2_;
+            while (j + 8 <= joint_count && blend8(rest, locals, weight, n, total, j, out_local)) j += 8;
+            if (j < joint_count && j + 8 > joint_count && joint_count >= 8 &&
+                blend8(rest, locals, weight, n, total, joint_count - 8, out_local))
+                j = joint_count;
             for (; j + 4 <= joint_count; j += 4) {
                 if (bsync_simd_blend4_avx2_(rest, locals, weight, n, total, j, out_local)) {
                     for (uint32_t i = 0; i < 4; i++) pending[np++] = (uint16_t)(j + i);

@@ -199,8 +199,9 @@ static void test_random(void** state) {
 /* bsync_pose_blend on every path: the same bits. */
 static void test_blend_paths(void** state) {
     (void)state;
-    /* 67 joints: eight groups of eight (AVX-512) or sixteen of four (AVX2) and three single joints; 79:
-     * nine groups of eight, one of four and three single joints on the AVX-512 path */
+    /* 67 joints: eight groups of eight and the eight ending at the last joint (three new ones); 79: nine
+     * groups and the last seven; 13: one group and the last five; 5: fewer than eight (fours and single
+     * joints) */
     enum { J = 79, POSES = 4, CASES = 3000 };
     static bsync_trs rest[J], in[POSES][J], out[PATH_COUNT][J];
     uint64_t seed = 99;
@@ -257,7 +258,8 @@ static void test_blend_paths(void** state) {
             memset(out[p], 0, sizeof out[p]);
             if (!bsync_simd_supported(all_paths[p])) continue;
             assert_int_equal(bsync_simd_set(all_paths[p]), BSYNC_OK);
-            const uint32_t joints = c % 2 ? 79u : 67u;
+            static const uint32_t joint_counts[4] = {67u, 79u, 13u, 5u};
+            const uint32_t joints = joint_counts[(c / 3) % 4]; /* each with every weight case */
             assert_int_equal(bsync_pose_blend(rest, joints, inputs, POSES, out[p]), BSYNC_OK);
             if (p > 0) {
                 assert_memory_equal(out[p], out[0], sizeof out[0]);
@@ -269,7 +271,7 @@ static void test_blend_paths(void** state) {
     print_message("blend: %ld joints identical to the scalar path\n", compared);
     long others = 0; /* supported paths besides the scalar one */
     for (size_t p = 1; p < PATH_COUNT; p++) others += bsync_simd_supported(all_paths[p]);
-    assert_int_equal(compared, others * (CASES / 2) * (67 + 79));
+    assert_int_equal(compared, others * (CASES / 4) * (67 + 79 + 13 + 5));
 }
 
 /* bsync_pose_local_to_model (its fast quaternion product for components in [-2^30, 2^30)) against a
