@@ -461,6 +461,17 @@ AVX2_FN static BSYNC_FORCE_INLINE void store_words4(const __m256i w[5], bsync_tr
     _mm256_storeu_si256(b + 4, pick4(u1, u2, u3, u4));
 }
 
+/* Nonzero where a rotation component of the words is outside [-2^30, 2^30): c + 2^30 (int32, wrapping)
+ * has its top bit set; the rotation's halves are word 1's high, word 2's both and word 3's low. */
+AVX2_FN static BSYNC_FORCE_INLINE __m256i words_out_of_small(const __m256i w[5]) {
+    const __m256i b30 = _mm256_set1_epi32(0x40000000);
+    const __m256i hi_bit = _mm256_set1_epi64x((int64_t)(UINT64_C(1) << 63)), both_bits = _mm256_set1_epi32(INT32_MIN);
+    const __m256i lo_bit = _mm256_set1_epi64x((int64_t)UINT64_C(0x80000000));
+    return _mm256_or_si256(_mm256_and_si256(_mm256_add_epi32(w[1], b30), hi_bit),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_add_epi32(w[2], b30), both_bits),
+                                           _mm256_and_si256(_mm256_add_epi32(w[3], b30), lo_bit)));
+}
+
 /* div_round_sat_one of int64 lanes: sign(a) min((|a| + 2^15) >> 16, 2^31 - 1), an int32 value */
 AVX2_FN static BSYNC_FORCE_INLINE __m256i round_one64(__m256i a) {
     __m256i neg;
@@ -473,15 +484,7 @@ AVX2_FN static BSYNC_FORCE_INLINE __m256i round_one64(__m256i a) {
 AVX2_FN int bsync_simd_blend8_avx2_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
                                     uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
     const int with_rest = total < 65536;
-    /* a rotation component outside [-2^30, 2^30): c + 2^30 (int32, wrapping) has its top bit set; the
-     * rotation's halves are word 1's high, word 2's both and word 3's low */
-    const __m256i b30 = _mm256_set1_epi32(0x40000000);
-    const __m256i hi_bit = _mm256_set1_epi64x((int64_t)(UINT64_C(1) << 63)), both_bits = _mm256_set1_epi32(INT32_MIN);
-    const __m256i lo_bit = _mm256_set1_epi64x((int64_t)UINT64_C(0x80000000));
-#define BAD(w) \
-    _mm256_or_si256(_mm256_and_si256(_mm256_add_epi32((w)[1], b30), hi_bit), \
-                    _mm256_or_si256(_mm256_and_si256(_mm256_add_epi32((w)[2], b30), both_bits), \
-                                    _mm256_and_si256(_mm256_add_epi32((w)[3], b30), lo_bit)))
+#define BAD(w) words_out_of_small(w)
     __m256i f0[5], f1[5];
     load_words4(&locals[0][j], f0);
     load_words4(&locals[0][j + 4], f1);
@@ -652,17 +655,8 @@ AVX2_FN int bsync_simd_compose4_avx2_(const bsync_trs* local, bsync_trs* model, 
     __m256i P[5], L[5];
     gather_words4(pp, P);
     gather_words4(lp, L);
-    {   /* a rotation component outside [-2^30, 2^30): c + 2^30 (int32, wrapping) has its top bit set; the
-         * rotation's halves are word 1's high, word 2's both and word 3's low */
-        const __m256i b30 = _mm256_set1_epi32(0x40000000);
-        const __m256i hi_bit = _mm256_set1_epi64x((int64_t)(UINT64_C(1) << 63)), both_bits = _mm256_set1_epi32(INT32_MIN);
-        const __m256i lo_bit = _mm256_set1_epi64x((int64_t)UINT64_C(0x80000000));
-        const __m256i bad = _mm256_or_si256(
-            _mm256_and_si256(_mm256_or_si256(_mm256_add_epi32(P[1], b30), _mm256_add_epi32(L[1], b30)), hi_bit),
-            _mm256_or_si256(_mm256_and_si256(_mm256_or_si256(_mm256_add_epi32(P[2], b30), _mm256_add_epi32(L[2], b30)), both_bits),
-                            _mm256_and_si256(_mm256_or_si256(_mm256_add_epi32(P[3], b30), _mm256_add_epi32(L[3], b30)), lo_bit)));
-        if (!_mm256_testz_si256(bad, bad)) return 0;
-    }
+    const __m256i bad = _mm256_or_si256(words_out_of_small(P), words_out_of_small(L));
+    if (!_mm256_testz_si256(bad, bad)) return 0; /* the scalar code composes them */
     const __m256i one = _mm256_set1_epi64x(1);
     const __m256i ux = ODD_(P[1]), uy = EVEN_(P[2]), uz = ODD_(P[2]), uw = EVEN_(P[3]);
     const __m256i psx = ODD_(P[3]), psy = EVEN_(P[4]), psz = ODD_(P[4]);
