@@ -44,6 +44,7 @@
 #include "internal/clip_block.h"
 #include "internal/force_inline.h"
 #include "internal/quat_normalize.h"
+#include "internal/rotation_lerp.h"
 #include "internal/sample_impl.h"
 #include "internal/simd_impl.h"
 
@@ -244,48 +245,20 @@ static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16
     return l;
 }
 
-/* bsync_fx_lerp(a, b, t) for |a|, |b| <= 2^30 and 0 < t < 1: a + floor((p + 2^15 - [p < 0]) / 2^16)
- * with p = (b - a) t (see nlerp_keys) is floor(x / 2^16) for x = p + 2^15 - [p < 0] + 2^16 a, since
- * 2^16 a is a multiple of 2^16; |p| < 2^47 and |2^16 a| <= 2^46, so x + 2^48 > 0 and its logical
- * shift is floor(x / 2^16) + 2^32: no signed shift, no branch. */
-static BSYNC_FORCE_INLINE fix16_t lerp_key(fix16_t a, fix16_t b, fix16_t t) {
-    const int64_t p = ((int64_t)b - a) * t;
-    const uint64_t x = (uint64_t)(p + (int64_t)a * 65536 + (((int64_t)1 << 48) + 0x8000)) - ((uint64_t)p >> 63);
-    return (fix16_t)((int64_t)(x >> 16) - ((int64_t)1 << 32));
-}
-
-/* bsync_quat_nlerp (sample.h's rotation rule) with the same bits, shortened for keys whose components
- * are in [-2^30, 2^30) (bsync_quat_small_; every normalised key) and 0 < t < 1 (between keys): the
- * exact dot is formed in int64 (|dot| <= 2^62) and its sign is bsync_quat_dot_sign_'s; negating b
- * cannot saturate; and each lerp a + round((b - a) t), rounded half away from zero as bsync_fx_lerp
- * does (floor((p + 2^15 - [p < 0]) / 2^16), see there), lies between a and b, so bsync_fx_lerp's t
- * checks and saturation change nothing. `plain`: the cursor has checked at init that every key is
- * small and that no consecutive pair flips, so both checks are skipped. */
-/* The lerp is returned not yet normalised (`*pending` = 1, always): the caller normalises it (in a
- * batch, bsync_simd_normalize_rotations_, the same function on every path, so bsync_quat_nlerp's bits),
- * or keeps it as it is for the lerp samplers (pose rule 2, sample.h). Other inputs take
- * bsync_quat_lerp_aligned_inl_, bsync_quat_nlerp's steps before its normalisation. */
+/* The interpolation of two keys (internal/rotation_lerp.h). The lerp of two rotation keys is returned
+ * not yet normalised (`*pending` = 1, always): the caller normalises it (in a batch,
+ * bsync_simd_normalize_rotations_, the same function on every path, so bsync_quat_nlerp's bits), or
+ * keeps it as it is for the lerp samplers (pose rule 2, sample.h). */
 static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain, int* pending) {
     *pending = 1;
-    if (t <= 0 || t >= BSYNC_FX_ONE) return bsync_quat_lerp_aligned_inl_(a, b, t);
-    if (!plain) {
-        if (!bsync_quat_small_(a) || !bsync_quat_small_(b)) return bsync_quat_lerp_aligned_inl_(a, b, t);
-        const int64_t v = (int64_t)a.x * b.x + (int64_t)a.y * b.y + (int64_t)a.z * b.z + (int64_t)a.w * b.w;
-        if (v < 0 || (v == 0 && bsync_quat_lex_negative_(b))) {
-            b.x = -b.x;
-            b.y = -b.y;
-            b.z = -b.z;
-            b.w = -b.w;
-        }
-    }
-    return bsync_quat_make(lerp_key(a.x, b.x, t), lerp_key(a.y, b.y, t), lerp_key(a.z, b.z, t), lerp_key(a.w, b.w, t));
+    return bsync_keys_nlerp_(a, b, t, plain);
 }
 
 /* Equal keys: a two-key track whose keys hold the same value (the held translations and scales of
  * most joints in key-reduced clips, e.g. ozz's runtime data) samples to that value at every time for
  * translation and scale: bsync_fx_lerp(a, a, t) = a + round(0) = a. For rotation: the key itself at
  * or outside the keys, and strictly between them nlerp(q, q, alpha) = normalize(q): the exact dot
- * q.q is positive (no hemisphere flip) and each lerp of equal components is exact (lerp_key and
+ * q.q is positive (no hemisphere flip) and each lerp of equal components is exact (bsync_key_lerp_ and
  * bsync_fx_lerp both give a), so what is normalised is q itself. So the interval search, the
  * interpolation weight and the lerps are skipped with the same bits (tests/unit/test_sample_rule.c
  * compares with sample.h's rule written out from the public functions). */
@@ -463,6 +436,60 @@ static BSYNC_FORCE_INLINE void prefetch_track(const bsync_clip* clip, const bsyn
 #else
     (void)clip, (void)tr, (void)cached, (void)ti;
 #endif
+}
+
+/* The batch of interpolated rotations (bsync_simd_lerp_rotations_): the planned loop below locates each
+ * rotation track and, when the time lies strictly between two keys, hands their interpolation to the
+ * batch instead of sample_one_track. Every other case (an exact key, before the first or after the last
+ * key, a held rotation, a weight that rounds to 0 or 1, an interval of 16 s or more, a cursor that is
+ * more than one key behind) takes sample_one_track as before. The batch writes what sample_one_track
+ * would (nlerp_keys at the same k and alpha, internal/rotation_lerp.h), and the cursor entry ends as
+ * find_interval leaves it, so the values, the pending list's joints and the cursor are the same. */
+#define LERP_BATCH 16u
+
+/* Rotation track tr at clip-local time t: returns 1 with the interval k (times[k] < t < times[k+1]) and
+ * its weight 0 < alpha < 2^16 (bsync_fx_div(t - times[k], times[k+1] - times[k]), through the memo), or
+ * 0 for every case that sample_one_track takes. With a cursor entry: the entry's key or the next one,
+ * stored as find_interval does (which the locate of sample_one_track, run after a 0, then finds as it
+ * is: the same k, no second store). */
+static BSYNC_FORCE_INLINE int between_keys(const bsync_clip* clip, const bsync_clip_track_* tr, fix16_t t,
+                                           uint32_t* cached, alpha_memo_* memo, uint32_t* out_k, fix16_t* out_alpha) {
+    const uint32_t last = tr->key_count - 1; /* key_count >= 1 */
+    if (last < 2) {                          /* two keys: unless they are equal (a held rotation) */
+        if (last == 0) return 0;
+        const bsync_quat* q = bsync_clip_quats_(clip, tr);
+        if (quat_equal(q[0], q[1])) return 0;
+    }
+    const fix16_t* times = bsync_clip_times_(clip, tr);
+    uint32_t k;
+    if (cached) {
+        k = *cached;
+        if (k >= last || times[k] > t) return 0; /* out of range, or behind: locate's search */
+        if (t >= times[k + 1]) {
+            if (k + 1 >= last || t >= times[k + 2]) return 0;
+            *cached = ++k; /* as find_interval (t > times[0] and t < times[last] here, so locate gets there) */
+        }
+    } else {
+        if (t <= times[0] || t >= times[last]) return 0;
+        k = search(times, last + 1, t);
+    }
+    const fix16_t lo = times[k], hi = times[k + 1];
+    if (t == lo) return 0; /* an exact key */
+    fix16_t alpha;
+    if (lo == memo->lo && hi == memo->hi) {
+        alpha = memo->alpha;
+    } else {
+        const uint64_t d = (uint64_t)((int64_t)hi - lo); /* 0 < t - lo < d */
+        if (d >= ((uint64_t)1 << 20)) return 0;        /* bsync_fx_div's other branch */
+        alpha = (fix16_t)((((uint64_t)((int64_t)t - lo) << 17) / d + 1) >> 1); /* bsync_fx_div(t - lo, d) */
+        memo->lo = lo;
+        memo->hi = hi;
+        memo->alpha = alpha;
+    }
+    if (alpha <= 0 || alpha >= BSYNC_FX_ONE) return 0;
+    *out_k = k;
+    *out_alpha = alpha;
+    return 1;
 }
 
 #define PLAN_MAGIC 0x4E4C5042u /* "BPLN" */
@@ -644,11 +671,29 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
         if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
+    bsync_rotation_lerp_ jobs[LERP_BATCH];
+    uint32_t nj = 0;
     for (uint32_t i = 0; i < plan->animated_count; i++) {
         const uint32_t ti = animated[i];
         if (i + PREFETCH_AHEAD < plan->animated_count) prefetch_track(clip, &tracks[animated[i + PREFETCH_AHEAD]], cached, animated[i + PREFETCH_AHEAD]);
-        np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
+        const bsync_clip_track_* tr = &tracks[ti];
+        fix16_t alpha;
+        uint32_t k;
+        if (tr->kind == BSYNC_TRACK_ROTATION &&
+            between_keys(clip, tr, t, cached ? &cached[ti] : NULL, &memo, &k, &alpha)) { /* to the batch */
+            jobs[nj].keys = bsync_clip_quats_(clip, tr) + k;
+            jobs[nj].out = &out_local[tr->joint].r;
+            jobs[nj].alpha = alpha;
+            pending[np++] = (uint16_t)tr->joint;
+            if (++nj == LERP_BATCH) {
+                bsync_simd_lerp_rotations_(jobs, nj, plain);
+                nj = 0;
+            }
+            continue;
+        }
+        np += sample_one_track(clip, tr, ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
     }
+    bsync_simd_lerp_rotations_(jobs, nj, plain);
     if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "internal/quat_normalize.h"
+#include "internal/rotation_lerp.h"
 #include "internal/simd_impl.h"
 
 static atomic_int simd_choice = 0; /* 0: AUTO, not resolved yet */
@@ -103,4 +104,20 @@ void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, ui
     }
 #endif
     bsync_simd_normalize_scalar_(pose, joints, n);
+}
+
+void bsync_simd_lerp_rotations_scalar_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain) {
+    for (uint32_t i = 0; i < n; i++) *jobs[i].out = bsync_keys_nlerp_(jobs[i].keys[0], jobs[i].keys[1], jobs[i].alpha, plain);
+}
+
+void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain) {
+    if (n == 0) return;
+#if BSYNC_HAVE_AVX2_PATH
+    const bsync_simd_path path = bsync_simd_active();
+    if (path == BSYNC_SIMD_AVX512 || path == BSYNC_SIMD_AVX2) { /* AVX-512 implies AVX2 (simd.c's choice) */
+        bsync_simd_lerp_rotations_avx2_(jobs, n, plain);
+        return;
+    }
+#endif
+    bsync_simd_lerp_rotations_scalar_(jobs, n, plain);
 }

@@ -10,6 +10,9 @@
  *   bsync_simd_blend8_avx512_         the same in AVX-512 lanes
  *   bsync_simd_compose4_avx2_         local to model of four joints whose parents are done (small rotations)
  *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
+ *   bsync_simd_lerp_rotations_        *jobs[i].out = bsync_keys_nlerp_(keys[0], keys[1], alpha, plain), i < n
+ *   bsync_simd_lerp_rotations_scalar_ the same, one at a time (the reference)
+ *   bsync_simd_lerp_rotations_avx2_   the same four at a time in 64-bit lanes (x86-64; AVX2 and AVX-512 paths)
  *
  * The joints of one call must be distinct (each rotation is read once, then written once). The
  * dispatch reads the process-wide choice (simd.c) once per call; every path gives the same bits
@@ -58,5 +61,21 @@ int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* loc
                               int64_t total, uint32_t j, bsync_trs* out);
 #endif
 void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
+
+/* One interpolated rotation of a sampled clip (the planned sampler, sample.c): the two keys of the
+ * interval (keys[0], keys[1]) and the interpolation weight 0 < alpha < 2^16; what is written to *out is
+ * bsync_keys_nlerp_(keys[0], keys[1], alpha, plain) (internal/rotation_lerp.h), not normalised. The outs
+ * of one call are distinct and overlap no key. `plain` (the cursor's mark) promises that every key of
+ * the call has its components in [-2^30, 2^30) and that no pair needs the hemisphere flip. */
+typedef struct bsync_rotation_lerp_ {
+    const bsync_quat* keys;
+    bsync_quat* out;
+    fix16_t alpha;
+} bsync_rotation_lerp_;
+void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
+void bsync_simd_lerp_rotations_scalar_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
+#if BSYNC_HAVE_AVX2_PATH
+void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
+#endif
 
 #endif
