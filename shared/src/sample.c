@@ -104,10 +104,18 @@ static uint64_t marks_tag(int marks) {
     return ((marks & MARK_SHARED) ? SHARED_TIMES_TAG : 0) ^ ((marks & MARK_PLAIN) ? PLAIN_KEYS_TAG : 0) ^
            ((marks & MARK_HELD_UNIT) ? HELD_UNIT_TAG : 0);
 }
-static int tag_marks(const bsync_sample_cursor* c) {
+static int tag_marks(const bsync_sample_cursor* c) { /* marks_tag's inverse, read once per sampling call */
+    static const uint64_t tags[8] = {0,
+                                     SHARED_TIMES_TAG,
+                                     PLAIN_KEYS_TAG,
+                                     SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG,
+                                     HELD_UNIT_TAG,
+                                     SHARED_TIMES_TAG ^ HELD_UNIT_TAG,
+                                     PLAIN_KEYS_TAG ^ HELD_UNIT_TAG,
+                                     SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG ^ HELD_UNIT_TAG};
     const uint64_t m = c->tag ^ c->fingerprint;
     for (int marks = 0; marks < 8; marks++)
-        if (m == marks_tag(marks)) return marks;
+        if (m == tags[marks]) return marks;
     return -1;
 }
 
@@ -445,7 +453,7 @@ static BSYNC_FORCE_INLINE void prefetch_track(const bsync_clip* clip, const bsyn
  * more than one key behind) takes sample_one_track as before. The batch writes what sample_one_track
  * would (nlerp_keys at the same k and alpha, internal/rotation_lerp.h), and the cursor entry ends as
  * find_interval leaves it, so the values, the pending list's joints and the cursor are the same. */
-#define LERP_BATCH 16u
+#define LERP_BATCH 64u
 
 /* Rotation track tr at clip-local time t: returns 1 with the interval k (times[k] < t < times[k+1]) and
  * its weight 0 < alpha < 2^16 (bsync_fx_div(t - times[k], times[k+1] - times[k]), through the memo), or

@@ -22,7 +22,7 @@
  *     32-bit lanes (the true result is an int32, so the wrap-around addition gives it). That is
  *     bsync_key_lerp_'s floor(x / 2^16) with x = p + 2^15 - [p < 0] + 2^16 a, since 2^16 a is a multiple
  *     of 2^16.
- * Fewer than four jobs at the end take the scalar rule. */
+ * A call of fewer than four jobs takes the scalar rule. */
 #include "internal/simd_impl.h"
 
 #if BSYNC_HAVE_AVX2_PATH
@@ -83,12 +83,17 @@ AVX2_FN static unsigned lerp4(const bsync_rotation_lerp_* j, int plain) {
 }
 
 AVX2_FN void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain) {
-    uint32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const unsigned redo = lerp4(jobs + i, plain);
-        if (redo) bsync_simd_lerp_rotations_scalar_(jobs + i, 4, plain); /* rare: the whole group again */
+    if (n < 4) {
+        bsync_simd_lerp_rotations_scalar_(jobs, n, plain);
+        return;
     }
-    bsync_simd_lerp_rotations_scalar_(jobs + i, n - i, plain);
+    /* groups of four; the last one to three jobs as the four ending at the last job (the ones before
+     * them computed again from the same keys: the same values written again, as no out overlaps a key) */
+    for (uint32_t i = 0;; i += 4) {
+        if (i + 4 > n) i = n - 4;
+        if (lerp4(jobs + i, plain)) bsync_simd_lerp_rotations_scalar_(jobs + i, 4, plain); /* rare: the group again */
+        if (i + 4 == n) break;
+    }
 }
 
 #endif

@@ -220,6 +220,70 @@ static void test_synthetic_held_tracks(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
+/* The planned sampler's batch of interpolated rotations (sample.c, bsync_simd_lerp_rotations_) and the
+ * cases it leaves to the per-track code: intervals of 5 s (the weight rounds to 0 just after a key and to
+ * 1 just before the next: a raw step is under half a weight step) and of 20 s (past bsync_fx_div's
+ * 2^20-raw branch), a pair of keys 2 raw steps apart, tracks of 2, 6 and 9 keys, keys in opposite
+ * hemispheres (negated in turn: the flip), orthogonal keys (an exact dot of 0: the lexicographic rule
+ * decides; joint 11), and keys that are not small (a component of 2^30 or more, as a block from a
+ * file may hold; joints 0 and 1), twelve joints so that a call batches from one to twelve rotations. The
+ * vector kernels redo a group of four with such a case by the scalar rule, so these cases sit at the
+ * two ends and the groups between them are the vector code's own. */
+static void test_synthetic_batch_edges(void** state) {
+    (void)state;
+    enum { J = 12, K = 9 };
+    bsync_joint_desc joints[J];
+    static const char* const names[J] = {"j0", "j1", "j2", "j3", "j4", "j5", "j6", "j7", "j8", "j9", "j10", "j11"};
+    for (int j = 0; j < J; j++) {
+        joints[j].name = names[j];
+        joints[j].parent = j - 1;
+        joints[j].rest = bsync_trs_identity();
+    }
+    bsync_skeleton_desc sd = {joints, J};
+    bsync_skeleton* sk = NULL;
+    assert_int_equal(bsync_skeleton_create(&sd, NULL, &sk), BSYNC_OK);
+    const fix16_t S = 65536;
+    const fix16_t long_times[6] = {0, S, 6 * S, 26 * S, 26 * S + 2, 40 * S};
+    fix16_t even_times[K];
+    for (int k = 0; k < K; k++) even_times[k] = 5 * S * k;
+    const fix16_t two_times[2] = {0, 12 * S};
+    static bsync_quat keys[J][K];
+    bsync_raw_track tracks[J];
+    for (int j = 0; j < J; j++) {
+        const uint32_t n = j % 3 == 0 ? 6u : (j % 3 == 1 ? (uint32_t)K : 2u);
+        for (uint32_t k = 0; k < n; k++)
+            keys[j][k] = bsync_quat_from_axis_angle(bsync_vec3_make(65536, (fix16_t)(j * 5000), 3000), (fix16_t)(j * 7000 + (int)k * 23000));
+        tracks[j] = (bsync_raw_track){(uint32_t)j, BSYNC_TRACK_ROTATION, n,
+                                      j % 3 == 0 ? long_times : (j % 3 == 1 ? even_times : two_times), NULL, keys[j]};
+    }
+    bsync_clip_desc cd = {"batch", 40 * S, 1, tracks, J};
+    bsync_clip* c = NULL;
+    assert_int_equal(bsync_clip_create(&cd, sk, NULL, &c), BSYNC_OK);
+    /* The builder aligns neighbouring keys to one hemisphere; a block from a file need not be: the keys
+     * are overwritten in the block (our own memory) for the cases above. */
+    for (uint32_t i = 0; i < bsync_clip_track_count(c); i++) {
+        bsync_track_info tr;
+        assert_int_equal(bsync_clip_track_info(c, i, &tr), BSYNC_OK);
+        bsync_quat* q = (bsync_quat*)(uintptr_t)tr.quats;
+        for (uint32_t k = 0; k < tr.key_count; k++) {
+            if (tr.joint >= 2 && tr.joint <= 8 && (k & 1)) q[k] = bsync_quat_neg(q[k]); /* the other hemisphere: the flip */
+            if (tr.joint == 11) /* orthogonal keys: b's first nonzero component decides (b = -z: a flip) */
+                q[k] = k ? bsync_quat_make(0, 0, -65536, 0) : bsync_quat_make(65536, 0, 0, 0);
+            if (tr.joint == 0) /* not small, no flip (the exact dot is positive), b.x - a.x beyond int32 */
+                q[k] = bsync_quat_make((k & 1) ? -(1 << 30) - 1 : INT32_MAX, INT32_MAX, 0, (fix16_t)k);
+            if (tr.joint == 1) /* not small, in one hemisphere */
+                q[k] = bsync_quat_make((fix16_t)(1 << 30) - (fix16_t)(k & 1), 5000 * (fix16_t)k, -7, -(1 << 30));
+        }
+    }
+    static fix16_t times[6000];
+    const size_t n = make_times(c, times, 6000, 11);
+    const long compared = compare_clip(c, sk, times, n);
+    print_message("synthetic batch edges: %ld joint samples identical to the rule\n", compared);
+    assert_int_equal(compared, 2L * 6000 * J); /* 2 modes, 6000 times, 12 joints */
+    bsync_clip_destroy(c);
+    bsync_skeleton_destroy(sk);
+}
+
 /* One key-time grid for every track (the cursor's one-search path), with equal neighbouring keys in
  * the middle of tracks (held spans): translation, scale and a rotation pair that is not unit. */
 static void test_synthetic_shared_grid(void** state) {
@@ -442,6 +506,7 @@ static void test_plan_contract(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic_held_tracks),
+        cmocka_unit_test(test_synthetic_batch_edges),
         cmocka_unit_test(test_synthetic_shared_grid),
         cmocka_unit_test(test_pab_runtime_clips),
         cmocka_unit_test(test_pab_rule2_close_to_rule1),
