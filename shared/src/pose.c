@@ -243,6 +243,8 @@ static bsync_result pose_blend(const bsync_trs* rest, uint32_t joint_count, cons
              * same inputs and written again with the same values (out_local overlaps no input). */
             int (*const blend8)(const bsync_trs*, const bsync_trs* const*, const int64_t*, uint32_t, int64_t, uint32_t,
                                 bsync_trs*) = path == BSYNC_SIMD_AVX512 ? bsync_simd_blend8_avx512_ : bsync_simd_blend8_avx2_;
+            if (path == BSYNC_SIMD_AVX512) /* sixteen at a time: two groups' dependency chains side by side */
+                while (j + 16 <= joint_count && bsync_simd_blend16_avx512_(rest, locals, weight, n, total, j, out_local)) j += 16;
             while (j + 8 <= joint_count && blend8(rest, locals, weight, n, total, j, out_local)) j += 8;
             if (j < joint_count && j + 8 > joint_count && joint_count >= 8 &&
                 blend8(rest, locals, weight, n, total, joint_count - 8, out_local))

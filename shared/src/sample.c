@@ -433,6 +433,9 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
  * A track PREFETCH_AHEAD places ahead is prefetched at the key its cursor entry names (the key a
  * forward playback reads next). Only a hint: no value depends on it. */
 #define PREFETCH_AHEAD 4u
+#ifndef BSYNC_SAMPLE_PREFETCH
+#define BSYNC_SAMPLE_PREFETCH 0
+#endif
 static BSYNC_FORCE_INLINE void prefetch_track(const bsync_clip* clip, const bsync_clip_track_* tr, const uint32_t* cached,
                                               uint32_t ti) {
 #if defined(__GNUC__) || defined(__clang__)
@@ -683,7 +686,7 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
     uint32_t nj = 0;
     for (uint32_t i = 0; i < plan->animated_count; i++) {
         const uint32_t ti = animated[i];
-        if (i + PREFETCH_AHEAD < plan->animated_count) prefetch_track(clip, &tracks[animated[i + PREFETCH_AHEAD]], cached, animated[i + PREFETCH_AHEAD]);
+        if (BSYNC_SAMPLE_PREFETCH && i + PREFETCH_AHEAD < plan->animated_count) prefetch_track(clip, &tracks[animated[i + PREFETCH_AHEAD]], cached, animated[i + PREFETCH_AHEAD]);
         const bsync_clip_track_* tr = &tracks[ti];
         fix16_t alpha;
         uint32_t k;

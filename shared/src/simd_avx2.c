@@ -710,54 +710,71 @@ AVX512_FN static inline __m512i z_pair_gather(const uint32_t* table, __m512i idx
     return z_join(pair_gather(table, _mm512_castsi512_si256(idx)), pair_gather(table, _mm512_extracti64x4_epi64(idx, 1)));
 }
 
-/* bsync_quat_normalize_inl_'s computation after its special cases, for eight rotations of component
- * magnitudes A[0 .. 4) (each below 2^30; the halving branch never applies), in 64-bit lanes: the
- * quotients' magnitudes round(|c| 2^(16+e) / l) in o. A lane of `special` (an all-zero rotation, or one
- * the caller redoes) computes from a harmless stand-in sum (2^32): its o is to be discarded. */
-AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag(const __m512i A[4], __mmask8 special, __m512i o[4]) {
-    __m512i s = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(A[0], A[0]), _mm512_mul_epu32(A[1], A[1])),
-                                 _mm512_add_epi64(_mm512_mul_epu32(A[2], A[2]), _mm512_mul_epu32(A[3], A[3])));
-    s = _mm512_mask_blend_epi64(special, s, z_set((int64_t)1 << 32)); /* a harmless stand-in */
-    const __m512i lz = _mm512_lzcnt_epi64(s);
-    const __m512i top = _mm512_sllv_epi64(s, lz);
-    const __m512i e = _mm512_min_epu64(_mm512_srli_epi64(_mm512_sub_epi64(lz, z_set(2)), 1), z_set(28));
-    const __m512i p = _mm512_and_si512(lz, z_set(1));
-    const __m512i e2 = _mm512_add_epi64(e, e);
-    const __m512i half = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_add_epi64(_mm512_add_epi64(z_set(54), p), e2), lz), 1);
-    const __m512i n = _mm512_sllv_epi64(s, e2);
-    const __m512i m = _mm512_srlv_epi64(top, _mm512_add_epi64(p, z_set(54)));
-    const __m512i f = _mm512_and_si512(_mm512_srlv_epi64(top, _mm512_add_epi64(p, z_set(34))), z_set(0xFFFFF));
-    const __m512i idx = _mm512_sub_epi64(m, z_set(256));
-    const __m512i spair = z_pair_gather(bsync_isqrt_seed_, idx);
-    const __m512i ppair = z_pair_gather(bsync_rsqrt_seed_, idx);
+/* Each step below for G groups of eight lanes (G = 1 or 2, a constant after inlining): issued for the
+ * groups next to each other, so that two groups' long dependency chains (the normalisation is one) run
+ * side by side instead of one after the other. */
+#define EACH _Pragma("GCC unroll 2") for (int g = 0; g < G; g++)
+
+/* bsync_quat_normalize_inl_'s computation after its special cases, for G groups of eight rotations of
+ * component magnitudes A[g][0 .. 4) (each below 2^30; the halving branch never applies), in 64-bit
+ * lanes: the quotients' magnitudes round(|c| 2^(16+e) / l) in o[g]. A lane of `special[g]` (an all-zero
+ * rotation, or one the caller redoes) computes from a harmless stand-in sum (2^32): its o is to be
+ * discarded. */
+AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag_n(const int G, const __m512i (*A)[4], const __mmask8* special,
+                                                           __m512i (*o)[4]) {
+    __m512i s[2], lz[2], top[2], e[2], p[2], e2[2], half[2], n[2], m[2], f[2], idx[2], spair[2], ppair[2];
+    __m512i y[2], z[2], zk[2], x0[2], rem[2], t[2], inv0[2], d[2], inv[2], l[2];
+    __mmask8 le[2];
     const __m512i lo32 = z_set(0xFFFFFFFF);
-    const __m512i s0 = _mm512_and_si512(spair, lo32), s1 = _mm512_srli_epi64(spair, 32);
-    const __m512i p0 = _mm512_and_si512(ppair, lo32), p1 = _mm512_srli_epi64(ppair, 32);
-    const __m512i y = _mm512_add_epi64(s0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(s1, s0), f), 20));
-    const __m512i z = _mm512_sub_epi64(p0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(p0, p1), f), 20));
-    const __m512i zk = _mm512_srlv_epi64(z, _mm512_sub_epi64(half, z_set(24)));
-    const __m512i x0 = _mm512_sllv_epi64(_mm512_add_epi64(y, z_set(2)), _mm512_sub_epi64(half, z_set(16)));
-    const __m512i rem = _mm512_sub_epi64(_mm512_mul_epu32(x0, x0), n);
-    const __m512i t = _mm512_sub_epi64(x0, _mm512_srli_epi64(z_mul_u64_u32(rem, zk), 49));
-    const __m512i inv0 = _mm512_sub_epi64(zk, z_set(3));
-    const __m512i d = _mm512_sub_epi64(z_set((int64_t)1 << 48), _mm512_mul_epu32(inv0, t));
-    const __m512i inv = _mm512_add_epi64(inv0, _mm512_srli_epi64(z_mul_u64_u32(d, inv0), 48));
+    EACH s[g] = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(A[g][0], A[g][0]), _mm512_mul_epu32(A[g][1], A[g][1])),
+                                 _mm512_add_epi64(_mm512_mul_epu32(A[g][2], A[g][2]), _mm512_mul_epu32(A[g][3], A[g][3])));
+    EACH s[g] = _mm512_mask_blend_epi64(special[g], s[g], z_set((int64_t)1 << 32)); /* a harmless stand-in */
+    EACH lz[g] = _mm512_lzcnt_epi64(s[g]);
+    EACH top[g] = _mm512_sllv_epi64(s[g], lz[g]);
+    EACH e[g] = _mm512_min_epu64(_mm512_srli_epi64(_mm512_sub_epi64(lz[g], z_set(2)), 1), z_set(28));
+    EACH p[g] = _mm512_and_si512(lz[g], z_set(1));
+    EACH e2[g] = _mm512_add_epi64(e[g], e[g]);
+    EACH half[g] = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_add_epi64(_mm512_add_epi64(z_set(54), p[g]), e2[g]), lz[g]), 1);
+    EACH n[g] = _mm512_sllv_epi64(s[g], e2[g]);
+    EACH m[g] = _mm512_srlv_epi64(top[g], _mm512_add_epi64(p[g], z_set(54)));
+    EACH f[g] = _mm512_and_si512(_mm512_srlv_epi64(top[g], _mm512_add_epi64(p[g], z_set(34))), z_set(0xFFFFF));
+    EACH idx[g] = _mm512_sub_epi64(m[g], z_set(256));
+    EACH spair[g] = z_pair_gather(bsync_isqrt_seed_, idx[g]);
+    EACH ppair[g] = z_pair_gather(bsync_rsqrt_seed_, idx[g]);
+    EACH {
+        const __m512i s0 = _mm512_and_si512(spair[g], lo32), s1 = _mm512_srli_epi64(spair[g], 32);
+        y[g] = _mm512_add_epi64(s0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(s1, s0), f[g]), 20));
+    }
+    EACH {
+        const __m512i p0 = _mm512_and_si512(ppair[g], lo32), p1 = _mm512_srli_epi64(ppair[g], 32);
+        z[g] = _mm512_sub_epi64(p0, _mm512_srli_epi64(_mm512_mul_epu32(_mm512_sub_epi64(p0, p1), f[g]), 20));
+    }
+    EACH zk[g] = _mm512_srlv_epi64(z[g], _mm512_sub_epi64(half[g], z_set(24)));
+    EACH x0[g] = _mm512_sllv_epi64(_mm512_add_epi64(y[g], z_set(2)), _mm512_sub_epi64(half[g], z_set(16)));
+    EACH rem[g] = _mm512_sub_epi64(_mm512_mul_epu32(x0[g], x0[g]), n[g]);
+    EACH t[g] = _mm512_sub_epi64(x0[g], _mm512_srli_epi64(z_mul_u64_u32(rem[g], zk[g]), 49));
+    EACH inv0[g] = _mm512_sub_epi64(zk[g], z_set(3));
+    EACH d[g] = _mm512_sub_epi64(z_set((int64_t)1 << 48), _mm512_mul_epu32(inv0[g], t[g]));
+    EACH inv[g] = _mm512_add_epi64(inv0[g], _mm512_srli_epi64(z_mul_u64_u32(d[g], inv0[g]), 48));
     /* l = t - [n + t <= t^2] (unsigned compare) */
-    const __mmask8 le = _mm512_cmple_epu64_mask(_mm512_add_epi64(n, t), _mm512_mul_epu32(t, t));
-    const __m512i l = _mm512_mask_sub_epi64(t, le, t, z_set(1));
-#define OUT512(k)                                                                                            \
-    do {                                                                                                     \
-        const __m512i b = _mm512_sllv_epi64(A[k], e);                                                        \
-        const __m512i eq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(b, inv), z_set((int64_t)1 << 31)), 32); \
-        const __m512i lhs = _mm512_mul_epu32(_mm512_add_epi64(_mm512_add_epi64(eq, eq), z_set(1)), l);        \
-        const __mmask8 up = _mm512_cmple_epu64_mask(lhs, _mm512_slli_epi64(b, 17));                          \
-        o[k] = _mm512_mask_add_epi64(eq, up, eq, z_set(1));                                                  \
-    } while (0)
-    OUT512(0);
-    OUT512(1);
-    OUT512(2);
-    OUT512(3);
-#undef OUT512
+    EACH le[g] = _mm512_cmple_epu64_mask(_mm512_add_epi64(n[g], t[g]), _mm512_mul_epu32(t[g], t[g]));
+    EACH l[g] = _mm512_mask_sub_epi64(t[g], le[g], t[g], z_set(1));
+    _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+        EACH {
+            const __m512i b = _mm512_sllv_epi64(A[g][k], e[g]);
+            const __m512i eq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(b, inv[g]), z_set((int64_t)1 << 31)), 32);
+            const __m512i lhs = _mm512_mul_epu32(_mm512_add_epi64(_mm512_add_epi64(eq, eq), z_set(1)), l[g]);
+            const __mmask8 up = _mm512_cmple_epu64_mask(lhs, _mm512_slli_epi64(b, 17));
+            o[g][k] = _mm512_mask_add_epi64(eq, up, eq, z_set(1));
+        }
+    }
+}
+
+/* One group of eight (normalize8_512). */
+AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag(const __m512i A[4], __mmask8 special, __m512i o[4]) {
+    __m512i a1[1][4] = {{A[0], A[1], A[2], A[3]}}, o1[1][4];
+    z_normalize_mag_n(1, (const __m512i(*)[4])a1, &special, o1);
+    for (int k = 0; k < 4; k++) o[k] = o1[0][k];
 }
 
 /* z_sign is also the blend's (below): m where neg is clear, -m where it is set */
@@ -890,8 +907,11 @@ AVX512_FN static BSYNC_FORCE_INLINE __m512i z_round_one(__m512i a) {
     return z_sign(m, neg);
 }
 
-AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
-                                        uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+/* The blend of G groups of eight joints, js[g] .. js[g] + 7 (G = 1 or 2; the groups may overlap: they
+ * read only the inputs and write the same values), each step issued for the groups side by side. */
+AVX512_FN static BSYNC_FORCE_INLINE int blend_groups(const int G, const bsync_trs* rest, const bsync_trs* const* locals,
+                                                     const int64_t* weight, uint32_t n, int64_t total, const uint32_t* js,
+                                                     bsync_trs* out) {
     const int with_rest = total < 65536;
     /* a rotation component outside [-2^30, 2^30): c + 2^30 (int32, wrapping) has its top bit set; the
      * rotation's halves are word 1's high, words 2's both and word 3's low */
@@ -902,79 +922,115 @@ AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* 
     _mm512_or_si512(_mm512_and_si512(_mm512_add_epi32((w)[1], b30), hi_bit), \
                     _mm512_or_si512(_mm512_and_si512(_mm512_add_epi32((w)[2], b30), both_bits), \
                                     _mm512_and_si512(_mm512_add_epi32((w)[3], b30), lo_bit)))
-    __m512i f[5];
-    load_words8(&locals[0][j], f);
-    __m512i bad = BAD(f);
-    const __m512i fr0 = ODD(f[1]), fr1 = f[2], fr2 = ODD(f[2]), fr3 = f[3];
-    __m512i at0, at1, at2, as0, as1, as2, ar0, ar1, ar2, ar3;
+    __m512i f[2][5], bad[2], fr0[2], fr1[2], fr2[2], fr3[2];
+    __m512i at0[2], at1[2], at2[2], as0[2], as1[2], as2[2], ar0[2], ar1[2], ar2[2], ar3[2];
+    EACH load_words8(&locals[0][js[g]], f[g]);
+    EACH {
+        bad[g] = BAD(f[g]);
+        fr0[g] = ODD(f[g][1]);
+        fr1[g] = f[g][2];
+        fr2[g] = ODD(f[g][2]);
+        fr3[g] = f[g][3];
+    }
     {
         const __m512i w = z_set(weight[0]);
-        at0 = _mm512_mul_epi32(f[0], w);
-        at1 = _mm512_mul_epi32(ODD(f[0]), w);
-        at2 = _mm512_mul_epi32(f[1], w);
-        ar0 = _mm512_mul_epi32(fr0, w);
-        ar1 = _mm512_mul_epi32(fr1, w);
-        ar2 = _mm512_mul_epi32(fr2, w);
-        ar3 = _mm512_mul_epi32(fr3, w);
-        as0 = _mm512_mul_epi32(ODD(f[3]), w);
-        as1 = _mm512_mul_epi32(f[4], w);
-        as2 = _mm512_mul_epi32(ODD(f[4]), w);
+        EACH {
+            at0[g] = _mm512_mul_epi32(f[g][0], w);
+            at1[g] = _mm512_mul_epi32(ODD(f[g][0]), w);
+            at2[g] = _mm512_mul_epi32(f[g][1], w);
+            ar0[g] = _mm512_mul_epi32(fr0[g], w);
+            ar1[g] = _mm512_mul_epi32(fr1[g], w);
+            ar2[g] = _mm512_mul_epi32(fr2[g], w);
+            ar3[g] = _mm512_mul_epi32(fr3[g], w);
+            as0[g] = _mm512_mul_epi32(ODD(f[g][3]), w);
+            as1[g] = _mm512_mul_epi32(f[g][4], w);
+            as2[g] = _mm512_mul_epi32(ODD(f[g][4]), w);
+        }
     }
     const uint32_t count = n + (with_rest ? 1u : 0u);
     for (uint32_t k = 1; k < count; k++) {
         const int is_rest = k == n;
         const bsync_trs* src = is_rest ? rest : locals[k];
-        __m512i x[5];
-        load_words8(&src[j], x);
-        bad = _mm512_or_si512(bad, BAD(x));
         const __m512i w = z_set(is_rest ? 65536 - total : weight[k]);
-        at0 = _mm512_add_epi64(at0, _mm512_mul_epi32(x[0], w));
-        at1 = _mm512_add_epi64(at1, _mm512_mul_epi32(ODD(x[0]), w));
-        at2 = _mm512_add_epi64(at2, _mm512_mul_epi32(x[1], w));
-        as0 = _mm512_add_epi64(as0, _mm512_mul_epi32(ODD(x[3]), w));
-        as1 = _mm512_add_epi64(as1, _mm512_mul_epi32(x[4], w));
-        as2 = _mm512_add_epi64(as2, _mm512_mul_epi32(ODD(x[4]), w));
-        const __m512i xr0 = ODD(x[1]), xr1 = x[2], xr2 = ODD(x[2]), xr3 = x[3];
-        /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
-        const __m512i dot = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(fr0, xr0), _mm512_mul_epi32(fr1, xr1)),
-                                             _mm512_add_epi64(_mm512_mul_epi32(fr2, xr2), _mm512_mul_epi32(fr3, xr3)));
-        const __m512i sw = z_sign(w, _mm512_cmplt_epi64_mask(dot, z_set(-32767)));
-        ar0 = _mm512_add_epi64(ar0, _mm512_mul_epi32(xr0, sw));
-        ar1 = _mm512_add_epi64(ar1, _mm512_mul_epi32(xr1, sw));
-        ar2 = _mm512_add_epi64(ar2, _mm512_mul_epi32(xr2, sw));
-        ar3 = _mm512_add_epi64(ar3, _mm512_mul_epi32(xr3, sw));
+        __m512i x[2][5];
+        EACH load_words8(&src[js[g]], x[g]);
+        EACH {
+            bad[g] = _mm512_or_si512(bad[g], BAD(x[g]));
+            at0[g] = _mm512_add_epi64(at0[g], _mm512_mul_epi32(x[g][0], w));
+            at1[g] = _mm512_add_epi64(at1[g], _mm512_mul_epi32(ODD(x[g][0]), w));
+            at2[g] = _mm512_add_epi64(at2[g], _mm512_mul_epi32(x[g][1], w));
+            as0[g] = _mm512_add_epi64(as0[g], _mm512_mul_epi32(ODD(x[g][3]), w));
+            as1[g] = _mm512_add_epi64(as1[g], _mm512_mul_epi32(x[g][4], w));
+            as2[g] = _mm512_add_epi64(as2[g], _mm512_mul_epi32(ODD(x[g][4]), w));
+        }
+        EACH {
+            const __m512i xr0 = ODD(x[g][1]), xr1 = x[g][2], xr2 = ODD(x[g][2]), xr3 = x[g][3];
+            /* the hemisphere of the first input: negate the weight where the exact dot is <= -2^15 */
+            const __m512i dot = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epi32(fr0[g], xr0), _mm512_mul_epi32(fr1[g], xr1)),
+                                                 _mm512_add_epi64(_mm512_mul_epi32(fr2[g], xr2), _mm512_mul_epi32(fr3[g], xr3)));
+            const __m512i sw = z_sign(w, _mm512_cmplt_epi64_mask(dot, z_set(-32767)));
+            ar0[g] = _mm512_add_epi64(ar0[g], _mm512_mul_epi32(xr0, sw));
+            ar1[g] = _mm512_add_epi64(ar1[g], _mm512_mul_epi32(xr1, sw));
+            ar2[g] = _mm512_add_epi64(ar2[g], _mm512_mul_epi32(xr2, sw));
+            ar3[g] = _mm512_add_epi64(ar3[g], _mm512_mul_epi32(xr3, sw));
+        }
     }
 #undef BAD
-    if (_mm512_test_epi64_mask(bad, bad) != 0) return 0; /* the scalar code decides those dots */
+    {
+        __mmask8 any = 0;
+        EACH any |= _mm512_test_epi64_mask(bad[g], bad[g]);
+        if (any != 0) return 0; /* the scalar code decides those dots */
+    }
 
     /* scale_sum: the smallest shift s with max|r| >> s < 2^29, then symmetric rounding */
     const __m512i zero = _mm512_setzero_si512();
-    const __mmask8 n0 = _mm512_cmplt_epi64_mask(ar0, zero), n1 = _mm512_cmplt_epi64_mask(ar1, zero);
-    const __mmask8 n2 = _mm512_cmplt_epi64_mask(ar2, zero), n3 = _mm512_cmplt_epi64_mask(ar3, zero);
-    const __m512i m0 = _mm512_abs_epi64(ar0), m1 = _mm512_abs_epi64(ar1), m2 = _mm512_abs_epi64(ar2),
-                  m3 = _mm512_abs_epi64(ar3);
-    const __m512i mx = _mm512_or_si512(_mm512_or_si512(m0, m1), _mm512_or_si512(m2, m3));
-    /* s = max(0, bits(mx) - 29) with bits(mx) = 64 - clz(mx); mx = 0 gives s = 0 */
-    const __m512i sh = _mm512_max_epi64(_mm512_sub_epi64(z_set(64 - 29), _mm512_lzcnt_epi64(mx)), zero);
-    const __m512i halfs = _mm512_srli_epi64(_mm512_sllv_epi64(z_set(1), sh), 1);
-    /* the scaled sum's magnitudes (|c| <= 2^29: the scalar normalisation's halving never applies) */
-    const __m512i A[4] = {_mm512_srlv_epi64(_mm512_add_epi64(m0, halfs), sh), _mm512_srlv_epi64(_mm512_add_epi64(m1, halfs), sh),
-                          _mm512_srlv_epi64(_mm512_add_epi64(m2, halfs), sh), _mm512_srlv_epi64(_mm512_add_epi64(m3, halfs), sh)};
-    /* an all-zero scaled sum normalises to the identity */
-    const __mmask8 zq = _mm512_cmpeq_epi64_mask(_mm512_or_si512(_mm512_or_si512(A[0], A[1]), _mm512_or_si512(A[2], A[3])), zero);
-    __m512i o[4];
-    z_normalize_mag(A, zq, o);
-    /* the signs come back (a zero quotient stays zero); the identity in the all-zero lanes */
-    const __m512i q0 = _mm512_maskz_mov_epi64((__mmask8)~zq, z_sign(o[0], n0));
-    const __m512i q1 = _mm512_maskz_mov_epi64((__mmask8)~zq, z_sign(o[1], n1));
-    const __m512i q2 = _mm512_maskz_mov_epi64((__mmask8)~zq, z_sign(o[2], n2));
-    const __m512i q3 = _mm512_mask_mov_epi64(z_sign(o[3], n3), zq, z_set(65536));
-    const __m512i t0 = z_round_one(at0), t1 = z_round_one(at1), t2 = z_round_one(at2);
-    const __m512i s0 = z_round_one(as0), s1 = z_round_one(as1), s2 = z_round_one(as2);
-    const __m512i w[5] = {z_word(t0, t1), z_word(t2, q0), z_word(q1, q2), z_word(q3, s0), z_word(s1, s2)};
-    store_words8(w, &out[j]);
+    __mmask8 n0[2], n1[2], n2[2], n3[2], zq[2];
+    __m512i A[2][4], o[2][4];
+    EACH {
+        n0[g] = _mm512_cmplt_epi64_mask(ar0[g], zero);
+        n1[g] = _mm512_cmplt_epi64_mask(ar1[g], zero);
+        n2[g] = _mm512_cmplt_epi64_mask(ar2[g], zero);
+        n3[g] = _mm512_cmplt_epi64_mask(ar3[g], zero);
+        const __m512i m0 = _mm512_abs_epi64(ar0[g]), m1 = _mm512_abs_epi64(ar1[g]), m2 = _mm512_abs_epi64(ar2[g]),
+                      m3 = _mm512_abs_epi64(ar3[g]);
+        const __m512i mx = _mm512_or_si512(_mm512_or_si512(m0, m1), _mm512_or_si512(m2, m3));
+        /* s = max(0, bits(mx) - 29) with bits(mx) = 64 - clz(mx); mx = 0 gives s = 0 */
+        const __m512i sh = _mm512_max_epi64(_mm512_sub_epi64(z_set(64 - 29), _mm512_lzcnt_epi64(mx)), zero);
+        const __m512i halfs = _mm512_srli_epi64(_mm512_sllv_epi64(z_set(1), sh), 1);
+        /* the scaled sum's magnitudes (|c| <= 2^29: the scalar normalisation's halving never applies) */
+        A[g][0] = _mm512_srlv_epi64(_mm512_add_epi64(m0, halfs), sh);
+        A[g][1] = _mm512_srlv_epi64(_mm512_add_epi64(m1, halfs), sh);
+        A[g][2] = _mm512_srlv_epi64(_mm512_add_epi64(m2, halfs), sh);
+        A[g][3] = _mm512_srlv_epi64(_mm512_add_epi64(m3, halfs), sh);
+        /* an all-zero scaled sum normalises to the identity */
+        zq[g] = _mm512_cmpeq_epi64_mask(_mm512_or_si512(_mm512_or_si512(A[g][0], A[g][1]), _mm512_or_si512(A[g][2], A[g][3])), zero);
+    }
+    z_normalize_mag_n(G, (const __m512i(*)[4])A, zq, o);
+    EACH {
+        /* the signs come back (a zero quotient stays zero); the identity in the all-zero lanes */
+        const __m512i q0 = _mm512_maskz_mov_epi64((__mmask8)~zq[g], z_sign(o[g][0], n0[g]));
+        const __m512i q1 = _mm512_maskz_mov_epi64((__mmask8)~zq[g], z_sign(o[g][1], n1[g]));
+        const __m512i q2 = _mm512_maskz_mov_epi64((__mmask8)~zq[g], z_sign(o[g][2], n2[g]));
+        const __m512i q3 = _mm512_mask_mov_epi64(z_sign(o[g][3], n3[g]), zq[g], z_set(65536));
+        const __m512i t0 = z_round_one(at0[g]), t1 = z_round_one(at1[g]), t2 = z_round_one(at2[g]);
+        const __m512i s0 = z_round_one(as0[g]), s1 = z_round_one(as1[g]), s2 = z_round_one(as2[g]);
+        const __m512i w[5] = {z_word(t0, t1), z_word(t2, q0), z_word(q1, q2), z_word(q3, s0), z_word(s1, s2)};
+        store_words8(w, &out[js[g]]);
+    }
     return 1;
 }
+
+AVX512_FN int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
+                                        uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+    return blend_groups(1, rest, locals, weight, n, total, &j, out);
+}
+
+AVX512_FN int bsync_simd_blend16_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight,
+                                         uint32_t n, int64_t total, uint32_t j, bsync_trs* out) {
+    const uint32_t js[2] = {j, j + 8};
+    return blend_groups(2, rest, locals, weight, n, total, js, out);
+}
+#undef EACH
 #undef ODD
 #undef REP3
 #undef REP4

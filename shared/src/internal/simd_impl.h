@@ -8,6 +8,7 @@
  *   bsync_simd_blend4_avx2_           four joints of bsync_pose_blend's common case (no masks, total <= 1)
  *   bsync_simd_blend8_avx2_           eight joints of it, normalised (two halves of four AVX2 lanes)
  *   bsync_simd_blend8_avx512_         the same in AVX-512 lanes
+ *   bsync_simd_blend16_avx512_        sixteen joints as two such groups side by side
  *   bsync_simd_compose4_avx2_         local to model of four joints whose parents are done (small rotations)
  *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
  *   bsync_simd_lerp_rotations_        *jobs[i].out = bsync_keys_nlerp_(keys[0], keys[1], alpha, plain), i < n
@@ -59,6 +60,9 @@ int bsync_simd_blend8_avx2_(const bsync_trs* rest, const bsync_trs* const* local
                             int64_t total, uint32_t j, bsync_trs* out);
 int bsync_simd_blend8_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
                               int64_t total, uint32_t j, bsync_trs* out);
+/* The same for joints j .. j+15 as two groups of eight side by side (both written, or neither). */
+int bsync_simd_blend16_avx512_(const bsync_trs* rest, const bsync_trs* const* locals, const int64_t* weight, uint32_t n,
+                               int64_t total, uint32_t j, bsync_trs* out);
 #endif
 void bsync_simd_normalize_rotations_(bsync_trs* pose, const uint16_t* joints, uint32_t n);
 
