@@ -428,27 +428,6 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
 
 /* ---------------------------------------------------------------- plans */
 
-/* The planned loop reads each listed track's key times and keys from its own place in the clip block,
- * so without help every track starts with a cache miss (docs/benchmarks.md, the profile of stage b).
- * A track PREFETCH_AHEAD places ahead is prefetched at the key its cursor entry names (the key a
- * forward playback reads next). Only a hint: no value depends on it. */
-#define PREFETCH_AHEAD 4u
-#ifndef BSYNC_SAMPLE_PREFETCH
-#define BSYNC_SAMPLE_PREFETCH 0
-#endif
-static BSYNC_FORCE_INLINE void prefetch_track(const bsync_clip* clip, const bsync_clip_track_* tr, const uint32_t* cached,
-                                              uint32_t ti) {
-#if defined(__GNUC__) || defined(__clang__)
-    uint32_t k = cached ? cached[ti] : 0u;
-    if (k >= tr->key_count) k = 0u; /* stay inside the track's arrays */
-    __builtin_prefetch(bsync_clip_times_(clip, tr) + k);
-    __builtin_prefetch((const unsigned char*)clip + tr->values_offset +
-                       (size_t)k * (tr->kind == BSYNC_TRACK_ROTATION ? sizeof(bsync_quat) : sizeof(bsync_vec3)));
-#else
-    (void)clip, (void)tr, (void)cached, (void)ti;
-#endif
-}
-
 /* The batch of interpolated rotations (bsync_simd_lerp_rotations_): the planned loop below locates each
  * rotation track and, when the time lies strictly between two keys, hands their interpolation to the
  * batch instead of sample_one_track. Every other case (an exact key, before the first or after the last
@@ -686,7 +665,6 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
     uint32_t nj = 0;
     for (uint32_t i = 0; i < plan->animated_count; i++) {
         const uint32_t ti = animated[i];
-        if (BSYNC_SAMPLE_PREFETCH && i + PREFETCH_AHEAD < plan->animated_count) prefetch_track(clip, &tracks[animated[i + PREFETCH_AHEAD]], cached, animated[i + PREFETCH_AHEAD]);
         const bsync_clip_track_* tr = &tracks[ti];
         fix16_t alpha;
         uint32_t k;
