@@ -707,7 +707,7 @@ AVX512_FN static inline __m512i z_mul_u64_u32(__m512i a, __m512i b32) {
     return _mm512_add_epi64(_mm512_mul_epu32(a, b32), _mm512_slli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), b32), 32));
 }
 AVX512_FN static inline __m512i z_pair_gather(const uint32_t* table, __m512i idx) {
-    return z_join(pair_gather(table, _mm512_castsi512_si256(idx)), pair_gather(table, _mm512_extracti64x4_epi64(idx, 1)));
+    return _mm512_i64gather_epi64(idx, (const void*)table, 4); /* table[idx] | table[idx + 1] << 32 */
 }
 
 /* Each step below for G groups of eight lanes (G = 1 or 2, a constant after inlining): issued for the
