@@ -621,6 +621,20 @@ bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsy
     return BSYNC_OK;
 }
 
+/* The plan's base pose into the output: memcpy's bytes. On the AVX2 and AVX-512 paths with 32-byte
+ * moves: glibc's memcpy takes `rep movsb` for a pose's 2.7 KB, which was 8% of sampling and blending
+ * pab's three clips (docs/benchmarks.md). */
+static BSYNC_FORCE_INLINE void copy_base(bsync_trs* dst, const bsync_trs* src, size_t bytes) {
+#if BSYNC_HAVE_AVX2_PATH
+    const bsync_simd_path path = bsync_simd_active();
+    if (path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) {
+        bsync_simd_copy_avx2_(dst, src, bytes);
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
 /* bsync_clip_sample_planned (normalize = 1) and bsync_clip_sample_planned_lerp (0). */
 static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
                                    bsync_loop_mode mode, bsync_sample_cursor* cursor, int normalize, bsync_trs* out_local) {
@@ -649,7 +663,7 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
     if (plan->animated_count > clip->track_count) return BSYNC_MISMATCH;
     for (uint32_t i = 0; i < plan->animated_count; i++)
         if (animated[i] >= clip->track_count) return BSYNC_MISMATCH; /* a corrupted plan */
-    memcpy(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
+    copy_base(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
     if (bsync_clip_is_compact_(clip)) {
         const bsync_clip_ctrack_* ct = bsync_clip_ctracks_(clip);
         const uint16_t* table = ctable(clip);

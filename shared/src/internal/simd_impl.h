@@ -14,6 +14,7 @@
  *   bsync_simd_lerp_rotations_        *jobs[i].out = bsync_keys_nlerp_(keys[0], keys[1], alpha, plain), i < n
  *   bsync_simd_lerp_rotations_scalar_ the same, one at a time (the reference)
  *   bsync_simd_lerp_rotations_avx2_   the same four at a time in 64-bit lanes (x86-64; AVX2 and AVX-512 paths)
+ *   bsync_simd_copy_avx2_             memcpy with 32-byte moves (the planned sampler's base pose)
  *
  * The joints of one call must be distinct (each rotation is read once, then written once). The
  * dispatch reads the process-wide choice (simd.c) once per call; every path gives the same bits
@@ -21,6 +22,7 @@
 #ifndef BLENDSYNC_INTERNAL_SIMD_IMPL_H
 #define BLENDSYNC_INTERNAL_SIMD_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blendsync/fixed.h"
@@ -80,6 +82,8 @@ void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, in
 void bsync_simd_lerp_rotations_scalar_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
 #if BSYNC_HAVE_AVX2_PATH
 void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
+/* memcpy(dst, src, bytes) for disjoint ranges and bytes a multiple of 8, with 32-byte moves. */
+void bsync_simd_copy_avx2_(void* dst, const void* src, size_t bytes);
 #endif
 
 #endif

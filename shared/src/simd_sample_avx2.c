@@ -1,7 +1,8 @@
-/* simd_lerp_avx2.c — the planned sampler's interpolated rotations (bsync_simd_lerp_rotations_,
- * internal/simd_impl.h) four at a time in AVX2 lanes, with the bits of bsync_keys_nlerp_
- * (internal/rotation_lerp.h). x86-64 with gcc or clang, compiled for AVX2 with a function attribute and
- * run only when the CPU has it (simd.c decides). Not a public interface.
+/* simd_sample_avx2.c — the planned sampler's two AVX2 kernels (internal/simd_impl.h): its interpolated
+ * rotations (bsync_simd_lerp_rotations_avx2_, four at a time, with the bits of bsync_keys_nlerp_,
+ * internal/rotation_lerp.h) and the copy of its base pose (bsync_simd_copy_avx2_). x86-64 with gcc or
+ * clang, compiled for AVX2 with a function attribute and run only when the CPU has it (simd.c and
+ * sample.c decide). Not a public interface.
  *
  * Layout. A bsync_quat is two 64-bit words, x|y and z|w (x86 is little-endian, so a word's low half is
  * its even component). The keys of four jobs are loaded as two 256-bit registers of two quaternions each
@@ -96,4 +97,30 @@ AVX2_FN void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, u
     }
 }
 
+/* memcpy of `bytes` (a multiple of 8) with 32-byte moves (the sampler's base pose, sample.c). */
+AVX2_FN void bsync_simd_copy_avx2_(void* dst, const void* src, size_t bytes) {
+    unsigned char* d = (unsigned char*)dst;
+    const unsigned char* s = (const unsigned char*)src;
+    size_t i = 0;
+    for (; i + 128 <= bytes; i += 128) {
+        const __m256i a = _mm256_loadu_si256((const __m256i*)(const void*)(s + i));
+        const __m256i b = _mm256_loadu_si256((const __m256i*)(const void*)(s + i + 32));
+        const __m256i c = _mm256_loadu_si256((const __m256i*)(const void*)(s + i + 64));
+        const __m256i e = _mm256_loadu_si256((const __m256i*)(const void*)(s + i + 96));
+        _mm256_storeu_si256((__m256i*)(void*)(d + i), a);
+        _mm256_storeu_si256((__m256i*)(void*)(d + i + 32), b);
+        _mm256_storeu_si256((__m256i*)(void*)(d + i + 64), c);
+        _mm256_storeu_si256((__m256i*)(void*)(d + i + 96), e);
+    }
+    for (; i + 32 <= bytes; i += 32)
+        _mm256_storeu_si256((__m256i*)(void*)(d + i), _mm256_loadu_si256((const __m256i*)(const void*)(s + i)));
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, s + i, 8);
+        __builtin_memcpy(d + i, &w, 8);
+    }
+}
+
+#else
+typedef int bsync_simd_sample_avx2_empty_; /* ISO C wants a declaration in every translation unit */
 #endif
