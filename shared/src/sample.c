@@ -429,15 +429,16 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
 /* ---------------------------------------------------------------- plans */
 
 /* The batch of interpolated rotations (bsync_simd_lerp_rotations_): the planned loop below locates each
- * rotation track and, when the time lies strictly between two keys, hands their interpolation to the
- * batch instead of sample_one_track. Every other case (an exact key, before the first or after the last
- * key, a held rotation, a weight that rounds to 0 or 1, an interval of 16 s or more, a cursor that is
- * more than one key behind) takes sample_one_track as before. The batch writes what sample_one_track
- * would (nlerp_keys at the same k and alpha, internal/rotation_lerp.h), and the cursor entry ends as
- * find_interval leaves it, so the values, the pending list's joints and the cursor are the same. */
+ * track and, when the time lies strictly between two keys, hands a rotation's interpolation to the batch
+ * (and lerps a translation or scale at once) instead of calling sample_one_track. Every other case (an
+ * exact key, before the first or after the last key, a held value, a weight that rounds to 0 or 1, an
+ * interval of 16 s or more, a cursor that is more than one key behind) takes sample_one_track as before.
+ * The batch writes what sample_one_track would (nlerp_keys at the same k and alpha,
+ * internal/rotation_lerp.h; bsync_vec3_lerp for the others), and the cursor entry ends as find_interval
+ * leaves it, so the values, the pending list's joints and the cursor are the same. */
 #define LERP_BATCH 64u
 
-/* Rotation track tr at clip-local time t: returns 1 with the interval k (times[k] < t < times[k+1]) and
+/* Track tr at clip-local time t: returns 1 with the interval k (times[k] < t < times[k+1]) and
  * its weight 0 < alpha < 2^16 (bsync_fx_div(t - times[k], times[k+1] - times[k]), through the memo), or
  * 0 for every case that sample_one_track takes. With a cursor entry: the entry's key or the next one,
  * stored as find_interval does (which the locate of sample_one_track, run after a 0, then finds as it
@@ -445,10 +446,15 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
 static BSYNC_FORCE_INLINE int between_keys(const bsync_clip* clip, const bsync_clip_track_* tr, fix16_t t,
                                            uint32_t* cached, alpha_memo_* memo, uint32_t* out_k, fix16_t* out_alpha) {
     const uint32_t last = tr->key_count - 1; /* key_count >= 1 */
-    if (last < 2) {                          /* two keys: unless they are equal (a held rotation) */
+    if (last < 2) {                          /* two keys: unless they are equal (a held value) */
         if (last == 0) return 0;
-        const bsync_quat* q = bsync_clip_quats_(clip, tr);
-        if (quat_equal(q[0], q[1])) return 0;
+        if (tr->kind == BSYNC_TRACK_ROTATION) {
+            const bsync_quat* q = bsync_clip_quats_(clip, tr);
+            if (quat_equal(q[0], q[1])) return 0;
+        } else {
+            const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
+            if (vec3_equal(v[0], v[1])) return 0;
+        }
     }
     const fix16_t* times = bsync_clip_times_(clip, tr);
     uint32_t k;
@@ -682,9 +688,15 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
         const bsync_clip_track_* tr = &tracks[ti];
         fix16_t alpha;
         uint32_t k;
-        if (tr->kind == BSYNC_TRACK_ROTATION &&
-            between_keys(clip, tr, t, cached ? &cached[ti] : NULL, &memo, &k, &alpha)) { /* to the batch */
-            jobs[nj].keys = bsync_clip_quats_(clip, tr) + k;
+        if (between_keys(clip, tr, t, cached ? &cached[ti] : NULL, &memo, &k, &alpha)) {
+            if (tr->kind != BSYNC_TRACK_ROTATION) { /* a translation or scale: sample_one_track's lerp */
+                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr) + k;
+                const bsync_vec3 value = bsync_vec3_lerp(v[0], v[1], alpha);
+                if (tr->kind == BSYNC_TRACK_TRANSLATION) out_local[tr->joint].t = value;
+                else out_local[tr->joint].s = value;
+                continue;
+            }
+            jobs[nj].keys = bsync_clip_quats_(clip, tr) + k; /* a rotation: to the batch */
             jobs[nj].out = &out_local[tr->joint].r;
             jobs[nj].alpha = alpha;
             pending[np++] = (uint16_t)tr->joint;

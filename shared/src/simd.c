@@ -114,7 +114,11 @@ void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, in
     if (n == 0) return;
 #if BSYNC_HAVE_AVX2_PATH
     const bsync_simd_path path = bsync_simd_active();
-    if (path == BSYNC_SIMD_AVX512 || path == BSYNC_SIMD_AVX2) { /* AVX-512 implies AVX2 (simd.c's choice) */
+    if (path == BSYNC_SIMD_AVX512) {
+        bsync_simd_lerp_rotations_avx512_(jobs, n, plain);
+        return;
+    }
+    if (path == BSYNC_SIMD_AVX2) {
         bsync_simd_lerp_rotations_avx2_(jobs, n, plain);
         return;
     }

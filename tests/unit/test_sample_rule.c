@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,16 +226,17 @@ static void test_synthetic_held_tracks(void** state) {
  * 1 just before the next: a raw step is under half a weight step) and of 20 s (past bsync_fx_div's
  * 2^20-raw branch), a pair of keys 2 raw steps apart, tracks of 2, 6 and 9 keys, keys in opposite
  * hemispheres (negated in turn: the flip), orthogonal keys (an exact dot of 0: the lexicographic rule
- * decides; joint 11), and keys that are not small (a component of 2^30 or more, as a block from a
- * file may hold; joints 0 and 1), twelve joints so that a call batches from one to twelve rotations. The
- * vector kernels redo a group of four with such a case by the scalar rule, so these cases sit at the
- * two ends and the groups between them are the vector code's own. */
+ * decides; the last joint), and keys that are not small (a component of 2^30 or more, as a block from a
+ * file may hold; joints 0 and 1), twenty joints so that a call batches from one to twenty rotations. The
+ * vector kernels redo a group (four or eight jobs) with such a case by the scalar rule, so these cases
+ * sit at the two ends and the groups between them are the vector code's own. */
 static void test_synthetic_batch_edges(void** state) {
     (void)state;
-    enum { J = 12, K = 9 };
+    enum { J = 20, K = 9 };
     bsync_joint_desc joints[J];
-    static const char* const names[J] = {"j0", "j1", "j2", "j3", "j4", "j5", "j6", "j7", "j8", "j9", "j10", "j11"};
+    static char names[J][8];
     for (int j = 0; j < J; j++) {
+        snprintf(names[j], sizeof names[j], "j%d", j);
         joints[j].name = names[j];
         joints[j].parent = j - 1;
         joints[j].rest = bsync_trs_identity();
@@ -266,8 +268,8 @@ static void test_synthetic_batch_edges(void** state) {
         assert_int_equal(bsync_clip_track_info(c, i, &tr), BSYNC_OK);
         bsync_quat* q = (bsync_quat*)(uintptr_t)tr.quats;
         for (uint32_t k = 0; k < tr.key_count; k++) {
-            if (tr.joint >= 2 && tr.joint <= 8 && (k & 1)) q[k] = bsync_quat_neg(q[k]); /* the other hemisphere: the flip */
-            if (tr.joint == 11) /* orthogonal keys: b's first nonzero component decides (b = -z: a flip) */
+            if (tr.joint >= 2 && tr.joint <= J - 4 && (k & 1)) q[k] = bsync_quat_neg(q[k]); /* the other hemisphere: the flip */
+            if (tr.joint == J - 1) /* orthogonal keys: b's first nonzero component decides (b = -z: a flip) */
                 q[k] = k ? bsync_quat_make(0, 0, -65536, 0) : bsync_quat_make(65536, 0, 0, 0);
             if (tr.joint == 0) /* not small, no flip (the exact dot is positive), b.x - a.x beyond int32 */
                 q[k] = bsync_quat_make((k & 1) ? -(1 << 30) - 1 : INT32_MAX, INT32_MAX, 0, (fix16_t)k);
@@ -279,7 +281,7 @@ static void test_synthetic_batch_edges(void** state) {
     const size_t n = make_times(c, times, 6000, 11);
     const long compared = compare_clip(c, sk, times, n);
     print_message("synthetic batch edges: %ld joint samples identical to the rule\n", compared);
-    assert_int_equal(compared, 2L * 6000 * J); /* 2 modes, 6000 times, 12 joints */
+    assert_int_equal(compared, 2L * 6000 * J); /* 2 modes, 6000 times, J joints */
     bsync_clip_destroy(c);
     bsync_skeleton_destroy(sk);
 }

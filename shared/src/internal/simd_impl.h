@@ -13,7 +13,8 @@
  *   bsync_simd_normalize_neon_        the same in 64-bit lanes, four at a time (AArch64)
  *   bsync_simd_lerp_rotations_        *jobs[i].out = bsync_keys_nlerp_(keys[0], keys[1], alpha, plain), i < n
  *   bsync_simd_lerp_rotations_scalar_ the same, one at a time (the reference)
- *   bsync_simd_lerp_rotations_avx2_   the same four at a time in 64-bit lanes (x86-64; AVX2 and AVX-512 paths)
+ *   bsync_simd_lerp_rotations_avx2_   the same four at a time in 64-bit lanes (x86-64, the AVX2 path)
+ *   bsync_simd_lerp_rotations_avx512_ the same eight at a time in AVX-512 lanes (the AVX512 path)
  *   bsync_simd_copy_avx2_             memcpy with 32-byte moves (the planned sampler's base pose)
  *
  * The joints of one call must be distinct (each rotation is read once, then written once). The
@@ -82,6 +83,7 @@ void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, in
 void bsync_simd_lerp_rotations_scalar_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
 #if BSYNC_HAVE_AVX2_PATH
 void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
+void bsync_simd_lerp_rotations_avx512_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain); /* AVX512 path only */
 /* memcpy(dst, src, bytes) for disjoint ranges and bytes a multiple of 8, with 32-byte moves. */
 void bsync_simd_copy_avx2_(void* dst, const void* src, size_t bytes);
 #endif
