@@ -155,19 +155,30 @@ static size_t make_times(const bsync_clip* c, fix16_t* out, size_t cap, uint64_t
     return n;
 }
 
-static void test_synthetic_held_tracks(void** state) {
-    (void)state;
-    enum { J = 4 };
-    bsync_joint_desc joints[J];
-    const char* names[J] = {"root", "a", "b", "c"};
-    for (int j = 0; j < J; j++) {
-        joints[j].name = names[j];
-        joints[j].parent = j - 1;
+/* A chain of J joints (each the child of the one before) with identity rest transforms, named
+ * names[j], or "j<index>" when names is NULL. */
+static bsync_skeleton* chain_skeleton(uint32_t J, const char* const* names) {
+    enum { CAP = 32 };
+    bsync_joint_desc joints[CAP];
+    static char made[CAP][8];
+    assert_true(J <= CAP);
+    for (uint32_t j = 0; j < J; j++) {
+        snprintf(made[j], sizeof made[j], "j%u", (unsigned)j);
+        joints[j].name = names ? names[j] : made[j];
+        joints[j].parent = (int32_t)j - 1;
         joints[j].rest = bsync_trs_identity();
     }
     bsync_skeleton_desc sd = {joints, J};
     bsync_skeleton* sk = NULL;
     assert_int_equal(bsync_skeleton_create(&sd, NULL, &sk), BSYNC_OK);
+    return sk;
+}
+
+static void test_synthetic_held_tracks(void** state) {
+    (void)state;
+    enum { J = 4 };
+    static const char* const names[J] = {"root", "a", "b", "c"};
+    bsync_skeleton* sk = chain_skeleton(J, names);
     /* The builder normalises rotation keys, but a clip block read from a file (bsync_clip_block_validate
      * accepts any non-zero key) may hold keys that are not unit: the held track's keys are overwritten
      * below with such a key, so between its keys the rule gives normalize(key) != key, and at them the
@@ -233,17 +244,7 @@ static void test_synthetic_held_tracks(void** state) {
 static void test_synthetic_batch_edges(void** state) {
     (void)state;
     enum { J = 20, K = 9 };
-    bsync_joint_desc joints[J];
-    static char names[J][8];
-    for (int j = 0; j < J; j++) {
-        snprintf(names[j], sizeof names[j], "j%d", j);
-        joints[j].name = names[j];
-        joints[j].parent = j - 1;
-        joints[j].rest = bsync_trs_identity();
-    }
-    bsync_skeleton_desc sd = {joints, J};
-    bsync_skeleton* sk = NULL;
-    assert_int_equal(bsync_skeleton_create(&sd, NULL, &sk), BSYNC_OK);
+    bsync_skeleton* sk = chain_skeleton(J, NULL);
     const fix16_t S = 65536;
     const fix16_t long_times[6] = {0, S, 6 * S, 26 * S, 26 * S + 2, 40 * S};
     fix16_t even_times[K];
@@ -291,16 +292,8 @@ static void test_synthetic_batch_edges(void** state) {
 static void test_synthetic_shared_grid(void** state) {
     (void)state;
     enum { J = 3, K = 6 };
-    bsync_joint_desc joints[J];
-    const char* names[J] = {"root", "a", "b"};
-    for (int j = 0; j < J; j++) {
-        joints[j].name = names[j];
-        joints[j].parent = j - 1;
-        joints[j].rest = bsync_trs_identity();
-    }
-    bsync_skeleton_desc sd = {joints, J};
-    bsync_skeleton* sk = NULL;
-    assert_int_equal(bsync_skeleton_create(&sd, NULL, &sk), BSYNC_OK);
+    static const char* const names[J] = {"root", "a", "b"};
+    bsync_skeleton* sk = chain_skeleton(J, names);
     const fix16_t grid[K] = {0, 9000, 20000, 33000, 50000, 65536};
     bsync_vec3 tv[K], sv[K];
     bsync_quat rv[K], rv2[K];
