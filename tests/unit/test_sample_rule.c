@@ -160,7 +160,7 @@ static size_t make_times(const bsync_clip* c, fix16_t* out, size_t cap, uint64_t
 static bsync_skeleton* chain_skeleton(uint32_t J, const char* const* names) {
     enum { CAP = 32 };
     bsync_joint_desc joints[CAP];
-    static char made[CAP][8];
+    static char made[CAP][16];
     assert_true(J <= CAP);
     for (uint32_t j = 0; j < J; j++) {
         snprintf(made[j], sizeof made[j], "j%u", (unsigned)j);
