@@ -195,21 +195,21 @@ static uint32_t search(const fix16_t* times, uint32_t n, fix16_t t) {
     return lo;
 }
 
-static uint32_t find_interval(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached) {
-    if (cached) {
-        uint32_t k = *cached;
-        if (k < n - 1 && times[k] <= t) { /* n >= 2; any cached value is range-checked */
-            if (t < times[k + 1]) return k;
-            if (k < n - 2 && t < times[k + 2]) {
-                *cached = k + 1;
-                return k + 1;
-            }
-        }
-        k = search(times, n, t);
-        *cached = k;
-        return k;
+/* The cursor entry's interval: 1 with times[*out] <= t < times[*out + 1] when that holds for the entry's
+ * key or the next one (storing the next one), else 0 with nothing stored. Any entry is range-checked. */
+static BSYNC_FORCE_INLINE int cursor_interval(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached,
+                                              uint32_t* out) {
+    const uint32_t k = *cached;
+    if (k >= n - 1 || times[k] > t) return 0; /* n >= 1: a one-key track never holds an entry's interval */
+    if (t < times[k + 1]) {
+        *out = k;
+        return 1;
     }
-    return search(times, n, t);
+    if (k + 2 < n && t < times[k + 2]) {
+        *cached = *out = k + 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* Position of t within the track: *k and *alpha for the interpolation, or returns the key index to
@@ -228,24 +228,32 @@ typedef struct alpha_memo_ {
 } alpha_memo_;
 
 /* alpha = (t - lo) / (hi - lo) for lo < t < hi, through the memo: 0 <= lo < t < hi <= duration, so the
- * differences cannot overflow. */
+ * differences cannot overflow. Both are positive, so below bsync_fx_div's 2^20 branch its quotient is
+ * ((n << 17) / d + 1) >> 1 with no sign and no saturation (at most 2^16); that is written out here. */
 static BSYNC_FORCE_INLINE fix16_t interval_alpha(fix16_t t, fix16_t lo, fix16_t hi, alpha_memo_* memo) {
     if (lo != memo->lo || hi != memo->hi) {
+        const uint32_t n = (uint32_t)(t - lo), d = (uint32_t)(hi - lo);
         memo->lo = lo;
         memo->hi = hi;
-        memo->alpha = bsync_fx_div(t - lo, hi - lo);
+        memo->alpha = d < ((uint32_t)1 << 20) ? (fix16_t)((((uint64_t)n << 17) / d + 1) >> 1) : bsync_fx_div(t - lo, hi - lo);
     }
     return memo->alpha;
 }
 
 static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
-    if (t <= times[0]) return l;
-    if (t >= times[n - 1]) {
-        l.k = n - 1;
-        return l;
+    uint32_t k;
+    /* the cursor first: an interval it holds is inside the keys (times[k] <= t < times[k+1] <= the last
+     * time; t = times[0] only as the exact key 0), so the ends need no check then */
+    if (!cached || !cursor_interval(times, n, t, cached, &k)) {
+        if (t <= times[0]) return l;
+        if (t >= times[n - 1]) {
+            l.k = n - 1;
+            return l;
+        }
+        k = search(times, n, t);
+        if (cached) *cached = k;
     }
-    uint32_t k = find_interval(times, n, t, cached);
     l.k = k;
     if (t == times[k]) return l;
     l.exact = 0;
@@ -277,12 +285,37 @@ static BSYNC_FORCE_INLINE int quat_equal(bsync_quat a, bsync_quat b) {
     return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0;
 }
 
+/* The batch of interpolated rotations (bsync_simd_lerp_rotations_, internal/simd_impl.h): the planned
+ * sampler hands sample_one_track one, and every rotation strictly between two keys whose weight is
+ * strictly between 0 and 1 is listed there instead of interpolated at once; the batch writes what
+ * nlerp_keys would (the same keys, weight and `plain`), in vector lanes on the x86 paths, when it is
+ * full and at the end of the call. */
+#define LERP_BATCH 64u
+typedef struct lerp_batch_ {
+    bsync_rotation_lerp_ jobs[LERP_BATCH];
+    uint32_t n;
+    int plain;
+} lerp_batch_;
+
+static void batch_flush(lerp_batch_* b) {
+    bsync_simd_lerp_rotations_(b->jobs, b->n, b->plain);
+    b->n = 0;
+}
+
+static BSYNC_FORCE_INLINE void batch_add(lerp_batch_* b, const bsync_quat* keys, bsync_quat* out, fix16_t alpha) {
+    bsync_rotation_lerp_* j = &b->jobs[b->n];
+    j->keys = keys;
+    j->out = out;
+    j->alpha = alpha;
+    if (++b->n == LERP_BATCH) batch_flush(b);
+}
+
 /* Track ti of the clip at clip-local time t into its joint's component of out (the track-order loop and
  * the planned sampling): returns 1 and lists the joint in *pending when the rotation written still needs
  * the normalisation, else 0. */
 static BSYNC_FORCE_INLINE uint32_t sample_one_track(const bsync_clip* clip, const bsync_clip_track_* tr, uint32_t ti,
                                                     fix16_t t, uint32_t* cached, alpha_memo_* memo, int plain,
-                                                    int held_unit, bsync_trs* out, uint16_t* pending) {
+                                                    int held_unit, lerp_batch_* batch, bsync_trs* out, uint16_t* pending) {
     const fix16_t* times = bsync_clip_times_(clip, tr);
     bsync_trs* x = &out[tr->joint];
     if (tr->kind == BSYNC_TRACK_ROTATION) {
@@ -293,8 +326,14 @@ static BSYNC_FORCE_INLINE uint32_t sample_one_track(const bsync_clip* clip, cons
             pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
         } else {
             const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, memo);
-            if (l.exact) x->r = q[l.k];
-            else x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
+            if (l.exact) {
+                x->r = q[l.k];
+            } else if (batch && l.alpha > 0 && l.alpha < BSYNC_FX_ONE) { /* written by the batch, not normalised */
+                batch_add(batch, &q[l.k], &x->r, l.alpha);
+                pend = 1;
+            } else {
+                x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
+            }
         }
         *pending = (uint16_t)tr->joint;
         return pend ? 1u : 0u;
@@ -427,66 +466,6 @@ static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* r
 }
 
 /* ---------------------------------------------------------------- plans */
-
-/* The batch of interpolated rotations (bsync_simd_lerp_rotations_): the planned loop below locates each
- * track and, when the time lies strictly between two keys, hands a rotation's interpolation to the batch
- * (and lerps a translation or scale at once) instead of calling sample_one_track. Every other case (an
- * exact key, before the first or after the last key, a held value, a weight that rounds to 0 or 1, an
- * interval of 16 s or more, a cursor that is more than one key behind) takes sample_one_track as before.
- * The batch writes what sample_one_track would (nlerp_keys at the same k and alpha,
- * internal/rotation_lerp.h; bsync_vec3_lerp for the others), and the cursor entry ends as find_interval
- * leaves it, so the values, the pending list's joints and the cursor are the same. */
-#define LERP_BATCH 64u
-
-/* Track tr at clip-local time t: returns 1 with the interval k (times[k] < t < times[k+1]) and
- * its weight 0 < alpha < 2^16 (bsync_fx_div(t - times[k], times[k+1] - times[k]), through the memo), or
- * 0 for every case that sample_one_track takes. With a cursor entry: the entry's key or the next one,
- * stored as find_interval does (which the locate of sample_one_track, run after a 0, then finds as it
- * is: the same k, no second store). */
-static BSYNC_FORCE_INLINE int between_keys(const bsync_clip* clip, const bsync_clip_track_* tr, fix16_t t,
-                                           uint32_t* cached, alpha_memo_* memo, uint32_t* out_k, fix16_t* out_alpha) {
-    const uint32_t last = tr->key_count - 1; /* key_count >= 1 */
-    if (last < 2) {                          /* two keys: unless they are equal (a held value) */
-        if (last == 0) return 0;
-        if (tr->kind == BSYNC_TRACK_ROTATION) {
-            const bsync_quat* q = bsync_clip_quats_(clip, tr);
-            if (quat_equal(q[0], q[1])) return 0;
-        } else {
-            const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-            if (vec3_equal(v[0], v[1])) return 0;
-        }
-    }
-    const fix16_t* times = bsync_clip_times_(clip, tr);
-    uint32_t k;
-    if (cached) {
-        k = *cached;
-        if (k >= last || times[k] > t) return 0; /* out of range, or behind: locate's search */
-        if (t >= times[k + 1]) {
-            if (k + 1 >= last || t >= times[k + 2]) return 0;
-            *cached = ++k; /* as find_interval (t > times[0] and t < times[last] here, so locate gets there) */
-        }
-    } else {
-        if (t <= times[0] || t >= times[last]) return 0;
-        k = search(times, last + 1, t);
-    }
-    const fix16_t lo = times[k], hi = times[k + 1];
-    if (t == lo) return 0; /* an exact key */
-    fix16_t alpha;
-    if (lo == memo->lo && hi == memo->hi) {
-        alpha = memo->alpha;
-    } else {
-        const uint64_t d = (uint64_t)((int64_t)hi - lo); /* 0 < t - lo < d */
-        if (d >= ((uint64_t)1 << 20)) return 0;        /* bsync_fx_div's other branch */
-        alpha = (fix16_t)((((uint64_t)((int64_t)t - lo) << 17) / d + 1) >> 1); /* bsync_fx_div(t - lo, d) */
-        memo->lo = lo;
-        memo->hi = hi;
-        memo->alpha = alpha;
-    }
-    if (alpha <= 0 || alpha >= BSYNC_FX_ONE) return 0;
-    *out_k = k;
-    *out_alpha = alpha;
-    return 1;
-}
 
 #define PLAN_MAGIC 0x4E4C5042u /* "BPLN" */
 
@@ -681,34 +660,14 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
         if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
-    bsync_rotation_lerp_ jobs[LERP_BATCH];
-    uint32_t nj = 0;
+    lerp_batch_ batch;
+    batch.n = 0;
+    batch.plain = plain;
     for (uint32_t i = 0; i < plan->animated_count; i++) {
         const uint32_t ti = animated[i];
-        const bsync_clip_track_* tr = &tracks[ti];
-        fix16_t alpha;
-        uint32_t k;
-        if (between_keys(clip, tr, t, cached ? &cached[ti] : NULL, &memo, &k, &alpha)) {
-            if (tr->kind != BSYNC_TRACK_ROTATION) { /* a translation or scale: sample_one_track's lerp */
-                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr) + k;
-                const bsync_vec3 value = bsync_vec3_lerp(v[0], v[1], alpha);
-                if (tr->kind == BSYNC_TRACK_TRANSLATION) out_local[tr->joint].t = value;
-                else out_local[tr->joint].s = value;
-                continue;
-            }
-            jobs[nj].keys = bsync_clip_quats_(clip, tr) + k; /* a rotation: to the batch */
-            jobs[nj].out = &out_local[tr->joint].r;
-            jobs[nj].alpha = alpha;
-            pending[np++] = (uint16_t)tr->joint;
-            if (++nj == LERP_BATCH) {
-                bsync_simd_lerp_rotations_(jobs, nj, plain);
-                nj = 0;
-            }
-            continue;
-        }
-        np += sample_one_track(clip, tr, ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
+        np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, &batch, out_local, &pending[np]);
     }
-    bsync_simd_lerp_rotations_(jobs, nj, plain);
+    batch_flush(&batch);
     if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
@@ -788,7 +747,7 @@ static bsync_result sample_clip(const bsync_clip* clip, fix16_t time, bsync_loop
          * expressions per track as the per-joint loop below, so the same bits. */
         if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
         for (uint32_t ti = 0; ti < clip->track_count; ti++)
-            np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, out_local, &pending[np]);
+            np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, NULL, out_local, &pending[np]);
         if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
         return BSYNC_OK;
     }
