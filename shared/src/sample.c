@@ -100,22 +100,20 @@ static uint32_t held_rotations_unit(const bsync_clip* clip) {
 #define MARK_SHARED 1
 #define MARK_PLAIN 2
 #define MARK_HELD_UNIT 4
-static uint64_t marks_tag(int marks) {
-    return ((marks & MARK_SHARED) ? SHARED_TIMES_TAG : 0) ^ ((marks & MARK_PLAIN) ? PLAIN_KEYS_TAG : 0) ^
-           ((marks & MARK_HELD_UNIT) ? HELD_UNIT_TAG : 0);
-}
-static int tag_marks(const bsync_sample_cursor* c) { /* marks_tag's inverse, read once per sampling call */
-    static const uint64_t tags[8] = {0,
-                                     SHARED_TIMES_TAG,
-                                     PLAIN_KEYS_TAG,
-                                     SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG,
-                                     HELD_UNIT_TAG,
-                                     SHARED_TIMES_TAG ^ HELD_UNIT_TAG,
-                                     PLAIN_KEYS_TAG ^ HELD_UNIT_TAG,
-                                     SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG ^ HELD_UNIT_TAG};
+/* The tag bits of each set of marks (index: the marks), and back. */
+static const uint64_t mark_tags[8] = {0,
+                                      SHARED_TIMES_TAG,
+                                      PLAIN_KEYS_TAG,
+                                      SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG,
+                                      HELD_UNIT_TAG,
+                                      SHARED_TIMES_TAG ^ HELD_UNIT_TAG,
+                                      PLAIN_KEYS_TAG ^ HELD_UNIT_TAG,
+                                      SHARED_TIMES_TAG ^ PLAIN_KEYS_TAG ^ HELD_UNIT_TAG};
+static uint64_t marks_tag(int marks) { return mark_tags[marks & 7]; }
+static int tag_marks(const bsync_sample_cursor* c) {
     const uint64_t m = c->tag ^ c->fingerprint;
     for (int marks = 0; marks < 8; marks++)
-        if (m == tags[marks]) return marks;
+        if (m == mark_tags[marks]) return marks;
     return -1;
 }
 
@@ -606,20 +604,6 @@ bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsy
     return BSYNC_OK;
 }
 
-/* The plan's base pose into the output: memcpy's bytes. On the AVX2 and AVX-512 paths with 32-byte
- * moves: glibc's memcpy takes `rep movsb` for a pose's 2.7 KB, which was 8% of sampling and blending
- * pab's three clips (docs/benchmarks.md). */
-static BSYNC_FORCE_INLINE void copy_base(bsync_trs* dst, const bsync_trs* src, size_t bytes) {
-#if BSYNC_HAVE_AVX2_PATH
-    const bsync_simd_path path = bsync_simd_active();
-    if (path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) {
-        bsync_simd_copy_avx2_(dst, src, bytes);
-        return;
-    }
-#endif
-    memcpy(dst, src, bytes);
-}
-
 /* bsync_clip_sample_planned (normalize = 1) and bsync_clip_sample_planned_lerp (0). */
 static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
                                    bsync_loop_mode mode, bsync_sample_cursor* cursor, int normalize, bsync_trs* out_local) {
@@ -648,7 +632,7 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
     if (plan->animated_count > clip->track_count) return BSYNC_MISMATCH;
     for (uint32_t i = 0; i < plan->animated_count; i++)
         if (animated[i] >= clip->track_count) return BSYNC_MISMATCH; /* a corrupted plan */
-    copy_base(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
+    bsync_simd_copy_(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
     if (bsync_clip_is_compact_(clip)) {
         const bsync_clip_ctrack_* ct = bsync_clip_ctracks_(clip);
         const uint16_t* table = ctable(clip);

@@ -5,6 +5,7 @@
 #include "blendsync/simd.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "internal/quat_normalize.h"
 #include "internal/rotation_lerp.h"
@@ -124,4 +125,15 @@ void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, in
     }
 #endif
     bsync_simd_lerp_rotations_scalar_(jobs, n, plain);
+}
+
+void bsync_simd_copy_(void* dst, const void* src, size_t bytes) {
+#if BSYNC_HAVE_AVX2_PATH
+    const bsync_simd_path path = bsync_simd_active();
+    if (path == BSYNC_SIMD_AVX2 || path == BSYNC_SIMD_AVX512) {
+        bsync_simd_copy_avx2_(dst, src, bytes);
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
 }

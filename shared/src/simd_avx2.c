@@ -10,7 +10,7 @@
  * addresses); _mm256_mul_epi32 / _mm512_mul_epi32 read the low 32 bits of a lane as signed, so a word
  * serves as it is for its even component and shifted right by 32 for its odd one.
  *
- * The normalisation (v_normalize_mag, z_normalize_mag): every step of bsync_quat_normalize_inl_ +
+ * The normalisation (v_normalize_mag, z_normalize_mag_n): every step of bsync_quat_normalize_inl_ +
  * bsync_root_recip_ + bsync_div_round_shared_ is the same integer expression in each 64-bit lane:
  *   - every product there is at most 32 x 32 bits unsigned (_mm256_mul_epu32 is exact) except two,
  *     rem * zk (rem < 2^47) and inv0 (2^48 - inv0 t) (the second factor < 2^36), which are formed as
@@ -770,13 +770,6 @@ AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag_n(const int G, const __
     }
 }
 
-/* One group of eight (normalize8_512). */
-AVX512_FN static BSYNC_FORCE_INLINE void z_normalize_mag(const __m512i A[4], __mmask8 special, __m512i o[4]) {
-    __m512i a1[1][4] = {{A[0], A[1], A[2], A[3]}}, o1[1][4];
-    z_normalize_mag_n(1, (const __m512i(*)[4])a1, &special, o1);
-    for (int k = 0; k < 4; k++) o[k] = o1[0][k];
-}
-
 /* z_sign is also the blend's (below): m where neg is clear, -m where it is set */
 AVX512_FN static BSYNC_FORCE_INLINE __m512i z_sign(__m512i m, __mmask8 neg) {
     return _mm512_mask_sub_epi64(m, neg, _mm512_setzero_si512(), m);
@@ -801,23 +794,23 @@ AVX512_FN static void normalize8_512(bsync_quat* const q[8]) {
     /* |c| per int32 (INT32_MIN gives 2^31 unsigned, its magnitude) */
     const __m512i axy = _mm512_abs_epi32(xy), azw = _mm512_abs_epi32(zw);
     const __m512i lo32 = z_set(0xFFFFFFFF);
-    const __m512i A[4] = {_mm512_and_si512(axy, lo32), _mm512_srli_epi64(axy, 32), _mm512_and_si512(azw, lo32),
-                          _mm512_srli_epi64(azw, 32)};
+    const __m512i A[1][4] = {{_mm512_and_si512(axy, lo32), _mm512_srli_epi64(axy, 32), _mm512_and_si512(azw, lo32),
+                              _mm512_srli_epi64(azw, 32)}};
     /* the lanes for the scalar function: an all-zero rotation, or a component of magnitude 2^30 or more */
-    const __m512i mx = _mm512_or_si512(_mm512_or_si512(A[0], A[1]), _mm512_or_si512(A[2], A[3]));
+    const __m512i mx = _mm512_or_si512(_mm512_or_si512(A[0][0], A[0][1]), _mm512_or_si512(A[0][2], A[0][3]));
     const __mmask8 special = _mm512_cmpeq_epi64_mask(mx, _mm512_setzero_si512()) |
                              _mm512_cmpge_epu64_mask(mx, z_set((int64_t)1 << 30));
     bsync_quat orig[8];
     if (special != 0)
         for (int i = 0; i < 8; i++) orig[i] = *q[i];
-    __m512i o[4];
-    z_normalize_mag(A, special, o);
+    __m512i o[1][4];
+    z_normalize_mag_n(1, A, &special, o);
     /* the signs come back (c < 0: the low half's sign is the top bit once shifted up) */
     const __m512i zero = _mm512_setzero_si512();
-    const __m512i oxy = z_word(z_sign(o[0], _mm512_cmplt_epi64_mask(_mm512_slli_epi64(xy, 32), zero)),
-                               z_sign(o[1], _mm512_cmplt_epi64_mask(xy, zero)));
-    const __m512i ozw = z_word(z_sign(o[2], _mm512_cmplt_epi64_mask(_mm512_slli_epi64(zw, 32), zero)),
-                               z_sign(o[3], _mm512_cmplt_epi64_mask(zw, zero)));
+    const __m512i oxy = z_word(z_sign(o[0][0], _mm512_cmplt_epi64_mask(_mm512_slli_epi64(xy, 32), zero)),
+                               z_sign(o[0][1], _mm512_cmplt_epi64_mask(xy, zero)));
+    const __m512i ozw = z_word(z_sign(o[0][2], _mm512_cmplt_epi64_mask(_mm512_slli_epi64(zw, 32), zero)),
+                               z_sign(o[0][3], _mm512_cmplt_epi64_mask(zw, zero)));
     const __m512i r0 = _mm512_permutex2var_epi64(oxy, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), ozw);
     const __m512i r1 = _mm512_permutex2var_epi64(oxy, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), ozw);
     _mm_storeu_si128((__m128i*)(void*)q[0], _mm512_castsi512_si128(r0));
@@ -845,7 +838,7 @@ AVX512_FN void bsync_simd_normalize_avx512_(bsync_trs* pose, const uint16_t* joi
  *
  * bsync_simd_blend4_avx2_'s steps for joints j .. j+7 in one register of eight 64-bit lanes (lane i is
  * joint j + i), with the normalisation of the blended rotations done here while their sums are in
- * registers (z_normalize_mag: bsync_quat_normalize_inl_'s steps), so the joints come out final.
+ * registers (z_normalize_mag_n: bsync_quat_normalize_inl_'s steps), so the joints come out final.
  * - Loads and stores: the eight transforms are 320 consecutive bytes, five 64-bit words each (t.x|t.y,
  *   t.z|r.x, r.y|r.z, r.w|s.x, s.y|s.z; x86 is little-endian, so the even component is the low half).
  *   Ten 32-byte loads, three blends and one lane rotation per word put word k of joint i in lane i
@@ -1005,7 +998,7 @@ AVX512_FN static BSYNC_FORCE_INLINE int blend_groups(const int G, const bsync_tr
         /* an all-zero scaled sum normalises to the identity */
         zq[g] = _mm512_cmpeq_epi64_mask(_mm512_or_si512(_mm512_or_si512(A[g][0], A[g][1]), _mm512_or_si512(A[g][2], A[g][3])), zero);
     }
-    z_normalize_mag_n(G, (const __m512i(*)[4])A, zq, o);
+    z_normalize_mag_n(G, A, zq, o);
     EACH {
         /* the signs come back (a zero quotient stays zero); the identity in the all-zero lanes */
         const __m512i q0 = _mm512_maskz_mov_epi64((__mmask8)~zq[g], z_sign(o[g][0], n0[g]));

@@ -83,18 +83,22 @@ AVX2_FN static unsigned lerp4(const bsync_rotation_lerp_* j, int plain) {
     return redo;
 }
 
+/* jobs[0 .. n) (n >= width) in groups of `width` through `group`, which returns nonzero when its group
+ * must be redone by the scalar rule (rare); the last one to width - 1 jobs as the group ending at the
+ * last job: the ones before them are computed again from the same keys and the same values written
+ * again, as no out overlaps a key. */
+static void in_groups(const bsync_rotation_lerp_* jobs, uint32_t n, int plain, uint32_t width,
+                      unsigned (*group)(const bsync_rotation_lerp_*, int)) {
+    for (uint32_t i = 0;; i += width) {
+        if (i + width > n) i = n - width;
+        if (group(jobs + i, plain)) bsync_simd_lerp_rotations_scalar_(jobs + i, width, plain);
+        if (i + width == n) break;
+    }
+}
+
 AVX2_FN void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain) {
-    if (n < 4) {
-        bsync_simd_lerp_rotations_scalar_(jobs, n, plain);
-        return;
-    }
-    /* groups of four; the last one to three jobs as the four ending at the last job (the ones before
-     * them computed again from the same keys: the same values written again, as no out overlaps a key) */
-    for (uint32_t i = 0;; i += 4) {
-        if (i + 4 > n) i = n - 4;
-        if (lerp4(jobs + i, plain)) bsync_simd_lerp_rotations_scalar_(jobs + i, 4, plain); /* rare: the group again */
-        if (i + 4 == n) break;
-    }
+    if (n < 4) bsync_simd_lerp_rotations_scalar_(jobs, n, plain);
+    else in_groups(jobs, n, plain, 4, lerp4);
 }
 
 /* ---------------------------------------------------------------- eight at a time (AVX-512 F)
@@ -154,16 +158,8 @@ AVX512_FN static unsigned lerp8(const bsync_rotation_lerp_* j, int plain) {
 }
 
 AVX512_FN void bsync_simd_lerp_rotations_avx512_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain) {
-    if (n < 8) {
-        bsync_simd_lerp_rotations_avx2_(jobs, n, plain);
-        return;
-    }
-    /* groups of eight; the last one to seven jobs as the eight ending at the last job (as above) */
-    for (uint32_t i = 0;; i += 8) {
-        if (i + 8 > n) i = n - 8;
-        if (lerp8(jobs + i, plain)) bsync_simd_lerp_rotations_scalar_(jobs + i, 8, plain); /* rare: the group again */
-        if (i + 8 == n) break;
-    }
+    if (n < 8) bsync_simd_lerp_rotations_avx2_(jobs, n, plain);
+    else in_groups(jobs, n, plain, 8, lerp8);
 }
 
 /* memcpy of `bytes` (a multiple of 8) with 32-byte moves (the sampler's base pose, sample.c). */

@@ -15,7 +15,8 @@
  *   bsync_simd_lerp_rotations_scalar_ the same, one at a time (the reference)
  *   bsync_simd_lerp_rotations_avx2_   the same four at a time in 64-bit lanes (x86-64, the AVX2 path)
  *   bsync_simd_lerp_rotations_avx512_ the same eight at a time in AVX-512 lanes (the AVX512 path)
- *   bsync_simd_copy_avx2_             memcpy with 32-byte moves (the planned sampler's base pose)
+ *   bsync_simd_copy_                  memcpy of a pose (the planned sampler's base pose)
+ *   bsync_simd_copy_avx2_             the same with 32-byte moves (glibc takes `rep movsb` at a pose's size)
  *
  * The joints of one call must be distinct (each rotation is read once, then written once). The
  * dispatch reads the process-wide choice (simd.c) once per call; every path gives the same bits
@@ -81,6 +82,8 @@ typedef struct bsync_rotation_lerp_ {
 } bsync_rotation_lerp_;
 void bsync_simd_lerp_rotations_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
 void bsync_simd_lerp_rotations_scalar_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
+/* memcpy(dst, src, bytes) for disjoint ranges and bytes a multiple of 8. */
+void bsync_simd_copy_(void* dst, const void* src, size_t bytes);
 #if BSYNC_HAVE_AVX2_PATH
 void bsync_simd_lerp_rotations_avx2_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain);
 void bsync_simd_lerp_rotations_avx512_(const bsync_rotation_lerp_* jobs, uint32_t n, int plain); /* AVX512 path only */
