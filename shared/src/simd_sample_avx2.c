@@ -1,8 +1,8 @@
-/* simd_sample_avx2.c — the planned sampler's two AVX2 kernels (internal/simd_impl.h): its interpolated
- * rotations (bsync_simd_lerp_rotations_avx2_, four at a time, with the bits of bsync_keys_nlerp_,
- * internal/rotation_lerp.h) and the copy of its base pose (bsync_simd_copy_avx2_). x86-64 with gcc or
- * clang, compiled for AVX2 with a function attribute and run only when the CPU has it (simd.c and
- * sample.c decide). Not a public interface.
+/* simd_sample_avx2.c — the planned sampler's kernels (internal/simd_impl.h): its interpolated rotations
+ * (bsync_simd_lerp_rotations_avx2_ four at a time, bsync_simd_lerp_rotations_avx512_ eight at a time,
+ * with the bits of bsync_keys_nlerp_, internal/rotation_lerp.h) and the copy of its base pose
+ * (bsync_simd_copy_avx2_). x86-64 with gcc or clang, compiled for the instruction set with a function
+ * attribute and run only when the CPU has it (simd.c decides). Not a public interface.
  *
  * Layout. A bsync_quat is two 64-bit words, x|y and z|w (x86 is little-endian, so a word's low half is
  * its even component). The keys of four jobs are loaded as two 256-bit registers of two quaternions each
