@@ -2,18 +2,21 @@
 # CMake package (find_package(blendsync): blendsync::core, ::io, ::client, ::server, ::blendsync ...)
 # and pkg-config files. Design and the ABI promise: docs/library.md.
 
-set(BSYNC_STATIC_LIBRARIES blendsync_alloc blendsync_core blendsync_io blendsync_proto blendsync_net
-    blendsync_client blendsync_server)
+set(BSYNC_STATIC_LIBRARIES blendsync_alloc blendsync_core blendsync_platform blendsync_import blendsync_config
+    blendsync_replay blendsync_proto blendsync_net blendsync_client blendsync_server)
 # Exported names: blendsync_core -> blendsync::core, and so on.
 foreach(lib ${BSYNC_STATIC_LIBRARIES})
   string(REPLACE "blendsync_" "" short ${lib})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME ${short})
 endforeach()
+# blendsync::io, the umbrella of platform, import, config and replay (an interface target).
+set_target_properties(blendsync_io PROPERTIES EXPORT_NAME io)
 
 set(BSYNC_PUBLIC_INCLUDE_DIRS ${CMAKE_SOURCE_DIR}/shared/include ${CMAKE_SOURCE_DIR}/proto/include
     ${CMAKE_SOURCE_DIR}/proto/net/include ${CMAKE_SOURCE_DIR}/client/include ${CMAKE_SOURCE_DIR}/server/include)
 
-# The shared library: every module (core, allocator, io, proto, net, client, server) in ONE library,
+# The shared library: every module (core, allocator, platform, import, config, replay, proto, net,
+# client, server) in ONE library,
 # so a binding (C#, Python ctypes) loads one file. Its own compilation of the same sources, with
 # hidden visibility: only what the public headers mark BSYNC_API is exported
 # (tests/cli/shared_symbols.sh checks the exported list against the headers' declarations).
@@ -58,7 +61,7 @@ set(BSYNC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/blendsync)
 foreach(dir ${BSYNC_PUBLIC_INCLUDE_DIRS})
   install(DIRECTORY ${dir}/blendsync DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 endforeach()
-set(BSYNC_INSTALL_TARGETS ${BSYNC_STATIC_LIBRARIES})
+set(BSYNC_INSTALL_TARGETS ${BSYNC_STATIC_LIBRARIES} blendsync_io)
 if(BSYNC_BUILD_SHARED)
   list(APPEND BSYNC_INSTALL_TARGETS blendsync_shared)
 endif()
@@ -67,6 +70,25 @@ install(TARGETS ${BSYNC_INSTALL_TARGETS} EXPORT blendsyncTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS blendsync blendsync-server RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# libblendsync_io.a: the four io libraries merged into the one archive that `-lblendsync_io`
+# (pkg-config blendsync-io, and hand-written link lines of earlier versions) names.
+set(BSYNC_IO_ARCHIVE ${CMAKE_BINARY_DIR}/${CMAKE_STATIC_LIBRARY_PREFIX}blendsync_io${CMAKE_STATIC_LIBRARY_SUFFIX})
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/blendsync_io.mri CONTENT
+"create ${BSYNC_IO_ARCHIVE}
+addlib $<TARGET_FILE:blendsync_platform>
+addlib $<TARGET_FILE:blendsync_import>
+addlib $<TARGET_FILE:blendsync_config>
+addlib $<TARGET_FILE:blendsync_replay>
+save
+end
+")
+add_custom_command(OUTPUT ${BSYNC_IO_ARCHIVE}
+  COMMAND ${CMAKE_COMMAND} -E remove -f ${BSYNC_IO_ARCHIVE}
+  COMMAND ${CMAKE_AR} -M < ${CMAKE_BINARY_DIR}/blendsync_io.mri
+  DEPENDS blendsync_platform blendsync_import blendsync_config blendsync_replay ${CMAKE_BINARY_DIR}/blendsync_io.mri
+  COMMENT "Merging the io libraries into ${BSYNC_IO_ARCHIVE}" VERBATIM)
+add_custom_target(blendsync_io_archive ALL DEPENDS ${BSYNC_IO_ARCHIVE})
+install(FILES ${BSYNC_IO_ARCHIVE} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT blendsyncTargets NAMESPACE blendsync:: DESTINATION ${BSYNC_CMAKE_DIR})
 
 include(CMakePackageConfigHelpers)
@@ -100,7 +122,7 @@ function(bsync_pkg_config name description requires libs)
   install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${name}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endfunction()
 bsync_pkg_config(blendsync-core "deterministic fixed-point animation core (static)" "" "-lblendsync_core -lblendsync_alloc")
-bsync_pkg_config(blendsync-io "blendsync file formats and importers (static)" "blendsync-core libcjson" "-lblendsync_io${BSYNC_PC_ASSIMP} -lm -lpthread")
+bsync_pkg_config(blendsync-io "blendsync platform layer, importers, configs and replays (static)" "blendsync-core libcjson" "-lblendsync_io${BSYNC_PC_ASSIMP} -lm -lpthread")
 bsync_pkg_config(blendsync-proto "blendsync wire protocol and its ENet glue (static)" "blendsync-core blendsync-io libenet libsodium" "-lblendsync_net -lblendsync_proto")
 bsync_pkg_config(blendsync-client "blendsync lockstep client library (static)" "blendsync-proto blendsync-io" "-lblendsync_client")
 bsync_pkg_config(blendsync-server "blendsync lockstep server library (static)" "blendsync-proto blendsync-io" "-lblendsync_server")

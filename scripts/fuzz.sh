@@ -23,7 +23,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     [ "$n" = fuzz_corpus_main ] || targets+=("${n#fuzz_}")
   done
 fi
-core=(shared/src/*.c shared/src/io/*.c proto/src/*.c)
+core=(shared/src/*.c shared/src/io/*/*.c proto/src/*.c)
 # Per-target sources and include directories beyond the libraries (keep in step with tests/fuzz/CMakeLists.txt).
 sources_of() {
   case "$1" in
@@ -47,7 +47,7 @@ flags_of() {
   esac
 }
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-sanitize-recover=all -DBSYNC_HAVE_SODIUM=1 -DBSYNC_FUZZ_MATCH_DIR="\"$PWD/tests/fuzz/match\""
-        -Ishared/include -Ishared/src -Ishared/src/io -Iproto/include -Iproto/net/include -Iserver/include -Iclient/cli
+        -Ishared/include -Ishared/src -Ishared/src/io/platform -Ishared/src/io/import -Ishared/src/io/config -Ishared/src/io/replay -Iproto/include -Iproto/net/include -Iserver/include -Iclient/cli
         -Itests/fuzz)
 # The libraries' sources once into one archive (instrumented for coverage), each target linked against it.
 lib="$out/libfuzzcore.a"

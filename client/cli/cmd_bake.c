@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 #include "blendsync/blend_tree.h"
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"

@@ -58,7 +58,7 @@
 #include "blendsync/simd.h"
 #include "blendsync/skeleton.h"
 
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 #include "commands.h"
 
 #define BENCH_CLIPS 3

@@ -57,7 +57,7 @@
 #include <unistd.h>
 
 #include "blendsync/blend_tree.h"
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "blendsync/io/desync.h"
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 #include "blendsync/io/file.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"

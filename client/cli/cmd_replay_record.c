@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "blendsync/io/match_config.h"
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/match.h"

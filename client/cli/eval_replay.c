@@ -1,7 +1,7 @@
 /* eval_replay.c — `blendsync eval --replay` (eval_replay.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "eval_replay.h"
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* plot_raster.c — canvas, shapes, text, colour mixing and the PNG writer of `blendsync plot`
  * (see plot_raster.h). Drawing uses floats; this is the CLI edge, never the core. */
 #include "plot_raster.h"
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <math.h>

@@ -14,7 +14,7 @@
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h"
-#include "../../shared/src/io/platform.h" /* the presentation clock's time, mkdir, aligned allocation */
+#include "platform.h" /* the presentation clock's time, mkdir, aligned allocation */
 
 #define FRAME_RING 256u
 #define SNAP_RING 8u

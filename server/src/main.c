@@ -14,7 +14,7 @@
 #include "blendsync/net.h"
 #include "blendsync/server.h"
 
-#include "../../shared/src/io/platform.h" /* interrupts: SIGINT / SIGTERM, Ctrl-C on Windows */
+#include "platform.h" /* interrupts: SIGINT / SIGTERM, Ctrl-C on Windows */
 
 static void usage(FILE* f) {
     fprintf(f,

@@ -13,7 +13,7 @@
 #include "blendsync/io/desync.h"
 #include "blendsync/io/file.h"
 #include "server_internal.h"
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 
 #define MATCH_ID(m) ((unsigned long long)(m)->stats.match_id)
 

@@ -8,7 +8,7 @@
 
 #include "blendsync/server.h"
 
-#include "../../shared/src/io/platform.h" /* threads */
+#include "platform.h" /* threads */
 
 typedef struct pool_worker {
     bsync_server* server;

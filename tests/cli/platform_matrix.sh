@@ -132,13 +132,13 @@ prepare_sysroot() { # debian-arch -> prints the sysroot dir (empty on failure)
 # Sources the Windows and wasm32 rows only compile (-Werror): io, the CLI, the client and server
 # libraries, blendsync-server. Debian ships no cJSON or ENet built for either, so they are not linked there.
 compile_only_srcs() {
-  ls "$src"/shared/src/io/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
+  ls "$src"/shared/src/io/*/*.c "$src"/client/cli/*.c "$src"/client/lib/*.c "$src"/proto/src/*.c \
     "$src"/proto/net/src/*.c "$src"/server/src/*.c
 }
 dep_include="$work/dep-include" # the host's (architecture-independent) headers of the libraries
 mkdir -p "$dep_include"
 for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
-compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src/io" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
+compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src" -I"$src/shared/src/io/platform" -I"$src/shared/src/io/import" -I"$src/shared/src/io/config" -I"$src/shared/src/io/replay" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
   -I"$src/proto/net/include" -I"$src/server/include" -I"$(dirname "$host")/client/generated" -isystem "$dep_include")
 
 # wasm32 with Debian's emscripten 3.1.6. Its sysroot and libc come prebuilt in a frozen cache
@@ -155,7 +155,7 @@ emcc_env() {
 build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, compile.log
   local b="$work/build-wasm32" f core=() objs=()
   rm -rf "$b" && mkdir -p "$b/core" "$b/compile"
-  for f in "$src"/shared/src/*.c "$src"/shared/src/io/alloc_default.c; do core+=("$f"); objs+=("$(basename "${f%.c}").o"); done
+  for f in "$src"/shared/src/*.c "$src"/shared/src/io/platform/alloc_default.c; do core+=("$f"); objs+=("$(basename "${f%.c}").o"); done
   {
     (cd "$b/core" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
       -I"$src/shared/include" -I"$src/client/cli" -isystem "$work/fixmath-include" -c "${core[@]}" \
@@ -211,7 +211,7 @@ build_win_cli() { # -> prints blendsync.exe (empty on failure; build-win64-mingw
   {
     [ -n "$cj" ] || { echo "cannot fetch Debian's cJSON source: $(tail -n 3 "$work/apt-src.log" 2>/dev/null)"; false; } &&
       printf '#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb/stb_image_write.h>\n' >"$b/stb_write_impl.c" &&
-      for f in "$src"/shared/src/*.c "$src"/shared/src/io/*.c "$src"/client/cli/*.c; do
+      for f in "$src"/shared/src/*.c "$src"/shared/src/io/*/*.c "$src"/client/cli/*.c; do
         [ "$(basename "$f")" = cmd_bot.c ] && continue
         o="$b/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
         "${win_cc[@]}" -Wall -Wextra -Werror -Wno-format "${compile_only_incs[@]}" -isystem "$cj/include" -c "$f" -o "$o" || exit 1
@@ -234,7 +234,7 @@ build_wasm_cli() {
   local b="$work/build-wasm32-cli" cj f srcs=()
   rm -rf "$b" && mkdir -p "$b/obj"
   cj=$(prepare_cjson_source)
-  for f in "$src"/shared/src/*.c "$src"/shared/src/io/*.c "$src"/client/cli/*.c; do
+  for f in "$src"/shared/src/*.c "$src"/shared/src/io/*/*.c "$src"/client/cli/*.c; do
     [ "$(basename "$f")" = cmd_bot.c ] || srcs+=("$f")
   done
   {

@@ -13,7 +13,7 @@
 #include "blendsync/blend_space.h"
 #include "test_support.h"
 
-#include "../../shared/src/internal/blend_space_impl.h"
+#include "internal/blend_space_impl.h"
 
 typedef struct collect {
     unsigned char* p;

@@ -34,8 +34,8 @@
 #include "blendsync/sample.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
-#include "../../shared/src/internal/clip_block.h"
-#include "../../shared/src/internal/sample_impl.h"
+#include "internal/clip_block.h"
+#include "internal/sample_impl.h"
 
 /* ---------------------------------------------------------------- decode vectors (by hand) */
 

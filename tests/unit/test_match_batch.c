@@ -11,7 +11,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/match.h"
 
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 
 #define TICKS 150u
 

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "../../shared/src/io/platform.h"
+#include "platform.h"
 
 #define P BSYNC_PATH_POSIX
 #define W BSYNC_PATH_WINDOWS

@@ -27,7 +27,7 @@
 #include "blendsync/sample.h"
 #include "test_support.h"
 
-#include "../../shared/src/internal/quat_normalize.h"
+#include "internal/quat_normalize.h"
 
 /* The sanitizer build runs the same program several times slower: fewer random cases there. */
 #if defined(__SANITIZE_ADDRESS__)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform.h" /* shared/src/io: the monotonic clock */
+#include "platform.h" /* the platform library (shared/src/io/platform): the monotonic clock */
 
 static int g_init_count; /* enet_initialize is process-wide: counted so server and client can nest */
 

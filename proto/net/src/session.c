@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "hex.h" /* the io library's (shared/src/io) */
+#include "hex.h" /* the platform library's (shared/src/io/platform) */
 
 #ifdef BSYNC_HAVE_SODIUM
 #include <sodium.h>

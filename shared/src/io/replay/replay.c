@@ -13,7 +13,7 @@
 #include "platform.h"
 #include "blendsync/io/replay.h"
 #include "file_internal.h"
-#include "../internal/alloc.h"
+#include "internal/alloc.h"
 
 static const uint8_t k_magic[BSYNC_REPLAY_MAGIC_SIZE] = {0x42, 0x53, 0x52, 0x50, 0x4C, 0x59, 0x0D, 0x0A};
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../internal/alloc.h"
+#include "internal/alloc.h"
 #include "blendsync/checksum.h"
 
 #define RING_MOD (BSYNC_SYNCTEST_MAX_DISTANCE + 1u)

@@ -2,7 +2,7 @@
  * Kept in io/ (the part of the core that touches the operating system) so that no per-tick object
  * references malloc or free. Setup calls (skeleton/clip create) use it; per-tick calls never do. */
 #include <stdlib.h>
-#include "../internal/alloc.h"
+#include "internal/alloc.h"
 
 static void* default_alloc(size_t size, size_t align, void* user) {
     (void)user;

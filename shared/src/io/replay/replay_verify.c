@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../internal/alloc.h"
+#include "internal/alloc.h"
 #include "blendsync/io/desync.h"
 #include "platform.h"
 #include "replay_verify_internal.h"

@@ -7,7 +7,7 @@
 #include "blendsync/checksum.h"
 #include "blendsync/io/clip_file.h"
 #include "blendsync/io/file.h"
-#include "../internal/block.h"
+#include "internal/block.h"
 #include "import_internal.h"
 
 static const unsigned char k_magic[8] = {'B', 'S', 'C', 'L', 'I', 'P', '\r', '\n'};

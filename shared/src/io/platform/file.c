@@ -1,6 +1,6 @@
 /* io/file.c — read a whole file into memory (see file_internal.h); write one atomically (io/file.h). */
 #include "file_internal.h"
-#include "../internal/alloc.h"
+#include "internal/alloc.h"
 #include "platform.h"
 #include "blendsync/io/file.h"
 

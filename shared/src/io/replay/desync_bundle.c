@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal/alloc.h"
+#include "internal/alloc.h"
 #include "blendsync/fixed.h"
 #include "blendsync/io/trail.h"
 #include "file_internal.h"

@@ -29,7 +29,7 @@
 #include <assimp/scene.h>
 #include <assimp/version.h>
 
-#include "../import_internal.h"
+#include "import_internal.h"
 
 #define AS_MAX_NODES 65536u
 

@@ -1,5 +1,5 @@
 /* io/import_internal.h — the double-precision intermediate form shared by the importers (glTF, BVH)
- * and the one place where it becomes fixed point (import_build.c). Not a public header. */
+ * and the one place where it becomes fixed point (import_build.c; the dispatcher is asset.c). Not a public header. */
 #ifndef BLENDSYNC_IO_IMPORT_INTERNAL_H
 #define BLENDSYNC_IO_IMPORT_INTERNAL_H
 
