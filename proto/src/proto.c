@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "internal/le.h"
+
 /* ---------------------------------------------------------------- tables */
 
 size_t bsync_proto_max_body(uint32_t type) {
@@ -110,14 +112,13 @@ static bsync_proto_result get_u8(reader_* r, uint8_t* v) {
 }
 static bsync_proto_result get_u16(reader_* r, uint16_t* v) {
     if (r->len - r->pos < 2) return BSYNC_PROTO_TRUNCATED;
-    *v = (uint16_t)(r->p[r->pos] | ((uint32_t)r->p[r->pos + 1] << 8));
+    *v = (uint16_t)bsync_le_get16(r->p + r->pos);
     r->pos += 2;
     return BSYNC_PROTO_OK;
 }
 static bsync_proto_result get_u32(reader_* r, uint32_t* v) {
     if (r->len - r->pos < 4) return BSYNC_PROTO_TRUNCATED;
-    const uint8_t* b = r->p + r->pos;
-    *v = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+    *v = bsync_le_get32(r->p + r->pos);
     r->pos += 4;
     return BSYNC_PROTO_OK;
 }

@@ -4,6 +4,7 @@
  * on the host's byte order or alignment rules. Every field of a pose, skeleton or clip is fed
  * through the canonical feeders below (little-endian values), never as raw struct memory. */
 #include "blendsync/checksum.h"
+#include "internal/le.h"
 
 #define P1 ((uint64_t)0x9E3779B185EBCA87ull)
 #define P2 ((uint64_t)0xC2B2AE3D27D4EB4Full)
@@ -12,15 +13,6 @@
 #define P5 ((uint64_t)0x27D4EB2F165667C5ull)
 
 static uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
-
-static inline uint64_t read_le64(const uint8_t* p) {
-    return (uint64_t)p[0] | ((uint64_t)p[1] << 8) | ((uint64_t)p[2] << 16) | ((uint64_t)p[3] << 24) |
-           ((uint64_t)p[4] << 32) | ((uint64_t)p[5] << 40) | ((uint64_t)p[6] << 48) | ((uint64_t)p[7] << 56);
-}
-
-static uint32_t read_le32(const uint8_t* p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 static inline uint64_t xxh_round(uint64_t acc, uint64_t lane) {
     acc += lane * P2;
@@ -34,10 +26,10 @@ static uint64_t xxh_merge(uint64_t acc, uint64_t lane_acc) {
 }
 
 static void xxh_stripe(uint64_t acc[4], const uint8_t* p) {
-    acc[0] = xxh_round(acc[0], read_le64(p));
-    acc[1] = xxh_round(acc[1], read_le64(p + 8));
-    acc[2] = xxh_round(acc[2], read_le64(p + 16));
-    acc[3] = xxh_round(acc[3], read_le64(p + 24));
+    acc[0] = xxh_round(acc[0], bsync_le_get64(p));
+    acc[1] = xxh_round(acc[1], bsync_le_get64(p + 8));
+    acc[2] = xxh_round(acc[2], bsync_le_get64(p + 16));
+    acc[3] = xxh_round(acc[3], bsync_le_get64(p + 24));
 }
 
 void bsync_checksum_init(bsync_checksum_state* state, uint64_t seed) {
@@ -71,10 +63,10 @@ void bsync_checksum_bytes(bsync_checksum_state* state, const void* data, size_t 
     if (len >= 32) { /* the accumulators in locals (registers) across the stripes */
         uint64_t a0 = state->acc[0], a1 = state->acc[1], a2 = state->acc[2], a3 = state->acc[3];
         do {
-            a0 = xxh_round(a0, read_le64(p));
-            a1 = xxh_round(a1, read_le64(p + 8));
-            a2 = xxh_round(a2, read_le64(p + 16));
-            a3 = xxh_round(a3, read_le64(p + 24));
+            a0 = xxh_round(a0, bsync_le_get64(p));
+            a1 = xxh_round(a1, bsync_le_get64(p + 8));
+            a2 = xxh_round(a2, bsync_le_get64(p + 16));
+            a3 = xxh_round(a3, bsync_le_get64(p + 24));
             p += 32;
             len -= 32;
         } while (len >= 32);
@@ -104,13 +96,13 @@ uint64_t bsync_checksum_final(const bsync_checksum_state* state) {
     const uint8_t* p = state->buffer;
     uint32_t n = state->buffer_len;
     while (n >= 8) {
-        h ^= xxh_round(0, read_le64(p));
+        h ^= xxh_round(0, bsync_le_get64(p));
         h = rotl64(h, 27) * P1 + P4;
         p += 8;
         n -= 8;
     }
     if (n >= 4) {
-        h ^= (uint64_t)read_le32(p) * P1;
+        h ^= (uint64_t)bsync_le_get32(p) * P1;
         h = rotl64(h, 23) * P2 + P3;
         p += 4;
         n -= 4;
@@ -171,17 +163,10 @@ void bsync_checksum_trs(bsync_checksum_state* state, const bsync_trs* x) {
 
 /* ---------------------------------------------------------------- objects */
 
-static void put_le32(uint8_t* b, uint32_t v) {
-    b[0] = (uint8_t)v;
-    b[1] = (uint8_t)(v >> 8);
-    b[2] = (uint8_t)(v >> 16);
-    b[3] = (uint8_t)(v >> 24);
-}
-
 /* The bytes bsync_checksum_trs feeds for x (40: t, r, s as little-endian fix16), into b. */
 static void put_trs(uint8_t* b, const bsync_trs* x) {
     const fix16_t v[10] = {x->t.x, x->t.y, x->t.z, x->r.x, x->r.y, x->r.z, x->r.w, x->s.x, x->s.y, x->s.z};
-    for (unsigned i = 0; i < 10; i++) put_le32(b + 4u * i, (uint32_t)v[i]);
+    for (unsigned i = 0; i < 10; i++) bsync_le_put32(b + 4u * i, (uint32_t)v[i]);
 }
 
 /* The same bytes as feeding the count and then every joint through bsync_checksum_trs (XXH64 does
@@ -192,7 +177,7 @@ uint64_t bsync_checksum_pose(const bsync_trs* pose, uint32_t joint_count) {
     bsync_checksum_state s;
     bsync_checksum_init(&s, BSYNC_CHECKSUM_SEED_POSE);
     uint8_t buf[4 + 16 * 40];
-    put_le32(buf, joint_count);
+    bsync_le_put32(buf, joint_count);
     size_t len = 4;
     for (uint32_t j = 0; j < joint_count; j++) {
         put_trs(buf + len, &pose[j]);

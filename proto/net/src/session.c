@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hex.h" /* the platform library's (shared/src/io/platform) */
+#include "internal/le.h"
 
 #ifdef BSYNC_HAVE_SODIUM
 #include <sodium.h>
@@ -32,14 +33,6 @@ const char* bsync_session_open_result_string(bsync_session_open_result r) {
 
 static const char k_context[] = "blendsync session 1";
 
-static void put_u64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get_u64(const uint8_t* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
 
 /* sodium_init is thread-safe and idempotent (0 first time, 1 after); called per connection only */
 static int sodium_ready(void) { return sodium_init() >= 0; }
@@ -63,7 +56,7 @@ bsync_result bsync_session_derive(bsync_session* s, bsync_session_role role, bsy
     size_t n = 0;
     memcpy(msg, k_context, sizeof k_context); /* with its NUL */
     n += sizeof k_context;
-    put_u64(msg + n, match_id);
+    bsync_le_put64(msg + n, match_id);
     n += 8;
     for (int i = 0; i < 4; i++) msg[n++] = (uint8_t)(slot >> (8 * i));
     msg[n++] = (uint8_t)mode; /* the mode is bound too: a peer cannot be talked down to authenticate-only */
@@ -89,7 +82,7 @@ bsync_result bsync_session_derive(bsync_session* s, bsync_session_role role, bsy
 static void make_nonce(uint8_t nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTES], uint8_t direction, uint64_t counter) {
     memset(nonce, 0, crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
     nonce[0] = direction;
-    put_u64(nonce + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES - 8, counter);
+    bsync_le_put64(nonce + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES - 8, counter);
 }
 
 #define LANE_SHIFT 56u
@@ -103,7 +96,7 @@ bsync_result bsync_session_seal(bsync_session* s, unsigned lane, const uint8_t* 
     const uint64_t counter = (uint64_t)lane << LANE_SHIFT | s->send_counter[lane]++;
     out[0] = BSYNC_SESSION_MARKER;
     out[1] = s->mode;
-    put_u64(out + 2, counter);
+    bsync_le_put64(out + 2, counter);
     uint8_t nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTES];
     make_nonce(nonce, s->role == BSYNC_SESSION_CLIENT ? 0u : 1u, counter);
     uint8_t* body = out + BSYNC_SESSION_HEADER_BYTES;
@@ -159,7 +152,7 @@ bsync_session_open_result bsync_session_open(bsync_session* s, const uint8_t* p,
     }
     const size_t mlen = len - BSYNC_SESSION_OVERHEAD;
     if (cap < mlen) return BSYNC_SESSION_NO_ROOM;
-    const uint64_t counter = get_u64(p + 2);
+    const uint64_t counter = bsync_le_get64(p + 2);
     if (!window_allows(s, counter)) {
         s->replayed++;
         return BSYNC_SESSION_REPLAYED;

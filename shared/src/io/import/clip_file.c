@@ -9,21 +9,12 @@
 #include "blendsync/io/file.h"
 #include "internal/block.h"
 #include "import_internal.h"
+#include "internal/le.h"
 
 static const unsigned char k_magic[8] = {'B', 'S', 'C', 'L', 'I', 'P', '\r', '\n'};
 
 static size_t align8(size_t v) { return (v + 7u) & ~(size_t)7u; }
 
-static void put32(unsigned char* p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put64(unsigned char* p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint32_t get32(const unsigned char* p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static uint64_t get64(const unsigned char* p) { return (uint64_t)get32(p) | ((uint64_t)get32(p + 4) << 32); }
 
 /* ---- byte order. The blocks are the core's in-memory blocks, whose multi-byte fields are in the
  * host's order; the file holds them little-endian. On a little-endian host both are the same bytes
@@ -175,17 +166,17 @@ bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const 
     uint32_t version = BSYNC_CLIP_FILE_VERSION;
     for (uint32_t i = 0; i < clip_count; i++)
         if (bsync_clip_encoding(clips[i]) != 0) version = BSYNC_CLIP_FILE_VERSION_COMPACT;
-    put32(p + 8, version);
-    put32(p + 12, BSYNC_CLIP_FILE_HEADER_SIZE);
-    put64(p + 16, need);
-    put32(p + 32, clip_count + 1);
-    put32(p + 36, 1); /* metres, Y up, right-handed */
+    bsync_le_put32(p + 8, version);
+    bsync_le_put32(p + 12, BSYNC_CLIP_FILE_HEADER_SIZE);
+    bsync_le_put64(p + 16, need);
+    bsync_le_put32(p + 32, clip_count + 1);
+    bsync_le_put32(p + 36, 1); /* metres, Y up, right-handed */
     size_t off = align8(BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)(clip_count + 1) * 16);
     for (uint32_t b = 0; b <= clip_count; b++) {
         const void* blk = b == 0 ? (const void*)skeleton : (const void*)clips[b - 1];
         size_t bs = b == 0 ? bsync_skeleton_block_size(skeleton) : bsync_clip_block_size(clips[b - 1]);
-        put64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16, off);
-        put64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8, bs);
+        bsync_le_put64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16, off);
+        bsync_le_put64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8, bs);
         memcpy(p + off, blk, bs);
         /* the allocator slot belongs to the process that built the block: stored as zero */
         memset(p + off + offsetof(bsync_block_header, alloc), 0, sizeof(((bsync_block_header*)0)->alloc));
@@ -196,12 +187,12 @@ bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const 
                 swap_clip_arrays(p + off, bs);
                 swap_clip_header(p + off);
                 /* the fingerprint of the little-endian bytes: what a little-endian host stores */
-                put64(p + off + 48, clip_fingerprint(p + off, bs));
+                bsync_le_put64(p + off + 48, clip_fingerprint(p + off, bs));
             }
         }
         off += align8(bs);
     }
-    put64(p + 24, bsync_clip_file_checksum(p, need));
+    bsync_le_put64(p + 24, bsync_clip_file_checksum(p, need));
     return BSYNC_OK;
 }
 
@@ -239,17 +230,17 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     const unsigned char* p = data;
     if (size < BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "shorter than the 64-byte header", UINT32_MAX);
     if (memcmp(p, k_magic, 8) != 0) return bad(err, name, "bad magic", UINT32_MAX);
-    const uint32_t version = get32(p + 8);
+    const uint32_t version = bsync_le_get32(p + 8);
     if (version != BSYNC_CLIP_FILE_VERSION && version != BSYNC_CLIP_FILE_VERSION_COMPACT)
         return imp_fail(err, BSYNC_BAD_BLOB, name,
                         "not a valid .bsclip file: unsupported version %u (this build reads versions 1 and 2)",
                         (unsigned)version);
-    if (get32(p + 12) != BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "bad header size", UINT32_MAX);
-    if (get64(p + 16) != (uint64_t)size) return bad(err, name, "file size in the header differs (truncated?)", UINT32_MAX);
-    if (get64(p + 24) != bsync_clip_file_checksum(p, size)) return bad(err, name, "checksum mismatch", UINT32_MAX);
-    uint32_t blocks = get32(p + 32);
+    if (bsync_le_get32(p + 12) != BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "bad header size", UINT32_MAX);
+    if (bsync_le_get64(p + 16) != (uint64_t)size) return bad(err, name, "file size in the header differs (truncated?)", UINT32_MAX);
+    if (bsync_le_get64(p + 24) != bsync_clip_file_checksum(p, size)) return bad(err, name, "checksum mismatch", UINT32_MAX);
+    uint32_t blocks = bsync_le_get32(p + 32);
     if (blocks < 1 || blocks > BSYNC_IMPORT_MAX_CLIPS + 1) return bad(err, name, "bad block count", UINT32_MAX);
-    if (get32(p + 36) != 1) return bad(err, name, "unknown convention", UINT32_MAX);
+    if (bsync_le_get32(p + 36) != 1) return bad(err, name, "unknown convention", UINT32_MAX);
     for (int i = 40; i < 64; i++)
         if (p[i] != 0) return bad(err, name, "reserved header bytes are not zero", UINT32_MAX);
     size_t dir_end = BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)blocks * 16;
@@ -259,8 +250,8 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     for (size_t i = dir_end; i < expect && i < size; i++)
         if (p[i] != 0) return bad(err, name, "padding is not zero", UINT32_MAX);
     for (uint32_t b = 0; b < blocks; b++) {
-        uint64_t off = get64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
-        uint64_t bs = get64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
+        uint64_t off = bsync_le_get64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
+        uint64_t bs = bsync_le_get64(p + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
         if (off != expect || bs > size || off > size - bs) return bad(err, name, "offset or size out of place", b);
         size_t end = (size_t)(off + bs);
         expect = align8(end);
@@ -275,8 +266,8 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     out->memory_ = mem;
     if (host_is_big_endian()) { /* the blocks into host order (the layout was checked above) */
         for (uint32_t b = 0; b < blocks; b++) {
-            unsigned char* blk = mem + get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
-            size_t bs = (size_t)get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
+            unsigned char* blk = mem + bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
+            size_t bs = (size_t)bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
             if (b == 0) {
                 swap_skeleton_block(blk, bs);
             } else if (bs >= 152) {
@@ -291,7 +282,7 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     }
     const bsync_skeleton* skel = NULL;
     {
-        uint64_t off = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE), bs = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + 8);
+        uint64_t off = bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE), bs = bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + 8);
         if (bsync_skeleton_block_validate(mem + off, (size_t)bs, &skel) != BSYNC_OK) {
             bsync_asset_free(out);
             return bad(err, name, "the skeleton block is corrupt", 0);
@@ -306,8 +297,8 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
         return imp_fail(err, BSYNC_OUT_OF_MEMORY, name, "out of memory");
     }
     for (uint32_t b = 1; b < blocks; b++) {
-        uint64_t off = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
-        uint64_t bs = get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
+        uint64_t off = bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16);
+        uint64_t bs = bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)b * 16 + 8);
         const bsync_clip* clip = NULL;
         bsync_result r = bsync_clip_block_validate(mem + off, (size_t)bs, skel, &clip);
         if (r != BSYNC_OK) {
@@ -320,7 +311,7 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
         }
         out->clips[b - 1] = (bsync_clip*)(uintptr_t)clip;
     }
-    out->file_checksum = get64(mem + 24);
+    out->file_checksum = bsync_le_get64(mem + 24);
     snprintf(out->source, sizeof out->source, "%.200s: blendsync clip file v%u (metres, Y up)", imp_basename(name),
              (unsigned)version);
     return BSYNC_OK;

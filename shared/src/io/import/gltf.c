@@ -9,6 +9,7 @@
 
 #include "blendsync/io/gltf.h"
 #include "import_internal.h"
+#include "internal/le.h"
 
 #define GL_MAX_NODES 65536u
 #define GL_MAX_COUNT ((uint32_t)1 << 24) /* elements of one accessor */
@@ -273,10 +274,6 @@ static size_t component_size(uint64_t ct) {
     }
 }
 
-static uint32_t le32(const unsigned char* p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 static double read_component(const unsigned char* p, uint64_t ct, int normalized) {
     switch (ct) {
     case 5120: {
@@ -293,11 +290,11 @@ static double read_component(const unsigned char* p, uint64_t ct, int normalized
         return normalized ? v / 65535.0 : v;
     }
     case 5125: {
-        uint32_t v = le32(p);
+        uint32_t v = bsync_le_get32(p);
         return normalized ? v / 4294967295.0 : (double)v;
     }
     default: {
-        uint32_t v = le32(p);
+        uint32_t v = bsync_le_get32(p);
         float f;
         memcpy(&f, &v, 4);
         return (double)f;
@@ -459,7 +456,7 @@ static int read_accessor(gl_ctx* c, uint64_t ai, int ncomp, double** out, uint32
         uint64_t prev = 0;
         for (uint64_t i = 0; i < scount; i++) {
             const unsigned char* p = idata + ioff + i * ics;
-            uint64_t idx = ics == 1 ? p[0] : ics == 2 ? (uint64_t)(p[0] | (p[1] << 8)) : le32(p);
+            uint64_t idx = ics == 1 ? p[0] : ics == 2 ? (uint64_t)(p[0] | (p[1] << 8)) : bsync_le_get32(p);
             if (idx >= count || (i > 0 && idx <= prev)) {
                 imp_fail(c->err, BSYNC_BAD_BLOB, c->file,
                          "%s: index %llu (entry %llu) is not below count %llu or not increasing", sat,
@@ -1235,15 +1232,15 @@ bsync_result bsync_gltf_import_memory(const void* data, size_t size, const char*
     const unsigned char* p = data;
     const char* json = (const char*)data;
     size_t json_len = size;
-    if (size >= 4 && le32(p) == 0x46546C67u) { /* "glTF" */
+    if (size >= 4 && bsync_le_get32(p) == 0x46546C67u) { /* "glTF" */
         c.is_glb = 1;
         if (size < 20) return imp_fail(err, BSYNC_PARSE_ERROR, name, "GLB shorter than its 20-byte header");
-        uint32_t version = le32(p + 4), length = le32(p + 8);
+        uint32_t version = bsync_le_get32(p + 4), length = bsync_le_get32(p + 8);
         if (version != 2) return imp_fail(err, BSYNC_PARSE_ERROR, name, "GLB version %u (only 2 is supported)", (unsigned)version);
         if (length > size || length < 20)
             return imp_fail(err, BSYNC_PARSE_ERROR, name, "GLB header length %u but the file has %zu bytes",
                             (unsigned)length, size);
-        uint32_t clen = le32(p + 12), ctype = le32(p + 16);
+        uint32_t clen = bsync_le_get32(p + 12), ctype = bsync_le_get32(p + 16);
         if (ctype != 0x4E4F534Au || clen > length - 20)
             return imp_fail(err, BSYNC_PARSE_ERROR, name, "GLB first chunk is not a JSON chunk inside the file");
         json = (const char*)p + 20;
@@ -1251,7 +1248,7 @@ bsync_result bsync_gltf_import_memory(const void* data, size_t size, const char*
         size_t off = 20 + (size_t)clen;
         off = (off + 3) & ~(size_t)3;
         while (off + 8 <= length) {
-            uint32_t blen = le32(p + off), btype = le32(p + off + 4);
+            uint32_t blen = bsync_le_get32(p + off), btype = bsync_le_get32(p + off + 4);
             if (blen > length - off - 8)
                 return imp_fail(err, BSYNC_PARSE_ERROR, name, "GLB chunk at byte %zu runs past the end", off);
             if (btype == 0x004E4942u && !c.bin) {

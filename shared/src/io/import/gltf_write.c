@@ -8,6 +8,7 @@
 
 #include "blendsync/io/file.h"
 #include "blendsync/io/gltf_write.h"
+#include "internal/le.h"
 
 #define GLB_LIMIT 0x7FFFFFFFu
 
@@ -81,17 +82,10 @@ static void sb_string(sbuf* b, const char* s) {
 
 static float fx_float(fix16_t v) { return (float)bsync_fx_to_double(v); }
 
-static void put_u32(unsigned char* p, uint32_t v) {
-    p[0] = (unsigned char)(v & 0xFFu);
-    p[1] = (unsigned char)((v >> 8) & 0xFFu);
-    p[2] = (unsigned char)((v >> 16) & 0xFFu);
-    p[3] = (unsigned char)((v >> 24) & 0xFFu);
-}
-
 static void put_f32(unsigned char* p, float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
-    put_u32(p, u);
+    bsync_le_put32(p, u);
 }
 
 /* Rest model matrices -> inverse bind matrices (double), 16 per joint, column-major. Returns the
@@ -297,17 +291,17 @@ bsync_result bsync_gltf_write_glb_memory_ex(const bsync_gltf_bake* bake, uint32_
         free(js.p);
         return wfail(err, BSYNC_OUT_OF_MEMORY, "glTF writer: out of memory");
     }
-    put_u32(g, BSYNC_GLB_MAGIC);
-    put_u32(g + 4, 2);
-    put_u32(g + 8, (uint32_t)total);
-    put_u32(g + 12, (uint32_t)json_pad);
-    put_u32(g + 16, BSYNC_GLB_CHUNK_JSON);
+    bsync_le_put32(g, BSYNC_GLB_MAGIC);
+    bsync_le_put32(g + 4, 2);
+    bsync_le_put32(g + 8, (uint32_t)total);
+    bsync_le_put32(g + 12, (uint32_t)json_pad);
+    bsync_le_put32(g + 16, BSYNC_GLB_CHUNK_JSON);
     memcpy(g + 20, js.p, js.n);
     memset(g + 20 + js.n, ' ', json_pad - js.n);
     free(js.p);
     unsigned char* bc = g + 20 + json_pad;
-    put_u32(bc, (uint32_t)bin_pad);
-    put_u32(bc + 4, BSYNC_GLB_CHUNK_BIN);
+    bsync_le_put32(bc, (uint32_t)bin_pad);
+    bsync_le_put32(bc + 4, BSYNC_GLB_CHUNK_BIN);
     unsigned char* d = bc + 8; /* padding stays zero (calloc) */
     for (uint64_t k = 0; k < kc; k++) put_f32(d + 4 * k, (float)((double)k / (double)bake->tick_rate));
     d += 4 * kc;

@@ -14,6 +14,7 @@
 #include "blendsync/io/replay.h"
 #include "file_internal.h"
 #include "internal/alloc.h"
+#include "internal/le.h"
 
 static const uint8_t k_magic[BSYNC_REPLAY_MAGIC_SIZE] = {0x42, 0x53, 0x52, 0x50, 0x4C, 0x59, 0x0D, 0x0A};
 
@@ -29,21 +30,6 @@ static const uint8_t k_magic[BSYNC_REPLAY_MAGIC_SIZE] = {0x42, 0x53, 0x52, 0x50,
 
 /* ------------------------------------------------------------------ small helpers */
 
-static void put16(uint8_t* p, uint32_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static void put32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get16(const uint8_t* p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
-static uint32_t get32(const uint8_t* p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static uint64_t get64(const uint8_t* p) { return (uint64_t)get32(p) | ((uint64_t)get32(p + 4) << 32); }
 
 /* zigzag of a fix16 that is not INT32_MIN: fits 32 bits (largest: 2^32 - 2). */
 static uint32_t zigzag32(fix16_t v) {
@@ -111,15 +97,15 @@ static void s_u8(sink* s, uint32_t v) {
     s->len += 1;
 }
 static void s_u16(sink* s, uint32_t v) {
-    if (s->p) put16(s->p + s->len, v);
+    if (s->p) bsync_le_put16(s->p + s->len, v);
     s->len += 2;
 }
 static void s_u32(sink* s, uint32_t v) {
-    if (s->p) put32(s->p + s->len, v);
+    if (s->p) bsync_le_put32(s->p + s->len, v);
     s->len += 4;
 }
 static void s_u64(sink* s, uint64_t v) {
-    if (s->p) put64(s->p + s->len, v);
+    if (s->p) bsync_le_put64(s->p + s->len, v);
     s->len += 8;
 }
 static void s_bytes(sink* s, const void* d, size_t n) {
@@ -280,11 +266,11 @@ bsync_result bsync_replay_encode_record(const bsync_replay_record* rec, const bs
     if (cap < total) return BSYNC_BUFFER_TOO_SMALL;
     buf[0] = (uint8_t)rec->type;
     buf[1] = 0;
-    put16(buf + 2, 0);
-    put32(buf + 4, (uint32_t)n);
+    bsync_le_put16(buf + 2, 0);
+    bsync_le_put32(buf + 4, (uint32_t)n);
     sink w = {buf + 8, 0};
     encode_body(&w, rec, header);
-    put64(buf + 8 + n, bsync_checksum_xxh64(buf, 8 + n, BSYNC_REPLAY_RECORD_SEED));
+    bsync_le_put64(buf + 8 + n, bsync_checksum_xxh64(buf, 8 + n, BSYNC_REPLAY_RECORD_SEED));
     return BSYNC_OK;
 }
 
@@ -550,19 +536,19 @@ static uint32_t c_u8(cursor* c, const char* what) {
 }
 static uint32_t c_u16(cursor* c, const char* what) {
     if (!c_need(c, 2, what)) return 0;
-    uint32_t v = get16(c->p + c->i);
+    uint32_t v = bsync_le_get16(c->p + c->i);
     c->i += 2;
     return v;
 }
 static uint32_t c_u32(cursor* c, const char* what) {
     if (!c_need(c, 4, what)) return 0;
-    uint32_t v = get32(c->p + c->i);
+    uint32_t v = bsync_le_get32(c->p + c->i);
     c->i += 4;
     return v;
 }
 static uint64_t c_u64(cursor* c, const char* what) {
     if (!c_need(c, 8, what)) return 0;
-    uint64_t v = get64(c->p + c->i);
+    uint64_t v = bsync_le_get64(c->p + c->i);
     c->i += 8;
     return v;
 }
@@ -788,7 +774,7 @@ bsync_replay_status bsync_replay_reader_next(bsync_replay_reader* r, bsync_repla
             return stop(r, BSYNC_REPLAY_CORRUPT, detail, detail_cap);
         }
     if (avail >= 8) {
-        uint32_t n = get32(p + 4);
+        uint32_t n = bsync_le_get32(p + 4);
         if (n > max_body(type) || n < min_body(type)) {
             snprintf(msg, mc, "byte %zu: %s record body length %u is impossible (%u..%u)", pos + 4, type_name(type),
                      (unsigned)n, (unsigned)min_body(type), (unsigned)max_body(type));
@@ -796,17 +782,17 @@ bsync_replay_status bsync_replay_reader_next(bsync_replay_reader* r, bsync_repla
         }
     }
     /* the length is <= BSYNC_REPLAY_MAX_BODY here, so 16 + length cannot wrap */
-    if (avail < 8 || avail < BSYNC_REPLAY_RECORD_OVERHEAD + (size_t)get32(p + 4)) {
+    if (avail < 8 || avail < BSYNC_REPLAY_RECORD_OVERHEAD + (size_t)bsync_le_get32(p + 4)) {
         if (avail < 8)
             snprintf(msg, mc, "byte %zu: the data ends inside the header of a %s record (%zu of 8 bytes)", pos,
                      type_name(type), avail);
         else
             snprintf(msg, mc, "byte %zu: the data ends inside a %s record (%zu of %llu bytes)", pos, type_name(type),
-                     avail, (unsigned long long)get32(p + 4) + BSYNC_REPLAY_RECORD_OVERHEAD);
+                     avail, (unsigned long long)bsync_le_get32(p + 4) + BSYNC_REPLAY_RECORD_OVERHEAD);
         return stop(r, BSYNC_REPLAY_TRUNCATED, detail, detail_cap);
     }
-    const uint32_t n = get32(p + 4);
-    const uint64_t stored = get64(p + 8 + n);
+    const uint32_t n = bsync_le_get32(p + 4);
+    const uint64_t stored = bsync_le_get64(p + 8 + n);
     const uint64_t computed = bsync_checksum_xxh64(p, 8 + (size_t)n, BSYNC_REPLAY_RECORD_SEED);
     if (stored != computed) {
         snprintf(msg, mc, "byte %zu: %s record checksum mismatch (stored %016llx, computed %016llx)", pos + 8 + n,
@@ -832,7 +818,7 @@ bsync_replay_status bsync_replay_reader_next(bsync_replay_reader* r, bsync_repla
     if (!out && type != BSYNC_REPLAY_HEADER) out = &tmp_small; /* validate anyway */
     switch (type) {
     case BSYNC_REPLAY_HEADER: {
-        uint32_t version = get32(p + 8);
+        uint32_t version = bsync_le_get32(p + 8);
         if (version != BSYNC_REPLAY_FORMAT_VERSION) {
             snprintf(msg, mc, "byte %zu: replay format version %u (this build reads version %u)", pos + 8,
                      (unsigned)version, BSYNC_REPLAY_FORMAT_VERSION);

@@ -6,20 +6,11 @@
 #include "blendsync/checksum.h"
 #include "blendsync/instance.h"
 #include "file_internal.h"
+#include "internal/le.h"
 
 #define TRAIL_MAGIC "BSTR"
 #define TRAIL_ENTRY_MAX 65536u
 
-static void put32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t* p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t get64(const uint8_t* p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
 
 static size_t header_size(uint32_t character_count) { return 28u + 4u * (size_t)character_count; }
 
@@ -30,12 +21,12 @@ static bsync_result write_from(bsync_match* scratch, const uint8_t* const* snaps
     const size_t head = header_size(nc);
     if (cap < head + 8u) return BSYNC_BUFFER_TOO_SMALL;
     memcpy(out, TRAIL_MAGIC, 4);
-    put32(out + 4, BSYNC_TRAIL_VERSION);
-    put64(out + 8, bsync_match_hash(bsync_match_get_desc(scratch)));
-    put32(out + 16, first_tick + from);
-    put32(out + 20, count - from);
-    put32(out + 24, nc);
-    for (uint32_t k = 0; k < nc; k++) put32(out + 28 + 4u * k, characters[k]);
+    bsync_le_put32(out + 4, BSYNC_TRAIL_VERSION);
+    bsync_le_put64(out + 8, bsync_match_hash(bsync_match_get_desc(scratch)));
+    bsync_le_put32(out + 16, first_tick + from);
+    bsync_le_put32(out + 20, count - from);
+    bsync_le_put32(out + 24, nc);
+    for (uint32_t k = 0; k < nc; k++) bsync_le_put32(out + 28 + 4u * k, characters[k]);
     size_t at = head;
     for (uint32_t i = from; i < count; i++) {
         bsync_result r = bsync_match_load(scratch, snaps[i], lens[i]);
@@ -57,11 +48,11 @@ static bsync_result write_from(bsync_match* scratch, const uint8_t* const* snaps
                 bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "trail: character %u's state does not save", characters[k]);
                 return BSYNC_INVALID_ARGUMENT;
             }
-            put32(out + at, (uint32_t)n);
+            bsync_le_put32(out + at, (uint32_t)n);
             at += 4u + n;
         }
     }
-    put64(out + at, bsync_checksum_xxh64(out, at, BSYNC_TRAIL_SEED));
+    bsync_le_put64(out + at, bsync_checksum_xxh64(out, at, BSYNC_TRAIL_SEED));
     *written = at + 8u;
     return BSYNC_OK;
 }
@@ -106,23 +97,23 @@ bsync_result bsync_trail_parse(const void* data, size_t len, bsync_trail* out, b
         bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: not a trail (magic \"BSTR\" or size)");
         return BSYNC_BAD_BLOB;
     }
-    if (get32(p + 4) != BSYNC_TRAIL_VERSION) {
-        bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: version %u, this build reads %u", get32(p + 4),
+    if (bsync_le_get32(p + 4) != BSYNC_TRAIL_VERSION) {
+        bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: version %u, this build reads %u", bsync_le_get32(p + 4),
                            BSYNC_TRAIL_VERSION);
         return BSYNC_BAD_BLOB;
     }
-    if (get64(p + len - 8u) != bsync_checksum_xxh64(p, len - 8u, BSYNC_TRAIL_SEED)) {
+    if (bsync_le_get64(p + len - 8u) != bsync_checksum_xxh64(p, len - 8u, BSYNC_TRAIL_SEED)) {
         bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: checksum mismatch (damaged or truncated)");
         return BSYNC_BAD_BLOB;
     }
-    const uint32_t ticks = get32(p + 20), nc = get32(p + 24);
+    const uint32_t ticks = bsync_le_get32(p + 20), nc = bsync_le_get32(p + 24);
     if (ticks == 0 || ticks > BSYNC_TRAIL_MAX_TICKS || nc == 0 || nc > BSYNC_TRAIL_MAX_CHARACTERS ||
         header_size(nc) + 8u > len) {
         bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: tick count %u or character count %u out of range", ticks, nc);
         return BSYNC_BAD_BLOB;
     }
     for (uint32_t k = 0; k < nc; k++) {
-        out->characters[k] = get32(p + 28 + 4u * k);
+        out->characters[k] = bsync_le_get32(p + 28 + 4u * k);
         if (k > 0 && out->characters[k] <= out->characters[k - 1]) {
             bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: character indices not increasing");
             return BSYNC_BAD_BLOB;
@@ -135,7 +126,7 @@ bsync_result bsync_trail_parse(const void* data, size_t len, bsync_trail* out, b
             bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: entry %llu truncated", (unsigned long long)e);
             return BSYNC_BAD_BLOB;
         }
-        const uint32_t n = get32(p + at);
+        const uint32_t n = bsync_le_get32(p + at);
         if (n == 0 || n > TRAIL_ENTRY_MAX || end - at - 4u < n) {
             bsync_io_set_error(err, BSYNC_BAD_BLOB, "trail: entry %llu has a bad length %u", (unsigned long long)e, n);
             return BSYNC_BAD_BLOB;
@@ -148,8 +139,8 @@ bsync_result bsync_trail_parse(const void* data, size_t len, bsync_trail* out, b
     }
     out->data = p;
     out->len = len;
-    out->match_hash = get64(p + 8);
-    out->first_tick = get32(p + 16);
+    out->match_hash = bsync_le_get64(p + 8);
+    out->first_tick = bsync_le_get32(p + 16);
     out->tick_count = ticks;
     out->character_count = nc;
     out->entries_offset = header_size(nc);
@@ -161,8 +152,8 @@ bsync_result bsync_trail_entry(const bsync_trail* t, uint32_t i, uint32_t k, con
     /* parse() checked every length, so the walk stays inside the buffer */
     size_t at = t->entries_offset;
     const uint64_t target = (uint64_t)i * t->character_count + k;
-    for (uint64_t e = 0; e < target; e++) at += 4u + get32(t->data + at);
-    *len = get32(t->data + at);
+    for (uint64_t e = 0; e < target; e++) at += 4u + bsync_le_get32(t->data + at);
+    *len = bsync_le_get32(t->data + at);
     *bytes = t->data + at + 4u;
     return BSYNC_OK;
 }
