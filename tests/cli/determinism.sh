@@ -15,7 +15,7 @@ work=$2
 mkdir -p "$work"
 core=("$src"/shared/src/*.c "$src"/shared/src/io/platform/alloc_default.c)
 cli=("$src/client/cli/cmd_demo.c" "$src/client/cli/simd_env.c" "$src/tests/tools/determinism_demo_main.c")
-inc=(-I"$src/shared/include" -I"$src/client/cli")
+inc=(-I"$src/shared/include" -I"$src/shared/src" -I"$src/client/cli")
 flags=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror)
 
 variants=(

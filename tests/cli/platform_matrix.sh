@@ -158,7 +158,7 @@ build_wasm() { # -> prints the build dir (empty on failure): sweep.js, demo.js, 
   for f in "$src"/shared/src/*.c "$src"/shared/src/io/platform/alloc_default.c; do core+=("$f"); objs+=("$(basename "${f%.c}").o"); done
   {
     (cd "$b/core" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
-      -I"$src/shared/include" -I"$src/client/cli" -isystem "$work/fixmath-include" -c "${core[@]}" \
+      -I"$src/shared/include" -I"$src/shared/src" -I"$src/client/cli" -isystem "$work/fixmath-include" -c "${core[@]}" \
       "$src/tests/tools/determinism_sweep.c" "$src/client/cli/cmd_demo.c" "$src/client/cli/simd_env.c" \
       "$src/tests/tools/determinism_demo_main.c") &&
       (cd "$b/core" && emcc_env emcc -O2 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -o "$b/sweep.js" determinism_sweep.o "${objs[@]}") &&
@@ -264,8 +264,8 @@ build_cli() { # name kind flags -> prints the binary (empty on failure); log in 
     cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=$flags" "${args[@]}" &&
       cmake --build "$b" -j"$jobs" --target blendsync &&
       $( [ "${kind%%:*}" = cross ] && echo clang --target="${kind#cross:}" || echo clang ) -std=c11 $flags \
-        -I"$src/shared/include" $( [ -n "${sr:-}" ] && echo -isystem "$sr/usr/include" ) \
-        -o "$b/determinism_sweep" "$src/tests/tools/determinism_sweep.c" "$b/libblendsync_core.a" "$b/libblendsync_io.a" "$b/libblendsync_alloc.a"
+        -I"$src/shared/include" -I"$src/shared/src" $( [ -n "${sr:-}" ] && echo -isystem "$sr/usr/include" ) \
+        -o "$b/determinism_sweep" "$src/tests/tools/determinism_sweep.c" "$b/libblendsync_core.a" "$b/libblendsync_alloc.a"
   } >"$b.log" 2>&1 || { echo ""; return; }
   echo "$b/blendsync"
 }
