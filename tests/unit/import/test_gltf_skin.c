@@ -374,13 +374,10 @@ static void test_errors(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
-/* The example folder, from this file's path (tests/unit/ -> scripts/examples/). */
+/* The example folder of the source tree (BSYNC_SOURCE_DIR/scripts/examples/). */
 static const char* example_path(const char* name) {
     static char path[1024];
-    const char* f = __FILE__;
-    const char* cut = strstr(f, "tests/unit/test_gltf_skin.c");
-    assert_non_null(cut);
-    snprintf(path, sizeof path, "%.*sscripts/examples/%s", (int)(cut - f), f, name);
+    snprintf(path, sizeof path, "%s/scripts/examples/%s", BSYNC_SOURCE_DIR, name);
     return path;
 }
 
