@@ -67,12 +67,10 @@ static bsync_graph* switch_graph(uint32_t initial, int with_skeleton) {
     d.tick_rate = 30;
     d.node_options = g_opts;
     bsync_graph_switch_desc sw = {0, initial};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = 1;
+    d.switches = &sw;
+    d.switch_count = 1;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
 }
 

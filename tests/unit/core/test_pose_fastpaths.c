@@ -703,8 +703,10 @@ static bsync_graph* make_graph(const bsync_procedural_humanoid* h, const bsync_b
     d.skeleton = h->skeleton;
     d.clips = clips;
     d.tick_rate = 30;
+    d.layers = layers;
+    d.layer_count = n;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_layered(&d, layers, n, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
 }
 

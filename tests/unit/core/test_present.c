@@ -84,12 +84,10 @@ static bsync_graph* make_graph(fix16_t smooth, int none_switch, int extract) {
     d.root_motion = extract ? BSYNC_ROOT_MOTION_EXTRACT : BSYNC_ROOT_MOTION_KEEP;
     d.root_rotation = BSYNC_ROOT_ROTATION_YAW;
     bsync_graph_switch_desc sw = {0, 1};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = none_switch ? 1u : 0u;
+    d.switches = &sw;
+    d.switch_count = none_switch ? 1u : 0u;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
 }
 
