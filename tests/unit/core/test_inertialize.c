@@ -26,6 +26,7 @@
 #include "blendsync/instance.h"
 #include "blendsync/procedural.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 enum { J = 23, IDLE = 0, WALK = 1, RUN = 2, T10 = 10 };
 
@@ -79,9 +80,7 @@ typedef struct inst_box { void* mem; size_t size; bsync_instance* inst; } inst_b
 static inst_box new_instance(const bsync_graph* g) {
     inst_box b;
     b.size = bsync_instance_memory_size(g);
-    b.mem = aligned_alloc(8, (b.size + 7) & ~(size_t)7);
-    assert_non_null(b.mem);
-    assert_int_equal(bsync_instance_init(b.mem, b.size, g, &b.inst), BSYNC_OK);
+    b.inst = bsync_test_instance_new(g, &b.mem);
     return b;
 }
 static inst_box copy_instance(const inst_box* a) { /* memcpy is a working copy (instance.h) */

@@ -20,6 +20,7 @@
 #include "blendsync/pose.h"
 #include "blendsync/procedural.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 enum { J = 23, UPPERARM_L = 8, LOWERARM_L = 9, HAND_L = 10, CLAVICLE_L = 7, PELVIS = 1 };
 
@@ -94,14 +95,6 @@ static bsync_graph* graph_with(const bsync_blend_tree* tree, const bsync_graph_l
     return g;
 }
 
-static bsync_instance* new_instance(const bsync_graph* g, void** mem) {
-    size_t sz = bsync_instance_memory_size(g);
-    *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
-    return inst;
-}
-
 static int setup(void** state) {
     (void)state;
     if (bsync_procedural_humanoid_create(NULL, &g_h) != BSYNC_OK) return -1;
@@ -138,9 +131,9 @@ static void trio_open(trio* t, const bsync_graph_layer_desc* layers, uint32_t n,
     t->gl = graph_with(g_tree_base, layers, n, NULL);
     t->gb = graph_with(g_tree_base, NULL, 0, NULL);
     t->ga = graph_with(layer_tree, NULL, 0, NULL);
-    t->il = new_instance(t->gl, &t->ml);
-    t->ib = new_instance(t->gb, &t->mb);
-    t->ia = new_instance(t->ga, &t->ma);
+    t->il = bsync_test_instance_new(t->gl, &t->ml);
+    t->ib = bsync_test_instance_new(t->gb, &t->mb);
+    t->ia = bsync_test_instance_new(t->ga, &t->ma);
 }
 static void trio_close(trio* t) {
     free(t->ml); free(t->mb); free(t->ma);
@@ -464,7 +457,7 @@ static void test_no_allocation_per_tick(void** state) {
     bsync_graph* g = graph_with(g_tree_base, l, 2, &ca.allocator);
     assert_int_equal(ca.allocs, 1);
     void* mem;
-    bsync_instance* inst = new_instance(g, &mem);
+    bsync_instance* inst = bsync_test_instance_new(g, &mem);
     static bsync_trs local[J], model[J];
     for (uint32_t k = 0; k < 2000; k++) {
         fix16_t x[3];
@@ -490,8 +483,8 @@ static void test_save_load_replay(void** state) {
     bsync_graph* plain = graph_with(g_tree_base, NULL, 0, NULL);
     assert_int_equal(bsync_instance_snapshot_size(g), bsync_instance_snapshot_size(plain)); /* no new state */
     void *ma, *mb;
-    bsync_instance* a = new_instance(g, &ma);
-    bsync_instance* b = new_instance(g, &mb);
+    bsync_instance* a = bsync_test_instance_new(g, &ma);
+    bsync_instance* b = bsync_test_instance_new(g, &mb);
     const size_t cap = bsync_instance_snapshot_size(g);
     unsigned char* snap = malloc(cap);
     size_t n = 0;
@@ -520,7 +513,7 @@ static void test_save_load_replay(void** state) {
     }
     /* a snapshot of the layered graph is refused by the graph without layers (hash) */
     void* mp;
-    bsync_instance* p = new_instance(plain, &mp);
+    bsync_instance* p = bsync_test_instance_new(plain, &mp);
     assert_int_equal(bsync_instance_load(p, snap, n), BSYNC_MISMATCH);
     free(mp);
     free(snap);

@@ -28,6 +28,7 @@
 #include "blendsync/sample.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 /* ------------------------------------------------------------------ double helpers (reference) */
 
@@ -152,9 +153,7 @@ static void world_init(world* w, uint32_t n, const fix16_t* weights, const fix16
     bsync_graph_node_options opt = {BSYNC_SYNC_NORMALIZED, NULL, offsets};
     bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, mode, rot, root_joint, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
-    size_t sz = bsync_instance_memory_size(w->graph);
-    w->mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    assert_int_equal(bsync_instance_init(w->mem, sz, w->graph, &w->inst), BSYNC_OK);
+    w->inst = bsync_test_instance_new(w->graph, &w->mem);
 }
 
 static void world_free(world* w) {
@@ -540,14 +539,6 @@ static bsync_graph* humanoid_graph(bsync_blend_tree** tree, fix16_t speed_defaul
     return g;
 }
 
-static bsync_instance* new_instance(const bsync_graph* g, void** mem) {
-    size_t sz = bsync_instance_memory_size(g);
-    *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
-    return inst;
-}
-
 /* Walk, run and halfway, 10 s at 30 Hz each, EXTRACT YAW: the integrated delta equals v * 10 s within
  * 5 mm, where v = (w_walk * 1.4 * 1.0 + w_run * 3.5 * 0.7) / (w_walk * 1.0 + w_run * 0.7) (metres per
  * synchronised cycle over seconds per cycle, from the leaf weights); x, y and the rotation stay 0 /
@@ -564,9 +555,9 @@ static void test_humanoid_walk_run(void** state) {
         bsync_graph* gk = humanoid_graph(&tk, speeds[si], BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW);
         bsync_graph* gn = humanoid_graph(&tn, speeds[si], BSYNC_ROOT_MOTION_NONE, BSYNC_ROOT_ROTATION_YAW);
         void *me, *mk, *mn;
-        bsync_instance* ie = new_instance(ge, &me);
-        bsync_instance* ik = new_instance(gk, &mk);
-        bsync_instance* in_ = new_instance(gn, &mn);
+        bsync_instance* ie = bsync_test_instance_new(ge, &me);
+        bsync_instance* ik = bsync_test_instance_new(gk, &mk);
+        bsync_instance* in_ = bsync_test_instance_new(gn, &mn);
         fix16_t target[1] = {speeds[si]};
         bsync_instance_input in = {target, 1};
         const fix16_t* lw = bsync_instance_leaf_weights(ie);
@@ -619,7 +610,7 @@ static void test_keep_pose_unchanged(void** state) {
     bsync_blend_tree* t;
     bsync_graph* g = humanoid_graph(&t, BSYNC_PROCEDURAL_SPEED_WALK, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_FULL);
     void* mem;
-    bsync_instance* inst = new_instance(g, &mem);
+    bsync_instance* inst = bsync_test_instance_new(g, &mem);
     const bsync_trs* rest = bsync_skeleton_rest_pose(g_h.skeleton);
     const bsync_clip* clips[2] = {g_h.clips[BSYNC_PROCEDURAL_WALK], g_h.clips[BSYNC_PROCEDURAL_RUN]};
     static bsync_trs samples[2][HJ], want[HJ], got[HJ];
@@ -678,7 +669,7 @@ static void test_save_load_replay_deltas(void** state) {
         const bsync_root_motion_rotation rot = mode == 0 ? BSYNC_ROOT_ROTATION_YAW : BSYNC_ROOT_ROTATION_FULL;
         world_init(&w, 2, weights, offsets, 30, BSYNC_ROOT_MOTION_EXTRACT, rot, 0);
         void* mb;
-        bsync_instance* b = new_instance(w.graph, &mb);
+        bsync_instance* b = bsync_test_instance_new(w.graph, &mb);
         size_t cap = bsync_instance_snapshot_size(w.graph), written = 0;
         unsigned char* snap = malloc(cap);
         static bsync_root_motion rec[TOTAL];

@@ -15,6 +15,7 @@
 #include "blendsync/instance.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 /* ---- fixtures: a one-joint skeleton and "ramp" clips whose joint 0 translation x equals the clip time */
 
@@ -104,9 +105,7 @@ static void world_direct(world* w, uint32_t n, const fix16_t* lengths, const fix
     bsync_graph_node_options opt = {sync, scales, offsets};
     bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
-    size_t sz = bsync_instance_memory_size(w->graph);
-    w->mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    assert_int_equal(bsync_instance_init(w->mem, sz, w->graph, &w->inst), BSYNC_OK);
+    w->inst = bsync_test_instance_new(w->graph, &w->mem);
 }
 
 static void tick_n(bsync_instance* inst, const fix16_t* targets, uint32_t count, uint32_t n) {
@@ -211,10 +210,8 @@ static void test_nested_sync_shares_phase(void** state) {
     bsync_graph_desc gd = {tree, skel, (const bsync_clip* const*)clips, 30, NULL, opts, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
-    size_t sz = bsync_instance_memory_size(g);
-    void* mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(mem, sz, g, &inst), BSYNC_OK);
+    void* mem = NULL;
+    bsync_instance* inst = bsync_test_instance_new(g, &mem);
     assert_int_equal(bsync_instance_node_length(inst, 1), 49152);
     assert_int_equal(bsync_instance_node_length(inst, 0), 73728);
     tick_n(inst, defaults, 4, 17);

@@ -11,6 +11,7 @@
  * within 2, the same rotation up to sign), and the skeleton unchanged. */
 #define _XOPEN_SOURCE 700 /* mkstemp, unlink */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -448,13 +449,10 @@ static void test_kaykit_round_trip(void** state) {
     assert_true(rows > 2);
     const uint32_t ticks = (uint32_t)rt[rows - 1] + 1;
 
-    size_t size = bsync_instance_memory_size(graph);
-    void* mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
+    void* mem = NULL;
+    bsync_instance* inst = bsync_test_instance_new(graph, &mem);
     bsync_trs* poses = (bsync_trs*)malloc((size_t)(ticks + 1) * J * sizeof(bsync_trs));
-    assert_non_null(mem);
     assert_non_null(poses);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(mem, size, graph, &inst), BSYNC_OK);
     assert_int_equal(bsync_instance_pose(inst, poses, NULL), BSYNC_OK);
     fix16_t target[2] = {0, 0};
     bsync_instance_input in = {target, 2};

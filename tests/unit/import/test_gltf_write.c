@@ -3,6 +3,7 @@
  * and the bake round trip: a graph playing exactly one clip, run tick by tick, written and
  * re-imported, gives back the instance's poses within the fixed-point resolution. */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -271,10 +272,8 @@ static void test_bake_round_trip(void** state) {
     const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
     assert_non_null(sk);
     enum { TICKS = 45, J = 2 };
-    size_t size = bsync_instance_memory_size(graph);
-    void* mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(mem, size, graph, &inst), BSYNC_OK);
+    void* mem = NULL;
+    bsync_instance* inst = bsync_test_instance_new(graph, &mem);
     bsync_trs poses[(TICKS + 1) * J];
     assert_int_equal(bsync_instance_pose(inst, poses, NULL), BSYNC_OK);
     fix16_t target = 0;

@@ -1,0 +1,60 @@
+/* fixtures.h — builders the cmocka tests share (not part of the product): the small skeletons, blend
+ * trees, instances and temporary folders that tests used to write out each for itself. Every builder
+ * asserts that what it builds is accepted, so a test reads as its own values only. */
+#ifndef BSYNC_TEST_FIXTURES_H
+#define BSYNC_TEST_FIXTURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blendsync/blend_tree.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
+#include "blendsync/skeleton.h"
+
+/* ---------------------------------------------------------------- skeletons */
+
+/* The rest pose of a chain's joints as a line in the joint index i: translation t0 + i * dt, rotation
+ * r, scale s0 + i * ds (component-wise on raw fix16 values). */
+typedef struct bsync_test_chain_rest {
+    bsync_vec3 t0, dt;
+    bsync_quat r;
+    bsync_vec3 s0, ds;
+} bsync_test_chain_rest;
+
+/* t0 = dt = 0, r = identity, s0 = (1, 1, 1), ds = 0: every joint at its parent's origin, unrotated. */
+bsync_test_chain_rest bsync_test_chain_rest_identity(void);
+
+/* A chain of n joints (n <= 64): joint i named names[i], parent i - 1 (joint 0 the root), its rest pose
+ * from rest (NULL: bsync_test_chain_rest_identity()). Asserts it is created; destroy with
+ * bsync_skeleton_destroy. */
+bsync_skeleton* bsync_test_chain_skeleton(const char* const* names, uint32_t n, const bsync_test_chain_rest* rest);
+
+/* ---------------------------------------------------------------- blend trees */
+
+/* A tree of one BSYNC_BLEND_SIMPLE_1D node `node` (the root) over motions 0..n-1 named motions[i] at
+ * thresholds[i], driven by the tree's one parameter `param` with default `param_default`. n <= 16.
+ * Asserts it is created; destroy with bsync_blend_tree_destroy. */
+bsync_blend_tree* bsync_test_tree_1d(const char* node, const char* param, fix16_t param_default,
+                                     const char* const* motions, const fix16_t* thresholds, uint32_t n);
+
+/* ---------------------------------------------------------------- instances */
+
+/* An instance of g in fresh 8-byte aligned memory (*mem: free it); asserts it initialises. */
+bsync_instance* bsync_test_instance_new(const bsync_graph* g, void** mem);
+
+/* ---------------------------------------------------------------- temporary folders */
+
+/* A new empty folder /tmp/bsync_<tag>_XXXXXX (mkdtemp) written into dir (capacity cap); 0, or -1 when
+ * it cannot be made. */
+int bsync_test_tmpdir(char* dir, size_t cap, const char* tag);
+/* dir/name in a static buffer (one of 8 used in turn, so a few can be alive at once). */
+const char* bsync_test_path(const char* dir, const char* name);
+/* len bytes of data written to dir/name; 0, or -1 when it cannot be written. */
+int bsync_test_write(const char* dir, const char* name, const void* data, size_t len);
+/* The NUL-terminated text written to dir/name; 0 or -1. */
+int bsync_test_write_text(const char* dir, const char* name, const char* text);
+/* Remove dir and everything below it (files and folders); quiet when it is already gone. */
+void bsync_test_rmtree(const char* dir);
+
+#endif
