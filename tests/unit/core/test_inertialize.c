@@ -35,25 +35,11 @@ static bsync_blend_tree* g_tree;
 static const bsync_clip* g_clips[3];
 static bsync_graph_node_options g_opts[1];
 
+/* one 1D node "sw" over idle, walk, run at speed 0, 0.5, 1 */
 static bsync_blend_tree* make_tree(void) {
-    static const char* pn[1] = {"speed"};
-    static const char* mn[3] = {"idle", "walk", "run"};
-    static const fix16_t defaults[1] = {0};
+    static const char* const mn[3] = {"idle", "walk", "run"};
     static const fix16_t th[3] = {0, 32768, BSYNC_FX_ONE};
-    static const bsync_blend_child_ref c0[3] = {{BSYNC_CHILD_MOTION, 0}, {BSYNC_CHILD_MOTION, 1}, {BSYNC_CHILD_MOTION, 2}};
-    static const uint32_t p0[1] = {0};
-    bsync_blend_node_desc nodes[1];
-    memset(nodes, 0, sizeof nodes);
-    nodes[0].name = "sw";
-    nodes[0].space.type = BSYNC_BLEND_SIMPLE_1D;
-    nodes[0].space.child_count = 3;
-    nodes[0].space.thresholds = th;
-    nodes[0].children = c0;
-    nodes[0].params = p0;
-    bsync_blend_tree_desc td = {pn, defaults, 1, mn, 3, nodes, 1, 0};
-    bsync_blend_tree* t = NULL;
-    assert_int_equal(bsync_blend_tree_create(&td, NULL, &t, NULL, NULL), BSYNC_OK);
-    return t;
+    return bsync_test_tree_1d("sw", "speed", 0, mn, th, 3);
 }
 
 static bsync_graph* switch_graph(uint32_t initial, int with_skeleton) {

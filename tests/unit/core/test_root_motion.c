@@ -80,15 +80,12 @@ static fix16_t dfx(double v) { return (fix16_t)lround(v * 65536.0); }
 /* ------------------------------------------------------------------ fixtures */
 
 /* Two joints: "root" at the origin, "child" under it at (0, 1, 0). */
+/* "root" at the origin and "child" at (0, 1, 0), unrotated */
 static bsync_skeleton* make_skeleton(void) {
-    bsync_joint_desc j[2] = {
-        {"root", BSYNC_NO_PARENT, {{0, 0, 0}, {0, 0, 0, BSYNC_FX_ONE}, {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE}}},
-        {"child", 0, {{0, BSYNC_FX_ONE, 0}, {0, 0, 0, BSYNC_FX_ONE}, {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE}}},
-    };
-    bsync_skeleton_desc sd = {j, 2};
-    bsync_skeleton* s = NULL;
-    assert_int_equal(bsync_skeleton_create(&sd, NULL, &s), BSYNC_OK);
-    return s;
+    static const char* const names[2] = {"root", "child"};
+    bsync_test_chain_rest rest = bsync_test_chain_rest_identity();
+    rest.dt = bsync_vec3_make(0, BSYNC_FX_ONE, 0);
+    return bsync_test_chain_skeleton(names, 2, &rest);
 }
 
 /* A clip of `keys` keys on `joint`: translations (and rotations when qs != NULL), plus a constant

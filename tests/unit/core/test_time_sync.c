@@ -19,12 +19,10 @@
 
 /* ---- fixtures: a one-joint skeleton and "ramp" clips whose joint 0 translation x equals the clip time */
 
+/* one joint "root" at the origin, unrotated */
 static bsync_skeleton* make_skeleton(void) {
-    bsync_joint_desc j = {"root", BSYNC_NO_PARENT, {{0, 0, 0}, {0, 0, 0, BSYNC_FX_ONE}, {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE}}};
-    bsync_skeleton_desc d = {&j, 1};
-    bsync_skeleton* s = NULL;
-    assert_int_equal(bsync_skeleton_create(&d, NULL, &s), BSYNC_OK);
-    return s;
+    static const char* const names[1] = {"root"};
+    return bsync_test_chain_skeleton(names, 1, NULL);
 }
 
 static bsync_clip* make_ramp(const bsync_skeleton* s, fix16_t duration) {
