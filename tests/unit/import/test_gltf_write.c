@@ -22,19 +22,10 @@
 
 static char g_dir[64];
 
-static const char* in_dir(const char* name) {
-    static char path[4][256];
-    static int slot;
-    slot = (slot + 1) & 3;
-    snprintf(path[slot], sizeof path[slot], "%s/%s", g_dir, name);
-    return path[slot];
-}
+static const char* in_dir(const char* name) { return bsync_test_path(g_dir, name); }
 
 static void write_file(const char* name, const void* data, size_t len) {
-    FILE* f = fopen(in_dir(name), "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(bsync_test_write(g_dir, name, data, len), 0);
 }
 
 static uint32_t rd32(const unsigned char* p) {
@@ -333,15 +324,12 @@ static void test_bake_round_trip(void** state) {
 
 static int setup(void** state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/bsync_gltfw_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return bsync_test_tmpdir(g_dir, sizeof g_dir, "gltfw");
 }
 
 static int teardown(void** state) {
     (void)state;
-    const char* files[] = {"w.glb", "bake.glb", "clip.gltf", "cfg.json"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) remove(in_dir(files[i]));
-    rmdir(g_dir);
+    bsync_test_rmtree(g_dir);
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "blendsync/io/clip_file.h"
 #include "blendsync/io/file.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 /* A pak: names -> bytes, all in memory. */
 #define PAK_MAX 4
@@ -92,14 +93,11 @@ static const char k_bvh[] =
 
 static void test_bvh_and_bsclip(void** state) {
     (void)state;
-    char dir[] = "/tmp/bsync_cb_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    assert_int_equal(bsync_test_tmpdir(dir, sizeof dir, "cb"), 0);
     char path[256], clip_path[256];
     snprintf(path, sizeof path, "%s/walk.bvh", dir);
-    FILE* f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(k_bvh, f);
-    fclose(f);
+    assert_int_equal(bsync_test_write_text(dir, "walk.bvh", k_bvh), 0);
     pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "pak:/anims/walk.bvh";
@@ -137,9 +135,7 @@ static void test_bvh_and_bsclip(void** state) {
     /* stdio is not asked: the disk path through the pak fails although the file exists */
     assert_int_equal(bsync_asset_import_file(path, &o, &a, &e), BSYNC_IO_ERROR);
     free(bytes);
-    remove(path);
-    remove(clip_path);
-    rmdir(dir);
+    bsync_test_rmtree(dir);
 }
 
 /* A .gltf whose buffer is an external .bin: both come through the pak (2 reads, 2 releases). */
