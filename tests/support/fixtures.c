@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "blendsync/fixed.h"
+#include "test_support.h"
 
 bsync_test_chain_rest bsync_test_chain_rest_identity(void) {
     bsync_test_chain_rest r;
@@ -78,6 +79,44 @@ bsync_instance* bsync_test_instance_new(const bsync_graph* g, void** mem) {
     bsync_instance* inst = NULL;
     assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
     return inst;
+}
+
+bsync_result bsync_test_pak_read(const char* path, const void** data, size_t* size, void* user) {
+    bsync_test_pak* p = user;
+    for (unsigned i = 0; i < p->count; i++)
+        if (!strcmp(p->names[i], path)) {
+            *data = p->data[i];
+            *size = p->size[i];
+            p->reads++;
+            return BSYNC_OK;
+        }
+    snprintf(p->missing, sizeof p->missing, "%s", path);
+    return BSYNC_IO_ERROR;
+}
+
+void bsync_test_pak_release(const char* path, const void* data, size_t size, void* user) {
+    (void)path;
+    (void)data;
+    (void)size;
+    ((bsync_test_pak*)user)->releases++;
+}
+
+void bsync_test_pak_add_file(bsync_test_pak* p, const char* name, const char* disk) {
+    assert_true(p->count < BSYNC_TEST_PAK_MAX);
+    FILE* f = fopen(name, "rb");
+    assert_null(f);
+    char* data = bsync_test_read_file(disk, &p->size[p->count]);
+    assert_non_null(data);
+    p->owned[p->count] = data;
+    p->data[p->count] = data;
+    p->names[p->count++] = name;
+}
+
+void bsync_test_pak_free(bsync_test_pak* p) {
+    for (unsigned i = 0; i < p->count; i++) {
+        free(p->owned[i]);
+        p->owned[i] = NULL;
+    }
 }
 
 int bsync_test_tmpdir(char* dir, size_t cap, const char* tag) {

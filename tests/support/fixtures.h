@@ -43,6 +43,29 @@ bsync_blend_tree* bsync_test_tree_1d(const char* node, const char* param, fix16_
 /* An instance of g in fresh 8-byte aligned memory (*mem: free it); asserts it initialises. */
 bsync_instance* bsync_test_instance_new(const bsync_graph* g, void** mem);
 
+/* ---------------------------------------------------------------- a pak in memory */
+
+/* An engine's pak file as the file callbacks of the importers and the config loaders see it (names ->
+ * bytes, all in memory; a test fills names, data, size and count). bsync_test_pak_read serves a held
+ * name (reads++) and answers any other with BSYNC_IO_ERROR, keeping the name in `missing`;
+ * bsync_test_pak_release counts releases. user is the pak. */
+#define BSYNC_TEST_PAK_MAX 8
+typedef struct bsync_test_pak {
+    const char* names[BSYNC_TEST_PAK_MAX];
+    const void* data[BSYNC_TEST_PAK_MAX];
+    size_t size[BSYNC_TEST_PAK_MAX];
+    unsigned count, reads, releases;
+    void* owned[BSYNC_TEST_PAK_MAX]; /* what bsync_test_pak_add_file read (bsync_test_pak_free frees it) */
+    char missing[1024]; /* the last name asked for that the pak does not hold */
+} bsync_test_pak;
+bsync_result bsync_test_pak_read(const char* path, const void** data, size_t* size, void* user);
+void bsync_test_pak_release(const char* path, const void* data, size_t size, void* user);
+/* Put the disk file `disk` into the pak under `name`, which must exist nowhere on disk (asserted: else
+ * a test reading through the pak would prove nothing). */
+void bsync_test_pak_add_file(bsync_test_pak* p, const char* name, const char* disk);
+/* Free what bsync_test_pak_add_file read. */
+void bsync_test_pak_free(bsync_test_pak* p);
+
 /* ---------------------------------------------------------------- temporary folders */
 
 /* A new empty folder /tmp/bsync_<tag>_XXXXXX (mkdtemp) written into dir (capacity cap); 0, or -1 when

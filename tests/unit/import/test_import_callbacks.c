@@ -19,37 +19,6 @@
 #include "test_support.h"
 #include "fixtures.h"
 
-/* A pak: names -> bytes, all in memory. */
-#define PAK_MAX 4
-typedef struct pak {
-    const char* names[PAK_MAX];
-    const void* data[PAK_MAX];
-    size_t size[PAK_MAX];
-    unsigned count;
-    unsigned reads, releases;
-    char last_missing[512];
-} pak;
-
-static bsync_result pak_read(const char* path, const void** data, size_t* size, void* user) {
-    pak* p = user;
-    for (unsigned i = 0; i < p->count; i++)
-        if (!strcmp(p->names[i], path)) {
-            *data = p->data[i];
-            *size = p->size[i];
-            p->reads++;
-            return BSYNC_OK;
-        }
-    snprintf(p->last_missing, sizeof p->last_missing, "%s", path);
-    return BSYNC_IO_ERROR;
-}
-
-static void pak_release(const char* path, const void* data, size_t size, void* user) {
-    (void)path;
-    (void)data;
-    (void)size;
-    ((pak*)user)->releases++;
-}
-
 static uint64_t asset_hash(const bsync_asset* a) {
     bsync_checksum_state s;
     bsync_checksum_init(&s, 1);
@@ -60,14 +29,14 @@ static uint64_t asset_hash(const bsync_asset* a) {
 }
 
 /* Import `disk` by path (stdio) and `name` through the pak; both must succeed with equal hashes. */
-static void same_both_ways(const char* disk, const char* name, pak* p) {
+static void same_both_ways(const char* disk, const char* name, bsync_test_pak* p) {
     bsync_asset a, b;
     bsync_error e;
     assert_int_equal(bsync_asset_import_file(disk, NULL, &a, &e), BSYNC_OK);
     bsync_import_options o;
     memset(&o, 0, sizeof o);
-    o.file.read = pak_read;
-    o.file.release = pak_release;
+    o.file.read = bsync_test_pak_read;
+    o.file.release = bsync_test_pak_release;
     o.file.user = p;
     bsync_result r = bsync_asset_import_file(name, &o, &b, &e);
     if (r != BSYNC_OK) fprintf(stderr, "%s: %s\n", name, e.message);
@@ -98,7 +67,7 @@ static void test_bvh_and_bsclip(void** state) {
     char path[256], clip_path[256];
     snprintf(path, sizeof path, "%s/walk.bvh", dir);
     assert_int_equal(bsync_test_write_text(dir, "walk.bvh", k_bvh), 0);
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "pak:/anims/walk.bvh";
     p.data[0] = k_bvh;
@@ -127,11 +96,11 @@ static void test_bvh_and_bsclip(void** state) {
     /* a name the pak does not hold: the callback's I/O error, named */
     bsync_import_options o;
     memset(&o, 0, sizeof o);
-    o.file.read = pak_read;
+    o.file.read = bsync_test_pak_read;
     o.file.user = &p;
     assert_int_equal(bsync_asset_import_file("pak:/anims/run.bvh", &o, &a, &e), BSYNC_IO_ERROR);
     assert_non_null(strstr(e.message, "run.bvh"));
-    assert_string_equal(p.last_missing, "pak:/anims/run.bvh");
+    assert_string_equal(p.missing, "pak:/anims/run.bvh");
     /* stdio is not asked: the disk path through the pak fails although the file exists */
     assert_int_equal(bsync_asset_import_file(path, &o, &a, &e), BSYNC_IO_ERROR);
     free(bytes);
@@ -160,7 +129,7 @@ static void test_gltf_external_buffer(void** state) {
     assert_non_null(bin);
     assert_non_null(text);
     assert_non_null(strstr(text, "pab_locomotion_raw.bin")); /* the buffer's uri */
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "pak/pab.gltf";
     p.data[0] = text;
@@ -188,7 +157,7 @@ static void test_glb(void** state) {
     size_t n = 0;
     char* bytes = bsync_test_read_file(glb_path, &n);
     assert_non_null(bytes);
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "Fox.glb";
     p.data[0] = bytes;
