@@ -125,6 +125,17 @@ int bsync_test_tmpdir(char* dir, size_t cap, const char* tag) {
     return mkdtemp(dir) ? 0 : -1;
 }
 
+void bsync_test_tmpfile(char* path, size_t cap, const char* tag, const void* data, size_t len) {
+    const int n = snprintf(path, cap, "/tmp/bsync_%s_XXXXXX", tag);
+    assert_true(n > 0 && (size_t)n < cap);
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE* f = fdopen(fd, "wb");
+    assert_non_null(f);
+    if (len) assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
 const char* bsync_test_path(const char* dir, const char* name) {
     static char paths[8][1024];
     static unsigned next;

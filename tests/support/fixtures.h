@@ -71,6 +71,9 @@ void bsync_test_pak_free(bsync_test_pak* p);
 /* A new empty folder /tmp/bsync_<tag>_XXXXXX (mkdtemp) written into dir (capacity cap); 0, or -1 when
  * it cannot be made. */
 int bsync_test_tmpdir(char* dir, size_t cap, const char* tag);
+/* A new file /tmp/bsync_<tag>_XXXXXX (mkstemp) holding len bytes of data (none when len is 0), its path
+ * written into path (capacity cap); asserts both. The test removes it. */
+void bsync_test_tmpfile(char* path, size_t cap, const char* tag, const void* data, size_t len);
 /* dir/name in a static buffer (one of 8 used in turn, so a few can be alive at once). */
 const char* bsync_test_path(const char* dir, const char* name);
 /* len bytes of data written to dir/name; 0, or -1 when it cannot be written. */

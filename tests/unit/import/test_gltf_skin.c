@@ -412,13 +412,8 @@ static void test_kaykit_round_trip(void** state) {
     }
     *o = '\0';
     free(text);
-    char tmp[] = "/tmp/bsync_skin_kaykit_XXXXXX";
-    int fd = mkstemp(tmp);
-    assert_true(fd >= 0);
-    FILE* f = fdopen(fd, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(cfg, 1, strlen(cfg), f), strlen(cfg));
-    assert_int_equal(fclose(f), 0);
+    char tmp[64];
+    bsync_test_tmpfile(tmp, sizeof tmp, "skin_kaykit", cfg, strlen(cfg));
     free(cfg);
     static bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
     bsync_graph_config* gc = NULL;
