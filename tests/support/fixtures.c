@@ -72,6 +72,29 @@ bsync_blend_tree* bsync_test_tree_1d(const char* node, const char* param, fix16_
     return t;
 }
 
+bsync_blend_tree* bsync_test_tree_direct(uint32_t n, const fix16_t* weights) {
+    static const char* const pn[8] = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7"};
+    static const char* const mn[8] = {"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"};
+    static const uint32_t index[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    assert_true(n <= 8);
+    bsync_blend_child_ref refs[8];
+    for (uint32_t i = 0; i < n; i++) {
+        refs[i].kind = BSYNC_CHILD_MOTION;
+        refs[i].index = i;
+    }
+    bsync_blend_node_desc node;
+    memset(&node, 0, sizeof node);
+    node.name = "root";
+    node.space.type = BSYNC_BLEND_DIRECT;
+    node.space.child_count = n;
+    node.children = refs;
+    node.params = index;
+    bsync_blend_tree_desc td = {pn, weights, n, mn, n, &node, 1, 0};
+    bsync_blend_tree* t = NULL;
+    assert_int_equal(bsync_blend_tree_create(&td, NULL, &t, NULL, NULL), BSYNC_OK);
+    return t;
+}
+
 bsync_instance* bsync_test_instance_new(const bsync_graph* g, void** mem) {
     const size_t sz = bsync_instance_memory_size(g);
     *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);

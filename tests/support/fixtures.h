@@ -38,6 +38,10 @@ bsync_skeleton* bsync_test_chain_skeleton(const char* const* names, uint32_t n, 
 bsync_blend_tree* bsync_test_tree_1d(const char* node, const char* param, fix16_t param_default,
                                      const char* const* motions, const fix16_t* thresholds, uint32_t n);
 
+/* A tree of one BSYNC_BLEND_DIRECT node "root" over motions m0..m<n-1>, parameter w<i> the weight of
+ * motion i with default weights[i]. n <= 8. Asserts it is created. */
+bsync_blend_tree* bsync_test_tree_direct(uint32_t n, const fix16_t* weights);
+
 /* ---------------------------------------------------------------- instances */
 
 /* An instance of g in fresh 8-byte aligned memory (*mem: free it); asserts it initialises. */

@@ -111,8 +111,6 @@ static bsync_clip* make_clip(const bsync_skeleton* s, uint32_t joint, fix16_t du
     return clip;
 }
 
-static const char* PN[4] = {"w0", "w1", "w2", "w3"};
-static const char* MN[4] = {"m0", "m1", "m2", "m3"};
 
 typedef struct world {
     bsync_skeleton* skel;
@@ -129,24 +127,9 @@ typedef struct world {
  * per child (NULL: none), the given root-motion settings. The clips are owned by the world. */
 static void world_init(world* w, uint32_t n, const fix16_t* weights, const fix16_t* offsets, uint32_t rate,
                        bsync_root_motion_mode mode, bsync_root_motion_rotation rot, uint32_t root_joint) {
-    static bsync_blend_child_ref refs[4];
-    static uint32_t params[4];
-    for (uint32_t i = 0; i < n; i++) {
-        refs[i].kind = BSYNC_CHILD_MOTION;
-        refs[i].index = i;
-        params[i] = i;
-        w->weights[i] = weights[i];
-    }
+    for (uint32_t i = 0; i < n; i++) w->weights[i] = weights[i];
     w->n = n;
-    bsync_blend_node_desc node;
-    memset(&node, 0, sizeof node);
-    node.name = "root";
-    node.space.type = BSYNC_BLEND_DIRECT;
-    node.space.child_count = n;
-    node.children = refs;
-    node.params = params;
-    bsync_blend_tree_desc td = {PN, weights, n, MN, n, &node, 1, 0};
-    assert_int_equal(bsync_blend_tree_create(&td, NULL, &w->tree, NULL, NULL), BSYNC_OK);
+    w->tree = bsync_test_tree_direct(n, weights);
     bsync_graph_node_options opt = {BSYNC_SYNC_NORMALIZED, NULL, offsets};
     bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, mode, rot, root_joint, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
