@@ -4,7 +4,7 @@
 # ticks + 1 keys per track, duration ticks / rate), determinism (two bakes are byte-identical), and the
 # errors (bad script, unwritable output, missing arguments, a config without clips): exit 2, no file
 # left and an existing output untouched. The pab example runs when ../shared is present.
-# (The key-by-key round trip against the instance's poses is tests/unit/test_gltf_write.c.)
+# (The key-by-key round trip against the instance's poses is tests/unit/import/test_gltf_write.c.)
 # usage: cli_bake.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")

@@ -6,7 +6,7 @@
 # demo" vs "blendsync bake", 4 differing bytes), so the compiled-in configs and scripts are the
 # examples'; the printed pose checksums are `blendsync eval`'s at the same ticks; errors exit 2; no
 # temporary config is left behind. (The key-by-key pose round trip of the KayKit bake is
-# tests/unit/test_gltf_skin.c.)
+# tests/unit/import/test_gltf_skin.c.)
 # usage: cli_demo_data.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")

@@ -5,7 +5,7 @@
 # the counts follow io/synctest.h by hand: N ticks with distance D -> N - D + 1 checks of D + 1 comparisons
 # per kind (3 kinds with fresh instances, 1 without); the inputs are eval's (the first run's last checksum
 # equals eval's last state_checksum, for several --ticks); the JSON form; every error exits 2.
-# A mismatch (exit 1) cannot be provoked from a correct build: tests/unit/test_synctest.c plants bugs.
+# A mismatch (exit 1) cannot be provoked from a correct build: tests/unit/replay/test_synctest.c plants bugs.
 # usage: cli_synctest.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")

@@ -158,23 +158,6 @@ char* bsync_test_base64(const unsigned char* d, size_t n) {
     return o;
 }
 
-bsync_result bsync_test_graph_create_ex(const bsync_graph_desc* desc, const bsync_test_graph_extras* extras,
-                                        const bsync_allocator* allocator, bsync_graph** out) {
-    if (!desc) return bsync_graph_create(NULL, allocator, out);
-    bsync_graph_desc d = *desc;
-    d.layers = extras ? extras->layers : NULL;
-    d.layer_count = extras ? extras->layer_count : 0;
-    d.switches = extras ? extras->switches : NULL;
-    d.switch_count = extras ? extras->switch_count : 0;
-    return bsync_graph_create(&d, allocator, out);
-}
-
-bsync_result bsync_test_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
-                                             uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out) {
-    const bsync_test_graph_extras x = {layers, layer_count, NULL, 0};
-    return bsync_test_graph_create_ex(desc, &x, allocator, out);
-}
-
 bsync_match* bsync_test_match_new(const bsync_match_desc* desc, void** mem) {
     size_t size = bsync_match_memory_size(desc);
     *mem = aligned_alloc(16, (size + 15u) & ~(size_t)15u);

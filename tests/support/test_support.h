@@ -34,19 +34,6 @@ double bsync_test_json_number(const cJSON* j);
 /* Assert that n blend weights are all >= 0 and sum to exactly 1.0 (65536 raw). */
 void bsync_test_assert_partition(const fix16_t* w, size_t n);
 
-/* Tests written against the layer / switch entry points that bsync_graph_desc's layers and switches
- * replaced: these set them on a copy of the desc and call bsync_graph_create. */
-typedef struct bsync_test_graph_extras {
-    const bsync_graph_layer_desc* layers;
-    uint32_t layer_count;
-    const bsync_graph_switch_desc* switches;
-    uint32_t switch_count;
-} bsync_test_graph_extras;
-bsync_result bsync_test_graph_create_ex(const bsync_graph_desc* desc, const bsync_test_graph_extras* extras,
-                                        const bsync_allocator* allocator, bsync_graph** out);
-bsync_result bsync_test_graph_create_layered(const bsync_graph_desc* desc, const bsync_graph_layer_desc* layers,
-                                             uint32_t layer_count, const bsync_allocator* allocator, bsync_graph** out);
-
 /* sample.h's rule written out (the reference the sampler is tested against): the local pose of clip
  * at `time`, over its keys as bsync_clip_track_key gives them (any encoding): the clip-local time
  * (wrapped or clamped), then per track a linear scan for the interval, bsync_fx_div for alpha,

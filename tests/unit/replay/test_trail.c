@@ -25,6 +25,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/trail.h"
 #include "blendsync/match.h"
+#include "fixtures.h"
 
 #define FRAMES 30u
 #define PREV 10u  /* the last agreeing state: the start of tick 10 */
@@ -50,14 +51,8 @@ static const char* k_match =
 
 static int setup(void** state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/bsync_trail_XXXXXX");
-    if (!mkdtemp(g_dir)) return -1;
-    char path[128];
-    snprintf(path, sizeof path, "%s/g.json", g_dir);
-    FILE* f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(k_graph, f);
-    fclose(f);
+    if (bsync_test_tmpdir(g_dir, sizeof g_dir, "trail") != 0) return -1;
+    if (bsync_test_write_text(g_dir, "g.json", k_graph) != 0) return -1;
     bsync_error err;
     if (bsync_match_config_parse(k_match, strlen(k_match), "m.json", g_dir, NULL, &g_cfg, &err) != BSYNC_OK) {
         fprintf(stderr, "%s\n", err.message);
@@ -76,10 +71,7 @@ static int setup(void** state) {
 static int teardown(void** state) {
     (void)state;
     bsync_match_config_destroy(g_cfg);
-    char path[128];
-    snprintf(path, sizeof path, "%s/g.json", g_dir);
-    remove(path);
-    rmdir(g_dir);
+    bsync_test_rmtree(g_dir);
     return 0;
 }
 

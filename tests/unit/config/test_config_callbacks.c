@@ -19,62 +19,23 @@
 #include "blendsync/io/graph_config.h"
 #include "blendsync/io/match_config.h"
 #include "test_support.h"
+#include "fixtures.h"
 
-#define PAK_MAX 8
-typedef struct pak {
-    const char* names[PAK_MAX];
-    char* data[PAK_MAX];
-    size_t size[PAK_MAX];
-    unsigned count, reads, releases;
-    char missing[1024];
-} pak;
-
-static bsync_result pak_read(const char* path, const void** data, size_t* size, void* user) {
-    pak* p = user;
-    for (unsigned i = 0; i < p->count; i++)
-        if (!strcmp(p->names[i], path)) {
-            *data = p->data[i];
-            *size = p->size[i];
-            p->reads++;
-            return BSYNC_OK;
-        }
-    snprintf(p->missing, sizeof p->missing, "%s", path);
-    return BSYNC_IO_ERROR;
-}
-static void pak_release(const char* path, const void* data, size_t size, void* user) {
-    (void)path;
-    (void)data;
-    (void)size;
-    ((pak*)user)->releases++;
-}
-
-/* Put the disk file `disk` into the pak under `name` (a name that is nowhere on disk). */
-static void pak_add(pak* p, const char* name, const char* disk) {
-    assert_true(p->count < PAK_MAX);
-    FILE* f = fopen(name, "rb");
-    assert_null(f); /* the pak's names must not exist on disk, or the test proves nothing */
-    p->data[p->count] = bsync_test_read_file(disk, &p->size[p->count]);
-    assert_non_null(p->data[p->count]);
-    p->names[p->count++] = name;
-}
-static void pak_free(pak* p) {
-    for (unsigned i = 0; i < p->count; i++) free(p->data[i]);
-}
-static bsync_config_load_options pak_options(pak* p) {
+static bsync_config_load_options pak_options(bsync_test_pak* p) {
     bsync_config_load_options o;
     memset(&o, 0, sizeof o);
-    o.file.read = pak_read;
-    o.file.release = pak_release;
+    o.file.read = bsync_test_pak_read;
+    o.file.release = bsync_test_pak_release;
     o.file.user = p;
     return o;
 }
 
 static void test_demo_match(void** state) {
     (void)state;
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
-    pak_add(&p, "pak:/demo/match.json", BSYNC_SOURCE_DIR "/scripts/demo/match.json");
-    pak_add(&p, "pak:/demo/humanoid_locomotion.json", BSYNC_SOURCE_DIR "/scripts/demo/humanoid_locomotion.json");
+    bsync_test_pak_add_file(&p, "pak:/demo/match.json", BSYNC_SOURCE_DIR "/scripts/demo/match.json");
+    bsync_test_pak_add_file(&p, "pak:/demo/humanoid_locomotion.json", BSYNC_SOURCE_DIR "/scripts/demo/humanoid_locomotion.json");
     const bsync_config_load_options o = pak_options(&p);
 
     bsync_error err;
@@ -98,9 +59,9 @@ static void test_demo_match(void** state) {
     bsync_match_config_destroy(packed);
 
     /* without the graph in the pak: the error names it and the callback */
-    pak q;
+    bsync_test_pak q;
     memset(&q, 0, sizeof q);
-    pak_add(&q, "pak:/demo/match.json", BSYNC_SOURCE_DIR "/scripts/demo/match.json");
+    bsync_test_pak_add_file(&q, "pak:/demo/match.json", BSYNC_SOURCE_DIR "/scripts/demo/match.json");
     const bsync_config_load_options oq = pak_options(&q);
     assert_int_not_equal(bsync_match_config_load_ex("pak:/demo/match.json", &oq, NULL, &packed, &err), BSYNC_OK);
     assert_null(packed);
@@ -119,8 +80,8 @@ static void test_demo_match(void** state) {
     assert_int_equal(bsync_match_config_graph_file_hash(packed, 0), bsync_match_config_graph_file_hash(disk, 0));
     bsync_match_config_destroy(packed);
     bsync_match_config_destroy(disk);
-    pak_free(&p);
-    pak_free(&q);
+    bsync_test_pak_free(&p);
+    bsync_test_pak_free(&q);
 }
 
 static void test_pab_graph(void** state) {
@@ -138,14 +99,14 @@ static void test_pab_graph(void** state) {
     const char* bin = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.bin");
     assert_non_null(bin);
     snprintf(bin_copy, sizeof bin_copy, "%s", bin);
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     /* The example's clip source is "../../../shared/data/ozz-animation-pab/converted/...gltf", relative to
      * the config's folder, joined as text; the glTF's buffer uri is relative to the glTF's folder. */
-    pak_add(&p, "pak:/game/scripts/examples/pab_locomotion.json", BSYNC_SOURCE_DIR "/scripts/examples/pab_locomotion.json");
-    pak_add(&p, "pak:/game/scripts/examples/../../../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf",
+    bsync_test_pak_add_file(&p, "pak:/game/scripts/examples/pab_locomotion.json", BSYNC_SOURCE_DIR "/scripts/examples/pab_locomotion.json");
+    bsync_test_pak_add_file(&p, "pak:/game/scripts/examples/../../../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf",
             gltf_copy);
-    pak_add(&p, "pak:/game/scripts/examples/../../../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.bin",
+    bsync_test_pak_add_file(&p, "pak:/game/scripts/examples/../../../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.bin",
             bin_copy);
     const bsync_config_load_options o = pak_options(&p);
     bsync_error err;
@@ -162,7 +123,7 @@ static void test_pab_graph(void** state) {
     assert_int_equal(bsync_graph_config_bound_clip_count(packed), 3);
     bsync_graph_config_destroy(packed);
     bsync_graph_config_destroy(disk);
-    pak_free(&p);
+    bsync_test_pak_free(&p);
 }
 
 int main(void) {

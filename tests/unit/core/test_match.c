@@ -110,12 +110,10 @@ static bsync_graph* make_graph(const bsync_blend_tree* tree, uint32_t rate, fix1
     d.filters = f;
     d.node_options = switch_none ? opt : NULL;
     bsync_graph_switch_desc sw = {0, 0};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = switch_none ? 1u : 0u;
+    d.switches = &sw;
+    d.switch_count = switch_none ? 1u : 0u;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
 }
 

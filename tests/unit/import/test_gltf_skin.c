@@ -11,6 +11,7 @@
  * within 2, the same rotation up to sign), and the skeleton unchanged. */
 #define _XOPEN_SOURCE 700 /* mkstemp, unlink */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -374,13 +375,10 @@ static void test_errors(void** state) {
     bsync_skeleton_destroy(sk);
 }
 
-/* The example folder, from this file's path (tests/unit/ -> scripts/examples/). */
+/* The example folder of the source tree (BSYNC_SOURCE_DIR/scripts/examples/). */
 static const char* example_path(const char* name) {
     static char path[1024];
-    const char* f = __FILE__;
-    const char* cut = strstr(f, "tests/unit/test_gltf_skin.c");
-    assert_non_null(cut);
-    snprintf(path, sizeof path, "%.*sscripts/examples/%s", (int)(cut - f), f, name);
+    snprintf(path, sizeof path, "%s/scripts/examples/%s", BSYNC_SOURCE_DIR, name);
     return path;
 }
 
@@ -414,13 +412,8 @@ static void test_kaykit_round_trip(void** state) {
     }
     *o = '\0';
     free(text);
-    char tmp[] = "/tmp/bsync_skin_kaykit_XXXXXX";
-    int fd = mkstemp(tmp);
-    assert_true(fd >= 0);
-    FILE* f = fdopen(fd, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(cfg, 1, strlen(cfg), f), strlen(cfg));
-    assert_int_equal(fclose(f), 0);
+    char tmp[64];
+    bsync_test_tmpfile(tmp, sizeof tmp, "skin_kaykit", cfg, strlen(cfg));
     free(cfg);
     static bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
     bsync_graph_config* gc = NULL;
@@ -451,13 +444,10 @@ static void test_kaykit_round_trip(void** state) {
     assert_true(rows > 2);
     const uint32_t ticks = (uint32_t)rt[rows - 1] + 1;
 
-    size_t size = bsync_instance_memory_size(graph);
-    void* mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
+    void* mem = NULL;
+    bsync_instance* inst = bsync_test_instance_new(graph, &mem);
     bsync_trs* poses = (bsync_trs*)malloc((size_t)(ticks + 1) * J * sizeof(bsync_trs));
-    assert_non_null(mem);
     assert_non_null(poses);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(mem, size, graph, &inst), BSYNC_OK);
     assert_int_equal(bsync_instance_pose(inst, poses, NULL), BSYNC_OK);
     fix16_t target[2] = {0, 0};
     bsync_instance_input in = {target, 2};

@@ -20,6 +20,7 @@
 #include "blendsync/pose.h"
 #include "blendsync/procedural.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 enum { J = 23, UPPERARM_L = 8, LOWERARM_L = 9, HAND_L = 10, CLAVICLE_L = 7, PELVIS = 1 };
 
@@ -87,17 +88,11 @@ static bsync_graph* graph_with(const bsync_blend_tree* tree, const bsync_graph_l
     const bsync_clip* clips[5];
     bsync_graph_desc d;
     make_desc(&d, tree, f, clips);
+    d.layers = layers;
+    d.layer_count = n;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_layered(&d, layers, n, a, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, a, &g), BSYNC_OK);
     return g;
-}
-
-static bsync_instance* new_instance(const bsync_graph* g, void** mem) {
-    size_t sz = bsync_instance_memory_size(g);
-    *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
-    return inst;
 }
 
 static int setup(void** state) {
@@ -136,9 +131,9 @@ static void trio_open(trio* t, const bsync_graph_layer_desc* layers, uint32_t n,
     t->gl = graph_with(g_tree_base, layers, n, NULL);
     t->gb = graph_with(g_tree_base, NULL, 0, NULL);
     t->ga = graph_with(layer_tree, NULL, 0, NULL);
-    t->il = new_instance(t->gl, &t->ml);
-    t->ib = new_instance(t->gb, &t->mb);
-    t->ia = new_instance(t->ga, &t->ma);
+    t->il = bsync_test_instance_new(t->gl, &t->ml);
+    t->ib = bsync_test_instance_new(t->gb, &t->mb);
+    t->ia = bsync_test_instance_new(t->ga, &t->ma);
 }
 static void trio_close(trio* t) {
     free(t->ml); free(t->mb); free(t->ma);
@@ -409,35 +404,43 @@ static void test_build_errors(void** state) {
     make_desc(&d, g_tree_base, f, clips);
     bsync_graph* g = NULL;
     bsync_graph_layer_desc l = layer_fixed(1, BSYNC_LAYER_OVERRIDE, BSYNC_FX_ONE, k_left_arm, 1);
-    assert_int_equal(bsync_test_graph_create_layered(&d, NULL, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    d.layers = NULL;
+    d.layer_count = 1;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     bsync_graph_layer_desc v = l; v.node = 3;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    d.layers = &v;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.mode = (bsync_layer_mode)2;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight = BSYNC_FX_ONE + 1;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight = -1;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight_source = BSYNC_LAYER_WEIGHT_PARAM; v.weight_param = 3;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.weight_source = (bsync_layer_weight_source)2;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.mask = NULL;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     static const bsync_layer_bone bad_joint[1] = {{J, 0}}, bad_flag[1] = {{UPPERARM_L, 2}};
     v = l; v.mask = bad_joint;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     v = l; v.mask = bad_flag;
-    assert_int_equal(bsync_test_graph_create_layered(&d, &v, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     bsync_graph_layer_desc many[BSYNC_GRAPH_MAX_LAYERS + 1];
     for (uint32_t i = 0; i <= BSYNC_GRAPH_MAX_LAYERS; i++) many[i] = l;
-    assert_int_equal(bsync_test_graph_create_layered(&d, many, BSYNC_GRAPH_MAX_LAYERS + 1, NULL, &g), BSYNC_LIMIT_EXCEEDED);
+    d.layers = many;
+    d.layer_count = BSYNC_GRAPH_MAX_LAYERS + 1;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_LIMIT_EXCEEDED);
     bsync_graph_desc noskel = d;
     noskel.skeleton = NULL;
     noskel.clips = NULL;
-    assert_int_equal(bsync_test_graph_create_layered(&noskel, &l, 1, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    noskel.layers = &l;
+    noskel.layer_count = 1;
+    assert_int_equal(bsync_graph_create(&noskel, NULL, &g), BSYNC_INVALID_ARGUMENT);
     assert_null(g);
-    assert_int_equal(bsync_test_graph_create_layered(&d, many, BSYNC_GRAPH_MAX_LAYERS, NULL, &g), BSYNC_OK);
+    d.layer_count = BSYNC_GRAPH_MAX_LAYERS;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     assert_int_equal(bsync_graph_layer_count(g), BSYNC_GRAPH_MAX_LAYERS);
     bsync_graph_destroy(g);
     assert_int_equal(bsync_graph_layer_count(NULL), 0);
@@ -454,7 +457,7 @@ static void test_no_allocation_per_tick(void** state) {
     bsync_graph* g = graph_with(g_tree_base, l, 2, &ca.allocator);
     assert_int_equal(ca.allocs, 1);
     void* mem;
-    bsync_instance* inst = new_instance(g, &mem);
+    bsync_instance* inst = bsync_test_instance_new(g, &mem);
     static bsync_trs local[J], model[J];
     for (uint32_t k = 0; k < 2000; k++) {
         fix16_t x[3];
@@ -480,8 +483,8 @@ static void test_save_load_replay(void** state) {
     bsync_graph* plain = graph_with(g_tree_base, NULL, 0, NULL);
     assert_int_equal(bsync_instance_snapshot_size(g), bsync_instance_snapshot_size(plain)); /* no new state */
     void *ma, *mb;
-    bsync_instance* a = new_instance(g, &ma);
-    bsync_instance* b = new_instance(g, &mb);
+    bsync_instance* a = bsync_test_instance_new(g, &ma);
+    bsync_instance* b = bsync_test_instance_new(g, &mb);
     const size_t cap = bsync_instance_snapshot_size(g);
     unsigned char* snap = malloc(cap);
     size_t n = 0;
@@ -510,7 +513,7 @@ static void test_save_load_replay(void** state) {
     }
     /* a snapshot of the layered graph is refused by the graph without layers (hash) */
     void* mp;
-    bsync_instance* p = new_instance(plain, &mp);
+    bsync_instance* p = bsync_test_instance_new(plain, &mp);
     assert_int_equal(bsync_instance_load(p, snap, n), BSYNC_MISMATCH);
     free(mp);
     free(snap);

@@ -28,6 +28,7 @@
 #include "blendsync/sample.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 /* ------------------------------------------------------------------ double helpers (reference) */
 
@@ -79,15 +80,12 @@ static fix16_t dfx(double v) { return (fix16_t)lround(v * 65536.0); }
 /* ------------------------------------------------------------------ fixtures */
 
 /* Two joints: "root" at the origin, "child" under it at (0, 1, 0). */
+/* "root" at the origin and "child" at (0, 1, 0), unrotated */
 static bsync_skeleton* make_skeleton(void) {
-    bsync_joint_desc j[2] = {
-        {"root", BSYNC_NO_PARENT, {{0, 0, 0}, {0, 0, 0, BSYNC_FX_ONE}, {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE}}},
-        {"child", 0, {{0, BSYNC_FX_ONE, 0}, {0, 0, 0, BSYNC_FX_ONE}, {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE}}},
-    };
-    bsync_skeleton_desc sd = {j, 2};
-    bsync_skeleton* s = NULL;
-    assert_int_equal(bsync_skeleton_create(&sd, NULL, &s), BSYNC_OK);
-    return s;
+    static const char* const names[2] = {"root", "child"};
+    bsync_test_chain_rest rest = bsync_test_chain_rest_identity();
+    rest.dt = bsync_vec3_make(0, BSYNC_FX_ONE, 0);
+    return bsync_test_chain_skeleton(names, 2, &rest);
 }
 
 /* A clip of `keys` keys on `joint`: translations (and rotations when qs != NULL), plus a constant
@@ -113,8 +111,6 @@ static bsync_clip* make_clip(const bsync_skeleton* s, uint32_t joint, fix16_t du
     return clip;
 }
 
-static const char* PN[4] = {"w0", "w1", "w2", "w3"};
-static const char* MN[4] = {"m0", "m1", "m2", "m3"};
 
 typedef struct world {
     bsync_skeleton* skel;
@@ -131,30 +127,13 @@ typedef struct world {
  * per child (NULL: none), the given root-motion settings. The clips are owned by the world. */
 static void world_init(world* w, uint32_t n, const fix16_t* weights, const fix16_t* offsets, uint32_t rate,
                        bsync_root_motion_mode mode, bsync_root_motion_rotation rot, uint32_t root_joint) {
-    static bsync_blend_child_ref refs[4];
-    static uint32_t params[4];
-    for (uint32_t i = 0; i < n; i++) {
-        refs[i].kind = BSYNC_CHILD_MOTION;
-        refs[i].index = i;
-        params[i] = i;
-        w->weights[i] = weights[i];
-    }
+    for (uint32_t i = 0; i < n; i++) w->weights[i] = weights[i];
     w->n = n;
-    bsync_blend_node_desc node;
-    memset(&node, 0, sizeof node);
-    node.name = "root";
-    node.space.type = BSYNC_BLEND_DIRECT;
-    node.space.child_count = n;
-    node.children = refs;
-    node.params = params;
-    bsync_blend_tree_desc td = {PN, weights, n, MN, n, &node, 1, 0};
-    assert_int_equal(bsync_blend_tree_create(&td, NULL, &w->tree, NULL, NULL), BSYNC_OK);
+    w->tree = bsync_test_tree_direct(n, weights);
     bsync_graph_node_options opt = {BSYNC_SYNC_NORMALIZED, NULL, offsets};
     bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, mode, rot, root_joint, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
-    size_t sz = bsync_instance_memory_size(w->graph);
-    w->mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    assert_int_equal(bsync_instance_init(w->mem, sz, w->graph, &w->inst), BSYNC_OK);
+    w->inst = bsync_test_instance_new(w->graph, &w->mem);
 }
 
 static void world_free(world* w) {
@@ -540,14 +519,6 @@ static bsync_graph* humanoid_graph(bsync_blend_tree** tree, fix16_t speed_defaul
     return g;
 }
 
-static bsync_instance* new_instance(const bsync_graph* g, void** mem) {
-    size_t sz = bsync_instance_memory_size(g);
-    *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
-    return inst;
-}
-
 /* Walk, run and halfway, 10 s at 30 Hz each, EXTRACT YAW: the integrated delta equals v * 10 s within
  * 5 mm, where v = (w_walk * 1.4 * 1.0 + w_run * 3.5 * 0.7) / (w_walk * 1.0 + w_run * 0.7) (metres per
  * synchronised cycle over seconds per cycle, from the leaf weights); x, y and the rotation stay 0 /
@@ -564,9 +535,9 @@ static void test_humanoid_walk_run(void** state) {
         bsync_graph* gk = humanoid_graph(&tk, speeds[si], BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW);
         bsync_graph* gn = humanoid_graph(&tn, speeds[si], BSYNC_ROOT_MOTION_NONE, BSYNC_ROOT_ROTATION_YAW);
         void *me, *mk, *mn;
-        bsync_instance* ie = new_instance(ge, &me);
-        bsync_instance* ik = new_instance(gk, &mk);
-        bsync_instance* in_ = new_instance(gn, &mn);
+        bsync_instance* ie = bsync_test_instance_new(ge, &me);
+        bsync_instance* ik = bsync_test_instance_new(gk, &mk);
+        bsync_instance* in_ = bsync_test_instance_new(gn, &mn);
         fix16_t target[1] = {speeds[si]};
         bsync_instance_input in = {target, 1};
         const fix16_t* lw = bsync_instance_leaf_weights(ie);
@@ -619,7 +590,7 @@ static void test_keep_pose_unchanged(void** state) {
     bsync_blend_tree* t;
     bsync_graph* g = humanoid_graph(&t, BSYNC_PROCEDURAL_SPEED_WALK, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_FULL);
     void* mem;
-    bsync_instance* inst = new_instance(g, &mem);
+    bsync_instance* inst = bsync_test_instance_new(g, &mem);
     const bsync_trs* rest = bsync_skeleton_rest_pose(g_h.skeleton);
     const bsync_clip* clips[2] = {g_h.clips[BSYNC_PROCEDURAL_WALK], g_h.clips[BSYNC_PROCEDURAL_RUN]};
     static bsync_trs samples[2][HJ], want[HJ], got[HJ];
@@ -678,7 +649,7 @@ static void test_save_load_replay_deltas(void** state) {
         const bsync_root_motion_rotation rot = mode == 0 ? BSYNC_ROOT_ROTATION_YAW : BSYNC_ROOT_ROTATION_FULL;
         world_init(&w, 2, weights, offsets, 30, BSYNC_ROOT_MOTION_EXTRACT, rot, 0);
         void* mb;
-        bsync_instance* b = new_instance(w.graph, &mb);
+        bsync_instance* b = bsync_test_instance_new(w.graph, &mb);
         size_t cap = bsync_instance_snapshot_size(w.graph), written = 0;
         unsigned char* snap = malloc(cap);
         static bsync_root_motion rec[TOTAL];

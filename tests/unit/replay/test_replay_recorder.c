@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "test_support.h"
+#include "fixtures.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
@@ -37,10 +38,8 @@ static void test_schedule(void** state) {
     bsync_match_config_replay_header(mc, "test", 0, &h);
     uint32_t ci = h.checksum_interval;
     assert_true(ci >= 1);
-    char out[] = "/tmp/bsync_recorder_XXXXXX";
-    int fd = mkstemp(out);
-    assert_true(fd >= 0);
-    close(fd);
+    char out[64];
+    bsync_test_tmpfile(out, sizeof out, "recorder", NULL, 0);
     bsync_replay_writer* w = NULL;
     assert_int_equal(bsync_replay_writer_open(out, &h, &w, &err), BSYNC_OK);
     size_t cap = bsync_match_snapshot_size_max(m);
@@ -157,12 +156,7 @@ static void inputs_of(const bsync_match_desc* d, uint32_t t, bsync_match_frame* 
     for (uint32_t p = 0; p < d->player_count; p++) in->players[p].params[0] = (fix16_t)((t * 977u + p) % 65536u);
 }
 
-static void temp_path(char* out, size_t n) {
-    snprintf(out, n, "/tmp/bsync_recorder_XXXXXX");
-    int fd = mkstemp(out);
-    assert_true(fd >= 0);
-    close(fd);
-}
+static void temp_path(char* out, size_t n) { bsync_test_tmpfile(out, n, "recorder", NULL, 0); }
 
 static uint8_t* slurp(const char* path, size_t* len) {
     FILE* fp = fopen(path, "rb");

@@ -4,6 +4,7 @@
  * Expected raw values are worked by hand (round(value * 65536), ties away from zero) or taken from
  * libfixmath's fix16_from_str for short decimals it handles exactly. */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,13 +201,8 @@ static void test_full_round_trip(void** state) {
     bsync_blend_tree_destroy(t);
 
     /* the same text from a file */
-    char path[] = "/tmp/bsync_test_config_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE* f = fdopen(fd, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(k_full, 1, sizeof k_full - 1, f), sizeof k_full - 1);
-    fclose(f);
+    char path[64];
+    bsync_test_tmpfile(path, sizeof path, "test_config", k_full, sizeof k_full - 1);
     bsync_error err;
     bsync_blend_diagnostics diags[BSYNC_MAX_BLEND_NODES];
     t = NULL;

@@ -26,6 +26,7 @@
 #include "blendsync/instance.h"
 #include "blendsync/procedural.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 enum { J = 23, IDLE = 0, WALK = 1, RUN = 2, T10 = 10 };
 
@@ -34,25 +35,11 @@ static bsync_blend_tree* g_tree;
 static const bsync_clip* g_clips[3];
 static bsync_graph_node_options g_opts[1];
 
+/* one 1D node "sw" over idle, walk, run at speed 0, 0.5, 1 */
 static bsync_blend_tree* make_tree(void) {
-    static const char* pn[1] = {"speed"};
-    static const char* mn[3] = {"idle", "walk", "run"};
-    static const fix16_t defaults[1] = {0};
+    static const char* const mn[3] = {"idle", "walk", "run"};
     static const fix16_t th[3] = {0, 32768, BSYNC_FX_ONE};
-    static const bsync_blend_child_ref c0[3] = {{BSYNC_CHILD_MOTION, 0}, {BSYNC_CHILD_MOTION, 1}, {BSYNC_CHILD_MOTION, 2}};
-    static const uint32_t p0[1] = {0};
-    bsync_blend_node_desc nodes[1];
-    memset(nodes, 0, sizeof nodes);
-    nodes[0].name = "sw";
-    nodes[0].space.type = BSYNC_BLEND_SIMPLE_1D;
-    nodes[0].space.child_count = 3;
-    nodes[0].space.thresholds = th;
-    nodes[0].children = c0;
-    nodes[0].params = p0;
-    bsync_blend_tree_desc td = {pn, defaults, 1, mn, 3, nodes, 1, 0};
-    bsync_blend_tree* t = NULL;
-    assert_int_equal(bsync_blend_tree_create(&td, NULL, &t, NULL, NULL), BSYNC_OK);
-    return t;
+    return bsync_test_tree_1d("sw", "speed", 0, mn, th, 3);
 }
 
 static bsync_graph* switch_graph(uint32_t initial, int with_skeleton) {
@@ -67,12 +54,10 @@ static bsync_graph* switch_graph(uint32_t initial, int with_skeleton) {
     d.tick_rate = 30;
     d.node_options = g_opts;
     bsync_graph_switch_desc sw = {0, initial};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = 1;
+    d.switches = &sw;
+    d.switch_count = 1;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
 }
 
@@ -81,9 +66,7 @@ typedef struct inst_box { void* mem; size_t size; bsync_instance* inst; } inst_b
 static inst_box new_instance(const bsync_graph* g) {
     inst_box b;
     b.size = bsync_instance_memory_size(g);
-    b.mem = aligned_alloc(8, (b.size + 7) & ~(size_t)7);
-    assert_non_null(b.mem);
-    assert_int_equal(bsync_instance_init(b.mem, b.size, g, &b.inst), BSYNC_OK);
+    b.inst = bsync_test_instance_new(g, &b.mem);
     return b;
 }
 static inst_box copy_instance(const inst_box* a) { /* memcpy is a working copy (instance.h) */

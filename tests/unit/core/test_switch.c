@@ -72,12 +72,10 @@ static bsync_graph* switch_graph(uint32_t initial, const bsync_allocator* a) {
     bsync_graph_desc d;
     make_desc(&d, 1);
     bsync_graph_switch_desc sw = {0, initial};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = 1;
+    d.switches = &sw;
+    d.switch_count = 1;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, a, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, a, &g), BSYNC_OK);
     return g;
 }
 
@@ -474,10 +472,15 @@ static void test_switch_free_unchanged(void** state) {
     make_desc(&d, 0);
     bsync_graph *g_old = NULL, *g_lay = NULL, *g_ex = NULL, *g_sw = NULL;
     assert_int_equal(bsync_graph_create(&d, NULL, &g_old), BSYNC_OK);
-    assert_int_equal(bsync_test_graph_create_layered(&d, NULL, 0, NULL, &g_lay), BSYNC_OK);
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g_ex), BSYNC_OK);
+    /* the layer and switch fields given, empty: the graph of a desc without them */
+    bsync_graph_desc d_lay = d;
+    d_lay.layers = NULL;
+    d_lay.layer_count = 0;
+    assert_int_equal(bsync_graph_create(&d_lay, NULL, &g_lay), BSYNC_OK);
+    bsync_graph_desc d_ex = d_lay;
+    d_ex.switches = NULL;
+    d_ex.switch_count = 0;
+    assert_int_equal(bsync_graph_create(&d_ex, NULL, &g_ex), BSYNC_OK);
     assert_true(bsync_graph_hash(g_old) == bsync_graph_hash(g_lay));
     assert_true(bsync_graph_hash(g_old) == bsync_graph_hash(g_ex));
     assert_int_equal(bsync_graph_switch_count(g_old), 0);
@@ -524,28 +527,28 @@ static void test_build_errors_and_hash(void** state) {
     (void)state;
     bsync_graph_desc d;
     bsync_graph* g = NULL;
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
     bsync_graph_switch_desc sw[BSYNC_GRAPH_MAX_SWITCHES + 1u];
     memset(sw, 0, sizeof sw);
-    x.switches = sw;
-    x.switch_count = 1;
     make_desc(&d, 0); /* synchronised node: rejected */
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    d.switches = sw;
+    d.switch_count = 1;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     make_desc(&d, 1);
+    d.switches = sw;
+    d.switch_count = 1;
     sw[0].node = 1;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     sw[0].node = 0;
     sw[0].initial_child = 4;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     sw[0].initial_child = 0;
-    x.switch_count = 2; /* two switches on one node */
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_INVALID_ARGUMENT);
-    x.switch_count = BSYNC_GRAPH_MAX_SWITCHES + 1u;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_LIMIT_EXCEEDED);
-    x.switches = NULL;
-    x.switch_count = 1;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    d.switch_count = 2; /* two switches on one node */
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
+    d.switch_count = BSYNC_GRAPH_MAX_SWITCHES + 1u;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_LIMIT_EXCEEDED);
+    d.switches = NULL;
+    d.switch_count = 1;
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_INVALID_ARGUMENT);
     assert_null(g);
     bsync_graph* g0 = switch_graph(IDLE, NULL);
     bsync_graph* g0b = switch_graph(IDLE, NULL);

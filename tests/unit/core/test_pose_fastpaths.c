@@ -26,6 +26,7 @@
 #include "blendsync/procedural.h"
 #include "blendsync/sample.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 #include "internal/quat_normalize.h"
 
@@ -703,17 +704,11 @@ static bsync_graph* make_graph(const bsync_procedural_humanoid* h, const bsync_b
     d.skeleton = h->skeleton;
     d.clips = clips;
     d.tick_rate = 30;
+    d.layers = layers;
+    d.layer_count = n;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_layered(&d, layers, n, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
-}
-
-static bsync_instance* make_instance(const bsync_graph* g, void** mem) {
-    const size_t sz = bsync_instance_memory_size(g);
-    *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
-    return inst;
 }
 
 static bsync_graph_layer_desc layer(uint32_t node, bsync_layer_mode mode, fix16_t w, const bsync_layer_bone* mask,
@@ -782,7 +777,7 @@ static void test_layers_repeating_the_base(void** state) {
                          make_graph(&h, tb, &l2, 1),  make_graph(&h, tb, &l3, 1),  make_graph(&h, tb, l4, 2)};
     void* mem[6];
     bsync_instance* in[6];
-    for (int i = 0; i < 6; i++) in[i] = make_instance(g[i], &mem[i]);
+    for (int i = 0; i < 6; i++) in[i] = bsync_test_instance_new(g[i], &mem[i]);
     static bsync_trs base[HJ], arms[HJ], got[HJ], want[HJ], tmp[HJ];
     uint32_t moving = 0;
     for (uint32_t k = 0; k < 120; k++) {

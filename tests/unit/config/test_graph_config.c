@@ -633,10 +633,7 @@ static void test_pab_example(void** state) {
         return;
     }
     char root[1024];
-    snprintf(root, sizeof root, "%s", __FILE__);
-    char* cut = strstr(root, "tests/unit/test_graph_config.c");
-    assert_non_null(cut);
-    strcpy(cut, "scripts/examples/pab_locomotion.json");
+    snprintf(root, sizeof root, "%s/scripts/examples/pab_locomotion.json", BSYNC_SOURCE_DIR);
     char* text = bsync_test_read_file(root, NULL);
     assert_non_null(text);
     const char* dir = bsync_test_shared_dir();

@@ -20,6 +20,7 @@
  * impure input callback (a hidden counter) -> caught at state 1 by the check n = 4; a match of
  * 2 player characters + 1 NPC (match adapter, poses) -> no mismatch. */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,22 +363,16 @@ static const char k_cfg[] =
 
 static int setup(void** state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/bsync_synct_XXXXXX");
-    if (!mkdtemp(g_dir)) return -1;
-    char path[128];
-    snprintf(path, sizeof path, "%s/cfg.json", g_dir);
-    FILE* f = fopen(path, "wb");
-    if (!f) return -1;
-    fwrite(k_cfg, 1, strlen(k_cfg), f);
-    fclose(f);
+    if (bsync_test_tmpdir(g_dir, sizeof g_dir, "synct") != 0) return -1;
+    if (bsync_test_write_text(g_dir, "cfg.json", k_cfg) != 0) return -1;
     bsync_error err;
     memset(&err, 0, sizeof err);
-    if (bsync_graph_config_load(path, NULL, &g_gc, NULL, &err) != BSYNC_OK) {
+    const bsync_result r = bsync_graph_config_load(bsync_test_path(g_dir, "cfg.json"), NULL, &g_gc, NULL, &err);
+    bsync_test_rmtree(g_dir);
+    if (r != BSYNC_OK) {
         fprintf(stderr, "config: %s\n", err.message);
         return -1;
     }
-    remove(path);
-    rmdir(g_dir);
     return bsync_procedural_humanoid_create(NULL, &g_h) == BSYNC_OK ? 0 : -1;
 }
 

@@ -17,37 +17,7 @@
 #include "blendsync/io/clip_file.h"
 #include "blendsync/io/file.h"
 #include "test_support.h"
-
-/* A pak: names -> bytes, all in memory. */
-#define PAK_MAX 4
-typedef struct pak {
-    const char* names[PAK_MAX];
-    const void* data[PAK_MAX];
-    size_t size[PAK_MAX];
-    unsigned count;
-    unsigned reads, releases;
-    char last_missing[512];
-} pak;
-
-static bsync_result pak_read(const char* path, const void** data, size_t* size, void* user) {
-    pak* p = user;
-    for (unsigned i = 0; i < p->count; i++)
-        if (!strcmp(p->names[i], path)) {
-            *data = p->data[i];
-            *size = p->size[i];
-            p->reads++;
-            return BSYNC_OK;
-        }
-    snprintf(p->last_missing, sizeof p->last_missing, "%s", path);
-    return BSYNC_IO_ERROR;
-}
-
-static void pak_release(const char* path, const void* data, size_t size, void* user) {
-    (void)path;
-    (void)data;
-    (void)size;
-    ((pak*)user)->releases++;
-}
+#include "fixtures.h"
 
 static uint64_t asset_hash(const bsync_asset* a) {
     bsync_checksum_state s;
@@ -59,14 +29,14 @@ static uint64_t asset_hash(const bsync_asset* a) {
 }
 
 /* Import `disk` by path (stdio) and `name` through the pak; both must succeed with equal hashes. */
-static void same_both_ways(const char* disk, const char* name, pak* p) {
+static void same_both_ways(const char* disk, const char* name, bsync_test_pak* p) {
     bsync_asset a, b;
     bsync_error e;
     assert_int_equal(bsync_asset_import_file(disk, NULL, &a, &e), BSYNC_OK);
     bsync_import_options o;
     memset(&o, 0, sizeof o);
-    o.file.read = pak_read;
-    o.file.release = pak_release;
+    o.file.read = bsync_test_pak_read;
+    o.file.release = bsync_test_pak_release;
     o.file.user = p;
     bsync_result r = bsync_asset_import_file(name, &o, &b, &e);
     if (r != BSYNC_OK) fprintf(stderr, "%s: %s\n", name, e.message);
@@ -92,15 +62,12 @@ static const char k_bvh[] =
 
 static void test_bvh_and_bsclip(void** state) {
     (void)state;
-    char dir[] = "/tmp/bsync_cb_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    assert_int_equal(bsync_test_tmpdir(dir, sizeof dir, "cb"), 0);
     char path[256], clip_path[256];
     snprintf(path, sizeof path, "%s/walk.bvh", dir);
-    FILE* f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(k_bvh, f);
-    fclose(f);
-    pak p;
+    assert_int_equal(bsync_test_write_text(dir, "walk.bvh", k_bvh), 0);
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "pak:/anims/walk.bvh";
     p.data[0] = k_bvh;
@@ -129,17 +96,15 @@ static void test_bvh_and_bsclip(void** state) {
     /* a name the pak does not hold: the callback's I/O error, named */
     bsync_import_options o;
     memset(&o, 0, sizeof o);
-    o.file.read = pak_read;
+    o.file.read = bsync_test_pak_read;
     o.file.user = &p;
     assert_int_equal(bsync_asset_import_file("pak:/anims/run.bvh", &o, &a, &e), BSYNC_IO_ERROR);
     assert_non_null(strstr(e.message, "run.bvh"));
-    assert_string_equal(p.last_missing, "pak:/anims/run.bvh");
+    assert_string_equal(p.missing, "pak:/anims/run.bvh");
     /* stdio is not asked: the disk path through the pak fails although the file exists */
     assert_int_equal(bsync_asset_import_file(path, &o, &a, &e), BSYNC_IO_ERROR);
     free(bytes);
-    remove(path);
-    remove(clip_path);
-    rmdir(dir);
+    bsync_test_rmtree(dir);
 }
 
 /* A .gltf whose buffer is an external .bin: both come through the pak (2 reads, 2 releases). */
@@ -164,7 +129,7 @@ static void test_gltf_external_buffer(void** state) {
     assert_non_null(bin);
     assert_non_null(text);
     assert_non_null(strstr(text, "pab_locomotion_raw.bin")); /* the buffer's uri */
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "pak/pab.gltf";
     p.data[0] = text;
@@ -192,7 +157,7 @@ static void test_glb(void** state) {
     size_t n = 0;
     char* bytes = bsync_test_read_file(glb_path, &n);
     assert_non_null(bytes);
-    pak p;
+    bsync_test_pak p;
     memset(&p, 0, sizeof p);
     p.names[0] = "Fox.glb";
     p.data[0] = bytes;

@@ -29,6 +29,7 @@
 #include "blendsync/skeleton.h"
 #include "blendsync/time.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 enum { J = 6, KMAX = 9, CLIPS = 4 };
 /* params */
@@ -200,14 +201,6 @@ static bsync_graph* make_graph(int copy_a2, bsync_test_counting_allocator* count
     return g;
 }
 
-static bsync_instance* new_instance(const bsync_graph* g, void** mem) {
-    const size_t sz = bsync_instance_memory_size(g);
-    *mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(*mem, sz, g, &inst), BSYNC_OK);
-    return inst;
-}
-
 /* Targets: speed sweeps 0 -> 2 -> 0 in steps, mix a slow triangle, lw steps through 0, 1, 0.5, 1.3
  * (clamped to 1), 1, 0.25. variant shifts the script (another character). */
 static void script(uint32_t tick, uint32_t variant, fix16_t t[P_COUNT]) {
@@ -316,7 +309,7 @@ static void test_planned_pose_equals_reference(void** state) {
     for (int copy = 0; copy < 2; copy++) {
         bsync_graph* g = make_graph(copy, NULL);
         void* mem;
-        bsync_instance* inst = new_instance(g, &mem);
+        bsync_instance* inst = bsync_test_instance_new(g, &mem);
         uint32_t both_a = 0, lw_partial = 0, lay_mixed = 0;
         for (uint32_t t = 0; t < 900; t++) {
             tick(inst, t, 0);
@@ -359,8 +352,8 @@ static void test_lerped_rule_pose_equals_reference(void** state) {
     assert_int_equal(bsync_graph_pose_rule(g1), BSYNC_POSE_RULE_NORMALIZED);
     assert_true(bsync_graph_hash(g1) != bsync_graph_hash(g2));
     void *m1, *m2;
-    bsync_instance* i1 = new_instance(g1, &m1);
-    bsync_instance* i2 = new_instance(g2, &m2);
+    bsync_instance* i1 = bsync_test_instance_new(g1, &m1);
+    bsync_instance* i2 = bsync_test_instance_new(g2, &m2);
     uint32_t differ = 0;
     double worst = 0;
     for (uint32_t t = 0; t < 900; t++) {
@@ -394,10 +387,10 @@ static void test_instances_share_plans_without_interference(void** state) {
     bsync_graph* own0 = make_graph(0, NULL);
     bsync_graph* own1 = make_graph(0, NULL);
     void *m0, *m1, *r0, *r1, *mc = NULL;
-    bsync_instance* a = new_instance(shared, &m0);
-    bsync_instance* b = new_instance(shared, &m1);
-    bsync_instance* ra = new_instance(own0, &r0);
-    bsync_instance* rb = new_instance(own1, &r1);
+    bsync_instance* a = bsync_test_instance_new(shared, &m0);
+    bsync_instance* b = bsync_test_instance_new(shared, &m1);
+    bsync_instance* ra = bsync_test_instance_new(own0, &r0);
+    bsync_instance* rb = bsync_test_instance_new(own1, &r1);
     bsync_instance* copy = NULL;
     uint8_t snap[8192];
     for (uint32_t t = 0; t < 600; t++) {
@@ -418,7 +411,7 @@ static void test_instances_share_plans_without_interference(void** state) {
         if (t == 250) {
             size_t len = 0;
             assert_int_equal(bsync_instance_save(a, snap, sizeof snap, &len), BSYNC_OK);
-            copy = new_instance(shared, &mc);
+            copy = bsync_test_instance_new(shared, &mc);
             assert_int_equal(bsync_instance_load(copy, snap, len), BSYNC_OK);
         } else if (copy) {
             tick(copy, t, 0);
@@ -460,7 +453,7 @@ static void test_plans_in_the_graph_block(void** state) {
     assert_true(c1.live_bytes > plans);
     assert_int_equal(bsync_graph_hash(one), bsync_graph_hash(two)); /* the same content: the same graph */
     void* mem;
-    bsync_instance* inst = new_instance(one, &mem);
+    bsync_instance* inst = bsync_test_instance_new(one, &mem);
     for (uint32_t t = 0; t < 120; t++) {
         tick(inst, t, 2);
         bsync_trs p[J], m[J];

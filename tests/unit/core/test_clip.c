@@ -1,6 +1,7 @@
 /* test_clip.c — building clips (blendsync/clip.h): validation codes, sorting, normalising, sign
  * continuity, relocation and allocation. Sampling is in test_sample.c. */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,23 +12,10 @@
 #define PI_D 3.14159265358979323846
 #define FX(v) ((fix16_t)lround((v) * 65536.0))
 
+/* a chain of n joints j0, j1, ... at their parents' origins, unrotated */
 static bsync_skeleton* make_skeleton(uint32_t n) {
-    static char names[8][8];
-    bsync_joint_desc j[8];
-    for (uint32_t i = 0; i < n; i++) {
-        names[i][0] = 'j';
-        names[i][1] = (char)('0' + i);
-        names[i][2] = '\0';
-        j[i].name = names[i];
-        j[i].parent = (int32_t)i - 1;
-        j[i].rest.t = bsync_vec3_make(0, 0, 0);
-        j[i].rest.r = bsync_quat_identity();
-        j[i].rest.s = bsync_vec3_make(BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE);
-    }
-    bsync_skeleton_desc d = {j, n};
-    bsync_skeleton* s = NULL;
-    assert_int_equal(bsync_skeleton_create(&d, NULL, &s), BSYNC_OK);
-    return s;
+    static const char* const names[8] = {"j0", "j1", "j2", "j3", "j4", "j5", "j6", "j7"};
+    return bsync_test_chain_skeleton(names, n, NULL);
 }
 
 static void* aligned_buffer(size_t size) {

@@ -30,6 +30,7 @@
 #include "blendsync/present.h"
 #include "blendsync/procedural.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 enum { J = 23 };
 
@@ -42,25 +43,11 @@ static bsync_blend_tree* g_tree;
 static bsync_graph *g_plain, *g_smooth, *g_none;
 
 /* Simple1D(speed) over idle 0, walk 1.4, run 3.5 (default 1.0). */
+/* one 1D node "loco" over idle, walk, run at their procedural speeds; speed defaults to 1 */
 static bsync_blend_tree* make_tree(void) {
-    static const char* pn[1] = {"speed"};
-    static const char* mn[3] = {"idle", "walk", "run"};
+    static const char* const mn[3] = {"idle", "walk", "run"};
     static const fix16_t th[3] = {BSYNC_PROCEDURAL_SPEED_IDLE, BSYNC_PROCEDURAL_SPEED_WALK, BSYNC_PROCEDURAL_SPEED_RUN};
-    static const bsync_blend_child_ref ch[3] = {{BSYNC_CHILD_MOTION, 0}, {BSYNC_CHILD_MOTION, 1}, {BSYNC_CHILD_MOTION, 2}};
-    static const uint32_t p[1] = {0};
-    fix16_t defaults[1] = {65536};
-    bsync_blend_node_desc n;
-    memset(&n, 0, sizeof n);
-    n.name = "loco";
-    n.space.type = BSYNC_BLEND_SIMPLE_1D;
-    n.space.child_count = 3;
-    n.space.thresholds = th;
-    n.children = ch;
-    n.params = p;
-    bsync_blend_tree_desc td = {pn, defaults, 1, mn, 3, &n, 1, 0};
-    bsync_blend_tree* t = NULL;
-    assert_int_equal(bsync_blend_tree_create(&td, NULL, &t, NULL, NULL), BSYNC_OK);
-    return t;
+    return bsync_test_tree_1d("loco", "speed", 65536, mn, th, 3);
 }
 
 /* smooth: SmoothDamp 0.3 s on speed; none_switch: the node is BSYNC_SYNC_NONE (own motion clocks) and
@@ -84,12 +71,10 @@ static bsync_graph* make_graph(fix16_t smooth, int none_switch, int extract) {
     d.root_motion = extract ? BSYNC_ROOT_MOTION_EXTRACT : BSYNC_ROOT_MOTION_KEEP;
     d.root_rotation = BSYNC_ROOT_ROTATION_YAW;
     bsync_graph_switch_desc sw = {0, 1};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = none_switch ? 1u : 0u;
+    d.switches = &sw;
+    d.switch_count = none_switch ? 1u : 0u;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&d, &x, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     return g;
 }
 

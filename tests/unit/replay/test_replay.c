@@ -4,6 +4,7 @@
  * integers, LEB128, zigzag computed in 64 bits, XXH64 framing), never from replay.c's output. */
 #define _XOPEN_SOURCE 700
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -166,10 +167,7 @@ static bsync_replay_record* new_rec(void) {
 static char* temp_path(void) {
     char* p = malloc(64);
     assert_non_null(p);
-    snprintf(p, 64, "/tmp/bsync_replay_XXXXXX");
-    int fd = mkstemp(p);
-    assert_true(fd >= 0);
-    close(fd);
+    bsync_test_tmpfile(p, 64, "replay", NULL, 0);
     return p;
 }
 

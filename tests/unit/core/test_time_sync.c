@@ -15,15 +15,14 @@
 #include "blendsync/instance.h"
 #include "blendsync/skeleton.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 /* ---- fixtures: a one-joint skeleton and "ramp" clips whose joint 0 translation x equals the clip time */
 
+/* one joint "root" at the origin, unrotated */
 static bsync_skeleton* make_skeleton(void) {
-    bsync_joint_desc j = {"root", BSYNC_NO_PARENT, {{0, 0, 0}, {0, 0, 0, BSYNC_FX_ONE}, {BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE}}};
-    bsync_skeleton_desc d = {&j, 1};
-    bsync_skeleton* s = NULL;
-    assert_int_equal(bsync_skeleton_create(&d, NULL, &s), BSYNC_OK);
-    return s;
+    static const char* const names[1] = {"root"};
+    return bsync_test_chain_skeleton(names, 1, NULL);
 }
 
 static bsync_clip* make_ramp(const bsync_skeleton* s, fix16_t duration) {
@@ -36,30 +35,6 @@ static bsync_clip* make_ramp(const bsync_skeleton* s, fix16_t duration) {
     return c;
 }
 
-static const char* PNAMES[8] = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7"};
-static const char* MNAMES[8] = {"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"};
-
-/* One Direct node over n motions, parameter i = weight of motion i (defaults = weights). */
-static bsync_blend_tree* make_direct_tree(uint32_t n, const fix16_t* weights) {
-    static bsync_blend_child_ref refs[8];
-    static uint32_t params[8];
-    for (uint32_t i = 0; i < n; i++) {
-        refs[i].kind = BSYNC_CHILD_MOTION;
-        refs[i].index = i;
-        params[i] = i;
-    }
-    bsync_blend_node_desc node;
-    memset(&node, 0, sizeof node);
-    node.name = "root";
-    node.space.type = BSYNC_BLEND_DIRECT;
-    node.space.child_count = n;
-    node.children = refs;
-    node.params = params;
-    bsync_blend_tree_desc td = {PNAMES, weights, n, MNAMES, n, &node, 1, 0};
-    bsync_blend_tree* t = NULL;
-    assert_int_equal(bsync_blend_tree_create(&td, NULL, &t, NULL, NULL), BSYNC_OK);
-    return t;
-}
 
 static double position_cycles(const bsync_clip_time* t) { return (double)t->cycles + (double)t->phase / 4294967296.0; }
 
@@ -100,13 +75,11 @@ static void world_direct(world* w, uint32_t n, const fix16_t* lengths, const fix
     memset(w, 0, sizeof *w);
     w->skel = make_skeleton();
     for (uint32_t i = 0; i < n; i++) w->clips[i] = make_ramp(w->skel, lengths[i]);
-    w->tree = make_direct_tree(n, weights);
+    w->tree = bsync_test_tree_direct(n, weights);
     bsync_graph_node_options opt = {sync, scales, offsets};
     bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
-    size_t sz = bsync_instance_memory_size(w->graph);
-    w->mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    assert_int_equal(bsync_instance_init(w->mem, sz, w->graph, &w->inst), BSYNC_OK);
+    w->inst = bsync_test_instance_new(w->graph, &w->mem);
 }
 
 static void tick_n(bsync_instance* inst, const fix16_t* targets, uint32_t count, uint32_t n) {
@@ -211,10 +184,8 @@ static void test_nested_sync_shares_phase(void** state) {
     bsync_graph_desc gd = {tree, skel, (const bsync_clip* const*)clips, 30, NULL, opts, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
-    size_t sz = bsync_instance_memory_size(g);
-    void* mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(mem, sz, g, &inst), BSYNC_OK);
+    void* mem = NULL;
+    bsync_instance* inst = bsync_test_instance_new(g, &mem);
     assert_int_equal(bsync_instance_node_length(inst, 1), 49152);
     assert_int_equal(bsync_instance_node_length(inst, 0), 73728);
     tick_n(inst, defaults, 4, 17);

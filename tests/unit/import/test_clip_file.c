@@ -5,6 +5,7 @@
  * re-sealed with a recomputed checksum (caught by the block validators, never a crash), save through
  * a temporary file, and retargeting by name (blendsync/io/retarget.h). */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,19 +19,12 @@
 
 #define FXI(v) ((fix16_t)((v) * 65536))
 
+/* a chain, joint i at (i, 1, 0), unrotated, unit scale */
 static bsync_skeleton* make_skeleton(const char* const* names, uint32_t n) {
-    bsync_joint_desc j[8];
-    for (uint32_t i = 0; i < n; i++) {
-        j[i].name = names[i];
-        j[i].parent = (int32_t)i - 1;
-        j[i].rest.t = bsync_vec3_make(FXI(i), FXI(1), 0);
-        j[i].rest.r = bsync_quat_identity();
-        j[i].rest.s = bsync_vec3_make(BSYNC_FX_ONE, BSYNC_FX_ONE, BSYNC_FX_ONE);
-    }
-    bsync_skeleton_desc d = {j, n};
-    bsync_skeleton* s = NULL;
-    assert_int_equal(bsync_skeleton_create(&d, NULL, &s), BSYNC_OK);
-    return s;
+    bsync_test_chain_rest rest = bsync_test_chain_rest_identity();
+    rest.t0 = bsync_vec3_make(0, FXI(1), 0);
+    rest.dt = bsync_vec3_make(FXI(1), 0, 0);
+    return bsync_test_chain_skeleton(names, n, &rest);
 }
 
 static const fix16_t k_times[3] = {0, FXI(1) / 2, FXI(1)};

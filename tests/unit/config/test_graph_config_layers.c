@@ -244,16 +244,14 @@ static void test_switch_config(void** state) {
     gd.tick_rate = 30;
     gd.node_options = no;
     bsync_graph_switch_desc sw = {0, 1};
-    bsync_test_graph_extras x;
-    memset(&x, 0, sizeof x);
-    x.switches = &sw;
-    x.switch_count = 1;
+    gd.switches = &sw;
+    gd.switch_count = 1;
     bsync_graph* hand = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&gd, &x, NULL, &hand), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&gd, NULL, &hand), BSYNC_OK);
     assert_true(bsync_graph_hash(hand) == bsync_graph_hash(g));
     sw.initial_child = 0; /* another initial state is another graph */
     bsync_graph* other = NULL;
-    assert_int_equal(bsync_test_graph_create_ex(&gd, &x, NULL, &other), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&gd, NULL, &other), BSYNC_OK);
     assert_true(bsync_graph_hash(other) != bsync_graph_hash(g));
     bsync_graph_destroy(other);
     bsync_graph_destroy(hand);
@@ -388,8 +386,10 @@ static bsync_graph* hand_layered(bsync_blend_tree** tree_out, fix16_t fixed_weig
     gd.skeleton = g_h.skeleton;
     gd.clips = clips;
     gd.tick_rate = 30;
+    gd.layers = L;
+    gd.layer_count = fixed_weight >= 0 ? 2 : 0;
     bsync_graph* g = NULL;
-    assert_int_equal(bsync_test_graph_create_layered(&gd, L, fixed_weight >= 0 ? 2 : 0, NULL, &g), BSYNC_OK);
+    assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
     return g;
 }
 

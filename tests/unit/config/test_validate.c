@@ -19,6 +19,7 @@
 
 #include "blendsync/io/validate.h"
 #include "test_support.h"
+#include "fixtures.h"
 
 /* ---- fixture writer: nodes hips(0) -> spine(1) -> head(2) (or head under hips), prop(3) outside the skin */
 
@@ -39,13 +40,7 @@ typedef struct anim {
 
 static char g_dir[64];
 
-static const char* fixture_path(const char* name) {
-    static char p[8][256];
-    static int slot;
-    slot = (slot + 1) % 8;
-    snprintf(p[slot], sizeof p[slot], "%s/%s", g_dir, name);
-    return p[slot];
-}
+static const char* fixture_path(const char* name) { return bsync_test_path(g_dir, name); }
 
 static void appendf(char** s, size_t* len, size_t* cap, const char* fmt, ...) {
     va_list ap;
@@ -185,8 +180,7 @@ static void write_config(const char* name, const char* sync, const char* const* 
 
 static int setup(void** state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/bsync_validate_XXXXXX");
-    assert_non_null(mkdtemp(g_dir));
+    assert_int_equal(bsync_test_tmpdir(g_dir, sizeof g_dir, "validate"), 0);
     init_keys();
     anim clean[2] = {make("walk", k_t5, &tr_root[0][0], &q_yaw[0][0], &q_yaw[0][0]),
                      make("run", k_t5, &tr_root3[0][0], &q_yaw[0][0], &q_yaw[0][0])};
@@ -212,10 +206,7 @@ static int setup(void** state) {
 
 static int teardown(void** state) {
     (void)state;
-    const char* names[] = {"clean.gltf", "set.gltf", "nan.gltf", "far.gltf", "flat.gltf", "pose.gltf",
-                           "clean.json", "missing.json", "lengths.json", "lengths_none.json", "seam.json"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) remove(fixture_path(names[i]));
-    rmdir(g_dir);
+    bsync_test_rmtree(g_dir);
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * and the bake round trip: a graph playing exactly one clip, run tick by tick, written and
  * re-imported, gives back the instance's poses within the fixed-point resolution. */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,19 +22,10 @@
 
 static char g_dir[64];
 
-static const char* in_dir(const char* name) {
-    static char path[4][256];
-    static int slot;
-    slot = (slot + 1) & 3;
-    snprintf(path[slot], sizeof path[slot], "%s/%s", g_dir, name);
-    return path[slot];
-}
+static const char* in_dir(const char* name) { return bsync_test_path(g_dir, name); }
 
 static void write_file(const char* name, const void* data, size_t len) {
-    FILE* f = fopen(in_dir(name), "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(bsync_test_write(g_dir, name, data, len), 0);
 }
 
 static uint32_t rd32(const unsigned char* p) {
@@ -271,10 +263,8 @@ static void test_bake_round_trip(void** state) {
     const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
     assert_non_null(sk);
     enum { TICKS = 45, J = 2 };
-    size_t size = bsync_instance_memory_size(graph);
-    void* mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
-    bsync_instance* inst = NULL;
-    assert_int_equal(bsync_instance_init(mem, size, graph, &inst), BSYNC_OK);
+    void* mem = NULL;
+    bsync_instance* inst = bsync_test_instance_new(graph, &mem);
     bsync_trs poses[(TICKS + 1) * J];
     assert_int_equal(bsync_instance_pose(inst, poses, NULL), BSYNC_OK);
     fix16_t target = 0;
@@ -334,15 +324,12 @@ static void test_bake_round_trip(void** state) {
 
 static int setup(void** state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/bsync_gltfw_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return bsync_test_tmpdir(g_dir, sizeof g_dir, "gltfw");
 }
 
 static int teardown(void** state) {
     (void)state;
-    const char* files[] = {"w.glb", "bake.glb", "clip.gltf", "cfg.json"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) remove(in_dir(files[i]));
-    rmdir(g_dir);
+    bsync_test_rmtree(g_dir);
     return 0;
 }
 

@@ -5,6 +5,7 @@
  * truncation and random byte flips of the .glb); every glTF in the shared data; and THE ORACLE:
  * ozz-animation's own sampled and blended poses of pab_locomotion_runtime.gltf. */
 #include "test_support.h"
+#include "fixtures.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -257,21 +258,16 @@ static void test_fixture_glb(void** state) {
 
 static void test_fixture_external_file(void** state) {
     (void)state;
-    char dir[] = "/tmp/bsync_gltf_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    assert_int_equal(bsync_test_tmpdir(dir, sizeof dir, "gltf"), 0);
     char path[256], bin[256];
     snprintf(bin, sizeof bin, "%s/my buf.bin", dir);
     snprintf(path, sizeof path, "%s/fixture.gltf", dir);
     bytes b;
     fixture_buffer(&b);
-    FILE* f = fopen(bin, "wb");
-    assert_non_null(f);
-    fwrite(b.d, 1, b.n, f);
-    fclose(f);
+    assert_int_equal(bsync_test_write(dir, "my buf.bin", b.d, b.n), 0);
     char* j = fixture_json("\"uri\":\"my%20buf.bin\",", k_node1, 1);
-    f = fopen(path, "wb");
-    fputs(j, f);
-    fclose(f);
+    assert_int_equal(bsync_test_write_text(dir, "fixture.gltf", j), 0);
     bsync_asset a;
     bsync_error e;
     assert_int_equal(bsync_gltf_import_file(path, NULL, &a, &e), BSYNC_OK);
@@ -284,8 +280,7 @@ static void test_fixture_external_file(void** state) {
     remove(bin);
     assert_int_equal(bsync_gltf_import_file(path, NULL, &a, &e), BSYNC_IO_ERROR);
     assert_non_null(strstr(e.message, "my buf.bin"));
-    remove(path);
-    rmdir(dir);
+    bsync_test_rmtree(dir);
     free(j);
 }
 

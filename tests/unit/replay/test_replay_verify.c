@@ -18,6 +18,7 @@
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/io/replay_verify.h"
 #include "test_support.h"
+#include "fixtures.h"
 #include "blendsync/match.h"
 
 #define TICKS 130u
@@ -37,12 +38,7 @@ typedef struct fixture {
 } fixture;
 
 
-static void temp_path(char* out, size_t cap) {
-    snprintf(out, cap, "/tmp/bsync_verify_XXXXXX");
-    int fd = mkstemp(out);
-    assert_true(fd >= 0);
-    close(fd);
-}
+static void temp_path(char* out, size_t cap) { bsync_test_tmpfile(out, cap, "verify", NULL, 0); }
 
 static int setup(void** state) {
     fixture* f = calloc(1, sizeof *f);
