@@ -108,35 +108,29 @@ BSYNC_API bsync_result bsync_replay_recorder_append(bsync_replay_recorder* r, co
 BSYNC_API bsync_result bsync_replay_recorder_end(bsync_replay_recorder* r, uint32_t ticks, uint32_t reason,
                                                  bsync_error* err);
 
-/* ---- An instance run recorded as a replay (`blendsync eval --replay`): a graph driven by a graph
- * script becomes a one-player match whose input parameters are the script's parameter columns and
- * whose triggers are the kinds of its play cells; the match runs beside the caller's instance and must
- * give the same checksums every tick, so a replay that exists holds exactly the caller's states. The
- * match config (built with cJSON into the header), paths and records: docs/replay.md "Instance runs".
- * Errors are set in err (NULL allowed) as the CLI prints them after "--replay: ". Allocates. */
+/* ---- An instance run driven by a graph script, recorded as a one-player match replay whose match
+ * must give the caller's checksums every tick (eval --replay; docs/graph-config.md "--replay"). */
 typedef struct bsync_run_recorder bsync_run_recorder;
 
 typedef struct bsync_run_recorder_desc {
-    const char* path;            /* the replay to write (through PATH.tmp.<pid>, renamed when finished) */
-    const char* graph_path;      /* the graph config file the graph was loaded from */
+    const char* path;           /* the replay (written as PATH.tmp.<pid>, renamed by finish) */
+    const char* graph_path;     /* the config file graph was loaded from */
     const bsync_graph* graph;
-    const bsync_script* script;  /* a graph script; outlives the recorder */
-    int poses;                   /* record and compare pose checksums (the graph binds clips) */
-    const char* program;         /* one word, at most 31 bytes: the header's "blendsync VERSION PROGRAM",
-                                    the player's token and the character's name; NULL: "run" */
+    const bsync_script* script; /* a graph script; outlives the recorder */
+    int poses;                  /* pose checksums too */
+    const char* program;        /* a word < 32 bytes: build "blendsync VERSION PROGRAM", token, name */
 } bsync_run_recorder_desc;
 
-/* Build and check the match, open PATH.tmp.<pid>. On failure *out is NULL and nothing is left. */
+/* On failure *out is NULL and nothing is left; err (NULL allowed) gets the message. */
 BSYNC_API bsync_result bsync_run_recorder_open(const bsync_run_recorder_desc* desc, bsync_run_recorder** out,
                                                bsync_error* err);
-/* Tick t as the caller applied it: targets (by graph parameter), triggers, and its instance's
- * checksums after the tick (pose ignored unless desc.poses). BSYNC_MISMATCH when the match differs. */
+/* Tick t as applied, with the instance's checksums after it; BSYNC_MISMATCH if the match differs. */
 BSYNC_API bsync_result bsync_run_recorder_tick(bsync_run_recorder* r, uint64_t tick, const fix16_t* targets,
                                                const bsync_switch_trigger* triggers, uint32_t trigger_count,
                                                uint64_t state_checksum, uint64_t pose_checksum, bsync_error* err);
-/* END (ticks), fsync, rename to PATH; frees r, also on failure (the temporary file removed). */
+/* END, fsync, rename; frees r (on failure too, the temporary file removed). */
 BSYNC_API bsync_result bsync_run_recorder_finish(bsync_run_recorder* r, uint64_t ticks, bsync_error* err);
-/* Stop without a replay: the temporary file removed, r freed (NULL is ignored). */
+/* No replay: the temporary file removed, r freed (NULL ignored). */
 BSYNC_API void bsync_run_recorder_abort(bsync_run_recorder* r);
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /* run_recorder.c — an instance run driven by a graph script, recorded as a one-player match replay
- * (bsync_run_recorder in blendsync/io/replay_recorder.h; docs/replay.md "Instance runs"). */
+ * (bsync_run_recorder in blendsync/io/replay_recorder.h; docs/graph-config.md "--replay OUT.bsreplay"). */
 #include "blendsync/io/replay_recorder.h"
 
 #include <errno.h>
@@ -110,7 +110,7 @@ static cJSON* add_object(cJSON* array) {
     return o;
 }
 
-/* The match config of the run (docs/replay.md "Instance runs"): the parameters and triggers of the
+/* The match config of the run (docs/graph-config.md "--replay OUT.bsreplay"): the parameters and triggers of the
  * script, one player and one character named program. NULL when out of memory. */
 static cJSON* config_json(const bsync_run_recorder* r, const bsync_graph* graph, const char* graph_rel,
                           const char* program) {
@@ -242,7 +242,7 @@ static char* config_text(const cJSON* doc) {
 }
 
 /* Where the replay and the graph lie: the graph's path relative to the replay's directory (rel), the
- * recorded config path and its directory (docs/replay.md "Instance runs"). */
+ * recorded config path and its directory (docs/graph-config.md "--replay OUT.bsreplay"). */
 static bsync_result locate(const bsync_run_recorder_desc* desc, char* rel, char* cfg_path, size_t cfg_cap, char* cfg_dir,
                            bsync_error* err) {
     const char* out_path = desc->path;
