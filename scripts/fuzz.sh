@@ -4,7 +4,7 @@
 # Each target starts from a copy of its seed corpus (tests/fuzz/corpus/<format>) in build-fuzz/; crash
 # inputs are written there as crash-* files. ctest runs the same targets over the seeds plus
 # deterministic mutations on every build; this script is for longer hunts (docs/fuzzing.md).
-# Every target is built from shared/src and proto/src; a target needing more (CLI code) adds its
+# Every target is built from shared/src and proto/src; a target needing more (the server) adds its
 # sources below (sources_of). Targets that load the fuzz match (tests/fuzz/match/) find it through
 # BSYNC_FUZZ_MATCH_DIR, compiled in. Extra libFuzzer flags: FUZZ_FLAGS="..."; another output directory:
 # FUZZ_OUT=DIR. Targets run with stdin from /dev/null and, for noisy parsers, stderr closed
@@ -27,7 +27,6 @@ core=(shared/src/*.c shared/src/io/*/*.c proto/src/*.c)
 # Per-target sources and include directories beyond the libraries (keep in step with tests/fuzz/CMakeLists.txt).
 sources_of() {
   case "$1" in
-    script_csv) echo "client/cli/script_csv.c" ;;
     server_packet) echo "server/src/server.c server/src/server_match.c proto/net/src/net.c proto/net/src/session.c" ;; # the server, over ENet
     session) echo "proto/net/src/session.c" ;;
     *) echo "" ;;
@@ -42,12 +41,11 @@ libs_of() {
 }
 flags_of() {
   case "$1" in
-    script_csv) echo "-close_fd_mask=2" ;; # its parse errors go to stderr
     *) echo "" ;;
   esac
 }
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-sanitize-recover=all -DBSYNC_HAVE_SODIUM=1 -DBSYNC_FUZZ_MATCH_DIR="\"$PWD/tests/fuzz/match\""
-        -Ishared/include -Ishared/src -Ishared/src/io/platform -Ishared/src/io/import -Ishared/src/io/config -Ishared/src/io/replay -Iproto/include -Iproto/net/include -Iserver/include -Iclient/cli
+        -Ishared/include -Ishared/src -Ishared/src/io/platform -Ishared/src/io/import -Ishared/src/io/config -Ishared/src/io/replay -Iproto/include -Iproto/net/include -Iserver/include
         -Itests/fuzz)
 # The libraries' sources once into one archive (instrumented for coverage), each target linked against it.
 lib="$out/libfuzzcore.a"

@@ -20,3 +20,13 @@ bsync_graph_config* bsync_cli_load_graph_config(const char* cmd, const char* pat
     }
     return gc;
 }
+
+bsync_script* bsync_cli_load_script(const char* cmd, const char* path, const bsync_graph* graph) {
+    bsync_script* sc = NULL;
+    bsync_error err;
+    if (bsync_script_load(path, graph, NULL, &sc, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync %s: %s\n", cmd, err.message);
+        return NULL;
+    }
+    return sc;
+}

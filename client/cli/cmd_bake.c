@@ -1,5 +1,5 @@
 /* cmd_bake.c — `blendsync bake CONFIG --script INPUT.csv -o OUT.glb [--ticks N] [--skin]`: run one graph
- * instance tick by tick from a CSV script (script_csv.h, the same script as `blendsync eval`) and write
+ * instance tick by tick from a CSV script (io/script.h's graph script, the same as `blendsync eval`) and write
  * the local poses as a binary glTF 2.0 file: the skeleton as nodes with their rest TRS, the poses as
  * one animation named after the config file (io/gltf_write.h).
  *
@@ -48,7 +48,6 @@
 #include "blendsync/skeleton.h"
 #include "cli_graph_config.h"
 #include "commands.h"
-#include "script_csv.h"
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -92,7 +91,7 @@ static void base_name(const char* path, char* out, size_t cap) {
 /* --render-rate: key f is the presentation pose after c = floor(f * rate / hz) ticks at alpha =
  * (f * rate - c * hz) / hz (fix16, rounded to nearest); the instance ticks on demand with the script's
  * rows, exactly as the tick-rate bake does. 0 on success; else a message and -1. */
-static int bake_frames(bsync_instance* inst, bsync_cli_script* sc, fix16_t* targets, uint32_t pc, const bsync_graph* graph,
+static int bake_frames(bsync_instance* inst, const bsync_script* sc, fix16_t* targets, uint32_t pc, const bsync_graph* graph,
                        uint32_t hz, uint64_t keys, void* scratch, bsync_trs* poses, uint32_t jc) {
     const uint64_t rate = bsync_graph_tick_rate(graph);
     const size_t scratch_size = bsync_present_scratch_size(graph);
@@ -103,8 +102,7 @@ static int bake_frames(bsync_instance* inst, bsync_cli_script* sc, fix16_t* targ
         const uint64_t c = f * rate / hz, rest = f * rate - c * hz; /* rest < hz */
         while (bsync_instance_tick_count(inst) < c) {
             const uint64_t t = bsync_instance_tick_count(inst);
-            uint32_t tn = 0;
-            bsync_cli_script_apply(sc, &row, t, targets, trig, &tn);
+            const uint32_t tn = bsync_script_apply(sc, &row, t, targets, trig);
             if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
                 fprintf(stderr, "blendsync bake: tick %llu failed\n", (unsigned long long)t);
                 return -1;
@@ -244,8 +242,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
 
     int status = 2;
-    bsync_cli_script sc;
-    memset(&sc, 0, sizeof sc);
+    bsync_script* sc = NULL;
     void* mem = NULL;
     fix16_t* targets = NULL;
     bsync_trs* poses = NULL;
@@ -254,17 +251,18 @@ int bsync_cmd_bake(int argc, char** argv) {
         fprintf(stderr, "blendsync bake: %s: the config binds no clips: there is no pose to bake\n", config);
         goto done;
     }
-    if (bsync_cli_script_load("bake", script_path, graph, &sc) != 0) goto done;
+    if (!(sc = bsync_cli_load_script("bake", script_path, graph))) goto done;
+    const size_t rows = bsync_script_row_count(sc);
     if (!ticks_given) {
-        if (sc.rows == 0) {
+        if (rows == 0) {
             fprintf(stderr, "blendsync bake: %s: no rows: give --ticks N\n", script_path);
             goto done;
         }
-        if (sc.tick[sc.rows - 1] + 1 > 10000000ull) {
+        if (bsync_script_row_tick(sc, rows - 1) + 1 > 10000000ull) {
             fprintf(stderr, "blendsync bake: %s: the last tick is beyond 10000000 ticks\n", script_path);
             goto done;
         }
-        ticks = (unsigned long)sc.tick[sc.rows - 1] + 1;
+        ticks = (unsigned long)bsync_script_row_tick(sc, rows - 1) + 1;
     }
     const uint32_t rate = bsync_graph_tick_rate(graph);
     const uint32_t jc = bsync_skeleton_joint_count(sk);
@@ -304,7 +302,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
     for (uint32_t i = 0; i < pc; i++) targets[i] = bsync_blend_tree_parameter_default(tree, i);
     if (render_rate) {
-        if (bake_frames(inst, &sc, targets, pc, graph, (uint32_t)render_rate, keys, present_mem, poses, jc) != 0) goto done;
+        if (bake_frames(inst, sc, targets, pc, graph, (uint32_t)render_rate, keys, present_mem, poses, jc) != 0) goto done;
     } else if (bsync_instance_pose(inst, poses, NULL) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: the initial pose failed\n");
         goto done;
@@ -313,8 +311,7 @@ int bsync_cmd_bake(int argc, char** argv) {
     bsync_instance_input input = {targets, pc};
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
     for (unsigned long t = 0; t < ticks && !render_rate; t++) {
-        uint32_t tn = 0;
-        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets, trig, &tn);
+        const uint32_t tn = bsync_script_apply(sc, &row, (uint64_t)t, targets, trig);
         if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
             fprintf(stderr, "blendsync bake: tick %lu failed\n", t);
             goto done;
@@ -343,7 +340,7 @@ done:
     free(present_mem);
     free(targets);
     free(poses);
-    bsync_cli_script_free(&sc);
+    bsync_script_destroy(sc);
     bsync_graph_config_destroy(gc);
     return status;
 }

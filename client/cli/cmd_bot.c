@@ -15,6 +15,7 @@
 
 #include "blendsync/client.h"
 #include "blendsync/io/match_config.h"
+#include "blendsync/io/script.h"
 #include "blendsync/net.h"
 #include "commands.h"
 
@@ -60,7 +61,6 @@ static void usage(FILE* f) {
             "apply all of it (frames missing; its replay ends \"aborted\").\n");
 }
 
-static int parse_u64(const char* s, uint64_t* out);
 
 /* --capture FILE (docs/protocol.md "Captures"): an 8-byte header "BSCP", u16 version 1, u16 0; then
  * per packet u8 direction (1 sent, 0 received), u8 ENet channel, u16 length, u32 ms since the
@@ -84,135 +84,6 @@ static void capture_packet(void* user, int sent, unsigned channel, const uint8_t
     put_le(head + 2, len, 2);
     put_le(head + 4, (bsync_net_now_us() - cap->start_us) / 1000u, 4);
     if (fwrite(head, 1, sizeof head, cap->f) != sizeof head || fwrite(data, 1, len, cap->f) != len) cap->failed = 1;
-}
-
-/* --script FILE: a CSV joystick path keyed by input tick. Header "tick,NAME,..." naming input
- * parameters or triggers of the match config; rows "TICK,VALUE,..." with strictly increasing ticks; a
- * row sets its columns from its tick on (an empty cell keeps the value); parameter values are exact
- * decimals, trigger values integers 0..255 (a trigger fires only on its row's tick). */
-typedef struct bot_script {
-    uint32_t columns;
-    int is_trigger[BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS];
-    uint32_t index[BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS];
-    size_t rows, cap;
-    uint32_t* tick;
-    int32_t* value; /* rows * columns */
-    unsigned char* given;
-} bot_script;
-
-static char* next_field(char** p) {
-    char* s = *p;
-    if (!s) return NULL;
-    char* comma = strchr(s, ',');
-    if (comma) {
-        *comma = '\0';
-        *p = comma + 1;
-    } else {
-        *p = NULL;
-    }
-    while (*s == ' ' || *s == '\t') s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = '\0';
-    return s;
-}
-
-static int script_load(const char* path, const bsync_match_config* mc, bot_script* sc) {
-    memset(sc, 0, sizeof *sc);
-    FILE* f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "blendsync bot: %s: cannot read\n", path);
-        return -1;
-    }
-    const bsync_match_desc* d = bsync_match_config_desc(mc);
-    char line[4096];
-    unsigned lineno = 0;
-    int ok = 0, header = 1;
-    uint32_t last = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char* p = line;
-        if (line[0] == '\n' || (line[0] == '\r' && line[1] == '\n')) continue;
-        char* first = next_field(&p);
-        if (header) {
-            if (!first || strcmp(first, "tick") != 0) {
-                fprintf(stderr, "blendsync bot: %s:%u: the header must start with \"tick\"\n", path, lineno);
-                goto done;
-            }
-            char* name;
-            while ((name = next_field(&p)) != NULL) {
-                uint32_t k = sc->columns, found = 0;
-                for (uint32_t i = 0; i < d->param_count && !found; i++)
-                    if (!strcmp(name, bsync_match_config_param_name(mc, i))) sc->is_trigger[k] = 0, sc->index[k] = i, found = 1;
-                for (uint32_t j = 0; j < d->trigger_count && !found; j++)
-                    if (!strcmp(name, bsync_match_config_trigger_name(mc, j))) sc->is_trigger[k] = 1, sc->index[k] = j, found = 1;
-                if (!found || k == BSYNC_MATCH_MAX_PARAMS + BSYNC_MATCH_MAX_TRIGGERS) {
-                    fprintf(stderr, "blendsync bot: %s:%u: \"%s\" is not an input parameter or trigger of the match\n",
-                            path, lineno, name);
-                    goto done;
-                }
-                sc->columns++;
-            }
-            header = 0;
-            continue;
-        }
-        uint64_t t = 0;
-        if (!first || parse_u64(first, &t) || t > UINT32_MAX || (sc->rows && t <= last)) {
-            fprintf(stderr, "blendsync bot: %s:%u: expected a tick greater than the previous row's\n", path, lineno);
-            goto done;
-        }
-        if (sc->rows == sc->cap) {
-            sc->cap = sc->cap ? sc->cap * 2 : 64;
-            sc->tick = realloc(sc->tick, sc->cap * sizeof *sc->tick);
-            sc->value = realloc(sc->value, sc->cap * sc->columns * sizeof *sc->value + 1);
-            sc->given = realloc(sc->given, sc->cap * sc->columns + 1);
-            if (!sc->tick || !sc->value || !sc->given) goto done;
-        }
-        size_t r = sc->rows;
-        sc->tick[r] = (uint32_t)t;
-        for (uint32_t k = 0; k < sc->columns; k++) {
-            char* cell = next_field(&p);
-            sc->given[r * sc->columns + k] = 0;
-            if (!cell || !*cell) continue;
-            int32_t v = 0;
-            if (sc->is_trigger[k]) {
-                uint64_t u = 0;
-                if (parse_u64(cell, &u) || u > 255) {
-                    fprintf(stderr, "blendsync bot: %s:%u: trigger value \"%s\": expected 0..255\n", path, lineno, cell);
-                    goto done;
-                }
-                v = (int32_t)u;
-            } else if (bsync_fx_parse(cell, strlen(cell), &v) != BSYNC_OK || v == INT32_MIN) {
-                fprintf(stderr, "blendsync bot: %s:%u: \"%s\" is not a number in the fix16 range\n", path, lineno, cell);
-                goto done;
-            }
-            sc->value[r * sc->columns + k] = v;
-            sc->given[r * sc->columns + k] = 1;
-        }
-        sc->rows++;
-        last = (uint32_t)t;
-    }
-    ok = 1;
-done:
-    fclose(f);
-    return ok ? 0 : -1;
-}
-
-/* The input for tick t: parameters from the last row <= t, triggers only on a row's own tick. */
-static void script_input(const bot_script* sc, uint32_t t, bsync_match_input* in) {
-    memset(in, 0, sizeof *in);
-    for (size_t r = 0; r < sc->rows && sc->tick[r] <= t; r++)
-        for (uint32_t k = 0; k < sc->columns; k++) {
-            if (!sc->given[r * sc->columns + k]) continue;
-            int32_t v = sc->value[r * sc->columns + k];
-            if (!sc->is_trigger[k]) in->params[sc->index[k]] = v;
-            else if (sc->tick[r] == t) in->triggers[sc->index[k]] = (uint8_t)v;
-        }
-}
-
-static void script_free(bot_script* sc) {
-    free(sc->tick);
-    free(sc->value);
-    free(sc->given);
 }
 
 static int parse_u64(const char* s, uint64_t* out) {
@@ -295,10 +166,9 @@ int bsync_cmd_bot(int argc, char** argv) {
         return 2;
     }
     const bsync_match_desc* desc = bsync_match_config_desc(mc);
-    bot_script bs;
-    memset(&bs, 0, sizeof bs);
-    if (script_path && script_load(script_path, mc, &bs) != 0) {
-        script_free(&bs);
+    bsync_script* bs = NULL; /* --script: the input script (io/script.h, docs/scripts.md) */
+    if (script_path && bsync_script_load_inputs(script_path, mc, NULL, &bs, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync bot: %s\n", err.message);
         bsync_match_config_destroy(mc);
         return 2;
     }
@@ -316,7 +186,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     if (secret_hex) {
         if (bsync_session_secret_parse(secret_hex, secret) != 0) {
             fprintf(stderr, "blendsync bot: --secret: expected 64 hex digits\n");
-            script_free(&bs);
+            bsync_script_destroy(bs);
             bsync_match_config_destroy(mc);
             return 2;
         }
@@ -327,7 +197,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     if (cc.secret) cc.session_mode = bsync_match_config_session(mc) == BSYNC_MATCH_SESSION_AUTHENTICATE ? 2u : 1u;
     if (cc.secret && !bsync_session_available()) {
         fprintf(stderr, "blendsync bot: this build has no libsodium: it cannot play an authenticated match\n");
-        script_free(&bs);
+        bsync_script_destroy(bs);
         bsync_match_config_destroy(mc);
         return 2;
     }
@@ -368,7 +238,7 @@ int bsync_cmd_bot(int argc, char** argv) {
             fprintf(stderr, "blendsync bot: cannot write the capture %s\n", capture_path);
             if (cap.f) fclose(cap.f);
             bsync_client_destroy(c);
-            script_free(&bs);
+            bsync_script_destroy(bs);
             bsync_match_config_destroy(mc);
             return 2;
         }
@@ -436,7 +306,7 @@ int bsync_cmd_bot(int argc, char** argv) {
                 bsync_client_get_stats(c, &cs);
                 uint32_t t = cs.server_tick + bsync_client_input_delay(c);
                 if (t < next_script_tick) t = next_script_tick;
-                script_input(&bs, t, &in);
+                bsync_script_input(bs, t, &in);
                 uint32_t assigned = 0;
                 if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = assigned + 1;
             } else {
@@ -484,7 +354,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         fprintf(stderr, "blendsync bot: the capture %s is incomplete (write failed)\n", capture_path);
         if (status == 0) status = 2;
     }
-    script_free(&bs);
+    bsync_script_destroy(bs);
     bsync_match_config_destroy(mc);
     return status;
 }

@@ -19,7 +19,6 @@
 #include "blendsync/pose.h"
 #include "cli_graph_config.h"
 #include "commands.h"
-#include "script_csv.h"
 #include "demo_embed.h" /* k_demo_graph_json, k_demo_path_csv: scripts/demo/, compiled in */
 
 static int parse_int(const char* s, long lo, long hi, long* out) {
@@ -258,8 +257,8 @@ static int demo_run_example(const demo_example* ex, const char* data_dir, const 
     const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
     const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
     int status = 2;
-    bsync_cli_script sc;
-    memset(&sc, 0, sizeof sc);
+    bsync_script* sc = NULL;
+    bsync_error err;
     void* mem = NULL;
     fix16_t* targets = NULL;
     bsync_trs *poses = NULL, *model = NULL;
@@ -268,9 +267,12 @@ static int demo_run_example(const demo_example* ex, const char* data_dir, const 
         fprintf(stderr, "blendsync demo: %s: no skeleton\n", ex->name);
         goto done;
     }
-    if (bsync_cli_script_parse("demo", ex->script_name, ex->script, strlen(ex->script), graph, &sc) != 0) goto done;
-    if (sc.rows == 0) goto done;
-    const uint64_t ticks = sc.tick[sc.rows - 1] + 1;
+    if (bsync_script_parse(ex->script, strlen(ex->script), ex->script_name, graph, NULL, &sc, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync demo: %s\n", err.message);
+        goto done;
+    }
+    if (bsync_script_row_count(sc) == 0) goto done;
+    const uint64_t ticks = bsync_script_row_tick(sc, bsync_script_row_count(sc) - 1) + 1;
     const uint32_t rate = bsync_graph_tick_rate(graph);
     const uint32_t jc = bsync_skeleton_joint_count(sk);
     const uint32_t pc = bsync_graph_parameter_count(graph);
@@ -324,8 +326,7 @@ static int demo_run_example(const demo_example* ex, const char* data_dir, const 
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
     uint64_t pose_sum = 0;
     for (uint64_t t = 0; t < ticks; t++) {
-        uint32_t tn = 0;
-        bsync_cli_script_apply(&sc, &row, t, targets, trig, &tn);
+        const uint32_t tn = bsync_script_apply(sc, &row, t, targets, trig);
         if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK ||
             bsync_instance_pose(inst, poses + ((size_t)t + 1) * jc, model) != BSYNC_OK ||
             bsync_instance_pose_checksum(inst, &pose_sum, NULL) != BSYNC_OK) {
@@ -355,7 +356,6 @@ static int demo_run_example(const demo_example* ex, const char* data_dir, const 
     }
     snprintf(out_path, cap, "%s/%s.glb", out_dir, ex->name);
     bsync_gltf_bake bake = {sk, ex->name, "blendsync demo", rate, (uint32_t)ticks + 1, poses};
-    bsync_error err;
     if (bsync_gltf_write_glb_file_ex(out_path, &bake, BSYNC_GLTF_WRITE_SKIN, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync demo: %s\n", err.message);
         goto done;
@@ -370,7 +370,7 @@ done:
     free(targets);
     free(poses);
     free(model);
-    bsync_cli_script_free(&sc);
+    bsync_script_destroy(sc);
     bsync_graph_config_destroy(gc);
     return status;
 }

@@ -2,14 +2,9 @@
  * [--replay OUT.bsreplay]`:
  * drive one graph instance tick by tick from a CSV script and print its blend state as JSON Lines.
  *
- * Script: a header `tick,PARAM,...` naming parameters of the config (each at most once), then rows
- * `TICK,VALUE,...` sorted by strictly increasing tick (whole numbers >= 0). A row sets the targets of
- * its columns from its tick on (an empty cell leaves that target as it was); before the first row
- * every target is the parameter's default. Values are exact decimals (bsync_fx_parse). Blank lines
- * are skipped; CRLF is accepted. `play:NODE` columns (NODE a Switch node) trigger switches: a cell
- * `STATE [fade=N] [carry] [inertialize]` plays child STATE (a motion or node name) with an N-tick cross-fade
- * (default 0: instant) and, with `carry`, the dominant state's phase, in that tick only; an empty cell
- * triggers nothing (script_csv.h).
+ * Script: the graph script of io/script.h (docs/scripts.md): a header `tick,PARAM,...,play:NODE,...`,
+ * rows `TICK,VALUE,...` by strictly increasing tick; a row sets its cells' targets from its tick on,
+ * before the first row every target is the parameter's default; play cells trigger in their tick only.
  *
  * Frames: for tick t = 0 .. N-1 the script's row for t (if any) is applied, one bsync_instance_tick_ex
  * runs with that row's triggers, and one line is written:
@@ -34,7 +29,8 @@
  *
  * --replay OUT writes the run as a match replay (one player slot, one character playing CONFIG, the
  * script's parameter columns as input parameters and its play: cells as input triggers; a checksum
- * every tick) that `blendsync replay verify | info | cut` read like any other: eval_replay.h. The frames
+ * every tick) that `blendsync replay verify | info | cut` read like any other: bsync_run_recorder
+ * (io/replay_recorder.h). The frames
  * are still printed (to stdout, or --out, or only the hash with --hash).
  *
  * --render-rate HZ (1..1000; the config must bind clips) adds presentation frames (blendsync/present.h):
@@ -66,8 +62,7 @@
 #include "blendsync/present.h"
 #include "cli_graph_config.h"
 #include "commands.h"
-#include "eval_replay.h"
-#include "script_csv.h"
+#include "blendsync/io/replay_recorder.h"
 
 #define MAX_TICKS 10000000ul
 
@@ -218,27 +213,28 @@ int bsync_cmd_eval(int argc, char** argv) {
     const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
 
     int status = 2;
-    bsync_cli_script sc;
-    memset(&sc, 0, sizeof sc);
+    bsync_script* sc = NULL;
     void* mem = NULL;
     fix16_t* targets = NULL;
     FILE* out = NULL;
     present_frames pf;
     memset(&pf, 0, sizeof pf);
-    bsync_eval_replay* rep = NULL;
+    bsync_run_recorder* rep = NULL;
+    bsync_error err;
     char tmp[4200];
     tmp[0] = '\0';
-    if (bsync_cli_script_load("eval", script_path, graph, &sc) != 0) goto done;
+    if (!(sc = bsync_cli_load_script("eval", script_path, graph))) goto done;
+    const size_t rows = bsync_script_row_count(sc);
     if (!ticks_given) {
-        if (sc.rows == 0) {
+        if (rows == 0) {
             fprintf(stderr, "blendsync eval: %s: no rows: give --ticks N\n", script_path);
             goto done;
         }
-        if (sc.tick[sc.rows - 1] + 1 > MAX_TICKS) {
+        if (bsync_script_row_tick(sc, rows - 1) + 1 > MAX_TICKS) {
             fprintf(stderr, "blendsync eval: %s: the last tick is beyond %lu ticks\n", script_path, MAX_TICKS);
             goto done;
         }
-        ticks = (unsigned long)sc.tick[sc.rows - 1] + 1;
+        ticks = (unsigned long)bsync_script_row_tick(sc, rows - 1) + 1;
     }
 
     const uint32_t pc = bsync_graph_parameter_count(graph);
@@ -268,7 +264,13 @@ int bsync_cmd_eval(int argc, char** argv) {
             goto done;
         }
     }
-    if (replay_path && !(rep = bsync_eval_replay_open(replay_path, config, graph, &sc, posed))) goto done;
+    if (replay_path) {
+        bsync_run_recorder_desc rd = {replay_path, config, graph, sc, posed, "eval"};
+        if (bsync_run_recorder_open(&rd, &rep, &err) != BSYNC_OK) {
+            fprintf(stderr, "blendsync eval: --replay: %s\n", err.message);
+            goto done;
+        }
+    }
 
     if (out_path) {
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out_path, bsync_platform_getpid());
@@ -289,8 +291,7 @@ int bsync_cmd_eval(int argc, char** argv) {
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
     if (pf.hz && out && print_frames(out, inst, graph, &pf) != 0) goto done;
     for (unsigned long t = 0; t < ticks; t++) {
-        uint32_t tn = 0;
-        bsync_cli_script_apply(&sc, &row, (uint64_t)t, targets, trig, &tn);
+        const uint32_t tn = bsync_script_apply(sc, &row, (uint64_t)t, targets, trig);
         if (bsync_instance_tick_ex(inst, &input, trig, tn) != BSYNC_OK) {
             fprintf(stderr, "blendsync eval: tick %lu failed\n", t);
             goto done;
@@ -300,7 +301,10 @@ int bsync_cmd_eval(int argc, char** argv) {
             fprintf(stderr, "blendsync eval: tick %lu: the pose failed\n", t);
             goto done;
         }
-        if (rep && bsync_eval_replay_tick(rep, (uint64_t)t, targets, trig, tn, state, pose) != 0) goto done;
+        if (rep && bsync_run_recorder_tick(rep, (uint64_t)t, targets, trig, tn, state, pose, &err) != BSYNC_OK) {
+            fprintf(stderr, "blendsync eval: --replay: %s\n", err.message);
+            goto done;
+        }
         bsync_checksum_u64(&hs, (uint64_t)t);
         bsync_checksum_u64(&hs, state);
         if (posed) bsync_checksum_u64(&hs, pose);
@@ -370,9 +374,12 @@ int bsync_cmd_eval(int argc, char** argv) {
         if (pf.hz && print_frames(out, inst, graph, &pf) != 0) goto done;
     }
     if (rep) {
-        int bad = bsync_eval_replay_finish(rep, (uint64_t)ticks);
+        bsync_result fr = bsync_run_recorder_finish(rep, (uint64_t)ticks, &err);
         rep = NULL;
-        if (bad) goto done;
+        if (fr != BSYNC_OK) {
+            fprintf(stderr, "blendsync eval: --replay: %s\n", err.message);
+            goto done;
+        }
     }
     if (out && out != stdout) {
         int bad = ferror(out);
@@ -394,14 +401,14 @@ int bsync_cmd_eval(int argc, char** argv) {
     if (want_hash) printf("%016llx\n", (unsigned long long)bsync_checksum_final(&hs));
     status = 0;
 done:
-    bsync_eval_replay_abort(rep);
+    bsync_run_recorder_abort(rep);
     if (out && out != stdout) fclose(out);
     if (tmp[0]) remove(tmp);
     free(mem);
     free(pf.scratch);
     free(pf.pose);
     free(targets);
-    bsync_cli_script_free(&sc);
+    bsync_script_destroy(sc);
     bsync_graph_config_destroy(gc);
     return status;
 }

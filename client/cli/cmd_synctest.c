@@ -1,6 +1,6 @@
 /* cmd_synctest.c — `blendsync synctest CONFIG --script INPUT.csv [--ticks N] [--check-distance D]
  * [--no-fresh] [--poses] [--json]`: run one instance of a graph config under the sync test
- * (io/synctest.h) with the targets and triggers of a CSV script (script_csv.h, exactly as `eval`
+ * (io/synctest.h) with the targets and triggers of a CSV script (io/script.h's graph script, exactly as `eval`
  * applies it), and report every mismatch.
  *
  * Inputs: tick t's targets are every parameter's default overwritten by the given cells of every row
@@ -38,7 +38,6 @@
 #include "blendsync/io/synctest.h"
 #include "cli_graph_config.h"
 #include "commands.h"
-#include "script_csv.h"
 
 #define MAX_TICKS 10000000ul
 #define DEFAULT_DISTANCE 4u
@@ -79,7 +78,7 @@ static void json_string(FILE* f, const char* s) {
 
 /* The script as a pure function of t: per row, the full target vector after applying rows 0..r. */
 typedef struct script_input {
-    const bsync_cli_script* sc;
+    const bsync_script* sc;
     uint32_t pc;
     const fix16_t* defaults;      /* pc */
     fix16_t* row_targets;         /* rows * pc */
@@ -89,12 +88,12 @@ typedef struct script_input {
 
 static bsync_result script_input_fn(void* user, uint64_t t, fix16_t* targets, bsync_switch_trigger* tr, uint32_t* n) {
     const script_input* si = (const script_input*)user;
-    const bsync_cli_script* sc = si->sc;
+    const bsync_script* sc = si->sc;
     /* the last row with tick <= t */
-    size_t lo = 0, hi = sc->rows;
+    size_t lo = 0, hi = bsync_script_row_count(sc);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (sc->tick[mid] <= t) lo = mid + 1;
+        if (bsync_script_row_tick(sc, mid) <= t) lo = mid + 1;
         else hi = mid;
     }
     if (lo == 0) {
@@ -105,7 +104,7 @@ static bsync_result script_input_fn(void* user, uint64_t t, fix16_t* targets, bs
     const size_t r = lo - 1;
     memcpy(targets, si->row_targets + r * si->pc, (size_t)si->pc * sizeof(fix16_t));
     *n = 0;
-    if (sc->tick[r] == t) {
+    if (bsync_script_row_tick(sc, r) == t) {
         *n = si->row_tn[r];
         memcpy(tr, si->row_tr + r * BSYNC_GRAPH_MAX_SWITCHES, (size_t)si->row_tn[r] * sizeof *tr);
     }
@@ -176,24 +175,24 @@ int bsync_cmd_synctest(int argc, char** argv) {
     const bsync_blend_tree* tree = bsync_graph_config_tree(gc);
 
     int status = 2;
-    bsync_cli_script sc;
-    memset(&sc, 0, sizeof sc);
+    bsync_script* sc = NULL;
     script_input si;
     memset(&si, 0, sizeof si);
     fix16_t* defaults = NULL;
     bsync_synctest_instance* adapter = NULL;
     bsync_synctest_report* rep = NULL;
-    if (bsync_cli_script_load("synctest", script_path, graph, &sc) != 0) goto done;
+    if (!(sc = bsync_cli_load_script("synctest", script_path, graph))) goto done;
+    const size_t rows = bsync_script_row_count(sc);
     if (!ticks_given) {
-        if (sc.rows == 0) {
+        if (rows == 0) {
             fprintf(stderr, "blendsync synctest: %s: no rows: give --ticks N\n", script_path);
             goto done;
         }
-        if (sc.tick[sc.rows - 1] + 1 > MAX_TICKS) {
+        if (bsync_script_row_tick(sc, rows - 1) + 1 > MAX_TICKS) {
             fprintf(stderr, "blendsync synctest: %s: the last tick is beyond %lu ticks\n", script_path, MAX_TICKS);
             goto done;
         }
-        ticks = (unsigned long)sc.tick[sc.rows - 1] + 1;
+        ticks = (unsigned long)bsync_script_row_tick(sc, rows - 1) + 1;
     }
     if (ticks < distance) {
         fprintf(stderr, "blendsync synctest: %lu ticks are fewer than the check distance %lu: nothing would be checked\n",
@@ -204,13 +203,12 @@ int bsync_cmd_synctest(int argc, char** argv) {
         fprintf(stderr, "blendsync synctest: --poses: %s binds no clips (no pose to checksum)\n", config);
         goto done;
     }
-    if (sc.play_columns > BSYNC_GRAPH_MAX_SWITCHES) {
+    if (bsync_script_play_column_count(sc) > BSYNC_GRAPH_MAX_SWITCHES) {
         fprintf(stderr, "blendsync synctest: %s: more play: columns than switches\n", script_path);
         goto done;
     }
 
     const uint32_t pc = bsync_graph_parameter_count(graph);
-    const size_t rows = sc.rows;
     defaults = (fix16_t*)calloc(pc ? pc : 1, sizeof(fix16_t));
     si.row_targets = (fix16_t*)calloc(rows && pc ? rows * pc : 1, sizeof(fix16_t));
     si.row_tr = (bsync_switch_trigger*)calloc(rows ? rows * BSYNC_GRAPH_MAX_SWITCHES : 1, sizeof(bsync_switch_trigger));
@@ -227,13 +225,13 @@ int bsync_cmd_synctest(int argc, char** argv) {
         memcpy(running, defaults, (size_t)pc * sizeof(fix16_t));
         size_t row = 0;
         for (size_t r = 0; r < rows; r++) {
-            uint32_t tn = 0;
-            bsync_cli_script_apply(&sc, &row, sc.tick[r], running, si.row_tr + r * BSYNC_GRAPH_MAX_SWITCHES, &tn);
+            const uint32_t tn = bsync_script_apply(sc, &row, bsync_script_row_tick(sc, r), running,
+                                                   si.row_tr + r * BSYNC_GRAPH_MAX_SWITCHES);
             si.row_tn[r] = tn;
             memcpy(si.row_targets + r * pc, running, (size_t)pc * sizeof(fix16_t));
         }
     }
-    si.sc = &sc;
+    si.sc = sc;
     si.pc = pc;
     si.defaults = defaults;
 
@@ -306,7 +304,7 @@ done:
     free(si.row_tn);
     free(adapter);
     free(rep);
-    bsync_cli_script_free(&sc);
+    bsync_script_destroy(sc);
     bsync_graph_config_destroy(gc);
     return status;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `blendsync eval` / `bake` with Switch nodes and play:NODE script columns (script_csv.h), layers and
+# `blendsync eval` / `bake` with Switch nodes and play:NODE script columns (io/script.h), layers and
 # "builtin:humanoid" clips in configs. Expected weights are hand-worked from instance.h's rule
 # w = (d * 65536 + F / 2) / F (integer division) after tick t + d - 1 for a trigger in tick t:
 #   F = 4: 16384, 32768, 49152, 65536 -> 0.25, 0.5, 0.75, 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `blendsync eval --replay` (client/cli/eval_replay.h): the demo graph driven by the demo path script
+# `blendsync eval --replay` (bsync_run_recorder, io/replay_recorder.h): the demo graph driven by the demo path script
 # (scripts/demo/locomotion_path.csv: 3 parameter columns, play:upper cells with fade=6 and one with
 # fade=8 inertialize) for 700 ticks is written as a match replay, and
 #   * `replay verify` re-simulates it: exit 0, 700 ticks, 700 checksums with a pose, the snapshot at 600;

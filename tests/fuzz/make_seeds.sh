@@ -10,7 +10,8 @@
 #   desync         pairs of those snapshots, A then B (fuzz_desync.c)
 #   desync_bundle  the server's bundle packed as fuzz_desync_bundle.c reads it (u32 length + bytes per
 #                  file), with and without its trail
-#   match_config, graph_config, script_csv   the project's match, graph and CSV files (copied)
+#   match_config, graph_config, script_csv, script_inputs   the project's match, graph and CSV files
+#                  (copied; script_inputs also one written here)
 # Every run is the fuzz match tests/fuzz/match/match.json, so the seeds' match hash is the targets'.
 # Files named crash-* or regress-* (kept crashers) are never touched. About 5 s.
 set -euo pipefail
@@ -134,6 +135,9 @@ for n in sorted(os.listdir(os.path.join(root, "tests/fixtures/plot"))):
 d = reset("script_csv")
 for n in ("joystick.csv", "locomotion_path.csv"):
     shutil.copy(os.path.join(root, "scripts/demo", n), os.path.join(d, n))
+d = reset("script_inputs")
+shutil.copy(os.path.join(root, "scripts/demo/joystick.csv"), os.path.join(d, "joystick.csv"))
+put(d, "triggers.csv", b"tick, speed ,action,move_x\r\n\r\n0,1.4,,\n7,,2,-0.5\n+9,3.5,255,\n")
 for fmt in sorted(os.listdir(corpus)):
     files = os.listdir(os.path.join(corpus, fmt))
     print("%-14s %2d files, %6d bytes" % (fmt, len(files), sum(os.path.getsize(os.path.join(corpus, fmt, f)) for f in files)))

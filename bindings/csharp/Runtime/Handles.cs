@@ -38,6 +38,11 @@ namespace Blendsync
         protected override bool ReleaseHandle() { Native.bsync_match_config_destroy(handle); return true; }
     }
 
+    internal sealed class ScriptHandle : BlendsyncHandle
+    {
+        protected override bool ReleaseHandle() { Native.bsync_script_destroy(handle); return true; }
+    }
+
     internal sealed class ReplayReaderHandle : BlendsyncHandle
     {
         protected override bool ReleaseHandle() { Native.bsync_replay_reader_close(handle); return true; }

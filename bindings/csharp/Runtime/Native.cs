@@ -160,6 +160,23 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern void bsync_match_script_init(MatchScript* script, ulong seed);
         [DllImport(Lib)] internal static extern void bsync_match_random_input(MatchScript* script, IntPtr desc, MatchInput* output);
 
+        // ---- io/script.h (graph scripts: EvalScript; input scripts: BotScript)
+        [DllImport(Lib)] internal static extern int bsync_script_parse(byte* text, UIntPtr len, byte[] name, IntPtr graph,
+                                                                       IntPtr allocator, out IntPtr script, Error* err);
+        [DllImport(Lib)] internal static extern int bsync_script_load(byte[] path, IntPtr graph, IntPtr allocator, out IntPtr script,
+                                                                      Error* err);
+        [DllImport(Lib)] internal static extern int bsync_script_parse_inputs(byte* text, UIntPtr len, byte[] name, IntPtr config,
+                                                                              IntPtr allocator, out IntPtr script, Error* err);
+        [DllImport(Lib)] internal static extern int bsync_script_load_inputs(byte[] path, IntPtr config, IntPtr allocator,
+                                                                             out IntPtr script, Error* err);
+        [DllImport(Lib)] internal static extern void bsync_script_destroy(IntPtr script);
+        [DllImport(Lib)] internal static extern UIntPtr bsync_script_row_count(IntPtr script);
+        [DllImport(Lib)] internal static extern ulong bsync_script_row_tick(IntPtr script, UIntPtr row);
+        [DllImport(Lib)] internal static extern uint bsync_script_apply(IntPtr script, UIntPtr* row, ulong tick, Fix16* targets,
+                                                                        SwitchTrigger* triggers);
+        [DllImport(Lib)] internal static extern void bsync_script_input(IntPtr script, ulong tick, MatchInput* input);
+        [DllImport(Lib)] internal static extern uint bsync_script_play_column_count(IntPtr script);
+
         // ---- io/replay.h (reading)
         [DllImport(Lib)] internal static extern int bsync_replay_reader_open_file(byte[] path, out IntPtr reader, Error* err);
         [DllImport(Lib)] internal static extern int bsync_replay_reader_open_memory(byte* data, UIntPtr len, out IntPtr reader);

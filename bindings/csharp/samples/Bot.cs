@@ -7,7 +7,7 @@
 // test switch, as the C bot), so the server's detection can be shown and tested.
 // --replay FILE records this bot's own view of the match (`blendsync replay verify FILE`), --desync-dir
 // keeps its own dump when the server reports its desync, --script CSV plays a joystick path keyed by
-// input tick (BotScript, the port of cmd_bot.c's); --drop PERMILLE and --delay MIN:MAX are the
+// input tick (BotScript: the library's input script, as cmd_bot.c's); --drop PERMILLE and --delay MIN:MAX are the
 // client library's loss / jitter test switches, as the C bot's.
 // Exit: 0 match over, no desync; 1 desync reported (or kicked); 2 error; 3 match ended incomplete.
 using System;

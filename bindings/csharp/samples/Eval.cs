@@ -1,7 +1,7 @@
 // Eval.cs — `mono Eval.exe CONFIG --script CSV [--ticks N] [--hash]`: the C# twin of
 // `blendsync eval CONFIG --script CSV [--ticks N] --hash` (client/cli/cmd_eval.c). It loads the graph
-// config through the binding, drives one instance from the CSV script (EvalScript, the port of the
-// CLI's script_csv.c) exactly as the CLI does, and prints the same one line: XXH64 (seed 0) over,
+// config through the binding, drives one instance from the CSV script (EvalScript: the library's
+// graph script, io/script.h) exactly as the CLI does, and prints the same one line: XXH64 (seed 0) over,
 // for every tick t, u64 t, u64 state checksum and (when clips are bound) u64 pose checksum.
 // Without --hash it prints the CLI's JSON Lines frames (params, weights, phase, switches,
 // root_motion, checksums; decimals by Fix16.ToString, the port of bsync_fx_format), byte for byte.

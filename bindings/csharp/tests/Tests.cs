@@ -57,6 +57,7 @@ static class T
         AllocationTests.Run();
         MiscTests.Run();
         PresentTests.Run();
+        ScriptTests.Run();
         Console.WriteLine(pass + " passed, " + fail + " failed");
         return fail == 0 ? 0 : 1;
     }

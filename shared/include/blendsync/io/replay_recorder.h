@@ -11,7 +11,9 @@
  * snapshot buffer (at least bsync_match_snapshot_size_max bytes). No allocation.
  *
  * Without a writer the recorder is the schedule alone: it ticks the match and says when a checksum is
- * due (a server or client that records no replay keeps the same checksum ticks). */
+ * due (a server or client that records no replay keeps the same checksum ticks).
+ *
+ * bsync_run_recorder (below) records an instance run through it (and allocates). */
 #ifndef BLENDSYNC_IO_REPLAY_RECORDER_H
 #define BLENDSYNC_IO_REPLAY_RECORDER_H
 
@@ -21,6 +23,7 @@
 #include "blendsync/base.h"
 #include "blendsync/match.h"
 #include "blendsync/io/replay.h"
+#include "blendsync/io/script.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,6 +107,31 @@ BSYNC_API bsync_result bsync_replay_recorder_append(bsync_replay_recorder* r, co
 /* The END record. The caller syncs and closes the writer. */
 BSYNC_API bsync_result bsync_replay_recorder_end(bsync_replay_recorder* r, uint32_t ticks, uint32_t reason,
                                                  bsync_error* err);
+
+/* ---- An instance run driven by a graph script, recorded as a one-player match replay whose match
+ * must give the caller's checksums every tick (eval --replay; docs/graph-config.md "--replay"). */
+typedef struct bsync_run_recorder bsync_run_recorder;
+
+typedef struct bsync_run_recorder_desc {
+    const char* path;           /* the replay (written as PATH.tmp.<pid>, renamed by finish) */
+    const char* graph_path;     /* the config file graph was loaded from */
+    const bsync_graph* graph;
+    const bsync_script* script; /* a graph script; outlives the recorder */
+    int poses;                  /* pose checksums too */
+    const char* program;        /* a word < 32 bytes: build "blendsync VERSION PROGRAM", token, name */
+} bsync_run_recorder_desc;
+
+/* On failure *out is NULL and nothing is left; err (NULL allowed) gets the message. */
+BSYNC_API bsync_result bsync_run_recorder_open(const bsync_run_recorder_desc* desc, bsync_run_recorder** out,
+                                               bsync_error* err);
+/* Tick t as applied, with the instance's checksums after it; BSYNC_MISMATCH if the match differs. */
+BSYNC_API bsync_result bsync_run_recorder_tick(bsync_run_recorder* r, uint64_t tick, const fix16_t* targets,
+                                               const bsync_switch_trigger* triggers, uint32_t trigger_count,
+                                               uint64_t state_checksum, uint64_t pose_checksum, bsync_error* err);
+/* END, fsync, rename; frees r (on failure too, the temporary file removed). */
+BSYNC_API bsync_result bsync_run_recorder_finish(bsync_run_recorder* r, uint64_t ticks, bsync_error* err);
+/* No replay: the temporary file removed, r freed (NULL ignored). */
+BSYNC_API void bsync_run_recorder_abort(bsync_run_recorder* r);
 
 #ifdef __cplusplus
 }
