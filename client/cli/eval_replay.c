@@ -16,6 +16,7 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/match.h"
+#include "cli_json.h"
 
 #define SNAPSHOT_EVERY 600u /* as the server (server_internal.h SRV_SNAPSHOT_EVERY) and `replay record` */
 
@@ -78,13 +79,10 @@ static void add(text* t, const char* fmt, ...) {
 }
 
 static void add_json_string(text* t, const char* s) {
-    add(t, "\"");
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\') add(t, "\\%c", *p);
-        else if (*p < 0x20) add(t, "\\u%04x", *p);
-        else add(t, "%c", *p);
-    }
-    add(t, "\"");
+    char* q = bsync_cli_json_quote(s); /* escaped by cJSON */
+    if (q) add(t, "%s", q);
+    else t->failed = 1;
+    cJSON_free(q);
 }
 
 static void add_fx(text* t, fix16_t v) {
