@@ -124,6 +124,11 @@ err=$("$bin" plot "$fix/grid.json" -o "$work/no/such/dir/x.svg" 2>&1 >/dev/null)
 check "svg into a missing directory: exit 2, a message, nothing written" $?
 err=$("$bin" plot "$fix/directional.json" --node face -o "$work/e.pdf" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && [ ! -e "$work/e.pdf" ]; check "pdf of a Direct node: exit 2, no file" $?
+mkdir -p "$work/adir.svg"
+err=$("$bin" plot "$fix/grid.json" -o "$work/adir.svg" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && grep -q "cannot write" <<<"$err" && [ -z "$(ls -A "$work/adir.svg")" ]
+check "svg over a directory: exit 2, cannot write" $?
+[ -z "$(find "$work" -name '*.tmp*')" ]; check "no temporary file is left behind" $?
 "$bin" plot --help | grep -q '\.svg SVG, \.pdf PDF'; check "--help names the formats" $?
 
 echo "$pass passed, $fail failed"
