@@ -8,6 +8,7 @@
 #   blendsync_dep::sodium    libsodium (proto/net's authenticated sessions, blendsync/session.h)
 #   blendsync_dep::m         libm where the platform has one (io's import-time conversions)
 #   blendsync_dep::threads   the system's threads (io's parallel replay verification)
+#   blendsync_dep::cairo     cairo (the `blendsync plot` tool only; required when BSYNC_NEED_CAIRO)
 #
 # Sets BSYNC_DEPS_MISSING to the names it could not find (empty when all are there).
 set(BSYNC_DEPS_MISSING "")
@@ -82,4 +83,17 @@ if(NOT TARGET blendsync_dep::assimp AND ASSIMP_LIB AND ASSIMP_INCLUDE)
 endif()
 if(BSYNC_NEED_ASSIMP AND NOT TARGET blendsync_dep::assimp)
   list(APPEND BSYNC_DEPS_MISSING "assimp (libassimp, the build used it)")
+endif()
+
+# cairo draws `blendsync plot`'s pictures (PNG, SVG, PDF): the build's tool needs it (BSYNC_NEED_CAIRO,
+# set by CMakeLists.txt's BSYNC_PLOT), the installed libraries do not.
+find_library(CAIRO_LIB NAMES cairo)
+find_path(CAIRO_INCLUDE cairo/cairo.h)
+if(NOT TARGET blendsync_dep::cairo AND CAIRO_LIB AND CAIRO_INCLUDE)
+  add_library(blendsync_dep::cairo UNKNOWN IMPORTED)
+  set_target_properties(blendsync_dep::cairo PROPERTIES IMPORTED_LOCATION "${CAIRO_LIB}"
+                        INTERFACE_INCLUDE_DIRECTORIES "${CAIRO_INCLUDE}")
+endif()
+if(BSYNC_NEED_CAIRO AND NOT TARGET blendsync_dep::cairo)
+  list(APPEND BSYNC_DEPS_MISSING "cairo (cairo/cairo.h, libcairo; Debian libcairo2-dev) for blendsync plot (-DBSYNC_PLOT=OFF builds without plot)")
 endif()

@@ -1,6 +1,6 @@
 # Cross builds with clang for tests/cli/platform_matrix.sh (and anyone else): Debian's cross
 # C libraries (libc6-dev-<arch>-cross, libgcc-12-dev-<arch>-cross; no gcc-<arch>-linux-gnu, which
-# on Debian 12 amd64 would remove gcc-multilib) plus the target's libfixmath, cJSON, cmocka, stb
+# on Debian 12 amd64 would remove gcc-multilib) plus the target's libfixmath, cJSON, cmocka
 # and ENet unpacked from Debian's multiarch packages into BSYNC_CROSS_SYSROOT (dpkg -x).
 #   cmake -S . -B build-s390x -DCMAKE_TOOLCHAIN_FILE=cmake/clang-cross.cmake \
 #         -DBSYNC_CROSS_TRIPLE=s390x-linux-gnu -DBSYNC_CROSS_SYSROOT=/path/to/unpacked

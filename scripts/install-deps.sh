@@ -12,7 +12,8 @@ packages=(
   libfixmath-dev libcjson-dev libcmocka-dev
   libenet-dev                          # the lockstep server and client (ENet 1.3)
   libsodium-dev                        # authenticated, encrypted sessions (blendsync/session.h)
-  libstb-dev                           # blendsync plot writes PNGs with stb_image_write
+  libcairo2-dev                        # blendsync plot draws its PNG, SVG and PDF pictures with cairo
+  libstb-dev                           # the plot tests read the PNGs back (tests/tools/png_probe.c)
   python3                              # CLI tests read JSON and GLB files back (cli_present.sh, ...)
 )
 # tests/cli/platform_matrix.sh: clang cross builds against Debian's cross C libraries (not

@@ -59,6 +59,7 @@
 #include "blendsync/skeleton.h"
 
 #include "platform.h"
+#include "cli_json.h"
 #include "commands.h"
 
 #define BENCH_CLIPS 3
@@ -668,24 +669,37 @@ int bsync_cmd_bench(int argc, char** argv) {
                 const bench_world* w = s == STAGE_GRAPH ? &graph_worlds[e] : &pose_worlds[e];
                 const size_t at = ((size_t)e * STAGE_COUNT + (size_t)s) * rounds;
                 const double c = median(&cpu[at], (int)rounds), wl = median(&wall[at], (int)rounds);
-                char enc[80] = "";
-                if (var_data[e]->encoding)
-                    snprintf(enc, sizeof enc, json ? ", \"encoding\": \"%s\"" : "  %s", var_data[e]->encoding);
-                if (json || rules_given)
-                    snprintf(enc + strlen(enc), sizeof enc - strlen(enc), json ? ", \"pose_rule\": %d" : "  rule %d", var_rule[e]);
-                if (json)
-                    printf("{\"scenario\": \"%s\", \"source\": \"%s\", \"joints\": %u, \"characters\": %u, \"threads\": %u, "
-                           "\"stage\": \"%s\", \"ns_per_character_tick\": {\"cpu\": %.1f, \"wall\": %.1f}, "
-                           "\"bytes_per_character\": %zu, \"scratch_bytes_per_thread\": %zu, \"clip_bytes\": %zu, "
-                           "\"allocations\": %" PRIu64 ", \"checksum\": \"%016" PRIx64 "\", \"ticks\": %u, "
-                           "\"rounds\": %u, \"simd\": \"%s\"%s}\n",
-                           loaded == 0 ? "pab" : "standin", d.source, (unsigned)J, (unsigned)n, (unsigned)T,
-                           stage_names[s], c, wl, w->bytes_per_char,
-                           s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS, enc_bytes[e / nrules], allocs[e],
-                           sums[e][s], (unsigned)ticks, (unsigned)rounds, bsync_simd_path_name(bsync_simd_active()), enc);
-                else
+                if (json) {
+                    cJSON* o = cJSON_CreateObject();
+                    bsync_cli_json_str(o, "scenario", loaded == 0 ? "pab" : "standin");
+                    bsync_cli_json_str(o, "source", d.source);
+                    bsync_cli_json_num(o, "joints", "%u", (unsigned)J);
+                    bsync_cli_json_num(o, "characters", "%u", (unsigned)n);
+                    bsync_cli_json_num(o, "threads", "%u", (unsigned)T);
+                    bsync_cli_json_str(o, "stage", stage_names[s]);
+                    cJSON* ns = bsync_cli_json_add(o, "ns_per_character_tick", cJSON_CreateObject());
+                    bsync_cli_json_dbl(ns, "cpu", "%.1f", c);
+                    bsync_cli_json_dbl(ns, "wall", "%.1f", wl);
+                    bsync_cli_json_num(o, "bytes_per_character", "%zu", w->bytes_per_char);
+                    bsync_cli_json_num(o, "scratch_bytes_per_thread", "%zu",
+                                       s == STAGE_GRAPH ? (size_t)0 : sizeof(bsync_trs) * J * BENCH_CLIPS);
+                    bsync_cli_json_num(o, "clip_bytes", "%zu", enc_bytes[e / nrules]);
+                    bsync_cli_json_num(o, "allocations", "%" PRIu64, allocs[e]);
+                    bsync_cli_json_hex64(o, "checksum", sums[e][s]);
+                    bsync_cli_json_num(o, "ticks", "%u", (unsigned)ticks);
+                    bsync_cli_json_num(o, "rounds", "%u", (unsigned)rounds);
+                    bsync_cli_json_str(o, "simd", bsync_simd_path_name(bsync_simd_active()));
+                    if (var_data[e]->encoding) bsync_cli_json_str(o, "encoding", var_data[e]->encoding);
+                    bsync_cli_json_num(o, "pose_rule", "%d", var_rule[e]);
+                    if (bsync_cli_json_print(stdout, o, 0) != 0) status = 2;
+                    cJSON_Delete(o);
+                } else {
+                    char enc[80] = "";
+                    if (var_data[e]->encoding) snprintf(enc, sizeof enc, "  %s", var_data[e]->encoding);
+                    if (rules_given) snprintf(enc + strlen(enc), sizeof enc - strlen(enc), "  rule %d", var_rule[e]);
                     printf("%10u %7u %7s %12.1f %12.1f %10zu %7" PRIu64 "  %016" PRIx64 "%s\n", (unsigned)n, (unsigned)T,
                            stage_names[s], c, wl, w->bytes_per_char, allocs[e], sums[e][s], enc);
+                }
                 if (differs[e][s] || allocs[e] != 0) {
                     fprintf(stderr, "blendsync bench: stage %s: %s\n", stage_names[s],
                             allocs[e] ? "the core allocated during the measured ticks" : "the rounds computed different poses");

@@ -18,6 +18,7 @@
 #include "blendsync/io/graph_config.h"
 #include "blendsync/pose.h"
 #include "cli_graph_config.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "demo_embed.h" /* k_demo_graph_json, k_demo_path_csv: scripts/demo/, compiled in */
 
@@ -183,30 +184,26 @@ static const demo_example k_examples[] = {
 static const demo_example k_locomotion = {"locomotion", "the demo graph: 2D stick + speed, upper-body actions",
                                           k_demo_graph_json, "locomotion_path.csv", k_demo_path_csv, NULL, "hand_l"};
 
-/* text with every @DATA@ replaced by `dir` JSON-escaped (malloc'ed; NULL when out of memory) */
+/* text with every @DATA@ replaced by `dir` JSON-escaped by cJSON (malloc'ed; NULL when out of memory) */
 static char* demo_config_text(const char* tmpl, const char* dir) {
-    size_t dl = 0;
-    for (const char* c = dir; *c; c++) dl += ((unsigned char)*c < 0x20) ? 6 : (*c == '"' || *c == '\\') ? 2 : 1;
+    char* quoted = bsync_cli_json_quote(dir);
+    if (!quoted) return NULL;
+    const size_t dl = strlen(quoted) - 2; /* without its quotes */
     size_t n = 0;
     for (const char* p = strstr(tmpl, "@DATA@"); p; p = strstr(p + 6, "@DATA@")) n++;
     char* out = (char*)malloc(strlen(tmpl) + n * dl + 1);
-    if (!out) return NULL;
     char* o = out;
-    for (const char* p = tmpl; *p;) {
+    for (const char* p = tmpl; out && *p;) {
         if (!strncmp(p, "@DATA@", 6)) {
-            for (const char* c = dir; *c; c++) {
-                if ((unsigned char)*c < 0x20) o += sprintf(o, "\\u%04x", (unsigned)(unsigned char)*c);
-                else {
-                    if (*c == '"' || *c == '\\') *o++ = '\\';
-                    *o++ = *c;
-                }
-            }
+            memcpy(o, quoted + 1, dl);
+            o += dl;
             p += 6;
         } else {
             *o++ = *p++;
         }
     }
-    *o = '\0';
+    if (out) *o = '\0';
+    cJSON_free(quoted);
     return out;
 }
 

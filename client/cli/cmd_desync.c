@@ -241,36 +241,35 @@ static int cmd_diff(int argc, char** argv) {
         free(final_bytes);
     }
     if (json) {
-        printf("{\"a\": ");
-        replay_json_string(stdout, a_path);
-        printf(", \"b\": ");
-        replay_json_string(stdout, b_path);
-        printf(", \"a_is\": ");
-        replay_json_string(stdout, bundle ? "server" : replay_mode ? "dump" : "A");
-        printf(", \"b_is\": ");
-        replay_json_string(stdout, bundle ? "client" : replay_mode ? "replay" : "B");
-        printf(", \"slot\": ");
-        if (bundle && bundle_slot >= 0) printf("%lld", bundle_slot);
-        else printf("null");
-        printf(", \"match_config\": ");
-        replay_json_string(stdout, cfg_path);
-        printf(", \"match_id\": %" PRIu64 ", \"tick\": ", bsync_match_config_match_id(cfg));
-        if (ta > 0) printf("%" PRIu64, ta - 1);
-        else printf("null");
-        printf(", \"state_ticks\": [%" PRIu64 ", %" PRIu64 "], \"identical\": %s, \"differences\": ", ta, tb,
-               lines ? "false" : "true");
-        if (lines) replay_lines_json(stdout, text, 1);
-        else printf("[]");
-        printf(", \"first_divergence\": ");
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_str(o, "a", a_path);
+        bsync_cli_json_str(o, "b", b_path);
+        bsync_cli_json_str(o, "a_is", bundle ? "server" : replay_mode ? "dump" : "A");
+        bsync_cli_json_str(o, "b_is", bundle ? "client" : replay_mode ? "replay" : "B");
+        if (bundle && bundle_slot >= 0) bsync_cli_json_num(o, "slot", "%lld", bundle_slot);
+        else bsync_cli_json_add(o, "slot", cJSON_CreateNull());
+        bsync_cli_json_str(o, "match_config", cfg_path);
+        bsync_cli_json_num(o, "match_id", "%" PRIu64, bsync_match_config_match_id(cfg));
+        if (ta > 0) bsync_cli_json_num(o, "tick", "%" PRIu64, ta - 1);
+        else bsync_cli_json_add(o, "tick", cJSON_CreateNull());
+        cJSON* st = bsync_cli_json_add(o, "state_ticks", cJSON_CreateArray());
+        bsync_cli_json_num(st, NULL, "%" PRIu64, ta);
+        bsync_cli_json_num(st, NULL, "%" PRIu64, tb);
+        bsync_cli_json_add(o, "identical", cJSON_CreateBool(!lines));
+        replay_lines_json(o, "differences", lines ? text : "", 1);
         if (traced == 1 && tres.located) {
-            printf("{\"tick\": %u, \"character\": %u, \"operation\": %d, \"before_trail\": %s, \"lines\": ", tres.tick - 1,
-                   tres.character, tres.operation, tres.earlier ? "true" : "false");
-            replay_lines_json(stdout, trace_text, 1);
-            printf(", \"resimulation_reproduces_server\": %s}", reproduced ? "true" : "false");
+            cJSON* fd = bsync_cli_json_add(o, "first_divergence", cJSON_CreateObject());
+            bsync_cli_json_num(fd, "tick", "%u", tres.tick - 1);
+            bsync_cli_json_num(fd, "character", "%u", tres.character);
+            bsync_cli_json_num(fd, "operation", "%d", tres.operation);
+            bsync_cli_json_add(fd, "before_trail", cJSON_CreateBool(tres.earlier));
+            replay_lines_json(fd, "lines", trace_text, 1);
+            bsync_cli_json_add(fd, "resimulation_reproduces_server", cJSON_CreateBool(reproduced));
         } else {
-            printf("null");
+            bsync_cli_json_add(o, "first_divergence", cJSON_CreateNull());
         }
-        printf("}\n");
+        bsync_cli_json_print(stdout, o, 0);
+        cJSON_Delete(o);
     } else {
         printf("A = %s: %s (state after frame %" PRId64 ")\n", a_label, a_path, (int64_t)ta - 1);
         printf("B = %s: %s (state after frame %" PRId64 ")\n", b_label, b_path, (int64_t)tb - 1);
@@ -293,9 +292,10 @@ static int cmd_diff(int argc, char** argv) {
 done:
     if (rc == 2) {
         if (json) {
-            printf("{\"error\": ");
-            replay_json_string(stdout, msg);
-            printf("}\n");
+            cJSON* o = cJSON_CreateObject();
+            bsync_cli_json_str(o, "error", msg);
+            bsync_cli_json_print(stdout, o, 0);
+            cJSON_Delete(o);
         } else {
             fprintf(stderr, "blendsync desync diff: %s\n", msg);
         }

@@ -61,6 +61,7 @@
 #include "blendsync/io/graph_config.h"
 #include "blendsync/present.h"
 #include "cli_graph_config.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "blendsync/io/replay_recorder.h"
 
@@ -94,20 +95,12 @@ static void usage(FILE* f) {
             "Exit status: 0 success, 2 error.\n");
 }
 
-static void json_string(FILE* f, const char* s) {
-    fputc('"', f);
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void json_fx(FILE* f, fix16_t v) {
-    char buf[24];
-    bsync_fx_format(v, buf, sizeof buf);
-    fputs(buf, f);
+/* root_motion (translation, then rotation) as a JSON array of fix16 decimals */
+static void json_root_motion(cJSON* o, const bsync_root_motion* rm) {
+    const fix16_t v[7] = {rm->translation.x, rm->translation.y, rm->translation.z, rm->rotation.x,
+                          rm->rotation.y,    rm->rotation.z,    rm->rotation.w};
+    cJSON* a = bsync_cli_json_add(o, "root_motion", cJSON_CreateArray());
+    for (int k = 0; k < 7; k++) bsync_cli_json_fx(a, NULL, v[k]);
 }
 
 /* --render-rate: the presentation frames shown from the instance's current state (header comment). */
@@ -131,23 +124,60 @@ static int print_frames(FILE* out, const bsync_instance* inst, const bsync_graph
             fprintf(stderr, "blendsync eval: frame %llu: the presentation pose failed\n", (unsigned long long)f);
             return -1;
         }
-        fprintf(out, "{\"frame\": %llu, \"time\": ", (unsigned long long)f);
-        json_fx(out, bsync_time_ticks_to_seconds((int64_t)f, pf->hz));
-        fprintf(out, ", \"ticks\": %llu, \"alpha\": ", (unsigned long long)c);
-        json_fx(out, alpha);
-        fprintf(out, ", \"pose_checksum\": \"%016llx\"", (unsigned long long)bsync_checksum_pose(pf->pose, jc));
-        if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT) {
-            const fix16_t v[7] = {rm.translation.x, rm.translation.y, rm.translation.z, rm.rotation.x,
-                                  rm.rotation.y,    rm.rotation.z,    rm.rotation.w};
-            fputs(", \"root_motion\": [", out);
-            for (int k = 0; k < 7; k++) {
-                if (k) fputs(", ", out);
-                json_fx(out, v[k]);
-            }
-            fputs("]", out);
-        }
-        fputs("}\n", out);
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_num(o, "frame", "%llu", (unsigned long long)f);
+        bsync_cli_json_fx(o, "time", bsync_time_ticks_to_seconds((int64_t)f, pf->hz));
+        bsync_cli_json_num(o, "ticks", "%llu", (unsigned long long)c);
+        bsync_cli_json_fx(o, "alpha", alpha);
+        bsync_cli_json_hex64(o, "pose_checksum", bsync_checksum_pose(pf->pose, jc));
+        if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT) json_root_motion(o, &rm);
+        int bad = bsync_cli_json_print(out, o, 0);
+        cJSON_Delete(o);
+        if (bad) return -1;
     }
+}
+
+/* One tick's line (the header comment's format). 0, or -1 after a message. */
+static int print_tick(FILE* out, const bsync_instance* inst, const bsync_graph* graph, const bsync_blend_tree* tree,
+                      unsigned long t, uint64_t state, const uint64_t* pose) {
+    cJSON* o = cJSON_CreateObject();
+    bsync_cli_json_num(o, "tick", "%lu", t);
+    cJSON* params = bsync_cli_json_add(o, "params", cJSON_CreateObject());
+    for (uint32_t i = 0; i < bsync_graph_parameter_count(graph); i++)
+        bsync_cli_json_fx(params, bsync_blend_tree_parameter_name(tree, i), bsync_instance_parameter(inst, i));
+    cJSON* weights = bsync_cli_json_add(o, "weights", cJSON_CreateObject());
+    const fix16_t* w = bsync_instance_leaf_weights(inst);
+    for (uint32_t m = 0; m < bsync_graph_motion_count(graph); m++)
+        bsync_cli_json_fx(weights, bsync_blend_tree_motion_name(tree, m), w[m]);
+    cJSON* phase = bsync_cli_json_add(o, "phase", cJSON_CreateObject());
+    for (uint32_t n = 0; n < bsync_graph_node_count(graph); n++)
+        bsync_cli_json_fx(phase, bsync_blend_tree_node_name(tree, n), bsync_instance_node_phase(inst, n));
+    const uint32_t swc = bsync_graph_switch_count(graph);
+    cJSON* switches = swc ? bsync_cli_json_add(o, "switches", cJSON_CreateObject()) : NULL;
+    for (uint32_t i = 0; i < swc; i++) {
+        const uint32_t node = bsync_graph_switch_node(graph, i);
+        bsync_switch_entry e[BSYNC_SWITCH_STACK_DEPTH];
+        uint32_t en = 0;
+        if (bsync_instance_switch_state(inst, i, e, &en) != BSYNC_OK) en = 0;
+        cJSON* stack = bsync_cli_json_add(switches, bsync_blend_tree_node_name(tree, node), cJSON_CreateArray());
+        for (uint32_t k = 0; k < en; k++) {
+            bsync_blend_child_ref cr = bsync_blend_tree_node_child(tree, node, e[k].child);
+            cJSON* entry = bsync_cli_json_add(stack, NULL, cJSON_CreateArray());
+            bsync_cli_json_str(entry, NULL, cr.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(tree, cr.index)
+                                                                        : bsync_blend_tree_motion_name(tree, cr.index));
+            bsync_cli_json_fx(entry, NULL, e[k].weight);
+        }
+    }
+    bsync_root_motion rm;
+    if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT && bsync_instance_root_motion(inst, &rm) == BSYNC_OK)
+        json_root_motion(o, &rm);
+    bsync_cli_json_hex64(o, "state_checksum", state);
+    if (pose) {
+        bsync_cli_json_hex64(o, "pose_checksum", *pose);
+    }
+    int bad = bsync_cli_json_print(out, o, 0);
+    cJSON_Delete(o);
+    return bad;
 }
 
 int bsync_cmd_eval(int argc, char** argv) {
@@ -238,8 +268,6 @@ int bsync_cmd_eval(int argc, char** argv) {
     }
 
     const uint32_t pc = bsync_graph_parameter_count(graph);
-    const uint32_t mc = bsync_graph_motion_count(graph);
-    const uint32_t nc = bsync_graph_node_count(graph);
     const int posed = bsync_graph_config_bound_clip_count(gc) > 0;
     size_t size = bsync_instance_memory_size(graph);
     mem = malloc(size);
@@ -287,7 +315,6 @@ int bsync_cmd_eval(int argc, char** argv) {
     bsync_checksum_init(&hs, 0);
     size_t row = 0;
     bsync_instance_input input = {targets, pc};
-    const uint32_t swc = bsync_graph_switch_count(graph);
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
     if (pf.hz && out && print_frames(out, inst, graph, &pf) != 0) goto done;
     for (unsigned long t = 0; t < ticks; t++) {
@@ -309,68 +336,7 @@ int bsync_cmd_eval(int argc, char** argv) {
         bsync_checksum_u64(&hs, state);
         if (posed) bsync_checksum_u64(&hs, pose);
         if (!out) continue;
-        fprintf(out, "{\"tick\": %lu, \"params\": {", t);
-        for (uint32_t i = 0; i < pc; i++) {
-            if (i) fputs(", ", out);
-            json_string(out, bsync_blend_tree_parameter_name(tree, i));
-            fputs(": ", out);
-            json_fx(out, bsync_instance_parameter(inst, i));
-        }
-        fputs("}, \"weights\": {", out);
-        const fix16_t* w = bsync_instance_leaf_weights(inst);
-        for (uint32_t m = 0; m < mc; m++) {
-            if (m) fputs(", ", out);
-            json_string(out, bsync_blend_tree_motion_name(tree, m));
-            fputs(": ", out);
-            json_fx(out, w[m]);
-        }
-        fputs("}, \"phase\": {", out);
-        for (uint32_t n = 0; n < nc; n++) {
-            if (n) fputs(", ", out);
-            json_string(out, bsync_blend_tree_node_name(tree, n));
-            fputs(": ", out);
-            json_fx(out, bsync_instance_node_phase(inst, n));
-        }
-        fputs("}", out);
-        if (swc > 0) {
-            fputs(", \"switches\": {", out);
-            for (uint32_t i = 0; i < swc; i++) {
-                const uint32_t node = bsync_graph_switch_node(graph, i);
-                bsync_switch_entry e[BSYNC_SWITCH_STACK_DEPTH];
-                uint32_t en = 0;
-                if (bsync_instance_switch_state(inst, i, e, &en) != BSYNC_OK) en = 0;
-                if (i) fputs(", ", out);
-                json_string(out, bsync_blend_tree_node_name(tree, node));
-                fputs(": [", out);
-                for (uint32_t k = 0; k < en; k++) {
-                    bsync_blend_child_ref cr = bsync_blend_tree_node_child(tree, node, e[k].child);
-                    fputs(k ? ", [" : "[", out);
-                    json_string(out, cr.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(tree, cr.index)
-                                                                 : bsync_blend_tree_motion_name(tree, cr.index));
-                    fputs(", ", out);
-                    json_fx(out, e[k].weight);
-                    fputs("]", out);
-                }
-                fputs("]", out);
-            }
-            fputs("}", out);
-        }
-        if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT) {
-            bsync_root_motion rm;
-            if (bsync_instance_root_motion(inst, &rm) == BSYNC_OK) {
-                const fix16_t v[7] = {rm.translation.x, rm.translation.y, rm.translation.z, rm.rotation.x,
-                                      rm.rotation.y,    rm.rotation.z,    rm.rotation.w};
-                fputs(", \"root_motion\": [", out);
-                for (int k = 0; k < 7; k++) {
-                    if (k) fputs(", ", out);
-                    json_fx(out, v[k]);
-                }
-                fputs("]", out);
-            }
-        }
-        fprintf(out, ", \"state_checksum\": \"%016llx\"", (unsigned long long)state);
-        if (posed) fprintf(out, ", \"pose_checksum\": \"%016llx\"", (unsigned long long)pose);
-        fputs("}\n", out);
+        if (print_tick(out, inst, graph, tree, t, state, posed ? &pose : NULL) != 0) goto done;
         if (pf.hz && print_frames(out, inst, graph, &pf) != 0) goto done;
     }
     if (rep) {

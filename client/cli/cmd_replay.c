@@ -104,33 +104,42 @@ static void desync_text(FILE* f, const bsync_replay_desync* d, const bsync_match
     fprintf(f, ": expected %016" PRIx64 " got %016" PRIx64 "\n", d->expected, d->got);
 }
 
-static void desync_json(FILE* f, const bsync_replay_desync* items, size_t count, const bsync_match_config* cfg) {
-    fputc('[', f);
+static void desync_json(cJSON* parent, const bsync_replay_desync* items, size_t count, const bsync_match_config* cfg) {
+    cJSON* list = bsync_cli_json_add(parent, "desyncs", cJSON_CreateArray());
     for (size_t i = 0; i < count; i++) {
         const bsync_replay_desync* d = &items[i];
-        fprintf(f, "%s{\"tick\": %u, \"slot\": %u, \"kind\": \"%s\", ", i ? ", " : "", d->tick, d->slot,
-                bsync_replay_desync_kind_name(d->kind));
+        cJSON* e = bsync_cli_json_add(list, NULL, cJSON_CreateObject());
+        bsync_cli_json_num(e, "tick", "%u", d->tick);
+        bsync_cli_json_num(e, "slot", "%u", d->slot);
+        bsync_cli_json_str(e, "kind", bsync_replay_desync_kind_name(d->kind));
         if (d->character != 0xFF) {
-            fprintf(f, "\"character\": %u, \"character_name\": ", d->character);
-            replay_json_string(f, cfg ? bsync_match_config_character_name(cfg, d->character) : "");
+            bsync_cli_json_num(e, "character", "%u", d->character);
+            bsync_cli_json_str(e, "character_name", cfg ? bsync_match_config_character_name(cfg, d->character) : "");
         } else {
-            fputs("\"character\": null, \"character_name\": null", f);
+            bsync_cli_json_add(e, "character", cJSON_CreateNull());
+            bsync_cli_json_add(e, "character_name", cJSON_CreateNull());
         }
-        fprintf(f, ", \"expected\": \"%016" PRIx64 "\", \"got\": \"%016" PRIx64 "\"}", d->expected, d->got);
+        bsync_cli_json_hex64(e, "expected", d->expected);
+        bsync_cli_json_hex64(e, "got", d->got);
     }
-    fputc(']', f);
+}
+
+/* "end": {"ticks": N, "reason": "..."}, or null without an END record */
+static void end_json(cJSON* parent, int have, const bsync_replay_end* end) {
+    cJSON* e = bsync_cli_json_add(parent, "end", have ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (!have) return;
+    bsync_cli_json_num(e, "ticks", "%u", end->ticks);
+    bsync_cli_json_str(e, "reason", bsync_replay_end_reason_name(end->reason));
 }
 
 static void json_error(const char* file, const char* verdict, const char* error, const char* differences) {
-    printf("{\"file\": ");
-    replay_json_string(stdout, file);
-    printf(", \"verdict\": \"%s\", \"error\": ", verdict);
-    replay_json_string(stdout, error);
-    if (differences) {
-        printf(", \"differences\": ");
-        replay_lines_json(stdout, differences, 0);
-    }
-    printf("}\n");
+    cJSON* o = cJSON_CreateObject();
+    bsync_cli_json_str(o, "file", file);
+    bsync_cli_json_str(o, "verdict", verdict);
+    bsync_cli_json_str(o, "error", error);
+    if (differences) replay_lines_json(o, "differences", differences, 0);
+    bsync_cli_json_print(stdout, o, 0);
+    cJSON_Delete(o);
 }
 
 /* ------------------------------------------------------------------ opening */
@@ -207,44 +216,43 @@ static void verify_print(const char* file, const bsync_replay_verify_result* v, 
     const char* verdict = error ? "error" : mismatch ? "mismatch" : "verified";
     const bsync_replay_verify_mismatch* mm = &v->first_mismatch;
     if (json) {
-        printf("{\"file\": ");
-        replay_json_string(stdout, file);
-        printf(", \"match_id\": %" PRIu64 ", \"match_hash\": \"%016" PRIx64 "\", \"players\": %u, \"characters\": %u, "
-               "\"tick_rate\": %u, \"config\": ",
-               v->match_id, v->match_hash, v->player_count, v->character_count, v->tick_rate);
-        replay_json_string(stdout, v->config_used);
-        printf(", \"first_tick\": %u, \"from_snapshot\": %s, \"ticks_verified\": %" PRIu64 ", \"verified_up_to\": %" PRIu64
-               ", \"frames_skipped\": %" PRIu64 ", \"checksums_compared\": %" PRIu64 ", \"pose_checksums_compared\": %" PRIu64
-               ", \"checksums_skipped\": %" PRIu64 ", \"snapshots_compared\": %" PRIu64 ", \"desyncs_recorded\": %zu, "
-               "\"desyncs\": ",
-               v->first_tick, v->from_snapshot ? "true" : "false", v->ticks_verified, now_tick, v->frames_skipped,
-               v->checksums_compared, v->pose_checksums_compared, v->checksums_skipped, v->snapshots_compared,
-               v->desync_count);
-        desync_json(stdout, v->desyncs, v->desync_count, v->config);
-        printf(", \"complete\": %s, \"end\": ", v->complete ? "true" : "false");
-        if (v->complete) printf("{\"ticks\": %u, \"reason\": \"%s\"}", v->end.ticks, bsync_replay_end_reason_name(v->end.reason));
-        else printf("null");
-        printf(", \"valid_bytes\": %" PRIu64 ", \"verdict\": \"%s\", \"mismatch\": ", v->valid_bytes, verdict);
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_str(o, "file", file);
+        bsync_cli_json_num(o, "match_id", "%" PRIu64, v->match_id);
+        bsync_cli_json_hex64(o, "match_hash", v->match_hash);
+        bsync_cli_json_num(o, "players", "%u", v->player_count);
+        bsync_cli_json_num(o, "characters", "%u", v->character_count);
+        bsync_cli_json_num(o, "tick_rate", "%u", v->tick_rate);
+        bsync_cli_json_str(o, "config", v->config_used);
+        bsync_cli_json_num(o, "first_tick", "%u", v->first_tick);
+        bsync_cli_json_add(o, "from_snapshot", cJSON_CreateBool(v->from_snapshot));
+        bsync_cli_json_num(o, "ticks_verified", "%" PRIu64, v->ticks_verified);
+        bsync_cli_json_num(o, "verified_up_to", "%" PRIu64, now_tick);
+        bsync_cli_json_num(o, "frames_skipped", "%" PRIu64, v->frames_skipped);
+        bsync_cli_json_num(o, "checksums_compared", "%" PRIu64, v->checksums_compared);
+        bsync_cli_json_num(o, "pose_checksums_compared", "%" PRIu64, v->pose_checksums_compared);
+        bsync_cli_json_num(o, "checksums_skipped", "%" PRIu64, v->checksums_skipped);
+        bsync_cli_json_num(o, "snapshots_compared", "%" PRIu64, v->snapshots_compared);
+        bsync_cli_json_num(o, "desyncs_recorded", "%zu", v->desync_count);
+        desync_json(o, v->desyncs, v->desync_count, v->config);
+        bsync_cli_json_add(o, "complete", cJSON_CreateBool(v->complete));
+        end_json(o, v->complete, &v->end);
+        bsync_cli_json_num(o, "valid_bytes", "%" PRIu64, v->valid_bytes);
+        bsync_cli_json_str(o, "verdict", verdict);
+        cJSON* m = bsync_cli_json_add(o, "mismatch", mismatch ? cJSON_CreateObject() : cJSON_CreateNull());
         if (mismatch) {
-            printf("{\"tick\": %u, \"what\": ", mm->tick);
-            replay_json_string(stdout, mm->what);
-            printf(", \"text\": ");
-            replay_json_string(stdout, mm->text);
-            if (v->describe) {
-                printf(", \"differences\": ");
-                replay_lines_json(stdout, v->describe, 1);
-            }
-            printf(", \"dump\": ");
-            if (d->dir[0]) replay_json_string(stdout, d->dir);
-            else printf("null");
-            printf("}");
-        } else {
-            printf("null");
+            bsync_cli_json_num(m, "tick", "%u", mm->tick);
+            bsync_cli_json_str(m, "what", mm->what);
+            bsync_cli_json_str(m, "text", mm->text);
+            if (v->describe) replay_lines_json(m, "differences", v->describe, 1);
+            bsync_cli_json_str(m, "dump", d->dir[0] ? d->dir : NULL);
         }
-        printf(", \"error\": ");
-        if (error) replay_json_string(stdout, v->message);
-        else printf("null");
-        printf(", \"seconds\": %.6f, \"ticks_per_second\": %.1f, \"realtime_factor\": %.1f}\n", v->seconds, tps, rt);
+        bsync_cli_json_str(o, "error", error ? v->message : NULL);
+        bsync_cli_json_dbl(o, "seconds", "%.6f", v->seconds);
+        bsync_cli_json_dbl(o, "ticks_per_second", "%.1f", tps);
+        bsync_cli_json_dbl(o, "realtime_factor", "%.1f", rt);
+        bsync_cli_json_print(stdout, o, 0);
+        cJSON_Delete(o);
         return;
     }
     printf("replay: %s\n", file);
@@ -282,24 +290,6 @@ static void verify_print(const char* file, const bsync_replay_verify_result* v, 
         printf("verdict: verified (every checksum and snapshot matches)%s\n", incomplete ? ", incomplete" : "");
     }
     printf("speed: %.0f ticks/s, %.1fx real time (%" PRIu64 " ticks in %.4f s)\n", tps, rt, v->ticks_verified, v->seconds);
-}
-
-/* s with JSON string escapes for '"', '\\' and control characters, into out (truncated). */
-static const char* json_escaped(const char* s, char* out, size_t cap) {
-    size_t n = 0;
-    for (; *s && n + 7 < cap; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            out[n++] = '\\';
-            out[n++] = (char)c;
-        } else if (c < 0x20) {
-            n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
-        } else {
-            out[n++] = (char)c;
-        }
-    }
-    out[n] = '\0';
-    return out;
 }
 
 /* The mismatch dump (docs/replay-verify.md "Dumps"), the library's on_mismatch: under parent/tick<T>/
@@ -357,15 +347,23 @@ static void write_dump(const bsync_replay_verify_states* s, void* user) {
             snprintf(text + n, 32768 - (size_t)n, "\nrecorded (A) vs here (B):\n%s", s->describe);
         snprintf(path, sizeof path, "%s/report.txt", dir);
         ok &= bsync_file_write(path, text, strlen(text)) == BSYNC_OK;
-        char esc[2100];
-        n = snprintf(text, 32768,
-                     "{\"replay\": \"%s\", \"match_id\": %" PRIu64 ", \"match_hash\": \"%016" PRIx64 "\", "
-                     "\"tick\": %u, \"what\": \"%s\", \"previous\": \"previous.bsms\", \"previous_start_tick\": %u, "
-                     "\"here\": \"here.bsms\", \"recorded\": %s, \"inputs\": \"inputs.csv\", \"build\": \"%s\"}\n",
-                     json_escaped(file, esc, sizeof esc), s->header->match_id, s->header->match_hash, mm->tick, mm->what,
-                     prev_tick, recorded ? "\"recorded.bsms\"" : "null", "blendsync " BSYNC_VERSION_STRING);
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_str(o, "replay", file);
+        bsync_cli_json_num(o, "match_id", "%" PRIu64, s->header->match_id);
+        bsync_cli_json_hex64(o, "match_hash", s->header->match_hash);
+        bsync_cli_json_num(o, "tick", "%u", mm->tick);
+        bsync_cli_json_str(o, "what", mm->what);
+        bsync_cli_json_str(o, "previous", "previous.bsms");
+        bsync_cli_json_num(o, "previous_start_tick", "%u", prev_tick);
+        bsync_cli_json_str(o, "here", "here.bsms");
+        bsync_cli_json_str(o, "recorded", recorded ? "recorded.bsms" : NULL);
+        bsync_cli_json_str(o, "inputs", "inputs.csv");
+        bsync_cli_json_str(o, "build", "blendsync " BSYNC_VERSION_STRING);
+        char* json = bsync_cli_json_text(o, 0);
+        cJSON_Delete(o);
         snprintf(path, sizeof path, "%s/dump.json", dir);
-        if (n > 0 && (size_t)n < 32768) ok &= bsync_file_write(path, text, (size_t)n) == BSYNC_OK;
+        ok &= json && bsync_file_write(path, json, strlen(json)) == BSYNC_OK;
+        free(json);
         free(text);
     } else {
         ok = 0;
@@ -529,35 +527,45 @@ static int cmd_info(int argc, char** argv) {
     uint64_t player_ticks = frames * h->player_count;
     int broken = st == BSYNC_REPLAY_CORRUPT || st == BSYNC_REPLAY_BAD_ORDER || st == BSYNC_REPLAY_UNSUPPORTED;
     if (json) {
-        printf("{\"file\": ");
-        replay_json_string(stdout, file);
-        printf(", \"format_version\": %u, \"build_version\": ", h->format_version);
-        replay_json_string(stdout, h->build_version);
-        printf(", \"match_id\": %" PRIu64 ", \"match_hash\": \"%016" PRIx64 "\", \"tick_rate\": %u, \"players\": %u, "
-               "\"input_parameters\": %u, \"input_triggers\": %u, \"characters\": %u, \"input_delay\": %u, "
-               "\"checksum_interval\": %u, \"start_tick\": %u, \"assets\": [",
-               h->match_id, h->match_hash, h->tick_rate, h->player_count, h->param_count, h->trigger_count,
-               h->character_count, h->input_delay, h->checksum_interval, h->start_tick);
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_str(o, "file", file);
+        bsync_cli_json_num(o, "format_version", "%u", h->format_version);
+        bsync_cli_json_str(o, "build_version", h->build_version);
+        bsync_cli_json_num(o, "match_id", "%" PRIu64, h->match_id);
+        bsync_cli_json_hex64(o, "match_hash", h->match_hash);
+        bsync_cli_json_num(o, "tick_rate", "%u", h->tick_rate);
+        bsync_cli_json_num(o, "players", "%u", h->player_count);
+        bsync_cli_json_num(o, "input_parameters", "%u", h->param_count);
+        bsync_cli_json_num(o, "input_triggers", "%u", h->trigger_count);
+        bsync_cli_json_num(o, "characters", "%u", h->character_count);
+        bsync_cli_json_num(o, "input_delay", "%u", h->input_delay);
+        bsync_cli_json_num(o, "checksum_interval", "%u", h->checksum_interval);
+        bsync_cli_json_num(o, "start_tick", "%u", h->start_tick);
+        cJSON* assets = bsync_cli_json_add(o, "assets", cJSON_CreateArray());
         for (uint32_t i = 0; i < h->asset_count; i++) {
-            printf("%s{\"name\": ", i ? ", " : "");
-            replay_json_string(stdout, h->assets[i].name);
-            printf(", \"hash\": \"%016" PRIx64 "\"}", h->assets[i].hash);
+            cJSON* e = bsync_cli_json_add(assets, NULL, cJSON_CreateObject());
+            bsync_cli_json_str(e, "name", h->assets[i].name);
+            bsync_cli_json_hex64(e, "hash", h->assets[i].hash);
         }
-        printf("], \"config_path\": ");
-        replay_json_string(stdout, h->config_path);
-        printf(", \"config_bytes\": %u, \"frames\": %" PRIu64 ", \"duration_seconds\": %.3f, \"checksums\": %" PRIu64
-               ", \"pose_checksums\": %" PRIu64 ", \"snapshots\": %" PRIu64 ", \"snapshot_bytes\": %" PRIu64 ", \"desyncs\": ",
-               h->config_len, frames, seconds, checksums, pose_checksums, snapshots, snapshot_bytes);
-        desync_json(stdout, desyncs.items, desyncs.count, NULL);
-        printf(", \"end\": ");
-        if (have_end) printf("{\"ticks\": %u, \"reason\": \"%s\"}", end.ticks, bsync_replay_end_reason_name(end.reason));
-        else printf("null");
-        printf(", \"complete\": %s, \"valid_bytes\": %" PRIu64 ", \"stopped\": ", have_end ? "true" : "false", valid);
-        if (broken || st == BSYNC_REPLAY_TRUNCATED) replay_json_string(stdout, detail);
-        else printf("null");
-        printf(", \"file_bytes\": %" PRIu64 ", \"bytes_per_player_minute\": %.0f, \"defaulted_player_ticks\": %" PRIu64
-               ", \"player_ticks\": %" PRIu64 "}\n",
-               size, per_pm, defaulted, player_ticks);
+        bsync_cli_json_str(o, "config_path", h->config_path);
+        bsync_cli_json_num(o, "config_bytes", "%u", h->config_len);
+        bsync_cli_json_num(o, "frames", "%" PRIu64, frames);
+        bsync_cli_json_dbl(o, "duration_seconds", "%.3f", seconds);
+        bsync_cli_json_num(o, "checksums", "%" PRIu64, checksums);
+        bsync_cli_json_num(o, "pose_checksums", "%" PRIu64, pose_checksums);
+        bsync_cli_json_num(o, "snapshots", "%" PRIu64, snapshots);
+        bsync_cli_json_num(o, "snapshot_bytes", "%" PRIu64, snapshot_bytes);
+        desync_json(o, desyncs.items, desyncs.count, NULL);
+        end_json(o, have_end, &end);
+        bsync_cli_json_add(o, "complete", cJSON_CreateBool(have_end));
+        bsync_cli_json_num(o, "valid_bytes", "%" PRIu64, valid);
+        bsync_cli_json_str(o, "stopped", broken || st == BSYNC_REPLAY_TRUNCATED ? detail : NULL);
+        bsync_cli_json_num(o, "file_bytes", "%" PRIu64, size);
+        bsync_cli_json_dbl(o, "bytes_per_player_minute", "%.0f", per_pm);
+        bsync_cli_json_num(o, "defaulted_player_ticks", "%" PRIu64, defaulted);
+        bsync_cli_json_num(o, "player_ticks", "%" PRIu64, player_ticks);
+        bsync_cli_json_print(stdout, o, 0);
+        cJSON_Delete(o);
     } else {
         printf("replay: %s\n", file);
         printf("format: %u, written by \"%s\"\n", h->format_version, h->build_version);

@@ -37,6 +37,7 @@
 #include "blendsync/io/graph_config.h"
 #include "blendsync/io/synctest.h"
 #include "cli_graph_config.h"
+#include "cli_json.h"
 #include "commands.h"
 
 #define MAX_TICKS 10000000ul
@@ -64,16 +65,6 @@ static void usage(FILE* f) {
             "\n"
             "Exit status: 0 no mismatch, 1 mismatches, 2 error.\n",
             DEFAULT_DISTANCE);
-}
-
-static void json_string(FILE* f, const char* s) {
-    fputc('"', f);
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
 }
 
 /* The script as a pure function of t: per row, the full target vector after applying rows 0..r. */
@@ -254,22 +245,30 @@ int bsync_cmd_synctest(int argc, char** argv) {
     }
 
     if (json) {
-        fputs("{\"config\": ", stdout);
-        json_string(stdout, config);
-        printf(", \"ticks\": %lu, \"check_distance\": %lu, \"fresh\": %s, \"poses\": %s, \"ticks_checked\": %llu, "
-               "\"comparisons\": %llu, \"failed_comparisons\": %llu, \"mismatch_count\": %llu, \"last_checksum\": \"%016llx\", \"mismatches\": [",
-               ticks, distance, fresh ? "true" : "false", poses ? "true" : "false",
-               (unsigned long long)rep->ticks_checked, (unsigned long long)rep->comparisons,
-               (unsigned long long)rep->failed_comparisons, (unsigned long long)rep->mismatch_count,
-               (unsigned long long)rep->last_checksum);
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_str(o, "config", config);
+        bsync_cli_json_num(o, "ticks", "%lu", ticks);
+        bsync_cli_json_num(o, "check_distance", "%lu", distance);
+        bsync_cli_json_add(o, "fresh", cJSON_CreateBool(fresh));
+        bsync_cli_json_add(o, "poses", cJSON_CreateBool(poses));
+        bsync_cli_json_num(o, "ticks_checked", "%llu", (unsigned long long)rep->ticks_checked);
+        bsync_cli_json_num(o, "comparisons", "%llu", (unsigned long long)rep->comparisons);
+        bsync_cli_json_num(o, "failed_comparisons", "%llu", (unsigned long long)rep->failed_comparisons);
+        bsync_cli_json_num(o, "mismatch_count", "%llu", (unsigned long long)rep->mismatch_count);
+        bsync_cli_json_hex64(o, "last_checksum", rep->last_checksum);
+        cJSON* list = bsync_cli_json_add(o, "mismatches", cJSON_CreateArray());
         for (uint32_t i = 0; i < rep->listed; i++) {
             const bsync_synctest_mismatch* m = &rep->mismatches[i];
-            printf("%s{\"tick\": %llu, \"kind\": \"%s\", \"checked_at\": %llu, \"expected\": \"%016llx\", \"got\": "
-                   "\"%016llx\"}",
-                   i ? ", " : "", (unsigned long long)m->tick, bsync_synctest_kind_name(m->kind),
-                   (unsigned long long)m->checked_at, (unsigned long long)m->expected, (unsigned long long)m->got);
+            cJSON* e = bsync_cli_json_add(list, NULL, cJSON_CreateObject());
+            bsync_cli_json_num(e, "tick", "%llu", (unsigned long long)m->tick);
+            bsync_cli_json_str(e, "kind", bsync_synctest_kind_name(m->kind));
+            bsync_cli_json_num(e, "checked_at", "%llu", (unsigned long long)m->checked_at);
+            bsync_cli_json_hex64(e, "expected", m->expected);
+            bsync_cli_json_hex64(e, "got", m->got);
         }
-        fputs("]}\n", stdout);
+        int bad = bsync_cli_json_print(stdout, o, 0);
+        cJSON_Delete(o);
+        if (bad) goto done;
     } else {
         printf("synctest: %s: %lu ticks, check distance %lu, fresh poisoned simulations: %s, checksum: %s\n", config,
                ticks, distance, fresh ? "yes" : "no", poses ? "state+pose" : "state");

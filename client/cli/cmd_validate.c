@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "blendsync/io/validate.h"
+#include "cli_json.h"
 #include "commands.h"
 
 static void usage(FILE* f) {
@@ -40,19 +41,6 @@ static void usage(FILE* f) {
             "exit status: 0 clean, 1 warnings, 2 errors\n");
 }
 
-static void json_str(const char* s) {
-    putchar('"');
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20)
-            printf("\\u%04x", *p);
-        else
-            putchar(*p);
-    }
-    putchar('"');
-}
-
 static int ends_with(const char* s, const char* suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     if (n < m) return 0;
@@ -66,77 +54,81 @@ static int ends_with(const char* s, const char* suffix) {
 
 static const char* const mode_names[] = {"files", "config", "match"};
 
-static void print_json(const bsync_validate_report* r, int status, int suggest, int mode) {
+/* 0, or -1 after a message */
+static int print_json(const bsync_validate_report* r, int status, int suggest, int mode) {
     int config_mode = mode != 0;
     uint32_t counts[3] = {0, 0, 0};
     for (uint32_t i = 0; i < r->finding_count; i++) counts[r->findings[i].severity]++;
-    printf("{\"mode\": \"%s\", \"status\": %d, \"errors\": %u, \"warnings\": %u, \"infos\": %u,\n \"clips\": [",
-           mode_names[mode], status, (unsigned)counts[2], (unsigned)counts[1], (unsigned)counts[0]);
+    cJSON* o = cJSON_CreateObject();
+    bsync_cli_json_str(o, "mode", mode_names[mode]);
+    bsync_cli_json_num(o, "status", "%d", status);
+    bsync_cli_json_num(o, "errors", "%u", (unsigned)counts[2]);
+    bsync_cli_json_num(o, "warnings", "%u", (unsigned)counts[1]);
+    bsync_cli_json_num(o, "infos", "%u", (unsigned)counts[0]);
+    cJSON* clips = bsync_cli_json_add(o, "clips", cJSON_CreateArray());
     for (uint32_t i = 0; i < r->clip_count; i++) {
         const bsync_validate_clip_summary* c = &r->clips[i];
-        printf("%s\n  {\"file\": ", i ? "," : "");
-        json_str(c->file);
-        printf(", \"graph\": ");
-        json_str(c->graph);
-        printf(", \"clip\": ");
-        json_str(c->clip);
-        printf(", \"motion\": ");
-        json_str(c->motion);
-        printf(", \"duration\": %.9g, \"median_key_interval\": %.9g, \"key_rate_hz\": %.9g, \"tracks\": %u, "
-               "\"keys\": %u, \"animated_joints\": %u, \"max_tracks_per_joint\": %u, \"root_joint\": ",
-               c->duration, c->median_key_interval, c->key_rate_hz, (unsigned)c->tracks, (unsigned)c->keys,
-               (unsigned)c->animated_joints, (unsigned)c->max_tracks_per_joint);
-        json_str(c->root_joint);
-        printf(", \"root_distance\": %.9g, \"root_speed\": %.9g, \"seam_rotation_deg\": %.9g, "
-               "\"seam_translation_m\": %.9g, \"precision\": {\"translation\": %.9g, \"rotation\": %.9g, "
-               "\"scale\": %.9g, \"time\": %.9g}}",
-               c->root_distance, c->root_speed, c->seam_rotation_deg, c->seam_translation_m,
-               c->stats.max_translation_error, c->stats.max_rotation_error, c->stats.max_scale_error,
-               c->stats.max_time_error);
+        cJSON* e = bsync_cli_json_add(clips, NULL, cJSON_CreateObject());
+        bsync_cli_json_str(e, "file", c->file);
+        bsync_cli_json_str(e, "graph", c->graph);
+        bsync_cli_json_str(e, "clip", c->clip);
+        bsync_cli_json_str(e, "motion", c->motion);
+        bsync_cli_json_dbl(e, "duration", "%.9g", c->duration);
+        bsync_cli_json_dbl(e, "median_key_interval", "%.9g", c->median_key_interval);
+        bsync_cli_json_dbl(e, "key_rate_hz", "%.9g", c->key_rate_hz);
+        bsync_cli_json_num(e, "tracks", "%u", (unsigned)c->tracks);
+        bsync_cli_json_num(e, "keys", "%u", (unsigned)c->keys);
+        bsync_cli_json_num(e, "animated_joints", "%u", (unsigned)c->animated_joints);
+        bsync_cli_json_num(e, "max_tracks_per_joint", "%u", (unsigned)c->max_tracks_per_joint);
+        bsync_cli_json_str(e, "root_joint", c->root_joint);
+        bsync_cli_json_dbl(e, "root_distance", "%.9g", c->root_distance);
+        bsync_cli_json_dbl(e, "root_speed", "%.9g", c->root_speed);
+        bsync_cli_json_dbl(e, "seam_rotation_deg", "%.9g", c->seam_rotation_deg);
+        bsync_cli_json_dbl(e, "seam_translation_m", "%.9g", c->seam_translation_m);
+        cJSON* p = bsync_cli_json_add(e, "precision", cJSON_CreateObject());
+        bsync_cli_json_dbl(p, "translation", "%.9g", c->stats.max_translation_error);
+        bsync_cli_json_dbl(p, "rotation", "%.9g", c->stats.max_rotation_error);
+        bsync_cli_json_dbl(p, "scale", "%.9g", c->stats.max_scale_error);
+        bsync_cli_json_dbl(p, "time", "%.9g", c->stats.max_time_error);
     }
-    printf("],\n \"findings\": [");
+    cJSON* findings = bsync_cli_json_add(o, "findings", cJSON_CreateArray());
     for (uint32_t i = 0; i < r->finding_count; i++) {
         const bsync_validate_finding* f = &r->findings[i];
-        printf("%s\n  {\"severity\": \"%s\", \"code\": ", i ? "," : "", bsync_validate_severity_name(f->severity));
-        json_str(f->code);
-        printf(", \"file\": ");
-        json_str(f->file);
-        printf(", \"graph\": ");
-        json_str(f->graph);
-        printf(", \"clip\": ");
-        json_str(f->clip);
-        printf(", \"joint\": ");
-        json_str(f->joint);
-        printf(", \"value\": %.9g, \"limit\": %.9g, \"message\": ", f->value, f->limit);
-        json_str(f->message);
-        printf("}");
+        cJSON* e = bsync_cli_json_add(findings, NULL, cJSON_CreateObject());
+        bsync_cli_json_str(e, "severity", bsync_validate_severity_name(f->severity));
+        bsync_cli_json_str(e, "code", f->code);
+        bsync_cli_json_str(e, "file", f->file);
+        bsync_cli_json_str(e, "graph", f->graph);
+        bsync_cli_json_str(e, "clip", f->clip);
+        bsync_cli_json_str(e, "joint", f->joint);
+        bsync_cli_json_dbl(e, "value", "%.9g", f->value);
+        bsync_cli_json_dbl(e, "limit", "%.9g", f->limit);
+        bsync_cli_json_str(e, "message", f->message);
     }
-    printf("]");
     if (suggest) {
-        printf(",\n \"suggested_thresholds\": [");
+        cJSON* list = bsync_cli_json_add(o, "suggested_thresholds", cJSON_CreateArray());
         if (config_mode) {
             for (uint32_t i = 0; i < r->suggestion_count; i++) {
                 const bsync_validate_suggestion* s = &r->suggestions[i];
-                printf("%s\n  {\"graph\": ", i ? "," : "");
-                json_str(s->graph);
-                printf(", \"node\": ");
-                json_str(s->node);
-                printf(", \"motion\": ");
-                json_str(s->motion);
-                printf(", \"current\": %.9g, \"speed\": %.9g}", s->current, s->speed);
+                cJSON* e = bsync_cli_json_add(list, NULL, cJSON_CreateObject());
+                bsync_cli_json_str(e, "graph", s->graph);
+                bsync_cli_json_str(e, "node", s->node);
+                bsync_cli_json_str(e, "motion", s->motion);
+                bsync_cli_json_dbl(e, "current", "%.9g", s->current);
+                bsync_cli_json_dbl(e, "speed", "%.9g", s->speed);
             }
         } else {
             for (uint32_t i = 0; i < r->clip_count; i++) {
-                printf("%s\n  {\"file\": ", i ? "," : "");
-                json_str(r->clips[i].file);
-                printf(", \"clip\": ");
-                json_str(r->clips[i].clip);
-                printf(", \"speed\": %.9g}", r->clips[i].root_speed);
+                cJSON* e = bsync_cli_json_add(list, NULL, cJSON_CreateObject());
+                bsync_cli_json_str(e, "file", r->clips[i].file);
+                bsync_cli_json_str(e, "clip", r->clips[i].clip);
+                bsync_cli_json_dbl(e, "speed", "%.9g", r->clips[i].root_speed);
             }
         }
-        printf("]");
     }
-    printf("}\n");
+    int bad = bsync_cli_json_print(stdout, o, BSYNC_CLI_JSON_LINES);
+    cJSON_Delete(o);
+    return bad;
 }
 
 static void print_text(const bsync_validate_report* r, int status, int suggest, int mode) {
@@ -222,9 +214,9 @@ int bsync_cmd_validate(int argc, char** argv) {
         return 2;
     }
     int status = bsync_validate_exit_status(&report);
-    if (json)
-        print_json(&report, status, suggest, mode);
-    else
+    if (json) {
+        if (print_json(&report, status, suggest, mode) != 0) status = 2;
+    } else
         print_text(&report, status, suggest, mode);
     bsync_validate_report_free(&report);
     return status;

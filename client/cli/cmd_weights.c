@@ -14,6 +14,7 @@
 #include "blendsync/blend_tree.h"
 #include "blendsync/fixed.h"
 #include "blendsync/io/config.h"
+#include "cli_json.h"
 #include "commands.h"
 
 static void usage(FILE* f) {
@@ -32,17 +33,6 @@ static void usage(FILE* f) {
             "  --help            this text\n"
             "\n"
             "Exit status: 0 success, 2 error.\n");
-}
-
-/* JSON string body with escapes. */
-static void json_string(const char* s) {
-    putchar('"');
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p);
-    }
-    putchar('"');
 }
 
 static const char* fmt(fix16_t v, char* buf) {
@@ -226,26 +216,23 @@ int bsync_cmd_weights(int argc, char** argv) {
     const char* nname = bsync_blend_tree_node_name(tree, node);
 
     if (json) {
-        printf("{\"node\": ");
-        json_string(nname);
-        printf(", \"weights\": [");
+        cJSON* o = cJSON_CreateObject();
+        bsync_cli_json_str(o, "node", nname);
+        cJSON* list = bsync_cli_json_add(o, "weights", cJSON_CreateArray());
         for (uint32_t c = 0; c < nc; c++) {
             bsync_blend_child_ref ref = bsync_blend_tree_node_child(tree, node, c);
-            printf("%s{\"motion\": ", c ? ", " : "");
-            json_string(ref.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(tree, ref.index)
-                                                     : bsync_blend_tree_motion_name(tree, ref.index));
-            printf(", \"weight\": %s, \"raw\": %ld}", fmt(weights[c], buf), (long)weights[c]);
+            cJSON* e = bsync_cli_json_add(list, NULL, cJSON_CreateObject());
+            bsync_cli_json_str(e, "motion", ref.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(tree, ref.index)
+                                                                         : bsync_blend_tree_motion_name(tree, ref.index));
+            bsync_cli_json_fx(e, "weight", weights[c]);
+            bsync_cli_json_num(e, "raw", "%ld", (long)weights[c]);
         }
-        printf("], \"leaves\": {");
-        int first = 1;
-        for (uint32_t m = 0; m < nm; m++) {
-            if (!motion_seen[m]) continue;
-            printf("%s", first ? "" : ", ");
-            first = 0;
-            json_string(bsync_blend_tree_motion_name(tree, m));
-            printf(": %s", fmt(leaves[m], buf));
-        }
-        printf("}}\n");
+        cJSON* flat = bsync_cli_json_add(o, "leaves", cJSON_CreateObject());
+        for (uint32_t m = 0; m < nm; m++)
+            if (motion_seen[m]) bsync_cli_json_fx(flat, bsync_blend_tree_motion_name(tree, m), leaves[m]);
+        int bad = bsync_cli_json_print(stdout, o, 0);
+        cJSON_Delete(o);
+        if (bad) goto done;
     } else {
         const bsync_blend_space* space = bsync_blend_tree_node_space(tree, node);
         printf("node %s (%s)", nname, bsync_blend_type_name(bsync_blend_space_type(space)));

@@ -15,7 +15,9 @@ typedef struct command {
 static const command k_commands[] = {
     {"demo", bsync_cmd_demo, "blend the built-in humanoid's idle/walk/run tick by tick and print checksums"},
     {"weights", bsync_cmd_weights, "print a blend node's weights for given parameter values"},
-    {"plot", bsync_cmd_plot, "draw a blend space as a PNG picture"},
+#if defined(BSYNC_HAVE_PLOT) /* cairo: every CMake build unless -DBSYNC_PLOT=OFF */
+    {"plot", bsync_cmd_plot, "draw a blend space as a PNG, SVG or PDF picture"},
+#endif
     {"import", bsync_cmd_import, "glTF / BVH files -> one .bsclip (skeleton + fixed-point clips)"},
     {"eval", bsync_cmd_eval, "drive a graph instance from a CSV script; per-tick state as JSON Lines"},
     {"bake", bsync_cmd_bake, "run a graph config tick by tick and write the result as a glTF 2.0 .glb"},

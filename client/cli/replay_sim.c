@@ -55,18 +55,6 @@ int replay_sim_find_snapshot(const char* path, uint32_t limit, uint32_t* tick) {
     return found;
 }
 
-void replay_json_string(FILE* f, const char* s) {
-    fputc('"', f);
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p == '\n') fputs("\\n", f);
-        else if (*p == '\t') fputs("\\t", f);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 int replay_read_file(const char* path, uint8_t** out, size_t* len) {
     *out = NULL;
     *len = 0;
@@ -101,9 +89,8 @@ int replay_read_file(const char* path, uint8_t** out, size_t* len) {
 }
 
 
-void replay_lines_json(FILE* f, const char* text, int only_indented) {
-    fputc('[', f);
-    int first = 1;
+cJSON* replay_lines_json(cJSON* parent, const char* key, const char* text, int only_indented) {
+    cJSON* list = bsync_cli_json_add(parent, key, cJSON_CreateArray());
     const char* p = text;
     char line[1024];
     while (*p) {
@@ -114,11 +101,9 @@ void replay_lines_json(FILE* f, const char* text, int only_indented) {
             size_t m = n - skip < sizeof line - 1 ? n - skip : sizeof line - 1;
             memcpy(line, p + skip, m);
             line[m] = '\0';
-            if (!first) fputs(", ", f);
-            replay_json_string(f, line);
-            first = 0;
+            bsync_cli_json_str(list, NULL, line);
         }
         p += n + (e ? 1 : 0);
     }
-    fputc(']', f);
+    return list;
 }

@@ -1,5 +1,5 @@
 /* replay_sim.h — what `blendsync replay` and `blendsync desync` share: a match in heap memory with a
- * save buffer, and small output helpers (JSON strings, lines). Finding a replay's config and refusing
+ * save buffer, and small output helpers (lines as JSON, whole files). Finding a replay's config and refusing
  * a different match are library calls (blendsync/io/replay_verify.h). CLI code (files, malloc, stdio);
  * see docs/replay-verify.md. */
 #ifndef BLENDSYNC_CLI_REPLAY_SIM_H
@@ -12,6 +12,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/match.h"
+#include "cli_json.h"
 
 /* A match of cfg's desc in heap memory, plus a second one (for describing a difference) and a save
  * buffer of bsync_match_snapshot_size_max bytes (the largest snapshot of the match). */
@@ -31,11 +32,9 @@ void replay_sim_close(replay_sim* s);
  * or 0 when there is none. */
 int replay_sim_find_snapshot(const char* path, uint32_t limit, uint32_t* tick);
 
-/* Helpers for output. */
-void replay_json_string(FILE* f, const char* s); /* "..." with JSON escapes */
-/* The lines of text as a JSON array of strings; only_indented: only the lines starting with two
- * spaces, without them (the difference lines of io/desync.h). */
-void replay_lines_json(FILE* f, const char* text, int only_indented);
+/* The lines of text as a JSON array of strings added to parent (cli_json.h); only_indented: only
+ * the lines starting with two spaces, without them (the difference lines of io/desync.h). */
+cJSON* replay_lines_json(cJSON* parent, const char* key, const char* text, int only_indented);
 /* Read a whole file (malloc'd, NUL added; free()). 0 or -1 (errno set). */
 int replay_read_file(const char* path, uint8_t** out, size_t* len);
 

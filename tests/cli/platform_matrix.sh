@@ -48,7 +48,8 @@ targets=(
 # libfixmath's header (the core uses its fix16_t only) for targets without their own copy
 mkdir -p "$work/fixmath-include" && ln -sfn /usr/include/libfixmath "$work/fixmath-include/libfixmath"
 # Debian packages of each cross architecture's libraries, unpacked (dpkg -x) into a sysroot
-sysroot_pkgs=(libfixmath-dev libcjson-dev libcjson1 libenet-dev libenet7 libcmocka-dev libcmocka0 libstb-dev libstb0
+# (no cairo: the cross builds leave `plot` out, -DBSYNC_PLOT=OFF)
+sysroot_pkgs=(libfixmath-dev libcjson-dev libcjson1 libenet-dev libenet7 libcmocka-dev libcmocka0
   libsodium-dev libsodium23)
 
 wine_bin=""
@@ -137,7 +138,7 @@ compile_only_srcs() {
 }
 dep_include="$work/dep-include" # the host's (architecture-independent) headers of the libraries
 mkdir -p "$dep_include"
-for h in libfixmath cjson stb enet; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
+for h in libfixmath cjson enet cairo; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
 compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src" -I"$src/shared/src/io/platform" -I"$src/shared/src/io/import" -I"$src/shared/src/io/config" -I"$src/shared/src/io/replay" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
   -I"$src/proto/net/include" -I"$src/server/include" -I"$(dirname "$host")/client/generated" -isystem "$dep_include")
 
@@ -197,7 +198,8 @@ prepare_cjson_source() {
 }
 
 # Windows x86-64 with mingw-w64: the core, io and the CLI linked into blendsync.exe with Debian's
-# cJSON source (prepare_cjson_source) and stb_image_write from libstb-dev's header, run under wine.
+# cJSON source (prepare_cjson_source), run under wine. Debian ships no cairo for mingw-w64 either, so
+# `plot` (cmd_plot.c) is left out as well (main.c's BSYNC_HAVE_PLOT).
 # Without ENet for mingw-w64 (Debian ships none, and its source package is not on the mirror) the
 # `bot` command (cmd_bot.c, the client library) is left out (main.c's BSYNC_HAVE_NET); the client and
 # server libraries are still compiled, warnings as errors. mingw's C99 printf
@@ -210,16 +212,14 @@ build_win_cli() { # -> prints blendsync.exe (empty on failure; build-win64-mingw
   cj=$(prepare_cjson_source)
   {
     [ -n "$cj" ] || { echo "cannot fetch Debian's cJSON source: $(tail -n 3 "$work/apt-src.log" 2>/dev/null)"; false; } &&
-      printf '#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb/stb_image_write.h>\n' >"$b/stb_write_impl.c" &&
       for f in "$src"/shared/src/*.c "$src"/shared/src/io/*/*.c "$src"/client/cli/*.c; do
-        [ "$(basename "$f")" = cmd_bot.c ] && continue
+        case "$(basename "$f")" in cmd_bot.c | cmd_plot.c) continue ;; esac
         o="$b/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
         "${win_cc[@]}" -Wall -Wextra -Werror -Wno-format "${compile_only_incs[@]}" -isystem "$cj/include" -c "$f" -o "$o" || exit 1
         objs+=("$o")
       done &&
       "${win_cc[@]}" -w -isystem "$cj/include/cjson" -c "$cj/cJSON.c" -o "$b/obj/cJSON.o" &&
-      "${win_cc[@]}" -w -isystem "$dep_include" -c "$b/stb_write_impl.c" -o "$b/obj/stb_write_impl.o" &&
-      "${win_cc[@]}" -o "$b/blendsync.exe" "${objs[@]}" "$b/obj/cJSON.o" "$b/obj/stb_write_impl.o" -lm &&
+      "${win_cc[@]}" -o "$b/blendsync.exe" "${objs[@]}" "$b/obj/cJSON.o" -lm &&
       for f in "$src"/client/lib/*.c "$src"/proto/src/*.c "$src"/proto/net/src/*.c "$src"/server/src/*.c; do
         "${win_cc[@]}" -O0 -Wall -Wextra -Werror -Wno-format "${compile_only_incs[@]}" -c "$f" -o "$b/compile/$(basename "$f").o" || exit 1
       done
@@ -227,7 +227,7 @@ build_win_cli() { # -> prints blendsync.exe (empty on failure; build-win64-mingw
   echo "$b/blendsync.exe"
 }
 
-# wasm32: the CLI (without `bot`, as for Windows) linked with emcc and Debian's cJSON source, run under
+# wasm32: the CLI (without `bot` and `plot`, as for Windows) linked with emcc and Debian's cJSON source, run under
 # node with NODERAWFS (the program reads and writes the host's files directly, so the pipeline's
 # paths work as they are). Prints blendsync.js (empty on failure; build-wasm32-cli.log says why).
 build_wasm_cli() {
@@ -235,14 +235,13 @@ build_wasm_cli() {
   rm -rf "$b" && mkdir -p "$b/obj"
   cj=$(prepare_cjson_source)
   for f in "$src"/shared/src/*.c "$src"/shared/src/io/*/*.c "$src"/client/cli/*.c; do
-    [ "$(basename "$f")" = cmd_bot.c ] || srcs+=("$f")
+    case "$(basename "$f")" in cmd_bot.c | cmd_plot.c) ;; *) srcs+=("$f") ;; esac
   done
   {
     [ -n "$cj" ] || { echo "cannot fetch Debian's cJSON source: $(tail -n 3 "$work/apt-src.log" 2>/dev/null)"; false; } &&
-      printf '#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb/stb_image_write.h>\n' >"$b/stb_write_impl.c" &&
       (cd "$b/obj" && emcc_env emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 \
         "${compile_only_incs[@]}" -isystem "$cj/include" -c "${srcs[@]}") &&
-      (cd "$b/obj" && emcc_env emcc -O2 -w -isystem "$cj/include/cjson" -isystem "$dep_include" -c "$cj/cJSON.c" "$b/stb_write_impl.c") &&
+      (cd "$b/obj" && emcc_env emcc -O2 -w -isystem "$cj/include/cjson" -c "$cj/cJSON.c") &&
       (cd "$b/obj" && emcc_env emcc -O2 -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sSINGLE_FILE=1 \
         -o "$b/blendsync.js" ./*.o)
   } >"$b.log" 2>&1 || { echo ""; return; }
@@ -258,7 +257,8 @@ build_cli() { # name kind flags -> prints the binary (empty on failure); log in 
       darch=$(debian_arch "$triple")
       sr=$(prepare_sysroot "$darch")
       [ -n "$sr" ] || { echo "cannot download the $darch libraries (apt-get download ...:$darch)" >"$b.log"; return; }
-      args=(-DCMAKE_TOOLCHAIN_FILE="$src/cmake/clang-cross.cmake" -DBSYNC_CROSS_TRIPLE="$triple" -DBSYNC_CROSS_SYSROOT="$sr") ;;
+      args=(-DCMAKE_TOOLCHAIN_FILE="$src/cmake/clang-cross.cmake" -DBSYNC_CROSS_TRIPLE="$triple" -DBSYNC_CROSS_SYSROOT="$sr"
+        -DBSYNC_PLOT=OFF) ;;
   esac
   {
     cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=$flags" "${args[@]}" &&
