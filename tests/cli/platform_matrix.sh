@@ -456,10 +456,11 @@ for t in "${targets[@]}"; do
   printf '| %-20s |' "$name"; for c in "${cols[@]}"; do printf ' %-11s |' "${cell[$name,$c]}"; done; echo
 done
 echo "(same: identical to the x86-64 gcc -O2 host build; -: not run for this target (sweep-only build);"
-echo " builds: yes: the full CLI was built; yes, no bot: the CLI without \`bot\` (no ENet for mingw-w64 in"
-echo "   Debian; cJSON from Debian's source package), the client and server libraries compiled with -Werror;"
+echo " builds: yes: the CLI was built (the cross builds' without \`plot\`: no cairo in their sysroots);"
+echo "   yes, no bot: the CLI without \`bot\` and \`plot\` (no ENet and no cairo for mingw-w64 in Debian;"
+echo "   cJSON from Debian's source package), the client and server libraries compiled with -Werror;"
 echo "   compiles: io, CLI, client and server library sources compile with -Werror but are not linked;"
-echo " wasm32: the core's sweep and demo built with emcc alone, then the CLI (no bot) run under node;"
+echo " wasm32: the core's sweep and demo built with emcc alone, then the CLI (no bot, no plot) run under node;"
 echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
 echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
 n_missing=0
