@@ -3,7 +3,8 @@
  * Block layout: struct bsync_graph, then 8-aligned arrays in this order: clips, motion_length, filters,
  * param_kind, nodes, slots, param_refs, topo, clock_steps, clock_slot, bound_slot, bound_cursor_bytes,
  * root_tracks, layers, layer_masks, switches, plans (motion_count pointers), plan_use, then the sample plans
- * themselves (one per distinct clip, over the skeleton's rest pose; each 8-aligned).
+ * themselves (one per distinct clip, over the skeleton's rest pose; each 8-aligned), then the actions
+ * area (graph_actions.c; empty for a graph without actions).
  * Every byte is zeroed before it is filled. */
 #include "blendsync/graph.h"
 
@@ -59,7 +60,7 @@ typedef struct graph_plan {
     uint32_t P, M, N, S, C, B, L, J, W;
     size_t off_clips, off_len, off_filters, off_kind, off_nodes, off_slots, off_refs, off_topo;
     size_t off_steps, off_clock_slot, off_bound_slot, off_cursor, off_root_tracks, off_layers, off_masks, off_switches;
-    size_t off_plans, off_plan_use, off_plan_mem, plan_bytes, total;
+    size_t off_plans, off_plan_use, off_plan_mem, plan_bytes, off_actions, action_bytes, total;
     uint32_t refs;
     const bsync_graph_layer_desc* layers;
     const bsync_graph_switch_desc* switches;
@@ -86,6 +87,7 @@ static void plan_layout(graph_plan* p) {
     p->off_plans = off; off = align8(off + (size_t)p->M * sizeof(const bsync_sample_plan*));
     p->off_plan_use = off; off = align8(off + (size_t)p->M);
     p->off_plan_mem = off; off += p->plan_bytes; /* a sum of 8-aligned sizes */
+    p->off_actions = off; off = align8(off + p->action_bytes); /* graph_actions.c (0 without actions) */
     p->total = off;
 }
 
@@ -184,6 +186,9 @@ static bsync_result validate(const bsync_graph_desc* d, graph_plan* p) {
                 if (p->switches[k].node == w->node) return BSYNC_INVALID_ARGUMENT;
         }
     }
+    bsync_result ar;
+    p->action_bytes = graph_actions_validate(d, p->M, p->S, &ar);
+    if (ar != BSYNC_OK) return ar;
     plan_layout(p);
     return BSYNC_OK;
 }
@@ -196,7 +201,7 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
     bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_GRAPH);
-    bsync_checksum_u32(&c, g->pose_rule == 2u ? 5u : g->switch_count > 0 ? 4u : 3u); /* format */
+    bsync_checksum_u32(&c, g->has_actions ? 6u : g->pose_rule == 2u ? 5u : g->switch_count > 0 ? 4u : 3u); /* format */
     bsync_checksum_u32(&c, g->tick_rate);
     bsync_checksum_u32(&c, g->param_count);
     for (uint32_t i = 0; i < g->param_count; i++) {
@@ -262,14 +267,19 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
         if (l->has_mask)
             for (uint32_t j = 0; j < g->joint_count; j++) bsync_checksum_fx(&c, g->layer_masks[(size_t)i * g->joint_count + j]);
     }
-    if (g->switch_count > 0 || g->pose_rule == 2u) { /* formats 4 and 5: format-3 graphs hash as before */
+    if (g->switch_count > 0 || g->pose_rule == 2u || g->has_actions) { /* formats 4-6: format 3 as before */
         bsync_checksum_u32(&c, g->switch_count);
         for (uint32_t i = 0; i < g->switch_count; i++) {
             bsync_checksum_u32(&c, g->switches[i].node);
             bsync_checksum_u32(&c, g->switches[i].initial);
         }
     }
-    if (g->pose_rule == 2u) bsync_checksum_u32(&c, 2u); /* format 5: the pose rule (rule 1 graphs hash as before) */
+    if (g->has_actions) { /* format 6: the pose rule always, then the actions (docs/actions.md "Hash") */
+        bsync_checksum_u32(&c, g->pose_rule);
+        graph_actions_hash(g, &c);
+    } else if (g->pose_rule == 2u) {
+        bsync_checksum_u32(&c, 2u); /* format 5: the pose rule (rule 1 graphs hash as before) */
+    }
     g->hash = bsync_checksum_final(&c);
 }
 
@@ -480,6 +490,7 @@ static void build(struct bsync_graph* g, const bsync_graph_desc* d, const graph_
             g->nodes[n].own_scale = gs->time_scale;
         }
     }
+    graph_actions_build(g, d, base + p->off_actions);
     compute_hash(g, d);
 }
 

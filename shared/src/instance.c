@@ -14,6 +14,8 @@
  *   offset translations vec3[W * J], offset rotations quat[W * J], one more pose trs[J] (the new pose
  *   while offsets are computed), the initial velocities fx[2 * W * J] (translation, rotation per
  *   joint), the pre-tick pose trs[J]; last the switch stacks sw_stack[W] (instance_switch_stacks()).
+ *   A graph with actions (graph_impl.h has_actions) has the actions area (instance_actions_of(): the last
+ *   tick's reports and the range states) just before the inertialization area.
  *   The inertialization area and the stacks are found from the end of the instance, so every earlier
  *   offset is exactly what it was before they existed.
  * The struct holds the last tick's root-motion delta (rm_t, rm_r). */
@@ -49,6 +51,7 @@ static size_t layout(const bsync_graph* g, struct bsync_instance* li) {
         off = instance_align8(off + S * sizeof(fix16_t));
         off = instance_align8(off + J * sizeof(fix16_t));
     }
+    off = instance_align8(off + instance_actions_bytes(g)); /* actions, inertialization, stacks: from the end */
     off = instance_align8(off + instance_inert_bytes(g)); /* then the stacks: both found from the end */
     off = instance_align8(off + (size_t)g->switch_count * sizeof(sw_stack)); /* last: see instance_switch_stacks() */
     return off;

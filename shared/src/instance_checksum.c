@@ -71,6 +71,11 @@ uint64_t bsync_instance_state_checksum(const bsync_instance* inst) {
             }
         }
     }
+    if (g->range_states > 0) { /* only with range actions (docs/actions.md "State") */
+        const actions_area a = instance_cactions_of(inst);
+        bsync_checksum_u32(&c, g->range_states);
+        for (uint32_t k = 0; k < g->range_states; k++) bsync_checksum_u32(&c, a.open[k]);
+    }
     return bsync_checksum_final(&c);
 }
 

@@ -38,6 +38,16 @@ typedef struct eval_samples {
     fix16_t seconds[BSYNC_MAX_BLEND_POSES];
 } eval_samples;
 
+/* A one-shot slot's clamped clip seconds (kept out of line: the looping path stays as small as before). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static fix16_t one_shot_seconds(const bsync_instance* inst, uint32_t slot, fix16_t dur) {
+    bsync_clip_time t;
+    instance_slot_position(inst, slot, &t, NULL);
+    return bsync_time_seconds(&t, dur, BSYNC_LOOP_CLAMP);
+}
+
 /* The scratch pose holding bound slot b's sample of this evaluation (sampled first if needed). */
 static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* ev, const bsync_trs** out) {
     const uint64_t bit = (uint64_t)1 << b;
@@ -53,7 +63,10 @@ static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* 
     phase += gs->offset32; /* wraps mod 2^32 */
     const fix16_t dur = bsync_clip_duration(clip);
     fix16_t seconds = 0;
-    if (dur > 0) {
+    const int once = g->one_shot && g->one_shot[gs->index];
+    if (dur > 0 && once) { /* docs/actions.md "One-shot motions" */
+        seconds = one_shot_seconds(inst, g->bound_slot[b], dur);
+    } else if (dur > 0) {
         bsync_clip_time t = bsync_time_start();
         t.phase = phase;
         seconds = bsync_time_seconds(&t, dur, BSYNC_LOOP_WRAP);
@@ -72,13 +85,14 @@ static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* 
     const bsync_sample_plan* plan = g->plan_use[gs->index] ? g->plans[gs->index] : NULL;
     bsync_sample_cursor* cursor = instance_cursor_of(inst, b);
     const bsync_trs* rest = bsync_skeleton_rest_pose(g->skeleton);
+    const bsync_loop_mode mode = once ? BSYNC_LOOP_CLAMP : BSYNC_LOOP_WRAP;
     bsync_result r;
     if (g->pose_rule == 2u) /* rule 2: the lerped samples, normalised once in blend_slots */
-        r = plan ? bsync_clip_sample_planned_lerp(plan, clip, seconds, BSYNC_LOOP_WRAP, cursor, dst)
-                 : bsync_clip_sample_lerp(clip, seconds, BSYNC_LOOP_WRAP, rest, g->joint_count, cursor, dst);
+        r = plan ? bsync_clip_sample_planned_lerp(plan, clip, seconds, mode, cursor, dst)
+                 : bsync_clip_sample_lerp(clip, seconds, mode, rest, g->joint_count, cursor, dst);
     else
-        r = plan ? bsync_clip_sample_planned(plan, clip, seconds, BSYNC_LOOP_WRAP, cursor, dst)
-                 : bsync_clip_sample(clip, seconds, BSYNC_LOOP_WRAP, rest, g->joint_count, cursor, dst);
+        r = plan ? bsync_clip_sample_planned(plan, clip, seconds, mode, cursor, dst)
+                 : bsync_clip_sample(clip, seconds, mode, rest, g->joint_count, cursor, dst);
     if (r != BSYNC_OK) return r;
     ev->sampled |= bit;
     ev->src[b] = (uint8_t)b;

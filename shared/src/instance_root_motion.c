@@ -87,6 +87,15 @@ static rm_xf rm_slot_delta(const bsync_graph* g, uint32_t m, const bsync_clip_ti
                            const bsync_clip_time* p1, uint32_t offset) {
     const fix16_t dur = bsync_clip_duration(g->clips[m]);
     if (dur <= 0) return rm_identity();
+    if (bsync_graph_one_shot_(g, m)) { /* plays once: from the clamped position before to the one now */
+        const bsync_clip_time q0 = instance_offset_time(*p0, offset), q1 = instance_offset_time(*p1, offset);
+        rm_xf a1, b1;
+        rm_sample(g, m, bsync_time_seconds(&q0, dur, BSYNC_LOOP_CLAMP), &a1);
+        rm_sample(g, m, bsync_time_seconds(&q1, dur, BSYNC_LOOP_CLAMP), &b1);
+        rm_xf x1 = rm_piece(g, &a1, &b1);
+        x1.r = rm_normalize(x1.r);
+        return x1;
+    }
     /* |cycles| <= 2^62 on both sides: the modular difference is the true one */
     int64_t k = instance_to_i64((uint64_t)p1->cycles - (uint64_t)p0->cycles);
     if (k > ((int64_t)1 << 40)) k = (int64_t)1 << 40; /* unreachable bounds; keeps k +- 1 defined */
@@ -116,14 +125,6 @@ static rm_xf rm_slot_delta(const bsync_graph* g, uint32_t m, const bsync_clip_ti
     return x;
 }
 
-/* The position before the last tick: the exact inverse of bsync_time_advance with this step. */
-static bsync_clip_time rm_unstep(const bsync_clip_time* now, const bsync_time_step* step) {
-    bsync_clip_time t = *now;
-    bsync_time_step back = *step;
-    back.negative = !step->negative;
-    bsync_time_advance(&t, &back);
-    return t;
-}
 
 /* Rounded num / den (den > 0), ties away from zero, saturated. */
 static fix16_t rm_div_round(int64_t num, uint64_t den) {
@@ -154,12 +155,12 @@ void instance_update_root_motion(bsync_instance* inst) {
         uint32_t offset;
         if (gs->clock != GRAPH_NONE) {
             now = &sc[gs->clock];
-            before = rm_unstep(now, &g->clock_steps[gs->clock]);
+            before = instance_unstep(now, &g->clock_steps[gs->clock]);
             offset = gs->offset32;
         } else {
             const graph_node* gn = &g->nodes[gs->node];
             now = &clocks[gn->driver];
-            before = rm_unstep(now, &steps[gn->driver]);
+            before = instance_unstep(now, &steps[gn->driver]);
             offset = gn->offset32 + gs->offset32; /* wraps mod 2^32 */
         }
         const rm_xf d = rm_slot_delta(g, gs->index, &before, now, offset);

@@ -29,7 +29,8 @@ static uint64_t r_u64(const unsigned char** p) {
 size_t bsync_instance_snapshot_size(const bsync_graph* g) {
     if (!g) return 0;
     return 32u + 4u + 48u * (size_t)g->param_count + 4u + 20u * (size_t)g->node_count + 4u +
-           20u * (size_t)g->clock_count + (g->switch_count > 0 ? 4u + 68u * (size_t)g->switch_count : 0u) + 8u;
+           20u * (size_t)g->clock_count + (g->switch_count > 0 ? 4u + 68u * (size_t)g->switch_count : 0u) +
+           (g->range_states > 0 ? 4u + (size_t)g->range_states : 0u) + 8u;
 }
 
 /* Active inertializations (0 without the area). */
@@ -77,9 +78,12 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
     if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
     writer w = {(unsigned char*)buf};
     w_u32(&w, BSYNC_SNAPSHOT_MAGIC);
-    w_u32(&w, n_inert > 0                ? BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY
-              : g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES
-                                    : BSYNC_SNAPSHOT_VERSION);
+    if (g->range_states > 0) /* docs/actions.md "Snapshots" */
+        w_u32(&w, n_inert > 0 ? BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA : BSYNC_SNAPSHOT_VERSION_ACTIONS);
+    else
+        w_u32(&w, n_inert > 0                ? BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY
+                  : g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES
+                                        : BSYNC_SNAPSHOT_VERSION);
     w_u64(&w, g->hash);
     w_u32(&w, (uint32_t)total);
     w_u32(&w, 0);
@@ -116,6 +120,11 @@ bsync_result bsync_instance_save(const bsync_instance* inst, void* buf, size_t c
                 w_u32(&w, e->done);
             }
         }
+    }
+    if (g->range_states > 0) {
+        const actions_area ac = instance_cactions_of(inst);
+        w_u32(&w, g->range_states);
+        for (uint32_t k = 0; k < g->range_states; k++) *w.p++ = ac.open[k];
     }
     if (n_inert > 0) {
         const inert_area a = instance_cinert_of(inst);
@@ -280,6 +289,15 @@ static int read_body(bsync_instance* inst, const unsigned char* p, int apply) {
             if (apply) stacks[i] = ss; /* weights: instance_derive_all */
         }
     }
+    if (g->range_states > 0) { /* the range states: each 0 or 1 */
+        if (r_u32(&p) != g->range_states) return 0;
+        uint8_t* open = instance_actions_of(inst).open;
+        for (uint32_t k = 0; k < g->range_states; k++) {
+            const uint8_t v = *p++;
+            if (v > 1u) return 0;
+            if (apply) open[k] = v;
+        }
+    }
     if (apply) inst->tick = tick;
     return 1;
 }
@@ -292,10 +310,18 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     if (len < 32u) return BSYNC_BAD_BLOB;
     if (r_u32(&p) != BSYNC_SNAPSHOT_MAGIC) return BSYNC_BAD_BLOB;
     const uint32_t version = r_u32(&p);
-    const int v3 = (version == BSYNC_SNAPSHOT_VERSION_INERTIA || version == BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY) &&
-                   instance_can_inertialize(g); /* an inertialization block follows */
-    if (version != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION) && !v3)
-        return BSYNC_BAD_BLOB;
+    int v3;
+    if (g->range_states > 0) { /* graphs with range actions: versions 5 and 6 only */
+        if (version != BSYNC_SNAPSHOT_VERSION_ACTIONS &&
+            !(version == BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA && instance_can_inertialize(g)))
+            return BSYNC_BAD_BLOB;
+        v3 = version == BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA;
+    } else {
+        v3 = (version == BSYNC_SNAPSHOT_VERSION_INERTIA || version == BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY) &&
+             instance_can_inertialize(g); /* an inertialization block follows */
+        if (version != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION) && !v3)
+            return BSYNC_BAD_BLOB;
+    }
     const uint64_t hash = r_u64(&p);
     const uint32_t declared = r_u32(&p);
     const uint32_t zero = r_u32(&p);
@@ -324,5 +350,6 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     instance_derive_all(inst);
     instance_reset_cursors(inst);
     instance_update_root_motion(inst); /* the last tick's delta (docs/instance.md "Root motion") */
+    if (g->has_actions) *instance_actions_of(inst).count = 0; /* the saved tick's reports were the saver's */
     return BSYNC_OK;
 }

@@ -22,7 +22,12 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
             (t->inertialize && t->fade_ticks == 0))
             return BSYNC_INVALID_ARGUMENT;
     }
+    /* exit-time transitions due at the start of this tick (docs/actions.md "Exit-time transitions"):
+     * applied before the tick's own triggers */
+    bsync_switch_trigger exits[BSYNC_GRAPH_MAX_SWITCHES];
+    const uint32_t exit_count = instance_exit_triggers(inst, exits);
     int inertialize = 0;
+    for (uint32_t k = 0; k < exit_count; k++) inertialize |= exits[k].inertialize != 0;
     for (uint32_t k = 0; k < trigger_count; k++) {
         if (triggers[k].inertialize && !instance_can_inertialize(g)) return BSYNC_MISMATCH;
         inertialize |= triggers[k].inertialize != 0;
@@ -74,14 +79,17 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
                 if (!a.st[i].active) continue;
                 if (++a.st[i].elapsed >= a.st[i].total) instance_inert_clear(inst, i);
             }
-            for (uint32_t k = 0; k < trigger_count; k++) /* the stack before this tick's triggers */
-                if (triggers[k].inertialize) old[triggers[k].switch_index] = stacks[triggers[k].switch_index];
+            for (uint32_t k = 0; k < exit_count + trigger_count; k++) { /* the stack before the triggers */
+                const bsync_switch_trigger* t = k < exit_count ? &exits[k] : &triggers[k - exit_count];
+                if (t->inertialize) old[t->switch_index] = stacks[t->switch_index];
+            }
         }
-        for (uint32_t k = 0; k < trigger_count; k++) {
-            const uint32_t i = triggers[k].switch_index;
-            if (instance_sw_push(inst, i, &triggers[k]) && triggers[k].inertialize) {
+        for (uint32_t k = 0; k < exit_count + trigger_count; k++) { /* exits first, then the tick's own */
+            const bsync_switch_trigger* t = k < exit_count ? &exits[k] : &triggers[k - exit_count];
+            const uint32_t i = t->switch_index;
+            if (instance_sw_push(inst, i, t) && t->inertialize) {
                 start[i] = 1;
-                total[i] = triggers[k].fade_ticks; /* the last applied inertialized trigger's */
+                total[i] = t->fade_ticks; /* the last applied inertialized trigger's */
                 any_start = 1;
             }
         }
@@ -105,5 +113,7 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
     instance_update_root_motion(inst);
     /* 7. inertializations started by this tick's triggers: their offsets (two poses each) */
     if (any_start) instance_inert_start(inst, start, total, old, have_prev);
+    /* 8. actions: the events and ranges this tick crossed (docs/actions.md) */
+    instance_actions_tick(inst);
     return BSYNC_OK;
 }

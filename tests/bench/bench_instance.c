@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     memset(f, 0, sizeof f);
     f[0].smooth_time = 19661;
     const bsync_clip* clips[3] = {h.clips[0], h.clips[1], h.clips[2]};
-    bsync_graph_desc gd = {tree, h.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc gd = {tree, h.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* g = NULL;
     if (bsync_graph_create(&gd, NULL, &g) != BSYNC_OK) return 1;
     gd.root_motion = BSYNC_ROOT_MOTION_EXTRACT;

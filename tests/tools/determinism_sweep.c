@@ -267,7 +267,7 @@ static int sweep(digests* o) {
         for (int mode = 0; mode < 2; mode++) {
             bsync_graph_desc gd = {tree, hum.skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_EXTRACT,
                                    mode ? BSYNC_ROOT_ROTATION_FULL : BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0,
-                                   BSYNC_POSE_RULE_NORMALIZED};
+                                   BSYNC_POSE_RULE_NORMALIZED, NULL};
             bsync_graph* g = NULL;
             if (bsync_graph_create(&gd, NULL, &g) != BSYNC_OK) return 2;
             static uint64_t inst_mem[4096];

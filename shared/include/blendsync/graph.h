@@ -120,6 +120,9 @@
  *   only when switch_count > 0 or pose rule 2 (the first u32 is then 4, format 4, or 5 with pose rule
  *     2): u32 switch_count; per switch u32 node, u32 initial_child;
  *   only with pose rule 2 (format 5): u32 2.
+ *   Format 6, only for a graph with a one-shot motion, an action or an exit (first u32 6): the stream
+ *   above with the switch block always present and then u32 pose_rule (1 or 2), then the actions block
+ *   of docs/actions.md ("Hash"). Graphs without them hash exactly as before.
  * So two graphs built from equal inputs have equal hashes, and any change to the tick rate, a name, a
  * default, a filter or its curve, a layout, the tree's structure, a time option, the skeleton, a
  * clip's content, a root-motion setting or a layer (its node, mode, weight, weight source or the joints
@@ -219,6 +222,66 @@ typedef struct bsync_graph_switch_desc {
     uint32_t initial_child; /* the state playing at init, a child index of `node` */
 } bsync_graph_switch_desc;
 
+/* ---- actions (docs/actions.md is the specification): one-shot motions, events and ranges on motions,
+ * exit-time transitions of switch states. A graph with none of them hashes, ticks, checksums and
+ * snapshots exactly as before they existed.
+ *
+ * One-shot motion (desc.one_shot[m] = 1): the motion plays its clip once and holds the last pose. Its
+ * position is that of its clock (the NONE node's motion clock, or the driving node's clock in a
+ * synchronised node, + the cycle offset): sampled at bsync_time_seconds(position, duration, CLAMP), so
+ * from one whole cycle on it holds the clip's end; root motion stops there. In a synchronised node the
+ * looping children keep wrapping on the same clock (Unity's rule for a blend tree mixing looping and
+ * non-looping clips: the tree's normalised time runs on, non-looping clips clamp).
+ *
+ * Action (bsync_graph_action_desc): a named EVENT at clip time `time`, or a RANGE [time, end), on a motion
+ * with a bound clip of duration > 0 (0 <= time <= duration; a range 0 <= time < end <= duration), an
+ * integer payload, and a firing policy: WEIGHT (zero: the slot's contribution this tick >= threshold, and
+ * > 0), LEADER (the slot has the largest contribution of its sync group, > 0) or ALWAYS. Actions are
+ * listed grouped by motion (motions non-decreasing); names need not be unique.
+ *
+ * Exit (bsync_graph_exit_desc): while `state` is the newest entry of switch `switch_index`, at the start
+ * of a tick whose state clock is past `exit_time` (normalised: 1.0 = the clip's, or the node's, cycle
+ * end) the switch plays `target` as if a trigger {switch_index, target, fade_ticks, carry_time,
+ * inertialize} came first in that tick (explicit triggers of the tick apply after it). */
+typedef enum bsync_action_kind { BSYNC_ACTION_EVENT = 0, BSYNC_ACTION_RANGE = 1 } bsync_action_kind;
+typedef enum bsync_action_policy {
+    BSYNC_ACTION_POLICY_WEIGHT = 0, /* contribution >= threshold (and > 0) */
+    BSYNC_ACTION_POLICY_LEADER = 1, /* the largest contribution of its sync group (and > 0) */
+    BSYNC_ACTION_POLICY_ALWAYS = 2  /* whatever the weight (a zero-weight slot's clock runs too) */
+} bsync_action_policy;
+
+#define BSYNC_GRAPH_MAX_ACTIONS 4096u
+#define BSYNC_GRAPH_MAX_EXIT_TIME ((fix16_t)(1024 * 65536)) /* 1024 cycles */
+
+typedef struct bsync_graph_action_desc {
+    const char* name;           /* 1..BSYNC_MAX_NAME-1 bytes (copied) */
+    uint32_t motion;            /* a motion with a bound clip of duration > 0 */
+    bsync_action_kind kind;     /* zero: EVENT */
+    fix16_t time;               /* EVENT: its clip time; RANGE: its begin */
+    fix16_t end;                /* RANGE: its end (> time); EVENT: 0 */
+    int32_t payload;
+    bsync_action_policy policy; /* zero: WEIGHT */
+    fix16_t threshold;          /* WEIGHT: in [0, 64.0] (0: any contribution > 0); other policies: 0 */
+} bsync_graph_action_desc;
+
+typedef struct bsync_graph_exit_desc {
+    uint32_t switch_index; /* a switch of desc.switches */
+    uint32_t state;        /* the child of the switch node that exits (one exit per state) */
+    uint32_t target;       /* the child it goes to (not `state`) */
+    fix16_t exit_time;     /* normalised, in (0, BSYNC_GRAPH_MAX_EXIT_TIME] (1.0: when the clip ends) */
+    uint32_t fade_ticks;   /* as bsync_switch_trigger (instance.h) */
+    uint32_t carry_time;   /* 0 or 1 */
+    uint32_t inertialize;  /* 0 or 1 (fade_ticks >= 1 and a skeleton) */
+} bsync_graph_exit_desc;
+
+typedef struct bsync_graph_actions_desc {
+    const uint32_t* one_shot;               /* NULL or motion_count values 0/1 (1: plays once) */
+    const bsync_graph_action_desc* actions; /* NULL or action_count entries, grouped by motion */
+    uint32_t action_count;
+    const bsync_graph_exit_desc* exits;     /* NULL or exit_count entries */
+    uint32_t exit_count;
+} bsync_graph_actions_desc;
+
 typedef struct bsync_graph_desc {
     const bsync_blend_tree* tree;
     const bsync_skeleton* skeleton;               /* NULL only when no clip is bound (no poses then) */
@@ -234,6 +297,7 @@ typedef struct bsync_graph_desc {
     const bsync_graph_switch_desc* switches;      /* NULL or switch_count entries */
     uint32_t switch_count;                        /* zero: no switch nodes */
     bsync_pose_rule pose_rule;                    /* zero: BSYNC_POSE_RULE_NORMALIZED (rule 1) */
+    const bsync_graph_actions_desc* actions;      /* NULL: no one-shots, actions or exits */
 } bsync_graph_desc;
 
 typedef struct bsync_graph bsync_graph; /* opaque, one block */
@@ -270,6 +334,13 @@ BSYNC_API uint32_t bsync_graph_layer_count(const bsync_graph* graph); /* 0 for N
 BSYNC_API uint32_t bsync_graph_switch_count(const bsync_graph* graph); /* 0 for NULL */
 /* The node of switch i (UINT32_MAX for NULL or i out of range). */
 BSYNC_API uint32_t bsync_graph_switch_node(const bsync_graph* graph, uint32_t sw);
+
+/* Actions (docs/actions.md). one_shot: 1 for a one-shot motion (0 for NULL or out of range). */
+BSYNC_API uint32_t bsync_graph_motion_one_shot(const bsync_graph* graph, uint32_t motion);
+BSYNC_API uint32_t bsync_graph_action_count(const bsync_graph* graph); /* 0 for NULL */
+/* Action i as given (name pointing into the graph). BSYNC_INVALID_ARGUMENT for NULL or i out of range. */
+BSYNC_API bsync_result bsync_graph_action(const bsync_graph* graph, uint32_t i, bsync_graph_action_desc* out);
+BSYNC_API uint32_t bsync_graph_exit_count(const bsync_graph* graph); /* 0 for NULL */
 
 #ifdef __cplusplus
 }

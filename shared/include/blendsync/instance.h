@@ -14,6 +14,7 @@
  *   checksums     _state_checksum _parameter_checksum _node_checksum _pose_checksum
  *   pose          _pose (local, and model on request)  _joint_query (model transforms of chosen joints)
  *   snapshots     _save _load  _snapshot_size _snapshot_size_max _snapshot_size_now
+ *   actions       _actions (the last tick's events and ranges)  _motion_time (one-shots: finished)
  *
  * The specification (exact rules, bit for bit) is docs/instance.md, by section: "State" (what a
  * snapshot holds and the state checksum covers; everything else is derived), "One tick" (filters,
@@ -55,6 +56,8 @@ extern "C" {
 #define BSYNC_SNAPSHOT_VERSION_SWITCHES 2u /* graphs with switches */
 #define BSYNC_SNAPSHOT_VERSION_INERTIA 3u  /* read only: inertialization without velocities */
 #define BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY 4u /* graphs with switches, while one inertializes */
+#define BSYNC_SNAPSHOT_VERSION_ACTIONS 5u  /* graphs with range actions (docs/actions.md "Snapshots") */
+#define BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA 6u /* the same while a switch inertializes */
 #define BSYNC_SWITCH_STACK_DEPTH 4u
 #define BSYNC_SWITCH_MAX_FADE_TICKS 0x100000u
 
@@ -135,6 +138,39 @@ BSYNC_API fix16_t bsync_instance_inertia_decay(uint32_t k, uint32_t total);
  * v0 per tick: exactly bsync_instance_inertia_decay(e, total) when x0 <= 0 or v0 >= 0 (a positive v0 is
  * zeroed); else 1.0 at e = 0, 0 for e >= min(total, 5 x0 / |v0|), in [0, 1.0]. */
 BSYNC_API fix16_t bsync_instance_inertia_curve(uint32_t e, uint32_t total, fix16_t x0, fix16_t v0);
+
+/* ---- actions (graph.h "actions"; docs/actions.md is the specification) */
+/* One action of one motion slot in the last tick: an EVENT crossed `count` times, or a RANGE entered
+ * `count` times, left `exits` times and open (`active`) after the tick. Listed when something happened
+ * (an event crossed, a range entered, left or open), by slot (node, child), then action index. */
+typedef struct bsync_action_report {
+    uint32_t action;  /* graph action index (bsync_graph_action: name, payload, times) */
+    uint32_t node;    /* the motion slot that played it: node and child index */
+    uint32_t child;
+    uint32_t kind;    /* bsync_action_kind */
+    uint32_t count;   /* EVENT: crossings this tick; RANGE: entries this tick */
+    uint32_t exits;   /* RANGE: exits this tick */
+    uint32_t active;  /* RANGE: 1 when open after this tick */
+    int32_t payload;  /* the action's payload */
+} bsync_action_report;
+/* The last tick's reports (a pointer into the instance, valid until its next tick or load); *count 0
+ * after init and right after a load (the saved tick's reports were the saver's), and for graphs without
+ * actions. BSYNC_INVALID_ARGUMENT for NULL arguments. */
+BSYNC_API bsync_result bsync_instance_actions(const bsync_instance* inst, const bsync_action_report** out,
+                                              uint32_t* count);
+/* Where a motion slot (node, child) is: cycles completed, clip seconds (clamped for a one-shot, wrapped
+ * otherwise), normalised time in [0, 1) (1.0 once a one-shot finished), one_shot, finished (a one-shot
+ * past its end). BSYNC_INVALID_ARGUMENT for NULL arguments, indices out of range or a node child. */
+typedef struct bsync_motion_time {
+    int64_t cycles;
+    fix16_t seconds;
+    fix16_t normalized;
+    uint32_t one_shot;
+    uint32_t finished;
+    uint32_t pad_;
+} bsync_motion_time;
+BSYNC_API bsync_result bsync_instance_motion_time(const bsync_instance* inst, uint32_t node, uint32_t child,
+                                                  bsync_motion_time* out);
 
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
 BSYNC_API uint64_t bsync_instance_tick_count(const bsync_instance* inst);

@@ -5,6 +5,7 @@
 #ifndef BLENDSYNC_INTERNAL_GRAPH_IMPL_H
 #define BLENDSYNC_INTERNAL_GRAPH_IMPL_H
 
+#include "blendsync/checksum.h"
 #include "blendsync/graph.h"
 #include "blendsync/sample.h"
 #include "blendsync/time.h"
@@ -44,6 +45,21 @@ typedef struct graph_switch {
     uint32_t node, initial; /* bsync_graph_switch_desc, validated */
 } graph_switch;
 
+/* An action as built (graph_actions.c; docs/actions.md). */
+typedef struct graph_action {
+    uint32_t motion, kind, policy, pad_;
+    fix16_t time, end, threshold;
+    int32_t payload;
+    uint64_t at, until; /* time and end in 2^-32 cycle units, ceil(t * 2^32 / duration), <= 2^32 */
+    char name[BSYNC_MAX_NAME];
+} graph_action;
+
+typedef struct graph_exit {
+    uint32_t sw, state, target;
+    fix16_t at; /* exit_time */
+    uint32_t fade, carry, inertialize, pad_;
+} graph_exit;
+
 struct bsync_graph {
     bsync_block_header head;
     uint64_t hash;
@@ -82,7 +98,27 @@ struct bsync_graph {
                                        calls bsync_clip_sample (clips whose tracks share one key-time
                                        grid: that path searches the keys once per call and is faster
                                        there; the same bits either way, sample.h) */
+    /* actions (graph_actions.c, docs/actions.md); all zero / NULL for a graph without them */
+    uint32_t has_actions;           /* a one-shot motion, an action or an exit: hash format 6 */
+    uint32_t action_count, exit_count;
+    uint32_t range_states;          /* instance range states: sum over motion slots of their ranges */
+    uint32_t report_cap;            /* sum over motion slots of their motion's actions */
+    uint32_t actions_pad_;
+    uint8_t* one_shot;              /* motion_count (NULL without actions: every motion loops) */
+    graph_action* actions;          /* action_count, grouped by motion */
+    uint32_t* motion_first_action;  /* motion_count + 1 */
+    uint32_t* slot_range_base;      /* slot_count: the slot's first range state (motion slots) */
+    graph_exit* exits;              /* exit_count */
 };
+
+/* graph_actions.c: the actions part of graph.c's build (docs/actions.md) */
+size_t graph_actions_validate(const bsync_graph_desc* d, uint32_t motion_count, uint32_t slot_count,
+                              bsync_result* result);
+void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* d, unsigned char* mem);
+void graph_actions_hash(const struct bsync_graph* g, bsync_checksum_state* c);
+
+/* 1 for a one-shot motion (graphs without actions: none). */
+static inline int bsync_graph_one_shot_(const bsync_graph* g, uint32_t m) { return g->one_shot && g->one_shot[m]; }
 
 /* The denominator of node clocks (bsync_time_step_init(1.0, ., rate)). */
 static inline uint64_t bsync_graph_node_den_(const bsync_graph* g) { return (uint64_t)g->tick_rate * 65536u; }

@@ -85,6 +85,16 @@ static inline size_t instance_inert_bytes(const bsync_graph* g) {
            J * sizeof(bsync_trs) + instance_align8(2u * W * J * sizeof(fix16_t)) + J * sizeof(bsync_trs);
 }
 
+/* The actions area (graph_impl.h has_actions; docs/actions.md "State"): u32 report count, u32 0, the
+ * last tick's reports bsync_action_report[report_cap], the range states u8[range_states] (8-aligned).
+ * It sits just before the inertialization area (found from the end, so graphs without actions keep
+ * their exact layout). */
+static inline size_t instance_actions_bytes(const bsync_graph* g) {
+    if (!g->has_actions) return 0;
+    return 8u + instance_align8((size_t)g->report_cap * sizeof(bsync_action_report)) +
+           instance_align8((size_t)g->range_states);
+}
+
 /* A live instance (instance_init ran on it). */
 static inline int instance_valid(const bsync_instance* inst) {
     return inst && inst->magic == INSTANCE_MAGIC && inst->graph;
@@ -131,6 +141,65 @@ static inline inert_area instance_cinert_of(const bsync_instance* inst) {
     return instance_inert_of((bsync_instance*)(uintptr_t)inst);
 }
 
+typedef struct actions_area {
+    uint32_t* count;              /* reports of the last tick */
+    bsync_action_report* report;  /* report_cap */
+    uint8_t* open;                /* range_states: 1 while the range is open (state) */
+} actions_area;
+static inline actions_area instance_actions_of(bsync_instance* inst) {
+    const bsync_graph* g = inst->graph;
+    unsigned char* p = (unsigned char*)inst + (size_t)inst->size - (size_t)g->switch_count * sizeof(sw_stack) -
+                       instance_inert_bytes(g) - instance_actions_bytes(g);
+    actions_area a;
+    a.count = (uint32_t*)(void*)p;
+    a.report = (bsync_action_report*)(void*)(p + 8u);
+    a.open = p + 8u + instance_align8((size_t)g->report_cap * sizeof(bsync_action_report));
+    return a;
+}
+static inline actions_area instance_cactions_of(const bsync_instance* inst) {
+    return instance_actions_of((bsync_instance*)(uintptr_t)inst);
+}
+
+/* The position before the last tick: the exact inverse of bsync_time_advance with this step (the
+ * steps of the last tick are the current ones: docs/instance.md "Root motion"). */
+static inline bsync_clip_time instance_unstep(const bsync_clip_time* now, const bsync_time_step* step) {
+    bsync_clip_time t = *now;
+    bsync_time_step back = *step;
+    back.negative = !step->negative;
+    bsync_time_advance(&t, &back);
+    return t;
+}
+
+/* `t` + offset (2^-32 cycle units), the carry into cycles counted. */
+static inline bsync_clip_time instance_offset_time(bsync_clip_time t, uint32_t offset) {
+    if ((uint64_t)t.phase + (uint64_t)offset > 0xFFFFFFFFu) t.cycles += 1;
+    t.phase += offset; /* wraps mod 2^32 */
+    return t;
+}
+
+/* Motion slot s's clock position (its NONE clock, or its driving node's clock, plus the offsets: the
+ * position the pose samples at, cycles counted) now, and (before != NULL) before the last tick. */
+static inline void instance_slot_position(const bsync_instance* inst, uint32_t s, bsync_clip_time* now,
+                                          bsync_clip_time* before) {
+    const bsync_graph* g = inst->graph;
+    const graph_slot* gs = &g->slots[s];
+    const bsync_clip_time* clk;
+    const bsync_time_step* step;
+    uint32_t offset;
+    if (gs->clock != GRAPH_NONE) {
+        clk = &CARR(inst, bsync_clip_time, off_slot_clocks)[gs->clock];
+        step = &g->clock_steps[gs->clock];
+        offset = gs->offset32;
+    } else {
+        const graph_node* gn = &g->nodes[gs->node];
+        clk = &CARR(inst, bsync_clip_time, off_clocks)[gn->driver];
+        step = &CARR(inst, bsync_time_step, off_steps)[gn->driver];
+        offset = gn->offset32 + gs->offset32; /* wraps mod 2^32 */
+    }
+    *now = instance_offset_time(*clk, offset);
+    if (before) *before = instance_offset_time(instance_unstep(clk, step), offset);
+}
+
 /* Bound slot b's key cursor (cursors are packed in bound order). */
 static inline bsync_sample_cursor* instance_cursor_of(bsync_instance* inst, uint32_t bound) {
     unsigned char* p = (unsigned char*)inst + (size_t)inst->off_cursors;
@@ -173,6 +242,12 @@ fix16_t instance_inert_angle(bsync_quat q);
 void instance_inert_clear(bsync_instance* inst, uint32_t i);
 void instance_inert_start(bsync_instance* inst, const uint32_t* start, const uint32_t* total, sw_stack* old,
                           int have_prev);
+
+/* instance_actions.c (docs/actions.md) */
+/* The exits due at the start of this tick, as triggers (at most one per switch) into out; their count. */
+uint32_t instance_exit_triggers(const bsync_instance* inst, bsync_switch_trigger* out);
+/* The last tick's reports and the new range states (after the clocks advanced). */
+void instance_actions_tick(bsync_instance* inst);
 
 /* instance_root_motion.c */
 /* The last tick's root-motion delta (inst->rm_t, rm_r) from the clocks stepped back one tick. */

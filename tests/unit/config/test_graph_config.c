@@ -389,9 +389,10 @@ static void test_field_errors(void** state) {
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"\"}}"),
                  "g.json: /clips/walk/source: expected a string (a file path)");
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"speed\": 2}}"),
-                 "g.json: /clips/walk/speed: unknown field (a clip has: source, animation, loop)");
-    expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"loop\": false}}"),
-                 "g.json: /clips/walk/loop: loop: false is not supported yet (the graph plays every bound clip looped)");
+                 "g.json: /clips/walk/speed: unknown field (a clip has: source, animation, loop, events)");
+    /* issue 31: "loop": false is a one-shot now (tests/unit/test_graph_config_actions.c) */
+    expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"loop\": false, \"events\": [{\"name\": \"x\"}]}}"),
+                 "g.json: /clips/walk/events/0: an event needs \"time\" (an instant) or both \"begin\" and \"end\" (a range)");
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"loop\": 1}}"),
                  "g.json: /clips/walk/loop: expected true or false");
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\"}, \"walk\": {\"source\": \"b.gltf\"}}"),

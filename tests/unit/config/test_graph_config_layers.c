@@ -305,7 +305,7 @@ static void test_switch_errors(void** state) {
     load_error(SW("\"parameter\": \"p\", \"children\": [{\"motion\": \"a\"}]"),
                "/nodes/s/parameter: unknown field (a Switch node has: type, initial, children, sync)");
     load_error(SW("\"children\": [{\"motion\": \"a\", \"threshold\": 1}]"),
-               "/nodes/s/children/0/threshold: unknown field (a Switch child has: motion, time_scale, cycle_offset)");
+               "/nodes/s/children/0/threshold: unknown field (a Switch child has: motion, time_scale, cycle_offset, exit)");
     load_error(SW("\"children\": [{\"motion\": \"a\", \"time_scale\": 0}]"),
                "/nodes/s/children/0/time_scale: expected a number from 0.00098 (1/1024) to 1024");
     load_error("{\"parameters\": {}, \"root\": \"s\", \"nodes\": {\"s\": {\"type\": \"Switch\", \"children\": [{\"motion\": \"a\"}]}}}",

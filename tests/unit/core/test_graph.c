@@ -281,7 +281,7 @@ static void test_too_many_bound_slots(void** state) {
     bsync_blend_tree* t = NULL;
     assert_int_equal(bsync_blend_tree_create(&td, NULL, &t, NULL, NULL), BSYNC_OK);
     const bsync_clip* clips[1] = {g_h.clips[1]};
-    bsync_graph_desc d = {t, g_h.skeleton, clips, 30, NULL, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc d = {t, g_h.skeleton, clips, 30, NULL, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* gr = NULL;
     assert_int_equal(bsync_graph_create(&d, NULL, &gr), BSYNC_LIMIT_EXCEEDED);
     clips[0] = NULL; /* unbound: no poses to blend, accepted */

@@ -56,7 +56,7 @@ static bsync_graph* make_graph(const bsync_procedural_humanoid* h, const bsync_b
     memset(f, 0, sizeof f);
     f[0].smooth_time = 19661; /* 0.3 s */
     const bsync_clip* clips[3] = {h->clips[0], h->clips[1], h->clips[2]};
-    bsync_graph_desc d = {tree, h->skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc d = {tree, h->skeleton, clips, 30, f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&d, a, &g), BSYNC_OK);
     return g;
@@ -356,7 +356,7 @@ static void test_walk_to_run_is_smooth(void** state) {
     memset(&f, 0, sizeof f);
     f.smooth_time = BSYNC_FX_HALF;
     const bsync_clip* clips[2] = {g_f.h.clips[BSYNC_PROCEDURAL_WALK], g_f.h.clips[BSYNC_PROCEDURAL_RUN]};
-    bsync_graph_desc gd = {tree, g_f.h.skeleton, clips, 30, &f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc gd = {tree, g_f.h.skeleton, clips, 30, &f, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
     const bsync_trs* rest = bsync_skeleton_rest_pose(g_f.h.skeleton);
@@ -433,7 +433,7 @@ static void test_init_and_argument_errors(void** state) {
     assert_int_equal(bsync_instance_load(inst, NULL, 0), BSYNC_INVALID_ARGUMENT);
     free(mem);
     /* a graph without a skeleton: state works, poses do not */
-    bsync_graph_desc d = {g_f.tree, NULL, NULL, 30, NULL, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc d = {g_f.tree, NULL, NULL, 30, NULL, NULL, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&d, NULL, &g), BSYNC_OK);
     void* m2;

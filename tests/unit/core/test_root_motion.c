@@ -131,7 +131,7 @@ static void world_init(world* w, uint32_t n, const fix16_t* weights, const fix16
     w->n = n;
     w->tree = bsync_test_tree_direct(n, weights);
     bsync_graph_node_options opt = {BSYNC_SYNC_NORMALIZED, NULL, offsets};
-    bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, mode, rot, root_joint, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, mode, rot, root_joint, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
     w->inst = bsync_test_instance_new(w->graph, &w->mem);
 }
@@ -513,7 +513,7 @@ static bsync_graph* humanoid_graph(bsync_blend_tree** tree, fix16_t speed_defaul
     bsync_blend_tree_desc td = {pn, defaults, 1, mn, 2, &node, 1, 0};
     assert_int_equal(bsync_blend_tree_create(&td, NULL, tree, NULL, NULL), BSYNC_OK);
     const bsync_clip* clips[2] = {g_h.clips[BSYNC_PROCEDURAL_WALK], g_h.clips[BSYNC_PROCEDURAL_RUN]};
-    bsync_graph_desc gd = {*tree, g_h.skeleton, clips, 30, NULL, NULL, mode, rot, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc gd = {*tree, g_h.skeleton, clips, 30, NULL, NULL, mode, rot, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
     return g;

@@ -77,7 +77,7 @@ static void world_direct(world* w, uint32_t n, const fix16_t* lengths, const fix
     for (uint32_t i = 0; i < n; i++) w->clips[i] = make_ramp(w->skel, lengths[i]);
     w->tree = bsync_test_tree_direct(n, weights);
     bsync_graph_node_options opt = {sync, scales, offsets};
-    bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc gd = {w->tree, w->skel, (const bsync_clip* const*)w->clips, rate, NULL, &opt, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     assert_int_equal(bsync_graph_create(&gd, NULL, &w->graph), BSYNC_OK);
     w->inst = bsync_test_instance_new(w->graph, &w->mem);
 }
@@ -181,7 +181,7 @@ static void test_nested_sync_shares_phase(void** state) {
     assert_int_equal(bsync_blend_tree_create(&td, NULL, &tree, NULL, NULL), BSYNC_OK);
     fix16_t offs[2] = {BSYNC_FX_ONE / 4, 0}; /* A sampled a quarter cycle ahead of the root */
     bsync_graph_node_options opts[2] = {{BSYNC_SYNC_NORMALIZED, NULL, offs}, {BSYNC_SYNC_NORMALIZED, NULL, NULL}};
-    bsync_graph_desc gd = {tree, skel, (const bsync_clip* const*)clips, 30, NULL, opts, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED};
+    bsync_graph_desc gd = {tree, skel, (const bsync_clip* const*)clips, 30, NULL, opts, BSYNC_ROOT_MOTION_KEEP, BSYNC_ROOT_ROTATION_YAW, 0, NULL, 0, NULL, 0, BSYNC_POSE_RULE_NORMALIZED, NULL};
     bsync_graph* g = NULL;
     assert_int_equal(bsync_graph_create(&gd, NULL, &g), BSYNC_OK);
     void* mem = NULL;

@@ -30,9 +30,9 @@
  *                 .bvh .bsclip), or "builtin:humanoid": the built-in procedural humanoid (procedural.h:
  *                 its skeleton and clips "idle", "walk", "run", used like an imported asset); any other
  *                 "builtin:..." is an error at /clips/MOTION/source; "animation" defaults to MOTION;
- *                 "loop" defaults to true and only true
- *                 is accepted for now (the graph plays every bound clip wrapped); every MOTION must be a
- *                 motion of the tree;
+ *                 "loop" defaults to true; false makes the motion a one-shot; "events" lists
+ *                 events and ranges (docs/graph-config.md "Events", docs/actions.md); every MOTION
+ *                 must be a motion of the tree; a Switch child may have an "exit";
  *               "layers": [ {"node": NODE, "mode": "override" | "additive" (default override),
  *                 "weight": w in [0, 1] (default 1) | "weight_parameter": PARAM (not both),
  *                 "mask": {"joints": [JOINT | {"joint": JOINT, "include_children": bool}, ...],
@@ -112,12 +112,24 @@ BSYNC_API bsync_result bsync_config_load(const char* path, const bsync_allocator
 #define BSYNC_CONFIG_BUILTIN_HUMANOID "builtin:humanoid" /* procedural.h: clips idle, walk, run */
 #define BSYNC_CONFIG_MAX_SOURCE 1024 /* bytes of a clip source path, including the NUL */
 
+/* An event or range of a clip ("events" of a clip; docs/actions.md, docs/graph-config.md "Events"). */
+typedef struct bsync_config_event {
+    char name[BSYNC_MAX_NAME];
+    bsync_action_kind kind;     /* "time": EVENT; "begin" + "end": RANGE */
+    fix16_t time, end;          /* seconds as written (checked against the clip when it is bound) */
+    int32_t payload;            /* "payload" (integer, default 0) */
+    bsync_action_policy policy; /* "policy": "weight" (default), "leader", "always" */
+    fix16_t threshold;          /* "threshold" (weight policy, default 0: any weight > 0) */
+} bsync_config_event;
+
 typedef struct bsync_config_clip {
     char motion[BSYNC_MAX_NAME];        /* the key in "clips" (a motion of the tree) */
     char source[BSYNC_CONFIG_MAX_SOURCE]; /* as written in the file */
     char animation[BSYNC_MAX_NAME];     /* the animation name (default: motion) */
     int animation_given;                /* 1 when "animation" was written */
-    int loop;                           /* 1 */
+    int loop;                           /* "loop" (default true); 0: a one-shot (docs/actions.md) */
+    uint32_t event_count;
+    bsync_config_event* events;         /* event_count entries, file order (owned by the graph struct) */
 } bsync_config_clip;
 
 typedef struct bsync_config_filter {
@@ -136,9 +148,18 @@ typedef struct bsync_config_node_time {
     fix16_t cycle_offsets[BSYNC_MAX_BLEND_CHILDREN]; /* 0 where not given */
 } bsync_config_node_time;
 
+/* A Switch child's "exit": {"to": STATE, "at": 1.0, "fade": N, "carry": false, "inertialize": false}. */
+typedef struct bsync_config_exit {
+    uint32_t state, target; /* child indices */
+    fix16_t at;             /* "at" (default 1.0: when the state's clip ends) */
+    uint32_t fade, carry, inertialize;
+} bsync_config_exit;
+
 typedef struct bsync_config_switch {
     uint32_t node;          /* the Switch node's index (its tree node: see "Switch" above) */
     uint32_t initial_child; /* the child index "initial" names (0 when not given) */
+    uint32_t exit_count;    /* children with an "exit", in child order */
+    bsync_config_exit exits[BSYNC_MAX_BLEND_CHILDREN];
 } bsync_config_switch;
 
 typedef struct bsync_config_mask_joint {

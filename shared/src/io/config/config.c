@@ -80,6 +80,26 @@ static bsync_result get_number(ctx* c, const cJSON* item, fix16_t* out, const ch
     return BSYNC_OK;
 }
 
+/* An integer written as digits (optional '-', no fraction or exponent) in [lo, hi] (the path is current). */
+static bsync_result get_integer(ctx* c, const cJSON* item, int64_t lo, int64_t hi, int64_t* out, const char* expected) {
+    if (!cJSON_IsNumber(item)) return bsync_json_fail(&c->w, "expected %s", expected);
+    const span* s = &c->spans[item->valueint];
+    const char* t = c->text + s->off;
+    size_t i = 0;
+    const int neg = s->len > 0 && t[0] == '-';
+    if (neg) i = 1;
+    if (i >= s->len || s->len - i > 12) return bsync_json_fail(&c->w, "expected %s", expected);
+    int64_t v = 0;
+    for (; i < s->len; i++) {
+        if (t[i] < '0' || t[i] > '9') return bsync_json_fail(&c->w, "expected %s", expected);
+        v = v * 10 + (t[i] - '0');
+    }
+    if (neg) v = -v;
+    if (v < lo || v > hi) return bsync_json_fail(&c->w, "expected %s", expected);
+    *out = v;
+    return BSYNC_OK;
+}
+
 static int valid_name(const char* s) {
     size_t n = strlen(s);
     return n >= 1 && n < BSYNC_MAX_NAME;
@@ -355,6 +375,89 @@ static bsync_result get_string(ctx* c, const cJSON* item, char* out, size_t cap,
     return BSYNC_OK;
 }
 
+
+/* "events": [{"name", "time" | "begin" + "end", "payload", "policy", "threshold"}, ...] of a clip (the
+ * path is the clip's); times are checked against the clip's duration when it is bound (graph_config.c). */
+static bsync_result parse_events(ctx* c, const cJSON* evs, bsync_config_clip* cl) {
+    bsync_result r;
+    size_t o = bsync_json_path_push(&c->w, "events");
+    const int n = cJSON_IsArray(evs) ? cJSON_GetArraySize(evs) : -1;
+    if (n < 0 || n > (int)BSYNC_GRAPH_MAX_ACTIONS)
+        return bsync_json_fail(&c->w, "expected an array of at most %u events ({\"name\", \"time\"} or {\"name\", \"begin\", \"end\"})",
+                               BSYNC_GRAPH_MAX_ACTIONS);
+    if (n == 0) {
+        bsync_json_path_pop(&c->w, o);
+        return BSYNC_OK;
+    }
+    cl->events = (bsync_config_event*)calloc((size_t)n, sizeof(bsync_config_event));
+    if (!cl->events) return bsync_json_fail(&c->w, "out of memory");
+    static const char* const allowed[] = {"name", "time", "begin", "end", "payload", "policy", "threshold", NULL};
+    int k = 0;
+    for (const cJSON* ev = evs->child; ev; ev = ev->next, k++) {
+        size_t o2 = bsync_json_path_push_index(&c->w, k);
+        bsync_config_event* x = &cl->events[k];
+        cl->event_count = (uint32_t)k + 1u;
+        if (!cJSON_IsObject(ev)) return bsync_json_fail(&c->w, "expected an object ({\"name\", \"time\"} or {\"name\", \"begin\", \"end\"})");
+        if ((r = bsync_json_check_fields(&c->w, ev, allowed, "an event")) != BSYNC_OK) return r;
+        const cJSON* nm;
+        if ((r = bsync_json_require(&c->w, ev, "name", &nm)) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push(&c->w, "name");
+        if ((r = get_string(c, nm, x->name, sizeof x->name, "a string (the event's name)")) != BSYNC_OK) return r;
+        if ((r = check_name(c, x->name, "an event")) != BSYNC_OK) return r;
+        bsync_json_path_pop(&c->w, o3);
+        const cJSON* t = bsync_json_field(ev, "time");
+        const cJSON* b = bsync_json_field(ev, "begin");
+        const cJSON* en = bsync_json_field(ev, "end");
+        if (t && (b || en)) return bsync_json_fail(&c->w, "an event has \"time\" (an instant) or \"begin\" and \"end\" (a range), not both");
+        if (t) {
+            x->kind = BSYNC_ACTION_EVENT;
+            o3 = bsync_json_path_push(&c->w, "time");
+            if ((r = get_number(c, t, &x->time, "a number (seconds)")) != BSYNC_OK) return r;
+            bsync_json_path_pop(&c->w, o3);
+        } else {
+            if (!b || !en) return bsync_json_fail(&c->w, "an event needs \"time\" (an instant) or both \"begin\" and \"end\" (a range)");
+            x->kind = BSYNC_ACTION_RANGE;
+            o3 = bsync_json_path_push(&c->w, "begin");
+            if ((r = get_number(c, b, &x->time, "a number (seconds)")) != BSYNC_OK) return r;
+            bsync_json_path_pop(&c->w, o3);
+            o3 = bsync_json_path_push(&c->w, "end");
+            if ((r = get_number(c, en, &x->end, "a number (seconds)")) != BSYNC_OK) return r;
+            if (x->end <= x->time) return bsync_json_fail(&c->w, "a range ends after it begins");
+            bsync_json_path_pop(&c->w, o3);
+        }
+        const cJSON* pl = bsync_json_field(ev, "payload");
+        if (pl) {
+            o3 = bsync_json_path_push(&c->w, "payload");
+            int64_t v;
+            if ((r = get_integer(c, pl, INT32_MIN, INT32_MAX, &v, "an integer (32-bit)")) != BSYNC_OK) return r;
+            x->payload = (int32_t)v;
+            bsync_json_path_pop(&c->w, o3);
+        }
+        x->policy = BSYNC_ACTION_POLICY_WEIGHT;
+        const cJSON* po = bsync_json_field(ev, "policy");
+        if (po) {
+            o3 = bsync_json_path_push(&c->w, "policy");
+            if (cJSON_IsString(po) && !strcmp(po->valuestring, "weight")) x->policy = BSYNC_ACTION_POLICY_WEIGHT;
+            else if (cJSON_IsString(po) && !strcmp(po->valuestring, "leader")) x->policy = BSYNC_ACTION_POLICY_LEADER;
+            else if (cJSON_IsString(po) && !strcmp(po->valuestring, "always")) x->policy = BSYNC_ACTION_POLICY_ALWAYS;
+            else return bsync_json_fail(&c->w, "expected \"weight\", \"leader\" or \"always\"");
+            bsync_json_path_pop(&c->w, o3);
+        }
+        const cJSON* th = bsync_json_field(ev, "threshold");
+        if (th) {
+            o3 = bsync_json_path_push(&c->w, "threshold");
+            if (x->policy != BSYNC_ACTION_POLICY_WEIGHT)
+                return bsync_json_fail(&c->w, "only the \"weight\" policy takes a threshold");
+            if ((r = get_number(c, th, &x->threshold, "a number in [0, 64]")) != BSYNC_OK) return r;
+            if (x->threshold < 0 || x->threshold > 64 * BSYNC_FX_ONE) return bsync_json_fail(&c->w, "expected a number in [0, 64]");
+            bsync_json_path_pop(&c->w, o3);
+        }
+        bsync_json_path_pop(&c->w, o2);
+    }
+    bsync_json_path_pop(&c->w, o);
+    return BSYNC_OK;
+}
+
 static bsync_result parse_clips(ctx* c, const cJSON* clips) {
     bsync_result r;
     size_t old = bsync_json_path_push(&c->w, "clips");
@@ -384,7 +487,7 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
             return bsync_json_fail(&c->w, "no motion named %s (motions: %s)", bsync_json_quoted(e->string, q, sizeof q), list);
         }
         if (!cJSON_IsObject(e)) return bsync_json_fail(&c->w, "expected an object ({\"source\": FILE, \"animation\": NAME, \"loop\": true})");
-        static const char* const allowed[] = {"source", "animation", "loop", NULL};
+        static const char* const allowed[] = {"source", "animation", "loop", "events", NULL};
         if ((r = bsync_json_check_fields(&c->w, e, allowed, "a clip")) != BSYNC_OK) return r;
         bsync_config_clip* cl = &c->g->clips[c->g->clip_count];
         strcpy(cl->motion, e->string); /* motion names are < BSYNC_MAX_NAME (checked) */
@@ -411,9 +514,15 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
         if (lp) {
             o3 = bsync_json_path_push(&c->w, "loop");
             if (!cJSON_IsBool(lp)) return bsync_json_fail(&c->w, "expected true or false");
-            if (!cJSON_IsTrue(lp))
-                return bsync_json_fail(&c->w, "loop: false is not supported yet (the graph plays every bound clip looped)");
+            cl->loop = cJSON_IsTrue(lp) ? 1 : 0; /* false: a one-shot (docs/actions.md) */
             bsync_json_path_pop(&c->w, o3);
+        }
+        const cJSON* evs = bsync_json_field(e, "events");
+        if (evs && (r = parse_events(c, evs, cl)) != BSYNC_OK) { /* this clip is not counted yet */
+            free(cl->events);
+            cl->events = NULL;
+            cl->event_count = 0;
+            return r;
         }
         c->g->clip_count++;
         bsync_json_path_pop(&c->w, o2);
@@ -693,8 +802,9 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
     int count = cJSON_IsArray(children) ? cJSON_GetArraySize(children) : 0;
     if (!cJSON_IsArray(children) || count < 1 || count > BSYNC_MAX_BLEND_CHILDREN)
         return bsync_json_fail(&c->w, "expected an array of 1 to %d children (the states)", BSYNC_MAX_BLEND_CHILDREN);
-    static const char* const callowed[] = {"motion", "time_scale", "cycle_offset", NULL};
+    static const char* const callowed[] = {"motion", "time_scale", "cycle_offset", "exit", NULL};
     const char* state_names[BSYNC_MAX_BLEND_CHILDREN];
+    const cJSON* exits[BSYNC_MAX_BLEND_CHILDREN];
     int k = 0;
     for (const cJSON* ch = children->child; ch; ch = ch->next, k++) {
         size_t o3 = bsync_json_path_push_index(&c->w, k);
@@ -716,6 +826,67 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
         bsync_json_path_pop(&c->w, o4);
         b->thresholds[k] = (fix16_t)k * BSYNC_FX_ONE;
         if ((r = parse_child_time(c, ch, index, (uint32_t)k)) != BSYNC_OK) return r;
+        exits[k] = bsync_json_field(ch, "exit");
+        bsync_json_path_pop(&c->w, o3);
+    }
+    bsync_config_switch* cs = &c->g->switches[c->g->switch_count];
+    cs->exit_count = 0;
+    for (k = 0; k < count; k++) { /* "exit": {"to", "at", "fade", "carry", "inertialize"} (docs/actions.md) */
+        if (!exits[k]) continue;
+        size_t o3 = bsync_json_path_push_index(&c->w, k);
+        size_t o4 = bsync_json_path_push(&c->w, "exit");
+        const cJSON* ex = exits[k];
+        static const char* const eallowed[] = {"to", "at", "fade", "carry", "inertialize", NULL};
+        if (!cJSON_IsObject(ex)) return bsync_json_fail(&c->w, "expected an object ({\"to\": STATE, \"at\": 1.0, \"fade\": N})");
+        if ((r = bsync_json_check_fields(&c->w, ex, eallowed, "an exit")) != BSYNC_OK) return r;
+        bsync_config_exit* x = &cs->exits[cs->exit_count];
+        x->state = (uint32_t)k;
+        x->at = BSYNC_FX_ONE;
+        x->fade = x->carry = x->inertialize = 0;
+        const cJSON* to;
+        if ((r = bsync_json_require(&c->w, ex, "to", &to)) != BSYNC_OK) return r;
+        size_t o5 = bsync_json_path_push(&c->w, "to");
+        if (!cJSON_IsString(to)) return bsync_json_fail(&c->w, "expected a string (the name of another child)");
+        x->target = UINT32_MAX;
+        for (int j = 0; j < count; j++)
+            if (!strcmp(state_names[j], to->valuestring)) x->target = (uint32_t)j;
+        if (x->target == UINT32_MAX) {
+            char q[80], list[300];
+            name_list(list, sizeof list, state_names, (uint32_t)count);
+            return bsync_json_fail(&c->w, "no child %s (children: %s)", bsync_json_quoted(to->valuestring, q, sizeof q), list);
+        }
+        if (x->target == x->state) return bsync_json_fail(&c->w, "a state cannot exit to itself");
+        bsync_json_path_pop(&c->w, o5);
+        const cJSON* at = bsync_json_field(ex, "at");
+        if (at) {
+            o5 = bsync_json_path_push(&c->w, "at");
+            if ((r = get_number(c, at, &x->at, "a number (normalised time, > 0)")) != BSYNC_OK) return r;
+            if (x->at <= 0 || x->at > BSYNC_GRAPH_MAX_EXIT_TIME) return bsync_json_fail(&c->w, "expected a normalised time in (0, 1024]");
+            bsync_json_path_pop(&c->w, o5);
+        }
+        const cJSON* fd = bsync_json_field(ex, "fade");
+        if (fd) {
+            o5 = bsync_json_path_push(&c->w, "fade");
+            int64_t v;
+            if ((r = get_integer(c, fd, 0, 1048576, &v, "an integer number of ticks from 0 to 1048576")) != BSYNC_OK) return r;
+            x->fade = (uint32_t)v;
+            bsync_json_path_pop(&c->w, o5);
+        }
+        const cJSON* ca = bsync_json_field(ex, "carry");
+        if (ca) {
+            o5 = bsync_json_path_push(&c->w, "carry");
+            if ((r = get_bool(c, ca, &x->carry)) != BSYNC_OK) return r;
+            bsync_json_path_pop(&c->w, o5);
+        }
+        const cJSON* in2 = bsync_json_field(ex, "inertialize");
+        if (in2) {
+            o5 = bsync_json_path_push(&c->w, "inertialize");
+            if ((r = get_bool(c, in2, &x->inertialize)) != BSYNC_OK) return r;
+            if (x->inertialize && x->fade == 0) return bsync_json_fail(&c->w, "inertialize needs \"fade\" from 1 to 1048576");
+            bsync_json_path_pop(&c->w, o5);
+        }
+        cs->exit_count++;
+        bsync_json_path_pop(&c->w, o4);
         bsync_json_path_pop(&c->w, o3);
     }
     nd->space.child_count = (uint32_t)count;
@@ -1023,6 +1194,7 @@ void bsync_config_graph_destroy(bsync_config_graph* graph) {
     if (!graph) return;
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) free(graph->filters[i].keys);
     for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(graph->layers[i].mask);
+    for (uint32_t i = 0; graph->clips && i < graph->clip_count; i++) free(graph->clips[i].events);
     free(graph->clips);
     free(graph);
 }

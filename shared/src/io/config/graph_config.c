@@ -32,6 +32,10 @@ struct bsync_graph_config {
     bsync_graph_switch_desc switches[BSYNC_GRAPH_MAX_SWITCHES];
     bsync_graph_layer_desc layers[BSYNC_GRAPH_MAX_LAYERS];
     bsync_layer_bone* bones[BSYNC_GRAPH_MAX_LAYERS]; /* malloc'd mask tables */
+    uint32_t* one_shot;                      /* motion_count (docs/actions.md) */
+    bsync_graph_action_desc* actions;        /* the clips' events, grouped by motion */
+    bsync_graph_exit_desc exits[BSYNC_GRAPH_MAX_SWITCHES * BSYNC_MAX_BLEND_CHILDREN];
+    bsync_graph_actions_desc actions_desc;
     bsync_graph* graph;
     uint32_t bound;
     char notes[4096];
@@ -70,6 +74,8 @@ void bsync_graph_config_destroy(bsync_graph_config* g) {
     if (!g) return;
     bsync_graph_destroy(g->graph);
     for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(g->bones[i]);
+    free(g->one_shot);
+    free(g->actions);
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
     for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_free(&g->sources[i].asset);
     free(g->sources);
@@ -360,6 +366,70 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
             ld->mask_count = cl->mask_count;
         }
     }
+    /* 3c. actions: one-shots, the clips' events (checked against the bound clip), switch exits */
+    uint32_t action_total = 0, exit_total = 0, any_once = 0;
+    for (uint32_t k = 0; k < f->clip_count; k++) action_total += f->clips[k].event_count;
+    g->one_shot = (uint32_t*)calloc(motions ? motions : 1, sizeof(uint32_t));
+    g->actions = (bsync_graph_action_desc*)calloc(action_total ? action_total : 1, sizeof(bsync_graph_action_desc));
+    if (!g->one_shot || !g->actions) return oom(g, path, err);
+    action_total = 0;
+    for (uint32_t m = 0; m < motions; m++) {
+        for (uint32_t k = 0; k < f->clip_count; k++) {
+            const bsync_config_clip* cl = &f->clips[k];
+            if (strcmp(cl->motion, bsync_blend_tree_motion_name(g->tree, m)) != 0) continue;
+            g->one_shot[m] = cl->loop ? 0u : 1u;
+            any_once |= g->one_shot[m];
+            const fix16_t dur = g->clips[m] ? bsync_clip_duration(g->clips[m]) : 0;
+            for (uint32_t e = 0; e < cl->event_count; e++) {
+                const bsync_config_event* ce = &cl->events[e];
+                const int range = ce->kind == BSYNC_ACTION_RANGE;
+                const fix16_t bad = ce->time < 0 || ce->time > dur ? ce->time : range && ce->end > dur ? ce->end : -1;
+                if (dur <= 0 || bad != -1) {
+                    char t1[32], t2[32];
+                    bsync_fx_format(bad != -1 ? bad : ce->time, t1, sizeof t1);
+                    bsync_fx_format(dur, t2, sizeof t2);
+                    bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/events/%u/%s: %s s is outside the clip (0 to %s s)",
+                                       path, ptr_token(cl->motion, tok, sizeof tok), e,
+                                       !range ? "time" : (ce->time < 0 || ce->time > dur) ? "begin" : "end", t1, t2);
+                    bsync_graph_config_destroy(g);
+                    return BSYNC_CONFIG_ERROR;
+                }
+                bsync_graph_action_desc* a = &g->actions[action_total++];
+                a->name = ce->name;
+                a->motion = m;
+                a->kind = ce->kind;
+                a->time = ce->time;
+                a->end = range ? ce->end : 0;
+                a->payload = ce->payload;
+                a->policy = ce->policy;
+                a->threshold = ce->threshold;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < f->switch_count; i++)
+        for (uint32_t k = 0; k < f->switches[i].exit_count; k++) {
+            const bsync_config_exit* ce = &f->switches[i].exits[k];
+            bsync_graph_exit_desc* x = &g->exits[exit_total++];
+            x->switch_index = i;
+            x->state = ce->state;
+            x->target = ce->target;
+            x->exit_time = ce->at;
+            x->fade_ticks = ce->fade;
+            x->carry_time = ce->carry;
+            x->inertialize = ce->inertialize;
+            if (ce->inertialize && !skeleton) {
+                bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /nodes/%s/children/%u/exit/inertialize: inertialize needs a graph with a skeleton (bound clips)",
+                                   path, ptr_token(bsync_blend_tree_node_name(g->tree, f->switches[i].node), tok, sizeof tok), ce->state);
+                bsync_graph_config_destroy(g);
+                return BSYNC_CONFIG_ERROR;
+            }
+        }
+    g->actions_desc.one_shot = any_once ? g->one_shot : NULL;
+    g->actions_desc.actions = action_total ? g->actions : NULL;
+    g->actions_desc.action_count = action_total;
+    g->actions_desc.exits = exit_total ? g->exits : NULL;
+    g->actions_desc.exit_count = exit_total;
+
     /* 4. the graph */
     bsync_graph_desc gd;
     memset(&gd, 0, sizeof gd);
@@ -377,6 +447,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     gd.layer_count = f->layer_count;
     gd.switches = f->switch_count ? g->switches : NULL;
     gd.switch_count = f->switch_count;
+    gd.actions = any_once || action_total || exit_total ? &g->actions_desc : NULL;
     r = bsync_graph_create(&gd, allocator, &g->graph);
     if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
     if (r != BSYNC_OK) {

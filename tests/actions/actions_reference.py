@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""actions_reference.py — the independent model of docs/actions.md ("Crossings", "Policies", "Ranges"),
+written from the doc, checked against tests/actions/actions_trace.c's output.
+
+Usage: actions_reference.py TRACE_PROGRAM [SEEDS] [TICKS]. For each seed it runs the program and, per
+tick, predicts the reports from the graph description, the slot positions and contributions the
+program prints (the model computes the sync-none clocks itself and checks the printed ones), and the
+model's own range states; the R lines (and the X lines of re-simulated ticks) must be exactly the
+prediction. Crossings are counted by enumerating the cycles k (no closed form), so the model does not
+share the C code's arithmetic."""
+import subprocess
+import sys
+
+UNITS = 1 << 32
+
+
+def units(t_raw, dur_raw):
+    """ceil(t * 2^32 / duration): the first clock position whose sampled time reaches t."""
+    return -((-t_raw * UNITS) // dur_raw)
+
+
+def crossings(e, p0, p1, one_shot):
+    """#{k >= 0 (k = 0 for a one-shot): p0 <= e + k 2^32 < p1}, positions as integers in 2^-32 cycles."""
+    if one_shot:
+        return 1 if p0 <= e < p1 else 0
+    n = 0
+    k = max(0, p0 // UNITS - 2)
+    while e + k * UNITS < p1:
+        if e + k * UNITS >= p0:
+            n += 1
+        k += 1
+    return n
+
+
+def inside(at, until, p, one_shot):
+    """Past the range's begin and not past its end in some cycle k >= 0 (k = 0 for a one-shot)."""
+    ks = [0] if one_shot else range(max(0, p // UNITS - 2), p // UNITS + 2)
+    return any(at + k * UNITS < p <= until + k * UNITS for k in ks)
+
+
+def run(prog, seed, ticks):
+    out = subprocess.run([prog, str(seed), str(ticks)], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"seed {seed}: {prog} failed: {out.stderr.strip()}")
+    slots, actions, pos, contrib, rep, resim = {}, [], {}, {}, {}, {}
+    rate = None
+    for line in out.stdout.split("\n"):
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "G":
+            rate = int(f[1])
+        elif f[0] == "M":
+            s, m, node, child, once, dur = map(int, f[1:7])
+            slots[s] = dict(motion=m, node=node, child=child, once=once, dur=dur, clock=f[7], scale=int(f[8]))
+        elif f[0] == "A":
+            i, m, kind, t0, t1, pol, thr, pay = map(int, f[1:9])
+            actions.append(dict(i=i, motion=m, kind=kind, t0=t0, t1=t1, policy=pol, thr=thr))
+        elif f[0] == "S":
+            t, s, cyc, ph, c = int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5])
+            pos[(t, s)] = cyc * UNITS + ph
+            contrib[(t, s)] = c
+        elif f[0] in "RX":
+            t = int(f[1])
+            rec = tuple(map(int, f[2:8]))
+            (rep if f[0] == "R" else resim).setdefault(t, []).append(rec)
+    checked = events = 0
+    opened = {}
+    for t in range(1, ticks + 1):
+        want = []
+        # the sync group of "synced" (slots 4 and 5): the larger contribution leads, ties to slot 4
+        c4, c5 = contrib[(t, 4)], contrib[(t, 5)]
+        leader = 4 if c4 >= c5 else 5
+        for s in sorted(slots):
+            sl = slots[s]
+            if sl["clock"] == "none":  # the model's own clock: floor(n 2^32 scale / (rate duration))
+                for n in (t - 1, t):
+                    exact = n * UNITS * sl["scale"] // (rate * sl["dur"])
+                    if n == t and exact != pos[(t, s)]:
+                        raise SystemExit(f"seed {seed} tick {t} slot {s}: clock {pos[(t, s)]} != {exact}")
+                p0 = (t - 1) * UNITS * sl["scale"] // (rate * sl["dur"])
+            else:
+                p0 = pos[(t - 1, s)] if t > 1 else 0
+            p1 = pos[(t, s)]
+            c = contrib[(t, s)]
+            for a in actions:
+                if a["motion"] != sl["motion"]:
+                    continue
+                if a["policy"] == 2:
+                    ok = True
+                elif a["policy"] == 1:
+                    ok = c > 0 and (sl["clock"] == "none" or s == leader)
+                else:
+                    ok = c > 0 and c >= a["thr"]
+                at = units(a["t0"], sl["dur"])
+                once = sl["once"] == 1
+                if a["kind"] == 0:
+                    n = crossings(at, p0, p1, once) if ok else 0
+                    if n:
+                        want.append((a["i"], sl["node"], sl["child"], n, 0, 0))
+                        events += n
+                    continue
+                until = units(a["t1"], sl["dur"])
+                was = opened.get((s, a["i"]), 0)
+                in0 = inside(at, until, p0, once)
+                enters = exits = 0
+                if was and not (ok and in0):
+                    exits += 1
+                if ok and in0 and not was:
+                    enters += 1
+                if ok:
+                    enters += crossings(at, p0, p1, once)
+                    exits += crossings(until, p0, p1, once)
+                now = 1 if ok and inside(at, until, p1, once) else 0
+                opened[(s, a["i"])] = now
+                if enters or exits or now:
+                    want.append((a["i"], sl["node"], sl["child"], enters, exits, now))
+                    events += enters + exits
+        if rep.get(t, []) != want:
+            raise SystemExit(f"seed {seed} tick {t}: reported {rep.get(t, [])}, the model says {want}")
+        checked += 1
+        if t in resim:
+            # every re-simulation of this tick reported the same (the program checks that), once each
+            per = len(want)
+            if per and len(resim[t]) % per != 0 or any(r not in want for r in resim[t]):
+                raise SystemExit(f"seed {seed} tick {t}: re-simulated {resim[t]}, the model says {want}")
+    return checked, events, sum(len(v) for v in resim.values())
+
+
+def main():
+    prog = sys.argv[1]
+    seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    ticks = int(sys.argv[3]) if len(sys.argv) > 3 else 400
+    total = [0, 0, 0]
+    for seed in range(1, seeds + 1):
+        r = run(prog, seed, ticks)
+        total = [x + y for x, y in zip(total, r)]
+    if total[1] == 0:
+        raise SystemExit("no action fired in any run: the test would prove nothing")
+    print(f"actions_reference: {seeds} seeds, {total[0]} ticks, {total[1]} crossings, "
+          f"{total[2]} re-simulated reports: all as the model says")
+
+
+if __name__ == "__main__":
+    main()
