@@ -390,7 +390,7 @@ static void test_field_errors(void** state) {
                  "g.json: /clips/walk/source: expected a string (a file path)");
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"speed\": 2}}"),
                  "g.json: /clips/walk/speed: unknown field (a clip has: source, animation, loop, events)");
-    /* issue 31: "loop": false is a one-shot now (tests/unit/test_graph_config_actions.c) */
+    /* issue 31: "loop": false is a one-shot now (tests/unit/config/test_graph_config_actions.c) */
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"loop\": false, \"events\": [{\"name\": \"x\"}]}}"),
                  "g.json: /clips/walk/events/0: an event needs \"time\" (an instant) or both \"begin\" and \"end\" (a range)");
     expect_error(ONE_NODE("\"speed\": {}", ", \"clips\": {\"walk\": {\"source\": \"a.gltf\", \"loop\": 1}}"),
