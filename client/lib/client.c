@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "blendsync/checksum.h"
-#include "blendsync/io/desync.h"
+#include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/file.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
@@ -853,24 +853,12 @@ static size_t build_trail(bsync_client* c, uint32_t tick, uint32_t character, ui
     return len;
 }
 
-static void dump_file(const char* dir, const char* name, const void* data, size_t len) {
-    char path[1400];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    (void)bsync_file_write(path, data, len);
-}
-
-/* The client's own desync dump (client.h, desync_dir). */
+/* The client's own desync dump (client.h, desync_dir): bsync_desync_bundle_write, side CLIENT. */
 static void write_own_dump(bsync_client* c, const bsync_proto_desync* d, const ring_snap* s, const uint8_t* trail,
                            size_t trail_len) {
-    char dir[1200];
-    (void)bsync_platform_mkdir(c->cfg.desync_dir);
-    snprintf(dir, sizeof dir, "%s/tick%u-slot%u", c->cfg.desync_dir, d->tick, (unsigned)c->cfg.slot);
-    if (bsync_platform_mkdir(dir) != 0) return;
-    dump_file(dir, "client.bsms", s->data, s->len);
-    if (trail_len) dump_file(dir, "client-trail.bstrail", trail, trail_len);
     const uint32_t prev = s->tick > c->checksum_interval ? s->tick - c->checksum_interval : 0;
     const ring_snap* p = &c->trail[prev % TRAIL_RING];
-    if (c->checksum_interval && p->valid && p->tick == prev) dump_file(dir, "client-previous.bsms", p->data, p->len);
+    const int have_prev = c->checksum_interval && p->valid && p->tick == prev;
     /* the frames prev .. s->tick - 1, as far as the frame ring holds them */
     uint32_t n = 0;
     bsync_match_frame* fr = malloc((size_t)(s->tick - prev + 1u) * sizeof *fr);
@@ -883,16 +871,7 @@ static void write_own_dump(bsync_client* c, const bsync_proto_desync* d, const r
             dm[n] = f->defaulted_mask;
             n++;
         }
-        size_t need = bsync_desync_inputs_csv(c->cfg.desc, c->cfg.names, fr, dm, prev, n, NULL, 0);
-        char* csv = malloc(need + 1u);
-        if (csv) {
-            bsync_desync_inputs_csv(c->cfg.desc, c->cfg.names, fr, dm, prev, n, csv, need + 1u);
-            dump_file(dir, "inputs.csv", csv, need);
-            free(csv);
-        }
     }
-    free(fr);
-    free(dm);
     char text[1024];
     int len = snprintf(text, sizeof text,
                        "blendsync client desync dump\nmatch %llu, slot %u: the server reported a desync at tick %u (the "
@@ -905,7 +884,28 @@ static void write_own_dump(bsync_client* c, const bsync_proto_desync* d, const r
                        d->character == BSYNC_PROTO_NO_CHARACTER ? -1 : (int)d->character,
                        (unsigned long long)d->expected, (unsigned long long)d->got, (unsigned)d->action, d->tick,
                        prev ? prev - 1u : 0u);
-    if (len > 0) dump_file(dir, "desync.txt", text, (size_t)len < sizeof text ? (size_t)len : sizeof text - 1);
+    bsync_desync_bundle_desc bd;
+    memset(&bd, 0, sizeof bd);
+    bd.side = BSYNC_DESYNC_BUNDLE_CLIENT;
+    bd.root = c->cfg.desync_dir;
+    bd.tick = d->tick;
+    bd.slot = (uint32_t)c->cfg.slot;
+    bd.client_state = s->data;
+    bd.client_state_len = s->len;
+    bd.client_trail = trail_len ? trail : NULL;
+    bd.client_trail_len = trail_len;
+    bd.client_previous = have_prev ? p->data : NULL;
+    bd.client_previous_len = have_prev ? p->len : 0;
+    bd.report = len > 0 ? text : NULL;
+    bd.match = fr && dm ? c->cfg.desc : NULL;
+    bd.names = c->cfg.names;
+    bd.frames = fr;
+    bd.defaulted = dm;
+    bd.frame_first = prev;
+    bd.frame_count = n;
+    (void)bsync_desync_bundle_write(&bd, NULL, 0, NULL);
+    free(fr);
+    free(dm);
 }
 
 static void on_desync(bsync_client* c, const bsync_proto_desync* d) {

@@ -10,7 +10,7 @@
 #include "blendsync/checksum.h"
 #include "blendsync/fixed.h"
 #include "blendsync/skeleton.h"
-#include "blendsync/io/desync.h"
+#include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/file.h"
 #include "server_internal.h"
 #include "platform.h"
@@ -938,61 +938,8 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
     if (m->slots[p->slot].diverged && m->policy != BSYNC_MATCH_POLICY_REPORT) m->slots[p->slot].diverged = 0;
 }
 
-/* The desync bundle: both sides' states and a report, in <replay>.desync/tick<T>-slot<S>/. */
-static void write_file(const char* path, const void* data, size_t len) { (void)bsync_file_write(path, data, len); }
-
-static void html_text(FILE* f, const char* s) {
-    for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else fputc(*s, f);
-    }
-}
-
-/* report.html: one self-contained page — the checksum timeline (server and every slot, per checksum
- * tick still in the ring), the desynced tick marked, and the difference lines. */
-static void write_html(srv_match* m, const char* dir, uint32_t tick, int slot, const char* report) {
-    char path[1300], tmp[1320];
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE* f = fopen(tmp, "w");
-    if (!f) return;
-    fprintf(f, "<!doctype html><html><head><meta charset=\"utf-8\"><title>blendsync desync: match %llu tick %u slot %d"
-               "</title><style>body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid "
-               "#ccc;padding:2px 6px;font-family:monospace}.ok{background:#dfd}.bad{background:#f99;font-weight:bold}"
-               ".none{color:#aaa}tr.mark td{outline:2px solid #c00}pre{background:#f6f6f6;padding:1em}</style></head><body>\n",
-            MATCH_ID(m), tick, slot);
-    fprintf(f, "<h1>Desync: match %llu, slot %d, tick %u</h1>\n", MATCH_ID(m), slot, tick);
-    fprintf(f, "<p>Blend-state checksums per checksum tick (first 8 hex digits): the server's authoritative value and "
-               "each client's report. Green agrees with the server, red differs; the first divergent tick is outlined.</p>"
-               "<table><tr><th>tick</th><th>server</th>");
-    for (uint32_t pl = 0; pl < m->player_count; pl++) fprintf(f, "<th>slot %u</th>", pl);
-    fprintf(f, "</tr>\n");
-    uint32_t first = m->next_tick > SRV_CHECK_RING ? m->next_tick - SRV_CHECK_RING : 0;
-    for (uint32_t t = first; t < m->next_tick; t++) {
-        const srv_check* ck = &m->checks[t % SRV_CHECK_RING];
-        if (ck->tick != t) continue;
-        fprintf(f, "<tr%s><td>%u</td><td>%08llx</td>", t == tick ? " class=\"mark\"" : "", t,
-                (unsigned long long)(ck->sums.blend >> 32));
-        for (uint32_t pl = 0; pl < m->player_count; pl++) {
-            if (!(ck->blend_mask & (1u << pl))) {
-                fprintf(f, "<td class=\"none\">-</td>");
-                continue;
-            }
-            int ok = ck->client_blend[pl] == ck->sums.blend;
-            fprintf(f, "<td class=\"%s\">%08llx</td>", ok ? "ok" : "bad", (unsigned long long)(ck->client_blend[pl] >> 32));
-        }
-        fprintf(f, "</tr>\n");
-    }
-    fprintf(f, "</table>\n<h2>What differs (server vs client %d)</h2>\n<pre>", slot);
-    html_text(f, report);
-    fprintf(f, "</pre>\n<p>Files: server.bsms, client.bsms, server-previous.bsms, client-trail.bstrail, inputs.csv, bundle.json. "
-               "<code>blendsync desync diff %s</code> prints the same comparison.</p></body></html>\n", dir);
-    if (fclose(f) == 0) rename(tmp, path);
-    else remove(tmp);
-}
-
+/* The desync bundle: both sides' states and a report, in <replay>.desync/tick<T>-slot<S>/
+ * (bsync_desync_bundle_write). */
 static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t* client, size_t client_len) {
     srv_snap* own = find_snap(m, tick);
     if (!own) {
@@ -1000,15 +947,6 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
                 p->slot, tick);
         return;
     }
-    char dir[1200];
-    (void)bsync_platform_mkdir(m->desync_dir);
-    snprintf(dir, sizeof dir, "%s/tick%u-slot%d", m->desync_dir, tick - 1, p->slot);
-    if (bsync_platform_mkdir(dir) != 0) return;
-    char path[1300];
-    snprintf(path, sizeof path, "%s/server.bsms", dir);
-    write_file(path, own->data, own->len);
-    snprintf(path, sizeof path, "%s/client.bsms", dir);
-    write_file(path, client, client_len);
     /* the report: which parameters and nodes differ */
     char report[16384];
     size_t n = (size_t)snprintf(report, sizeof report,
@@ -1024,19 +962,17 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     /* the server's state at the last agreeing checksum tick (one interval earlier), if still kept */
     uint32_t prev_tick = tick > m->checksum_interval ? tick - m->checksum_interval : 0;
     srv_snap* prev = prev_tick ? find_snap(m, prev_tick) : NULL;
-    if (prev) {
-        snprintf(path, sizeof path, "%s/server-previous.bsms", dir);
-        write_file(path, prev->data, prev->len);
-    }
     /* the confirmed frames since then, as far as the ring still holds them */
     const uint32_t ring_first = m->next_tick > SRV_FRAME_RING ? m->next_tick - SRV_FRAME_RING : 0;
     const uint32_t fr_first = prev_tick > ring_first ? prev_tick : ring_first;
     const uint32_t fr_count = tick > fr_first ? tick - fr_first : 0;
     bsync_match_frame* fr = fr_count ? malloc((size_t)fr_count * sizeof *fr) : NULL;
     uint16_t* fr_defaulted = fr_count ? malloc((size_t)fr_count * sizeof *fr_defaulted) : NULL;
-    if (fr_count && (!fr || !fr_defaulted)) {
+    bsync_desync_bundle_check* checks = malloc(SRV_CHECK_RING * sizeof *checks);
+    if ((fr_count && (!fr || !fr_defaulted)) || !checks) {
         free(fr);
         free(fr_defaulted);
+        free(checks);
         return;
     }
     for (uint32_t t = fr_first; t < tick; t++) {
@@ -1047,9 +983,8 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     bsync_desync_trace_result tr;
     memset(&tr, 0, sizeof tr);
     int traced = 0;
-    if (p->trail && p->trail_tick == tick) {
-        snprintf(path, sizeof path, "%s/client-trail.bstrail", dir);
-        write_file(path, p->trail, p->trail_len);
+    const int have_trail = p->trail && p->trail_tick == tick;
+    if (have_trail) {
         bsync_trail trail;
         bsync_error terr;
         size_t used = strlen(report);
@@ -1083,48 +1018,67 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
             }
         }
     }
-    snprintf(path, sizeof path, "%s/report.txt", dir);
-    write_file(path, report, strlen(report));
-    write_html(m, dir, tick - 1, p->slot, report);
-    /* the inputs from the last agreeing tick to the desynced one: frames prev_tick .. tick - 1 (those
-     * still in the ring) */
-    if (fr_count > 0) {
-        size_t need = bsync_desync_inputs_csv(m->desc, m->cfg, fr, fr_defaulted, fr_first, fr_count, NULL, 0);
-        char* csv = malloc(need + 1u);
-        if (csv) {
-            bsync_desync_inputs_csv(m->desc, m->cfg, fr, fr_defaulted, fr_first, fr_count, csv, need + 1u);
-            snprintf(path, sizeof path, "%s/inputs.csv", dir);
-            write_file(path, csv, need);
-            free(csv);
-        }
+    /* report.html's timeline: the checksum ticks still in the ring */
+    uint32_t check_count = 0;
+    for (uint32_t t = m->next_tick > SRV_CHECK_RING ? m->next_tick - SRV_CHECK_RING : 0; t < m->next_tick; t++) {
+        const srv_check* ck = &m->checks[t % SRV_CHECK_RING];
+        if (ck->tick != t) continue;
+        bsync_desync_bundle_check* row = &checks[check_count++];
+        memset(row, 0, sizeof *row);
+        row->tick = t;
+        row->server = ck->sums.blend;
+        row->client_mask = ck->blend_mask;
+        for (uint32_t pl = 0; pl < m->player_count && pl < BSYNC_MATCH_MAX_PLAYERS; pl++) row->client[pl] = ck->client_blend[pl];
     }
     char cfg_abs[4096];
     if (!bsync_platform_realpath(bsync_match_config_path(m->cfg), cfg_abs))
         snprintf(cfg_abs, sizeof cfg_abs, "%s", bsync_match_config_path(m->cfg));
-    char meta[8192];
-    int mn = snprintf(meta, sizeof meta,
-                      "{\"match_id\": %llu, \"match_hash\": \"%016llx\", \"match_config\": \"%s\", \"tick\": %u, "
-                      "\"slot\": %d, \"server\": \"server.bsms\", \"client\": \"client.bsms\", "
-                      "\"server_previous\": %s%s%s, \"previous_tick\": %u, \"inputs\": \"inputs.csv\", "
-                      "\"client_trail\": %s, \"first_divergent_tick\": %lld, \"first_divergent_character\": %lld, "
-                      "\"build\": \"blendsync-server " BSYNC_VERSION_STRING " proto %u\", \"assets\": {",
-                      MATCH_ID(m), (unsigned long long)bsync_match_hash(m->desc), cfg_abs, tick - 1,
-                      p->slot, prev ? "\"" : "", prev ? "server-previous.bsms" : "null", prev ? "\"" : "",
-                      prev_tick ? prev_tick - 1 : 0, traced ? "\"client-trail.bstrail\"" : "null",
-                      traced && tr.located ? (long long)tr.tick - 1 : -1LL, traced && tr.located ? (long long)tr.character : -1LL,
-                      BSYNC_PROTO_VERSION);
-    {
-        const char* names[BSYNC_REPLAY_MAX_ASSETS];
-        uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
-        uint32_t na = bsync_match_config_asset_hashes(m->cfg, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
-        if (na > BSYNC_REPLAY_MAX_ASSETS) na = BSYNC_REPLAY_MAX_ASSETS;
-        for (uint32_t i = 0; i < na && mn > 0 && (size_t)mn < sizeof meta; i++)
-            mn += snprintf(meta + mn, sizeof meta - (size_t)mn, "%s\"%s\": \"%016llx\"", i ? ", " : "", names[i],
-                           (unsigned long long)hashes[i]);
-        if (mn > 0 && (size_t)mn < sizeof meta) mn += snprintf(meta + mn, sizeof meta - (size_t)mn, "}}\n");
-    }
-    snprintf(path, sizeof path, "%s/bundle.json", dir);
-    if (mn > 0 && (size_t)mn < sizeof meta) write_file(path, meta, (size_t)mn);
+    const char* names[BSYNC_REPLAY_MAX_ASSETS];
+    uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
+    uint32_t na = bsync_match_config_asset_hashes(m->cfg, names, hashes, BSYNC_REPLAY_MAX_ASSETS);
+    bsync_desync_bundle_desc bd;
+    memset(&bd, 0, sizeof bd);
+    bd.side = BSYNC_DESYNC_BUNDLE_SERVER;
+    bd.root = m->desync_dir;
+    bd.tick = tick - 1;
+    bd.slot = (uint32_t)p->slot;
+    bd.match_id = MATCH_ID(m);
+    bd.match_hash = bsync_match_hash(m->desc);
+    bd.match_config = cfg_abs;
+    bd.previous_tick = prev_tick ? prev_tick - 1 : 0;
+    bd.first_divergent_tick = traced && tr.located ? (long long)tr.tick - 1 : -1;
+    bd.first_divergent_character = traced && tr.located ? (long long)tr.character : -1;
+    char build[64];
+    snprintf(build, sizeof build, "blendsync-server " BSYNC_VERSION_STRING " proto %u", BSYNC_PROTO_VERSION);
+    bd.build = build;
+    bd.asset_count = na < BSYNC_REPLAY_MAX_ASSETS ? na : BSYNC_REPLAY_MAX_ASSETS;
+    bd.asset_names = names;
+    bd.asset_hashes = hashes;
+    bd.server_state = own->data;
+    bd.server_state_len = own->len;
+    bd.client_state = client;
+    bd.client_state_len = client_len;
+    bd.server_previous = prev ? prev->data : NULL;
+    bd.server_previous_len = prev ? prev->len : 0;
+    bd.client_trail = have_trail ? p->trail : NULL;
+    bd.client_trail_len = have_trail ? p->trail_len : 0;
+    bd.report = report;
+    bd.match = fr_count > 0 ? m->desc : NULL; /* inputs.csv: frames prev_tick .. tick - 1 still in the ring */
+    bd.names = m->cfg;
+    bd.frames = fr;
+    bd.defaulted = fr_defaulted;
+    bd.frame_first = fr_first;
+    bd.frame_count = fr_count;
+    bd.checks = checks;
+    bd.check_count = check_count;
+    bd.player_count = m->player_count;
+    char dir[BSYNC_DESYNC_BUNDLE_PATH_MAX];
+    bsync_error berr;
+    bsync_result br = bsync_desync_bundle_write(&bd, dir, sizeof dir, &berr);
+    free(checks);
+    free(fr);
+    free(fr_defaulted);
+    if (br != BSYNC_OK && !dir[0]) return; /* the folder was not made */
     srv_log(m->server, "warn", "event=desync_bundle match=%llu slot=%d tick=%u dir=%s", MATCH_ID(m), p->slot, tick - 1, dir);
     const char* first = strstr(report, "  ");
     if (first) {
@@ -1135,8 +1089,6 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     if (traced && tr.located)
         srv_log(m->server, "warn", "event=desync_origin match=%llu slot=%d tick=%u character=%u operation=%d",
                 MATCH_ID(m), p->slot, tr.tick - 1, tr.character, tr.operation);
-    free(fr);
-    free(fr_defaulted);
 }
 
 /* A TRAIL upload (the client's per-tick states, io/trail.h): reassembled, then kept for the DUMP that

@@ -1,87 +1,435 @@
-/* desync_bundle.c — reading a server's desync bundle (desync_bundle.h). */
+/* desync_bundle.c — the desync bundle (desync_bundle.h): written by the server and the client, read by
+ * `blendsync desync`. */
 #include "blendsync/io/desync_bundle.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "internal/alloc.h"
 #include "blendsync/fixed.h"
+#include "blendsync/io/file.h"
 #include "blendsync/io/trail.h"
 #include "file_internal.h"
 #include "platform.h"
 
-/* The string value of "key" in a flat JSON object (the bundle.json the server writes). 0 or -1. */
-static int json_string_field(const char* text, const char* key, char* out, size_t cap) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char* p = strstr(text, pat);
-    if (!p) return -1;
-    p += strlen(pat);
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p++ != ':') return -1;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p++ != '"') return -1;
-    size_t n = 0;
-    while (*p && *p != '"') {
-        char c = *p++;
-        if (c == '\\') {
-            c = *p++;
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
-            else if (c != '"' && c != '\\' && c != '/') return -1;
-        }
-        if (n + 1 >= cap) return -1;
-        out[n++] = c;
-    }
-    if (*p != '"') return -1;
-    out[n] = '\0';
-    return 0;
-}
-
-static int json_int_field(const char* text, const char* key, long long* out) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char* p = strstr(text, pat);
-    if (!p) return -1;
-    p += strlen(pat);
-    while (*p == ' ' || *p == '\t') p++;
-    if (*p++ != ':') return -1;
-    char* end = NULL;
-    long long v = strtoll(p, &end, 10);
-    if (end == p) return -1;
-    *out = v;
-    return 0;
-}
+/* ---- writing ---- */
 
 static int path_join(char* out, size_t cap, const char* dir, const char* name) {
     int n = snprintf(out, cap, "%s/%s", dir, name);
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* bundle.json's fields into b (b->dir and b->meta already set); meta NUL-terminated. */
-static bsync_result bundle_fields(bsync_desync_bundle* b, const char* meta, bsync_error* err) {
-    char srv[512], cli[512];
-    if (json_string_field(meta, "server", srv, sizeof srv) != 0) snprintf(srv, sizeof srv, "server.bsms");
-    if (json_string_field(meta, "client", cli, sizeof cli) != 0) snprintf(cli, sizeof cli, "client.bsms");
-    b->has_match_config = json_string_field(meta, "match_config", b->match_config, sizeof b->match_config) == 0;
-    if (!b->has_match_config) b->match_config[0] = '\0';
-    json_int_field(meta, "slot", &b->slot);
-    if (path_join(b->server_state, sizeof b->server_state, b->dir, srv) || path_join(b->client_state, sizeof b->client_state, b->dir, cli) ||
+/* Text appended to out (cap bytes) while counting what the whole needs: the size-then-fill pattern of
+ * bsync_desync_inputs_csv. */
+typedef struct text_out {
+    char* out;
+    size_t cap, len;
+} text_out;
+
+static void put_bytes(text_out* t, const char* s, size_t n) {
+    if (t->out && t->len < t->cap) {
+        const size_t room = t->cap - 1u - t->len < n ? t->cap - 1u - t->len : n;
+        memcpy(t->out + t->len, s, room);
+        t->out[t->len + room] = '\0';
+    }
+    t->len += n;
+}
+
+static void put(text_out* t, const char* s) { put_bytes(t, s, strlen(s)); }
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void putf(text_out* t, const char* fmt, ...) {
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0) put_bytes(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1u);
+}
+
+/* s with & < > " ' as HTML entities. */
+static void put_html(text_out* t, const char* s) {
+    for (const char* run = s;; s++) {
+        const char* ent = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;"
+                          : *s == '\'' ? "&#39;" : NULL;
+        if (!ent && *s) continue;
+        put_bytes(t, run, (size_t)(s - run));
+        if (!*s) return;
+        put(t, ent);
+        run = s + 1;
+    }
+}
+
+static size_t text_end(const text_out* t) {
+    if (t->out && t->cap && t->len >= t->cap) t->out[t->cap - 1u] = '\0';
+    return t->len;
+}
+
+/* ROOT/tick<T>-slot<S> into out; -1 when it does not fit. */
+static int bundle_dir(const bsync_desync_bundle_desc* d, char* out, size_t cap) {
+    int n = snprintf(out, cap, "%s/tick%u-slot%u", d->root, d->tick, d->slot);
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+static int add_int(cJSON* obj, const char* key, long long v) {
+    char num[32];
+    snprintf(num, sizeof num, "%lld", v); /* exact, whatever cJSON's double would print */
+    return cJSON_AddRawToObject(obj, key, num) != NULL;
+}
+
+static int add_u64(cJSON* obj, const char* key, uint64_t v) {
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    return cJSON_AddRawToObject(obj, key, num) != NULL;
+}
+
+static int add_hex(cJSON* obj, const char* key, uint64_t v) {
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)v);
+    return cJSON_AddStringToObject(obj, key, hex) != NULL;
+}
+
+/* A file's name, or null when the bundle does not hold it. */
+static int add_name(cJSON* obj, const char* key, const char* name, int present) {
+    return (present ? cJSON_AddStringToObject(obj, key, name) : cJSON_AddNullToObject(obj, key)) != NULL;
+}
+
+static cJSON* meta_object(const bsync_desync_bundle_desc* d) {
+    cJSON* o = cJSON_CreateObject();
+    if (!o) return NULL;
+    int ok = add_int(o, "format", BSYNC_DESYNC_BUNDLE_FORMAT) && add_u64(o, "match_id", d->match_id) &&
+             add_hex(o, "match_hash", d->match_hash) &&
+             (d->match_config ? cJSON_AddStringToObject(o, "match_config", d->match_config)
+                              : cJSON_AddNullToObject(o, "match_config")) != NULL &&
+             add_int(o, "tick", d->tick) && add_int(o, "slot", d->slot) &&
+             add_name(o, "server", "server.bsms", d->server_state != NULL) &&
+             add_name(o, "client", "client.bsms", d->client_state != NULL) &&
+             add_name(o, "server_previous", "server-previous.bsms", d->server_previous != NULL) &&
+             add_int(o, "previous_tick", d->previous_tick) && add_name(o, "inputs", "inputs.csv", d->match != NULL) &&
+             add_name(o, "client_trail", "client-trail.bstrail", d->client_trail != NULL) &&
+             add_int(o, "first_divergent_tick", d->first_divergent_tick) &&
+             add_int(o, "first_divergent_character", d->first_divergent_character) &&
+             cJSON_AddStringToObject(o, "build", d->build ? d->build : "") != NULL;
+    cJSON* assets = ok ? cJSON_AddObjectToObject(o, "assets") : NULL;
+    ok = assets != NULL;
+    for (uint32_t i = 0; ok && i < d->asset_count; i++) ok = add_hex(assets, d->asset_names[i], d->asset_hashes[i]);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+size_t bsync_desync_bundle_json(const bsync_desync_bundle_desc* d, char* out, size_t cap) {
+    if (out && cap) out[0] = '\0';
+    if (!d || (d->asset_count && (!d->asset_names || !d->asset_hashes))) return 0;
+    for (uint32_t i = 0; i < d->asset_count; i++)
+        if (!d->asset_names[i]) return 0;
+    cJSON* o = meta_object(d);
+    char* flat = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!flat) return 0;
+    /* cJSON's compact text with a space after each ':' and ',' between tokens: one line, as earlier
+     * servers wrote it (and as people grep it) */
+    text_out t = {out, cap, 0};
+    int in_string = 0;
+    for (const char* c = flat; *c; c++) {
+        put_bytes(&t, c, 1);
+        if (in_string) {
+            if (*c == '\\' && c[1]) put_bytes(&t, ++c, 1);
+            else if (*c == '"') in_string = 0;
+        } else if (*c == '"') {
+            in_string = 1;
+        } else if (*c == ':' || *c == ',') {
+            put(&t, " ");
+        }
+    }
+    put(&t, "\n");
+    cJSON_free(flat);
+    return text_end(&t);
+}
+
+size_t bsync_desync_bundle_html(const bsync_desync_bundle_desc* d, char* out, size_t cap) {
+    if (out && cap) out[0] = '\0';
+    if (!d || !d->root || (d->check_count && !d->checks)) return 0;
+    char dir[BSYNC_DESYNC_BUNDLE_PATH_MAX];
+    if (bundle_dir(d, dir, sizeof dir) != 0) return 0;
+    const uint32_t players = d->player_count < BSYNC_MATCH_MAX_PLAYERS ? d->player_count : BSYNC_MATCH_MAX_PLAYERS;
+    text_out t = {out, cap, 0};
+    putf(&t, "<!doctype html><html><head><meta charset=\"utf-8\"><title>blendsync desync: match %llu tick %u slot %u</title>",
+         (unsigned long long)d->match_id, d->tick, d->slot);
+    put(&t, "<style>body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid "
+            "#ccc;padding:2px 6px;font-family:monospace}.ok{background:#dfd}.bad{background:#f99;font-weight:bold}"
+            ".none{color:#aaa}tr.mark td{outline:2px solid #c00}pre{background:#f6f6f6;padding:1em}</style></head><body>\n");
+    putf(&t, "<h1>Desync: match %llu, slot %u, tick %u</h1>\n", (unsigned long long)d->match_id, d->slot, d->tick);
+    put(&t, "<p>Blend-state checksums per checksum tick (first 8 hex digits): the server's authoritative value and "
+            "each client's report. Green agrees with the server, red differs; the first divergent tick is outlined.</p>"
+            "<table><tr><th>tick</th><th>server</th>");
+    for (uint32_t pl = 0; pl < players; pl++) putf(&t, "<th>slot %u</th>", pl);
+    put(&t, "</tr>\n");
+    for (uint32_t i = 0; i < d->check_count; i++) {
+        const bsync_desync_bundle_check* ck = &d->checks[i];
+        putf(&t, "<tr%s><td>%u</td><td>%08llx</td>", ck->tick == d->tick ? " class=\"mark\"" : "", ck->tick,
+             (unsigned long long)(ck->server >> 32));
+        for (uint32_t pl = 0; pl < players; pl++) {
+            if (!(ck->client_mask & (1u << pl))) put(&t, "<td class=\"none\">-</td>");
+            else
+                putf(&t, "<td class=\"%s\">%08llx</td>", ck->client[pl] == ck->server ? "ok" : "bad",
+                     (unsigned long long)(ck->client[pl] >> 32));
+        }
+        put(&t, "</tr>\n");
+    }
+    putf(&t, "</table>\n<h2>What differs (server vs client %u)</h2>\n<pre>", d->slot);
+    put_html(&t, d->report ? d->report : "");
+    put(&t, "</pre>\n<p>Files: server.bsms, client.bsms, server-previous.bsms, client-trail.bstrail, inputs.csv, bundle.json. "
+            "<code>blendsync desync diff ");
+    put_html(&t, dir);
+    put(&t, "</code> prints the same comparison.</p></body></html>\n");
+    return text_end(&t);
+}
+
+/* One file of the bundle; the first failure is kept in *rc and err. */
+static void write_part(const char* dir, const char* name, const void* data, size_t len, bsync_result* rc, bsync_error* err) {
+    char path[BSYNC_DESYNC_BUNDLE_PATH_MAX];
+    bsync_result r = path_join(path, sizeof path, dir, name) == 0 ? bsync_file_write(path, data, len) : BSYNC_LIMIT_EXCEEDED;
+    if (r == BSYNC_OK || *rc != BSYNC_OK) return;
+    *rc = r;
+    if (r == BSYNC_LIMIT_EXCEEDED) bsync_io_set_error(err, r, "%s/%s: the path is too long", dir, name);
+    else if (r == BSYNC_IO_ERROR) bsync_io_set_error(err, r, "cannot write %s: %s", path, strerror(errno));
+    else bsync_io_set_error(err, r, "cannot write %s: %s", path, bsync_result_string(r));
+}
+
+/* A text made by one of the size-then-fill functions above, written as one file. */
+static void write_text(const char* dir, const char* name, size_t (*make)(const bsync_desync_bundle_desc*, char*, size_t),
+                       const bsync_desync_bundle_desc* d, bsync_result* rc, bsync_error* err) {
+    const size_t need = make(d, NULL, 0);
+    char* text = need ? (char*)malloc(need + 1u) : NULL;
+    if (!text) {
+        if (*rc == BSYNC_OK) bsync_io_set_error(err, *rc = BSYNC_OUT_OF_MEMORY, "%s/%s: out of memory", dir, name);
+        return;
+    }
+    make(d, text, need + 1u);
+    write_part(dir, name, text, need, rc, err);
+    free(text);
+}
+
+static size_t make_inputs(const bsync_desync_bundle_desc* d, char* out, size_t cap) {
+    return bsync_desync_inputs_csv(d->match, d->names, d->frames, d->defaulted, d->frame_first, d->frame_count, out, cap);
+}
+
+bsync_result bsync_desync_bundle_write(const bsync_desync_bundle_desc* d, char* dir_out, size_t cap, bsync_error* err) {
+    if (dir_out && cap) dir_out[0] = '\0';
+    if (!d || !d->root || (d->asset_count && (!d->asset_names || !d->asset_hashes)) ||
+        (d->check_count && !d->checks) || (d->frame_count && !d->frames)) {
+        bsync_io_set_error(err, BSYNC_INVALID_ARGUMENT, "bsync_desync_bundle_write: NULL argument");
+        return BSYNC_INVALID_ARGUMENT;
+    }
+    char dir[BSYNC_DESYNC_BUNDLE_PATH_MAX];
+    if (bundle_dir(d, dir, sizeof dir) != 0) {
+        bsync_io_set_error(err, BSYNC_LIMIT_EXCEEDED, "%.400s: the bundle's path is too long", d->root);
+        return BSYNC_LIMIT_EXCEEDED;
+    }
+    (void)bsync_platform_mkdir(d->root); /* its parent is the caller's */
+    if (bsync_platform_mkdir(dir) != 0) {
+        bsync_io_set_error(err, BSYNC_IO_ERROR, "cannot make %s: %s", dir, strerror(errno));
+        return BSYNC_IO_ERROR;
+    }
+    if (dir_out && cap) snprintf(dir_out, cap, "%s", dir);
+    bsync_result rc = BSYNC_OK;
+    const struct {
+        const char* name;
+        const uint8_t* data;
+        size_t len;
+    } states[] = {{"server.bsms", d->server_state, d->server_state_len},
+                  {"client.bsms", d->client_state, d->client_state_len},
+                  {"server-previous.bsms", d->server_previous, d->server_previous_len},
+                  {"client-previous.bsms", d->client_previous, d->client_previous_len},
+                  {"client-trail.bstrail", d->client_trail, d->client_trail_len}};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (states[i].data) write_part(dir, states[i].name, states[i].data, states[i].len, &rc, err);
+    const int server = d->side == BSYNC_DESYNC_BUNDLE_SERVER;
+    if (d->report) write_part(dir, server ? "report.txt" : "desync.txt", d->report, strlen(d->report), &rc, err);
+    if (server) write_text(dir, "report.html", bsync_desync_bundle_html, d, &rc, err);
+    if (d->match) write_text(dir, "inputs.csv", make_inputs, d, &rc, err);
+    if (server) write_text(dir, "bundle.json", bsync_desync_bundle_json, d, &rc, err);
+    if (rc == BSYNC_OK) bsync_io_set_error(err, BSYNC_OK, "%s", "");
+    return rc;
+}
+
+/* ---- reading bundle.json ---- */
+
+/* Any string of the tree (keys included) holding a control character (JSON's \b \f \n \r \t). */
+static int has_control(const cJSON* item) {
+    for (; item; item = item->next) {
+        const char* strs[2] = {item->string, cJSON_IsString(item) ? item->valuestring : NULL};
+        for (int i = 0; i < 2; i++)
+            for (const char* c = strs[i]; c && *c; c++)
+                if ((unsigned char)*c < 0x20) return 1;
+        if (has_control(item->child)) return 1;
+    }
+    return 0;
+}
+
+/* The text with every backslash doubled: an earlier server's unescaped strings, taken literally. */
+static cJSON* parse_literal(const char* text, size_t len) {
+    size_t extra = 0;
+    for (size_t i = 0; i < len; i++) extra += text[i] == '\\';
+    if (extra == 0) return NULL;
+    char* lit = (char*)malloc(len + extra + 1u);
+    if (!lit) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\\') lit[n++] = '\\';
+        lit[n++] = text[i];
+    }
+    lit[n] = '\0';
+    cJSON* root = cJSON_ParseWithLength(lit, n);
+    free(lit);
+    return root;
+}
+
+/* bundle.json's object: "format" >= 2 as JSON; without it (an earlier writer) literally when JSON does not
+ * read it or gives a control character. NULL: no JSON object. */
+static cJSON* parse_meta(const char* given, size_t len, int* format, int* no_memory) {
+    len = strnlen(given, len); /* up to the first NUL, as from a file */
+    char* text = (char*)malloc(len + 1u); /* cJSON reads NUL-terminated text */
+    *no_memory = text == NULL;
+    if (!text) return NULL;
+    memcpy(text, given, len);
+    text[len] = '\0';
+    cJSON* root = cJSON_ParseWithLength(text, len + 1u);
+    if (root && !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    const cJSON* f = root ? cJSON_GetObjectItemCaseSensitive(root, "format") : NULL;
+    if (f && cJSON_IsNumber(f) && f->valuedouble >= 2 && f->valuedouble < 1e9) {
+        *format = (int)f->valuedouble;
+        free(text);
+        return root;
+    }
+    if (!root || has_control(root->child)) {
+        cJSON* lit = parse_literal(text, len);
+        if (lit && cJSON_IsObject(lit)) {
+            cJSON_Delete(root);
+            root = lit;
+        } else {
+            cJSON_Delete(lit);
+        }
+    }
+    free(text);
+    *format = root ? 1 : 0;
+    return root;
+}
+
+static const char* get_string(const cJSON* obj, const char* key) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* An integral number within +-2^53 as *out; else *out unchanged. */
+static void get_int(const cJSON* obj, const char* key, long long* out) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsNumber(v)) return;
+    const double d = v->valuedouble;
+    if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(long long)d) *out = (long long)d;
+}
+
+static int parse_hex64(const char* s, uint64_t* out) {
+    if (!s || strlen(s) != 16) return -1;
+    uint64_t v = 0;
+    for (int i = 0; i < 16; i++) {
+        const char c = s[i];
+        const unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                           : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                           : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                                  : 16u;
+        if (d > 15) return -1;
+        v = v << 4 | d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* s cut to cap - 1 bytes, not inside a UTF-8 sequence. */
+static void copy_cut(char* out, size_t cap, const char* s) {
+    size_t n = strlen(s);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    }
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
+/* A member that names a file: a string, or null / absent. */
+static int names_file(const cJSON* obj, const char* key) { return get_string(obj, key) != NULL; }
+
+/* bundle.json's fields into b (b->dir and b->meta already set). */
+static bsync_result bundle_fields(bsync_desync_bundle* b, const char* text, size_t len, bsync_error* err) {
+    int no_memory = 0;
+    cJSON* root = parse_meta(text, len, &b->format, &no_memory);
+    if (no_memory) {
+        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "out of memory");
+        return BSYNC_OUT_OF_MEMORY;
+    }
+    const char* srv = root ? get_string(root, "server") : NULL;
+    const char* cli = root ? get_string(root, "client") : NULL;
+    const char* cfg = root ? get_string(root, "match_config") : NULL;
+    bsync_result rc = BSYNC_OK;
+    if (path_join(b->server_state, sizeof b->server_state, b->dir, srv ? srv : "server.bsms") ||
+        path_join(b->client_state, sizeof b->client_state, b->dir, cli ? cli : "client.bsms") ||
         path_join(b->server_previous, sizeof b->server_previous, b->dir, "server-previous.bsms") ||
         path_join(b->client_trail, sizeof b->client_trail, b->dir, "client-trail.bstrail") ||
         path_join(b->inputs, sizeof b->inputs, b->dir, "inputs.csv")) {
         bsync_io_set_error(err, BSYNC_LIMIT_EXCEEDED, "%s: a state file's path is too long", b->meta);
-        return BSYNC_LIMIT_EXCEEDED;
+        rc = BSYNC_LIMIT_EXCEEDED;
+    } else if (cfg && strlen(cfg) >= sizeof b->match_config) {
+        bsync_io_set_error(err, BSYNC_LIMIT_EXCEEDED, "%s: match_config is longer than %u bytes", b->meta,
+                           (unsigned)sizeof b->match_config - 1u);
+        rc = BSYNC_LIMIT_EXCEEDED;
     }
-    bsync_io_set_error(err, BSYNC_OK, "%s", "");
-    return BSYNC_OK;
+    if (rc == BSYNC_OK && root) {
+        b->has_match_config = cfg != NULL;
+        if (cfg) memcpy(b->match_config, cfg, strlen(cfg) + 1u);
+        get_int(root, "slot", &b->slot);
+        get_int(root, "tick", &b->tick);
+        get_int(root, "previous_tick", &b->previous_tick);
+        get_int(root, "first_divergent_tick", &b->first_divergent_tick);
+        get_int(root, "first_divergent_character", &b->first_divergent_character);
+        long long id = 0;
+        get_int(root, "match_id", &id);
+        b->match_id = id > 0 ? (uint64_t)id : 0u;
+        b->has_match_hash = parse_hex64(get_string(root, "match_hash"), &b->match_hash) == 0;
+        b->has_server_previous = names_file(root, "server_previous");
+        b->has_inputs = names_file(root, "inputs");
+        b->has_client_trail = names_file(root, "client_trail");
+        const char* build = get_string(root, "build");
+        if (build) copy_cut(b->build, sizeof b->build, build);
+        const cJSON* assets = cJSON_GetObjectItemCaseSensitive(root, "assets");
+        for (const cJSON* a = cJSON_IsObject(assets) ? assets->child : NULL; a && b->asset_count < BSYNC_REPLAY_MAX_ASSETS;
+             a = a->next) {
+            bsync_replay_asset* out = &b->assets[b->asset_count];
+            if (!a->string || parse_hex64(cJSON_IsString(a) ? a->valuestring : NULL, &out->hash) != 0) continue;
+            copy_cut(out->name, sizeof out->name, a->string);
+            b->asset_count++;
+        }
+    }
+    cJSON_Delete(root);
+    if (rc == BSYNC_OK) bsync_io_set_error(err, BSYNC_OK, "%s", "");
+    return rc;
 }
 
 static void bundle_names(bsync_desync_bundle* b, const char* dir) {
     memset(b, 0, sizeof *b);
-    b->slot = -1;
+    b->slot = b->tick = b->previous_tick = b->first_divergent_tick = b->first_divergent_character = -1;
     snprintf(b->dir, sizeof b->dir, "%s", dir);
     for (size_t n = strlen(b->dir); n > 1 && bsync_platform_is_separator(b->dir[n - 1]); n--) b->dir[n - 1] = '\0';
     snprintf(b->meta, sizeof b->meta, "%s/bundle.json", b->dir);
@@ -103,7 +451,7 @@ bsync_result bsync_desync_bundle_open(const char* dir, bsync_desync_bundle* b, b
                            fs.sys_errno ? strerror(fs.sys_errno) : bsync_result_string(r));
         return BSYNC_IO_ERROR;
     }
-    r = bundle_fields(b, (const char*)meta, err);
+    r = bundle_fields(b, (const char*)meta, meta_len, err);
     free(meta);
     return r;
 }
@@ -114,16 +462,7 @@ bsync_result bsync_desync_bundle_parse(const char* dir, const char* text, size_t
         return BSYNC_INVALID_ARGUMENT;
     }
     bundle_names(b, dir);
-    char* meta = (char*)malloc(len + 1); /* the fields are found in NUL-terminated text, as a file read gives */
-    if (!meta) {
-        bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "out of memory");
-        return BSYNC_OUT_OF_MEMORY;
-    }
-    if (len) memcpy(meta, text, len);
-    meta[len] = '\0';
-    bsync_result r = bundle_fields(b, meta, err);
-    free(meta);
-    return r;
+    return bundle_fields(b, text ? text : "", len, err);
 }
 
 bsync_result bsync_desync_bundle_find_config(const bsync_desync_bundle* b, const char* match_path, char* out, size_t cap,
