@@ -2,7 +2,8 @@
  * files as parts, each a u32 little-endian length and its bytes, in this order: bundle.json,
  * server.bsms, client.bsms, server-previous.bsms, client-trail.bstrail, inputs.csv (a part cut short
  * takes what is left; missing ones are empty). Runs bsync_desync_bundle_parse on bundle.json (its
- * fields must come out NUL-terminated inside their arrays), bsync_desync_bundle_trace_memory (what
+ * fields must come out NUL-terminated inside their arrays; what it read, written again with
+ * bsync_desync_bundle_json and parsed, gives the same fields), bsync_desync_bundle_trace_memory (what
  * `blendsync desync diff BUNDLE` does after reading the files) against the fuzz match (fuzz_match.h) with
  * the snapshots and the trail re-sealed, bsync_desync_describe of server against client, and
  * bsync_desync_bundle_inputs_parse of inputs.csv over the rows it holds; when that parses, writing the
@@ -22,6 +23,54 @@
 static bsync_match *work, *other;
 static char text[8192];
 static bsync_match_frame frames[MAX_FRAMES], back[MAX_FRAMES];
+
+static char json[1u << 20];
+
+/* b's fields as a description, written with bsync_desync_bundle_json and read again: the same fields. */
+static void round_trip(const bsync_desync_bundle* b, const bsync_match_config* cfg) {
+    static const char* names[BSYNC_REPLAY_MAX_ASSETS];
+    static uint64_t hashes[BSYNC_REPLAY_MAX_ASSETS];
+    static bsync_desync_bundle again;
+    static const uint8_t file = 0;
+    bsync_desync_bundle_desc d;
+    memset(&d, 0, sizeof d);
+    d.root = "fuzz";
+    d.tick = b->tick >= 0 && b->tick <= (long long)UINT32_MAX ? (uint32_t)b->tick : 0u;
+    d.slot = b->slot >= 0 && b->slot <= (long long)UINT32_MAX ? (uint32_t)b->slot : 0u;
+    d.match_id = b->match_id;
+    d.match_hash = b->match_hash;
+    d.match_config = b->has_match_config ? b->match_config : NULL;
+    d.previous_tick = b->previous_tick;
+    d.first_divergent_tick = b->first_divergent_tick;
+    d.first_divergent_character = b->first_divergent_character;
+    d.build = b->build;
+    for (uint32_t i = 0; i < b->asset_count; i++) {
+        names[i] = b->assets[i].name;
+        hashes[i] = b->assets[i].hash;
+    }
+    d.asset_count = b->asset_count;
+    d.asset_names = names;
+    d.asset_hashes = hashes;
+    d.server_previous = b->has_server_previous ? &file : NULL;
+    d.client_trail = b->has_client_trail ? &file : NULL;
+    d.match = b->has_inputs ? bsync_match_config_desc(cfg) : NULL;
+    size_t need = bsync_desync_bundle_json(&d, NULL, 0);
+    if (need == 0) return; /* out of memory */
+    if (need >= sizeof json || bsync_desync_bundle_json(&d, json, sizeof json) != need || strlen(json) != need) abort();
+    bsync_error err;
+    if (bsync_desync_bundle_parse("fuzz", json, need, &again, &err) != BSYNC_OK || again.format != BSYNC_DESYNC_BUNDLE_FORMAT)
+        abort();
+    if (again.has_match_config != b->has_match_config || strcmp(again.match_config, b->match_config) ||
+        again.match_id != b->match_id || (b->has_match_hash && again.match_hash != b->match_hash) ||
+        (uint64_t)again.tick != d.tick || (uint64_t)again.slot != d.slot || again.previous_tick != b->previous_tick ||
+        again.first_divergent_tick != b->first_divergent_tick ||
+        again.first_divergent_character != b->first_divergent_character || strcmp(again.build, b->build) ||
+        again.has_server_previous != b->has_server_previous || again.has_client_trail != b->has_client_trail ||
+        again.has_inputs != b->has_inputs || again.asset_count != b->asset_count)
+        abort();
+    for (uint32_t i = 0; i < b->asset_count; i++)
+        if (strcmp(again.assets[i].name, b->assets[i].name) || again.assets[i].hash != b->assets[i].hash) abort();
+}
 
 static uint32_t u32_at(const uint8_t* p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
@@ -78,6 +127,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         terminated(b.server_state, sizeof b.server_state);
         terminated(b.client_state, sizeof b.client_state);
         terminated(b.match_config, sizeof b.match_config);
+        terminated(b.build, sizeof b.build);
+        if (b.asset_count > BSYNC_REPLAY_MAX_ASSETS) abort();
+        for (uint32_t i = 0; i < b.asset_count; i++) terminated(b.assets[i].name, sizeof b.assets[i].name);
+        round_trip(&b, cfg);
     }
     uint8_t* server = fuzz_reseal(part[1], len[1], 0);
     uint8_t* client = fuzz_reseal(part[2], len[2], 0);
