@@ -131,7 +131,7 @@ static int cmd_diff(int argc, char** argv) {
         }
     }
     char msg[1600] = "";
-    char a_path[1200], b_path[1200], cfg_path[1200];
+    char a_path[1200], b_path[1200], cfg_path[BSYNC_DESYNC_BUNDLE_PATH_MAX + BSYNC_DESYNC_BUNDLE_CONFIG_MAX];
     char a_label[64] = "A", b_label[64] = "B";
     long long bundle_slot = -1;
     int bundle = 0;

@@ -116,7 +116,7 @@ typedef struct bsync_desync_bundle {
     char inputs[BSYNC_DESYNC_BUNDLE_PATH_MAX];          /* DIR/inputs.csv */
     long long slot;         /* "slot", -1 when absent */
     int has_match_config;   /* "match_config" is a string */
-    char match_config[BSYNC_DESYNC_BUNDLE_CONFIG_MAX]; /* as written (relative to the server's working directory) */
+    char match_config[BSYNC_DESYNC_BUNDLE_CONFIG_MAX]; /* as written: the server's resolved path of it */
     int format;             /* "format"; 1: none (an earlier writer); 0: bundle.json is no JSON object */
     uint64_t match_id;      /* 0 when absent */
     int has_match_hash;

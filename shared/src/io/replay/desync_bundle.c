@@ -480,8 +480,8 @@ bsync_result bsync_desync_bundle_find_config(const bsync_desync_bundle* b, const
         return BSYNC_NOT_FOUND;
     }
     const char* written = b->match_config;
-    if (bsync_platform_is_readable_file(written)) {
-        snprintf(out, cap, "%s", written);
+    if (bsync_platform_is_readable_file(written) && strlen(written) < cap) {
+        memcpy(out, written, strlen(written) + 1u);
         return BSYNC_OK;
     }
     if (!bsync_platform_is_separator(written[0])) {
