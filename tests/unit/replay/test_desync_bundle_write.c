@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fixtures.h"
 #include "test_support.h"
 #include "blendsync/io/desync.h"
 #include "blendsync/io/desync_bundle.h"
@@ -69,8 +70,7 @@ static uint8_t* save(bsync_match* m, size_t* len) {
 static int setup(void** state) {
     fixture* f = calloc(1, sizeof *f);
     assert_non_null(f);
-    snprintf(f->root, sizeof f->root, "/tmp/bsync_bundle_write_XXXXXX");
-    assert_non_null(mkdtemp(f->root));
+    assert_int_equal(bsync_test_tmpdir(f->root, sizeof f->root, "bundle_write"), 0);
     snprintf(f->odd, sizeof f->odd, "%s/%s", f->root, ODD_NAME);
     assert_int_equal(mkdir(f->odd, 0777), 0);
     const char* names[2] = {"match.json", "humanoid_locomotion.json"};
@@ -121,9 +121,7 @@ static int setup(void** state) {
 
 static int teardown(void** state) {
     fixture* f = *state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
-    assert_int_equal(system(cmd), 0);
+    bsync_test_rmtree(f->root);
     for (int i = 0; i < 3; i++) free(f->mem[i]);
     for (int i = 0; i < 4; i++) free(f->state[i]);
     bsync_match_config_destroy(f->mc);
