@@ -1,0 +1,130 @@
+// studio_driver.mjs SCENARIO URL OUT_DIR — drives the studio page in Debian's chromium (headless,
+// through playwright-core: no browser download) and checks what the page shows against what the
+// native CLI printed (passed by studio_test.sh in the environment: EXPECT_* variables, JSON).
+// Prints "ok: ..." lines; exits 1 on the first failed check (message on stderr). Screenshots go to
+// OUT_DIR/SCENARIO.png and are checked not blank (many distinct colours).
+import { createRequire } from 'module';
+import fs from 'fs';
+
+const require = createRequire(process.env.STUDIO_NODE_MODULES + '/');
+const { chromium } = require('playwright-core');
+
+const [scenario, url, outDir] = process.argv.slice(2);
+const env = (k) => JSON.parse(process.env[k]);
+let browser;
+function fail(msg) { console.error(`FAIL ${scenario}: ${msg}`); if (browser) browser.close(); process.exit(1); }
+function check(cond, msg) { if (!cond) fail(msg); console.log('ok: ' + msg); }
+
+browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
+  // playwright gives every launch a fresh --user-data-dir
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const consoleErrors = [];
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+const t0 = Date.now();
+await page.goto(url + (process.env.STUDIO_HASH || ''));
+await page.waitForFunction(() => document.body.dataset.ready === '1' || document.body.dataset.error === '1', null, { timeout: 8000 });
+const loadMs = Date.now() - t0;
+console.log(`load: ${loadMs} ms`);
+
+const weightsShown = (node) => page.$$eval(`td.weight[data-node="${node}"]`, (tds) => tds.map((td) => [td.dataset.child, td.textContent]));
+const leavesShown = () => page.$$eval('td.leaf', (tds) => Object.fromEntries(tds.map((td) => [td.dataset.motion, td.textContent])));
+async function setParam(name, value) {
+  await page.fill(`#param-${name}`, value);
+  await page.press(`#param-${name}`, 'Enter');
+}
+function sameWeights(shown, cli) { // cli: `blendsync weights --json`
+  return shown.length === cli.weights.length && shown.every(([m, w], i) => m === cli.weights[i].motion && Number(w) === cli.weights[i].weight &&
+    w === String(cli.weights[i].weight));
+}
+async function screenshot() {
+  const file = `${outDir}/${scenario}.png`;
+  await page.screenshot({ path: file, fullPage: false });
+  // not blank: count distinct colours in the page's own decoding of the PNG
+  const colours = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    const set = new Set();
+    for (let i = 0; i < d.length; i += 4 * 7) set.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return set.size;
+  }, fs.readFileSync(file).toString('base64'));
+  check(colours >= 50, `screenshot ${file} is not blank (${colours} distinct colours)`);
+}
+
+switch (scenario) {
+  case 'tune_weights': {
+    // the weights the page shows at a point equal `blendsync weights --json` there
+    await setParam('move_x', process.env.POINT_X);
+    await setParam('move_y', process.env.POINT_Y);
+    await setParam('speed', process.env.POINT_SPEED);
+    const move = await weightsShown('move');
+    check(sameWeights(move, env('EXPECT_MOVE')), `node move at (${process.env.POINT_X}, ${process.env.POINT_Y}): ${JSON.stringify(move)}`);
+    const loco = await weightsShown('locomotion');
+    check(sameWeights(loco, env('EXPECT_LOCO')), `node locomotion at speed ${process.env.POINT_SPEED}: ${JSON.stringify(loco)}`);
+    const leaves = await leavesShown();
+    const want = env('EXPECT_MOVE').leaves;
+    check(Object.entries(want).every(([m, w]) => leaves[m] === String(w)), `leaves under move: ${JSON.stringify(leaves)}`);
+    // the native tick: same state and pose checksums after N ticks toward the point
+    await page.click('#play'); // pause the live animation, then start over from the defaults
+    check(await page.textContent('#play') === 'play', 'the animation is paused');
+    await page.click('#reset');
+    check(await page.textContent('#tick') === '0', 'reset: tick 0');
+    await page.fill('#run-ticks', process.env.TICKS);
+    await page.click('#run');
+    const st = await page.textContent('#state-checksum'), pc = await page.textContent('#pose-checksum');
+    const frame = env('EXPECT_FRAME');
+    check(st === frame.state_checksum && pc === frame.pose_checksum,
+      `after ${process.env.TICKS} ticks: state ${st} pose ${pc} = eval's tick ${frame.tick}`);
+    check(await page.textContent('#tick') === process.env.TICKS, 'the tick counter shows the ticks run');
+    await screenshot();
+    break;
+  }
+  case 'tune_drag': {
+    // dragging the point on the move canvas changes the weights, and they are `weights --json`'s at the new point
+    const before = await weightsShown('move');
+    const box = await page.locator('#space-move').boundingBox();
+    // from a point between the samples (the middle is the idle sample, which would be dragged instead)
+    await page.mouse.move(box.x + box.width * 0.56, box.y + box.height * 0.44);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.62, box.y + box.height * 0.35, { steps: 5 });
+    await page.mouse.move(box.x + box.width * 0.72, box.y + box.height * 0.30, { steps: 5 });
+    await page.mouse.up();
+    const after = await weightsShown('move');
+    check(JSON.stringify(after) !== JSON.stringify(before), `dragging changed the weights: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    const x = await page.inputValue('#param-move_x'), y = await page.inputValue('#param-move_y');
+    check(Number(x) > 0 && Number(y) > 0, `the point moved up and right: (${x}, ${y})`);
+    fs.writeFileSync(`${outDir}/point.txt`, `${x} ${y}\n${JSON.stringify(after)}\n`);
+    await screenshot();
+    break;
+  }
+  case 'tune_save': {
+    // edit the walk threshold in its control, save: the file changes only there
+    const ptr = '/nodes/locomotion/children/1/threshold';
+    await page.fill(`input[data-ptr="${ptr}"]`, process.env.NEW_THRESHOLD);
+    await page.press(`input[data-ptr="${ptr}"]`, 'Enter');
+    await page.click('#save');
+    await page.waitForFunction(() => document.body.dataset.saved === '1', null, { timeout: 3000 });
+    check(true, 'the page saved');
+    await screenshot();
+    break;
+  }
+  case 'tune_broken': {
+    const msg = (await page.textContent('#message')).trim();
+    check(await page.isVisible('#message'), `the page shows a message: ${msg}`);
+    check(msg === process.env.EXPECT_MESSAGE, `it is the loader's /json/path message (${process.env.EXPECT_MESSAGE})`);
+    await screenshot();
+    break;
+  }
+  default:
+    fail('unknown scenario');
+}
+check(consoleErrors.length === 0, `no page errors ${consoleErrors.join('; ')}`);
+await browser.close();

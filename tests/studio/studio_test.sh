@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# studio_test.sh SCENARIO BLENDSYNC BUILD_DIR WORK — one browser test of the studio page
+# (docs/studio.md): starts `blendsync studio` on a free port with a copy of the demo's graph config,
+# computes what the page must show with the native CLI (weights --json, eval), and runs
+# studio_driver.mjs SCENARIO in Debian's headless chromium through playwright-core. Exit 77 (skipped,
+# with the reason) when the tool has no studio command (no libmicrohttpd), the page was not built
+# (no emcc / npm), or chromium is absent. Screenshots: WORK/SCENARIO.png.
+set -euo pipefail
+scenario=$1 bs=$2 build=$3 work=$4
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+skip() { echo "SKIP $scenario: $*"; exit 77; }
+"$bs" studio --help >/dev/null 2>&1 || skip "this blendsync has no studio command (built without libmicrohttpd)"
+[ -f "$build/web/dist/studio_core.js" ] || skip "the page's wasm core was not built (emcc, Debian's cJSON source: $build/web/wasm-build.log)"
+[ -d "$build/web/npm/node_modules/playwright-core" ] || skip "no playwright-core (npm ci in $build/web/npm failed or npm is absent)"
+chromium=${CHROMIUM:-$(command -v chromium || true)}
+[ -n "$chromium" ] || skip "no chromium (apt-get install chromium)"
+command -v node >/dev/null || skip "no node"
+
+rm -rf "$work" && mkdir -p "$work"
+cfg="$work/loco.json"
+cp "$src/scripts/demo/humanoid_locomotion.json" "$cfg"
+case "$scenario" in
+  tune_broken) # a threshold that is not a number: the loader names the file and the JSON path
+    sed -i 's/"threshold": 1.4/"threshold": "fast"/' "$cfg"
+    grep -q '"fast"' "$cfg"
+    msg=$("$bs" weights "$cfg" 2>&1 >/dev/null || true)
+    export EXPECT_MESSAGE=${msg#blendsync weights: }
+    echo "the CLI says: $EXPECT_MESSAGE"
+    case "$EXPECT_MESSAGE" in *"/nodes/locomotion/children/1/threshold: "*) ;; *) echo "FAIL: unexpected CLI message"; exit 1 ;; esac
+    # the page loads the config by the name it was given: the same file name as here
+    export EXPECT_MESSAGE=${EXPECT_MESSAGE/$cfg/loco.json}
+    ;;
+esac
+
+log="$work/studio.log"
+(cd "$work" && exec "$bs" studio loco.json) >"$log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
+url=""
+for _ in $(seq 50); do
+  url=$(grep -o 'http://127.0.0.1:[0-9]*/' "$log" || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "FAIL: the studio printed no URL:"; cat "$log"; exit 1; }
+echo "studio at $url"
+
+export STUDIO_NODE_MODULES="$build/web/npm/node_modules" CHROMIUM="$chromium"
+case "$scenario" in
+  tune_weights)
+    export POINT_X=0.43 POINT_Y=0.61 POINT_SPEED=2.1 TICKS=37
+    EXPECT_MOVE=$("$bs" weights "$cfg" --node move --set move_x=$POINT_X --set move_y=$POINT_Y --set speed=$POINT_SPEED --json)
+    EXPECT_LOCO=$("$bs" weights "$cfg" --node locomotion --set move_x=$POINT_X --set move_y=$POINT_Y --set speed=$POINT_SPEED --json)
+    printf 'tick,speed,move_x,move_y\n0,%s,%s,%s\n' "$POINT_SPEED" "$POINT_X" "$POINT_Y" >"$work/point.csv"
+    EXPECT_FRAME=$("$bs" eval "$cfg" --script "$work/point.csv" --ticks "$TICKS" 2>/dev/null | tail -n 1)
+    export EXPECT_MOVE EXPECT_LOCO EXPECT_FRAME
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  tune_drag)
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    read -r x y <"$work/point.txt"
+    shown=$(sed -n 2p "$work/point.txt")
+    cli=$("$bs" weights "$cfg" --node move --set move_x="$x" --set move_y="$y" --json |
+      python3 -c 'import json,sys; print(json.dumps([[w["motion"], repr(w["weight"]) if isinstance(w["weight"], float) else str(w["weight"])] for w in json.load(sys.stdin)["weights"]], separators=(",", ":")))')
+    [ "$shown" = "$cli" ] || { echo "FAIL: the page showed $shown after the drag; weights --json at ($x, $y): $cli"; exit 1; }
+    echo "ok: the weights after the drag are weights --json's at ($x, $y)"
+    ;;
+  tune_save)
+    export NEW_THRESHOLD=1.55
+    cp "$cfg" "$work/original.json"
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    # exactly the edited number changed, the rest of the text is the file's own
+    diff "$work/original.json" "$cfg" >"$work/save.diff" || true
+    cat "$work/save.diff"
+    [ "$(grep -c '^[<>]' "$work/save.diff")" = 2 ] || { echo "FAIL: the save changed more than one line"; exit 1; }
+    sed 's/"threshold": 1.4 }/"threshold": 1.55 }/' "$work/original.json" >"$work/expected.json"
+    cmp "$work/expected.json" "$cfg" || { echo "FAIL: the saved file is not the original with 1.4 -> 1.55"; exit 1; }
+    echo "ok: the saved file is the original with only the walk threshold 1.4 -> 1.55"
+    "$bs" validate "$cfg" >"$work/validate.txt" 2>&1 || { echo "FAIL: validate refuses the saved config:"; cat "$work/validate.txt"; exit 1; }
+    echo "ok: validate accepts the saved config"
+    printf 'tick,speed,move_x,move_y\n0,1.5,0,1\n' >"$work/walk.csv"
+    h0=$("$bs" eval "$work/original.json" --script "$work/walk.csv" --ticks 60 --hash 2>/dev/null)
+    h1=$("$bs" eval "$cfg" --script "$work/walk.csv" --ticks 60 --hash 2>/dev/null)
+    h2=$("$bs" eval "$work/expected.json" --script "$work/walk.csv" --ticks 60 --hash 2>/dev/null)
+    [ "$h0" != "$h1" ] && [ "$h1" = "$h2" ] || { echo "FAIL: eval --hash: original $h0, saved $h1, expected $h2"; exit 1; }
+    echo "ok: eval --hash of the saved config ($h1) differs from the original's ($h0) and is the edit's"
+    ;;
+  tune_broken)
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  *) echo "unknown scenario $scenario"; exit 2 ;;
+esac

@@ -1,0 +1,607 @@
+// app.js — the studio page (docs/studio.md). Every number shown is computed by the wasm core
+// (studio_core.js: the project's C core and config library built with emscripten); this file only
+// turns results into pixels (floats for display) and edits the config's text.
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+
+const $ = (id) => document.getElementById(id);
+const PALETTE = ['#e6194b', '#3cb44b', '#4363d8', '#ffe119', '#f58231', '#911eb4', '#42d4f4', '#f032e6',
+  '#bfef45', '#469990', '#9a6324', '#800000', '#808000', '#000075', '#fabed4', '#aaffc3'];
+const colour = (i) => i < PALETTE.length ? PALETTE[i] : `hsl(${(i * 222.5) % 360} 65% 55%)`;
+const ONE = 65536;
+
+let core = null;            // the emscripten module
+let api = null;             // cwrapped functions
+let files = [];             // /api/files
+let current = null;         // the open file: {id, name, text, savable}
+let layout = null;          // bs_load's answer for the current text
+let fields = null;          // JSON.parse of the current text (which fields were written)
+let params = [];            // raw targets, one per parameter
+let playing = true;
+let tickDebt = 0;
+let lastFrame = 0;
+let dirty = false;
+
+function showMessage(text) {
+  const m = $('message');
+  m.textContent = text;
+  m.hidden = !text;
+  document.body.dataset.error = text ? '1' : '';
+}
+function setStatus(text) { $('status').textContent = text; }
+
+// ---------------------------------------------------------------- the wasm core
+async function loadCore() {
+  let mod;
+  try {
+    mod = await import('./studio_core.js');
+  } catch (e) {
+    throw new Error('the wasm core (studio_core.js) is missing from this build: the web target needs emscripten ' +
+      'and Debian\'s cJSON source (see build/web/wasm-build.log)');
+  }
+  core = await mod.default();
+  api = {
+    load: core.cwrap('bs_load', 'string', ['string', 'number', 'string']),
+    setParam: core.cwrap('bs_set_param', 'number', ['number', 'number']),
+    weights: core.cwrap('bs_weights', 'string', []),
+    reset: core.cwrap('bs_reset', 'number', []),
+    tick: core.cwrap('bs_tick', 'number', ['number']),
+    state: core.cwrap('bs_state', 'string', []),
+    regionMap: core.cwrap('bs_region_map', 'number', ['number', 'number', 'number', 'number', 'number', 'number', 'number']),
+    curve: core.cwrap('bs_curve', 'number', ['number', 'number', 'number', 'number']),
+    fxFormat: core.cwrap('bs_fx_format', 'string', ['number']),
+    validate: core.cwrap('bs_validate', 'string', ['string']),
+  };
+}
+
+// exact decimal text -> raw Q16.16 (null when it is not a number in range)
+function fxParse(text) {
+  const t = String(text).trim();
+  if (!/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) return null;
+  const sp = core.stackSave();
+  const okp = core.stackAlloc(4);
+  const raw = core.ccall('bs_fx_parse', 'number', ['string', 'number'], [t, okp]);
+  const ok = core.HEAP32[okp >> 2];
+  core.stackRestore(sp);
+  return ok ? raw : null;
+}
+const fx = (raw) => api.fxFormat(raw | 0);
+
+function writeFs(name, bytes) {
+  const path = '/w/' + name.replace(/^\/+/, '');
+  const dir = path.slice(0, path.lastIndexOf('/'));
+  core.FS.mkdirTree(dir);
+  core.FS.writeFile(path, bytes);
+  return path;
+}
+
+// ---------------------------------------------------------------- JSON text editing (keeps the file's own text)
+// Spans of every value by JSON pointer: {start, end, kind, members: [[key, keyStart]]}.
+function spans(text) {
+  const map = new Map();
+  let i = 0;
+  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+  const str = () => {
+    const s = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(s, i));
+  };
+  const value = (ptr) => {
+    ws();
+    const start = i;
+    const c = text[i];
+    const entry = { start, end: 0, kind: 'scalar', members: [] };
+    if (c === '{') {
+      entry.kind = 'object';
+      i++; ws();
+      if (text[i] === '}') i++;
+      else for (;;) {
+        ws();
+        const keyStart = i;
+        const key = str();
+        entry.members.push([key, keyStart]);
+        ws(); i++; // ':'
+        value(ptr + '/' + key.replace(/~/g, '~0').replace(/\//g, '~1'));
+        ws();
+        if (text[i++] === '}') break;
+      }
+    } else if (c === '[') {
+      entry.kind = 'array';
+      i++; ws();
+      let k = 0;
+      if (text[i] === ']') i++;
+      else for (;;) {
+        value(ptr + '/' + k++);
+        ws();
+        if (text[i++] === ']') break;
+      }
+    } else if (c === '"') {
+      str();
+    } else {
+      while (i < text.length && !',}] \t\r\n'.includes(text[i])) i++;
+    }
+    entry.end = i;
+    map.set(ptr, entry);
+  };
+  value('');
+  return map;
+}
+
+// Set the value at pointer (its parent object must exist) to raw JSON text; returns the new text.
+function setValue(text, ptr, valueText) {
+  const map = spans(text);
+  const at = map.get(ptr);
+  if (at) return text.slice(0, at.start) + valueText + text.slice(at.end);
+  const cut = ptr.lastIndexOf('/');
+  const parent = map.get(ptr.slice(0, cut));
+  if (!parent || parent.kind !== 'object') throw new Error(`${ptr.slice(0, cut) || '/'}: not an object`);
+  const key = ptr.slice(cut + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+  if (parent.members.length) {
+    const pos = parent.members[0][1];
+    return text.slice(0, pos) + JSON.stringify(key) + ': ' + valueText + ', ' + text.slice(pos);
+  }
+  return text.slice(0, parent.start + 1) + ' ' + JSON.stringify(key) + ': ' + valueText + ' ' + text.slice(parent.end - 1);
+}
+
+// ---------------------------------------------------------------- files
+async function fetchFiles() {
+  const r = await fetch('api/files');
+  if (!r.ok) throw new Error(`the server's file list: HTTP ${r.status}`);
+  files = (await r.json()).files;
+  // every file into the wasm file system under its name, so relative clip sources resolve
+  await Promise.all(files.filter((f) => f.kind !== 'replay').map(async (f) => {
+    const b = await fetch('api/file?id=' + f.id);
+    if (!b.ok) throw new Error(`${f.name}: HTTP ${b.status}`);
+    f.bytes = new Uint8Array(await b.arrayBuffer());
+    writeFs(f.name, f.bytes);
+  }));
+  const sel = $('file-select');
+  sel.textContent = '';
+  for (const f of files.filter((x) => x.kind === 'config')) {
+    const o = document.createElement('option');
+    o.value = f.id; o.textContent = f.name;
+    sel.append(o);
+  }
+  sel.onchange = () => openConfig(files.find((f) => String(f.id) === sel.value));
+}
+
+function openConfig(f) {
+  if (!f) { showMessage('no graph config was given: start it as `blendsync studio CONFIG.json ...`'); return; }
+  current = { id: f.id, name: f.name, text: new TextDecoder().decode(f.bytes), savable: f.savable };
+  params = [];
+  applyText(current.text, true);
+  dirty = false;
+  $('save').disabled = true;
+}
+
+// Parse text with the core: draw everything, or show the error (file, JSON path, message).
+function applyText(text, fresh) {
+  const res = JSON.parse(api.load(text, new TextEncoder().encode(text).length, current.name));
+  if (res.error) {
+    layout = null;
+    showMessage(res.error);
+    $('spaces').textContent = '';
+    $('weights').textContent = '';
+    setStatus(`${current.name}: not loaded`);
+    return false;
+  }
+  showMessage('');
+  current.text = text;
+  layout = res;
+  try { fields = JSON.parse(text); } catch { fields = {}; }
+  if (fresh || params.length !== layout.parameters.length) params = layout.parameters.map((p) => p.default_raw);
+  params.forEach((v, i) => api.setParam(i, v));
+  buildParams();
+  const sig = layout.nodes.map((n) => `${n.name}:${n.type}:${n.children.length}`).join('|');
+  if (!fresh && views.sig === sig) { // same nodes: keep the canvases (a drag goes on) and their scales
+    for (const v of views) v.node = layout.nodes[v.n];
+    drawSpaces();
+  } else {
+    buildSpaces();
+    views.sig = sig;
+  }
+  buildSettings();
+  buildSkeleton();
+  refreshWeights();
+  refreshState();
+  scheduleValidate();
+  setStatus(`${current.name}: ${layout.nodes.length} nodes, ${layout.parameters.length} parameters, ` +
+    `${layout.joints.length} joints, ${layout.tick_rate} Hz`);
+  document.body.dataset.ready = '1';
+  return true;
+}
+
+function edit(ptr, valueText) {
+  let text;
+  try { text = setValue(current.text, ptr, valueText); } catch (e) { showMessage(`${current.name}: ${e.message}`); return; }
+  applyText(text, false);
+  current.text = text; // kept even when it does not load (the message says why), so it can be fixed
+  dirty = true;
+  $('save').disabled = !current.savable;
+  $('save-status').textContent = current.savable ? 'edited (not saved)' : 'edited (this file cannot be saved)';
+}
+
+async function save() {
+  const r = await fetch('api/save?id=' + current.id, { method: 'POST', headers: { 'X-Blendsync-Studio': 'save' }, body: current.text });
+  const body = await r.text();
+  if (!r.ok) { $('save-status').textContent = `save failed: ${body}`; return; }
+  dirty = false;
+  $('save').disabled = true;
+  $('save-status').textContent = `saved ${current.name}`;
+  document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
+}
+
+// ---------------------------------------------------------------- validate
+let validateTimer = 0;
+function scheduleValidate() {
+  clearTimeout(validateTimer);
+  validateTimer = setTimeout(() => {
+    const ul = $('findings');
+    ul.textContent = '';
+    const path = writeFs(current.name + '.studio-check.json', new TextEncoder().encode(current.text));
+    // the copy sits next to the config, so its clip sources resolve the same way
+    const res = JSON.parse(api.validate(path));
+    const list = res.findings || [];
+    for (const node of layout ? layout.nodes : []) for (const w of node.warnings) list.push({ severity: 'warning', code: 'layout', message: `node ${node.name}: ${w}` });
+    if (res.error) list.push({ severity: 'error', code: 'validate', message: res.error });
+    for (const f of list) {
+      const li = document.createElement('li');
+      li.className = f.severity;
+      li.textContent = `${f.severity}: ${f.code}${f.clip ? ' (' + f.clip + ')' : ''}: ${f.message}`;
+      ul.append(li);
+    }
+    if (!list.length) { const li = document.createElement('li'); li.textContent = 'no findings'; ul.append(li); }
+    document.body.dataset.validated = String(list.filter((f) => f.severity === 'error').length);
+  }, 150);
+}
+
+// ---------------------------------------------------------------- parameters
+function buildParams() {
+  const t = $('params');
+  t.textContent = '';
+  t.insertAdjacentHTML('beforeend', '<tr><th>parameter</th><th>target</th><th>filtered</th></tr>');
+  layout.parameters.forEach((p, i) => {
+    const tr = document.createElement('tr');
+    const inp = document.createElement('input');
+    inp.size = 10; inp.value = fx(params[i]); inp.dataset.param = p.name; inp.id = 'param-' + p.name;
+    inp.addEventListener('change', () => {
+      const raw = fxParse(inp.value);
+      inp.classList.toggle('bad', raw === null);
+      if (raw === null) return;
+      params[i] = raw; api.setParam(i, raw);
+      refreshAll();
+    });
+    tr.innerHTML = `<td>${p.name}</td><td></td><td class="num" id="filtered-${p.name}"></td>`;
+    tr.children[1].append(inp);
+    t.append(tr);
+  });
+}
+function setParamRaw(i, raw) {
+  params[i] = raw | 0;
+  api.setParam(i, params[i]);
+  const inp = $('param-' + layout.parameters[i].name);
+  if (inp) { inp.value = fx(params[i]); inp.classList.remove('bad'); }
+}
+
+// ---------------------------------------------------------------- blend spaces (drawn as `blendsync plot` draws them)
+const SIZE = 300, MAP = 100;
+let views = [];
+
+function nodeFields(name) { return (fields.nodes && fields.nodes[name]) || {}; }
+
+function buildSpaces() {
+  const box = $('spaces');
+  box.textContent = '';
+  views = [];
+  layout.nodes.forEach((node, n) => {
+    const type = nodeFields(node.name).type || node.type;
+    if (type === 'Switch' || type === 'Direct' || node.params.length === 0) return;
+    const div = document.createElement('div');
+    div.className = 'space';
+    div.dataset.node = node.name;
+    const pnames = node.params.map((k) => layout.parameters[k].name).join(', ');
+    div.innerHTML = `<h3>${node.name} <small>${type} (${pnames})</small></h3>`;
+    const cv = document.createElement('canvas');
+    cv.width = SIZE; cv.height = node.params.length === 2 ? SIZE : 160;
+    cv.id = 'space-' + node.name;
+    div.append(cv);
+    for (const w of node.warnings) div.insertAdjacentHTML('beforeend', `<div class="warn">${w}</div>`);
+    box.append(div);
+    const v = { n, node, cv, dim: node.params.length };
+    fitView(v);
+    views.push(v);
+    attachDrag(v);
+  });
+  drawSpaces();
+}
+
+function fitView(v) {
+  const ch = v.node.children;
+  if (v.dim === 2) {
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const c of ch) { x0 = Math.min(x0, c.position_raw[0]); x1 = Math.max(x1, c.position_raw[0]); y0 = Math.min(y0, c.position_raw[1]); y1 = Math.max(y1, c.position_raw[1]); }
+    const span = Math.max(x1 - x0, y1 - y0, ONE) * 1.3;
+    const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+    v.x0 = Math.round(cx - span / 2); v.x1 = Math.round(cx + span / 2);
+    v.y0 = Math.round(cy - span / 2); v.y1 = Math.round(cy + span / 2);
+  } else {
+    let x0 = Infinity, x1 = -Infinity;
+    for (const c of ch) { x0 = Math.min(x0, c.threshold_raw); x1 = Math.max(x1, c.threshold_raw); }
+    const span = Math.max(x1 - x0, ONE), pad = span * 0.12;
+    v.x0 = Math.round(x0 - pad); v.x1 = Math.round(x1 + pad);
+  }
+}
+const toPx = (v, x) => (x - v.x0) / (v.x1 - v.x0) * v.cv.width;
+const toPy = (v, y) => (v.y1 - y) / (v.y1 - v.y0) * v.cv.height;
+const fromPx = (v, px) => v.x0 + px / v.cv.width * (v.x1 - v.x0);
+const fromPy = (v, py) => v.y1 - py / v.cv.height * (v.y1 - v.y0);
+const PLOT_TOP = 10, PLOT_H = 110; // 1D: the curves' band
+
+function drawSpaces() { for (const v of views) drawSpace(v); }
+
+function drawSpace(v) {
+  const g = v.cv.getContext('2d');
+  const ch = v.node.children;
+  g.fillStyle = '#f6f6f4'; g.fillRect(0, 0, v.cv.width, v.cv.height);
+  g.font = '11px system-ui, sans-serif';
+  if (v.dim === 2) {
+    const ptr = api.regionMap(v.n, MAP, MAP, v.x0, v.y0, v.x1, v.y1);
+    if (ptr) {
+      const img = new ImageData(new Uint8ClampedArray(core.HEAPU8.buffer, ptr, MAP * MAP * 4).slice(), MAP, MAP);
+      const off = new OffscreenCanvas(MAP, MAP);
+      off.getContext('2d').putImageData(img, 0, 0);
+      g.imageSmoothingEnabled = true;
+      g.drawImage(off, 0, 0, v.cv.width, v.cv.height);
+    }
+    // axes through 0
+    g.strokeStyle = 'rgba(0,0,0,0.25)'; g.lineWidth = 1;
+    g.beginPath(); g.moveTo(toPx(v, 0), 0); g.lineTo(toPx(v, 0), v.cv.height); g.moveTo(0, toPy(v, 0)); g.lineTo(v.cv.width, toPy(v, 0)); g.stroke();
+    // Delaunay triangulation
+    g.strokeStyle = 'rgba(20,20,20,0.7)';
+    for (const t of v.node.triangles) {
+      g.beginPath();
+      t.forEach((c, k) => { const p = ch[c].position_raw; (k ? g.lineTo : g.moveTo).call(g, toPx(v, p[0]), toPy(v, p[1])); });
+      g.closePath(); g.stroke();
+    }
+    ch.forEach((c, i) => {
+      const x = toPx(v, c.position_raw[0]), y = toPy(v, c.position_raw[1]);
+      g.beginPath(); g.arc(x, y, 6, 0, Math.PI * 2); g.fillStyle = '#fff'; g.fill();
+      g.lineWidth = 3; g.strokeStyle = colour(i); g.stroke(); g.lineWidth = 1;
+      g.fillStyle = '#202020'; g.fillText(c.name, x + 8, y - 6);
+    });
+    const px = toPx(v, params[v.node.params[0]]), py = toPy(v, params[v.node.params[1]]);
+    g.strokeStyle = '#000'; g.lineWidth = 3;
+    g.beginPath(); g.moveTo(px - 9, py); g.lineTo(px + 9, py); g.moveTo(px, py - 9); g.lineTo(px, py + 9); g.stroke();
+    g.strokeStyle = '#fff'; g.lineWidth = 1; g.stroke();
+  } else {
+    const W = v.cv.width;
+    const ptr = api.curve(v.n, W, v.x0, v.x1);
+    if (ptr) {
+      const nc = ch.length;
+      const w = new Int32Array(core.HEAP32.buffer, ptr, W * nc).slice();
+      for (let c = 0; c < nc; c++) {
+        g.strokeStyle = colour(c); g.lineWidth = 2; g.beginPath();
+        for (let i = 0; i < W; i++) { const y = PLOT_TOP + PLOT_H - w[i * nc + c] / ONE * PLOT_H; i ? g.lineTo(i, y) : g.moveTo(i, y); }
+        g.stroke();
+      }
+    }
+    g.lineWidth = 1;
+    ch.forEach((c, i) => {
+      const x = toPx(v, c.threshold_raw);
+      g.fillStyle = colour(i);
+      g.beginPath(); g.moveTo(x, PLOT_TOP + PLOT_H + 4); g.lineTo(x - 6, PLOT_TOP + PLOT_H + 14); g.lineTo(x + 6, PLOT_TOP + PLOT_H + 14); g.fill();
+      g.fillStyle = '#202020'; g.fillText(`${c.name} ${fx(c.threshold_raw)}`, Math.min(x - 6, W - 70), PLOT_TOP + PLOT_H + 26 + (i % 2) * 12);
+    });
+    const px = toPx(v, params[v.node.params[0]]);
+    g.strokeStyle = '#000'; g.lineWidth = 2; g.beginPath(); g.moveTo(px, PLOT_TOP); g.lineTo(px, PLOT_TOP + PLOT_H); g.stroke();
+  }
+}
+
+function attachDrag(v) {
+  let drag = null;
+  const pos = (e) => { const r = v.cv.getBoundingClientRect(); return [(e.clientX - r.left) * v.cv.width / r.width, (e.clientY - r.top) * v.cv.height / r.height]; };
+  const snap = (raw) => { const t = (Math.round(raw / ONE * 100) / 100).toFixed(2).replace(/\.?0+$/, ''); return [fxParse(t), t === '-0' ? '0' : t]; };
+  v.cv.addEventListener('pointerdown', (e) => {
+    const [x, y] = pos(e);
+    drag = { kind: 'point' };
+    v.node.children.forEach((c, i) => {
+      const cx = v.dim === 2 ? toPx(v, c.position_raw[0]) : toPx(v, c.threshold_raw);
+      const cy = v.dim === 2 ? toPy(v, c.position_raw[1]) : PLOT_TOP + PLOT_H + 9;
+      if (Math.hypot(cx - x, cy - y) <= 8) drag = { kind: 'sample', child: i };
+    });
+    v.cv.setPointerCapture(e.pointerId);
+    move(e);
+  });
+  const move = (e) => {
+    if (!drag) return;
+    const [x, y] = pos(e);
+    const base = `/nodes/${v.node.name}/children/${drag.child}`;
+    if (drag.kind === 'point') {
+      setParamRaw(v.node.params[0], Math.round(fromPx(v, x)));
+      if (v.dim === 2) setParamRaw(v.node.params[1], Math.round(fromPy(v, y)));
+      refreshAll();
+    } else if (v.dim === 2) {
+      const [, tx] = snap(fromPx(v, x)), [, ty] = snap(fromPy(v, y));
+      edit(base + '/position', `[${tx}, ${ty}]`);
+    } else {
+      const [, t] = snap(fromPx(v, x));
+      edit(base + '/threshold', t);
+    }
+  };
+  v.cv.addEventListener('pointermove', move);
+  v.cv.addEventListener('pointerup', () => { drag = null; });
+}
+
+// ---------------------------------------------------------------- weights
+function refreshWeights() {
+  const w = JSON.parse(api.weights());
+  const box = $('weights');
+  box.textContent = '';
+  for (const node of layout.nodes) {
+    const type = nodeFields(node.name).type || node.type;
+    if (type === 'Switch') continue;
+    const t = document.createElement('table');
+    t.dataset.node = node.name;
+    t.innerHTML = `<tr><th colspan="3">${node.name}</th></tr>`;
+    (w.nodes[node.name] || []).forEach((val, c) => {
+      const tr = document.createElement('tr');
+      tr.innerHTML = `<td><span class="swatch" style="background:${colour(c)}"></span>${node.children[c].name}</td>` +
+        `<td class="num weight" data-node="${node.name}" data-child="${node.children[c].name}">${val}</td>` +
+        `<td><span class="bar" style="width:${Math.round(val * 120)}px"></span></td>`;
+      t.append(tr);
+    });
+    box.append(t);
+  }
+  const t = document.createElement('table');
+  t.innerHTML = '<tr><th colspan="2">leaves (flattened from the root)</th></tr>';
+  for (const [m, val] of Object.entries(w.leaves)) t.insertAdjacentHTML('beforeend', `<tr><td>${m}</td><td class="num leaf" data-motion="${m}">${val}</td></tr>`);
+  box.append(t);
+}
+
+function refreshAll() { refreshWeights(); drawSpaces(); }
+
+// ---------------------------------------------------------------- settings (filters, time scales)
+function buildSettings() {
+  const t = $('settings');
+  t.textContent = '';
+  const row = (label, ptr, value, placeholder) => {
+    const tr = document.createElement('tr');
+    const inp = document.createElement('input');
+    inp.size = 8; inp.value = value === undefined ? '' : String(value); inp.placeholder = placeholder; inp.dataset.ptr = ptr;
+    inp.addEventListener('change', () => {
+      const raw = fxParse(inp.value);
+      inp.classList.toggle('bad', raw === null);
+      if (raw !== null) edit(ptr, inp.value.trim());
+    });
+    tr.innerHTML = `<td>${label}</td><td></td>`;
+    tr.children[1].append(inp);
+    t.append(tr);
+  };
+  const fp = fields.parameters || {};
+  for (const p of layout.parameters) {
+    const f = fp[p.name] || {};
+    const rawText = (k) => { const s = spans(current.text).get(`/parameters/${p.name}/${k}`); return s ? current.text.slice(s.start, s.end) : undefined; };
+    if (layout.parameters.some((q) => (fp[q.name] || {}).pair === p.name)) continue; // the y of a pair has no filter
+    row(`${p.name} dead_zone`, `/parameters/${p.name}/dead_zone`, rawText('dead_zone'), '0');
+    row(`${p.name} dead_zone_range`, `/parameters/${p.name}/dead_zone_range`, rawText('dead_zone_range'), '1');
+    row(`${p.name} smooth_time`, `/parameters/${p.name}/smooth_time`, rawText('smooth_time'), '0');
+    if (f.smooth_time !== undefined) row(`${p.name} max_speed`, `/parameters/${p.name}/max_speed`, rawText('max_speed'), '0');
+  }
+  for (const node of layout.nodes) {
+    const nf = nodeFields(node.name);
+    const text = (ptr) => { const sp = spans(current.text).get(ptr); return sp ? current.text.slice(sp.start, sp.end) : undefined; };
+    (nf.children || []).forEach((c, i) => {
+      const base = `/nodes/${node.name}/children/${i}`;
+      if (c.threshold !== undefined) row(`${node.name} · ${c.motion} threshold`, base + '/threshold', text(base + '/threshold'), '');
+      if (Array.isArray(c.position)) {
+        const tr = document.createElement('tr');
+        const inp = document.createElement('input');
+        inp.size = 12; inp.dataset.ptr = base + '/position';
+        inp.value = (text(base + '/position') || '').replace(/^\[\s*|\s*\]$/g, '');
+        inp.addEventListener('change', () => {
+          const parts = inp.value.split(',').map((x) => x.trim());
+          const ok = parts.length === 2 && parts.every((x) => fxParse(x) !== null);
+          inp.classList.toggle('bad', !ok);
+          if (ok) edit(base + '/position', `[${parts[0]}, ${parts[1]}]`);
+        });
+        tr.innerHTML = `<td>${node.name} · ${c.motion} position</td><td></td>`;
+        tr.children[1].append(inp);
+        t.append(tr);
+      }
+    });
+    (nf.children || []).forEach((c, i) => {
+      const s = spans(current.text).get(`/nodes/${node.name}/children/${i}/time_scale`);
+      row(`${node.name} · ${c.motion} time_scale`, `/nodes/${node.name}/children/${i}/time_scale`, s ? current.text.slice(s.start, s.end) : undefined, '1');
+    });
+  }
+}
+
+// ---------------------------------------------------------------- skeleton (three.js)
+let three = null;
+function initThree() {
+  const box = $('skeleton');
+  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  renderer.setSize(box.clientWidth, box.clientHeight);
+  box.append(renderer.domElement);
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0x1d232a);
+  const camera = new THREE.PerspectiveCamera(40, box.clientWidth / box.clientHeight, 0.01, 100);
+  camera.position.set(2.2, 1.6, 3.2);
+  const controls = new OrbitControls(camera, renderer.domElement);
+  controls.target.set(0, 0.9, 0);
+  controls.update();
+  scene.add(new THREE.GridHelper(6, 12, 0x556070, 0x384048));
+  three = { renderer, scene, camera, controls, bones: null, joints: null };
+}
+function buildSkeleton() {
+  if (!three) initThree();
+  for (const k of ['bones', 'joints']) if (three[k]) { three.scene.remove(three[k]); three[k].geometry.dispose(); }
+  const nj = layout.joints.length;
+  if (!nj) return;
+  const jg = new THREE.BufferGeometry();
+  jg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(nj * 3), 3));
+  three.joints = new THREE.Points(jg, new THREE.PointsMaterial({ color: 0xffe119, size: 0.05 }));
+  const bg = new THREE.BufferGeometry();
+  bg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(nj * 6), 3));
+  three.bones = new THREE.LineSegments(bg, new THREE.LineBasicMaterial({ color: 0xe6e6e0 }));
+  three.scene.add(three.joints, three.bones);
+}
+function drawSkeleton(model) {
+  if (!three || !three.joints || !model) return;
+  const jp = three.joints.geometry.attributes.position, bp = three.bones.geometry.attributes.position;
+  layout.joints.forEach((j, i) => {
+    jp.setXYZ(i, model[i * 3], model[i * 3 + 1], model[i * 3 + 2]);
+    const p = j.parent >= 0 ? j.parent : i;
+    bp.setXYZ(i * 2, model[p * 3], model[p * 3 + 1], model[p * 3 + 2]);
+    bp.setXYZ(i * 2 + 1, model[i * 3], model[i * 3 + 1], model[i * 3 + 2]);
+  });
+  jp.needsUpdate = true; bp.needsUpdate = true;
+}
+
+function refreshState() {
+  const s = JSON.parse(api.state());
+  if (s.error) return;
+  $('tick').textContent = s.tick;
+  $('state-checksum').textContent = s.state_checksum;
+  $('pose-checksum').textContent = s.pose_checksum || '-';
+  for (const [k, v] of Object.entries(s.params)) { const td = $('filtered-' + k); if (td) td.textContent = v; }
+  drawSkeleton(s.model);
+}
+
+function frame(t) {
+  if (layout && playing) {
+    tickDebt += Math.min(0.25, (t - (lastFrame || t)) / 1000) * layout.tick_rate;
+    const n = Math.floor(tickDebt);
+    if (n > 0) { tickDebt -= n; api.tick(n); refreshState(); }
+  }
+  lastFrame = t;
+  if (three) { three.controls.update(); three.renderer.render(three.scene, three.camera); }
+  requestAnimationFrame(frame);
+}
+
+// ---------------------------------------------------------------- start
+async function main() {
+  try {
+    await loadCore();
+  } catch (e) { showMessage(e.message); setStatus('no core'); return; }
+  $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
+  $('reset').onclick = () => { api.reset(); tickDebt = 0; refreshState(); };
+  $('run').onclick = () => {
+    const n = Number($('run-ticks').value);
+    if (!(n >= 1)) return;
+    playing = false; $('play').textContent = 'play';
+    api.tick(n); refreshState();
+  };
+  $('save').onclick = save;
+  window.addEventListener('beforeunload', (e) => { if (dirty) e.preventDefault(); });
+  try {
+    await fetchFiles();
+  } catch (e) { showMessage(`cannot read the files from the server: ${e.message}`); return; }
+  const want = new URLSearchParams(location.hash.slice(1)).get('file');
+  const cfg = files.find((f) => f.kind === 'config' && (f.name === want || !want));
+  if (cfg) $('file-select').value = cfg.id;
+  openConfig(cfg);
+  requestAnimationFrame(frame);
+}
+main();

@@ -1,0 +1,363 @@
+/* studio_wasm.c — the C API the studio page calls: the deterministic core and the config library,
+ * compiled with emscripten into studio_core.js (web/CMakeLists.txt). Every value the page shows is
+ * computed here in fixed point; the page only turns the results into pixels (floats for display).
+ *
+ * Files (clip sources, replays, bundles) live in emscripten's in-memory file system: the page fetches
+ * them from `blendsync studio` and writes them there under the names the server lists, so relative
+ * clip sources resolve as they do on disk.
+ *
+ * Every function returning `const char*` returns JSON text (cJSON) valid until the next such call.
+ *
+ *   bs_load(text, len, name)      parse a graph config; the layout: parameters, nodes (children,
+ *                                 thresholds / positions, Delaunay triangles), skeleton, warnings,
+ *                                 or {"error": "name: /json/path: message"}
+ *   bs_set_param(i, raw)          the parameter point (Q16.16 raw targets; also used for weights)
+ *   bs_weights()                  every node's child weights and the leaf weights at the point
+ *                                 (bsync_blend_tree_eval_node / _eval_leaves, as `blendsync weights`)
+ *   bs_reset() / bs_tick(n)       a graph instance from its defaults, ticked n times toward the point
+ *   bs_state()                    tick count, state and pose checksums, filtered parameters, instance
+ *                                 leaf weights, model-space joint positions (display floats)
+ *   bs_region_map(node, w, h, x0, y0, x1, y1)   RGBA pixels of a 2D node: the weight-mixed palette
+ *                                 colour of its children (as `blendsync plot` draws it)
+ *   bs_curve(node, n, x0, x1)     a 1D node's weight curves (n samples per child)
+ *   bs_fx_format(raw) / bs_fx_parse(text)       exact decimal text <-> Q16.16
+ *   bs_validate(path)             `blendsync validate`'s findings for a config file in the file system
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "blendsync/blend_space.h"
+#include "blendsync/blend_tree.h"
+#include "blendsync/fixed.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
+#include "blendsync/io/graph_config.h"
+#include "blendsync/io/validate.h"
+#include "blendsync/skeleton.h"
+
+/* the exported API (prototypes: this file is its only user) */
+int bs_reset(void);
+const char* bs_load(const char* text, int len, const char* name);
+int bs_set_param(int i, int raw);
+const char* bs_weights(void);
+int bs_tick(int n);
+const char* bs_state(void);
+uint8_t* bs_region_map(int node, int w, int h, int x0, int y0, int x1, int y1);
+int32_t* bs_curve(int node, int n, int x0, int x1);
+const char* bs_fx_format(int raw);
+int bs_fx_parse(const char* text, int* ok);
+const char* bs_validate(const char* path);
+
+static bsync_graph_config* g_config;
+static bsync_blend_diagnostics g_diags[BSYNC_MAX_BLEND_NODES];
+static fix16_t g_params[BSYNC_MAX_PARAMETERS];
+static void* g_inst_mem;
+static bsync_instance* g_inst;
+static char* g_out;
+static uint8_t* g_pixels;
+
+static const char* emit(cJSON* o) {
+    free(g_out);
+    g_out = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return g_out ? g_out : "{\"error\":\"out of memory\"}";
+}
+
+static void add_fx(cJSON* parent, const char* key, fix16_t v) {
+    char buf[24];
+    bsync_fx_format(v, buf, sizeof buf);
+    cJSON* n = cJSON_CreateRaw(buf);
+    if (key) cJSON_AddItemToObject(parent, key, n);
+    else cJSON_AddItemToArray(parent, n);
+}
+
+static void add_hex(cJSON* parent, const char* key, uint64_t v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
+    cJSON_AddStringToObject(parent, key, buf);
+}
+
+static const char* child_name(const bsync_blend_tree* t, uint32_t node, uint32_t c) {
+    bsync_blend_child_ref ref = bsync_blend_tree_node_child(t, node, c);
+    return ref.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(t, ref.index) : bsync_blend_tree_motion_name(t, ref.index);
+}
+
+static void drop(void) {
+    free(g_inst_mem);
+    g_inst_mem = NULL;
+    g_inst = NULL;
+    bsync_graph_config_destroy(g_config);
+    g_config = NULL;
+}
+
+int bs_reset(void) {
+    if (!g_config) return -1;
+    const bsync_graph* graph = bsync_graph_config_graph(g_config);
+    size_t size = bsync_instance_memory_size(graph);
+    free(g_inst_mem);
+    g_inst = NULL;
+    g_inst_mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
+    if (!g_inst_mem) return -1;
+    return bsync_instance_init(g_inst_mem, size, graph, &g_inst) == BSYNC_OK ? 0 : -1;
+}
+
+const char* bs_load(const char* text, int len, const char* name) {
+    drop();
+    bsync_error err;
+    memset(g_diags, 0, sizeof g_diags);
+    cJSON* o = cJSON_CreateObject();
+    if (bsync_graph_config_parse(text, (size_t)len, name, NULL, &g_config, g_diags, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        return emit(o);
+    }
+    if (bs_reset() != 0) {
+        drop();
+        cJSON_AddStringToObject(o, "error", "cannot create a graph instance");
+        return emit(o);
+    }
+    const bsync_graph* graph = bsync_graph_config_graph(g_config);
+    const bsync_blend_tree* t = bsync_graph_config_tree(g_config);
+    const uint32_t np = bsync_blend_tree_parameter_count(t), nn = bsync_blend_tree_node_count(t);
+    cJSON_AddNumberToObject(o, "tick_rate", bsync_graph_tick_rate(graph));
+    cJSON_AddStringToObject(o, "root", bsync_blend_tree_node_name(t, bsync_blend_tree_root(t)));
+    cJSON* params = cJSON_AddArrayToObject(o, "parameters");
+    for (uint32_t i = 0; i < np; i++) {
+        g_params[i] = bsync_blend_tree_parameter_default(t, i);
+        cJSON* p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", bsync_blend_tree_parameter_name(t, i));
+        add_fx(p, "default", g_params[i]);
+        cJSON_AddNumberToObject(p, "default_raw", g_params[i]);
+        cJSON_AddItemToArray(params, p);
+    }
+    cJSON* nodes = cJSON_AddArrayToObject(o, "nodes");
+    for (uint32_t n = 0; n < nn; n++) {
+        const bsync_blend_space* s = bsync_blend_tree_node_space(t, n);
+        cJSON* j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "name", bsync_blend_tree_node_name(t, n));
+        cJSON_AddStringToObject(j, "type", bsync_blend_type_name(bsync_blend_space_type(s)));
+        cJSON* pj = cJSON_AddArrayToObject(j, "params");
+        for (uint32_t k = 0; k < bsync_blend_tree_node_param_count(t, n); k++)
+            cJSON_AddItemToArray(pj, cJSON_CreateNumber(bsync_blend_tree_node_param(t, n, k)));
+        cJSON* ch = cJSON_AddArrayToObject(j, "children");
+        const uint32_t nc = bsync_blend_tree_node_child_count(t, n);
+        for (uint32_t c = 0; c < nc; c++) {
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "name", child_name(t, n, c));
+            cJSON_AddBoolToObject(e, "node", bsync_blend_tree_node_child(t, n, c).kind == BSYNC_CHILD_NODE);
+            cJSON_AddNumberToObject(e, "threshold_raw", bsync_blend_space_threshold(s, c));
+            bsync_vec2 p = bsync_blend_space_position(s, c);
+            cJSON* pos = cJSON_AddArrayToObject(e, "position_raw");
+            cJSON_AddItemToArray(pos, cJSON_CreateNumber(p.x));
+            cJSON_AddItemToArray(pos, cJSON_CreateNumber(p.y));
+            cJSON_AddItemToArray(ch, e);
+        }
+        cJSON* tris = cJSON_AddArrayToObject(j, "triangles");
+        for (uint32_t i = 0; i < bsync_blend_space_triangle_count(s); i++) {
+            uint32_t tri[3];
+            if (bsync_blend_space_triangle(s, i, tri) != BSYNC_OK) continue;
+            cJSON* tj = cJSON_CreateArray();
+            for (int k = 0; k < 3; k++) cJSON_AddItemToArray(tj, cJSON_CreateNumber(tri[k]));
+            cJSON_AddItemToArray(tris, tj);
+        }
+        cJSON* warn = cJSON_AddArrayToObject(j, "warnings");
+        for (uint32_t w = 0; w < g_diags[n].count; w++) {
+            const bsync_blend_warning* wr = &g_diags[n].warnings[w];
+            char line[256];
+            if (wr->child_a == wr->child_b)
+                snprintf(line, sizeof line, "%s (child %u: %s)", bsync_blend_warning_string(wr->code), (unsigned)wr->child_a,
+                         child_name(t, n, wr->child_a));
+            else
+                snprintf(line, sizeof line, "%s (children %u and %u: %s, %s)", bsync_blend_warning_string(wr->code),
+                         (unsigned)wr->child_a, (unsigned)wr->child_b, child_name(t, n, wr->child_a), child_name(t, n, wr->child_b));
+            cJSON_AddItemToArray(warn, cJSON_CreateString(line));
+        }
+        cJSON_AddItemToArray(nodes, j);
+    }
+    const bsync_skeleton* sk = bsync_graph_config_skeleton(g_config);
+    cJSON* joints = cJSON_AddArrayToObject(o, "joints");
+    for (uint32_t i = 0; sk && i < bsync_skeleton_joint_count(sk); i++) {
+        cJSON* e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", bsync_skeleton_joint_name(sk, i));
+        cJSON_AddNumberToObject(e, "parent", bsync_skeleton_parent(sk, i));
+        cJSON_AddItemToArray(joints, e);
+    }
+    const char* notes = bsync_graph_config_notes(g_config);
+    cJSON_AddStringToObject(o, "notes", notes ? notes : "");
+    return emit(o);
+}
+
+int bs_set_param(int i, int raw) {
+    if (!g_config || i < 0 || (uint32_t)i >= bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config))) return -1;
+    g_params[i] = (fix16_t)raw;
+    return 0;
+}
+
+const char* bs_weights(void) {
+    cJSON* o = cJSON_CreateObject();
+    if (!g_config) {
+        cJSON_AddStringToObject(o, "error", "no config loaded");
+        return emit(o);
+    }
+    const bsync_blend_tree* t = bsync_graph_config_tree(g_config);
+    static fix16_t leaves[BSYNC_MAX_MOTIONS];
+    fix16_t w[BSYNC_MAX_BLEND_CHILDREN];
+    cJSON* nodes = cJSON_AddObjectToObject(o, "nodes");
+    for (uint32_t n = 0; n < bsync_blend_tree_node_count(t); n++) {
+        cJSON* arr = cJSON_AddArrayToObject(nodes, bsync_blend_tree_node_name(t, n));
+        if (bsync_blend_tree_eval_node(t, n, g_params, w) != BSYNC_OK) continue;
+        for (uint32_t c = 0; c < bsync_blend_tree_node_child_count(t, n); c++) add_fx(arr, NULL, w[c]);
+    }
+    cJSON* lv = cJSON_AddObjectToObject(o, "leaves");
+    if (bsync_blend_tree_eval_leaves(t, bsync_blend_tree_root(t), g_params, leaves) == BSYNC_OK)
+        for (uint32_t m = 0; m < bsync_blend_tree_motion_count(t); m++) add_fx(lv, bsync_blend_tree_motion_name(t, m), leaves[m]);
+    return emit(o);
+}
+
+int bs_tick(int n) {
+    if (!g_inst) return -1;
+    const uint32_t np = bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config));
+    bsync_instance_input in = {g_params, np};
+    for (int i = 0; i < n; i++)
+        if (bsync_instance_tick(g_inst, &in) != BSYNC_OK) return -1;
+    return 0;
+}
+
+const char* bs_state(void) {
+    cJSON* o = cJSON_CreateObject();
+    if (!g_inst) {
+        cJSON_AddStringToObject(o, "error", "no config loaded");
+        return emit(o);
+    }
+    const bsync_graph* graph = bsync_graph_config_graph(g_config);
+    const bsync_blend_tree* t = bsync_graph_config_tree(g_config);
+    cJSON_AddNumberToObject(o, "tick", (double)bsync_instance_tick_count(g_inst));
+    add_hex(o, "state_checksum", bsync_instance_state_checksum(g_inst));
+    cJSON* pv = cJSON_AddObjectToObject(o, "params");
+    for (uint32_t i = 0; i < bsync_blend_tree_parameter_count(t); i++)
+        add_fx(pv, bsync_blend_tree_parameter_name(t, i), bsync_instance_parameter(g_inst, i));
+    cJSON* lv = cJSON_AddObjectToObject(o, "weights");
+    const fix16_t* leaves = bsync_instance_leaf_weights(g_inst);
+    for (uint32_t m = 0; m < bsync_blend_tree_motion_count(t); m++) add_fx(lv, bsync_blend_tree_motion_name(t, m), leaves[m]);
+    const uint32_t nj = bsync_graph_joint_count(graph);
+    if (nj > 0 && bsync_graph_config_bound_clip_count(g_config) > 0) {
+        uint64_t pc = 0;
+        bsync_trs* local = malloc(sizeof(bsync_trs) * nj);
+        bsync_trs* model = malloc(sizeof(bsync_trs) * nj);
+        if (local && model && bsync_instance_pose_checksum(g_inst, &pc, NULL) == BSYNC_OK &&
+            bsync_instance_pose(g_inst, local, model) == BSYNC_OK) {
+            add_hex(o, "pose_checksum", pc);
+            cJSON* pos = cJSON_AddArrayToObject(o, "model");
+            for (uint32_t j = 0; j < nj; j++) { /* display only: floats from here on */
+                cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.x)));
+                cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.y)));
+                cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.z)));
+            }
+        }
+        free(local);
+        free(model);
+    }
+    return emit(o);
+}
+
+/* Palette of `blendsync plot` (cmd_plot.c): child i has colour i (golden-angle hues after 16). */
+static const uint8_t k_palette[16][3] = {
+    {0xe6, 0x19, 0x4b}, {0x3c, 0xb4, 0x4b}, {0x43, 0x63, 0xd8}, {0xff, 0xe1, 0x19}, {0xf5, 0x82, 0x31}, {0x91, 0x1e, 0xb4},
+    {0x42, 0xd4, 0xf4}, {0xf0, 0x32, 0xe6}, {0xbf, 0xef, 0x45}, {0x46, 0x99, 0x90}, {0x9a, 0x63, 0x24}, {0x80, 0x00, 0x00},
+    {0x80, 0x80, 0x00}, {0x00, 0x00, 0x75}, {0xfa, 0xbe, 0xd4}, {0xaa, 0xff, 0xc3},
+};
+
+/* RGBA pixels (w x h, row 0 at y1) of node's children weights mixed in palette colours over
+ * [x0, x1] x [y0, y1] (raw Q16.16); a 1D node is drawn along x. NULL on error. */
+uint8_t* bs_region_map(int node, int w, int h, int x0, int y0, int x1, int y1) {
+    if (!g_config || w <= 0 || h <= 0 || w > 1024 || h > 1024) return NULL;
+    const bsync_blend_tree* t = bsync_graph_config_tree(g_config);
+    if (node < 0 || (uint32_t)node >= bsync_blend_tree_node_count(t)) return NULL;
+    const bsync_blend_space* s = bsync_blend_tree_node_space(t, (uint32_t)node);
+    const uint32_t nc = bsync_blend_space_child_count(s), np = bsync_blend_space_param_count(s);
+    free(g_pixels);
+    g_pixels = malloc((size_t)w * (size_t)h * 4);
+    if (!g_pixels) return NULL;
+    fix16_t wt[BSYNC_MAX_BLEND_CHILDREN];
+    for (int py = 0; py < h; py++)
+        for (int px = 0; px < w; px++) {
+            fix16_t p[2];
+            p[0] = (fix16_t)(x0 + (int32_t)(((int64_t)(x1 - x0) * (2 * px + 1)) / (2 * w)));
+            p[1] = (fix16_t)(y1 - (int32_t)(((int64_t)(y1 - y0) * (2 * py + 1)) / (2 * h)));
+            uint8_t* o = g_pixels + ((size_t)py * (size_t)w + (size_t)px) * 4;
+            int64_t acc[3] = {0, 0, 0};
+            if (np >= 1 && np <= 2 && bsync_blend_space_eval(s, p, np, wt) == BSYNC_OK) {
+                for (uint32_t c = 0; c < nc; c++)
+                    for (int k = 0; k < 3; k++) acc[k] += (int64_t)wt[c] * (c < 16 ? k_palette[c][k] : 160);
+                for (int k = 0; k < 3; k++) {
+                    int64_t v = acc[k] >> 16;
+                    o[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+                }
+            } else {
+                o[0] = o[1] = o[2] = 246;
+            }
+            o[3] = 255;
+        }
+    return g_pixels;
+}
+
+/* A 1D node's child weights at n points evenly over [x0, x1] (raw): n x child_count raw weights. */
+int32_t* bs_curve(int node, int n, int x0, int x1) {
+    static int32_t* buf;
+    if (!g_config || n < 2 || n > 4096) return NULL;
+    const bsync_blend_tree* t = bsync_graph_config_tree(g_config);
+    if (node < 0 || (uint32_t)node >= bsync_blend_tree_node_count(t)) return NULL;
+    const bsync_blend_space* s = bsync_blend_tree_node_space(t, (uint32_t)node);
+    const uint32_t nc = bsync_blend_space_child_count(s);
+    if (bsync_blend_space_param_count(s) != 1) return NULL;
+    free(buf);
+    buf = malloc(sizeof(int32_t) * (size_t)n * nc);
+    if (!buf) return NULL;
+    fix16_t wt[BSYNC_MAX_BLEND_CHILDREN];
+    for (int i = 0; i < n; i++) {
+        fix16_t p = (fix16_t)(x0 + (int32_t)(((int64_t)(x1 - x0) * i) / (n - 1)));
+        if (bsync_blend_space_eval(s, &p, 1, wt) != BSYNC_OK) return NULL;
+        for (uint32_t c = 0; c < nc; c++) buf[(size_t)i * nc + c] = wt[c];
+    }
+    return buf;
+}
+
+const char* bs_fx_format(int raw) {
+    static char buf[24];
+    bsync_fx_format((fix16_t)raw, buf, sizeof buf);
+    return buf;
+}
+
+/* Q16.16 of exact decimal text; *ok 1 when it parsed. */
+int bs_fx_parse(const char* text, int* ok) {
+    fix16_t v = 0;
+    *ok = bsync_fx_parse(text, strlen(text), &v) == BSYNC_OK;
+    return v;
+}
+
+const char* bs_validate(const char* path) {
+    bsync_validate_report r;
+    bsync_validate_report_init(&r);
+    cJSON* o = cJSON_CreateObject();
+    cJSON* list = cJSON_AddArrayToObject(o, "findings");
+    if (bsync_validate_config(&r, path, NULL) == BSYNC_OK) {
+        for (uint32_t i = 0; i < r.finding_count; i++) {
+            const bsync_validate_finding* f = &r.findings[i];
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "severity", bsync_validate_severity_name(f->severity));
+            cJSON_AddStringToObject(e, "code", f->code);
+            cJSON_AddStringToObject(e, "clip", f->clip);
+            cJSON_AddStringToObject(e, "joint", f->joint);
+            cJSON_AddStringToObject(e, "message", f->message);
+            cJSON_AddItemToArray(list, e);
+        }
+        cJSON_AddNumberToObject(o, "exit_status", bsync_validate_exit_status(&r));
+    } else {
+        cJSON_AddStringToObject(o, "error", "validation could not run");
+    }
+    bsync_validate_report_free(&r);
+    return emit(o);
+}
