@@ -51,6 +51,9 @@ async function loadCore() {
     curve: core.cwrap('bs_curve', 'number', ['number', 'number', 'number', 'number']),
     fxFormat: core.cwrap('bs_fx_format', 'string', ['number']),
     validate: core.cwrap('bs_validate', 'string', ['string']),
+    replayOpen: core.cwrap('bs_replay_open', 'string', ['string']),
+    replayTracks: core.cwrap('bs_replay_tracks', 'number', []),
+    replaySeek: core.cwrap('bs_replay_seek', 'string', ['number']),
   };
 }
 
@@ -158,15 +161,28 @@ async function fetchFiles() {
   }));
   const sel = $('file-select');
   sel.textContent = '';
-  for (const f of files.filter((x) => x.kind === 'config')) {
+  for (const f of files.filter((x) => x.kind === 'config' || x.kind === 'replay')) {
     const o = document.createElement('option');
-    o.value = f.id; o.textContent = f.name;
+    o.value = f.id; o.textContent = `${f.name} (${f.kind === 'config' ? 'Tune' : 'Replay'})`;
     sel.append(o);
   }
-  sel.onchange = () => openConfig(files.find((f) => String(f.id) === sel.value));
+  sel.onchange = () => openFile(files.find((f) => String(f.id) === sel.value));
 }
 
+function openFile(f) {
+  if (f && f.kind === 'replay') openReplay(f);
+  else openConfig(f);
+}
+
+function showView(name) {
+  for (const v of ['tune', 'replay']) $('view-' + v).hidden = v !== name;
+  for (const b of document.querySelectorAll('.tab')) b.classList.toggle('active', b.dataset.view === name);
+  activeView = name;
+}
+let activeView = 'tune';
+
 function openConfig(f) {
+  showView('tune');
   if (!f) { showMessage('no graph config was given: start it as `blendsync studio CONFIG.json ...`'); return; }
   current = { id: f.id, name: f.name, text: new TextDecoder().decode(f.bytes), savable: f.savable };
   params = [];
@@ -519,8 +535,8 @@ function buildSettings() {
 
 // ---------------------------------------------------------------- skeleton (three.js)
 let three = null;
-function initThree() {
-  const box = $('skeleton');
+function initThree() { three = makeScene($('skeleton')); }
+function makeScene(box) {
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setSize(box.clientWidth, box.clientHeight);
   box.append(renderer.domElement);
@@ -532,7 +548,7 @@ function initThree() {
   controls.target.set(0, 0.9, 0);
   controls.update();
   scene.add(new THREE.GridHelper(6, 12, 0x556070, 0x384048));
-  three = { renderer, scene, camera, controls, bones: null, joints: null };
+  return { renderer, scene, camera, controls, bones: null, joints: null };
 }
 function buildSkeleton() {
   if (!three) initThree();
@@ -570,21 +586,174 @@ function refreshState() {
 }
 
 function frame(t) {
-  if (layout && playing) {
+  if (layout && playing && activeView === 'tune') {
     tickDebt += Math.min(0.25, (t - (lastFrame || t)) / 1000) * layout.tick_rate;
     const n = Math.floor(tickDebt);
     if (n > 0) { tickDebt -= n; api.tick(n); refreshState(); }
   }
   lastFrame = t;
-  if (three) { three.controls.update(); three.renderer.render(three.scene, three.camera); }
+  if (activeView === 'replay' && rp) replayFrame(t);
+  const sc = activeView === 'replay' ? (rp && rp.three) : three;
+  if (sc) { sc.controls.update(); sc.renderer.render(sc.scene, sc.camera); }
   requestAnimationFrame(frame);
 }
+
+// ---------------------------------------------------------------- replay view
+let rp = null; // the open replay: bs_replay_open's answer + view state
+
+async function openReplay(f) {
+  showView('replay');
+  showMessage('');
+  setStatus(`${f.name}: reading…`);
+  const t0 = performance.now();
+  if (!f.bytes) {
+    const b = await fetch('api/file?id=' + f.id);
+    if (!b.ok) { showMessage(`${f.name}: HTTP ${b.status}`); return; }
+    f.bytes = new Uint8Array(await b.arrayBuffer());
+  }
+  const path = writeFs(f.name, f.bytes);
+  setStatus(`${f.name}: re-simulating…`);
+  await new Promise((r) => setTimeout(r, 0)); // let the status paint before the core works
+  const res = JSON.parse(api.replayOpen(path));
+  if (res.error) { showMessage(`${f.name}: ${res.error}`); setStatus(`${f.name}: not loaded`); document.body.dataset.ready = '1'; return; }
+  if (!rp || !rp.three) rp = { three: makeScene($('replay-skeleton')) };
+  for (const o of rp.objects || []) { rp.three.scene.remove(o); o.geometry.dispose(); }
+  Object.assign(rp, { file: f, info: res, index: 0, character: 0, playing: false, debt: 0, objects: [] });
+  rp.recorded = new Map(res.recorded.map((c) => [c.tick, c]));
+  const W = res.motions_max + res.params_max;
+  rp.tracks = new Int32Array(core.HEAP32.buffer, api.replayTracks(), res.frames * res.characters.length * W).slice();
+  const sel = $('replay-character');
+  sel.textContent = '';
+  res.characters.forEach((c, k) => { const o = document.createElement('option'); o.value = k; o.textContent = `${k}: ${c.name}`; sel.append(o); });
+  // one skeleton per character, side by side (display only)
+  res.characters.forEach((c) => {
+    const n = c.joints.length;
+    const jg = new THREE.BufferGeometry(); jg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(n * 3), 3));
+    const bg = new THREE.BufferGeometry(); bg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(n * 6), 3));
+    const pts = new THREE.Points(jg, new THREE.PointsMaterial({ color: 0xffe119, size: 0.05 }));
+    const lines = new THREE.LineSegments(bg, new THREE.LineBasicMaterial({ color: 0xe6e6e0 }));
+    rp.three.scene.add(pts, lines);
+    rp.objects.push(pts, lines);
+  });
+  const span = (res.characters.length - 1) * 1.2;
+  rp.three.camera.position.set(span / 2, 2.2, 3 + span * 0.9);
+  rp.three.controls.target.set(span / 2, 0.9, 0);
+  $('replay-scrub').max = Math.max(0, res.frames - 1);
+  $('replay-info').textContent = `${f.name}: ${res.frames} frames from tick ${res.first_tick}, ${res.tick_rate} Hz, ` +
+    `${res.characters.length} characters, ${res.recorded.length} recorded checksums, ${res.desyncs.length} desyncs; config: ${res.config_used}` +
+    (res.stop ? `; reading stopped: ${res.stop}` : '') + `; re-simulated in ${Math.round(performance.now() - t0)} ms`;
+  drawTracks();
+  seekFromHash();
+  setStatus(`${f.name}: replay`);
+  document.body.dataset.ready = '1';
+}
+
+function seekFromHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.has('character')) {
+    const k = Number(h.get('character'));
+    if (k >= 0 && k < rp.info.characters.length) { rp.character = k; $('replay-character').value = k; drawTracks(); }
+  }
+  let index = 0;
+  if (h.has('tick')) index = Math.min(Math.max(0, Number(h.get('tick')) - rp.info.first_tick), rp.info.frames - 1);
+  replayShow(index);
+}
+
+function replayShow(index) {
+  if (!rp || !(index >= 0)) return;
+  const s = JSON.parse(api.replaySeek(index));
+  if (s.error) { showMessage(`${rp.file.name}: tick ${index}: ${s.error}`); return; }
+  rp.index = index;
+  $('replay-scrub').value = index;
+  $('replay-tick').textContent = s.tick;
+  $('replay-checksum').textContent = s.blend;
+  $('replay-pose').textContent = s.pose;
+  const rec = rp.recorded.get(s.tick);
+  $('replay-recorded').textContent = rec ? `${rec.blend} ${rec.blend === s.blend ? '(matches)' : '(DIFFERS)'}` : '(none at this tick)';
+  s.characters.forEach((c, k) => {
+    if (!c.model) return;
+    const joints = rp.info.characters[k].joints;
+    const jp = rp.objects[k * 2].geometry.attributes.position, bp = rp.objects[k * 2 + 1].geometry.attributes.position;
+    const dx = k * 1.2;
+    joints.forEach((j, i) => {
+      const m = c.model;
+      jp.setXYZ(i, m[i * 3] + dx, m[i * 3 + 1], m[i * 3 + 2]);
+      const p = j.parent >= 0 ? j.parent : i;
+      bp.setXYZ(i * 2, m[p * 3] + dx, m[p * 3 + 1], m[p * 3 + 2]);
+      bp.setXYZ(i * 2 + 1, m[i * 3] + dx, m[i * 3 + 1], m[i * 3 + 2]);
+    });
+    jp.needsUpdate = true; bp.needsUpdate = true;
+    rp.objects[k * 2].material.color.set(k === rp.character ? 0x42d4f4 : 0xffe119);
+  });
+  drawCursor();
+}
+
+function drawTracks() {
+  const info = rp.info, W = info.motions_max + info.params_max, n = info.frames, ch = info.characters[rp.character];
+  const at = (i, k) => rp.tracks[(i * info.characters.length + rp.character) * W + k] / ONE;
+  for (const [id, keys, range] of [['replay-tracks', ch.motions.map((_, m) => m), null],
+    ['replay-params', ch.parameters.map((_, p) => info.motions_max + p), 'auto']]) {
+    const cv = $(id), g = cv.getContext('2d');
+    const off = new OffscreenCanvas(cv.width, cv.height), og = off.getContext('2d');
+    og.fillStyle = '#fff'; og.fillRect(0, 0, cv.width, cv.height);
+    let lo = 0, hi = 1;
+    if (range) { lo = Infinity; hi = -Infinity; for (let i = 0; i < n; i++) for (const k of keys) { lo = Math.min(lo, at(i, k)); hi = Math.max(hi, at(i, k)); } if (hi <= lo) hi = lo + 1; }
+    const H = cv.height - 14;
+    keys.forEach((k, c) => {
+      og.strokeStyle = colour(c); og.lineWidth = 1.5; og.beginPath();
+      for (let i = 0; i < n; i++) { const x = i / Math.max(1, n - 1) * cv.width, y = 4 + (1 - (at(i, k) - lo) / (hi - lo)) * (H - 8); i ? og.lineTo(x, y) : og.moveTo(x, y); }
+      og.stroke();
+    });
+    og.fillStyle = '#888';
+    for (const c of info.recorded) { const x = (c.tick - info.first_tick) / Math.max(1, n - 1) * cv.width; og.fillRect(x - 0.5, H, 1, 6); }
+    og.fillStyle = '#c00';
+    for (const d of info.desyncs) { const x = (d.tick - info.first_tick) / Math.max(1, n - 1) * cv.width; og.fillRect(x - 1, 0, 2, H); }
+    if (range) { og.fillStyle = '#333'; og.font = '10px system-ui'; og.fillText(`${lo.toFixed(2)} .. ${hi.toFixed(2)}`, 4, cv.height - 2); }
+    rp[id] = off;
+  }
+  const legend = $('replay-legend');
+  legend.innerHTML = ch.motions.map((m, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${m}</span>`).join('') +
+    ' | ' + ch.parameters.map((p, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${p}</span>`).join('');
+  drawCursor();
+}
+
+function drawCursor() {
+  for (const id of ['replay-tracks', 'replay-params']) {
+    const cv = $(id), g = cv.getContext('2d');
+    if (!rp[id]) continue;
+    g.drawImage(rp[id], 0, 0);
+    const x = rp.index / Math.max(1, rp.info.frames - 1) * cv.width;
+    g.strokeStyle = '#000'; g.lineWidth = 1; g.beginPath(); g.moveTo(x, 0); g.lineTo(x, cv.height); g.stroke();
+  }
+}
+
+function replayFrame(t) {
+  if (!rp.playing) { rp.last = t; return; }
+  rp.debt += Math.min(0.25, (t - (rp.last || t)) / 1000) * rp.info.tick_rate;
+  rp.last = t;
+  const k = Math.floor(rp.debt);
+  if (k > 0) {
+    rp.debt -= k;
+    const next = rp.index + k;
+    if (next >= rp.info.frames) { rp.playing = false; $('replay-play').textContent = 'play'; return; }
+    replayShow(next);
+  }
+}
+['replay-tracks', 'replay-params'].forEach((id) => {
+  const cv = $(id);
+  const scrub = (e) => { if (!rp || !(e.buttons & 1)) return; const r = cv.getBoundingClientRect(); rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Math.round((e.clientX - r.left) / r.width * (rp.info.frames - 1))); };
+  cv.addEventListener('pointerdown', scrub);
+  cv.addEventListener('pointermove', scrub);
+});
 
 // ---------------------------------------------------------------- start
 async function main() {
   try {
     await loadCore();
   } catch (e) { showMessage(e.message); setStatus('no core'); return; }
+  $('replay-play').onclick = () => { if (rp) { rp.playing = !rp.playing; $('replay-play').textContent = rp.playing ? 'pause' : 'play'; } };
+  $('replay-scrub').oninput = () => { if (rp) { rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Number($('replay-scrub').value)); } };
+  $('replay-character').onchange = () => { if (rp) { rp.character = Number($('replay-character').value); drawTracks(); replayShow(rp.index); } };
   $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
   $('reset').onclick = () => { api.reset(); tickDebt = 0; refreshState(); };
   $('run').onclick = () => {
@@ -598,10 +767,19 @@ async function main() {
   try {
     await fetchFiles();
   } catch (e) { showMessage(`cannot read the files from the server: ${e.message}`); return; }
-  const want = new URLSearchParams(location.hash.slice(1)).get('file');
-  const cfg = files.find((f) => f.kind === 'config' && (f.name === want || !want));
-  if (cfg) $('file-select').value = cfg.id;
-  openConfig(cfg);
+  for (const b of document.querySelectorAll('.tab')) {
+    b.onclick = () => showView(b.dataset.view);
+    b.hidden = !files.some((f) => f.kind === (b.dataset.view === 'replay' ? 'replay' : 'config'));
+  }
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const want = hash.get('file');
+  // a link #tick=N opens the (first, or named) replay at that tick
+  const pick = files.find((f) => (f.kind === 'config' || f.kind === 'replay') && f.name === want) ||
+    (hash.has('tick') && files.find((f) => f.kind === 'replay')) || files.find((f) => f.kind === 'config') ||
+    files.find((f) => f.kind === 'replay');
+  if (pick) $('file-select').value = pick.id;
+  window.addEventListener('hashchange', () => { if (rp) seekFromHash(); });
+  await openFile(pick);
   requestAnimationFrame(frame);
 }
 main();

@@ -21,6 +21,12 @@
  *                                 colour of its children (as `blendsync plot` draws it)
  *   bs_curve(node, n, x0, x1)     a 1D node's weight curves (n samples per child)
  *   bs_fx_format(raw) / bs_fx_parse(text)       exact decimal text <-> Q16.16
+ *   bs_replay_open(path)          a replay (+ the match config and graphs it names, found as `replay verify`
+ *                                 finds them) re-simulated frame by frame: ticks, characters, skeletons,
+ *                                 recorded checksums, and per tick the root blend checksum computed here
+ *   bs_replay_tracks()            per frame, per character: leaf weights then filtered parameters (raw)
+ *   bs_replay_seek(i)             the state after frame i (from the nearest kept snapshot): root and
+ *                                 per-character checksums with poses, model-space joints per character
  *   bs_validate(path)             `blendsync validate`'s findings for a config file in the file system
  */
 #include <stdint.h>
@@ -36,7 +42,11 @@
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
 #include "blendsync/io/graph_config.h"
+#include "blendsync/io/match_config.h"
+#include "blendsync/io/replay.h"
+#include "blendsync/io/replay_verify.h"
 #include "blendsync/io/validate.h"
+#include "blendsync/match.h"
 #include "blendsync/skeleton.h"
 
 /* the exported API (prototypes: this file is its only user) */
@@ -51,6 +61,9 @@ int32_t* bs_curve(int node, int n, int x0, int x1);
 const char* bs_fx_format(int raw);
 int bs_fx_parse(const char* text, int* ok);
 const char* bs_validate(const char* path);
+const char* bs_replay_open(const char* path);
+int32_t* bs_replay_tracks(void);
+const char* bs_replay_seek(int index);
 
 static bsync_graph_config* g_config;
 static bsync_blend_diagnostics g_diags[BSYNC_MAX_BLEND_NODES];
@@ -359,5 +372,250 @@ const char* bs_validate(const char* path) {
         cJSON_AddStringToObject(o, "error", "validation could not run");
     }
     bsync_validate_report_free(&r);
+    return emit(o);
+}
+
+/* ------------------------------------------------------------------------------------------ replay */
+#define REPLAY_SNAPSHOT_EVERY 30u
+
+static struct {
+    bsync_match_config* cfg;
+    void* mem;
+    bsync_match* match;
+    uint32_t players, params, triggers, chars, first_tick, frames, cap;
+    bsync_match_input* inputs;  /* frames x players */
+    uint64_t* blend;            /* frames: root blend checksum after the frame */
+    uint32_t motions_max, params_max, stride; /* per character per frame: motions_max + params_max */
+    int32_t* tracks;            /* frames x chars x stride */
+    uint8_t* snaps;             /* one match save every REPLAY_SNAPSHOT_EVERY frames: the state before it */
+    size_t snap_size;
+    size_t* snap_lens;          /* each save's length */
+} g_rp;
+
+static void replay_close(void) {
+    free(g_rp.mem);
+    free(g_rp.inputs);
+    free(g_rp.blend);
+    free(g_rp.tracks);
+    free(g_rp.snaps);
+    free(g_rp.snap_lens);
+    bsync_match_config_destroy(g_rp.cfg);
+    memset(&g_rp, 0, sizeof g_rp);
+}
+
+static int replay_grow(void) {
+    uint32_t cap = g_rp.cap ? g_rp.cap * 2 : 1024;
+    bsync_match_input* in = realloc(g_rp.inputs, sizeof *in * (size_t)cap * g_rp.players);
+    if (!in) return -1;
+    g_rp.inputs = in;
+    uint64_t* b = realloc(g_rp.blend, sizeof *b * cap);
+    if (!b) return -1;
+    g_rp.blend = b;
+    int32_t* t = realloc(g_rp.tracks, sizeof *t * (size_t)cap * g_rp.chars * g_rp.stride);
+    if (!t) return -1;
+    g_rp.tracks = t;
+    uint8_t* sn = realloc(g_rp.snaps, g_rp.snap_size * (cap / REPLAY_SNAPSHOT_EVERY + 1));
+    if (!sn) return -1;
+    g_rp.snaps = sn;
+    size_t* sl = realloc(g_rp.snap_lens, sizeof *sl * (cap / REPLAY_SNAPSHOT_EVERY + 1));
+    if (!sl) return -1;
+    g_rp.snap_lens = sl;
+    g_rp.cap = cap;
+    return 0;
+}
+
+static void frame_of(uint32_t i, bsync_match_frame* f) {
+    memset(f, 0, sizeof *f);
+    f->player_count = g_rp.players;
+    memcpy(f->players, g_rp.inputs + (size_t)i * g_rp.players, sizeof *g_rp.inputs * g_rp.players);
+}
+
+const char* bs_replay_open(const char* path) {
+    replay_close();
+    cJSON* o = cJSON_CreateObject();
+    bsync_error err;
+    bsync_replay_reader* r = NULL;
+    static bsync_replay_record rec;
+    char detail[256] = "", used[1400] = "";
+    if (bsync_replay_reader_open_file(path, &r, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        return emit(o);
+    }
+    bsync_replay_status st = bsync_replay_reader_next(r, &rec, detail, sizeof detail);
+    if (st != BSYNC_REPLAY_OK || rec.type != BSYNC_REPLAY_HEADER) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s: no readable header (%s%s%s)", path, bsync_replay_status_string(st), *detail ? ": " : "", detail);
+        cJSON_AddStringToObject(o, "error", msg);
+        bsync_replay_reader_close(r);
+        return emit(o);
+    }
+    const bsync_replay_header* h = bsync_replay_reader_header(r);
+    if (bsync_replay_verify_config_load(h, path, NULL, NULL, NULL, &g_rp.cfg, used, sizeof used, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        bsync_replay_reader_close(r);
+        replay_close();
+        return emit(o);
+    }
+    const bsync_match_desc* desc = bsync_match_config_desc(g_rp.cfg);
+    size_t size = bsync_match_memory_size(desc);
+    g_rp.mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
+    if (!g_rp.mem || bsync_match_init(g_rp.mem, size, desc, &g_rp.match) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", "cannot set up the match");
+        bsync_replay_reader_close(r);
+        replay_close();
+        return emit(o);
+    }
+    g_rp.players = desc->player_count;
+    g_rp.chars = desc->character_count;
+    g_rp.first_tick = h->start_tick;
+    for (uint32_t c = 0; c < g_rp.chars; c++) {
+        const bsync_graph* gr = desc->characters[c].graph;
+        if (bsync_graph_motion_count(gr) > g_rp.motions_max) g_rp.motions_max = bsync_graph_motion_count(gr);
+        if (bsync_graph_parameter_count(gr) > g_rp.params_max) g_rp.params_max = bsync_graph_parameter_count(gr);
+    }
+    g_rp.stride = g_rp.motions_max + g_rp.params_max;
+    g_rp.snap_size = bsync_match_snapshot_size_max(g_rp.match);
+    cJSON* recorded = cJSON_CreateArray();
+    cJSON* desyncs = cJSON_CreateArray();
+    const char* stop = "";
+    int failed = 0;
+    while (!failed && (st = bsync_replay_reader_next(r, &rec, detail, sizeof detail)) == BSYNC_REPLAY_OK) {
+        if (rec.type == BSYNC_REPLAY_SNAPSHOT && g_rp.frames == 0 && rec.snapshot.tick == h->start_tick) {
+            if (bsync_match_load(g_rp.match, rec.snapshot.data, rec.snapshot.len) != BSYNC_OK) {
+                stop = "the starting snapshot does not load";
+                failed = 1;
+            }
+        } else if (rec.type == BSYNC_REPLAY_CHECKSUM) {
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "tick", rec.checksum.tick);
+            add_hex(e, "blend", rec.checksum.blend);
+            if (rec.checksum.has_pose) add_hex(e, "pose", rec.checksum.pose);
+            cJSON_AddItemToArray(recorded, e);
+        } else if (rec.type == BSYNC_REPLAY_DESYNC) {
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "tick", rec.desync.tick);
+            cJSON_AddNumberToObject(e, "slot", rec.desync.slot);
+            cJSON_AddNumberToObject(e, "character", rec.desync.character);
+            cJSON_AddItemToArray(desyncs, e);
+        } else if (rec.type == BSYNC_REPLAY_FRAME) {
+            if (g_rp.frames == g_rp.cap && replay_grow() != 0) {
+                stop = "out of memory";
+                failed = 1;
+                break;
+            }
+            const uint32_t i = g_rp.frames;
+            size_t written = 0;
+            if (i % REPLAY_SNAPSHOT_EVERY == 0 &&
+                bsync_match_save(g_rp.match, g_rp.snaps + (size_t)(i / REPLAY_SNAPSHOT_EVERY) * g_rp.snap_size, g_rp.snap_size,
+                                 &written) != BSYNC_OK) {
+                stop = "cannot save the match";
+                failed = 1;
+                break;
+            }
+            if (i % REPLAY_SNAPSHOT_EVERY == 0) g_rp.snap_lens[i / REPLAY_SNAPSHOT_EVERY] = written;
+            memcpy(g_rp.inputs + (size_t)i * g_rp.players, rec.frame.inputs.players, sizeof *g_rp.inputs * g_rp.players);
+            if (bsync_match_tick(g_rp.match, &rec.frame.inputs) != BSYNC_OK) {
+                stop = "a frame does not fit the match";
+                failed = 1;
+                break;
+            }
+            static bsync_match_checksums cs;
+            bsync_match_checksums_get(g_rp.match, 0, &cs);
+            g_rp.blend[i] = cs.blend;
+            for (uint32_t c = 0; c < g_rp.chars; c++) {
+                const bsync_instance* inst = bsync_match_instance_const(g_rp.match, c);
+                const bsync_graph* gr = desc->characters[c].graph;
+                int32_t* t = g_rp.tracks + ((size_t)i * g_rp.chars + c) * g_rp.stride;
+                memset(t, 0, sizeof *t * g_rp.stride);
+                const fix16_t* lw = bsync_instance_leaf_weights(inst);
+                for (uint32_t m = 0; m < bsync_graph_motion_count(gr); m++) t[m] = lw[m];
+                for (uint32_t p = 0; p < bsync_graph_parameter_count(gr); p++) t[g_rp.motions_max + p] = bsync_instance_parameter(inst, p);
+            }
+            g_rp.frames++;
+        }
+    }
+    if (!failed && st != BSYNC_REPLAY_EOF) stop = bsync_replay_status_string(st);
+    bsync_replay_reader_close(r);
+    cJSON_AddNumberToObject(o, "first_tick", g_rp.first_tick);
+    cJSON_AddNumberToObject(o, "frames", g_rp.frames);
+    cJSON_AddNumberToObject(o, "tick_rate", h->tick_rate);
+    cJSON_AddNumberToObject(o, "checksum_interval", h->checksum_interval);
+    cJSON_AddStringToObject(o, "config_used", used);
+    cJSON_AddStringToObject(o, "stop", *stop && *detail ? detail : stop);
+    cJSON_AddNumberToObject(o, "motions_max", g_rp.motions_max);
+    cJSON_AddNumberToObject(o, "params_max", g_rp.params_max);
+    cJSON_AddItemToObject(o, "recorded", recorded);
+    cJSON_AddItemToObject(o, "desyncs", desyncs);
+    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
+    for (uint32_t c = 0; c < g_rp.chars; c++) {
+        const bsync_graph* gr = desc->characters[c].graph;
+        const bsync_blend_tree* t = bsync_graph_tree(gr);
+        const bsync_skeleton* sk = bsync_graph_skeleton(gr);
+        cJSON* e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", bsync_match_config_character_name(g_rp.cfg, c));
+        cJSON* ms = cJSON_AddArrayToObject(e, "motions");
+        for (uint32_t m = 0; m < bsync_graph_motion_count(gr); m++) cJSON_AddItemToArray(ms, cJSON_CreateString(bsync_blend_tree_motion_name(t, m)));
+        cJSON* ps = cJSON_AddArrayToObject(e, "parameters");
+        for (uint32_t p = 0; p < bsync_graph_parameter_count(gr); p++) cJSON_AddItemToArray(ps, cJSON_CreateString(bsync_blend_tree_parameter_name(t, p)));
+        cJSON* js = cJSON_AddArrayToObject(e, "joints");
+        for (uint32_t j = 0; sk && j < bsync_skeleton_joint_count(sk); j++) {
+            cJSON* jj = cJSON_CreateObject();
+            cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
+            cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
+            cJSON_AddItemToArray(js, jj);
+        }
+        cJSON_AddItemToArray(chars, e);
+    }
+    return emit(o);
+}
+
+int32_t* bs_replay_tracks(void) { return g_rp.tracks; }
+
+const char* bs_replay_seek(int index) {
+    cJSON* o = cJSON_CreateObject();
+    if (!g_rp.match || index < 0 || (uint32_t)index >= g_rp.frames) {
+        cJSON_AddStringToObject(o, "error", "no such frame");
+        return emit(o);
+    }
+    const uint32_t base = (uint32_t)index / REPLAY_SNAPSHOT_EVERY * REPLAY_SNAPSHOT_EVERY;
+    const uint8_t* snap = g_rp.snaps + (size_t)(base / REPLAY_SNAPSHOT_EVERY) * g_rp.snap_size;
+    static bsync_match_frame f;
+    if (bsync_match_load(g_rp.match, snap, g_rp.snap_lens[base / REPLAY_SNAPSHOT_EVERY]) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", "cannot load the kept state");
+        return emit(o);
+    }
+    for (uint32_t i = base; i <= (uint32_t)index; i++) {
+        frame_of(i, &f);
+        bsync_match_tick(g_rp.match, &f);
+    }
+    static bsync_match_checksums cs;
+    bsync_match_checksums_get(g_rp.match, 1, &cs);
+    cJSON_AddNumberToObject(o, "index", index);
+    cJSON_AddNumberToObject(o, "tick", g_rp.first_tick + (uint32_t)index);
+    add_hex(o, "blend", cs.blend);
+    add_hex(o, "pose", cs.pose);
+    add_hex(o, "blend_at_open", g_rp.blend[index]);
+    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
+    const bsync_match_desc* desc = bsync_match_config_desc(g_rp.cfg);
+    for (uint32_t c = 0; c < g_rp.chars; c++) {
+        cJSON* e = cJSON_CreateObject();
+        add_hex(e, "blend", cs.character_blend[c]);
+        add_hex(e, "pose", cs.character_pose[c]);
+        bsync_instance* inst = bsync_match_instance(g_rp.match, c);
+        const uint32_t nj = bsync_graph_joint_count(desc->characters[c].graph);
+        bsync_trs* local = malloc(sizeof(bsync_trs) * (nj ? nj : 1));
+        bsync_trs* model = malloc(sizeof(bsync_trs) * (nj ? nj : 1));
+        if (nj && local && model && bsync_instance_pose(inst, local, model) == BSYNC_OK) {
+            cJSON* pos = cJSON_AddArrayToObject(e, "model");
+            for (uint32_t j = 0; j < nj; j++) { /* display only */
+                cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.x)));
+                cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.y)));
+                cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.z)));
+            }
+        }
+        free(local);
+        free(model);
+        cJSON_AddItemToArray(chars, e);
+    }
     return emit(o);
 }
