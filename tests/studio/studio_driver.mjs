@@ -140,6 +140,31 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'desync': {
+    check(await page.isVisible('#view-desync'), 'the desync view is shown');
+    check(await page.textContent('#desync-tick') === process.env.EXPECT_TICK, `the reported tick is the report's (${process.env.EXPECT_TICK})`);
+    check(await page.textContent('#desync-first') === process.env.EXPECT_FIRST &&
+      await page.getAttribute('#desync-timeline', 'data-first') === process.env.EXPECT_FIRST,
+      `the first divergent tick shown and marked on the timeline is the report's (${process.env.EXPECT_FIRST})`);
+    check(await page.textContent('#desync-character') === process.env.EXPECT_CHARACTER, `the character is the report's (${process.env.EXPECT_CHARACTER})`);
+    const lines = await page.$$eval('#desync-list li', (lis) => lis.map((li) => li.textContent));
+    check(JSON.stringify(lines) === process.env.EXPECT_LINES, `the list of differences is the report's ${lines.length} lines`);
+    await page.click('#desync-next');
+    check(await page.textContent('#desync-position') === `2 of ${lines.length}`, 'next goes to the second difference');
+    await page.click('#desync-prev');
+    await page.click('#desync-prev');
+    check(await page.textContent('#desync-position') === `${lines.length} of ${lines.length}`, 'previous from the first wraps to the last');
+    // the highlighted joints are exactly those whose two drawn positions differ, and only the report's character has any
+    const info = await page.evaluate(() => window.studioDesync);
+    const want = process.env.EXPECT_CHARACTER.replace(/^\d+ \((.*)\)$/, '$1');
+    for (const c of info.characters) {
+      const moved = c.joints.map((_, j) => [0, 1, 2].some((a) => c.server[j * 3 + a] !== c.client[j * 3 + a])).flatMap((m, j) => (m ? [j] : []));
+      check(JSON.stringify(moved) === JSON.stringify(c.differing_joints) && (c.name === want || moved.length === 0),
+        `character ${c.name}: highlighted joints [${c.differing_joints.map((j) => c.joints[j].name)}] are the joints whose pose differs`);
+    }
+    await screenshot();
+    break;
+  }
   default:
     fail('unknown scenario');
 }

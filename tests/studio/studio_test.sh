@@ -43,6 +43,11 @@ case "$scenario" in
     echo "ok: replay verify: $(grep '^verdict' "$work/verify.txt")"
     files=(demo.bsreplay match.json humanoid_locomotion.json)
     ;;
+  desync) # the bundle of the studio_desync_bundle fixture (make_bundle.sh)
+    [ -f "$build/tests/studio/bundle/rec/match.bsreplay.desync/tick44-slot1/bundle.json" ] || { echo "FAIL: no bundle from studio_desync_bundle"; exit 1; }
+    cp -r "$build/tests/studio/bundle/." "$work/"
+    files=(rec/match.bsreplay.desync/tick44-slot1 match.json humanoid_locomotion.json)
+    ;;
 esac
 log="$work/studio.log"
 (cd "$work" && exec "$bs" studio "${files[@]}") >"$log" 2>&1 &
@@ -107,6 +112,18 @@ case "$scenario" in
     EXPECT_BLEND=$(python3 "$here/replay_checksums.py" "$work/demo.bsreplay" | awk '$1 == 89 { print $2 }')
     [ -n "$EXPECT_BLEND" ] || { echo "FAIL: no recorded checksum at tick 89"; exit 1; }
     export EXPECT_BLEND
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  desync)
+    # what the server's report says: the reported tick, the first divergent tick and character, its lines
+    report="$work/rec/match.bsreplay.desync/tick44-slot1/report.txt"
+    EXPECT_TICK=$(sed -n 's/^match [0-9]*, slot [0-9]*, tick \([0-9]*\) .*/\1/p' "$report")
+    EXPECT_FIRST=$(sed -n 's/^  earliest: tick \([0-9]*\), .*/\1/p' "$report")
+    EXPECT_CHARACTER=$(sed -n 's/^  earliest: tick [0-9]*, character \([0-9]* ([^)]*)\).*/\1/p' "$report")
+    EXPECT_LINES=$(grep '^  ' "$report" | sed 's/^  //' | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().splitlines(), separators=(",", ":")))')
+    [ -n "$EXPECT_TICK" ] && [ -n "$EXPECT_FIRST" ] && [ -n "$EXPECT_CHARACTER" ] || { echo "FAIL: cannot read $report"; cat "$report"; exit 1; }
+    echo "the report: tick $EXPECT_TICK, first divergence at tick $EXPECT_FIRST, character $EXPECT_CHARACTER"
+    export EXPECT_TICK EXPECT_FIRST EXPECT_CHARACTER EXPECT_LINES
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;

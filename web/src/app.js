@@ -54,6 +54,7 @@ async function loadCore() {
     replayOpen: core.cwrap('bs_replay_open', 'string', ['string']),
     replayTracks: core.cwrap('bs_replay_tracks', 'number', []),
     replaySeek: core.cwrap('bs_replay_seek', 'string', ['number']),
+    desyncOpen: core.cwrap('bs_desync_open', 'string', ['string', 'string']),
   };
 }
 
@@ -161,21 +162,22 @@ async function fetchFiles() {
   }));
   const sel = $('file-select');
   sel.textContent = '';
-  for (const f of files.filter((x) => x.kind === 'config' || x.kind === 'replay')) {
+  for (const f of files.filter((x) => x.kind === 'config' || x.kind === 'replay' || x.kind === 'bundle')) {
     const o = document.createElement('option');
-    o.value = f.id; o.textContent = `${f.name} (${f.kind === 'config' ? 'Tune' : 'Replay'})`;
+    o.value = f.id; o.textContent = `${f.name} (${{ config: 'Tune', replay: 'Replay', bundle: 'Desync' }[f.kind]})`;
     sel.append(o);
   }
   sel.onchange = () => openFile(files.find((f) => String(f.id) === sel.value));
 }
 
 function openFile(f) {
-  if (f && f.kind === 'replay') openReplay(f);
+  if (f && f.kind === 'bundle') openDesync(f);
+  else if (f && f.kind === 'replay') openReplay(f);
   else openConfig(f);
 }
 
 function showView(name) {
-  for (const v of ['tune', 'replay']) $('view-' + v).hidden = v !== name;
+  for (const v of ['tune', 'replay', 'desync']) $('view-' + v).hidden = v !== name;
   for (const b of document.querySelectorAll('.tab')) b.classList.toggle('active', b.dataset.view === name);
   activeView = name;
 }
@@ -593,7 +595,7 @@ function frame(t) {
   }
   lastFrame = t;
   if (activeView === 'replay' && rp) replayFrame(t);
-  const sc = activeView === 'replay' ? (rp && rp.three) : three;
+  const sc = activeView === 'replay' ? (rp && rp.three) : activeView === 'desync' ? (ds && ds.three) : three;
   if (sc) { sc.controls.update(); sc.renderer.render(sc.scene, sc.camera); }
   requestAnimationFrame(frame);
 }
@@ -746,6 +748,96 @@ function replayFrame(t) {
   cv.addEventListener('pointermove', scrub);
 });
 
+// ---------------------------------------------------------------- desync view
+let ds = null;
+const OPERATIONS = ['the client\'s state does not load', 'a parameter\'s target (other inputs)', 'a parameter\'s filter state',
+  'a leaf weight', 'a node\'s cycle length', 'a node\'s phase (the clock advance)', 'switch stacks, inertialization or a clock carry'];
+
+async function openDesync(f) {
+  showView('desync');
+  showMessage('');
+  const dir = '/w/' + f.name.slice(0, f.name.lastIndexOf('/'));
+  const match = files.find((x) => x.kind === 'match');
+  const res = JSON.parse(api.desyncOpen(dir, match ? '/w/' + match.name : ''));
+  if (res.error) { showMessage(`${f.name}: ${res.error}`); setStatus(`${f.name}: not loaded`); document.body.dataset.ready = '1'; return; }
+  if (!ds) ds = { three: makeScene($('desync-skeleton')), objects: [] };
+  for (const o of ds.objects) { ds.three.scene.remove(o); o.geometry.dispose(); }
+  ds.objects = [];
+  ds.info = res;
+  window.studioDesync = res; // what the view draws (the tests compare the highlighted joints with the positions)
+  const fd = res.first_divergence;
+  const focus = fd.located ? fd.character : 0;
+  // both states of every character, overlaid (server white/yellow, client orange), side by side
+  res.characters.forEach((c, k) => {
+    const dx = k * 1.2;
+    for (const [side, bone, joint] of [['server', 0xe6e6e0, 0xffe119], ['client', 0xf58231, 0xf58231]]) {
+      const m = c[side];
+      if (!m) continue;
+      const n = c.joints.length;
+      const bp = new Float32Array(n * 6);
+      c.joints.forEach((j, i) => { const p = j.parent >= 0 ? j.parent : i; bp.set([m[p * 3] + dx, m[p * 3 + 1], m[p * 3 + 2], m[i * 3] + dx, m[i * 3 + 1], m[i * 3 + 2]], i * 6); });
+      const bg = new THREE.BufferGeometry(); bg.setAttribute('position', new THREE.BufferAttribute(bp, 3));
+      const jp = new Float32Array(m.map((v, i) => (i % 3 === 0 ? v + dx : v)));
+      const jg = new THREE.BufferGeometry(); jg.setAttribute('position', new THREE.BufferAttribute(jp, 3));
+      ds.objects.push(new THREE.LineSegments(bg, new THREE.LineBasicMaterial({ color: bone })), new THREE.Points(jg, new THREE.PointsMaterial({ color: joint, size: 0.04 })));
+    }
+    if (c.differing_joints.length && c.server) {
+      const hp = new Float32Array(c.differing_joints.flatMap((j) => [c.server[j * 3] + dx, c.server[j * 3 + 1], c.server[j * 3 + 2]]));
+      const hg = new THREE.BufferGeometry(); hg.setAttribute('position', new THREE.BufferAttribute(hp, 3));
+      ds.objects.push(new THREE.Points(hg, new THREE.PointsMaterial({ color: 0xff2020, size: 0.11 })));
+    }
+  });
+  ds.three.scene.add(...ds.objects);
+  const span = (res.characters.length - 1) * 1.2;
+  ds.three.camera.position.set(focus * 1.2, 1.7, 2.6);
+  ds.three.controls.target.set(focus * 1.2, 0.9, 0);
+  void span;
+  const ch = res.characters[focus];
+  $('desync-tick').textContent = res.tick;
+  $('desync-first').textContent = fd.located ? fd.tick : (fd.unavailable || 'not located by the trail');
+  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : '-';
+  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) : '-';
+  const diffJoints = res.characters.flatMap((c, k) => c.differing_joints.map((j) => `${c.name}:${c.joints[j].name}`));
+  $('desync-joints').textContent = diffJoints.length ? diffJoints.join(', ') : 'none (the states differ in blend state only; the poses are equal)';
+  $('desync-joints').dataset.joints = diffJoints.join(',');
+  const list = $('desync-list');
+  list.textContent = '';
+  for (const d of res.differences) { const li = document.createElement('li'); li.textContent = d; list.append(li); }
+  for (const d of fd.lines || []) { const li = document.createElement('li'); li.className = 'trace'; li.textContent = d; list.append(li); }
+  ds.current = 0;
+  showDifference(0);
+  drawDesyncTimeline();
+  $('desync-info').textContent = `${f.name}: slot ${res.slot}, match config ${res.config}` +
+    (fd.located ? `; the trail re-simulated from tick ${fd.previous_tick}${fd.reproduced ? ' reproduces the server\'s state' : ' does NOT reproduce the server\'s state'}` : '');
+  setStatus(`${f.name}: desync at tick ${res.tick}`);
+  document.body.dataset.ready = '1';
+}
+
+function showDifference(i) {
+  const items = [...$('desync-list').children];
+  if (!items.length) { $('desync-position').textContent = 'no differences'; return; }
+  ds.current = (i + items.length) % items.length;
+  items.forEach((li, k) => li.classList.toggle('current', k === ds.current));
+  $('desync-position').textContent = `${ds.current + 1} of ${items.length}`;
+  items[ds.current].scrollIntoView({ block: 'nearest' });
+}
+
+function drawDesyncTimeline() {
+  const cv = $('desync-timeline'), g = cv.getContext('2d');
+  const fd = ds.info.first_divergence, T = ds.info.tick;
+  const t0 = fd.previous_tick >= 0 ? fd.previous_tick : Math.max(0, T - 30);
+  const x = (t) => 20 + (t - t0) / Math.max(1, T - t0) * (cv.width - 40);
+  g.fillStyle = '#fff'; g.fillRect(0, 0, cv.width, cv.height);
+  g.strokeStyle = '#888'; g.beginPath(); g.moveTo(x(t0), 30); g.lineTo(x(T), 30); g.stroke();
+  g.font = '11px system-ui'; g.fillStyle = '#333';
+  for (let t = t0; t <= T; t++) { g.fillRect(x(t), 26, 1, 8); }
+  const mark = (t, colour, label, y) => { g.fillStyle = colour; g.fillRect(x(t) - 2, 8, 4, 44); g.fillText(label, Math.min(x(t) + 5, cv.width - 180), y); };
+  mark(t0, '#3cb44b', `agreeing: ${t0}`, 18);
+  if (fd.located) mark(fd.tick, '#e6194b', `first divergence: ${fd.tick}`, 48);
+  mark(T, '#4363d8', `reported: ${T}`, 18);
+  cv.dataset.first = fd.located ? fd.tick : '';
+}
+
 // ---------------------------------------------------------------- start
 async function main() {
   try {
@@ -754,6 +846,8 @@ async function main() {
   $('replay-play').onclick = () => { if (rp) { rp.playing = !rp.playing; $('replay-play').textContent = rp.playing ? 'pause' : 'play'; } };
   $('replay-scrub').oninput = () => { if (rp) { rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Number($('replay-scrub').value)); } };
   $('replay-character').onchange = () => { if (rp) { rp.character = Number($('replay-character').value); drawTracks(); replayShow(rp.index); } };
+  $('desync-next').onclick = () => ds && showDifference(ds.current + 1);
+  $('desync-prev').onclick = () => ds && showDifference(ds.current - 1);
   $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
   $('reset').onclick = () => { api.reset(); tickDebt = 0; refreshState(); };
   $('run').onclick = () => {
@@ -769,12 +863,13 @@ async function main() {
   } catch (e) { showMessage(`cannot read the files from the server: ${e.message}`); return; }
   for (const b of document.querySelectorAll('.tab')) {
     b.onclick = () => showView(b.dataset.view);
-    b.hidden = !files.some((f) => f.kind === (b.dataset.view === 'replay' ? 'replay' : 'config'));
+    b.hidden = !files.some((f) => f.kind === { tune: 'config', replay: 'replay', desync: 'bundle' }[b.dataset.view]);
   }
   const hash = new URLSearchParams(location.hash.slice(1));
   const want = hash.get('file');
   // a link #tick=N opens the (first, or named) replay at that tick
-  const pick = files.find((f) => (f.kind === 'config' || f.kind === 'replay') && f.name === want) ||
+  const pick = files.find((f) => (f.kind === 'config' || f.kind === 'replay' || f.kind === 'bundle') && f.name === want) ||
+    files.find((f) => f.kind === 'bundle') ||
     (hash.has('tick') && files.find((f) => f.kind === 'replay')) || files.find((f) => f.kind === 'config') ||
     files.find((f) => f.kind === 'replay');
   if (pick) $('file-select').value = pick.id;

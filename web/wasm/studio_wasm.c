@@ -27,6 +27,10 @@
  *   bs_replay_tracks()            per frame, per character: leaf weights then filtered parameters (raw)
  *   bs_replay_seek(i)             the state after frame i (from the nearest kept snapshot): root and
  *                                 per-character checksums with poses, model-space joints per character
+ *   bs_desync_open(dir, match)    a desync bundle: the server's and the client's states at the reported
+ *                                 tick, the differences (bsync_desync_describe), the first divergence
+ *                                 (bsync_desync_bundle_trace over the client's trail), per character both
+ *                                 skeletons and the joints whose pose checksums differ
  *   bs_validate(path)             `blendsync validate`'s findings for a config file in the file system
  */
 #include <stdint.h>
@@ -41,6 +45,8 @@
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
+#include "blendsync/io/desync.h"
+#include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/graph_config.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
@@ -64,6 +70,7 @@ const char* bs_validate(const char* path);
 const char* bs_replay_open(const char* path);
 int32_t* bs_replay_tracks(void);
 const char* bs_replay_seek(int index);
+const char* bs_desync_open(const char* dir, const char* match_path);
 
 static bsync_graph_config* g_config;
 static bsync_blend_diagnostics g_diags[BSYNC_MAX_BLEND_NODES];
@@ -617,5 +624,160 @@ const char* bs_replay_seek(int index) {
         free(model);
         cJSON_AddItemToArray(chars, e);
     }
+    return emit(o);
+}
+
+/* ------------------------------------------------------------------------------------------ desync */
+static void add_model(cJSON* parent, const char* key, bsync_match* m, uint32_t c, uint32_t nj) {
+    bsync_trs* local = malloc(sizeof(bsync_trs) * (nj ? nj : 1));
+    bsync_trs* model = malloc(sizeof(bsync_trs) * (nj ? nj : 1));
+    if (nj && local && model && bsync_instance_pose(bsync_match_instance(m, c), local, model) == BSYNC_OK) {
+        cJSON* pos = cJSON_AddArrayToObject(parent, key);
+        for (uint32_t j = 0; j < nj; j++) { /* display only */
+            cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.x)));
+            cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.y)));
+            cJSON_AddItemToArray(pos, cJSON_CreateNumber(bsync_fx_to_double(model[j].t.z)));
+        }
+    }
+    free(local);
+    free(model);
+}
+
+static void add_lines(cJSON* parent, const char* key, const char* text) {
+    cJSON* arr = cJSON_AddArrayToObject(parent, key);
+    for (const char* p = text; p && *p;) {
+        const char* nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > 2 && p[0] == ' ' && p[1] == ' ') {
+            char* line = malloc(n - 1);
+            if (line) {
+                memcpy(line, p + 2, n - 2);
+                line[n - 2] = '\0';
+                cJSON_AddItemToArray(arr, cJSON_CreateString(line));
+                free(line);
+            }
+        }
+        p += n + (nl ? 1 : 0);
+    }
+}
+
+static uint8_t* read_all(const char* path, size_t* len) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 65536, n = 0;
+    uint8_t* buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+        if (n == cap) {
+            uint8_t* nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+const char* bs_desync_open(const char* dir, const char* match_path) {
+    cJSON* o = cJSON_CreateObject();
+    static bsync_desync_bundle b;
+    bsync_error err;
+    char cfg_path[1200];
+    bsync_match_config* cfg = NULL;
+    void* mem[4] = {NULL, NULL, NULL, NULL};
+    bsync_match* m[4] = {NULL, NULL, NULL, NULL};
+    uint8_t* server_final = NULL;
+    size_t server_final_len = 0;
+    static char text[32768];
+    if (bsync_desync_bundle_open(dir, &b, &err) != BSYNC_OK ||
+        bsync_desync_bundle_find_config(&b, match_path && *match_path ? match_path : NULL, cfg_path, sizeof cfg_path, &err) != BSYNC_OK ||
+        bsync_match_config_load(cfg_path, NULL, &cfg, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        goto done;
+    }
+    const bsync_match_desc* desc = bsync_match_config_desc(cfg);
+    size_t size = bsync_match_memory_size(desc);
+    for (int i = 0; i < 4; i++) {
+        mem[i] = aligned_alloc(8, (size + 7) & ~(size_t)7);
+        if (!mem[i] || bsync_match_init(mem[i], size, desc, &m[i]) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", "cannot set up the match");
+            goto done;
+        }
+    }
+    if (bsync_desync_bundle_load_state(m[0], b.server_state, &err) != BSYNC_OK ||
+        bsync_desync_bundle_load_state(m[1], b.client_state, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        goto done;
+    }
+    cJSON_AddStringToObject(o, "config", cfg_path);
+    cJSON_AddNumberToObject(o, "slot", (double)b.slot);
+    /* the state after frame T: tick_count T + 1 */
+    cJSON_AddNumberToObject(o, "tick", (double)bsync_match_tick_count(m[0]) - 1);
+    bsync_desync_describe(m[0], m[1], cfg, text, sizeof text);
+    add_lines(o, "differences", text);
+    server_final = read_all(b.server_state, &server_final_len);
+    double previous_tick = -1; /* the last agreeing state: after frame previous_tick */
+    if (bsync_desync_bundle_load_state(m[2], b.server_previous, &err) == BSYNC_OK) previous_tick = (double)bsync_match_tick_count(m[2]) - 1;
+    bsync_desync_trace_result tr;
+    memset(&tr, 0, sizeof tr);
+    int reproduced = 0;
+    text[0] = '\0';
+    bsync_result rt = server_final ? bsync_desync_bundle_trace(&b, cfg, m[2], m[3], server_final, server_final_len, NULL, &tr, text,
+                                                               sizeof text, &reproduced, &err)
+                                   : BSYNC_IO_ERROR;
+    cJSON* fd = cJSON_AddObjectToObject(o, "first_divergence");
+    if (rt == BSYNC_OK) {
+        cJSON_AddBoolToObject(fd, "located", tr.located);
+        cJSON_AddBoolToObject(fd, "earlier", tr.earlier);
+        /* U is the first state that differs, the state after frame U - 1: the report's "tick U - 1" */
+        cJSON_AddNumberToObject(fd, "tick", tr.located ? (double)tr.tick - 1 : -1);
+        cJSON_AddNumberToObject(fd, "character", tr.character);
+        cJSON_AddNumberToObject(fd, "operation", tr.operation);
+        cJSON_AddNumberToObject(fd, "previous_tick", previous_tick);
+        cJSON_AddBoolToObject(fd, "reproduced", reproduced);
+        add_lines(fd, "lines", text);
+    } else {
+        cJSON_AddStringToObject(fd, "unavailable", rt == BSYNC_NOT_FOUND ? "the bundle has no client trail" : err.message);
+    }
+    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
+    for (uint32_t c = 0; c < desc->character_count; c++) {
+        const bsync_graph* gr = desc->characters[c].graph;
+        const bsync_skeleton* sk = bsync_graph_skeleton(gr);
+        const uint32_t nj = sk ? bsync_skeleton_joint_count(sk) : 0;
+        cJSON* e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", bsync_match_config_character_name(cfg, c));
+        cJSON* js = cJSON_AddArrayToObject(e, "joints");
+        for (uint32_t j = 0; j < nj; j++) {
+            cJSON* jj = cJSON_CreateObject();
+            cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
+            cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
+            cJSON_AddItemToArray(js, jj);
+        }
+        add_model(e, "server", m[0], c, nj);
+        add_model(e, "client", m[1], c, nj);
+        cJSON* diff = cJSON_AddArrayToObject(e, "differing_joints");
+        uint64_t* ja = malloc(sizeof(uint64_t) * (nj ? nj : 1));
+        uint64_t* jb = malloc(sizeof(uint64_t) * (nj ? nj : 1));
+        uint32_t na = 0, nb = 0;
+        if (nj && ja && jb && bsync_match_joint_checksums(m[0], c, ja, nj, &na) == BSYNC_OK &&
+            bsync_match_joint_checksums(m[1], c, jb, nj, &nb) == BSYNC_OK && na == nb)
+            for (uint32_t j = 0; j < na; j++)
+                if (ja[j] != jb[j]) cJSON_AddItemToArray(diff, cJSON_CreateNumber(j));
+        free(ja);
+        free(jb);
+        cJSON_AddItemToArray(chars, e);
+    }
+done:
+    free(server_final);
+    for (int i = 0; i < 4; i++) free(mem[i]);
+    bsync_match_config_destroy(cfg);
     return emit(o);
 }
