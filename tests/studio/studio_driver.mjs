@@ -102,6 +102,15 @@ switch (scenario) {
     const x = await page.inputValue('#param-move_x'), y = await page.inputValue('#param-move_y');
     check(Number(x) > 0 && Number(y) > 0, `the point moved up and right: (${x}, ${y})`);
     fs.writeFileSync(`${outDir}/point.txt`, `${x} ${y}\n${JSON.stringify(after)}\n`);
+    // dragging a sample (strafe_right at (1, 0): pixel (265.4, 150) of the 300-pixel view of [-1.3, 1.3]^2)
+    // moves it to the 0.01 grid: pixel (250, 120) is (0.86667, 0.26) -> "0.87, 0.26" in the config text
+    await page.mouse.move(box.x + 265, box.y + 150);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 250, box.y + 120, { steps: 4 });
+    await page.mouse.up();
+    const pos = await page.inputValue('input[data-ptr="/nodes/move/children/2/position"]');
+    check(pos === '0.87, 0.26', `dragging the strafe_right sample wrote its position as "${pos}"`);
+    check(!(await page.isDisabled('#save')), 'the edit can be saved');
     await screenshot();
     break;
   }

@@ -386,7 +386,8 @@ function drawSpace(v) {
       const x = toPx(v, c.position_raw[0]), y = toPy(v, c.position_raw[1]);
       g.beginPath(); g.arc(x, y, 6, 0, Math.PI * 2); g.fillStyle = '#fff'; g.fill();
       g.lineWidth = 3; g.strokeStyle = colour(i); g.stroke(); g.lineWidth = 1;
-      g.fillStyle = '#202020'; g.fillText(c.name, x + 8, y - 6);
+      const tw = g.measureText(c.name).width;
+      g.fillStyle = '#202020'; g.fillText(c.name, x + 8 + tw > v.cv.width ? x - 8 - tw : x + 8, y - 6);
     });
     const px = toPx(v, params[v.node.params[0]]), py = toPy(v, params[v.node.params[1]]);
     g.strokeStyle = '#000'; g.lineWidth = 3;
