@@ -146,6 +146,13 @@ switch (scenario) {
     await page.evaluate(() => { location.hash = '#tick=89&character=2'; });
     await page.waitForFunction(() => document.getElementById('replay-tick').textContent === '89');
     check(await page.textContent('#replay-checksum') === got && at300 !== got, `scrubbing to 300 (${at300}) and back to 89 gives the same checksum`);
+    check(await page.evaluate(() => window.studioPresentCheck()) === 0, 'the presentation pose at alpha 0 is the tick pose, joint for joint');
+    // playing shows presentation poses between ticks: alpha moves off 0 while the tick advances
+    await page.click('#replay-play');
+    await page.waitForFunction(() => Number(document.getElementById('replay-tick').textContent) >= 95 &&
+      document.getElementById('replay-alpha').textContent !== '0', null, { timeout: 3000 });
+    await page.click('#replay-play');
+    check(true, `playing advanced to tick ${await page.textContent('#replay-tick')} + ${await page.textContent('#replay-alpha')}`);
     await screenshot();
     break;
   }

@@ -55,6 +55,7 @@ async function loadCore() {
     replayTracks: core.cwrap('bs_replay_tracks', 'number', []),
     replaySeek: core.cwrap('bs_replay_seek', 'string', ['number']),
     desyncOpen: core.cwrap('bs_desync_open', 'string', ['string', 'string']),
+    replayPresent: core.cwrap('bs_replay_present', 'number', ['number']),
   };
 }
 
@@ -673,13 +674,20 @@ function replayShow(index) {
   $('replay-pose').textContent = s.pose;
   const rec = rp.recorded.get(s.tick);
   $('replay-recorded').textContent = rec ? `${rec.blend} ${rec.blend === s.blend ? '(matches)' : '(DIFFERS)'}` : '(none at this tick)';
-  s.characters.forEach((c, k) => {
-    if (!c.model) return;
+  rp.models = s.characters.map((c) => c.model);
+  $('replay-alpha').textContent = '0';
+  drawReplaySkeletons(rp.models);
+  drawCursor();
+}
+
+// every character's joints: models[k] = [x, y, z, ...] (the tick's pose, or a presentation pose)
+function drawReplaySkeletons(models) {
+  models.forEach((m, k) => {
+    if (!m) return;
     const joints = rp.info.characters[k].joints;
     const jp = rp.objects[k * 2].geometry.attributes.position, bp = rp.objects[k * 2 + 1].geometry.attributes.position;
     const dx = k * 1.2;
     joints.forEach((j, i) => {
-      const m = c.model;
       jp.setXYZ(i, m[i * 3] + dx, m[i * 3 + 1], m[i * 3 + 2]);
       const p = j.parent >= 0 ? j.parent : i;
       bp.setXYZ(i * 2, m[p * 3] + dx, m[p * 3 + 1], m[p * 3 + 2]);
@@ -688,8 +696,24 @@ function replayShow(index) {
     jp.needsUpdate = true; bp.needsUpdate = true;
     rp.objects[k * 2].material.color.set(k === rp.character ? 0x42d4f4 : 0xffe119);
   });
-  drawCursor();
 }
+
+// the presentation pose of every character at the shown tick + alpha (alpha: Q16.16 raw), split per character
+function presentModels(alphaRaw) {
+  const ptr = api.replayPresent(alphaRaw);
+  if (!ptr) return null;
+  const total = rp.info.characters.reduce((n, c) => n + c.joints.length, 0);
+  const all = new Float32Array(core.HEAPF32.buffer, ptr, total * 3);
+  let at = 0;
+  return rp.info.characters.map((c) => { const m = Array.from(all.subarray(at, at + c.joints.length * 3)); at += c.joints.length * 3; return m; });
+}
+// for the tests: the largest difference between the tick's pose and the presentation pose at alpha 0 (must be 0)
+window.studioPresentCheck = () => {
+  const p = presentModels(0);
+  let worst = 0;
+  rp.models.forEach((m, k) => m && m.forEach((v, i) => { worst = Math.max(worst, Math.abs(Math.fround(v) - p[k][i])); }));
+  return worst;
+};
 
 function drawTracks() {
   const info = rp.info, W = info.motions_max + info.params_max, n = info.frames, ch = info.characters[rp.character];
@@ -741,6 +765,10 @@ function replayFrame(t) {
     if (next >= rp.info.frames) { rp.playing = false; $('replay-play').textContent = 'play'; return; }
     replayShow(next);
   }
+  // between ticks: the presentation pose at the display's time (bsync_present_match), not a held tick pose
+  const alpha = Math.floor(rp.debt * 65536);
+  const models = presentModels(alpha);
+  if (models) { drawReplaySkeletons(models); $('replay-alpha').textContent = (alpha / 65536).toFixed(3); }
 }
 ['replay-tracks', 'replay-params'].forEach((id) => {
   const cv = $(id);

@@ -27,6 +27,9 @@
  *   bs_replay_tracks()            per frame, per character: leaf weights then filtered parameters (raw)
  *   bs_replay_seek(i)             the state after frame i (from the nearest kept snapshot): root and
  *                                 per-character checksums with poses, model-space joints per character
+ *   bs_replay_present(alpha)      every character's model-space joints (x, y, z floats for display, in
+ *                                 character order) of the presentation pose at the shown tick + alpha
+ *                                 (Q16.16 raw; bsync_present_match: what a display between ticks shows)
  *   bs_desync_open(dir, match)    a desync bundle: the server's and the client's states at the reported
  *                                 tick, the differences (bsync_desync_describe), the first divergence
  *                                 (bsync_desync_bundle_trace over the client's trail), per character both
@@ -53,6 +56,7 @@
 #include "blendsync/io/replay_verify.h"
 #include "blendsync/io/validate.h"
 #include "blendsync/match.h"
+#include "blendsync/present.h"
 #include "blendsync/skeleton.h"
 
 /* the exported API (prototypes: this file is its only user) */
@@ -71,6 +75,7 @@ const char* bs_replay_open(const char* path);
 int32_t* bs_replay_tracks(void);
 const char* bs_replay_seek(int index);
 const char* bs_desync_open(const char* dir, const char* match_path);
+float* bs_replay_present(int alpha);
 
 static bsync_graph_config* g_config;
 static bsync_blend_diagnostics g_diags[BSYNC_MAX_BLEND_NODES];
@@ -625,6 +630,40 @@ const char* bs_replay_seek(int index) {
         cJSON_AddItemToArray(chars, e);
     }
     return emit(o);
+}
+
+float* bs_replay_present(int alpha) {
+    static void* scratch;
+    static size_t scratch_cap;
+    static bsync_trs *local, *model;
+    static float* out;
+    static uint32_t joints_cap;
+    if (!g_rp.match || alpha < 0) return NULL;
+    const size_t need = (bsync_present_match_scratch_size(g_rp.match) + 7) & ~(size_t)7;
+    const uint32_t nj = bsync_present_match_joint_count(g_rp.match);
+    if (need > scratch_cap) {
+        free(scratch);
+        scratch = aligned_alloc(8, need);
+        scratch_cap = scratch ? need : 0;
+    }
+    if (nj > joints_cap) {
+        free(local);
+        free(model);
+        free(out);
+        local = malloc(sizeof *local * nj);
+        model = malloc(sizeof *model * nj);
+        out = malloc(sizeof *out * 3 * nj);
+        joints_cap = local && model && out ? nj : 0;
+    }
+    if (!scratch || !joints_cap ||
+        bsync_present_match(g_rp.match, (fix16_t)alpha, scratch, scratch_cap, local, model, NULL) != BSYNC_OK)
+        return NULL;
+    for (uint32_t j = 0; j < nj; j++) { /* display only */
+        out[j * 3] = (float)bsync_fx_to_double(model[j].t.x);
+        out[j * 3 + 1] = (float)bsync_fx_to_double(model[j].t.y);
+        out[j * 3 + 2] = (float)bsync_fx_to_double(model[j].t.z);
+    }
+    return out;
 }
 
 /* ------------------------------------------------------------------------------------------ desync */
