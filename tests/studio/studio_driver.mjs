@@ -156,6 +156,13 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'replay_bad': {
+    const msg = (await page.textContent('#message')).trim();
+    check(await page.isVisible('#message') && msg.startsWith(process.env.EXPECT_IN) && msg.includes(process.env.EXPECT_REASON),
+      `a cut replay shows "${msg}"`);
+    await screenshot();
+    break;
+  }
   case 'desync': {
     check(await page.isVisible('#view-desync'), 'the desync view is shown');
     check(await page.textContent('#desync-tick') === process.env.EXPECT_TICK, `the reported tick is the report's (${process.env.EXPECT_TICK})`);

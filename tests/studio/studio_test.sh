@@ -42,6 +42,7 @@ case "$scenario" in
     grep -q '^verdict: verified' "$work/verify.txt"
     echo "ok: replay verify: $(grep '^verdict' "$work/verify.txt")"
     files=(demo.bsreplay match.json humanoid_locomotion.json)
+    [ "$scenario" = replay_bad ] && head -c 20 "$work/demo.bsreplay" >"$work/cut.bsreplay" && files=(cut.bsreplay match.json humanoid_locomotion.json)
     ;;
   desync) # the bundle of the studio_desync_bundle fixture (make_bundle.sh)
     [ -f "$build/tests/studio/bundle/rec/match.bsreplay.desync/tick44-slot1/bundle.json" ] || { echo "FAIL: no bundle from studio_desync_bundle"; exit 1; }
@@ -112,6 +113,14 @@ case "$scenario" in
     EXPECT_BLEND=$(python3 "$here/replay_checksums.py" "$work/demo.bsreplay" | awk '$1 == 89 { print $2 }')
     [ -n "$EXPECT_BLEND" ] || { echo "FAIL: no recorded checksum at tick 89"; exit 1; }
     export EXPECT_BLEND
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  replay_bad)
+    # a replay cut inside its header: the page names the file and what is wrong, as replay info does
+    msg=$(cd "$work" && "$bs" replay info cut.bsreplay 2>&1 >/dev/null || true)
+    echo "the CLI says: $msg"
+    export EXPECT_IN="cut.bsreplay: " EXPECT_REASON="the data ends inside a HEADER record"
+    grep -qF "$EXPECT_REASON" <<<"$msg" || { echo "FAIL: unexpected CLI message"; exit 1; }
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   desync)

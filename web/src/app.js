@@ -53,6 +53,8 @@ async function loadCore() {
     validate: core.cwrap('bs_validate', 'string', ['string']),
     replayOpen: core.cwrap('bs_replay_open', 'string', ['string']),
     replayTracks: core.cwrap('bs_replay_tracks', 'number', []),
+    replayStep: core.cwrap('bs_replay_step', 'string', ['number']),
+    replayInfo: core.cwrap('bs_replay_info', 'string', []),
     replaySeek: core.cwrap('bs_replay_seek', 'string', ['number']),
     desyncOpen: core.cwrap('bs_desync_open', 'string', ['string', 'string']),
     replayPresent: core.cwrap('bs_replay_present', 'number', ['number']),
@@ -616,10 +618,19 @@ async function openReplay(f) {
     f.bytes = new Uint8Array(await b.arrayBuffer());
   }
   const path = writeFs(f.name, f.bytes);
-  setStatus(`${f.name}: re-simulating…`);
-  await new Promise((r) => setTimeout(r, 0)); // let the status paint before the core works
-  const res = JSON.parse(api.replayOpen(path));
-  if (res.error) { showMessage(`${f.name}: ${res.error}`); setStatus(`${f.name}: not loaded`); document.body.dataset.ready = '1'; return; }
+  const fail = (msg) => { showMessage(`${f.name}: ${msg}`); setStatus(`${f.name}: not loaded`); document.body.dataset.ready = '1'; };
+  const head = JSON.parse(api.replayOpen(path));
+  if (head.error) { fail(head.error); return; }
+  // re-simulate in slices, yielding to the page between them: a long replay shows its progress
+  for (;;) {
+    const st = JSON.parse(api.replayStep(2000));
+    if (st.error) { fail(st.error); return; }
+    setStatus(`${f.name}: re-simulating… ${st.frames} frames (${Math.round(100 * st.bytes_read / f.bytes.length)} %)`);
+    if (st.done) break;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  const res = JSON.parse(api.replayInfo());
+  if (res.error) { fail(res.error); return; }
   if (!rp || !rp.three) rp = { three: makeScene($('replay-skeleton')) };
   for (const o of rp.objects || []) { rp.three.scene.remove(o); o.geometry.dispose(); }
   Object.assign(rp, { file: f, info: res, index: 0, character: 0, playing: false, debt: 0, objects: [] });
@@ -896,11 +907,10 @@ async function main() {
   }
   const hash = new URLSearchParams(location.hash.slice(1));
   const want = hash.get('file');
-  // a link #tick=N opens the (first, or named) replay at that tick
+  // #file=NAME opens that file; #tick=N&character=K the moment of the replay
   const pick = files.find((f) => (f.kind === 'config' || f.kind === 'replay' || f.kind === 'bundle') && f.name === want) ||
-    files.find((f) => f.kind === 'bundle') ||
-    (hash.has('tick') && files.find((f) => f.kind === 'replay')) || files.find((f) => f.kind === 'config') ||
-    files.find((f) => f.kind === 'replay');
+    // else the most specific file given: a bundle, a replay, a graph config
+    files.find((f) => f.kind === 'bundle') || files.find((f) => f.kind === 'replay') || files.find((f) => f.kind === 'config');
   if (pick) $('file-select').value = pick.id;
   window.addEventListener('hashchange', () => { if (rp) seekFromHash(); });
   await openFile(pick);

@@ -21,9 +21,10 @@
  *                                 colour of its children (as `blendsync plot` draws it)
  *   bs_curve(node, n, x0, x1)     a 1D node's weight curves (n samples per child)
  *   bs_fx_format(raw) / bs_fx_parse(text)       exact decimal text <-> Q16.16
- *   bs_replay_open(path)          a replay (+ the match config and graphs it names, found as `replay verify`
- *                                 finds them) re-simulated frame by frame: ticks, characters, skeletons,
- *                                 recorded checksums, and per tick the root blend checksum computed here
+ *   bs_replay_open(path)          a replay's header and match (+ the match config and graphs it names,
+ *                                 found as `replay verify` finds them)
+ *   bs_replay_step(n)             read and re-simulate up to n more frames (the page shows progress)
+ *   bs_replay_info()              after the last step: ticks, characters, skeletons, recorded checksums
  *   bs_replay_tracks()            per frame, per character: leaf weights then filtered parameters (raw)
  *   bs_replay_seek(i)             the state after frame i (from the nearest kept snapshot): root and
  *                                 per-character checksums with poses, model-space joints per character
@@ -72,6 +73,8 @@ const char* bs_fx_format(int raw);
 int bs_fx_parse(const char* text, int* ok);
 const char* bs_validate(const char* path);
 const char* bs_replay_open(const char* path);
+const char* bs_replay_step(int max_frames);
+const char* bs_replay_info(void);
 int32_t* bs_replay_tracks(void);
 const char* bs_replay_seek(int index);
 const char* bs_desync_open(const char* dir, const char* match_path);
@@ -442,29 +445,49 @@ static void frame_of(uint32_t i, bsync_match_frame* f) {
     memcpy(f->players, g_rp.inputs + (size_t)i * g_rp.players, sizeof *g_rp.inputs * g_rp.players);
 }
 
+/* Reading state between bs_replay_open and the last bs_replay_step. */
+static struct {
+    bsync_replay_reader* reader;
+    cJSON* recorded;
+    cJSON* desyncs;
+    char used[1400];
+    char stop[300];
+    uint32_t tick_rate, checksum_interval, start_tick;
+    int done;
+} g_rd;
+
+static void replay_reader_close(void) {
+    bsync_replay_reader_close(g_rd.reader);
+    cJSON_Delete(g_rd.recorded);
+    cJSON_Delete(g_rd.desyncs);
+    memset(&g_rd, 0, sizeof g_rd);
+}
+
+/* Open the replay and set up its match; the frames are read and simulated by bs_replay_step, so a
+ * long replay is re-simulated in slices the page can show progress between. */
 const char* bs_replay_open(const char* path) {
     replay_close();
+    replay_reader_close();
     cJSON* o = cJSON_CreateObject();
     bsync_error err;
-    bsync_replay_reader* r = NULL;
     static bsync_replay_record rec;
-    char detail[256] = "", used[1400] = "";
-    if (bsync_replay_reader_open_file(path, &r, &err) != BSYNC_OK) {
+    char detail[256] = "";
+    if (bsync_replay_reader_open_file(path, &g_rd.reader, &err) != BSYNC_OK) {
         cJSON_AddStringToObject(o, "error", err.message);
         return emit(o);
     }
-    bsync_replay_status st = bsync_replay_reader_next(r, &rec, detail, sizeof detail);
+    bsync_replay_status st = bsync_replay_reader_next(g_rd.reader, &rec, detail, sizeof detail);
     if (st != BSYNC_REPLAY_OK || rec.type != BSYNC_REPLAY_HEADER) {
         char msg[400];
         snprintf(msg, sizeof msg, "%s: no readable header (%s%s%s)", path, bsync_replay_status_string(st), *detail ? ": " : "", detail);
         cJSON_AddStringToObject(o, "error", msg);
-        bsync_replay_reader_close(r);
+        replay_reader_close();
         return emit(o);
     }
-    const bsync_replay_header* h = bsync_replay_reader_header(r);
-    if (bsync_replay_verify_config_load(h, path, NULL, NULL, NULL, &g_rp.cfg, used, sizeof used, &err) != BSYNC_OK) {
+    const bsync_replay_header* h = bsync_replay_reader_header(g_rd.reader);
+    if (bsync_replay_verify_config_load(h, path, NULL, NULL, NULL, &g_rp.cfg, g_rd.used, sizeof g_rd.used, &err) != BSYNC_OK) {
         cJSON_AddStringToObject(o, "error", err.message);
-        bsync_replay_reader_close(r);
+        replay_reader_close();
         replay_close();
         return emit(o);
     }
@@ -473,7 +496,7 @@ const char* bs_replay_open(const char* path) {
     g_rp.mem = aligned_alloc(8, (size + 7) & ~(size_t)7);
     if (!g_rp.mem || bsync_match_init(g_rp.mem, size, desc, &g_rp.match) != BSYNC_OK) {
         cJSON_AddStringToObject(o, "error", "cannot set up the match");
-        bsync_replay_reader_close(r);
+        replay_reader_close();
         replay_close();
         return emit(o);
     }
@@ -487,14 +510,33 @@ const char* bs_replay_open(const char* path) {
     }
     g_rp.stride = g_rp.motions_max + g_rp.params_max;
     g_rp.snap_size = bsync_match_snapshot_size_max(g_rp.match);
-    cJSON* recorded = cJSON_CreateArray();
-    cJSON* desyncs = cJSON_CreateArray();
-    const char* stop = "";
-    int failed = 0;
-    while (!failed && (st = bsync_replay_reader_next(r, &rec, detail, sizeof detail)) == BSYNC_REPLAY_OK) {
-        if (rec.type == BSYNC_REPLAY_SNAPSHOT && g_rp.frames == 0 && rec.snapshot.tick == h->start_tick) {
+    g_rd.recorded = cJSON_CreateArray();
+    g_rd.desyncs = cJSON_CreateArray();
+    g_rd.tick_rate = h->tick_rate;
+    g_rd.checksum_interval = h->checksum_interval;
+    g_rd.start_tick = h->start_tick;
+    cJSON_AddNumberToObject(o, "first_tick", g_rp.first_tick);
+    cJSON_AddNumberToObject(o, "tick_rate", h->tick_rate);
+    cJSON_AddNumberToObject(o, "bytes", (double)bsync_replay_reader_valid_bytes(g_rd.reader));
+    return emit(o);
+}
+
+/* Read and simulate up to max_frames more frames: {"frames": done so far, "done": bool}. */
+const char* bs_replay_step(int max_frames) {
+    cJSON* o = cJSON_CreateObject();
+    if (!g_rd.reader || !g_rp.match) {
+        cJSON_AddStringToObject(o, "error", "no replay is open");
+        return emit(o);
+    }
+    static bsync_replay_record rec;
+    char detail[256] = "";
+    const bsync_match_desc* desc = bsync_match_config_desc(g_rp.cfg);
+    bsync_replay_status st = BSYNC_REPLAY_OK;
+    int failed = 0, stepped = 0;
+    while (!g_rd.done && stepped < max_frames && (st = bsync_replay_reader_next(g_rd.reader, &rec, detail, sizeof detail)) == BSYNC_REPLAY_OK) {
+        if (rec.type == BSYNC_REPLAY_SNAPSHOT && g_rp.frames == 0 && rec.snapshot.tick == g_rd.start_tick) {
             if (bsync_match_load(g_rp.match, rec.snapshot.data, rec.snapshot.len) != BSYNC_OK) {
-                stop = "the starting snapshot does not load";
+                snprintf(g_rd.stop, sizeof g_rd.stop, "the starting snapshot does not load");
                 failed = 1;
             }
         } else if (rec.type == BSYNC_REPLAY_CHECKSUM) {
@@ -502,32 +544,33 @@ const char* bs_replay_open(const char* path) {
             cJSON_AddNumberToObject(e, "tick", rec.checksum.tick);
             add_hex(e, "blend", rec.checksum.blend);
             if (rec.checksum.has_pose) add_hex(e, "pose", rec.checksum.pose);
-            cJSON_AddItemToArray(recorded, e);
+            cJSON_AddItemToArray(g_rd.recorded, e);
         } else if (rec.type == BSYNC_REPLAY_DESYNC) {
             cJSON* e = cJSON_CreateObject();
             cJSON_AddNumberToObject(e, "tick", rec.desync.tick);
             cJSON_AddNumberToObject(e, "slot", rec.desync.slot);
             cJSON_AddNumberToObject(e, "character", rec.desync.character);
-            cJSON_AddItemToArray(desyncs, e);
+            cJSON_AddItemToArray(g_rd.desyncs, e);
         } else if (rec.type == BSYNC_REPLAY_FRAME) {
             if (g_rp.frames == g_rp.cap && replay_grow() != 0) {
-                stop = "out of memory";
+                snprintf(g_rd.stop, sizeof g_rd.stop, "out of memory");
                 failed = 1;
                 break;
             }
             const uint32_t i = g_rp.frames;
             size_t written = 0;
-            if (i % REPLAY_SNAPSHOT_EVERY == 0 &&
-                bsync_match_save(g_rp.match, g_rp.snaps + (size_t)(i / REPLAY_SNAPSHOT_EVERY) * g_rp.snap_size, g_rp.snap_size,
-                                 &written) != BSYNC_OK) {
-                stop = "cannot save the match";
-                failed = 1;
-                break;
+            if (i % REPLAY_SNAPSHOT_EVERY == 0) {
+                if (bsync_match_save(g_rp.match, g_rp.snaps + (size_t)(i / REPLAY_SNAPSHOT_EVERY) * g_rp.snap_size, g_rp.snap_size,
+                                     &written) != BSYNC_OK) {
+                    snprintf(g_rd.stop, sizeof g_rd.stop, "cannot save the match");
+                    failed = 1;
+                    break;
+                }
+                g_rp.snap_lens[i / REPLAY_SNAPSHOT_EVERY] = written;
             }
-            if (i % REPLAY_SNAPSHOT_EVERY == 0) g_rp.snap_lens[i / REPLAY_SNAPSHOT_EVERY] = written;
             memcpy(g_rp.inputs + (size_t)i * g_rp.players, rec.frame.inputs.players, sizeof *g_rp.inputs * g_rp.players);
             if (bsync_match_tick(g_rp.match, &rec.frame.inputs) != BSYNC_OK) {
-                stop = "a frame does not fit the match";
+                snprintf(g_rd.stop, sizeof g_rd.stop, "frame %u does not fit the match", rec.frame.tick);
                 failed = 1;
                 break;
             }
@@ -544,20 +587,39 @@ const char* bs_replay_open(const char* path) {
                 for (uint32_t p = 0; p < bsync_graph_parameter_count(gr); p++) t[g_rp.motions_max + p] = bsync_instance_parameter(inst, p);
             }
             g_rp.frames++;
+            stepped++;
         }
     }
-    if (!failed && st != BSYNC_REPLAY_EOF) stop = bsync_replay_status_string(st);
-    bsync_replay_reader_close(r);
+    if (failed) g_rd.done = 1;
+    else if (st != BSYNC_REPLAY_OK) {
+        g_rd.done = 1;
+        if (st != BSYNC_REPLAY_EOF)
+            snprintf(g_rd.stop, sizeof g_rd.stop, "%s%s%s", bsync_replay_status_string(st), *detail ? ": " : "", detail);
+    }
+    cJSON_AddNumberToObject(o, "frames", g_rp.frames);
+    cJSON_AddNumberToObject(o, "bytes_read", (double)bsync_replay_reader_valid_bytes(g_rd.reader));
+    cJSON_AddBoolToObject(o, "done", g_rd.done);
+    return emit(o);
+}
+
+/* After the last step: everything the view needs besides the tracks. */
+const char* bs_replay_info(void) {
+    cJSON* o = cJSON_CreateObject();
+    if (!g_rp.match || !g_rd.done) {
+        cJSON_AddStringToObject(o, "error", "the replay is not read yet");
+        return emit(o);
+    }
+    const bsync_match_desc* desc = bsync_match_config_desc(g_rp.cfg);
     cJSON_AddNumberToObject(o, "first_tick", g_rp.first_tick);
     cJSON_AddNumberToObject(o, "frames", g_rp.frames);
-    cJSON_AddNumberToObject(o, "tick_rate", h->tick_rate);
-    cJSON_AddNumberToObject(o, "checksum_interval", h->checksum_interval);
-    cJSON_AddStringToObject(o, "config_used", used);
-    cJSON_AddStringToObject(o, "stop", *stop && *detail ? detail : stop);
+    cJSON_AddNumberToObject(o, "tick_rate", g_rd.tick_rate);
+    cJSON_AddNumberToObject(o, "checksum_interval", g_rd.checksum_interval);
+    cJSON_AddStringToObject(o, "config_used", g_rd.used);
+    cJSON_AddStringToObject(o, "stop", g_rd.stop);
     cJSON_AddNumberToObject(o, "motions_max", g_rp.motions_max);
     cJSON_AddNumberToObject(o, "params_max", g_rp.params_max);
-    cJSON_AddItemToObject(o, "recorded", recorded);
-    cJSON_AddItemToObject(o, "desyncs", desyncs);
+    cJSON_AddItemReferenceToObject(o, "recorded", g_rd.recorded);
+    cJSON_AddItemReferenceToObject(o, "desyncs", g_rd.desyncs);
     cJSON* chars = cJSON_AddArrayToObject(o, "characters");
     for (uint32_t c = 0; c < g_rp.chars; c++) {
         const bsync_graph* gr = desc->characters[c].graph;
