@@ -87,6 +87,21 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'tune_script': {
+    await page.click('#play'); // paused: the run below is the only ticking
+    await page.selectOption('#script-select', { label: 'script path.csv' });
+    check((await page.textContent('#status')).includes('driven by path.csv'), 'the script drives the instance');
+    await page.click('#reset');
+    await page.fill('#run-ticks', process.env.TICKS);
+    await page.click('#run');
+    const st = await page.textContent('#state-checksum'), pc = await page.textContent('#pose-checksum');
+    const frame = env('EXPECT_FRAME');
+    check(st === frame.state_checksum && pc === frame.pose_checksum,
+      `after ${process.env.TICKS} scripted ticks (a wave trigger at 150): state ${st} pose ${pc} = eval --script's tick ${frame.tick}`);
+    check(await page.inputValue('#param-move_y') !== '0', `the point follows the script (move_y target ${await page.inputValue('#param-move_y')})`);
+    await screenshot();
+    break;
+  }
   case 'tune_drag': {
     // dragging the point on the move canvas changes the weights, and they are `weights --json`'s at the new point
     const before = await weightsShown('move');

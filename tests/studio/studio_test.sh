@@ -35,6 +35,10 @@ esac
 
 files=(loco.json)
 case "$scenario" in
+  tune_script) # the demo's joystick path (rows at 0, 30, 90, 150 with a wave trigger, ...)
+    cp "$src/scripts/demo/locomotion_path.csv" "$work/path.csv"
+    files=(loco.json path.csv)
+    ;;
   replay_*) # the demo's match recorded offline (600 ticks, 6 characters), verified natively
     cp "$src/scripts/demo/match.json" "$src/scripts/demo/humanoid_locomotion.json" "$work/"
     (cd "$work" && "$bs" replay record match.json --ticks 600 -o demo.bsreplay >/dev/null)
@@ -72,6 +76,13 @@ case "$scenario" in
     printf 'tick,speed,move_x,move_y\n0,%s,%s,%s\n' "$POINT_SPEED" "$POINT_X" "$POINT_Y" >"$work/point.csv"
     EXPECT_FRAME=$("$bs" eval "$cfg" --script "$work/point.csv" --ticks "$TICKS" 2>/dev/null | tail -n 1)
     export EXPECT_MOVE EXPECT_LOCO EXPECT_FRAME
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  tune_script)
+    # the page plays the script through the graph: its checksums after 200 ticks are eval's
+    export TICKS=200
+    EXPECT_FRAME=$("$bs" eval "$cfg" --script "$work/path.csv" --ticks "$TICKS" 2>/dev/null | tail -n 1)
+    export EXPECT_FRAME
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   tune_drag)

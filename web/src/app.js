@@ -51,6 +51,7 @@ async function loadCore() {
     curve: core.cwrap('bs_curve', 'number', ['number', 'number', 'number', 'number']),
     fxFormat: core.cwrap('bs_fx_format', 'string', ['number']),
     validate: core.cwrap('bs_validate', 'string', ['string']),
+    scriptLoad: core.cwrap('bs_script_load', 'string', ['string', 'number', 'string']),
     replayOpen: core.cwrap('bs_replay_open', 'string', ['string']),
     replayTracks: core.cwrap('bs_replay_tracks', 'number', []),
     replayStep: core.cwrap('bs_replay_step', 'string', ['number']),
@@ -171,6 +172,13 @@ async function fetchFiles() {
     sel.append(o);
   }
   sel.onchange = () => openFile(files.find((f) => String(f.id) === sel.value));
+  const ss = $('script-select');
+  for (const f of files.filter((x) => x.kind === 'csv')) {
+    const o = document.createElement('option');
+    o.value = f.id; o.textContent = `script ${f.name}`;
+    ss.append(o);
+  }
+  ss.onchange = () => startScript(files.find((f) => String(f.id) === ss.value));
 }
 
 function openFile(f) {
@@ -229,6 +237,7 @@ function applyText(text, fresh) {
   scheduleValidate();
   setStatus(`${current.name}: ${layout.nodes.length} nodes, ${layout.parameters.length} parameters, ` +
     `${layout.joints.length} joints, ${layout.tick_rate} Hz`);
+  if (script) startScript(script.file); // the graph was rebuilt: the script starts over on it
   document.body.dataset.ready = '1';
   return true;
 }
@@ -251,6 +260,21 @@ async function save() {
   $('save').disabled = true;
   $('save-status').textContent = `saved ${current.name}`;
   document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
+}
+
+// ---------------------------------------------------------------- a CSV script through the graph (as `blendsync eval`)
+let script = null; // {file, rows, ticks} while a script drives the instance
+function startScript(f) {
+  if (!layout) return;
+  if (!f) { api.scriptLoad('', 0, ''); script = null; setStatus(`${current.name}: driven by the point`); refreshState(); return; }
+  const text = new TextDecoder().decode(f.bytes);
+  const res = JSON.parse(api.scriptLoad(text, new TextEncoder().encode(text).length, f.name));
+  if (res.error) { script = null; showMessage(res.error); $('script-select').value = ''; return; }
+  showMessage('');
+  script = { file: f, rows: res.rows, ticks: res.ticks };
+  tickDebt = 0;
+  setStatus(`${current.name}: driven by ${f.name} (${res.rows} rows, ${res.ticks} ticks)`);
+  refreshState();
 }
 
 // ---------------------------------------------------------------- validate
@@ -588,6 +612,10 @@ function refreshState() {
   $('state-checksum').textContent = s.state_checksum;
   $('pose-checksum').textContent = s.pose_checksum || '-';
   for (const [k, v] of Object.entries(s.params)) { const td = $('filtered-' + k); if (td) td.textContent = v; }
+  if (s.script && s.targets_raw.some((v, i) => v !== params[i])) { // the script moved the point
+    s.targets_raw.forEach((v, i) => setParamRaw(i, v));
+    refreshAll();
+  }
   drawSkeleton(s.model);
 }
 

@@ -17,6 +17,9 @@
  *   bs_reset() / bs_tick(n)       a graph instance from its defaults, ticked n times toward the point
  *   bs_state()                    tick count, state and pose checksums, filtered parameters, instance
  *                                 leaf weights, model-space joint positions (display floats)
+ *   bs_script_load(text, len, name)   a graph script (CSV, io/script.h) for the loaded graph; the
+ *                                 instance restarts and bs_script_tick(n) plays it as `blendsync eval` does
+ *                                 (each tick: the row of that tick sets targets and triggers, one tick)
  *   bs_region_map(node, w, h, x0, y0, x1, y1)   RGBA pixels of a 2D node: the weight-mixed palette
  *                                 colour of its children (as `blendsync plot` draws it)
  *   bs_curve(node, n, x0, x1)     a 1D node's weight curves (n samples per child)
@@ -55,6 +58,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_verify.h"
+#include "blendsync/io/script.h"
 #include "blendsync/io/validate.h"
 #include "blendsync/match.h"
 #include "blendsync/present.h"
@@ -72,6 +76,8 @@ int32_t* bs_curve(int node, int n, int x0, int x1);
 const char* bs_fx_format(int raw);
 int bs_fx_parse(const char* text, int* ok);
 const char* bs_validate(const char* path);
+const char* bs_script_load(const char* text, int len, const char* name);
+int bs_script_tick(int n);
 const char* bs_replay_open(const char* path);
 const char* bs_replay_step(int max_frames);
 const char* bs_replay_info(void);
@@ -87,6 +93,9 @@ static void* g_inst_mem;
 static bsync_instance* g_inst;
 static char* g_out;
 static uint8_t* g_pixels;
+static bsync_script* g_script; /* a graph script being played (NULL: the point drives the instance) */
+static size_t g_script_row;
+static uint64_t g_script_tick;
 
 static const char* emit(cJSON* o) {
     free(g_out);
@@ -114,7 +123,13 @@ static const char* child_name(const bsync_blend_tree* t, uint32_t node, uint32_t
     return ref.kind == BSYNC_CHILD_NODE ? bsync_blend_tree_node_name(t, ref.index) : bsync_blend_tree_motion_name(t, ref.index);
 }
 
+static void drop_script(void) {
+    bsync_script_destroy(g_script);
+    g_script = NULL;
+}
+
 static void drop(void) {
+    drop_script();
     free(g_inst_mem);
     g_inst_mem = NULL;
     g_inst = NULL;
@@ -124,6 +139,11 @@ static void drop(void) {
 
 int bs_reset(void) {
     if (!g_config) return -1;
+    g_script_row = 0;
+    g_script_tick = 0;
+    if (g_script) /* the script starts over from the parameters' defaults */
+        for (uint32_t i = 0; i < bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config)); i++)
+            g_params[i] = bsync_blend_tree_parameter_default(bsync_graph_config_tree(g_config), i);
     const bsync_graph* graph = bsync_graph_config_graph(g_config);
     size_t size = bsync_instance_memory_size(graph);
     free(g_inst_mem);
@@ -247,6 +267,7 @@ const char* bs_weights(void) {
 
 int bs_tick(int n) {
     if (!g_inst) return -1;
+    if (g_script) return bs_script_tick(n);
     const uint32_t np = bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config));
     bsync_instance_input in = {g_params, np};
     for (int i = 0; i < n; i++)
@@ -267,6 +288,9 @@ const char* bs_state(void) {
     cJSON* pv = cJSON_AddObjectToObject(o, "params");
     for (uint32_t i = 0; i < bsync_blend_tree_parameter_count(t); i++)
         add_fx(pv, bsync_blend_tree_parameter_name(t, i), bsync_instance_parameter(g_inst, i));
+    cJSON* tv = cJSON_AddArrayToObject(o, "targets_raw"); /* the point (a script moves it) */
+    for (uint32_t i = 0; i < bsync_blend_tree_parameter_count(t); i++) cJSON_AddItemToArray(tv, cJSON_CreateNumber(g_params[i]));
+    cJSON_AddBoolToObject(o, "script", g_script != NULL);
     cJSON* lv = cJSON_AddObjectToObject(o, "weights");
     const fix16_t* leaves = bsync_instance_leaf_weights(g_inst);
     for (uint32_t m = 0; m < bsync_blend_tree_motion_count(t); m++) add_fx(lv, bsync_blend_tree_motion_name(t, m), leaves[m]);
@@ -289,6 +313,44 @@ const char* bs_state(void) {
         free(model);
     }
     return emit(o);
+}
+
+const char* bs_script_load(const char* text, int len, const char* name) {
+    cJSON* o = cJSON_CreateObject();
+    drop_script();
+    bsync_error err;
+    if (!g_config) {
+        cJSON_AddStringToObject(o, "error", "no config loaded");
+        return emit(o);
+    }
+    if (len <= 0) { /* no text: back to the point */
+        bs_reset();
+        return emit(o);
+    }
+    if (bsync_script_parse(text, (size_t)len, name, bsync_graph_config_graph(g_config), NULL, &g_script, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        return emit(o);
+    }
+    bs_reset();
+    const size_t rows = bsync_script_row_count(g_script);
+    cJSON_AddNumberToObject(o, "rows", (double)rows);
+    cJSON_AddNumberToObject(o, "ticks", rows ? (double)bsync_script_row_tick(g_script, rows - 1) + 1 : 0);
+    return emit(o);
+}
+
+/* n ticks of the script (eval's loop): the row of each tick sets targets (held after) and triggers. */
+int bs_script_tick(int n) {
+    if (!g_inst || !g_script) return -1;
+    const uint32_t np = bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config));
+    bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES * 4 + 16];
+    if (bsync_script_play_column_count(g_script) > sizeof trig / sizeof trig[0]) return -1;
+    bsync_instance_input in = {g_params, np};
+    for (int i = 0; i < n; i++) {
+        uint32_t tn = bsync_script_apply(g_script, &g_script_row, g_script_tick, g_params, trig);
+        if (bsync_instance_tick_ex(g_inst, &in, trig, tn) != BSYNC_OK) return -1;
+        g_script_tick++;
+    }
+    return 0;
 }
 
 /* Palette of `blendsync plot` (cmd_plot.c): child i has colour i (golden-angle hues after 16). */
