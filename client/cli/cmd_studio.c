@@ -15,16 +15,23 @@
  * Paths with ".." are refused. The server listens on 127.0.0.1 only; --port 0 (the default) takes a
  * free port. It prints "blendsync studio: http://127.0.0.1:PORT/" and serves until interrupted.
  * Exit: 0 after an interrupt, 2 error. */
+#include <stdio.h>
+
+#include "commands.h"
+
+/* Only with libmicrohttpd (client/CMakeLists.txt defines BSYNC_HAVE_STUDIO and links it; without it the
+ * file is left out of the tool). Builds that compile every CLI source without it (the platform
+ * matrix's cross and wasm32 rows) get an empty unit here: main.c lists `studio` only with the macro. */
+#if defined(BSYNC_HAVE_STUDIO)
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -32,7 +39,6 @@
 #include "blendsync/io/file.h"
 #include "blendsync/io/validate.h"
 #include "cli_json.h"
-#include "commands.h"
 #include "platform.h"
 
 #ifndef BSYNC_STUDIO_WEB_ROOT
@@ -366,3 +372,6 @@ int bsync_cmd_studio(int argc, char** argv) {
     printf("blendsync studio: stopped\n");
     return 0;
 }
+#else
+typedef int bsync_cmd_studio_unavailable; /* ISO C wants a declaration in every unit */
+#endif
