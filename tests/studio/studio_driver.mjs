@@ -192,13 +192,22 @@ switch (scenario) {
     await page.click('#desync-prev');
     await page.click('#desync-prev');
     check(await page.textContent('#desync-position') === `${lines.length} of ${lines.length}`, 'previous from the first wraps to the last');
-    // the highlighted joints are exactly those whose two drawn positions differ, and only the report's character has any
+    // highlighted: the joints whose pose checksums differ. Every joint drawn at a different position must
+    // have a highlighted joint at or above it (a position moves only when its own or a parent's transform
+    // does), and only the report's character has any
     const info = await page.evaluate(() => window.studioDesync);
     const want = process.env.EXPECT_CHARACTER.replace(/^\d+ \((.*)\)$/, '$1');
     for (const c of info.characters) {
       const moved = c.joints.map((_, j) => [0, 1, 2].some((a) => c.server[j * 3 + a] !== c.client[j * 3 + a])).flatMap((m, j) => (m ? [j] : []));
-      check(JSON.stringify(moved) === JSON.stringify(c.differing_joints) && (c.name === want || moved.length === 0),
-        `character ${c.name}: highlighted joints [${c.differing_joints.map((j) => c.joints[j].name)}] are the joints whose pose differs`);
+      const lit = new Set(c.differing_joints);
+      const explained = moved.every((j) => { for (let k = j; k >= 0; k = c.joints[k].parent) if (lit.has(k)) return true; return false; });
+      check(explained && (c.name === want || lit.size === 0) && (lit.size === 0) === (moved.length === 0),
+        `character ${c.name}: highlighted [${c.differing_joints.map((j) => c.joints[j].name)}] explain the ${moved.length} joints drawn apart`);
+      if (c.name === want) {
+        const shown = await page.getAttribute('#desync-joints', 'data-joints');
+        check(process.env.EXPECT_POSE_DIFF === '1' ? c.differing_joints.length > 0 && shown.startsWith(`${want}:`) : c.differing_joints.length === 0,
+          process.env.EXPECT_POSE_DIFF === '1' ? `the report's character has highlighted joints, listed: ${shown}` : 'no joint differs (the blend state does)');
+      }
     }
     await screenshot();
     break;

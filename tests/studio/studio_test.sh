@@ -48,9 +48,11 @@ case "$scenario" in
     files=(demo.bsreplay match.json humanoid_locomotion.json)
     [ "$scenario" = replay_bad ] && head -c 20 "$work/demo.bsreplay" >"$work/cut.bsreplay" && files=(cut.bsreplay match.json humanoid_locomotion.json)
     ;;
-  desync) # the bundle of the studio_desync_bundle fixture (make_bundle.sh)
-    [ -f "$build/tests/studio/bundle/rec/match.bsreplay.desync/tick44-slot1/bundle.json" ] || { echo "FAIL: no bundle from studio_desync_bundle"; exit 1; }
-    cp -r "$build/tests/studio/bundle/." "$work/"
+  desync_*) # the bundle of the studio_desync_bundle_VARIANT fixture (make_bundle.sh)
+    b="$build/tests/studio/bundle-${scenario#desync_}"
+    [ -f "$b/rec/match.bsreplay.desync/tick44-slot1/bundle.json" ] || { echo "FAIL: no bundle in $b"; exit 1; }
+    rm -f "$work/loco.json"
+    cp -r "$b/." "$work/"
     files=(rec/match.bsreplay.desync/tick44-slot1 match.json humanoid_locomotion.json)
     ;;
 esac
@@ -134,7 +136,7 @@ case "$scenario" in
     grep -qF "$EXPECT_REASON" <<<"$msg" || { echo "FAIL: unexpected CLI message"; exit 1; }
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
-  desync)
+  desync_*)
     # what the server's report says: the reported tick, the first divergent tick and character, its lines
     report="$work/rec/match.bsreplay.desync/tick44-slot1/report.txt"
     EXPECT_TICK=$(sed -n 's/^match [0-9]*, slot [0-9]*, tick \([0-9]*\) .*/\1/p' "$report")
@@ -143,8 +145,11 @@ case "$scenario" in
     EXPECT_LINES=$(grep '^  ' "$report" | sed 's/^  //' | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().splitlines(), separators=(",", ":")))')
     [ -n "$EXPECT_TICK" ] && [ -n "$EXPECT_FIRST" ] && [ -n "$EXPECT_CHARACTER" ] || { echo "FAIL: cannot read $report"; cat "$report"; exit 1; }
     echo "the report: tick $EXPECT_TICK, first divergence at tick $EXPECT_FIRST, character $EXPECT_CHARACTER"
-    export EXPECT_TICK EXPECT_FIRST EXPECT_CHARACTER EXPECT_LINES
-    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    # own clocks: the flipped clock is sampled, so joints of that character must be highlighted
+    EXPECT_POSE_DIFF=$([ "$scenario" = desync_own-clocks ] && echo 1 || echo 0)
+    export EXPECT_TICK EXPECT_FIRST EXPECT_CHARACTER EXPECT_LINES EXPECT_POSE_DIFF
+    node "$here/studio_driver.mjs" desync "$url" "$work"
+    [ -f "$work/desync.png" ] && mv "$work/desync.png" "$work/$scenario.png"
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac

@@ -857,8 +857,8 @@ async function openDesync(f) {
   });
   ds.three.scene.add(...ds.objects);
   const span = (res.characters.length - 1) * 1.2;
-  ds.three.camera.position.set(focus * 1.2, 1.7, 2.6);
-  ds.three.controls.target.set(focus * 1.2, 0.9, 0);
+  ds.three.camera.position.set(focus * 1.2, 1.3, 3.6);
+  ds.three.controls.target.set(focus * 1.2, 0.85, 0);
   void span;
   const ch = res.characters[focus];
   $('desync-tick').textContent = res.tick;
