@@ -130,9 +130,10 @@ switch (scenario) {
     break;
   }
   case 'tune_save': {
-    // edit the walk threshold in its control, save: the file changes only there
-    const ptr = '/nodes/locomotion/children/1/threshold';
-    await page.fill(`input[data-ptr="${ptr}"]`, process.env.NEW_THRESHOLD);
+    // edit one number in its control (a threshold, a curve key), save: the file changes only there
+    const ptr = process.env.EDIT_PTR;
+    check(await page.inputValue(`input[data-ptr="${ptr}"]`) === process.env.OLD_VALUE, `the control of ${ptr} shows the file's ${process.env.OLD_VALUE}`);
+    await page.fill(`input[data-ptr="${ptr}"]`, process.env.NEW_VALUE);
     await page.press(`input[data-ptr="${ptr}"]`, 'Enter');
     await page.click('#save');
     await page.waitForFunction(() => document.body.dataset.saved === '1', null, { timeout: 3000 });

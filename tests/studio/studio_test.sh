@@ -35,6 +35,18 @@ esac
 
 files=(loco.json)
 case "$scenario" in
+  tune_curve) # a response curve on speed (keys as the config format writes them)
+    python3 - "$cfg" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read()
+old = '"speed": { "default": 0,'
+assert old in t
+t = t.replace(old, '"speed": { "default": 0, "curve": [{ "time": 0, "value": 0 }, { "time": 3.5, "value": 3.5 }],', 1)
+open(p, "w").write(t)
+PY
+    "$bs" validate "$cfg" >/dev/null
+    ;;
   tune_script) # the demo's joystick path (rows at 0, 30, 90, 150 with a wave trigger, ...)
     cp "$src/scripts/demo/locomotion_path.csv" "$work/path.csv"
     files=(loco.json path.csv)
@@ -96,25 +108,32 @@ case "$scenario" in
     [ "$shown" = "$cli" ] || { echo "FAIL: the page showed $shown after the drag; weights --json at ($x, $y): $cli"; exit 1; }
     echo "ok: the weights after the drag are weights --json's at ($x, $y)"
     ;;
-  tune_save)
-    export NEW_THRESHOLD=1.55
+  tune_save | tune_curve)
+    if [ "$scenario" = tune_save ]; then # walk's threshold 1.4 -> 1.55
+      export EDIT_PTR=/nodes/locomotion/children/1/threshold OLD_VALUE=1.4 NEW_VALUE=1.55
+      edit='s/"threshold": 1.4 }/"threshold": 1.55 }/'
+    else # speed's response curve: key 1's value 3.5 -> 2.5
+      export EDIT_PTR=/parameters/speed/curve/1/value OLD_VALUE=3.5 NEW_VALUE=2.5
+      edit='s/{ "time": 3.5, "value": 3.5 }/{ "time": 3.5, "value": 2.5 }/'
+    fi
     cp "$cfg" "$work/original.json"
-    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    node "$here/studio_driver.mjs" tune_save "$url" "$work"
     # exactly the edited number changed, the rest of the text is the file's own
     diff "$work/original.json" "$cfg" >"$work/save.diff" || true
     cat "$work/save.diff"
     [ "$(grep -c '^[<>]' "$work/save.diff")" = 2 ] || { echo "FAIL: the save changed more than one line"; exit 1; }
-    sed 's/"threshold": 1.4 }/"threshold": 1.55 }/' "$work/original.json" >"$work/expected.json"
-    cmp "$work/expected.json" "$cfg" || { echo "FAIL: the saved file is not the original with 1.4 -> 1.55"; exit 1; }
-    echo "ok: the saved file is the original with only the walk threshold 1.4 -> 1.55"
+    sed "$edit" "$work/original.json" >"$work/expected.json"
+    cmp "$work/expected.json" "$cfg" || { echo "FAIL: the saved file is not the original with $OLD_VALUE -> $NEW_VALUE"; exit 1; }
+    echo "ok: the saved file is the original with only $EDIT_PTR $OLD_VALUE -> $NEW_VALUE"
     "$bs" validate "$cfg" >"$work/validate.txt" 2>&1 || { echo "FAIL: validate refuses the saved config:"; cat "$work/validate.txt"; exit 1; }
     echo "ok: validate accepts the saved config"
-    printf 'tick,speed,move_x,move_y\n0,1.5,0,1\n' >"$work/walk.csv"
-    h0=$("$bs" eval "$work/original.json" --script "$work/walk.csv" --ticks 60 --hash 2>/dev/null)
-    h1=$("$bs" eval "$cfg" --script "$work/walk.csv" --ticks 60 --hash 2>/dev/null)
-    h2=$("$bs" eval "$work/expected.json" --script "$work/walk.csv" --ticks 60 --hash 2>/dev/null)
+    printf 'tick,speed,move_x,move_y\n0,1.5,0,1\n60,3.2,0,1\n' >"$work/walk.csv"
+    h0=$("$bs" eval "$work/original.json" --script "$work/walk.csv" --ticks 120 --hash 2>/dev/null)
+    h1=$("$bs" eval "$cfg" --script "$work/walk.csv" --ticks 120 --hash 2>/dev/null)
+    h2=$("$bs" eval "$work/expected.json" --script "$work/walk.csv" --ticks 120 --hash 2>/dev/null)
     [ "$h0" != "$h1" ] && [ "$h1" = "$h2" ] || { echo "FAIL: eval --hash: original $h0, saved $h1, expected $h2"; exit 1; }
     echo "ok: eval --hash of the saved config ($h1) differs from the original's ($h0) and is the edit's"
+    if [ "$scenario" != tune_save ]; then mv "$work/tune_save.png" "$work/$scenario.png"; fi
     ;;
   tune_broken)
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"

@@ -533,6 +533,15 @@ function buildSettings() {
     row(`${p.name} dead_zone_range`, `/parameters/${p.name}/dead_zone_range`, rawText('dead_zone_range'), '1');
     row(`${p.name} smooth_time`, `/parameters/${p.name}/smooth_time`, rawText('smooth_time'), '0');
     if (f.smooth_time !== undefined) row(`${p.name} max_speed`, `/parameters/${p.name}/max_speed`, rawText('max_speed'), '0');
+    // a response curve's keys: time, value and tangents as written (an array of keys or {"keys": [...]})
+    const keys = Array.isArray(f.curve) ? f.curve : f.curve && Array.isArray(f.curve.keys) ? f.curve.keys : null;
+    const base = Array.isArray(f.curve) ? `/parameters/${p.name}/curve` : `/parameters/${p.name}/curve/keys`;
+    (keys || []).forEach((k, i) => {
+      for (const field of ['time', 'value', 'in_tangent', 'out_tangent']) {
+        if (k[field] === undefined && field !== 'time' && field !== 'value') continue;
+        row(`${p.name} curve key ${i} ${field}`, `${base}/${i}/${field}`, rawText(`${base.slice(`/parameters/${p.name}/`.length)}/${i}/${field}`), '0');
+      }
+    });
   }
   for (const node of layout.nodes) {
     const nf = nodeFields(node.name);
