@@ -460,7 +460,7 @@ function attachDrag(v) {
     move(e);
   });
   const move = (e) => {
-    if (!drag) return;
+    if (!drag || !layout) return; // (a config that does not load has no point to move; the message says why)
     const [x, y] = pos(e);
     const base = `/nodes/${v.node.name}/children/${drag.child}`;
     if (drag.kind === 'point') {
