@@ -672,7 +672,7 @@ async function openReplay(f) {
   for (const o of rp.objects || []) { rp.three.scene.remove(o); o.geometry.dispose(); }
   Object.assign(rp, { file: f, info: res, index: 0, character: 0, playing: false, debt: 0, objects: [] });
   rp.recorded = new Map(res.recorded.map((c) => [c.tick, c]));
-  const W = res.motions_max + res.params_max;
+  const W = res.motions_max + res.params_max + res.switches_max;
   rp.tracks = new Int32Array(core.HEAP32.buffer, api.replayTracks(), res.frames * res.characters.length * W).slice();
   const sel = $('replay-character');
   sel.textContent = '';
@@ -764,7 +764,7 @@ window.studioPresentCheck = () => {
 };
 
 function drawTracks() {
-  const info = rp.info, W = info.motions_max + info.params_max, n = info.frames, ch = info.characters[rp.character];
+  const info = rp.info, W = info.motions_max + info.params_max + info.switches_max, n = info.frames, ch = info.characters[rp.character];
   const at = (i, k) => rp.tracks[(i * info.characters.length + rp.character) * W + k] / ONE;
   for (const [id, keys, range] of [['replay-tracks', ch.motions.map((_, m) => m), null],
     ['replay-params', ch.parameters.map((_, p) => info.motions_max + p), 'auto']]) {
@@ -786,6 +786,26 @@ function drawTracks() {
     if (range) { og.fillStyle = '#333'; og.font = '10px system-ui'; og.fillText(`${lo.toFixed(2)} .. ${hi.toFixed(2)}`, 4, cv.height - 2); }
     rp[id] = off;
   }
+  { // switch states: one band per switch, each state in its child's colour, its name where it starts
+    const cv = $('replay-switches');
+    const off = new OffscreenCanvas(cv.width, cv.height), og = off.getContext('2d');
+    og.fillStyle = '#fff'; og.fillRect(0, 0, cv.width, cv.height);
+    og.font = '10px system-ui';
+    const rows = Math.max(1, ch.switches.length), h = cv.height / rows;
+    ch.switches.forEach((sw, w) => {
+      let prev = -1;
+      for (let i = 0; i < n; i++) {
+        const state = rp.tracks[(i * info.characters.length + rp.character) * W + info.motions_max + info.params_max + w] - 1;
+        const x0 = i / n * cv.width, x1 = (i + 1) / n * cv.width;
+        og.fillStyle = state >= 0 ? colour(state) : '#ddd';
+        og.globalAlpha = 0.55; og.fillRect(x0, w * h + 1, x1 - x0 + 0.5, h - 2); og.globalAlpha = 1;
+        if (state !== prev && state >= 0) { og.fillStyle = '#111'; og.fillText(`${sw.node}: ${sw.states[state]}`, x0 + 2, w * h + h / 2 + 4); }
+        prev = state;
+      }
+    });
+    if (!ch.switches.length) { og.fillStyle = '#555'; og.fillText('this character\'s graph has no switch', 4, 24); }
+    rp['replay-switches'] = off;
+  }
   const legend = $('replay-legend');
   legend.innerHTML = ch.motions.map((m, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${m}</span>`).join('') +
     ' | ' + ch.parameters.map((p, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${p}</span>`).join('');
@@ -793,7 +813,7 @@ function drawTracks() {
 }
 
 function drawCursor() {
-  for (const id of ['replay-tracks', 'replay-params']) {
+  for (const id of ['replay-tracks', 'replay-switches', 'replay-params']) {
     const cv = $(id), g = cv.getContext('2d');
     if (!rp[id]) continue;
     g.drawImage(rp[id], 0, 0);
@@ -818,7 +838,7 @@ function replayFrame(t) {
   const models = presentModels(alpha);
   if (models) { drawReplaySkeletons(models); $('replay-alpha').textContent = (alpha / 65536).toFixed(3); }
 }
-['replay-tracks', 'replay-params'].forEach((id) => {
+['replay-tracks', 'replay-switches', 'replay-params'].forEach((id) => {
   const cv = $(id);
   const scrub = (e) => { if (!rp || !(e.buttons & 1)) return; const r = cv.getBoundingClientRect(); rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Math.round((e.clientX - r.left) / r.width * (rp.info.frames - 1))); };
   cv.addEventListener('pointerdown', scrub);

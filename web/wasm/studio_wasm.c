@@ -462,7 +462,8 @@ static struct {
     uint32_t players, params, triggers, chars, first_tick, frames, cap;
     bsync_match_input* inputs;  /* frames x players */
     uint64_t* blend;            /* frames: root blend checksum after the frame */
-    uint32_t motions_max, params_max, stride; /* per character per frame: motions_max + params_max */
+    uint32_t motions_max, params_max, switches_max, stride; /* per character per frame: leaf weights,
+                                filtered parameters, each switch's playing state (its newest entry's child + 1) */
     int32_t* tracks;            /* frames x chars x stride */
     uint8_t* snaps;             /* one match save every REPLAY_SNAPSHOT_EVERY frames: the state before it */
     size_t snap_size;
@@ -570,7 +571,11 @@ const char* bs_replay_open(const char* path) {
         if (bsync_graph_motion_count(gr) > g_rp.motions_max) g_rp.motions_max = bsync_graph_motion_count(gr);
         if (bsync_graph_parameter_count(gr) > g_rp.params_max) g_rp.params_max = bsync_graph_parameter_count(gr);
     }
-    g_rp.stride = g_rp.motions_max + g_rp.params_max;
+    for (uint32_t c = 0; c < g_rp.chars; c++) {
+        uint32_t n = bsync_graph_switch_count(desc->characters[c].graph);
+        if (n > g_rp.switches_max) g_rp.switches_max = n < 4 ? n : 4;
+    }
+    g_rp.stride = g_rp.motions_max + g_rp.params_max + g_rp.switches_max;
     g_rp.snap_size = bsync_match_snapshot_size_max(g_rp.match);
     g_rd.recorded = cJSON_CreateArray();
     g_rd.desyncs = cJSON_CreateArray();
@@ -647,6 +652,12 @@ const char* bs_replay_step(int max_frames) {
                 const fix16_t* lw = bsync_instance_leaf_weights(inst);
                 for (uint32_t m = 0; m < bsync_graph_motion_count(gr); m++) t[m] = lw[m];
                 for (uint32_t p = 0; p < bsync_graph_parameter_count(gr); p++) t[g_rp.motions_max + p] = bsync_instance_parameter(inst, p);
+                for (uint32_t w = 0; w < g_rp.switches_max && w < bsync_graph_switch_count(gr); w++) {
+                    bsync_switch_entry st_[BSYNC_SWITCH_STACK_DEPTH];
+                    uint32_t n = 0;
+                    if (bsync_instance_switch_state(inst, w, st_, &n) == BSYNC_OK && n > 0)
+                        t[g_rp.motions_max + g_rp.params_max + w] = (int32_t)st_[n - 1].child + 1;
+                }
             }
             g_rp.frames++;
             stepped++;
@@ -680,6 +691,7 @@ const char* bs_replay_info(void) {
     cJSON_AddStringToObject(o, "stop", g_rd.stop);
     cJSON_AddNumberToObject(o, "motions_max", g_rp.motions_max);
     cJSON_AddNumberToObject(o, "params_max", g_rp.params_max);
+    cJSON_AddNumberToObject(o, "switches_max", g_rp.switches_max);
     cJSON_AddItemReferenceToObject(o, "recorded", g_rd.recorded);
     cJSON_AddItemReferenceToObject(o, "desyncs", g_rd.desyncs);
     cJSON* chars = cJSON_AddArrayToObject(o, "characters");
@@ -699,6 +711,16 @@ const char* bs_replay_info(void) {
             cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
             cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
             cJSON_AddItemToArray(js, jj);
+        }
+        cJSON* sws = cJSON_AddArrayToObject(e, "switches");
+        for (uint32_t w = 0; w < g_rp.switches_max && w < bsync_graph_switch_count(gr); w++) {
+            const uint32_t node = bsync_graph_switch_node(gr, w);
+            cJSON* sw = cJSON_CreateObject();
+            cJSON_AddStringToObject(sw, "node", bsync_blend_tree_node_name(t, node));
+            cJSON* states = cJSON_AddArrayToObject(sw, "states");
+            for (uint32_t k = 0; k < bsync_blend_tree_node_child_count(t, node); k++)
+                cJSON_AddItemToArray(states, cJSON_CreateString(child_name(t, node, k)));
+            cJSON_AddItemToArray(sws, sw);
         }
         cJSON_AddItemToArray(chars, e);
     }
