@@ -84,6 +84,15 @@ switch (scenario) {
     check(st === frame.state_checksum && pc === frame.pose_checksum,
       `after ${process.env.TICKS} ticks: state ${st} pose ${pc} = eval's tick ${frame.tick}`);
     check(await page.textContent('#tick') === process.env.TICKS, 'the tick counter shows the ticks run');
+    // validate's findings: as many as `blendsync validate` reports, and a motion with one is marked where it is
+    await page.waitForFunction(() => document.body.dataset.validated !== undefined);
+    const findings = await page.$$eval('#findings li', (lis) => lis.map((li) => li.className));
+    const counts = env('EXPECT_VALIDATE');
+    check(findings.filter((c) => c === 'error').length === counts.error && findings.filter((c) => c === 'warning').length === counts.warning &&
+      findings.filter((c) => c === 'info').length === counts.info, `the page lists validate's ${counts.error} errors, ${counts.warning} warnings, ${counts.info} infos`);
+    const marked = await page.getAttribute('td.leaf[data-motion="walk"] ~ td, td.leaf[data-motion="walk"]', 'data-motion').catch(() => null);
+    const title = await page.$eval('td.leaf[data-motion="walk"]', (td) => td.previousElementSibling.querySelector('.finding')?.title || '');
+    check(marked === 'walk' && title.includes('root_motion'), `walk's row carries its finding: ${title.split('\n')[0]}`);
     await screenshot();
     break;
   }

@@ -89,7 +89,9 @@ case "$scenario" in
     EXPECT_LOCO=$("$bs" weights "$cfg" --node locomotion --set move_x=$POINT_X --set move_y=$POINT_Y --set speed=$POINT_SPEED --json)
     printf 'tick,speed,move_x,move_y\n0,%s,%s,%s\n' "$POINT_SPEED" "$POINT_X" "$POINT_Y" >"$work/point.csv"
     EXPECT_FRAME=$("$bs" eval "$cfg" --script "$work/point.csv" --ticks "$TICKS" 2>/dev/null | tail -n 1)
-    export EXPECT_MOVE EXPECT_LOCO EXPECT_FRAME
+    EXPECT_VALIDATE=$("$bs" validate "$cfg" | sed -n 's/^\([0-9]*\) error(s), \([0-9]*\) warning(s), \([0-9]*\) info; .*/{"error": \1, "warning": \2, "info": \3}/p')
+    [ -n "$EXPECT_VALIDATE" ] || { echo "FAIL: cannot read validate's summary"; exit 1; }
+    export EXPECT_MOVE EXPECT_LOCO EXPECT_FRAME EXPECT_VALIDATE
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   tune_script)

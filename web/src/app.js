@@ -290,15 +290,38 @@ function scheduleValidate() {
     const list = res.findings || [];
     for (const node of layout ? layout.nodes : []) for (const w of node.warnings) list.push({ severity: 'warning', code: 'layout', message: `node ${node.name}: ${w}` });
     if (res.error) list.push({ severity: 'error', code: 'validate', message: res.error });
+    findingsByMotion = new Map();
     for (const f of list) {
       const li = document.createElement('li');
       li.className = f.severity;
+      li.dataset.code = f.code;
       li.textContent = `${f.severity}: ${f.code}${f.clip ? ' (' + f.clip + ')' : ''}: ${f.message}`;
       ul.append(li);
+      if (f.clip) findingsByMotion.set(f.clip, [...(findingsByMotion.get(f.clip) || []), f]);
     }
+    markFindings();
     if (!list.length) { const li = document.createElement('li'); li.textContent = 'no findings'; ul.append(li); }
     document.body.dataset.validated = String(list.filter((f) => f.severity === 'error').length);
   }, 150);
+}
+
+// a finding about a motion's clip is also shown where that motion is: its weight rows get a marker
+let findingsByMotion = new Map();
+function markFindings() {
+  for (const td of document.querySelectorAll('td.weight, td.leaf')) {
+    const m = td.dataset.child || td.dataset.motion;
+    const fs = findingsByMotion.get(m) || [];
+    const label = td.previousElementSibling;
+    if (!label) continue;
+    label.querySelector('.finding')?.remove();
+    if (!fs.length) continue;
+    const worst = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';
+    const mark = document.createElement('span');
+    mark.className = `finding ${worst}`;
+    mark.textContent = worst === 'info' ? ' ⓘ' : ' ⚠';
+    mark.title = fs.map((f) => `${f.severity}: ${f.code}: ${f.message}`).join('\n');
+    label.append(mark);
+  }
 }
 
 // ---------------------------------------------------------------- parameters
@@ -503,6 +526,7 @@ function refreshWeights() {
   t.innerHTML = '<tr><th colspan="2">leaves (flattened from the root)</th></tr>';
   for (const [m, val] of Object.entries(w.leaves)) t.insertAdjacentHTML('beforeend', `<tr><td>${m}</td><td class="num leaf" data-motion="${m}">${val}</td></tr>`);
   box.append(t);
+  markFindings();
 }
 
 function refreshAll() { refreshWeights(); drawSpaces(); }
