@@ -31,6 +31,11 @@ matrix_packages=(
 csharp_packages=(
   mono-devel
 )
+# blendsync studio (docs/studio.md): its HTTP server (libmicrohttpd); its page's tests run Debian's
+# chromium headless, driven by playwright-core from npm (web/package.json). Not for --demo.
+studio_packages=(
+  libmicrohttpd-dev chromium          # (npm: the nodejs package, which emscripten already needs)
+)
 # The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64,
 # s390x and i386 packages (apt-get download, dpkg -x into its work folder; nothing of theirs is
 # installed), which needs those architectures known to apt. (i386's C library is gcc-multilib's.)
@@ -38,7 +43,7 @@ foreign_archs=(arm64 s390x i386)
 if [ "${1:-}" = "--demo" ]; then
   foreign_archs=()
 else
-  packages+=("${matrix_packages[@]}" "${csharp_packages[@]}")
+  packages+=("${matrix_packages[@]}" "${csharp_packages[@]}" "${studio_packages[@]}")
 fi
 
 missing=()

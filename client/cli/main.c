@@ -28,6 +28,9 @@ static const command k_commands[] = {
     {"replay", bsync_cmd_replay, "verify a recorded match (re-simulate, compare checksums), describe or cut a replay"},
     {"desync", bsync_cmd_desync, "diff two match snapshots (a desync bundle): the parameters and nodes that differ"},
     {"synctest", bsync_cmd_synctest, "rewind and re-simulate a graph instance every tick (sync test): list every mismatch"},
+#if defined(BSYNC_HAVE_STUDIO) /* libmicrohttpd: builds without it leave studio out */
+    {"studio", bsync_cmd_studio, "serve the studio page: tune blend spaces, scrub replays, see desyncs (browser)"},
+#endif
     {"bench", bsync_cmd_bench, "time sampling, blending and graph ticks per character (the ozz-comparison workload)"},
 };
 

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make_bundle.sh BLENDSYNC WORK SRC [own-clocks] — a desync bundle from a real blendsync-server (as the demo makes
+# one): two bots play the demo graph for 60 ticks, bot 1 flips a bit of its speed input after frame 40
+# (--inject-desync), the server catches it at the next checksum (after frame 44) and writes
+# WORK/rec/match.bsreplay.desync/tick44-slot1/. The ctest fixture of studio_desync. Exit 77 without
+# blendsync-server. With own-clocks the graph's root "move" has "sync": "none", so node locomotion's own
+# clock (where the flipped bit lands) is what its clips are sampled at: the two poses differ too (with
+# the demo graph's normalized root they do not: only the blend state differs).
+set -euo pipefail
+bin=$1 work=$2 src=$3 variant=${4:-demo}
+[ -x "$(dirname "$bin")/blendsync-server" ] || { echo "SKIP: no blendsync-server next to $bin"; exit 77; }
+server=$(dirname "$bin")/blendsync-server
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+cp "$src/scripts/demo/humanoid_locomotion.json" .
+if [ "$variant" = own-clocks ]; then
+  python3 - <<'PY'
+import re
+t = open("humanoid_locomotion.json").read()
+i = t.index('"move": {')
+j = t.index('"sync": "normalized"', i)
+open("humanoid_locomotion.json", "w").write(t[:j] + '"sync": "none"' + t[j + len('"sync": "normalized"'):])
+PY
+  grep -q '"sync": "none"' humanoid_locomotion.json
+fi
+cat > match.json <<'EOF'
+{ "match_id": 9, "players": [ {"token": "tok-a"}, {"token": "tok-b"} ],
+  "input": { "parameters": [ { "name": "speed", "min": 0, "max": 3.5 }, { "name": "move_x", "min": -1, "max": 1 }, { "name": "move_y", "min": 0.5, "max": 1 } ], "hold_ticks": [10, 30] },
+  "characters": [ { "name": "p0", "graph": "humanoid_locomotion.json", "slot": 0 },
+                  { "name": "p1", "graph": "humanoid_locomotion.json", "slot": 1 } ],
+  "checksum_interval": 15, "replay": "rec/match.bsreplay", "duration_ticks": 60,
+  "timeouts": { "start_ms": 5000, "peer_ms": 3000, "idle_ms": 3000 } }
+EOF
+"$server" --listen 127.0.0.1:0 --match match.json --exit-when-done --status 0 > srv.out 2> srv.err &
+srv=$!
+port=""
+for _ in $(seq 100); do port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\).*$/\1/p' srv.out | head -n 1); [ -n "$port" ] && break; sleep 0.05; done
+"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 0 --token tok-a --quiet --timeout 25 > bot0.txt 2>&1 &
+b0=$!
+"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 1 --token tok-b --quiet --timeout 25 --inject-desync 40 > bot1.txt 2>&1 || true
+wait "$b0" || true; wait "$srv" || true
+[ -f rec/match.bsreplay.desync/tick44-slot1/bundle.json ] || { echo "FAIL: no bundle"; ls -R; cat srv.err bot1.txt; exit 1; }
+echo "bundle: $work/rec/match.bsreplay.desync/tick44-slot1"

@@ -1,0 +1,229 @@
+// studio_driver.mjs SCENARIO URL OUT_DIR — drives the studio page in Debian's chromium (headless,
+// through playwright-core: no browser download) and checks what the page shows against what the
+// native CLI printed (passed by studio_test.sh in the environment: EXPECT_* variables, JSON).
+// Prints "ok: ..." lines; exits 1 on the first failed check (message on stderr). Screenshots go to
+// OUT_DIR/SCENARIO.png and are checked not blank (many distinct colours).
+import { createRequire } from 'module';
+import fs from 'fs';
+
+const require = createRequire(process.env.STUDIO_NODE_MODULES + '/');
+const { chromium } = require('playwright-core');
+
+const [scenario, url, outDir] = process.argv.slice(2);
+const env = (k) => JSON.parse(process.env[k]);
+let browser;
+function fail(msg) { console.error(`FAIL ${scenario}: ${msg}`); if (browser) browser.close(); process.exit(1); }
+function check(cond, msg) { if (!cond) fail(msg); console.log('ok: ' + msg); }
+
+browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--use-gl=swiftshader', '--enable-unsafe-swiftshader'],
+  // playwright gives every launch a fresh --user-data-dir
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const consoleErrors = [];
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+const t0 = Date.now();
+await page.goto(url + (process.env.STUDIO_HASH || ''));
+await page.waitForFunction(() => document.body.dataset.ready === '1' || document.body.dataset.error === '1', null, { timeout: 8000 });
+const loadMs = Date.now() - t0;
+console.log(`load: ${loadMs} ms`);
+
+const weightsShown = (node) => page.$$eval(`td.weight[data-node="${node}"]`, (tds) => tds.map((td) => [td.dataset.child, td.textContent]));
+const leavesShown = () => page.$$eval('td.leaf', (tds) => Object.fromEntries(tds.map((td) => [td.dataset.motion, td.textContent])));
+async function setParam(name, value) {
+  await page.fill(`#param-${name}`, value);
+  await page.press(`#param-${name}`, 'Enter');
+}
+function sameWeights(shown, cli) { // cli: `blendsync weights --json`
+  return shown.length === cli.weights.length && shown.every(([m, w], i) => m === cli.weights[i].motion && Number(w) === cli.weights[i].weight &&
+    w === String(cli.weights[i].weight));
+}
+async function screenshot() {
+  const file = `${outDir}/${scenario}.png`;
+  await page.screenshot({ path: file, fullPage: false });
+  // not blank: count distinct colours in the page's own decoding of the PNG
+  const colours = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    const set = new Set();
+    for (let i = 0; i < d.length; i += 4 * 7) set.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return set.size;
+  }, fs.readFileSync(file).toString('base64'));
+  check(colours >= 50, `screenshot ${file} is not blank (${colours} distinct colours)`);
+}
+
+switch (scenario) {
+  case 'tune_weights': {
+    // the weights the page shows at a point equal `blendsync weights --json` there
+    await setParam('move_x', process.env.POINT_X);
+    await setParam('move_y', process.env.POINT_Y);
+    await setParam('speed', process.env.POINT_SPEED);
+    const move = await weightsShown('move');
+    check(sameWeights(move, env('EXPECT_MOVE')), `node move at (${process.env.POINT_X}, ${process.env.POINT_Y}): ${JSON.stringify(move)}`);
+    const loco = await weightsShown('locomotion');
+    check(sameWeights(loco, env('EXPECT_LOCO')), `node locomotion at speed ${process.env.POINT_SPEED}: ${JSON.stringify(loco)}`);
+    const leaves = await leavesShown();
+    const want = env('EXPECT_MOVE').leaves;
+    check(Object.entries(want).every(([m, w]) => leaves[m] === String(w)), `leaves under move: ${JSON.stringify(leaves)}`);
+    // the native tick: same state and pose checksums after N ticks toward the point
+    await page.click('#play'); // pause the live animation, then start over from the defaults
+    check(await page.textContent('#play') === 'play', 'the animation is paused');
+    await page.click('#reset');
+    check(await page.textContent('#tick') === '0', 'reset: tick 0');
+    await page.fill('#run-ticks', process.env.TICKS);
+    await page.click('#run');
+    const st = await page.textContent('#state-checksum'), pc = await page.textContent('#pose-checksum');
+    const frame = env('EXPECT_FRAME');
+    check(st === frame.state_checksum && pc === frame.pose_checksum,
+      `after ${process.env.TICKS} ticks: state ${st} pose ${pc} = eval's tick ${frame.tick}`);
+    check(await page.textContent('#tick') === process.env.TICKS, 'the tick counter shows the ticks run');
+    // validate's findings: as many as `blendsync validate` reports, and a motion with one is marked where it is
+    await page.waitForFunction(() => document.body.dataset.validated !== undefined);
+    const findings = await page.$$eval('#findings li', (lis) => lis.map((li) => li.className));
+    const counts = env('EXPECT_VALIDATE');
+    check(findings.filter((c) => c === 'error').length === counts.error && findings.filter((c) => c === 'warning').length === counts.warning &&
+      findings.filter((c) => c === 'info').length === counts.info, `the page lists validate's ${counts.error} errors, ${counts.warning} warnings, ${counts.info} infos`);
+    const marked = await page.getAttribute('td.leaf[data-motion="walk"] ~ td, td.leaf[data-motion="walk"]', 'data-motion').catch(() => null);
+    const title = await page.$eval('td.leaf[data-motion="walk"]', (td) => td.previousElementSibling.querySelector('.finding')?.title || '');
+    check(marked === 'walk' && title.includes('root_motion'), `walk's row carries its finding: ${title.split('\n')[0]}`);
+    await screenshot();
+    break;
+  }
+  case 'tune_script': {
+    await page.click('#play'); // paused: the run below is the only ticking
+    await page.selectOption('#script-select', { label: 'script path.csv' });
+    check((await page.textContent('#status')).includes('driven by path.csv'), 'the script drives the instance');
+    await page.click('#reset');
+    await page.fill('#run-ticks', process.env.TICKS);
+    await page.click('#run');
+    const st = await page.textContent('#state-checksum'), pc = await page.textContent('#pose-checksum');
+    const frame = env('EXPECT_FRAME');
+    check(st === frame.state_checksum && pc === frame.pose_checksum,
+      `after ${process.env.TICKS} scripted ticks (a wave trigger at 150): state ${st} pose ${pc} = eval --script's tick ${frame.tick}`);
+    check(await page.inputValue('#param-move_y') !== '0', `the point follows the script (move_y target ${await page.inputValue('#param-move_y')})`);
+    await screenshot();
+    break;
+  }
+  case 'tune_drag': {
+    // dragging the point on the move canvas changes the weights, and they are `weights --json`'s at the new point
+    const before = await weightsShown('move');
+    const box = await page.locator('#space-move').boundingBox();
+    // from a point between the samples (the middle is the idle sample, which would be dragged instead)
+    await page.mouse.move(box.x + box.width * 0.56, box.y + box.height * 0.44);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.62, box.y + box.height * 0.35, { steps: 5 });
+    await page.mouse.move(box.x + box.width * 0.72, box.y + box.height * 0.30, { steps: 5 });
+    await page.mouse.up();
+    const after = await weightsShown('move');
+    check(JSON.stringify(after) !== JSON.stringify(before), `dragging changed the weights: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    const x = await page.inputValue('#param-move_x'), y = await page.inputValue('#param-move_y');
+    check(Number(x) > 0 && Number(y) > 0, `the point moved up and right: (${x}, ${y})`);
+    fs.writeFileSync(`${outDir}/point.txt`, `${x} ${y}\n${JSON.stringify(after)}\n`);
+    // dragging a sample (strafe_right at (1, 0): pixel (265.4, 150) of the 300-pixel view of [-1.3, 1.3]^2)
+    // moves it to the 0.01 grid: pixel (250, 120) is (0.86667, 0.26) -> "0.87, 0.26" in the config text
+    await page.mouse.move(box.x + 265, box.y + 150);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 250, box.y + 120, { steps: 4 });
+    await page.mouse.up();
+    const pos = await page.inputValue('input[data-ptr="/nodes/move/children/2/position"]');
+    check(pos === '0.87, 0.26', `dragging the strafe_right sample wrote its position as "${pos}"`);
+    check(!(await page.isDisabled('#save')), 'the edit can be saved');
+    await screenshot();
+    break;
+  }
+  case 'tune_save': {
+    // edit one number in its control (a threshold, a curve key), save: the file changes only there
+    const ptr = process.env.EDIT_PTR;
+    check(await page.inputValue(`input[data-ptr="${ptr}"]`) === process.env.OLD_VALUE, `the control of ${ptr} shows the file's ${process.env.OLD_VALUE}`);
+    await page.fill(`input[data-ptr="${ptr}"]`, process.env.NEW_VALUE);
+    await page.press(`input[data-ptr="${ptr}"]`, 'Enter');
+    await page.click('#save');
+    await page.waitForFunction(() => document.body.dataset.saved === '1', null, { timeout: 3000 });
+    check(true, 'the page saved');
+    await screenshot();
+    break;
+  }
+  case 'tune_broken': {
+    const msg = (await page.textContent('#message')).trim();
+    check(await page.isVisible('#message'), `the page shows a message: ${msg}`);
+    check(msg === process.env.EXPECT_MESSAGE, `it is the loader's /json/path message (${process.env.EXPECT_MESSAGE})`);
+    await screenshot();
+    break;
+  }
+  case 'replay_tick': {
+    // #tick=89&character=2 lands there; the page's checksum is the recorded (natively verified) one
+    check(await page.isVisible('#view-replay'), 'the replay view is shown');
+    check(await page.textContent('#replay-tick') === process.env.EXPECT_TICK, `#tick= landed on tick ${process.env.EXPECT_TICK}`);
+    check(await page.inputValue('#replay-character') === '2', 'character=2 is chosen');
+    const got = await page.textContent('#replay-checksum');
+    check(got === process.env.EXPECT_BLEND, `the page's blend checksum at tick 89 is ${got} (replay file / replay verify: ${process.env.EXPECT_BLEND})`);
+    // scrubbing elsewhere and back with the hash gives the same bits
+    await page.evaluate(() => { location.hash = '#tick=300'; });
+    await page.waitForFunction(() => document.getElementById('replay-tick').textContent === '300');
+    const at300 = await page.textContent('#replay-checksum');
+    await page.evaluate(() => { location.hash = '#tick=89&character=2'; });
+    await page.waitForFunction(() => document.getElementById('replay-tick').textContent === '89');
+    check(await page.textContent('#replay-checksum') === got && at300 !== got, `scrubbing to 300 (${at300}) and back to 89 gives the same checksum`);
+    check(await page.evaluate(() => window.studioPresentCheck()) === 0, 'the presentation pose at alpha 0 is the tick pose, joint for joint');
+    // playing shows presentation poses between ticks: alpha moves off 0 while the tick advances
+    await page.click('#replay-play');
+    await page.waitForFunction(() => Number(document.getElementById('replay-tick').textContent) >= 95 &&
+      document.getElementById('replay-alpha').textContent !== '0', null, { timeout: 3000 });
+    await page.click('#replay-play');
+    check(true, `playing advanced to tick ${await page.textContent('#replay-tick')} + ${await page.textContent('#replay-alpha')}`);
+    await screenshot();
+    break;
+  }
+  case 'replay_bad': {
+    const msg = (await page.textContent('#message')).trim();
+    check(await page.isVisible('#message') && msg.startsWith(process.env.EXPECT_IN) && msg.includes(process.env.EXPECT_REASON),
+      `a cut replay shows "${msg}"`);
+    await screenshot();
+    break;
+  }
+  case 'desync': {
+    check(await page.isVisible('#view-desync'), 'the desync view is shown');
+    check(await page.textContent('#desync-tick') === process.env.EXPECT_TICK, `the reported tick is the report's (${process.env.EXPECT_TICK})`);
+    check(await page.textContent('#desync-first') === process.env.EXPECT_FIRST &&
+      await page.getAttribute('#desync-timeline', 'data-first') === process.env.EXPECT_FIRST,
+      `the first divergent tick shown and marked on the timeline is the report's (${process.env.EXPECT_FIRST})`);
+    check(await page.textContent('#desync-character') === process.env.EXPECT_CHARACTER, `the character is the report's (${process.env.EXPECT_CHARACTER})`);
+    const lines = await page.$$eval('#desync-list li', (lis) => lis.map((li) => li.textContent));
+    check(JSON.stringify(lines) === process.env.EXPECT_LINES, `the list of differences is the report's ${lines.length} lines`);
+    await page.click('#desync-next');
+    check(await page.textContent('#desync-position') === `2 of ${lines.length}`, 'next goes to the second difference');
+    await page.click('#desync-prev');
+    await page.click('#desync-prev');
+    check(await page.textContent('#desync-position') === `${lines.length} of ${lines.length}`, 'previous from the first wraps to the last');
+    // highlighted: the joints whose pose checksums differ. Every joint drawn at a different position must
+    // have a highlighted joint at or above it (a position moves only when its own or a parent's transform
+    // does), and only the report's character has any
+    const info = await page.evaluate(() => window.studioDesync);
+    const want = process.env.EXPECT_CHARACTER.replace(/^\d+ \((.*)\)$/, '$1');
+    for (const c of info.characters) {
+      const moved = c.joints.map((_, j) => [0, 1, 2].some((a) => c.server[j * 3 + a] !== c.client[j * 3 + a])).flatMap((m, j) => (m ? [j] : []));
+      const lit = new Set(c.differing_joints);
+      const explained = moved.every((j) => { for (let k = j; k >= 0; k = c.joints[k].parent) if (lit.has(k)) return true; return false; });
+      check(explained && (c.name === want || lit.size === 0) && (lit.size === 0) === (moved.length === 0),
+        `character ${c.name}: highlighted [${c.differing_joints.map((j) => c.joints[j].name)}] explain the ${moved.length} joints drawn apart`);
+      if (c.name === want) {
+        const shown = await page.getAttribute('#desync-joints', 'data-joints');
+        check(process.env.EXPECT_POSE_DIFF === '1' ? c.differing_joints.length > 0 && shown.startsWith(`${want}:`) : c.differing_joints.length === 0,
+          process.env.EXPECT_POSE_DIFF === '1' ? `the report's character has highlighted joints, listed: ${shown}` : 'no joint differs (the blend state does)');
+      }
+    }
+    await screenshot();
+    break;
+  }
+  default:
+    fail('unknown scenario');
+}
+check(consoleErrors.length === 0, `no page errors ${consoleErrors.join('; ')}`);
+await browser.close();
