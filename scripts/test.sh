@@ -15,7 +15,7 @@ cmake --build build -j"$jobs"
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/)"
 # (the shared library is built and checked by the normal build; here it would only double the compile)
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBSYNC_SANITIZE=ON -DBSYNC_WERROR=ON -DBSYNC_BUILD_SHARED=OFF >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBSYNC_SANITIZE=ON -DBSYNC_WERROR=ON -DBSYNC_BUILD_SHARED=OFF -DBSYNC_STUDIO=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 
