@@ -102,6 +102,9 @@ static inline size_t instance_actions_bytes(const bsync_graph* g) {
            instance_align8((size_t)g->range_states) + instance_actions_layer_bytes(g);
 }
 
+/* instance_curves.c: float curve channel `channel` now (docs/actions.md "Float curves"). */
+fix16_t instance_curve_value(const bsync_instance* inst, uint32_t channel);
+
 /* A live instance (instance_init ran on it). */
 static inline int instance_valid(const bsync_instance* inst) {
     return inst && inst->magic == INSTANCE_MAGIC && inst->graph;
