@@ -15,7 +15,8 @@
  * "actions" appears only for graphs with events or ranges (docs/actions.md): the tick's reports in
  * report order, [{"name", "motion", "node", "child", "kind": "event", "count", "payload"} or
  * {..., "kind": "range", "enters", "exits", "active", "payload"}, ...] (an empty array when nothing
- * fired and no range is open), before "state_checksum".
+ * fired and no range is open), before "state_checksum"; then "curves": {CHANNEL: value, ...} for
+ * graphs with float curves (bsync_instance_curve, channels in graph order).
  * "switches" appears only for graphs with Switch nodes: per switch (in switch order) its cross-fade
  * stack after the tick, oldest entry first (bsync_instance_switch_state: one entry [STATE, 1] when
  * no fade runs; a state may appear twice).
@@ -203,6 +204,13 @@ static int print_tick(FILE* out, const bsync_instance* inst, const bsync_graph* 
     if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT && bsync_instance_root_motion(inst, &rm) == BSYNC_OK)
         json_root_motion(o, &rm);
     if (bsync_graph_action_count(graph) > 0) json_actions(o, inst, graph, tree);
+    const uint32_t channels = bsync_graph_curve_channel_count(graph);
+    cJSON* curves = channels ? bsync_cli_json_add(o, "curves", cJSON_CreateObject()) : NULL;
+    for (uint32_t ch = 0; ch < channels; ch++) {
+        fix16_t v = 0;
+        (void)bsync_instance_curve(inst, ch, &v); /* cannot fail: a live instance, ch in range */
+        bsync_cli_json_fx(curves, bsync_graph_curve_channel_name(graph, ch), v);
+    }
     bsync_cli_json_hex64(o, "state_checksum", state);
     if (pose) {
         bsync_cli_json_hex64(o, "pose_checksum", *pose);

@@ -139,6 +139,15 @@ namespace Blendsync
             get { ActionReport* r; uint n; BlendsyncException.Check(Native.bsync_instance_actions(P, out r, out n), "bsync_instance_actions"); return (int)n; }
         }
 
+        /// <summary>Float curve channel ch now (bsync_instance_curve: each slot's curve at its clip time,
+        /// blended with the pose's weights).</summary>
+        public Fix16 Curve(int ch)
+        {
+            int v;
+            BlendsyncException.Check(Native.bsync_instance_curve(P, (uint)ch, out v), "bsync_instance_curve");
+            return Fix16.FromRaw(v);
+        }
+
         /// <summary>Where motion slot (node, child) is: cycles, clip seconds, normalised time, one-shot
         /// finished (bsync_instance_motion_time).</summary>
         public MotionTime MotionTime(int node, int child)

@@ -4,7 +4,7 @@
 // graph script, io/script.h) exactly as the CLI does, and prints the same one line: XXH64 (seed 0) over,
 // for every tick t, u64 t, u64 state checksum and (when clips are bound) u64 pose checksum.
 // Without --hash it prints the CLI's JSON Lines frames (params, weights, phase, switches,
-// root_motion, actions, checksums; decimals by Fix16.ToString, the port of bsync_fx_format), byte for byte.
+// root_motion, actions, curves, checksums; decimals by Fix16.ToString, the port of bsync_fx_format), byte for byte.
 // The loader's notes go to stderr as "note: ..." lines, as the CLI prints them.
 // Not implemented: --out, --replay, --render-rate.
 // Exit: 0 success, 2 error (message on stderr).
@@ -147,6 +147,17 @@ static class Eval
                 o.Append(", \"payload\": ").Append(r.Payload).Append("}");
             }
             o.Append("]");
+        }
+        if (g.CurveChannelCount > 0)
+        {
+            o.Append(", \"curves\": {");
+            for (int ch = 0; ch < g.CurveChannelCount; ch++)
+            {
+                if (ch > 0) o.Append(", ");
+                Str(o, g.CurveChannelName(ch));
+                o.Append(": ").Append(inst.Curve(ch));
+            }
+            o.Append("}");
         }
         o.Append(", \"state_checksum\": \"").Append(inst.StateChecksum.ToString("x16")).Append("\"");
         if (posed) o.Append(", \"pose_checksum\": \"").Append(pose.ToString("x16")).Append("\"");

@@ -64,8 +64,34 @@ static class ActionTests
         T.Check(enter == 6 && exit == 11 && active == 5, "actions: hit opens in tick 6, closes in tick 11, open after 5 ticks (got " +
                 enter + ", " + exit + ", " + active + ")");
         T.Check(notFinishedAt29 && finishedAt30, "actions: the punch is finished (one whole cycle, normalised 1.0) after tick 30, not after tick 29");
-        T.Check(exitTick == 32, "actions: the exit plays walk from tick 32 (got " + exitTick + ")");
         T.Check(tooSmallThrew, "actions: Actions into too small an array throws (tick 7: the open hit window is one report)");
+        T.Check(exitTick == 32, "actions: the exit plays walk from tick 32 (got " + exitTick + ")");
+        T.Check(g.CurveChannelCount == 0 && g.FindCurve("lift") == -1, "curves: a graph without curves has no channels");
         gc.Dispose();
+
+        // Float curves (worked by hand in tests/unit/config/test_graph_config_curves.c): walk 0.75, run 0.25
+        // (speed 0.25, sync none); "lift" is 4t on walk up to 0.5 s and 4.0 on run: 3t + 65536 raw at walk
+        // time t raw; "walk_only" (missing on run) 0.75.
+        var cc = GraphConfig.Load(T.Write("curves.json", Curves));
+        Graph cg = cc.Graph;
+        T.Check(cg.CurveChannelCount == 2 && cg.CurveChannelName(0) == "lift" && cg.FindCurve("walk_only") == 1,
+                "curves: channels lift, walk_only");
+        var ci = new Instance(cg);
+        var ct = new Fix16[] { Fix16.FromRaw(16384) };
+        bool ok = true;
+        for (int k = 1; k <= 12; k++)
+        {
+            ci.Tick(ct);
+            long t = ci.MotionTime(0, 0).Seconds.Raw;
+            ok &= ci.Curve(0).Raw == 3 * t + 65536 && ci.Curve(1).Raw == 49152;
+        }
+        T.Check(ok, "curves: lift = 3t + 65536 raw and walk_only = 0.75 over 12 ticks");
+        T.Throws<BlendsyncException>(() => ci.Curve(2), null, "curves: Curve(2) of 2 throws");
+        cc.Dispose();
     }
+
+    const string Curves = @"{ ""parameters"": { ""speed"": {} }, ""root"": ""loco"", ""nodes"": { ""loco"": { ""type"": ""Simple1D"",
+  ""parameter"": ""speed"", ""sync"": ""none"", ""children"": [ { ""motion"": ""walk"", ""threshold"": 0 }, { ""motion"": ""run"", ""threshold"": 1 } ] } },
+  ""clips"": { ""walk"": { ""source"": ""builtin:humanoid"", ""curves"": { ""lift"": [[0, 0], [0.5, 2]], ""walk_only"": [[0, 1]] } },
+             ""run"": { ""source"": ""builtin:humanoid"", ""curves"": { ""lift"": [[0, 4], [0.5, 4]] } } } }";
 }
