@@ -209,6 +209,7 @@ void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* gd, unsi
         x->end = a->end;
         x->threshold = a->threshold;
         x->payload = a->payload;
+        if (a->policy == BSYNC_ACTION_POLICY_LEADER) g->has_leader = 1;
         x->at = to_units(a->time, dur);
         x->until = a->kind == BSYNC_ACTION_RANGE ? to_units(a->end, dur) : 0;
         const uint32_t n = name_len(a->name);

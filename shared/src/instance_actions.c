@@ -74,7 +74,7 @@ void instance_actions_tick(bsync_instance* inst) {
      * ties to the lowest slot index */
     uint32_t leader[BSYNC_MAX_BLEND_NODES];
     for (uint32_t n = 0; n < g->node_count; n++) leader[n] = GRAPH_NONE;
-    for (uint32_t s = 0; s < g->slot_count; s++) {
+    for (uint32_t s = 0; g->has_leader && s < g->slot_count; s++) { /* only LEADER actions read them */
         const graph_slot* gs = &g->slots[s];
         if (gs->kind != (uint32_t)BSYNC_CHILD_MOTION || gs->clock != GRAPH_NONE) continue;
         const uint32_t d = g->nodes[gs->node].driver;

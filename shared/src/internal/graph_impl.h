@@ -111,7 +111,7 @@ struct bsync_graph {
     uint32_t action_count, exit_count;
     uint32_t range_states;          /* instance range states: sum over motion slots of their ranges */
     uint32_t report_cap;            /* sum over motion slots of their motion's actions */
-    uint32_t actions_pad_;
+    uint32_t has_leader;            /* some action has the LEADER policy (sync-group leaders needed) */
     uint8_t* one_shot;              /* motion_count (NULL without actions: every motion loops) */
     graph_action* actions;          /* action_count, grouped by motion */
     uint32_t* motion_first_action;  /* motion_count + 1 */
