@@ -17,7 +17,7 @@ static int64_t floor_div(int64_t a, int64_t b) {
 static fix16_t clamp32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (fix16_t)v; }
 
 /* Value of curve cv at clip time t: v0 before the first key, the last value from the last key on, else
- * v_i + round((v_{i+1} - v_i) * (t - t_i) / (t_{i+1} - t_i)), halves rounded up (floor(x + 1/2)). */
+ * v_i + floor((v_{i+1} - v_i) * (t - t_i) / (t_{i+1} - t_i) + 1/2) (halves rounded up). */
 static fix16_t sample_curve(const bsync_graph* g, const graph_curve* cv, fix16_t t) {
     const fix16_t* T = g->curve_times + cv->first_key;
     const fix16_t* V = g->curve_values + cv->first_key;
@@ -31,8 +31,9 @@ static fix16_t sample_curve(const bsync_graph* g, const graph_curve* cv, fix16_t
         else hi = mid;
     }
     const int64_t dv = (int64_t)V[hi] - V[lo], dt = (int64_t)T[hi] - T[lo], x = (int64_t)t - T[lo];
-    /* |dv| < 2^32, 0 < x < dt < 2^31: the product < 2^63 */
-    return clamp32((int64_t)V[lo] + floor_div(2 * dv * x + dt, 2 * dt));
+    /* floor(dv * x / dt + 1/2) = floor((dv * x + floor(dt / 2)) / dt) (for odd dt both round up from
+     * (dt + 1) / 2 over dt). |dv| < 2^32 and 0 < x < dt < 2^31: |dv * x| + dt / 2 < 2^63, no overflow */
+    return clamp32((int64_t)V[lo] + floor_div(dv * x + dt / 2, dt));
 }
 
 /* sum over slots of contribution x value, rounded once: floor((sum + 2^15) / 2^16). */
