@@ -52,7 +52,7 @@ echo "== server listening on 127.0.0.1:$port (log: $out/server.log)"
 
 for slot in 0 1 2 3; do
   extra=()
-  [ "$slot" = 0 ] && extra=(--script scripts/demo/joystick.csv)
+  [ "$slot" = 0 ] && extra=(--script scripts/demo/joystick.csv --actions)
   [ "$slot" = 3 ] && extra=(--inject-desync "$inject")
   build/blendsync bot --server "127.0.0.1:$port" --config "$out/match.json" --slot "$slot" \
     --token "demo-token-$slot" --timeout 120 "${extra[@]}" >"$out/bot$slot.out" 2>&1 &

@@ -2,7 +2,7 @@
  *
  *   blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]] [--threads T[,T...]]
  *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json] [--compact]
- *                   [--pose-rule 1|2|1,2]
+ *                   [--pose-rule 1|2|1,2] [--actions]
  *
  * The workload (docs/benchmarks.md "Core speed", from issue 17): N characters, each its own state, 60
  * ticks per second; character k starts at phase frac(0.618034 k) with blend ratio
@@ -36,6 +36,8 @@
  * --compact: the three clips also with compact keys (bsync_clip_compact_create, docs/clip-format.md);
  * every (stage, round) runs the default clips and then the compact ones (interleaved), and each
  * result line says which ("encoding": "default" / "compact") with that encoding's clip_bytes.
+ * --actions: the graph stage with events, ranges and a float curve per clip, read every tick (the
+ * cost of actions and curves; docs/benchmarks.md "Actions and curves").
  * --pose-rule (graph.h, docs/instance.md "Pose rules"; default 1): rule 2 samples with
  * bsync_clip_sample_planned_lerp and blends with bsync_pose_blend_lerped (the graph stage: a graph made
  * with that rule); 1,2 runs both, interleaved like the encodings, each line saying its "pose_rule".
@@ -194,7 +196,13 @@ typedef struct bench_char {
     bsync_trs* local;                    /* its blended local pose */
     bsync_trs* model;                    /* its model pose */
     bsync_instance* inst;                /* stage graph */
+    uint64_t action_sink;                /* --actions: what the reads returned (kept live) */
 } bench_char;
+
+/* --actions (docs/actions.md, docs/benchmarks.md "Actions"): the graph stage's graph also has, on each of
+ * its three motions, two instants (at 1/4 and 3/4 of the clip), one range [0.1, 0.4) of the clip and
+ * a 5-key float curve; each tick then also reads the tick's reports and the curve's value. */
+static int g_bench_actions;
 
 typedef struct bench_world {
     const bench_data* data;
@@ -286,6 +294,41 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
         gd.clips = d->clips;
         gd.tick_rate = BENCH_TICK_RATE;
         gd.pose_rule = rule == 2 ? BSYNC_POSE_RULE_LERPED : BSYNC_POSE_RULE_NORMALIZED;
+        bsync_graph_action_desc acts[BENCH_CLIPS * 3];
+        bsync_graph_curve_desc curves[BENCH_CLIPS];
+        fix16_t times[BENCH_CLIPS][5], values[BENCH_CLIPS][5];
+        bsync_graph_actions_desc ad;
+        memset(&ad, 0, sizeof ad);
+        memset(acts, 0, sizeof acts);
+        if (g_bench_actions) {
+            for (int i = 0; i < BENCH_CLIPS; i++) {
+                const fix16_t dur = w->duration[i];
+                bsync_graph_action_desc* a = &acts[3 * i];
+                a[0].name = "foot_l";
+                a[0].time = dur / 4;
+                a[1].name = "foot_r";
+                a[1].time = dur / 4 * 3;
+                a[2].name = "contact";
+                a[2].kind = BSYNC_ACTION_RANGE;
+                a[2].time = dur / 10;
+                a[2].end = dur / 10 * 4;
+                for (int k = 0; k < 3; k++) a[k].motion = (uint32_t)i;
+                for (int k = 0; k < 5; k++) {
+                    times[i][k] = dur / 4 * k;
+                    values[i][k] = (fix16_t)((k & 1) * BSYNC_FX_ONE);
+                }
+                curves[i].name = "lift";
+                curves[i].motion = (uint32_t)i;
+                curves[i].key_count = 5;
+                curves[i].times = times[i];
+                curves[i].values = values[i];
+            }
+            ad.actions = acts;
+            ad.action_count = BENCH_CLIPS * 3;
+            ad.curves = curves;
+            ad.curve_count = BENCH_CLIPS;
+            gd.actions = &ad;
+        }
         if (bsync_graph_create(&gd, al, &w->graph) != BSYNC_OK) return -1;
         w->inst_bytes = align8(bsync_instance_memory_size(w->graph));
         w->bytes_per_char = sizeof(bench_char) + w->inst_bytes + 2 * pose;
@@ -369,6 +412,15 @@ static int tick_character(bench_world* w, bench_char* c, int stage, bsync_trs* s
     if (stage == STAGE_GRAPH) {
         bsync_instance_input in = {c->weight, BENCH_CLIPS};
         if (bsync_instance_tick(c->inst, &in) != BSYNC_OK) return -1;
+        if (g_bench_actions) { /* what a game reads per tick: the reports and a curve */
+            const bsync_action_report* r = NULL;
+            uint32_t n = 0;
+            fix16_t v = 0;
+            if (bsync_instance_actions(c->inst, &r, &n) != BSYNC_OK || bsync_instance_curve(c->inst, 0, &v) != BSYNC_OK)
+                return -1;
+            for (uint32_t i = 0; i < n; i++) c->action_sink += r[i].count + r[i].active;
+            c->action_sink += (uint32_t)v;
+        }
         return bsync_instance_pose(c->inst, c->local, c->model) == BSYNC_OK ? 0 : -1;
     }
     bsync_pose_input inputs[BENCH_CLIPS];
@@ -404,7 +456,8 @@ static void job_run(void* arg) {
             if (tick_character(w, &w->chars[k], j->stage, j->scratch) != 0) j->failed = 1;
     j->wall_end = bsync_platform_now_ns();
     j->cpu_ns = bsync_platform_thread_cpu_ns() - c0;
-    for (uint32_t k = j->from; k < j->to; k++) j->sink += (uint64_t)(uint32_t)w->chars[k].local[1].r.w;
+    for (uint32_t k = j->from; k < j->to; k++)
+        j->sink += (uint64_t)(uint32_t)w->chars[k].local[1].r.w + w->chars[k].action_sink;
 }
 
 /* Transforms from one thread's scratch to the next: the three poses rounded up to a multiple of 16
@@ -485,7 +538,9 @@ static void usage(void) {
             "  defaults: pab (ozz-animation's 67-joint skeleton and runtime keys from the shared data,\n"
             "  else a procedural stand-in), --characters 1,100,1000,10000 --threads 1 --rounds 5\n"
             "  --compact: also the clips with compact keys, interleaved with the default ones\n"
-            "  --pose-rule: the pose rule (graph.h; default 1); 1,2 runs both, interleaved\n");
+            "  --pose-rule: the pose rule (graph.h; default 1); 1,2 runs both, interleaved\n"
+            "  --actions: the graph stage's graph has events, ranges and a float curve on each clip,\n"
+            "  read every tick (docs/actions.md; the pose and its checksum are the same)\n");
 }
 
 int bsync_cmd_bench(int argc, char** argv) {
@@ -503,6 +558,8 @@ int bsync_cmd_bench(int argc, char** argv) {
             json = 1;
         } else if (!strcmp(a, "--compact")) {
             compact = 1;
+        } else if (!strcmp(a, "--actions")) {
+            g_bench_actions = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage();
             return 0;
@@ -691,6 +748,7 @@ int bsync_cmd_bench(int argc, char** argv) {
                     bsync_cli_json_str(o, "simd", bsync_simd_path_name(bsync_simd_active()));
                     if (var_data[e]->encoding) bsync_cli_json_str(o, "encoding", var_data[e]->encoding);
                     bsync_cli_json_num(o, "pose_rule", "%d", var_rule[e]);
+                    if (g_bench_actions && s == STAGE_GRAPH) bsync_cli_json_num(o, "actions", "%d", 1);
                     if (bsync_cli_json_print(stdout, o, 0) != 0) status = 2;
                     cJSON_Delete(o);
                 } else {

@@ -14,6 +14,9 @@
 #include <time.h>
 
 #include "blendsync/client.h"
+#include "blendsync/graph.h"
+#include "blendsync/instance.h"
+#include "blendsync/match.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/script.h"
 #include "blendsync/net.h"
@@ -55,6 +58,8 @@ static void usage(FILE* f) {
             "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
             "  --quiet                no status lines, only the summary\n"
+            "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
+            "                         as they open in the local match (docs/actions.md)\n"
             "\n"
             "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
             "2 error (refused, connection lost, bad arguments); 3 the match ended but this bot did not\n"
@@ -95,6 +100,44 @@ static int parse_u64(const char* s, uint64_t* out) {
     return 0;
 }
 
+/* --actions: what was open after the last tick looked at, per character and action (a display of the
+ * local match, not simulation: the client may apply several ticks between two looks, and a range open
+ * for at least one tick is seen open after one of them only if the look falls on it; the demo's hit
+ * window stays open for 6 ticks at 30 Hz). */
+#define OPENED_CHARACTERS 64u
+#define OPENED_ACTIONS 64u
+typedef struct opened_ranges {
+    uint64_t tick;
+    uint8_t open[OPENED_CHARACTERS][OPENED_ACTIONS];
+} opened_ranges;
+
+static void print_opened_ranges(bsync_client* c, const bsync_match_config* mc, uint64_t slot, opened_ranges* o) {
+    const bsync_match* m = bsync_client_match(c);
+    if (!m) return;
+    const uint64_t tick = bsync_match_tick_count(m);
+    if (tick == o->tick) return;
+    o->tick = tick;
+    const uint32_t chars = bsync_match_character_count(m);
+    for (uint32_t ch = 0; ch < chars && ch < OPENED_CHARACTERS; ch++) {
+        const bsync_instance* inst = bsync_match_instance_const(m, ch);
+        const bsync_action_report* r = NULL;
+        uint32_t n = 0;
+        uint8_t now[OPENED_ACTIONS] = {0};
+        if (!inst || bsync_instance_actions(inst, &r, &n) != BSYNC_OK) continue;
+        for (uint32_t i = 0; i < n; i++) {
+            if (r[i].kind != (uint32_t)BSYNC_ACTION_RANGE || r[i].action >= OPENED_ACTIONS) continue;
+            if (!r[i].active && r[i].count == 0) continue;
+            now[r[i].action] = 1;
+            if (o->open[ch][r[i].action]) continue;
+            bsync_graph_action_desc d;
+            if (bsync_graph_action(bsync_instance_graph(inst), r[i].action, &d) != BSYNC_OK) continue;
+            printf("bot slot %llu: tick %llu  %s: %s window open (payload %d)\n", (unsigned long long)slot,
+                   (unsigned long long)(tick - 1), bsync_match_config_character_name(mc, ch), d.name, (int)d.payload);
+        }
+        memcpy(o->open[ch], now, sizeof now);
+    }
+}
+
 int bsync_cmd_bot(int argc, char** argv) {
     const char* server = NULL;
     const char* config = NULL;
@@ -105,7 +148,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* desync_dir = NULL;
     const char* capture_path = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
-    int have_seed = 0, have_inject = 0, quiet = 0;
+    int have_seed = 0, have_inject = 0, quiet = 0, actions = 0;
     uint32_t delay_min = 0, delay_max = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
@@ -116,6 +159,9 @@ int bsync_cmd_bot(int argc, char** argv) {
             return 0;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+            continue;
+        } else if (!strcmp(a, "--actions")) {
+            actions = 1;
             continue;
         } else if (!v) {
             bad = 1;
@@ -252,6 +298,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint32_t next_script_tick = 0;
     int status = -1, desynced = 0, incomplete = 0;
     uint32_t bye = 0;
+    opened_ranges opened;
+    memset(&opened, 0, sizeof opened);
     while (status < 0) {
         bsync_client_service(c, 2);
         bsync_client_event ev;
@@ -297,6 +345,7 @@ int bsync_cmd_bot(int argc, char** argv) {
             default: break;
             }
         }
+        if (actions) print_opened_ranges(c, mc, slot, &opened);
         uint64_t now = bsync_net_now_us();
         if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
             bsync_match_input in;

@@ -12,6 +12,11 @@
  *    "phase": {NODE: own normalised phase, ...}, "switches": {NODE: [[STATE, weight], ...], ...},
  *    "root_motion": [tx, ty, tz, qx, qy, qz, qw],
  *    "state_checksum": "16 hex digits", "pose_checksum": "16 hex digits"}
+ * "actions" appears only for graphs with events or ranges (docs/actions.md): the tick's reports in
+ * report order, [{"name", "motion", "node", "child", "kind": "event", "count", "payload"} or
+ * {..., "kind": "range", "enters", "exits", "active", "payload"}, ...] (an empty array when nothing
+ * fired and no range is open), before "state_checksum"; then "curves": {CHANNEL: value, ...} for
+ * graphs with float curves (bsync_instance_curve, channels in graph order).
  * "switches" appears only for graphs with Switch nodes: per switch (in switch order) its cross-fade
  * stack after the tick, oldest entry first (bsync_instance_switch_state: one entry [STATE, 1] when
  * no fade runs; a state may appear twice).
@@ -137,6 +142,33 @@ static int print_frames(FILE* out, const bsync_instance* inst, const bsync_graph
     }
 }
 
+/* "actions": the tick's event and range reports (docs/actions.md "Reports"), in report order. */
+static void json_actions(cJSON* o, const bsync_instance* inst, const bsync_graph* graph, const bsync_blend_tree* tree) {
+    const bsync_action_report* r = NULL;
+    uint32_t n = 0;
+    if (bsync_instance_actions(inst, &r, &n) != BSYNC_OK) n = 0;
+    cJSON* a = bsync_cli_json_add(o, "actions", cJSON_CreateArray());
+    for (uint32_t i = 0; i < n; i++) {
+        bsync_graph_action_desc d;
+        if (bsync_graph_action(graph, r[i].action, &d) != BSYNC_OK) continue;
+        cJSON* e = bsync_cli_json_add(a, NULL, cJSON_CreateObject());
+        bsync_cli_json_str(e, "name", d.name);
+        bsync_cli_json_str(e, "motion", bsync_blend_tree_motion_name(tree, d.motion));
+        bsync_cli_json_str(e, "node", bsync_blend_tree_node_name(tree, r[i].node));
+        bsync_cli_json_num(e, "child", "%u", (unsigned)r[i].child);
+        if (r[i].kind == (uint32_t)BSYNC_ACTION_EVENT) {
+            bsync_cli_json_str(e, "kind", "event");
+            bsync_cli_json_num(e, "count", "%u", (unsigned)r[i].count);
+        } else {
+            bsync_cli_json_str(e, "kind", "range");
+            bsync_cli_json_num(e, "enters", "%u", (unsigned)r[i].count);
+            bsync_cli_json_num(e, "exits", "%u", (unsigned)r[i].exits);
+            bsync_cli_json_num(e, "active", "%u", (unsigned)r[i].active);
+        }
+        bsync_cli_json_num(e, "payload", "%d", (int)r[i].payload);
+    }
+}
+
 /* One tick's line (the header comment's format). 0, or -1 after a message. */
 static int print_tick(FILE* out, const bsync_instance* inst, const bsync_graph* graph, const bsync_blend_tree* tree,
                       unsigned long t, uint64_t state, const uint64_t* pose) {
@@ -171,6 +203,14 @@ static int print_tick(FILE* out, const bsync_instance* inst, const bsync_graph* 
     bsync_root_motion rm;
     if (bsync_graph_root_motion(graph) == BSYNC_ROOT_MOTION_EXTRACT && bsync_instance_root_motion(inst, &rm) == BSYNC_OK)
         json_root_motion(o, &rm);
+    if (bsync_graph_action_count(graph) > 0) json_actions(o, inst, graph, tree);
+    const uint32_t channels = bsync_graph_curve_channel_count(graph);
+    cJSON* curves = channels ? bsync_cli_json_add(o, "curves", cJSON_CreateObject()) : NULL;
+    for (uint32_t ch = 0; ch < channels; ch++) {
+        fix16_t v = 0;
+        (void)bsync_instance_curve(inst, ch, &v); /* cannot fail: a live instance, ch in range */
+        bsync_cli_json_fx(curves, bsync_graph_curve_channel_name(graph, ch), v);
+    }
     bsync_cli_json_hex64(o, "state_checksum", state);
     if (pose) {
         bsync_cli_json_hex64(o, "pose_checksum", *pose);

@@ -14,6 +14,7 @@
  *   {"mode": "files"|"config"|"match", "status": S, "errors": E, "warnings": W, "infos": I,
  *    "clips": [...], "findings": [...] [, "suggested_thresholds": [...]]}
  * (clips, findings and suggestions have a "graph" member: "" outside match mode)
+ * --suggest-markers (a graph config) prints only foot sync-marker suggestions per clip (cli_markers.c).
  * --suggest-thresholds adds, for each Simple1D node child with a clip, the clip's root speed as the
  * proposed threshold (Unity's "Compute Thresholds: Speed"); in file mode, each clip's root speed.
  *
@@ -24,6 +25,7 @@
 
 #include "blendsync/io/validate.h"
 #include "cli_json.h"
+#include "cli_markers.h"
 #include "commands.h"
 
 static void usage(FILE* f) {
@@ -37,6 +39,8 @@ static void usage(FILE* f) {
             "  loader's errors, and input parameters / triggers that drive no graph.\n"
             "  --json                one JSON object (status, counts, clips, findings)\n"
             "  --suggest-thresholds  propose Simple1D thresholds from the clips' root speeds\n"
+            "  --suggest-markers     only propose foot sync markers (foot_l, foot_r) for each clip of a\n"
+            "                        graph config, where each foot is lowest and slowest\n"
             "  --help                this text\n"
             "exit status: 0 clean, 1 warnings, 2 errors\n");
 }
@@ -169,7 +173,7 @@ static void print_text(const bsync_validate_report* r, int status, int suggest, 
 }
 
 int bsync_cmd_validate(int argc, char** argv) {
-    int json = 0, suggest = 0;
+    int json = 0, suggest = 0, markers = 0;
     const char** files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
     uint32_t nfiles = 0;
     if (!files) {
@@ -186,6 +190,8 @@ int bsync_cmd_validate(int argc, char** argv) {
             json = 1;
         } else if (!strcmp(a, "--suggest-thresholds")) {
             suggest = 1;
+        } else if (!strcmp(a, "--suggest-markers")) {
+            markers = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "blendsync validate: unknown option %s (blendsync validate --help)\n", a);
             free(files);
@@ -202,6 +208,12 @@ int bsync_cmd_validate(int argc, char** argv) {
     /* mode: 0 animation files, 1 graph config, 2 match config */
     int mode = nfiles == 1 && ends_with(files[0], ".json") ? 1 : 0;
     if (mode == 1 && bsync_validate_is_match_config(files[0])) mode = 2;
+    if (markers) { /* only the suggestions (cli_markers.c) */
+        const int r = mode == 1 && !json ? bsync_cli_suggest_markers(files[0], stdout) : -1;
+        if (r < 0) fprintf(stderr, "blendsync validate: --suggest-markers takes one graph config (no --json)\n");
+        free(files);
+        return r < 0 ? 2 : r;
+    }
     bsync_validate_report report;
     bsync_validate_report_init(&report);
     bsync_result res = mode == 2   ? bsync_validate_match(&report, files[0], NULL)

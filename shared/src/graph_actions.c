@@ -3,7 +3,8 @@
  * area, its part of the hash, accessors.
  *
  * Area layout (8-aligned, after the sample plans): one_shot u8[M], motion_first_action u32[M + 1],
- * slot_range_base u32[S], actions graph_action[A], exits graph_exit[E]. */
+ * slot_range_base u32[S], actions graph_action[A], exits graph_exit[E] (8-aligned), then with float
+ * curves: curve_bytes(). */
 #include "blendsync/graph.h"
 
 #include "internal/graph_impl.h"
@@ -23,16 +24,38 @@ static uint64_t to_units(fix16_t t, fix16_t duration) {
 
 static int desc_has_actions(const bsync_graph_actions_desc* d, uint32_t M) {
     if (!d) return 0;
-    if (d->action_count > 0 || d->exit_count > 0) return 1;
+    if (d->action_count > 0 || d->exit_count > 0 || d->curve_count > 0) return 1;
     if (d->one_shot)
         for (uint32_t m = 0; m < M; m++)
             if (d->one_shot[m]) return 1;
     return 0;
 }
 
+static size_t curve_keys(const bsync_graph_actions_desc* d) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < d->curve_count; i++) k += d->curves[i].key_count;
+    return k;
+}
+
+/* The curves' part of the area (none without curves): curves graph_curve[C], motion_first_curve
+ * u32[M + 1], times fx[K], values fx[K], channels graph_channel[C] (at most one per curve). */
+static size_t curve_bytes(const bsync_graph_actions_desc* d, uint32_t M) {
+    if (d->curve_count == 0) return 0;
+    const size_t K = curve_keys(d);
+    return align8((size_t)d->curve_count * sizeof(graph_curve)) + align8(((size_t)M + 1u) * 4u) + align8(K * 4u) +
+           align8(K * 4u) + (size_t)d->curve_count * sizeof(graph_channel);
+}
+
 static size_t area_bytes(const bsync_graph_actions_desc* d, uint32_t M, uint32_t S) {
     return align8(M) + align8(((size_t)M + 1u) * 4u) + align8((size_t)S * 4u) +
-           (size_t)d->action_count * sizeof(graph_action) + (size_t)d->exit_count * sizeof(graph_exit);
+           align8((size_t)d->action_count * sizeof(graph_action) + (size_t)d->exit_count * sizeof(graph_exit)) +
+           curve_bytes(d, M);
+}
+
+static int same_name(const char* a, const char* b) {
+    uint32_t i = 0;
+    while (i < BSYNC_MAX_NAME && a[i] == b[i] && a[i] != '\0') i++;
+    return i == BSYNC_MAX_NAME || a[i] == b[i];
 }
 
 size_t graph_actions_validate(const bsync_graph_desc* gd, uint32_t M, uint32_t S, bsync_result* result) {
@@ -72,6 +95,25 @@ size_t graph_actions_validate(const bsync_graph_desc* gd, uint32_t M, uint32_t S
             goto invalid;
         }
     }
+    if (d->curve_count > BSYNC_GRAPH_MAX_CURVES) {
+        *result = BSYNC_LIMIT_EXCEEDED;
+        return 0;
+    }
+    if (d->curve_count > 0 && !d->curves) goto invalid;
+    for (uint32_t i = 0; i < d->curve_count; i++) {
+        const bsync_graph_curve_desc* cv = &d->curves[i];
+        if (cv->motion >= M || (i > 0 && cv->motion < d->curves[i - 1].motion)) goto invalid;
+        const bsync_clip* c = gd->clips ? gd->clips[cv->motion] : NULL;
+        const fix16_t dur = c ? bsync_clip_duration(c) : 0;
+        if (dur <= 0 || !cv->name || !cv->times || !cv->values) goto invalid;
+        if (cv->key_count == 0 || cv->key_count > BSYNC_GRAPH_MAX_CURVE_KEYS) goto invalid;
+        const uint32_t n = name_len(cv->name);
+        if (n == 0 || n >= BSYNC_MAX_NAME) goto invalid;
+        for (uint32_t k = 0; k < cv->key_count; k++)
+            if (cv->times[k] < 0 || cv->times[k] > dur || (k > 0 && cv->times[k] <= cv->times[k - 1])) goto invalid;
+        for (uint32_t k = 0; k < i; k++)
+            if (d->curves[k].motion == cv->motion && same_name(d->curves[k].name, cv->name)) goto invalid;
+    }
     for (uint32_t i = 0; i < d->exit_count; i++) {
         const bsync_graph_exit_desc* e = &d->exits[i];
         if (e->switch_index >= gd->switch_count || !gd->switches) goto invalid;
@@ -89,6 +131,48 @@ invalid:
     return 0;
 }
 
+static void build_curves(struct bsync_graph* g, const bsync_graph_actions_desc* d, unsigned char* mem) {
+    const uint32_t M = g->motion_count, C = d->curve_count;
+    const size_t K = curve_keys(d);
+    g->curves = (graph_curve*)(void*)mem;
+    mem += align8((size_t)C * sizeof(graph_curve));
+    g->motion_first_curve = (uint32_t*)(void*)mem;
+    mem += align8(((size_t)M + 1u) * 4u);
+    g->curve_times = (fix16_t*)(void*)mem;
+    mem += align8(K * 4u);
+    g->curve_values = (fix16_t*)(void*)mem;
+    mem += align8(K * 4u);
+    g->channels = (graph_channel*)(void*)mem;
+    g->curve_count = C;
+    g->key_total = (uint32_t)K;
+    uint32_t key = 0, channels = 0;
+    for (uint32_t i = 0; i < C; i++) {
+        const bsync_graph_curve_desc* cv = &d->curves[i];
+        uint32_t ch = 0;
+        while (ch < channels && !same_name(g->channels[ch].name, cv->name)) ch++;
+        if (ch == channels) {
+            const uint32_t n = name_len(cv->name);
+            for (uint32_t k = 0; k < n; k++) g->channels[ch].name[k] = cv->name[k];
+            channels++;
+        }
+        g->curves[i].motion = cv->motion;
+        g->curves[i].channel = ch;
+        g->curves[i].first_key = key;
+        g->curves[i].key_count = cv->key_count;
+        for (uint32_t k = 0; k < cv->key_count; k++) {
+            g->curve_times[key + k] = cv->times[k];
+            g->curve_values[key + k] = cv->values[k];
+        }
+        key += cv->key_count;
+    }
+    g->channel_count = channels;
+    uint32_t next = 0;
+    for (uint32_t m = 0; m <= M; m++) {
+        while (next < C && d->curves[next].motion < m) next++;
+        g->motion_first_curve[m] = next;
+    }
+}
+
 void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* gd, unsigned char* mem) {
     const uint32_t M = g->motion_count, S = g->slot_count;
     const bsync_graph_actions_desc* d = gd->actions;
@@ -103,6 +187,9 @@ void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* gd, unsi
     g->actions = (graph_action*)(void*)mem;
     mem += (size_t)d->action_count * sizeof(graph_action);
     g->exits = (graph_exit*)(void*)mem;
+    mem += align8((size_t)d->action_count * sizeof(graph_action) + (size_t)d->exit_count * sizeof(graph_exit)) -
+           (size_t)d->action_count * sizeof(graph_action);
+    if (d->curve_count > 0) build_curves(g, d, mem);
     g->action_count = d->action_count;
     g->exit_count = d->exit_count;
     for (uint32_t m = 0; m < M; m++) g->one_shot[m] = (uint8_t)(d->one_shot ? d->one_shot[m] : 0u);
@@ -122,6 +209,7 @@ void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* gd, unsi
         x->end = a->end;
         x->threshold = a->threshold;
         x->payload = a->payload;
+        if (a->policy == BSYNC_ACTION_POLICY_LEADER) g->has_leader = 1;
         x->at = to_units(a->time, dur);
         x->until = a->kind == BSYNC_ACTION_RANGE ? to_units(a->end, dur) : 0;
         const uint32_t n = name_len(a->name);
@@ -181,6 +269,39 @@ void graph_actions_hash(const struct bsync_graph* g, bsync_checksum_state* c) {
         bsync_checksum_u32(c, e->carry);
         bsync_checksum_u32(c, e->inertialize);
     }
+}
+
+/* Format 7 (graphs with curves): after the format-6 stream, u32 C, per curve its channel name (u32
+ * length + bytes), u32 motion, u32 key_count, per key fx time, fx value (docs/actions.md "Hash"). */
+void graph_curves_hash(const struct bsync_graph* g, bsync_checksum_state* c) {
+    bsync_checksum_u32(c, g->curve_count);
+    for (uint32_t i = 0; i < g->curve_count; i++) {
+        const graph_curve* cv = &g->curves[i];
+        const char* name = g->channels[cv->channel].name;
+        const uint32_t n = name_len(name);
+        bsync_checksum_u32(c, n);
+        bsync_checksum_bytes(c, name, n);
+        bsync_checksum_u32(c, cv->motion);
+        bsync_checksum_u32(c, cv->key_count);
+        for (uint32_t k = 0; k < cv->key_count; k++) {
+            bsync_checksum_fx(c, g->curve_times[cv->first_key + k]);
+            bsync_checksum_fx(c, g->curve_values[cv->first_key + k]);
+        }
+    }
+}
+
+uint32_t bsync_graph_curve_channel_count(const bsync_graph* g) { return g ? g->channel_count : 0; }
+const char* bsync_graph_curve_channel_name(const bsync_graph* g, uint32_t ch) {
+    return g && ch < g->channel_count ? g->channels[ch].name : NULL;
+}
+bsync_result bsync_graph_find_curve(const bsync_graph* g, const char* name, uint32_t* out) {
+    if (!g || !name || !out) return BSYNC_INVALID_ARGUMENT;
+    for (uint32_t ch = 0; ch < g->channel_count; ch++)
+        if (same_name(g->channels[ch].name, name)) {
+            *out = ch;
+            return BSYNC_OK;
+        }
+    return BSYNC_NOT_FOUND;
 }
 
 uint32_t bsync_graph_motion_one_shot(const bsync_graph* g, uint32_t m) {

@@ -38,18 +38,43 @@ static int policy_passes(const bsync_graph* g, const graph_action* a, uint32_t s
     }
 }
 
+/* The policy contribution of every slot (docs/actions.md "Policies"): its base-tree contribution, or,
+ * when larger, the largest over the layers of layer weight x its contribution with mass 1.0 at the
+ * layer's node (a layer of weight 0 contributes nothing, as it is not sampled). */
+static const fix16_t* policy_contributions(bsync_instance* inst, const actions_area* ar) {
+    const bsync_graph* g = inst->graph;
+    const fix16_t* base = CARR(inst, fix16_t, off_contrib);
+    if (!ar->policy) return base;
+    for (uint32_t s = 0; s < g->slot_count; s++) ar->policy[s] = base[s];
+    for (uint32_t i = 0; i < g->layer_count; i++) {
+        const graph_layer* l = &g->layers[i];
+        fix16_t w = l->weight;
+        if (l->source == (uint32_t)BSYNC_LAYER_WEIGHT_PARAM) {
+            const fix16_t v = CARR(inst, fix16_t, off_filtered)[l->param];
+            w = v < 0 ? 0 : v > BSYNC_FX_ONE ? BSYNC_FX_ONE : v;
+        }
+        if (w <= 0) continue;
+        instance_flatten_from(inst, l->node, ar->mass, ar->lcontrib);
+        for (uint32_t s = 0; s < g->slot_count; s++) {
+            const fix16_t c = bsync_fx_mul(w, ar->lcontrib[s]);
+            if (c > ar->policy[s]) ar->policy[s] = c;
+        }
+    }
+    return ar->policy;
+}
+
 void instance_actions_tick(bsync_instance* inst) {
     const bsync_graph* g = inst->graph;
     if (!g->has_actions) return;
     actions_area ar = instance_actions_of(inst);
     *ar.count = 0;
     if (g->action_count == 0) return;
-    const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
+    const fix16_t* contrib = policy_contributions(inst, &ar);
     /* sync groups (motion slots sampled at a driving node's clock): the largest contribution leads,
      * ties to the lowest slot index */
     uint32_t leader[BSYNC_MAX_BLEND_NODES];
     for (uint32_t n = 0; n < g->node_count; n++) leader[n] = GRAPH_NONE;
-    for (uint32_t s = 0; s < g->slot_count; s++) {
+    for (uint32_t s = 0; g->has_leader && s < g->slot_count; s++) { /* only LEADER actions read them */
         const graph_slot* gs = &g->slots[s];
         if (gs->kind != (uint32_t)BSYNC_CHILD_MOTION || gs->clock != GRAPH_NONE) continue;
         const uint32_t d = g->nodes[gs->node].driver;

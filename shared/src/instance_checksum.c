@@ -76,6 +76,10 @@ uint64_t bsync_instance_state_checksum(const bsync_instance* inst) {
         bsync_checksum_u32(&c, g->range_states);
         for (uint32_t k = 0; k < g->range_states; k++) bsync_checksum_u32(&c, a.open[k]);
     }
+    if (g->channel_count > 0) { /* only with float curves (docs/actions.md "Float curves") */
+        bsync_checksum_u32(&c, g->channel_count);
+        for (uint32_t k = 0; k < g->channel_count; k++) bsync_checksum_fx(&c, instance_curve_value(inst, k));
+    }
     return bsync_checksum_final(&c);
 }
 

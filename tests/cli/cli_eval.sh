@@ -154,6 +154,22 @@ out=$("$bin" eval plain.json --script crlf.csv); rc=$?
 [ $rc -eq 0 ] && [ "$(wc -l <<<"$out")" -eq 3 ] && sed -n 3p <<<"$out" | grep -qF '"params": {"speed": 0.75}'
 check "CRLF, blank lines and empty cells (target unchanged)" $?
 
+# Actions (docs/actions.md): the demo graph's punch (a one-shot, hit window [0.4, 0.6) s = [26214,
+# 39322) raw) started by locomotion_path.csv's trigger in tick 300 is at k/30 s after tick 299 + k: the
+# window opens in tick 311 (12/30 is past 0.399994), is open after 311..317 and closes in tick 318
+# (19/30 is past 0.600006, 18/30 is not). Graphs without events print no "actions".
+"$bin" eval "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" \
+  --ticks 330 >demo.jsonl 2>/dev/null
+hit='{"name": "hit", "motion": "punch", "node": "upper", "child": 2, "kind": "range"'
+got=$(grep -nF "$hit" demo.jsonl | cut -d: -f1 | tr '\n' ' ')
+[ "$got" = "312 313 314 315 316 317 318 319 " ] \
+  && sed -n 312p demo.jsonl | grep -qF "$hit, \"enters\": 1, \"exits\": 0, \"active\": 1, \"payload\": 10}], \"state_checksum\"" \
+  && sed -n 319p demo.jsonl | grep -qF "$hit, \"enters\": 0, \"exits\": 1, \"active\": 0, \"payload\": 10}]" \
+  && sed -n 311p demo.jsonl | grep -qF '"actions": [], "state_checksum"'
+check "actions: the demo's hit window opens in tick 311, closes in tick 318 (lines: $got)" $?
+! grep -q '"actions"' <<<"$("$bin" eval plain.json --script plain.csv 2>/dev/null)"
+check "actions: a graph without events prints no \"actions\"" $?
+
 # The pab example (needs ../shared beside the project, as its config's relative data path says).
 ex="$src/scripts/examples/pab_locomotion.json"
 if [ -f "$src/../shared/data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf" ]; then

@@ -73,8 +73,11 @@ else
   bad "scripts/demo/match.json no longer has the trigger this test makes inertialize"
 fi
 
-# the fixture recorded by an earlier build
-"$bin" replay verify "$src/tests/fixtures/replay/v1/v1.bsreplay" >f.out 2>&1; rc=$?
+# the fixture recorded by an earlier build, verified from an empty folder so that its graph is the one
+# beside it (the work folder holds scripts/demo's graph from the test above, which may since have
+# changed: the demo's punch became a one-shot with a hit window, docs/actions.md)
+mkdir -p fixture_cwd
+(cd fixture_cwd && "$bin" replay verify "$src/tests/fixtures/replay/v1/v1.bsreplay") >f.out 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q "ticks verified: 300" f.out && grep -q "checksums compared: 10 (10 with a pose)" f.out \
   && ok "the v1 fixture (recorded by an earlier build) verifies: 300 ticks, 10 pose checksums" \
   || { bad "fixture rc $rc"; cat f.out; }

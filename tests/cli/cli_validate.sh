@@ -256,5 +256,25 @@ else
   echo "skip pab example (no ../shared)"
 fi
 
+# --suggest-markers (docs/actions.md "Sync markers"): the built-in walk (1.0 s) and run (0.7 s) swing
+# their legs in anti-phase (procedural.h: the legs swing +-28 / +-45 deg, one leg half a cycle after the
+# other), so the two feet plant half a cycle apart: |foot_r - foot_l| = D / 2 within one of the 64
+# samples (D / 64); idle's feet do not move, so any plant is as good (both reported).
+cat > markers.json <<'JSON'
+{ "parameters": { "speed": {} }, "root": "loco", "nodes": { "loco": { "type": "Simple1D", "parameter": "speed",
+  "children": [ { "motion": "walk", "threshold": 0 }, { "motion": "run", "threshold": 1 }, { "motion": "idle", "threshold": 2 } ] } },
+  "clips": { "walk": { "source": "builtin:humanoid" }, "run": { "source": "builtin:humanoid" }, "idle": { "source": "builtin:humanoid" } } }
+JSON
+out=$("$bin" validate markers.json --suggest-markers 2>&1); rc=$?
+half_apart() { # motion line -> 0 when |r - l| is within D/64 of D/2
+  awk -v m="$1" 'BEGIN { code = 1 } $4 == m { d = substr($5, 2); l = $8; r = $11; x = r - l; if (x < 0) x = -x;
+    code = (x - d / 2 <= d / 64 + 0.001 && d / 2 - x <= d / 64 + 0.001) ? 0 : 1 } END { exit code }' <<<"$out"
+}
+[ $rc -eq 0 ] && [ "$(grep -c '^suggested markers for ' <<<"$out")" -eq 3 ] && half_apart walk && half_apart run
+check "--suggest-markers: walk and run feet plant half a cycle apart ($(tr '\n' ';' <<<"$out"))" $?
+"$bin" validate markers.json --suggest-markers --json >/dev/null 2>&1
+[ $? -eq 2 ]
+check "--suggest-markers with --json is refused (exit 2)" $?
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

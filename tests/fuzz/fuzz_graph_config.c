@@ -3,7 +3,8 @@
  * "builtin:humanoid"), i.e. the JSON fields, clip binding, curves, switches, layers and the graph
  * build. For a config it accepts: the graph's hash is stable, and an instance of it runs a few ticks
  * with targets from the input, saves, loads its own snapshot back (same state checksum) and poses.
- * Seeds: the graph configs of tests/fuzz/match, scripts/demo and tests/fixtures/plot. */
+ * Seeds: the graph configs of tests/fuzz/match, scripts/demo and tests/fixtures/plot, and the actions
+ * seeds (one-shots, events, ranges with policies, exits, float curves: docs/actions.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,16 @@ static void run(const bsync_graph* g, const bsync_blend_tree* tree, const uint8_
         for (uint32_t i = 0; i < pc; i++) targets[i] = (fix16_t)((int32_t)(int8_t)data[(i * 5 + (uint32_t)t) % size] * 0x1000);
         bsync_instance_input in = {targets, pc};
         if (bsync_instance_tick(inst, &in) != BSYNC_OK) abort();
+        /* actions and float curves (docs/actions.md): every report names an action of the graph */
+        const bsync_action_report* rep = NULL;
+        uint32_t rn = 0;
+        if (bsync_instance_actions(inst, &rep, &rn) != BSYNC_OK) abort();
+        for (uint32_t k = 0; k < rn; k++)
+            if (rep[k].action >= bsync_graph_action_count(g)) abort();
+        for (uint32_t ch = 0; ch < bsync_graph_curve_channel_count(g); ch++) {
+            fix16_t v;
+            if (bsync_instance_curve(inst, ch, &v) != BSYNC_OK) abort();
+        }
     }
     size_t cap = bsync_instance_snapshot_size_max(g), n = 0;
     uint8_t* snap = malloc(cap ? cap : 1);

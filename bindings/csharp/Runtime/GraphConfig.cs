@@ -118,6 +118,38 @@ namespace Blendsync
         }
         /// <summary>The tree node of switch sw.</summary>
         public int SwitchNode(int sw) { return (int)Native.bsync_graph_switch_node(P, (uint)sw); }
+        /// <summary>True for a one-shot motion ("loop": false, docs/actions.md).</summary>
+        public bool MotionOneShot(int m) { return Native.bsync_graph_motion_one_shot(P, (uint)m) != 0; }
+        /// <summary>Float curve channels (docs/actions.md "Float curves"): names in order of first appearance.</summary>
+        public int CurveChannelCount { get { return (int)Native.bsync_graph_curve_channel_count(P); } }
+        public string CurveChannelName(int ch)
+        {
+            if ((uint)ch >= (uint)CurveChannelCount) throw new ArgumentOutOfRangeException("ch");
+            return Utf8.Read(Native.bsync_graph_curve_channel_name(P, (uint)ch));
+        }
+        /// <summary>-1 when there is no such channel.</summary>
+        public int FindCurve(string name)
+        {
+            uint ch;
+            return Native.bsync_graph_find_curve(P, Utf8.Z(name), out ch) == 0 ? (int)ch : -1;
+        }
+        /// <summary>Events and ranges of the graph (ActionReport.Action indexes them).</summary>
+        public int ActionCount { get { return (int)Native.bsync_graph_action_count(P); } }
+        public unsafe GraphAction Action(int i)
+        {
+            GraphActionDesc d;
+            BlendsyncException.Check(Native.bsync_graph_action(P, (uint)i, &d), "bsync_graph_action");
+            GraphAction a;
+            a.Name = Utf8.Read(d.Name);
+            a.Motion = (int)d.Motion;
+            a.Kind = (ActionKind)d.Kind;
+            a.Time = Fix16.FromRaw(d.Time);
+            a.End = Fix16.FromRaw(d.End);
+            a.Payload = d.Payload;
+            a.Policy = (ActionPolicy)d.Policy;
+            a.Threshold = Fix16.FromRaw(d.Threshold);
+            return a;
+        }
         /// <summary>The switch index of a Switch node, -1 for another node.</summary>
         public int SwitchOfNode(int node)
         {

@@ -120,6 +120,43 @@ namespace Blendsync
             return (int)n;
         }
 
+        /// <summary>The last tick's event and range reports (docs/actions.md "Reports"), copied into
+        /// output without allocating. Returns the count (0 after init or a load, and for graphs without
+        /// actions); throws when output is too small (ActionCount tells how many).</summary>
+        public int Actions(ActionReport[] output)
+        {
+            ActionReport* r;
+            uint n;
+            BlendsyncException.Check(Native.bsync_instance_actions(P, out r, out n), "bsync_instance_actions");
+            if (output == null || output.Length < (int)n) throw new ArgumentException("output needs " + n + " entries");
+            for (uint i = 0; i < n; i++) output[i] = r[i];
+            return (int)n;
+        }
+
+        /// <summary>The number of reports of the last tick (Actions).</summary>
+        public int ActionCount
+        {
+            get { ActionReport* r; uint n; BlendsyncException.Check(Native.bsync_instance_actions(P, out r, out n), "bsync_instance_actions"); return (int)n; }
+        }
+
+        /// <summary>Float curve channel ch now (bsync_instance_curve: each slot's curve at its clip time,
+        /// blended with the pose's weights).</summary>
+        public Fix16 Curve(int ch)
+        {
+            int v;
+            BlendsyncException.Check(Native.bsync_instance_curve(P, (uint)ch, out v), "bsync_instance_curve");
+            return Fix16.FromRaw(v);
+        }
+
+        /// <summary>Where motion slot (node, child) is: cycles, clip seconds, normalised time, one-shot
+        /// finished (bsync_instance_motion_time).</summary>
+        public MotionTime MotionTime(int node, int child)
+        {
+            MotionTime t;
+            BlendsyncException.Check(Native.bsync_instance_motion_time(P, (uint)node, (uint)child, &t), "bsync_instance_motion_time");
+            return t;
+        }
+
         /// <summary>The last tick's root-motion delta (zero / identity unless the graph extracts it).</summary>
         public RootMotion RootMotion
         {

@@ -89,6 +89,12 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern uint bsync_graph_switch_count(IntPtr graph);
         [DllImport(Lib)] internal static extern int bsync_graph_pose_rule(IntPtr graph);
         [DllImport(Lib)] internal static extern uint bsync_graph_switch_node(IntPtr graph, uint sw);
+        [DllImport(Lib)] internal static extern uint bsync_graph_motion_one_shot(IntPtr graph, uint motion);
+        [DllImport(Lib)] internal static extern uint bsync_graph_action_count(IntPtr graph);
+        [DllImport(Lib)] internal static extern uint bsync_graph_curve_channel_count(IntPtr graph);
+        [DllImport(Lib)] internal static extern IntPtr bsync_graph_curve_channel_name(IntPtr graph, uint channel);
+        [DllImport(Lib)] internal static extern int bsync_graph_find_curve(IntPtr graph, byte[] name, out uint channel);
+        [DllImport(Lib)] internal static extern int bsync_graph_action(IntPtr graph, uint i, GraphActionDesc* output);
         [DllImport(Lib)] internal static extern IntPtr bsync_skeleton_joint_name(IntPtr skeleton, uint joint);
         [DllImport(Lib)] internal static extern int bsync_skeleton_parent(IntPtr skeleton, uint joint);
 
@@ -99,6 +105,9 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern int bsync_instance_tick_ex(IntPtr inst, InstanceInput* input, SwitchTrigger* triggers,
                                                                            uint count);
         [DllImport(Lib)] internal static extern int bsync_instance_switch_state(IntPtr inst, uint sw, SwitchEntry* output, out uint count);
+        [DllImport(Lib)] internal static extern int bsync_instance_actions(IntPtr inst, out ActionReport* reports, out uint count);
+        [DllImport(Lib)] internal static extern int bsync_instance_curve(IntPtr inst, uint channel, out int value);
+        [DllImport(Lib)] internal static extern int bsync_instance_motion_time(IntPtr inst, uint node, uint child, MotionTime* output);
         [DllImport(Lib)] internal static extern ulong bsync_instance_tick_count(IntPtr inst);
         [DllImport(Lib)] internal static extern int bsync_instance_parameter(IntPtr inst, uint param);
         [DllImport(Lib)] internal static extern int bsync_instance_target(IntPtr inst, uint param);

@@ -81,6 +81,53 @@ namespace Blendsync
         public uint FadeTicks, FadeDone;
     }
 
+    /// <summary>bsync_action_kind: an instant or a range [time, end) (docs/actions.md).</summary>
+    public enum ActionKind { Event = 0, Range = 1 }
+    /// <summary>bsync_action_policy: when a slot's action fires (docs/actions.md "Policies").</summary>
+    public enum ActionPolicy { Weight = 0, Leader = 1, Always = 2 }
+
+    /// <summary>bsync_action_report: one action of one motion slot in the last tick (Instance.Actions).
+    /// Event: Count crossings; range: Count entries, Exits exits, Active 1 when open after the tick.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ActionReport
+    {
+        public uint Action, Node, Child, Kind, Count, Exits, Active;
+        public int Payload;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct GraphActionDesc
+    {
+        public IntPtr Name;
+        public uint Motion;
+        public int Kind;
+        public int Time, End, Payload;
+        public int Policy;
+        public int Threshold;
+    }
+
+    /// <summary>bsync_graph_action_desc, read back (Graph.Action): name, motion, kind, clip times in
+    /// seconds, payload, policy and threshold.</summary>
+    public struct GraphAction
+    {
+        public string Name;
+        public int Motion;
+        public ActionKind Kind;
+        public Fix16 Time, End;
+        public int Payload;
+        public ActionPolicy Policy;
+        public Fix16 Threshold;
+    }
+
+    /// <summary>bsync_motion_time: where a motion slot is (Instance.MotionTime).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct MotionTime
+    {
+        public long Cycles;
+        public Fix16 Seconds, Normalized;
+        public uint OneShot, Finished, pad_;
+    }
+
     [StructLayout(LayoutKind.Sequential)]
     internal struct ChildRef
     {

@@ -4,7 +4,7 @@
 // graph script, io/script.h) exactly as the CLI does, and prints the same one line: XXH64 (seed 0) over,
 // for every tick t, u64 t, u64 state checksum and (when clips are bound) u64 pose checksum.
 // Without --hash it prints the CLI's JSON Lines frames (params, weights, phase, switches,
-// root_motion, checksums; decimals by Fix16.ToString, the port of bsync_fx_format), byte for byte.
+// root_motion, actions, curves, checksums; decimals by Fix16.ToString, the port of bsync_fx_format), byte for byte.
 // The loader's notes go to stderr as "note: ..." lines, as the CLI prints them.
 // Not implemented: --out, --replay, --render-rate.
 // Exit: 0 success, 2 error (message on stderr).
@@ -86,6 +86,8 @@ static class Eval
         catch (FormatException e) { return Fail(e.Message); }
     }
 
+    static ActionReport[] actions = new ActionReport[16];
+
     // One line of cmd_eval.c's JSON Lines output for the tick just run.
     static void Frame(System.Text.StringBuilder o, ulong t, Graph g, Instance inst, Fix16[] w, SwitchEntry[] e, ulong pose, bool posed)
     {
@@ -123,6 +125,39 @@ static class Eval
             o.Append(", \"root_motion\": [").Append(rm.Translation.X).Append(", ").Append(rm.Translation.Y).Append(", ")
              .Append(rm.Translation.Z).Append(", ").Append(rm.Rotation.X).Append(", ").Append(rm.Rotation.Y).Append(", ")
              .Append(rm.Rotation.Z).Append(", ").Append(rm.Rotation.W).Append("]");
+        }
+        if (g.ActionCount > 0)
+        {
+            int an = inst.ActionCount;
+            if (actions.Length < an) actions = new ActionReport[an];
+            inst.Actions(actions);
+            o.Append(", \"actions\": [");
+            for (int i = 0; i < an; i++)
+            {
+                ActionReport r = actions[i];
+                GraphAction a = g.Action((int)r.Action);
+                o.Append(i > 0 ? ", {" : "{");
+                o.Append("\"name\": "); Str(o, a.Name);
+                o.Append(", \"motion\": "); Str(o, g.MotionName(a.Motion));
+                o.Append(", \"node\": "); Str(o, g.NodeName((int)r.Node));
+                o.Append(", \"child\": ").Append(r.Child);
+                if (r.Kind == (uint)ActionKind.Event) o.Append(", \"kind\": \"event\", \"count\": ").Append(r.Count);
+                else o.Append(", \"kind\": \"range\", \"enters\": ").Append(r.Count).Append(", \"exits\": ").Append(r.Exits)
+                      .Append(", \"active\": ").Append(r.Active);
+                o.Append(", \"payload\": ").Append(r.Payload).Append("}");
+            }
+            o.Append("]");
+        }
+        if (g.CurveChannelCount > 0)
+        {
+            o.Append(", \"curves\": {");
+            for (int ch = 0; ch < g.CurveChannelCount; ch++)
+            {
+                if (ch > 0) o.Append(", ");
+                Str(o, g.CurveChannelName(ch));
+                o.Append(": ").Append(inst.Curve(ch));
+            }
+            o.Append("}");
         }
         o.Append(", \"state_checksum\": \"").Append(inst.StateChecksum.ToString("x16")).Append("\"");
         if (posed) o.Append(", \"pose_checksum\": \"").Append(pose.ToString("x16")).Append("\"");

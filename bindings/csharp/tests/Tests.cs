@@ -58,6 +58,7 @@ static class T
         MiscTests.Run();
         PresentTests.Run();
         ScriptTests.Run();
+        ActionTests.Run();
         Console.WriteLine(pass + " passed, " + fail + " failed");
         return fail == 0 ? 0 : 1;
     }

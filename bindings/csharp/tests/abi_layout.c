@@ -9,6 +9,7 @@
 #include "blendsync/checksum.h"
 #include "blendsync/client.h"
 #include "blendsync/fixed.h"
+#include "blendsync/graph.h"
 #include "blendsync/instance.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_verify.h"
@@ -30,6 +31,21 @@ int main(void) {
     S("SwitchTrigger", bsync_switch_trigger);
     S("SwitchEntry", bsync_switch_entry);
     S("ChildRef", bsync_blend_child_ref);
+    S("ActionReport", bsync_action_report);
+    O("ActionReport", bsync_action_report, kind);
+    O("ActionReport", bsync_action_report, active);
+    O("ActionReport", bsync_action_report, payload);
+    S("GraphActionDesc", bsync_graph_action_desc);
+    O("GraphActionDesc", bsync_graph_action_desc, motion);
+    O("GraphActionDesc", bsync_graph_action_desc, kind);
+    O("GraphActionDesc", bsync_graph_action_desc, time);
+    O("GraphActionDesc", bsync_graph_action_desc, payload);
+    O("GraphActionDesc", bsync_graph_action_desc, policy);
+    O("GraphActionDesc", bsync_graph_action_desc, threshold);
+    S("MotionTime", bsync_motion_time);
+    O("MotionTime", bsync_motion_time, seconds);
+    O("MotionTime", bsync_motion_time, normalized);
+    O("MotionTime", bsync_motion_time, finished);
     S("InstanceInput", bsync_instance_input);
     O("InstanceInput", bsync_instance_input, target_count);
     S("Error", bsync_error);

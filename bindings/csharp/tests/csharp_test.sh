@@ -63,6 +63,9 @@ eval)
 JSON
   printf 'tick,speed,play:base,upper\n0,1,,0.2\n20,,run fade=8,\n45,1.4,loco fade=5 carry,0.9\n70,,run fade=6 inertialize,\n' >switch.csv
   same_hash "switches (fade, carry, inertialize), a masked layer, root motion" switch.json --script switch.csv --ticks 100
+  # actions (events of every policy, ranges, exits) and float curves (docs/actions.md)
+  printf 'tick,speed,play:act\n0,0.5,\n3,0.9,punch\n50,0.2,punch\n' >actions.csv
+  same_hash "actions and curves (events, ranges, exits, float curves)" "$src/tests/fuzz/seeds/actions-switch.json" --script actions.csv --ticks 90
   data=${BSYNC_SHARED_DIR:-$src/../shared}/data
   if [ -f "$data/ozz-animation-pab/pab_skeleton.ozz" ] || [ -d "$data/ozz-animation-pab" ]; then
     for ex in pab_locomotion:pab_speed_ramp kaykit_strafe:kaykit_joystick; do

@@ -274,12 +274,27 @@ typedef struct bsync_graph_exit_desc {
     uint32_t inertialize;  /* 0 or 1 (fade_ticks >= 1 and a skeleton) */
 } bsync_graph_exit_desc;
 
+/* Float curve (docs/actions.md "Float curves"): keyed values of a named channel on a motion with a bound
+ * clip of duration > 0; key times strictly increasing in [0, duration], 1..BSYNC_GRAPH_MAX_CURVE_KEYS
+ * keys. Curves are listed grouped by motion; one curve per (motion, name). */
+#define BSYNC_GRAPH_MAX_CURVES 1024u
+#define BSYNC_GRAPH_MAX_CURVE_KEYS 4096u
+typedef struct bsync_graph_curve_desc {
+    const char* name;      /* the channel: 1..BSYNC_MAX_NAME-1 bytes (copied) */
+    uint32_t motion;
+    uint32_t key_count;
+    const fix16_t* times;  /* key_count clip times (seconds), copied */
+    const fix16_t* values; /* key_count values, copied */
+} bsync_graph_curve_desc;
+
 typedef struct bsync_graph_actions_desc {
     const uint32_t* one_shot;               /* NULL or motion_count values 0/1 (1: plays once) */
     const bsync_graph_action_desc* actions; /* NULL or action_count entries, grouped by motion */
     uint32_t action_count;
     const bsync_graph_exit_desc* exits;     /* NULL or exit_count entries */
     uint32_t exit_count;
+    const bsync_graph_curve_desc* curves;   /* NULL or curve_count entries, grouped by motion */
+    uint32_t curve_count;                   /* > 0: hash format 7 (docs/actions.md "Hash") */
 } bsync_graph_actions_desc;
 
 typedef struct bsync_graph_desc {
@@ -341,6 +356,11 @@ BSYNC_API uint32_t bsync_graph_action_count(const bsync_graph* graph); /* 0 for 
 /* Action i as given (name pointing into the graph). BSYNC_INVALID_ARGUMENT for NULL or i out of range. */
 BSYNC_API bsync_result bsync_graph_action(const bsync_graph* graph, uint32_t i, bsync_graph_action_desc* out);
 BSYNC_API uint32_t bsync_graph_exit_count(const bsync_graph* graph); /* 0 for NULL */
+/* Float curve channels (docs/actions.md "Float curves"): distinct curve names in order of first
+ * appearance. channel_name: NULL out of range. find_curve: BSYNC_NOT_FOUND without that channel. */
+BSYNC_API uint32_t bsync_graph_curve_channel_count(const bsync_graph* graph); /* 0 for NULL */
+BSYNC_API const char* bsync_graph_curve_channel_name(const bsync_graph* graph, uint32_t channel);
+BSYNC_API bsync_result bsync_graph_find_curve(const bsync_graph* graph, const char* name, uint32_t* channel);
 
 #ifdef __cplusplus
 }

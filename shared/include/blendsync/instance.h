@@ -172,6 +172,12 @@ typedef struct bsync_motion_time {
 BSYNC_API bsync_result bsync_instance_motion_time(const bsync_instance* inst, uint32_t node, uint32_t child,
                                                   bsync_motion_time* out);
 
+/* A float curve channel's value now (docs/actions.md "Float curves"): the sum over motion slots of the
+ * slot's base-tree contribution times its motion's curve sampled at the slot's clip time (linear
+ * between keys, held before the first and after the last; a motion without the channel gives 0).
+ * BSYNC_INVALID_ARGUMENT for NULL arguments or a channel out of range. */
+BSYNC_API bsync_result bsync_instance_curve(const bsync_instance* inst, uint32_t channel, fix16_t* out);
+
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
 BSYNC_API uint64_t bsync_instance_tick_count(const bsync_instance* inst);
 BSYNC_API fix16_t bsync_instance_parameter(const bsync_instance* inst, uint32_t param);  /* filtered value */

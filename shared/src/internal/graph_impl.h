@@ -54,6 +54,14 @@ typedef struct graph_action {
     char name[BSYNC_MAX_NAME];
 } graph_action;
 
+typedef struct graph_curve {
+    uint32_t motion, channel, first_key, key_count;
+} graph_curve;
+
+typedef struct graph_channel {
+    char name[BSYNC_MAX_NAME];
+} graph_channel;
+
 typedef struct graph_exit {
     uint32_t sw, state, target;
     fix16_t at; /* exit_time */
@@ -103,12 +111,19 @@ struct bsync_graph {
     uint32_t action_count, exit_count;
     uint32_t range_states;          /* instance range states: sum over motion slots of their ranges */
     uint32_t report_cap;            /* sum over motion slots of their motion's actions */
-    uint32_t actions_pad_;
+    uint32_t has_leader;            /* some action has the LEADER policy (sync-group leaders needed) */
     uint8_t* one_shot;              /* motion_count (NULL without actions: every motion loops) */
     graph_action* actions;          /* action_count, grouped by motion */
     uint32_t* motion_first_action;  /* motion_count + 1 */
     uint32_t* slot_range_base;      /* slot_count: the slot's first range state (motion slots) */
     graph_exit* exits;              /* exit_count */
+    /* float curves (docs/actions.md "Float curves"); zero / NULL without them */
+    uint32_t curve_count, channel_count, key_total, curves_pad_;
+    graph_curve* curves;            /* curve_count, grouped by motion */
+    uint32_t* motion_first_curve;   /* motion_count + 1 */
+    fix16_t* curve_times;           /* key_total */
+    fix16_t* curve_values;          /* key_total */
+    graph_channel* channels;        /* channel_count */
 };
 
 /* graph_actions.c: the actions part of graph.c's build (docs/actions.md) */
@@ -116,6 +131,7 @@ size_t graph_actions_validate(const bsync_graph_desc* d, uint32_t motion_count, 
                               bsync_result* result);
 void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* d, unsigned char* mem);
 void graph_actions_hash(const struct bsync_graph* g, bsync_checksum_state* c);
+void graph_curves_hash(const struct bsync_graph* g, bsync_checksum_state* c);
 
 /* 1 for a one-shot motion (graphs without actions: none). */
 static inline int bsync_graph_one_shot_(const bsync_graph* g, uint32_t m) { return g->one_shot && g->one_shot[m]; }

@@ -89,11 +89,21 @@ static inline size_t instance_inert_bytes(const bsync_graph* g) {
  * last tick's reports bsync_action_report[report_cap], the range states u8[range_states] (8-aligned).
  * It sits just before the inertialization area (found from the end, so graphs without actions keep
  * their exact layout). */
+/* Graphs with actions and layers: the policy contributions fx[S] (base or layer, docs/actions.md
+ * "Policies"), a layer's masses fx[N] and contributions fx[S] (per-tick scratch, never state). */
+static inline size_t instance_actions_layer_bytes(const bsync_graph* g) {
+    if (g->action_count == 0 || g->layer_count == 0) return 0;
+    return 2u * instance_align8((size_t)g->slot_count * sizeof(fix16_t)) +
+           instance_align8((size_t)g->node_count * sizeof(fix16_t));
+}
 static inline size_t instance_actions_bytes(const bsync_graph* g) {
     if (!g->has_actions) return 0;
     return 8u + instance_align8((size_t)g->report_cap * sizeof(bsync_action_report)) +
-           instance_align8((size_t)g->range_states);
+           instance_align8((size_t)g->range_states) + instance_actions_layer_bytes(g);
 }
+
+/* instance_curves.c: float curve channel `channel` now (docs/actions.md "Float curves"). */
+fix16_t instance_curve_value(const bsync_instance* inst, uint32_t channel);
 
 /* A live instance (instance_init ran on it). */
 static inline int instance_valid(const bsync_instance* inst) {
@@ -145,6 +155,7 @@ typedef struct actions_area {
     uint32_t* count;              /* reports of the last tick */
     bsync_action_report* report;  /* report_cap */
     uint8_t* open;                /* range_states: 1 while the range is open (state) */
+    fix16_t *policy, *mass, *lcontrib; /* instance_actions_layer_bytes (NULL without) */
 } actions_area;
 static inline actions_area instance_actions_of(bsync_instance* inst) {
     const bsync_graph* g = inst->graph;
@@ -154,6 +165,15 @@ static inline actions_area instance_actions_of(bsync_instance* inst) {
     a.count = (uint32_t*)(void*)p;
     a.report = (bsync_action_report*)(void*)(p + 8u);
     a.open = p + 8u + instance_align8((size_t)g->report_cap * sizeof(bsync_action_report));
+    a.policy = a.mass = a.lcontrib = NULL;
+    if (instance_actions_layer_bytes(g) > 0) {
+        unsigned char* q = a.open + instance_align8((size_t)g->range_states);
+        a.policy = (fix16_t*)(void*)q;
+        q += instance_align8((size_t)g->slot_count * sizeof(fix16_t));
+        a.lcontrib = (fix16_t*)(void*)q;
+        q += instance_align8((size_t)g->slot_count * sizeof(fix16_t));
+        a.mass = (fix16_t*)(void*)q;
+    }
     return a;
 }
 static inline actions_area instance_cactions_of(const bsync_instance* inst) {

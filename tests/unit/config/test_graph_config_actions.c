@@ -126,7 +126,80 @@ static void test_bad_input(void** state) {
            "g.json: /nodes/act/children/1/exit/inertialize: inertialize needs \"fade\" from 1 to 1048576");
 }
 
+/* The demo graph (scripts/demo/humanoid_locomotion.json): the punch is a state of the Switch "upper",
+ * which plays only in the override layer, so its base-tree contribution is 0; the weight policy takes
+ * the layer's (docs/actions.md "Policies": layer weight x the slot's contribution under the layer's
+ * node). The hit window [0.4, 0.6) s is [26214, 39322) raw = [0.399994, 0.600006) s; the punch
+ * triggered in tick 1 is at k/30 s after tick k: it opens in tick 12 (12/30 = 0.4 is past 0.399994)
+ * and closes in tick 19 (18/30 = 0.6 is not past 0.600006, 19/30 is), open after ticks 12..18.
+ * `layer_weight` replaces the layer's "weight": 1, `threshold` is added to the hit (WEIGHT policy).
+ * Returns the number of reports of the hit; *enter / *exit: the ticks it entered / left, *open: the
+ * ticks it was open after. */
+static int demo_punch(const char* layer_weight, const char* threshold, int* enter, int* exit, int* open) {
+    FILE* f = fopen(BSYNC_SOURCE_DIR "/scripts/demo/humanoid_locomotion.json", "rb");
+    assert_non_null(f);
+    static char text[16384], edited[16384];
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    const char* w = strstr(text, "\"weight\": 1,");
+    const char* p = strstr(text, "\"payload\": 10");
+    assert_non_null(w);
+    assert_non_null(p);
+    assert_true(w < p);
+    snprintf(edited, sizeof edited, "%.*s\"weight\": %s,%.*s\"payload\": 10%s%s", (int)(w - text), text, layer_weight,
+             (int)(p - (w + 12)), w + 12, threshold ? ", \"threshold\": " : "", threshold ? threshold : "");
+    strncat(edited, p + 13, sizeof edited - strlen(edited) - 1);
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(edited, &err, &r);
+    if (r != BSYNC_OK) fprintf(stderr, "%s\n", err.message);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    const size_t sz = bsync_instance_memory_size(g);
+    void* mem = aligned_alloc(8, (sz + 7) & ~(size_t)7);
+    bsync_instance* inst = NULL;
+    assert_int_equal(bsync_instance_init(mem, sz, g, &inst), BSYNC_OK);
+    const fix16_t target[3] = {0, 0, 0};
+    const bsync_instance_input in = {target, 3};
+    const bsync_switch_trigger punch = {0, 2, 0, 0, 0};
+    int reports = 0;
+    *enter = *exit = *open = 0;
+    for (int k = 1; k <= 40; k++) {
+        assert_int_equal(bsync_instance_tick_ex(inst, &in, k == 1 ? &punch : NULL, k == 1 ? 1u : 0u), BSYNC_OK);
+        const bsync_action_report* rep = NULL;
+        uint32_t n = 0;
+        assert_int_equal(bsync_instance_actions(inst, &rep, &n), BSYNC_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            reports++;
+            assert_int_equal(rep[i].child, 2);
+            if (rep[i].count) *enter = k;
+            if (rep[i].exits) *exit = k;
+            *open += (int)rep[i].active;
+        }
+    }
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return reports;
+}
+
+static void test_demo_punch_in_a_layer(void** state) {
+    (void)state;
+    int enter, exit, open;
+    assert_int_equal(demo_punch("1", NULL, &enter, &exit, &open), 8); /* ticks 12 .. 19 */
+    assert_int_equal(enter, 12);
+    assert_int_equal(exit, 19);
+    assert_int_equal(open, 7);
+    /* a layer of weight 0 is not played: nothing fires */
+    assert_int_equal(demo_punch("0", NULL, &enter, &exit, &open), 0);
+    /* weight 0.5: the punch contributes 0.5, which passes a threshold of 0.5 and not one of 0.5 + 2^-16 */
+    assert_int_equal(demo_punch("0.5", "0.5", &enter, &exit, &open), 8);
+    assert_int_equal(enter, 12);
+    assert_int_equal(demo_punch("0.5", "0.5000153", &enter, &exit, &open), 0);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_punch_hit_window), cmocka_unit_test(test_bad_input)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_punch_hit_window), cmocka_unit_test(test_bad_input),
+                                       cmocka_unit_test(test_demo_punch_in_a_layer)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

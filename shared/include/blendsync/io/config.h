@@ -122,6 +122,14 @@ typedef struct bsync_config_event {
     fix16_t threshold;          /* "threshold" (weight policy, default 0: any weight > 0) */
 } bsync_config_event;
 
+/* A float curve of a clip ("curves": {"NAME": [[time, value], ...]}; docs/actions.md "Float curves"). */
+typedef struct bsync_config_curve {
+    char name[BSYNC_MAX_NAME];
+    uint32_t key_count;
+    fix16_t* times;  /* key_count seconds, strictly increasing (one allocation with values) */
+    fix16_t* values; /* key_count values (times + key_count) */
+} bsync_config_curve;
+
 typedef struct bsync_config_clip {
     char motion[BSYNC_MAX_NAME];        /* the key in "clips" (a motion of the tree) */
     char source[BSYNC_CONFIG_MAX_SOURCE]; /* as written in the file */
@@ -130,6 +138,8 @@ typedef struct bsync_config_clip {
     int loop;                           /* "loop" (default true); 0: a one-shot (docs/actions.md) */
     uint32_t event_count;
     bsync_config_event* events;         /* event_count entries, file order (owned by the graph struct) */
+    uint32_t curve_count;
+    bsync_config_curve* curves;         /* curve_count entries, file order (owned by the graph struct) */
 } bsync_config_clip;
 
 typedef struct bsync_config_filter {

@@ -458,6 +458,65 @@ static bsync_result parse_events(ctx* c, const cJSON* evs, bsync_config_clip* cl
     return BSYNC_OK;
 }
 
+static void free_curves(bsync_config_clip* cl) {
+    for (uint32_t k = 0; cl->curves && k < cl->curve_count; k++) free(cl->curves[k].times);
+    free(cl->curves);
+    cl->curves = NULL;
+    cl->curve_count = 0;
+}
+
+/* "curves": {"NAME": [[time, value], ...], ...} of a clip: times in seconds, strictly increasing
+ * (checked against the clip's duration when it is bound, graph_config.c). */
+static bsync_result parse_curves(ctx* c, const cJSON* cvs, bsync_config_clip* cl) {
+    bsync_result r;
+    size_t o = bsync_json_path_push(&c->w, "curves");
+    const int n = cJSON_IsObject(cvs) ? cJSON_GetArraySize(cvs) : -1;
+    if (n < 0 || n > (int)BSYNC_GRAPH_MAX_CURVES)
+        return bsync_json_fail(&c->w, "expected an object of at most %u curves ({\"NAME\": [[time, value], ...]})",
+                               BSYNC_GRAPH_MAX_CURVES);
+    if (n == 0) {
+        bsync_json_path_pop(&c->w, o);
+        return BSYNC_OK;
+    }
+    cl->curves = (bsync_config_curve*)calloc((size_t)n, sizeof(bsync_config_curve));
+    if (!cl->curves) return bsync_json_fail(&c->w, "out of memory");
+    for (const cJSON* cv = cvs->child; cv; cv = cv->next) {
+        size_t o2 = bsync_json_path_push(&c->w, cv->string);
+        bsync_config_curve* x = &cl->curves[cl->curve_count++];
+        if ((r = check_name(c, cv->string, "a curve")) != BSYNC_OK) return r;
+        if (strlen(cv->string) >= sizeof x->name) return bsync_json_fail(&c->w, "a curve name has at most %d bytes", BSYNC_MAX_NAME - 1);
+        strcpy(x->name, cv->string);
+        for (const cJSON* d = cvs->child; d != cv; d = d->next)
+            if (!strcmp(d->string, cv->string)) return bsync_json_fail(&c->w, "duplicate curve");
+        const int k = cJSON_IsArray(cv) ? cJSON_GetArraySize(cv) : -1;
+        if (k < 1 || k > (int)BSYNC_GRAPH_MAX_CURVE_KEYS)
+            return bsync_json_fail(&c->w, "expected an array of 1 to %u keys [time, value]", BSYNC_GRAPH_MAX_CURVE_KEYS);
+        x->times = (fix16_t*)calloc(2u * (size_t)k, sizeof(fix16_t));
+        if (!x->times) return bsync_json_fail(&c->w, "out of memory");
+        x->values = x->times + k;
+        x->key_count = (uint32_t)k;
+        int i = 0;
+        for (const cJSON* key = cv->child; key; key = key->next, i++) {
+            size_t o3 = bsync_json_path_push_index(&c->w, i);
+            if (!cJSON_IsArray(key) || cJSON_GetArraySize(key) != 2)
+                return bsync_json_fail(&c->w, "expected a key [time, value] (seconds, number)");
+            size_t o4 = bsync_json_path_push_index(&c->w, 0);
+            if ((r = get_number(c, key->child, &x->times[i], "a number (seconds)")) != BSYNC_OK) return r;
+            if (x->times[i] < 0) return bsync_json_fail(&c->w, "a key time is >= 0");
+            if (i > 0 && x->times[i] <= x->times[i - 1])
+                return bsync_json_fail(&c->w, "key times increase strictly");
+            bsync_json_path_pop(&c->w, o4);
+            o4 = bsync_json_path_push_index(&c->w, 1);
+            if ((r = get_number(c, key->child->next, &x->values[i], "a number")) != BSYNC_OK) return r;
+            bsync_json_path_pop(&c->w, o4);
+            bsync_json_path_pop(&c->w, o3);
+        }
+        bsync_json_path_pop(&c->w, o2);
+    }
+    bsync_json_path_pop(&c->w, o);
+    return BSYNC_OK;
+}
+
 static bsync_result parse_clips(ctx* c, const cJSON* clips) {
     bsync_result r;
     size_t old = bsync_json_path_push(&c->w, "clips");
@@ -487,8 +546,13 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
             return bsync_json_fail(&c->w, "no motion named %s (motions: %s)", bsync_json_quoted(e->string, q, sizeof q), list);
         }
         if (!cJSON_IsObject(e)) return bsync_json_fail(&c->w, "expected an object ({\"source\": FILE, \"animation\": NAME, \"loop\": true})");
+        /* "curves" is listed among a clip's fields only when the clip has curves: the message for
+         * other clips is the one that existed before curves (a test pins it) */
         static const char* const allowed[] = {"source", "animation", "loop", "events", NULL};
-        if ((r = bsync_json_check_fields(&c->w, e, allowed, "a clip")) != BSYNC_OK) return r;
+        static const char* const allowed_curves[] = {"source", "animation", "loop", "events", "curves", NULL};
+        if ((r = bsync_json_check_fields(&c->w, e, bsync_json_field(e, "curves") ? allowed_curves : allowed, "a clip")) !=
+            BSYNC_OK)
+            return r;
         bsync_config_clip* cl = &c->g->clips[c->g->clip_count];
         strcpy(cl->motion, e->string); /* motion names are < BSYNC_MAX_NAME (checked) */
         const cJSON* src;
@@ -522,6 +586,14 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
             free(cl->events);
             cl->events = NULL;
             cl->event_count = 0;
+            return r;
+        }
+        const cJSON* cvs = bsync_json_field(e, "curves");
+        if (cvs && (r = parse_curves(c, cvs, cl)) != BSYNC_OK) {
+            free(cl->events);
+            cl->events = NULL;
+            cl->event_count = 0;
+            free_curves(cl);
             return r;
         }
         c->g->clip_count++;
@@ -1194,7 +1266,10 @@ void bsync_config_graph_destroy(bsync_config_graph* graph) {
     if (!graph) return;
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) free(graph->filters[i].keys);
     for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(graph->layers[i].mask);
-    for (uint32_t i = 0; graph->clips && i < graph->clip_count; i++) free(graph->clips[i].events);
+    for (uint32_t i = 0; graph->clips && i < graph->clip_count; i++) {
+        free(graph->clips[i].events);
+        free_curves(&graph->clips[i]);
+    }
     free(graph->clips);
     free(graph);
 }

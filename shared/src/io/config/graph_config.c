@@ -34,6 +34,7 @@ struct bsync_graph_config {
     bsync_layer_bone* bones[BSYNC_GRAPH_MAX_LAYERS]; /* malloc'd mask tables */
     uint32_t* one_shot;                      /* motion_count (docs/actions.md) */
     bsync_graph_action_desc* actions;        /* the clips' events, grouped by motion */
+    bsync_graph_curve_desc* float_curves;    /* the clips' float curves, grouped by motion */
     bsync_graph_exit_desc exits[BSYNC_GRAPH_MAX_SWITCHES * BSYNC_MAX_BLEND_CHILDREN];
     bsync_graph_actions_desc actions_desc;
     bsync_graph* graph;
@@ -76,6 +77,7 @@ void bsync_graph_config_destroy(bsync_graph_config* g) {
     for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(g->bones[i]);
     free(g->one_shot);
     free(g->actions);
+    free(g->float_curves);
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
     for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_free(&g->sources[i].asset);
     free(g->sources);
@@ -406,6 +408,45 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
             }
         }
     }
+    /* float curves (docs/actions.md "Float curves"), key times checked against the bound clip */
+    uint32_t curve_total = 0;
+    for (uint32_t k = 0; k < f->clip_count; k++) curve_total += f->clips[k].curve_count;
+    if (curve_total > BSYNC_GRAPH_MAX_CURVES) {
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: at most %u curves in a graph (got %u)", path,
+                           BSYNC_GRAPH_MAX_CURVES, curve_total);
+        bsync_graph_config_destroy(g);
+        return BSYNC_CONFIG_ERROR;
+    }
+    g->float_curves = (bsync_graph_curve_desc*)calloc(curve_total ? curve_total : 1, sizeof(bsync_graph_curve_desc));
+    if (!g->float_curves) return oom(g, path, err);
+    curve_total = 0;
+    for (uint32_t m = 0; m < motions; m++) {
+        for (uint32_t k = 0; k < f->clip_count; k++) {
+            const bsync_config_clip* cl = &f->clips[k];
+            if (strcmp(cl->motion, bsync_blend_tree_motion_name(g->tree, m)) != 0) continue;
+            const fix16_t dur = g->clips[m] ? bsync_clip_duration(g->clips[m]) : 0;
+            for (uint32_t e = 0; e < cl->curve_count; e++) {
+                const bsync_config_curve* cc = &cl->curves[e];
+                const fix16_t last = cc->times[cc->key_count - 1];
+                if (dur <= 0 || last > dur) {
+                    char t1[32], t2[32], tok2[2 * BSYNC_MAX_NAME + 8];
+                    bsync_fx_format(last, t1, sizeof t1);
+                    bsync_fx_format(dur, t2, sizeof t2);
+                    bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips/%s/curves/%s/%u/0: %s s is outside the clip (0 to %s s)",
+                                       path, ptr_token(cl->motion, tok, sizeof tok), ptr_token(cc->name, tok2, sizeof tok2),
+                                       cc->key_count - 1, t1, t2);
+                    bsync_graph_config_destroy(g);
+                    return BSYNC_CONFIG_ERROR;
+                }
+                bsync_graph_curve_desc* x = &g->float_curves[curve_total++];
+                x->name = cc->name;
+                x->motion = m;
+                x->key_count = cc->key_count;
+                x->times = cc->times;
+                x->values = cc->values;
+            }
+        }
+    }
     for (uint32_t i = 0; i < f->switch_count; i++)
         for (uint32_t k = 0; k < f->switches[i].exit_count; k++) {
             const bsync_config_exit* ce = &f->switches[i].exits[k];
@@ -429,6 +470,8 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     g->actions_desc.action_count = action_total;
     g->actions_desc.exits = exit_total ? g->exits : NULL;
     g->actions_desc.exit_count = exit_total;
+    g->actions_desc.curves = curve_total ? g->float_curves : NULL;
+    g->actions_desc.curve_count = curve_total;
 
     /* 4. the graph */
     bsync_graph_desc gd;
@@ -447,7 +490,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     gd.layer_count = f->layer_count;
     gd.switches = f->switch_count ? g->switches : NULL;
     gd.switch_count = f->switch_count;
-    gd.actions = any_once || action_total || exit_total ? &g->actions_desc : NULL;
+    gd.actions = any_once || action_total || exit_total || curve_total ? &g->actions_desc : NULL;
     r = bsync_graph_create(&gd, allocator, &g->graph);
     if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
     if (r != BSYNC_OK) {
