@@ -181,6 +181,35 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'replay_events': {
+    // the timeline of every character against the native re-simulation (studio_replay_timeline): the
+    // switch band's state at each tick, and the ticks each event fired in and each range was entered,
+    // left and open after
+    check(await page.isVisible('#view-replay'), 'the replay view is shown');
+    const native = env('EXPECT_TIMELINE');
+    const n = await page.evaluate(() => document.getElementById('replay-character').options.length);
+    check(n === native.length, `${n} characters on the page, ${native.length} natively`);
+    let fired = 0, opened = 0;
+    for (let k = 0; k < n; k++) {
+      const shown = await page.evaluate((c) => window.studioTimeline(c), k);
+      check(JSON.stringify(shown.switches) === JSON.stringify(native[k].switches),
+        `character ${k}: the switch band's state at each of ${shown.switches[0].length} ticks is the native instance's`);
+      check(JSON.stringify(shown.actions) === JSON.stringify(native[k].actions),
+        `character ${k}: ${shown.actions.map((a) => a.kind === 'event' ? `${a.name} fired at ${a.fired.length} ticks` :
+          `${a.name} entered at ${a.entered.length}, left at ${a.exited.length}, open after ${a.open.length} ticks`).join('; ')}, as natively`);
+      fired += shown.actions.reduce((s, a) => s + a.fired.length, 0);
+      opened += shown.actions.reduce((s, a) => s + a.entered.length, 0);
+    }
+    check(fired > 0 && opened > 0, `the replay has events (${fired} fired) and hit windows (${opened} opened) to show`);
+    // a tick with the hit window open: the line under the timeline names it
+    const at = native[Number(process.env.EVENT_CHARACTER)].actions[0].open[0];
+    await page.evaluate(([tick, c]) => { location.hash = `#tick=${tick}&character=${c}`; }, [at, process.env.EVENT_CHARACTER]);
+    await page.waitForFunction((tick) => document.getElementById('replay-tick').textContent === String(tick), at);
+    const txt = await page.textContent('#replay-fired');
+    check(/^hit (entered, )?open/.test(txt), `at tick ${at} character ${process.env.EVENT_CHARACTER} shows "${txt}"`);
+    await screenshot();
+    break;
+  }
   case 'replay_bad': {
     const msg = (await page.textContent('#message')).trim();
     check(await page.isVisible('#message') && msg.startsWith(process.env.EXPECT_IN) && msg.includes(process.env.EXPECT_REASON),

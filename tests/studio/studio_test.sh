@@ -58,6 +58,24 @@ PY
     grep -q '^verdict: verified' "$work/verify.txt"
     echo "ok: replay verify: $(grep '^verdict' "$work/verify.txt")"
     files=(demo.bsreplay match.json humanoid_locomotion.json)
+    if [ "$scenario" = replay_events ]; then
+      # the demo's punch as a one-shot with a hit window and an instant (docs/actions.md, the same events
+      # as tests/unit/config/test_graph_config_actions.c): recorded with them, the replay has events
+      python3 - "$work/humanoid_locomotion.json" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read()
+old = '"punch": { "source": "builtin:humanoid" }'
+assert old in t
+t = t.replace(old, '"punch": { "source": "builtin:humanoid", "loop": false, "events": [ { "name": "hit", "begin": 0.2, '
+              '"end": 0.35, "payload": 10, "policy": "always" }, { "name": "whoosh", "time": 0.1, "policy": "always" } ] }')
+open(p, "w").write(t)
+PY
+      "$bs" validate "$work/humanoid_locomotion.json" >/dev/null
+      rm -f "$work/demo.bsreplay"
+      (cd "$work" && "$bs" replay record match.json --ticks 600 -o demo.bsreplay >/dev/null && "$bs" replay verify demo.bsreplay >verify.txt)
+      grep -q '^verdict: verified' "$work/verify.txt" || { echo "FAIL: replay verify (events):"; cat "$work/verify.txt"; exit 1; }
+    fi
     [ "$scenario" = replay_bad ] && head -c 20 "$work/demo.bsreplay" >"$work/cut.bsreplay" && files=(cut.bsreplay match.json humanoid_locomotion.json)
     ;;
   desync_*) # the bundle of the studio_desync_bundle_VARIANT fixture (make_bundle.sh)
@@ -147,6 +165,14 @@ case "$scenario" in
     EXPECT_BLEND=$(python3 "$here/replay_checksums.py" "$work/demo.bsreplay" | awk '$1 == 89 { print $2 }')
     [ -n "$EXPECT_BLEND" ] || { echo "FAIL: no recorded checksum at tick 89"; exit 1; }
     export EXPECT_BLEND
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  replay_events)
+    # the switch states and action reports per tick and character, natively (studio_replay_timeline)
+    "$build/tests/studio/studio_replay_timeline" "$work/demo.bsreplay" >"$work/timeline.txt"
+    EXPECT_TIMELINE=$(python3 "$here/timeline_expect.py" "$work/timeline.txt") || { echo "FAIL: the native timeline"; exit 1; }
+    EVENT_CHARACTER=$(python3 -c 'import json,sys; print(next(k for k, c in enumerate(json.loads(sys.argv[1])) if c["actions"][0]["open"]))' "$EXPECT_TIMELINE")
+    export EXPECT_TIMELINE EVENT_CHARACTER
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   replay_bad)

@@ -318,7 +318,8 @@ function markFindings() {
     const worst = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';
     const mark = document.createElement('span');
     mark.className = `finding ${worst}`;
-    mark.textContent = worst === 'info' ? ' ⓘ' : ' ⚠';
+    // a round badge drawn by CSS around a plain letter: the default fonts have no glyph for ⓘ (U+24D8)
+    mark.textContent = worst === 'info' ? 'i' : '!';
     mark.title = fs.map((f) => `${f.severity}: ${f.code}: ${f.message}`).join('\n');
     label.append(mark);
   }
@@ -830,14 +831,80 @@ function drawTracks() {
     if (!ch.switches.length) { og.fillStyle = '#555'; og.fillText('this character\'s graph has no switch', 4, 24); }
     rp['replay-switches'] = off;
   }
+  { // events and ranges (docs/actions.md): a row per action of the chosen character's graph; an event is a
+    // mark at each tick it fired in (taller when it fired more than once), a range a bar over the ticks it
+    // was open after, with its enter and exit ticks marked
+    const cv = $('replay-events');
+    const marks = timelineMarks(rp.character);
+    const rows = Math.max(1, ch.actions.length), rh = 16;
+    cv.height = rows * rh + 4;
+    const off = new OffscreenCanvas(cv.width, cv.height), og = off.getContext('2d');
+    og.fillStyle = '#fff'; og.fillRect(0, 0, cv.width, cv.height);
+    og.font = '10px system-ui';
+    const X = (i) => i / n * cv.width, dx = Math.max(1.5, cv.width / n);
+    ch.actions.forEach((a, r) => {
+      const y = r * rh + 2;
+      og.fillStyle = '#f4f4f4'; og.fillRect(0, y, cv.width, rh - 2);
+      const m = marks[r];
+      og.fillStyle = colour(r);
+      og.globalAlpha = 0.45;
+      for (const i of m.open) og.fillRect(X(i), y + 3, dx + 0.5, rh - 8);
+      og.globalAlpha = 1;
+      for (const i of m.fired) og.fillRect(X(i), y, dx, rh - 2);
+      og.fillStyle = '#111';
+      for (const i of m.entered) og.fillRect(X(i), y, 1.5, rh - 2);
+      for (const i of m.exited) og.fillRect(X(i) + dx - 1.5, y, 1.5, rh - 2);
+      // the row's name at its right end, on a backing that keeps it readable over the marks
+      const label = `${a.name} (${a.kind}, ${a.motion}): ${a.kind === 'event' ? m.fired.length + ' ticks' : m.entered.length + ' opened'}`;
+      const lw = og.measureText(label).width + 8;
+      og.fillStyle = 'rgba(255,255,255,0.85)'; og.fillRect(cv.width - lw, y, lw, rh - 2);
+      og.fillStyle = '#111'; og.fillText(label, cv.width - lw + 4, y + rh - 5);
+    });
+    if (!ch.actions.length) { og.fillStyle = '#555'; og.fillText('this character\'s graph has no events or ranges', 4, 13); }
+    rp['replay-events'] = off;
+  }
   const legend = $('replay-legend');
   legend.innerHTML = ch.motions.map((m, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${m}</span>`).join('') +
     ' | ' + ch.parameters.map((p, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${p}</span>`).join('');
   drawCursor();
 }
 
+// per action of character k: the frame indices it fired in (events), was entered, left, open after (ranges)
+function timelineMarks(k) {
+  const ch = rp.info.characters[k];
+  const marks = ch.actions.map(() => ({ fired: [], entered: [], exited: [], open: [] }));
+  for (const [i, c, a, kind, count, exits, active] of rp.info.actions) {
+    if (c !== k || !marks[a]) continue;
+    if (kind === 0 && count) marks[a].fired.push(i);
+    if (kind === 1) { if (count) marks[a].entered.push(i); if (exits) marks[a].exited.push(i); if (active) marks[a].open.push(i); }
+  }
+  return marks;
+}
+// for the tests: what the timeline shows for character k, by tick (the switch band's states, the marks)
+window.studioTimeline = (k) => {
+  const info = rp.info, W = info.motions_max + info.params_max + info.switches_max, ch = info.characters[k];
+  const tick = (i) => info.first_tick + i;
+  return {
+    switches: ch.switches.map((sw, w) => Array.from({ length: info.frames },
+      (_, i) => rp.tracks[(i * info.characters.length + k) * W + info.motions_max + info.params_max + w] - 1)),
+    actions: timelineMarks(k).map((m, a) => ({ name: ch.actions[a].name, kind: ch.actions[a].kind,
+      fired: m.fired.map(tick), entered: m.entered.map(tick), exited: m.exited.map(tick), open: m.open.map(tick) })),
+  };
+};
+// the shown tick's reports of the chosen character, as text
+function firedText() {
+  const ch = rp.info.characters[rp.character];
+  const here = rp.info.actions.filter(([i, c]) => i === rp.index && c === rp.character);
+  return here.length ? here.map(([, , a, kind, count, exits, active]) => {
+    const name = ch.actions[a] ? ch.actions[a].name : `#${a}`;
+    if (kind === 0) return count > 1 ? `${name} ×${count}` : name;
+    return `${name} ${[count ? 'entered' : '', exits ? 'left' : '', active ? 'open' : ''].filter(Boolean).join(', ')}`;
+  }).join('; ') : 'nothing';
+}
+
 function drawCursor() {
-  for (const id of ['replay-tracks', 'replay-switches', 'replay-params']) {
+  if (rp && rp.info) $('replay-fired').textContent = firedText();
+  for (const id of ['replay-tracks', 'replay-switches', 'replay-events', 'replay-params']) {
     const cv = $(id), g = cv.getContext('2d');
     if (!rp[id]) continue;
     g.drawImage(rp[id], 0, 0);
@@ -862,7 +929,7 @@ function replayFrame(t) {
   const models = presentModels(alpha);
   if (models) { drawReplaySkeletons(models); $('replay-alpha').textContent = (alpha / 65536).toFixed(3); }
 }
-['replay-tracks', 'replay-switches', 'replay-params'].forEach((id) => {
+['replay-tracks', 'replay-switches', 'replay-events', 'replay-params'].forEach((id) => {
   const cv = $(id);
   const scrub = (e) => { if (!rp || !(e.buttons & 1)) return; const r = cv.getBoundingClientRect(); rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Math.round((e.clientX - r.left) / r.width * (rp.info.frames - 1))); };
   cv.addEventListener('pointerdown', scrub);

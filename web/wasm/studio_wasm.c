@@ -513,6 +513,7 @@ static struct {
     bsync_replay_reader* reader;
     cJSON* recorded;
     cJSON* desyncs;
+    cJSON* actions; /* [frame index, character, action, kind, count, exits, active] per action report */
     char used[1400];
     char stop[300];
     uint32_t tick_rate, checksum_interval, start_tick;
@@ -523,6 +524,7 @@ static void replay_reader_close(void) {
     bsync_replay_reader_close(g_rd.reader);
     cJSON_Delete(g_rd.recorded);
     cJSON_Delete(g_rd.desyncs);
+    cJSON_Delete(g_rd.actions);
     memset(&g_rd, 0, sizeof g_rd);
 }
 
@@ -579,6 +581,7 @@ const char* bs_replay_open(const char* path) {
     g_rp.snap_size = bsync_match_snapshot_size_max(g_rp.match);
     g_rd.recorded = cJSON_CreateArray();
     g_rd.desyncs = cJSON_CreateArray();
+    g_rd.actions = cJSON_CreateArray();
     g_rd.tick_rate = h->tick_rate;
     g_rd.checksum_interval = h->checksum_interval;
     g_rd.start_tick = h->start_tick;
@@ -658,6 +661,14 @@ const char* bs_replay_step(int max_frames) {
                     if (bsync_instance_switch_state(inst, w, st_, &n) == BSYNC_OK && n > 0)
                         t[g_rp.motions_max + g_rp.params_max + w] = (int32_t)st_[n - 1].child + 1;
                 }
+                /* what fired in this tick (docs/actions.md "Reports"): events crossed, ranges entered, left or open */
+                const bsync_action_report* rep = NULL;
+                uint32_t nr = 0;
+                if (bsync_instance_actions(inst, &rep, &nr) == BSYNC_OK)
+                    for (uint32_t k = 0; k < nr; k++) {
+                        const int v[7] = {(int)i, (int)c, (int)rep[k].action, (int)rep[k].kind, (int)rep[k].count, (int)rep[k].exits, (int)rep[k].active};
+                        cJSON_AddItemToArray(g_rd.actions, cJSON_CreateIntArray(v, 7));
+                    }
             }
             g_rp.frames++;
             stepped++;
@@ -694,6 +705,7 @@ const char* bs_replay_info(void) {
     cJSON_AddNumberToObject(o, "switches_max", g_rp.switches_max);
     cJSON_AddItemReferenceToObject(o, "recorded", g_rd.recorded);
     cJSON_AddItemReferenceToObject(o, "desyncs", g_rd.desyncs);
+    cJSON_AddItemReferenceToObject(o, "actions", g_rd.actions);
     cJSON* chars = cJSON_AddArrayToObject(o, "characters");
     for (uint32_t c = 0; c < g_rp.chars; c++) {
         const bsync_graph* gr = desc->characters[c].graph;
@@ -711,6 +723,16 @@ const char* bs_replay_info(void) {
             cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
             cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
             cJSON_AddItemToArray(js, jj);
+        }
+        cJSON* acts = cJSON_AddArrayToObject(e, "actions");
+        for (uint32_t a = 0; a < bsync_graph_action_count(gr); a++) {
+            bsync_graph_action_desc d;
+            if (bsync_graph_action(gr, a, &d) != BSYNC_OK) continue;
+            cJSON* ad = cJSON_CreateObject();
+            cJSON_AddStringToObject(ad, "name", d.name);
+            cJSON_AddStringToObject(ad, "kind", d.kind == BSYNC_ACTION_RANGE ? "range" : "event");
+            cJSON_AddStringToObject(ad, "motion", bsync_blend_tree_motion_name(t, d.motion));
+            cJSON_AddItemToArray(acts, ad);
         }
         cJSON* sws = cJSON_AddArrayToObject(e, "switches");
         for (uint32_t w = 0; w < g_rp.switches_max && w < bsync_graph_switch_count(gr); w++) {
