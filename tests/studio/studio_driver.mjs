@@ -207,6 +207,16 @@ switch (scenario) {
     await page.waitForFunction((tick) => document.getElementById('replay-tick').textContent === String(tick), at);
     const txt = await page.textContent('#replay-fired');
     check(/^hit (entered, )?open/.test(txt), `at tick ${at} character ${process.env.EVENT_CHARACTER} shows "${txt}"`);
+    // the states named for the shown tick are the native instance's at that tick, here and at the first
+    // tick playing another state
+    const band = native[Number(process.env.EVENT_CHARACTER)].switches[0];
+    for (const tick of [at, band.findIndex((s) => s !== band[at])]) {
+      await page.evaluate(([tk, c]) => { location.hash = `#tick=${tk}&character=${c}`; }, [tick, process.env.EVENT_CHARACTER]);
+      await page.waitForFunction((tk) => document.getElementById('replay-tick').textContent === String(tk), tick);
+      const want = `upper: ${['move', 'wave', 'punch'][native[Number(process.env.EVENT_CHARACTER)].switches[0][tick]]}`;
+      const states = await page.textContent('#replay-states');
+      check(states === want, `at tick ${tick} the band names "${states}", the native switch state`);
+    }
     await screenshot();
     break;
   }

@@ -903,7 +903,11 @@ function firedText() {
 }
 
 function drawCursor() {
-  if (rp && rp.info) $('replay-fired').textContent = firedText();
+  if (rp && rp.info) {
+    $('replay-fired').textContent = firedText();
+    const sw = window.studioTimeline(rp.character).switches, ch = rp.info.characters[rp.character];
+    $('replay-states').textContent = ch.switches.map((s, w) => `${s.node}: ${s.states[sw[w][rp.index]] ?? '-'}`).join(', ') || '-';
+  }
   for (const id of ['replay-tracks', 'replay-switches', 'replay-events', 'replay-params']) {
     const cv = $(id), g = cv.getContext('2d');
     if (!rp[id]) continue;
