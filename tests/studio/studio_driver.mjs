@@ -93,6 +93,9 @@ switch (scenario) {
     const marked = await page.getAttribute('td.leaf[data-motion="walk"] ~ td, td.leaf[data-motion="walk"]', 'data-motion').catch(() => null);
     const title = await page.$eval('td.leaf[data-motion="walk"]', (td) => td.previousElementSibling.querySelector('.finding')?.title || '');
     check(marked === 'walk' && title.includes('root_motion'), `walk's row carries its finding: ${title.split('\n')[0]}`);
+    // the markers are plain letters in CSS badges: no character the default fonts lack (ⓘ was drawn as a box)
+    const marks = await page.$$eval('.finding', (els) => els.map((e) => e.textContent));
+    check(marks.length > 0 && marks.every((m) => m === 'i' || m === '!'), `the ${marks.length} finding markers are badges around "i" / "!"`);
     await screenshot();
     break;
   }
