@@ -113,6 +113,18 @@ case "$scenario" in
     export EXPECT_MOVE EXPECT_LOCO EXPECT_FRAME EXPECT_VALIDATE
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
+  tune_keep_tick)
+    # point A for 20 ticks, point B for 17, then walk's threshold 1.4 -> 1.55: the page re-simulates the
+    # edited graph to tick 37, which is eval's tick 36 of the edited config with those two script rows
+    export POINT_A='{"move_x": "0.43", "move_y": "0.61", "speed": "2.1"}' POINT_B='{"move_x": "-0.3", "move_y": "0.8", "speed": "1.2"}'
+    export TICKS_A=20 TICKS_B=17 EDIT_PTR=/nodes/locomotion/children/1/threshold NEW_VALUE=1.55
+    sed 's/"threshold": 1.4 }/"threshold": 1.55 }/' "$cfg" >"$work/edited.json"
+    ! cmp -s "$cfg" "$work/edited.json"
+    printf 'tick,speed,move_x,move_y\n0,2.1,0.43,0.61\n20,1.2,-0.3,0.8\n' >"$work/points.csv"
+    EXPECT_FRAME=$("$bs" eval "$work/edited.json" --script "$work/points.csv" --ticks 37 2>/dev/null | tail -n 1)
+    export EXPECT_FRAME
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
   tune_script)
     # the page plays the script through the graph: its checksums after 200 ticks are eval's
     export TICKS=200

@@ -206,6 +206,7 @@ function openConfig(f) {
 
 // Parse text with the core: draw everything, or show the error (file, JSON path, message).
 function applyText(text, fresh) {
+  const keep = fresh ? 0 : shownTick; // an edit keeps the instance's tick: re-simulated to it below
   const res = JSON.parse(api.load(text, new TextEncoder().encode(text).length, current.name));
   if (res.error) {
     layout = null;
@@ -238,6 +239,7 @@ function applyText(text, fresh) {
   setStatus(`${current.name}: ${layout.nodes.length} nodes, ${layout.parameters.length} parameters, ` +
     `${layout.joints.length} joints, ${layout.tick_rate} Hz`);
   if (script) startScript(script.file); // the graph was rebuilt: the script starts over on it
+  if (keep > 0) { resimulate(keep); refreshState(); } // ... and the instance is re-simulated to the tick it was at
   document.body.dataset.ready = '1';
   return true;
 }
@@ -262,17 +264,45 @@ async function save() {
   document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
 }
 
+// ---------------------------------------------------------------- ticking, and re-simulating after an edit
+let shownTick = 0; // the instance's tick count (bs_state's)
+let pointLog = []; // [[tick, targets]]: the point's targets from each tick on since the last reset or script start
+function tickInstance(n) {
+  if (!script) {
+    const last = pointLog[pointLog.length - 1];
+    if (!last || last[1].length !== params.length || last[1].some((v, i) => v !== params[i])) pointLog.push([shownTick, params.slice()]);
+  }
+  api.tick(n);
+  shownTick += n;
+}
+// Tick a freshly loaded instance to tick n with the inputs it had: the script from its start, or the
+// point's logged targets from the ticks they were set on (as `eval --script` with those rows would)
+function resimulate(n) {
+  if (script) { api.tick(n); shownTick = n; return; }
+  const log = pointLog.length && pointLog[0][0] === 0 && pointLog.every(([, ps]) => ps.length === params.length) ? pointLog : [[0, params.slice()]];
+  let t = 0;
+  log.forEach(([, ps], k) => {
+    const to = Math.min(n, k + 1 < log.length ? log[k + 1][0] : n);
+    ps.forEach((v, i) => api.setParam(i, v));
+    if (to > t) { api.tick(to - t); t = to; }
+  });
+  if (t < n) api.tick(n - t);
+  params.forEach((v, i) => api.setParam(i, v));
+  pointLog = log;
+  shownTick = n;
+}
+
 // ---------------------------------------------------------------- a CSV script through the graph (as `blendsync eval`)
 let script = null; // {file, rows, ticks} while a script drives the instance
 function startScript(f) {
   if (!layout) return;
-  if (!f) { api.scriptLoad('', 0, ''); script = null; setStatus(`${current.name}: driven by the point`); refreshState(); return; }
+  if (!f) { api.scriptLoad('', 0, ''); script = null; pointLog = []; shownTick = 0; setStatus(`${current.name}: driven by the point`); refreshState(); return; }
   const text = new TextDecoder().decode(f.bytes);
   const res = JSON.parse(api.scriptLoad(text, new TextEncoder().encode(text).length, f.name));
   if (res.error) { script = null; showMessage(res.error); $('script-select').value = ''; return; }
   showMessage('');
   script = { file: f, rows: res.rows, ticks: res.ticks };
-  tickDebt = 0;
+  tickDebt = 0; pointLog = []; shownTick = 0;
   setStatus(`${current.name}: driven by ${f.name} (${res.rows} rows, ${res.ticks} ticks)`);
   refreshState();
 }
@@ -643,6 +673,7 @@ function refreshState() {
   const s = JSON.parse(api.state());
   if (s.error) return;
   $('tick').textContent = s.tick;
+  shownTick = s.tick;
   $('state-checksum').textContent = s.state_checksum;
   $('pose-checksum').textContent = s.pose_checksum || '-';
   for (const [k, v] of Object.entries(s.params)) { const td = $('filtered-' + k); if (td) td.textContent = v; }
@@ -657,7 +688,7 @@ function frame(t) {
   if (layout && playing && activeView === 'tune') {
     tickDebt += Math.min(0.25, (t - (lastFrame || t)) / 1000) * layout.tick_rate;
     const n = Math.floor(tickDebt);
-    if (n > 0) { tickDebt -= n; api.tick(n); refreshState(); }
+    if (n > 0) { tickDebt -= n; tickInstance(n); refreshState(); }
   }
   lastFrame = t;
   if (activeView === 'replay' && rp) replayFrame(t);
@@ -1041,12 +1072,12 @@ async function main() {
   $('desync-next').onclick = () => ds && showDifference(ds.current + 1);
   $('desync-prev').onclick = () => ds && showDifference(ds.current - 1);
   $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
-  $('reset').onclick = () => { api.reset(); tickDebt = 0; refreshState(); };
+  $('reset').onclick = () => { api.reset(); tickDebt = 0; pointLog = []; shownTick = 0; refreshState(); };
   $('run').onclick = () => {
     const n = Number($('run-ticks').value);
     if (!(n >= 1)) return;
     playing = false; $('play').textContent = 'play';
-    api.tick(n); refreshState();
+    tickInstance(n); refreshState();
   };
   $('save').onclick = save;
   window.addEventListener('beforeunload', (e) => { if (dirty) e.preventDefault(); });
