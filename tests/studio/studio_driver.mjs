@@ -124,6 +124,25 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'tune_response': {
+    // the speed's response curve is drawn, and the shaped value at a target is the native filter's
+    check(await page.isVisible('#responses canvas'), 'a response curve is drawn for speed');
+    for (const v of process.env.TARGETS.split(' ')) {
+      await setParam('speed', v);
+      const target = await page.textContent('#response-target-speed'), shaped = await page.textContent('#response-speed');
+      const want = process.env['EXPECT_SHAPED_' + v.replace('.', '_')];
+      check(target === v && shaped === want, `speed target ${target} is shaped to ${shaped} (eval settles at ${want})`);
+    }
+    const drawn = await page.$eval('#responses canvas', (cv) => {
+      const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 200 && d[i + 2] > 150) n++; // the shape line's blue
+      return n;
+    });
+    check(drawn > 100, `the shape is drawn (${drawn} blue pixels)`);
+    await screenshot();
+    break;
+  }
   case 'tune_script': {
     await page.click('#play'); // paused: the run below is the only ticking
     await page.selectOption('#script-select', { label: 'script path.csv' });

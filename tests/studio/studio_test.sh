@@ -47,6 +47,19 @@ open(p, "w").write(t)
 PY
     "$bs" validate "$cfg" >/dev/null
     ;;
+  tune_response) # a response curve on speed that is not the identity (an ease-in to 0.8 at 2, then up to 3.5)
+    python3 - "$cfg" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read()
+old = '"speed": { "default": 0,'
+assert old in t
+t = t.replace(old, '"speed": { "default": 0, "curve": [{ "time": 0, "value": 0 }, { "time": 2, "value": 0.8, "in_tangent": 0.2, '
+              '"out_tangent": 1.5 }, { "time": 3.5, "value": 3.5 }],', 1)
+open(p, "w").write(t)
+PY
+    "$bs" validate "$cfg" >/dev/null
+    ;;
   tune_script) # the demo's joystick path (rows at 0, 30, 90, 150 with a wave trigger, ...)
     cp "$src/scripts/demo/locomotion_path.csv" "$work/path.csv"
     files=(loco.json path.csv)
@@ -123,6 +136,18 @@ case "$scenario" in
     printf 'tick,speed,move_x,move_y\n0,2.1,0.43,0.61\n20,1.2,-0.3,0.8\n' >"$work/points.csv"
     EXPECT_FRAME=$("$bs" eval "$work/edited.json" --script "$work/points.csv" --ticks 37 2>/dev/null | tail -n 1)
     export EXPECT_FRAME
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  tune_response)
+    # the shaped value the page shows for a target is where the native filter settles when held there:
+    # eval's filtered speed after 300 ticks at that target (SmoothDamp 0.25 s has long settled)
+    for v in 1.3 2.7; do
+      printf 'tick,speed,move_x,move_y\n0,%s,0,1\n' "$v" >"$work/hold.csv"
+      s=$("$bs" eval "$cfg" --script "$work/hold.csv" --ticks 300 2>/dev/null | tail -n 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["speed"])')
+      export "EXPECT_SHAPED_${v/./_}=$s"
+      echo "eval: speed held at $v settles at $s"
+    done
+    export TARGETS="1.3 2.7"
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   tune_script)

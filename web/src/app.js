@@ -49,6 +49,7 @@ async function loadCore() {
     state: core.cwrap('bs_state', 'string', []),
     regionMap: core.cwrap('bs_region_map', 'number', ['number', 'number', 'number', 'number', 'number', 'number', 'number']),
     curve: core.cwrap('bs_curve', 'number', ['number', 'number', 'number', 'number']),
+    response: core.cwrap('bs_response', 'number', ['number', 'number', 'number', 'number']),
     fxFormat: core.cwrap('bs_fx_format', 'string', ['number']),
     validate: core.cwrap('bs_validate', 'string', ['string']),
     scriptLoad: core.cwrap('bs_script_load', 'string', ['string', 'number', 'string']),
@@ -223,6 +224,7 @@ function applyText(text, fresh) {
   if (fresh || params.length !== layout.parameters.length) params = layout.parameters.map((p) => p.default_raw);
   params.forEach((v, i) => api.setParam(i, v));
   buildParams();
+  drawResponses();
   const sig = layout.nodes.map((n) => `${n.name}:${n.type}:${n.children.length}`).join('|');
   if (!fresh && views.sig === sig) { // same nodes: keep the canvases (a drag goes on) and their scales
     for (const v of views) v.node = layout.nodes[v.n];
@@ -560,7 +562,63 @@ function refreshWeights() {
   markFindings();
 }
 
-function refreshAll() { refreshWeights(); drawSpaces(); }
+function refreshAll() { refreshWeights(); drawSpaces(); drawResponses(); }
+
+// ---------------------------------------------------------------- response curves (AnimationCurve keys)
+// n samples over [x0, x1] (raw) of a scalar parameter's curve alone and of its shape (dead zone + curve),
+// computed by the core (bs_response); null without a curve
+function response(i, n, x0, x1) {
+  const ptr = api.response(i, n, x0 | 0, x1 | 0);
+  if (!ptr) return null;
+  const all = new Int32Array(core.HEAP32.buffer, ptr, 2 * n).slice();
+  return { curve: all.subarray(0, n), shape: all.subarray(n) };
+}
+// a canvas per scalar parameter with a response curve: the curve (grey, its keys as dots), the shape the
+// instance applies before smoothing (the dead zone too; in colour), and the target with its shaped value
+function drawResponses() {
+  const box = $('responses');
+  if (!layout) { box.textContent = ''; return; }
+  const want = layout.parameters.map((p, i) => (response(i, 2, 0, 0) ? i : -1)).filter((i) => i >= 0);
+  if (box.dataset.sig !== want.join(',')) {
+    box.textContent = '';
+    for (const i of want) {
+      const d = document.createElement('div');
+      d.className = 'response';
+      d.innerHTML = `<div><b>${layout.parameters[i].name}</b> response curve <small>target <code id="response-target-${layout.parameters[i].name}"></code>` +
+        ` → shaped <code id="response-${layout.parameters[i].name}"></code></small></div><canvas width="300" height="150"></canvas>`;
+      box.append(d);
+    }
+    box.dataset.sig = want.join(',');
+  }
+  want.forEach((i, k) => {
+    const name = layout.parameters[i].name;
+    const f = (fields.parameters || {})[name] || {};
+    const keys = (Array.isArray(f.curve) ? f.curve : f.curve && f.curve.keys) || [];
+    const kt = keys.map((kk) => Number(kk.time)), kv = keys.map((kk) => Number(kk.value));
+    const range = Number(f.dead_zone_range) || 1;
+    const xlo = Math.min(0, ...kt), xhi = Math.max(range, ...kt, params[i] / ONE);
+    const n = 200, r = response(i, n, xlo * ONE, xhi * ONE);
+    const cv = box.children[k].querySelector('canvas'), g = cv.getContext('2d');
+    const ys = [...r.curve, ...r.shape].map((v) => v / ONE).concat(kv, [0]);
+    const ylo = Math.min(...ys), yhi = Math.max(...ys) > ylo ? Math.max(...ys) : ylo + 1;
+    const X = (x) => 8 + (x - xlo) / (xhi - xlo) * (cv.width - 16), Y = (y) => cv.height - 14 - (y - ylo) / (yhi - ylo) * (cv.height - 24);
+    g.fillStyle = '#f6f6f4'; g.fillRect(0, 0, cv.width, cv.height);
+    g.strokeStyle = '#ccc'; g.lineWidth = 1; g.beginPath(); g.moveTo(X(xlo), Y(0)); g.lineTo(X(xhi), Y(0)); g.moveTo(X(0), Y(ylo)); g.lineTo(X(0), Y(yhi)); g.stroke();
+    for (const [arr, style, w] of [[r.curve, '#999', 1], [r.shape, colour(2), 2]]) {
+      g.strokeStyle = style; g.lineWidth = w; g.beginPath();
+      arr.forEach((v, j) => { const x = X(xlo + (xhi - xlo) * j / (n - 1)), y = Y(v / ONE); j ? g.lineTo(x, y) : g.moveTo(x, y); });
+      g.stroke();
+    }
+    g.fillStyle = '#555';
+    kt.forEach((x, j) => { g.beginPath(); g.arc(X(x), Y(kv[j]), 3, 0, 2 * Math.PI); g.fill(); });
+    const target = params[i], shaped = response(i, 2, target, target).shape[0];
+    g.strokeStyle = '#000'; g.setLineDash([3, 3]); g.beginPath(); g.moveTo(X(target / ONE), Y(ylo)); g.lineTo(X(target / ONE), Y(shaped / ONE)); g.stroke(); g.setLineDash([]);
+    g.fillStyle = '#000'; g.beginPath(); g.arc(X(target / ONE), Y(shaped / ONE), 4, 0, 2 * Math.PI); g.fill();
+    g.font = '10px system-ui'; g.fillText(`${xlo} .. ${+xhi.toFixed(3)}`, 8, cv.height - 2);
+    $('response-target-' + name).textContent = fx(target);
+    $('response-' + name).textContent = fx(shaped);
+  });
+}
 
 // ---------------------------------------------------------------- settings (filters, time scales)
 function buildSettings() {

@@ -23,6 +23,8 @@
  *   bs_region_map(node, w, h, x0, y0, x1, y1)   RGBA pixels of a 2D node: the weight-mixed palette
  *                                 colour of its children (as `blendsync plot` draws it)
  *   bs_curve(node, n, x0, x1)     a 1D node's weight curves (n samples per child)
+ *   bs_response(param, n, x0, x1) a scalar parameter's response curve (bsync_curve_evaluate) and its
+ *                                 whole shape (dead zone + curve, bsync_param_shape) at n targets
  *   bs_fx_format(raw) / bs_fx_parse(text)       exact decimal text <-> Q16.16
  *   bs_replay_open(path)          a replay's header and match (+ the match config and graphs it names,
  *                                 found as `replay verify` finds them)
@@ -49,9 +51,11 @@
 
 #include "blendsync/blend_space.h"
 #include "blendsync/blend_tree.h"
+#include "blendsync/curve.h"
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
+#include "blendsync/io/config.h"
 #include "blendsync/io/desync.h"
 #include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/graph_config.h"
@@ -61,6 +65,7 @@
 #include "blendsync/io/script.h"
 #include "blendsync/io/validate.h"
 #include "blendsync/match.h"
+#include "blendsync/param.h"
 #include "blendsync/present.h"
 #include "blendsync/skeleton.h"
 
@@ -73,6 +78,7 @@ int bs_tick(int n);
 const char* bs_state(void);
 uint8_t* bs_region_map(int node, int w, int h, int x0, int y0, int x1, int y1);
 int32_t* bs_curve(int node, int n, int x0, int x1);
+int32_t* bs_response(int param, int n, int x0, int x1);
 const char* bs_fx_format(int raw);
 int bs_fx_parse(const char* text, int* ok);
 const char* bs_validate(const char* path);
@@ -412,6 +418,46 @@ int32_t* bs_curve(int node, int n, int x0, int x1) {
         if (bsync_blend_space_eval(s, &p, 1, wt) != BSYNC_OK) return NULL;
         for (uint32_t c = 0; c < nc; c++) buf[(size_t)i * nc + c] = wt[c];
     }
+    return buf;
+}
+
+/* A scalar parameter's response curve at n targets evenly over [x0, x1] (raw): n values of the curve
+ * alone (bsync_curve_evaluate), then n of the shape the instance applies before smoothing (dead zone
+ * and curve: bsync_param_shape). The curve is built from the config's keys as the loader builds it
+ * (graph_config.c: the same desc to bsync_curve_create). NULL for no curve, a pair, or bad arguments. */
+int32_t* bs_response(int param, int n, int x0, int x1) {
+    static int32_t* buf;
+    if (!g_config || n < 2 || n > 4096) return NULL;
+    const bsync_config_graph* fields = bsync_graph_config_fields(g_config);
+    if (param < 0 || (uint32_t)param >= bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config))) return NULL;
+    const bsync_config_filter* cf = &fields->filters[param];
+    if (!cf->has_curve || cf->pair || (param > 0 && fields->filters[param - 1].pair)) return NULL;
+    bsync_curve_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.keys = cf->keys;
+    cd.key_count = cf->key_count;
+    cd.pre_wrap = cf->pre_wrap;
+    cd.post_wrap = cf->post_wrap;
+    bsync_curve* curve = NULL;
+    if (bsync_curve_create(&cd, NULL, &curve) != BSYNC_OK) return NULL;
+    bsync_param_filter_desc fd;
+    memset(&fd, 0, sizeof fd);
+    fd.dead_zone = cf->dead_zone;
+    fd.dead_zone_range = cf->dead_zone_range;
+    fd.curve = curve;
+    bsync_param_filter f;
+    free(buf);
+    buf = malloc(sizeof(int32_t) * 2u * (size_t)n);
+    if (!buf || bsync_param_filter_init(&f, &fd, 30) != BSYNC_OK) {
+        bsync_curve_destroy(curve);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        fix16_t x = (fix16_t)(x0 + (int32_t)(((int64_t)(x1 - x0) * i) / (n - 1)));
+        buf[i] = bsync_curve_evaluate(curve, x);
+        buf[n + i] = bsync_param_shape(&f, x);
+    }
+    bsync_curve_destroy(curve);
     return buf;
 }
 
