@@ -305,6 +305,28 @@ switch (scenario) {
           process.env.EXPECT_POSE_DIFF === '1' ? `the report's character has highlighted joints, listed: ${shown}` : 'no joint differs (the blend state does)');
       }
     }
+    // the states between: re-simulated to the reported tick the server's state is server.bsms byte for
+    // byte; after the frame before the first divergent tick the two states agree, after it only the
+    // report's character differs (its blend state: the flipped clock)
+    const first = Number(process.env.EXPECT_FIRST), T = Number(process.env.EXPECT_TICK);
+    const atT = await page.evaluate((tk) => window.studioDesyncAt(tk), T);
+    check(!atT.error && atT.server_is_bundle && atT.client_from === 'client.bsms' &&
+      JSON.stringify(atT.characters.map((c) => c.differing_joints)) === JSON.stringify(info.characters.map((c) => c.differing_joints)),
+      `tick ${T} re-simulated from server-previous.bsms is server.bsms, with the same joints highlighted`);
+    const before = await page.evaluate((tk) => window.studioDesyncAt(tk), first - 1);
+    check(!before.error && before.client_from === 'trail' && before.characters.every((c) => !c.blend_differs && c.differing_joints.length === 0),
+      `after frame ${first - 1} (client from its trail) the states agree: ${await page.textContent('#desync-shown')}`);
+    const atFirst = await page.evaluate((tk) => window.studioDesyncAt(tk), first);
+    check(!atFirst.error && atFirst.characters.every((c) => c.blend_differs === (c.name === want)),
+      `after frame ${first} only ${want} differs: ${await page.textContent('#desync-shown')}`);
+    // clicking the timeline at the first divergence's mark shows that tick
+    const t0 = Number((await page.evaluate(() => window.studioDesync.first_divergence.previous_tick)));
+    const box = await page.locator('#desync-timeline').boundingBox();
+    const cw = await page.$eval('#desync-timeline', (cv) => cv.width);
+    await page.mouse.click(box.x + (20 + (first - t0) / Math.max(1, T - t0) * (cw - 40)) * box.width / cw, box.y + 30);
+    const shown = await page.textContent('#desync-shown');
+    check(shown.startsWith(`${first} (`), `clicking the timeline at the first divergence shows it: ${shown}`);
+    await page.evaluate((tk) => window.studioDesyncAt(tk), T);
     await screenshot();
     break;
   }

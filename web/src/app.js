@@ -59,6 +59,7 @@ async function loadCore() {
     replayInfo: core.cwrap('bs_replay_info', 'string', []),
     replaySeek: core.cwrap('bs_replay_seek', 'string', ['number']),
     desyncOpen: core.cwrap('bs_desync_open', 'string', ['string', 'string']),
+    desyncAt: core.cwrap('bs_desync_at', 'string', ['string', 'string', 'number']),
     replayPresent: core.cwrap('bs_replay_present', 'number', ['number']),
   };
 }
@@ -1042,14 +1043,55 @@ async function openDesync(f) {
   const res = JSON.parse(api.desyncOpen(dir, match ? '/w/' + match.name : ''));
   if (res.error) { showMessage(`${f.name}: ${res.error}`); setStatus(`${f.name}: not loaded`); document.body.dataset.ready = '1'; return; }
   if (!ds) ds = { three: makeScene($('desync-skeleton')), objects: [] };
-  for (const o of ds.objects) { ds.three.scene.remove(o); o.geometry.dispose(); }
-  ds.objects = [];
   ds.info = res;
+  ds.dir = dir; ds.match = match ? '/w/' + match.name : '';
   window.studioDesync = res; // what the view draws (the tests compare the highlighted joints with the positions)
   const fd = res.first_divergence;
   const focus = fd.located ? fd.character : 0;
-  // both states of every character, overlaid (server white/yellow, client orange), side by side
-  res.characters.forEach((c, k) => {
+  drawDesyncState(res.characters);
+  ds.shown = res.tick;
+  $('desync-shown').textContent = `${res.tick} (the reported tick: server.bsms, client.bsms)`;
+  ds.three.camera.position.set(focus * 1.2, 1.3, 3.6);
+  ds.three.controls.target.set(focus * 1.2, 0.85, 0);
+  const ch = res.characters[focus];
+  $('desync-tick').textContent = res.tick;
+  $('desync-first').textContent = fd.located ? fd.tick : (fd.unavailable || 'not located by the trail');
+  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : '-';
+  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) : '-';
+  const list = $('desync-list');
+  list.textContent = '';
+  for (const d of res.differences) { const li = document.createElement('li'); li.textContent = d; list.append(li); }
+  for (const d of fd.lines || []) { const li = document.createElement('li'); li.className = 'trace'; li.textContent = d; list.append(li); }
+  ds.current = 0;
+  showDifference(0);
+  drawDesyncTimeline();
+  $('desync-info').textContent = `${f.name}: slot ${res.slot}, match config ${res.config}` +
+    (fd.located ? `; the trail re-simulated from tick ${fd.previous_tick}${fd.reproduced ? ' reproduces the server\'s state' : ' does NOT reproduce the server\'s state'}` : '');
+  setStatus(`${f.name}: desync at tick ${res.tick}`);
+  document.body.dataset.ready = '1';
+}
+
+// A tick between the agreeing and the reported one (bs_desync_at: the server's state re-simulated
+// from server-previous.bsms, the client's from its trail): drawn as the reported tick is
+function desyncAt(tick) {
+  const res = JSON.parse(api.desyncAt(ds.dir, ds.match, tick));
+  if (res.error) { $('desync-shown').textContent = `${tick}: ${res.error}`; return res; }
+  drawDesyncState(res.characters);
+  ds.shown = tick;
+  const differ = res.characters.filter((c) => c.blend_differs).map((c) => c.name);
+  $('desync-shown').textContent = `${tick} (server re-simulated${res.server_is_bundle ? ' = server.bsms' : ''}, client from ${res.client_from}): ` +
+    (differ.length ? `${differ.join(', ')} differ${differ.length === 1 ? 's' : ''}` : 'the states agree');
+  drawDesyncTimeline();
+  return res;
+}
+window.studioDesyncAt = (tick) => desyncAt(tick);
+
+// both states of every character, overlaid (server white/yellow, client orange), side by side; the
+// joints whose pose checksums differ in red, and listed
+function drawDesyncState(characters) {
+  for (const o of ds.objects) { ds.three.scene.remove(o); o.geometry.dispose(); }
+  ds.objects = [];
+  characters.forEach((c, k) => {
     const dx = k * 1.2;
     for (const [side, bone, joint] of [['server', 0xe6e6e0, 0xffe119], ['client', 0xf58231, 0xf58231]]) {
       const m = c[side];
@@ -1069,29 +1111,11 @@ async function openDesync(f) {
     }
   });
   ds.three.scene.add(...ds.objects);
-  const span = (res.characters.length - 1) * 1.2;
-  ds.three.camera.position.set(focus * 1.2, 1.3, 3.6);
-  ds.three.controls.target.set(focus * 1.2, 0.85, 0);
-  void span;
-  const ch = res.characters[focus];
-  $('desync-tick').textContent = res.tick;
-  $('desync-first').textContent = fd.located ? fd.tick : (fd.unavailable || 'not located by the trail');
-  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : '-';
-  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) : '-';
-  const diffJoints = res.characters.flatMap((c, k) => c.differing_joints.map((j) => `${c.name}:${c.joints[j].name}`));
-  $('desync-joints').textContent = diffJoints.length ? diffJoints.join(', ') : 'none (the states differ in blend state only; the poses are equal)';
+  const diffJoints = characters.flatMap((c) => c.differing_joints.map((j) => `${c.name}:${c.joints[j].name}`));
+  const blend = characters.some((c) => c.blend_differs);
+  $('desync-joints').textContent = diffJoints.length ? diffJoints.join(', ') :
+    blend || blend === undefined ? 'none (the states differ in blend state only; the poses are equal)' : 'none (the states agree)';
   $('desync-joints').dataset.joints = diffJoints.join(',');
-  const list = $('desync-list');
-  list.textContent = '';
-  for (const d of res.differences) { const li = document.createElement('li'); li.textContent = d; list.append(li); }
-  for (const d of fd.lines || []) { const li = document.createElement('li'); li.className = 'trace'; li.textContent = d; list.append(li); }
-  ds.current = 0;
-  showDifference(0);
-  drawDesyncTimeline();
-  $('desync-info').textContent = `${f.name}: slot ${res.slot}, match config ${res.config}` +
-    (fd.located ? `; the trail re-simulated from tick ${fd.previous_tick}${fd.reproduced ? ' reproduces the server\'s state' : ' does NOT reproduce the server\'s state'}` : '');
-  setStatus(`${f.name}: desync at tick ${res.tick}`);
-  document.body.dataset.ready = '1';
 }
 
 function showDifference(i) {
@@ -1117,6 +1141,9 @@ function drawDesyncTimeline() {
   if (fd.located) mark(fd.tick, '#e6194b', `first divergence: ${fd.tick}`, 48);
   mark(T, '#4363d8', `reported: ${T}`, 18);
   cv.dataset.first = fd.located ? fd.tick : '';
+  if (ds.shown !== undefined) { g.strokeStyle = '#000'; g.lineWidth = 2; g.beginPath(); g.arc(x(ds.shown), 30, 6, 0, 2 * Math.PI); g.stroke(); g.lineWidth = 1; }
+  ds.tickAt = (px) => Math.round(t0 + (px - 20) / (cv.width - 40) * Math.max(1, T - t0));
+  ds.t0 = t0;
 }
 
 // ---------------------------------------------------------------- start
@@ -1128,6 +1155,12 @@ async function main() {
   $('replay-scrub').oninput = () => { if (rp) { rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Number($('replay-scrub').value)); } };
   $('replay-character').onchange = () => { if (rp) { rp.character = Number($('replay-character').value); drawTracks(); replayShow(rp.index); } };
   $('desync-next').onclick = () => ds && showDifference(ds.current + 1);
+  $('desync-timeline').onclick = (e) => {
+    if (!ds || !ds.tickAt) return;
+    const cv = $('desync-timeline'), r = cv.getBoundingClientRect();
+    const tick = Math.min(ds.info.tick, Math.max(ds.t0, ds.tickAt((e.clientX - r.left) / r.width * cv.width)));
+    desyncAt(tick);
+  };
   $('desync-prev').onclick = () => ds && showDifference(ds.current - 1);
   $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
   $('reset').onclick = () => { api.reset(); tickDebt = 0; pointLog = []; shownTick = 0; refreshState(); };

@@ -63,6 +63,7 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_verify.h"
 #include "blendsync/io/script.h"
+#include "blendsync/io/trail.h"
 #include "blendsync/io/validate.h"
 #include "blendsync/match.h"
 #include "blendsync/param.h"
@@ -90,6 +91,7 @@ const char* bs_replay_info(void);
 int32_t* bs_replay_tracks(void);
 const char* bs_replay_seek(int index);
 const char* bs_desync_open(const char* dir, const char* match_path);
+const char* bs_desync_at(const char* dir, const char* match_path, int tick);
 float* bs_replay_present(int alpha);
 
 static bsync_graph_config* g_config;
@@ -939,6 +941,43 @@ static uint8_t* read_all(const char* path, size_t* len) {
     return buf;
 }
 
+/* Every character of the two matches: name, joints, both model poses, the joints whose per-joint pose
+ * checksums differ, and whether the characters' blend states differ. */
+static void add_characters(cJSON* o, const bsync_match_config* cfg, bsync_match* a, bsync_match* b) {
+    const bsync_match_desc* desc = bsync_match_config_desc(cfg);
+    static bsync_match_checksums ca, cb;
+    const int sums = bsync_match_checksums_get(a, 0, &ca) == BSYNC_OK && bsync_match_checksums_get(b, 0, &cb) == BSYNC_OK;
+    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
+    for (uint32_t c = 0; c < desc->character_count; c++) {
+        const bsync_graph* gr = desc->characters[c].graph;
+        const bsync_skeleton* sk = bsync_graph_skeleton(gr);
+        const uint32_t nj = sk ? bsync_skeleton_joint_count(sk) : 0;
+        cJSON* e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", bsync_match_config_character_name(cfg, c));
+        cJSON* js = cJSON_AddArrayToObject(e, "joints");
+        for (uint32_t j = 0; j < nj; j++) {
+            cJSON* jj = cJSON_CreateObject();
+            cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
+            cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
+            cJSON_AddItemToArray(js, jj);
+        }
+        add_model(e, "server", a, c, nj);
+        add_model(e, "client", b, c, nj);
+        if (sums) cJSON_AddBoolToObject(e, "blend_differs", ca.character_blend[c] != cb.character_blend[c]);
+        cJSON* diff = cJSON_AddArrayToObject(e, "differing_joints");
+        uint64_t* ja = malloc(sizeof(uint64_t) * (nj ? nj : 1));
+        uint64_t* jb = malloc(sizeof(uint64_t) * (nj ? nj : 1));
+        uint32_t na = 0, nb = 0;
+        if (nj && ja && jb && bsync_match_joint_checksums(a, c, ja, nj, &na) == BSYNC_OK &&
+            bsync_match_joint_checksums(b, c, jb, nj, &nb) == BSYNC_OK && na == nb)
+            for (uint32_t j = 0; j < na; j++)
+                if (ja[j] != jb[j]) cJSON_AddItemToArray(diff, cJSON_CreateNumber(j));
+        free(ja);
+        free(jb);
+        cJSON_AddItemToArray(chars, e);
+    }
+}
+
 const char* bs_desync_open(const char* dir, const char* match_path) {
     cJSON* o = cJSON_CreateObject();
     static bsync_desync_bundle b;
@@ -1000,37 +1039,112 @@ const char* bs_desync_open(const char* dir, const char* match_path) {
     } else {
         cJSON_AddStringToObject(fd, "unavailable", rt == BSYNC_NOT_FOUND ? "the bundle has no client trail" : err.message);
     }
-    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
-    for (uint32_t c = 0; c < desc->character_count; c++) {
-        const bsync_graph* gr = desc->characters[c].graph;
-        const bsync_skeleton* sk = bsync_graph_skeleton(gr);
-        const uint32_t nj = sk ? bsync_skeleton_joint_count(sk) : 0;
-        cJSON* e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", bsync_match_config_character_name(cfg, c));
-        cJSON* js = cJSON_AddArrayToObject(e, "joints");
-        for (uint32_t j = 0; j < nj; j++) {
-            cJSON* jj = cJSON_CreateObject();
-            cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
-            cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
-            cJSON_AddItemToArray(js, jj);
-        }
-        add_model(e, "server", m[0], c, nj);
-        add_model(e, "client", m[1], c, nj);
-        cJSON* diff = cJSON_AddArrayToObject(e, "differing_joints");
-        uint64_t* ja = malloc(sizeof(uint64_t) * (nj ? nj : 1));
-        uint64_t* jb = malloc(sizeof(uint64_t) * (nj ? nj : 1));
-        uint32_t na = 0, nb = 0;
-        if (nj && ja && jb && bsync_match_joint_checksums(m[0], c, ja, nj, &na) == BSYNC_OK &&
-            bsync_match_joint_checksums(m[1], c, jb, nj, &nb) == BSYNC_OK && na == nb)
-            for (uint32_t j = 0; j < na; j++)
-                if (ja[j] != jb[j]) cJSON_AddItemToArray(diff, cJSON_CreateNumber(j));
-        free(ja);
-        free(jb);
-        cJSON_AddItemToArray(chars, e);
-    }
+    add_characters(o, cfg, m[0], m[1]);
 done:
     free(server_final);
     for (int i = 0; i < 4; i++) free(mem[i]);
+    bsync_match_config_destroy(cfg);
+    return emit(o);
+}
+
+/* Both states of a bundle's match after frame `tick` (previous tick < tick <= reported tick): the
+ * server's re-simulated from server-previous.bsms with inputs.csv (as the trace does), the client's
+ * the server's with each character of client-trail.bstrail loaded from its entry at the start of tick
+ * + 1 (client.bsms itself at the reported tick). {"tick", "server_is_bundle": the re-simulated server
+ * state is server.bsms byte for byte (at the reported tick), "client_from": "trail" | "client.bsms",
+ * "characters": as bs_desync_open}. */
+const char* bs_desync_at(const char* dir, const char* match_path, int tick) {
+    cJSON* o = cJSON_CreateObject();
+    static bsync_desync_bundle b;
+    bsync_error err;
+    char cfg_path[1200];
+    bsync_match_config* cfg = NULL;
+    void* mem[2] = {NULL, NULL};
+    bsync_match* m[2] = {NULL, NULL};
+    uint8_t *prev = NULL, *fin = NULL, *csv = NULL, *trail_bytes = NULL, *buf = NULL;
+    size_t prev_len = 0, fin_len = 0, csv_len = 0, trail_len = 0, buf_cap = 0;
+    bsync_match_frame* frames = NULL;
+    if (bsync_desync_bundle_open(dir, &b, &err) != BSYNC_OK ||
+        bsync_desync_bundle_find_config(&b, match_path && *match_path ? match_path : NULL, cfg_path, sizeof cfg_path, &err) != BSYNC_OK ||
+        bsync_match_config_load(cfg_path, NULL, &cfg, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        goto done;
+    }
+    const bsync_match_desc* desc = bsync_match_config_desc(cfg);
+    size_t size = bsync_match_memory_size(desc);
+    for (int i = 0; i < 2; i++) {
+        mem[i] = aligned_alloc(8, (size + 7) & ~(size_t)7);
+        if (!mem[i] || bsync_match_init(mem[i], size, desc, &m[i]) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", "cannot set up the match");
+            goto done;
+        }
+    }
+    prev = read_all(b.server_previous, &prev_len);
+    fin = read_all(b.server_state, &fin_len);
+    csv = read_all(b.inputs, &csv_len);
+    if (!prev || !fin || !csv || bsync_match_load(m[0], prev, prev_len) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", "the bundle has no loadable server-previous.bsms, server.bsms and inputs.csv");
+        goto done;
+    }
+    const uint32_t start = (uint32_t)bsync_match_tick_count(m[0]); /* the state at the start of tick start */
+    if (tick < 0 || (uint32_t)tick + 1u < start || (uint32_t)tick + 1u - start > 4096u) {
+        cJSON_AddStringToObject(o, "error", "no such tick in this bundle");
+        goto done;
+    }
+    const uint32_t count = (uint32_t)tick + 1u - start;
+    frames = calloc(count + 1u, sizeof *frames);
+    if (!frames || bsync_desync_bundle_inputs_parse((const char*)csv, csv_len, b.inputs, desc, start, count, frames, NULL, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", frames ? err.message : "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (bsync_match_tick(m[0], &frames[i]) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", "a frame of inputs.csv does not fit the match");
+            goto done;
+        }
+    buf_cap = bsync_match_snapshot_size_max(m[0]);
+    buf = malloc(buf_cap ? buf_cap : 1);
+    size_t sl = 0;
+    if (!buf || bsync_match_save(m[0], buf, buf_cap, &sl) != BSYNC_OK || bsync_match_load(m[1], buf, sl) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", "cannot copy the server's state");
+        goto done;
+    }
+    cJSON_AddNumberToObject(o, "tick", tick);
+    cJSON_AddBoolToObject(o, "server_is_bundle", sl == fin_len && memcmp(buf, fin, sl) == 0);
+    if ((long long)tick >= b.tick) { /* the reported tick: the client's own state */
+        if (bsync_desync_bundle_load_state(m[1], b.client_state, &err) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", err.message);
+            goto done;
+        }
+        cJSON_AddStringToObject(o, "client_from", "client.bsms");
+    } else {
+        bsync_trail tr;
+        trail_bytes = read_all(b.client_trail, &trail_len);
+        if (!trail_bytes || bsync_trail_parse(trail_bytes, trail_len, &tr, &err) != BSYNC_OK || (uint32_t)tick + 1u < tr.first_tick ||
+            (uint32_t)tick + 1u - tr.first_tick >= tr.tick_count) {
+            cJSON_AddStringToObject(o, "error", "the client's trail does not hold this tick");
+            goto done;
+        }
+        for (uint32_t k = 0; k < tr.character_count; k++) {
+            const uint8_t* eb = NULL;
+            size_t el = 0;
+            if (bsync_trail_entry(&tr, (uint32_t)tick + 1u - tr.first_tick, k, &eb, &el) != BSYNC_OK ||
+                bsync_instance_load(bsync_match_instance(m[1], tr.characters[k]), eb, el) != BSYNC_OK) {
+                cJSON_AddStringToObject(o, "error", "a trail entry does not load");
+                goto done;
+            }
+        }
+        cJSON_AddStringToObject(o, "client_from", "trail");
+    }
+    add_characters(o, cfg, m[0], m[1]);
+done:
+    free(frames);
+    free(buf);
+    free(prev);
+    free(fin);
+    free(csv);
+    free(trail_bytes);
+    for (int i = 0; i < 2; i++) free(mem[i]);
     bsync_match_config_destroy(cfg);
     return emit(o);
 }
