@@ -40,7 +40,7 @@ EOF
 srv=$!
 port=""
 for _ in $(seq 100); do port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\).*$/\1/p' srv.out | head -n 1); [ -n "$port" ] && break; sleep 0.05; done
-inject() { [ "$1" = "$inj_slot" ] && echo "--inject-desync $inj_tick" || true; }
+inject() { if [ "$1" = "$inj_slot" ]; then echo "--inject-desync $inj_tick"; fi; }
 # shellcheck disable=SC2046
 "$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 0 --token tok-a --quiet --timeout 25 $(inject 0) > bot0.txt 2>&1 &
 b0=$!

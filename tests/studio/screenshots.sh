@@ -14,7 +14,12 @@ out=$(mkdir -p "${2:-$src/docs/images}" && cd "${2:-$src/docs/images}" && pwd)
 bs=$build/blendsync
 work=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 mkdir -p "$work/demo"
 cd "$work/demo"
 cp "$src/scripts/demo/match.json" "$src/scripts/demo/humanoid_locomotion.json" .

@@ -93,8 +93,10 @@ PY
     ;;
   desync_*) # the bundle of the studio_desync_bundle_VARIANT fixture (make_bundle.sh)
     b="$build/tests/studio/bundle-${scenario#desync_}"
-    bundle=$(cd "$b" && ls -d rec/match.bsreplay.desync/tick*-slot* 2>/dev/null | head -n 1)
-    [ -n "$bundle" ] && [ -f "$b/$bundle/bundle.json" ] || { echo "FAIL: no bundle in $b"; exit 1; }
+    found=("$b"/rec/match.bsreplay.desync/tick*-slot*/bundle.json)
+    if [ ! -f "${found[0]}" ]; then echo "FAIL: no bundle in $b"; exit 1; fi
+    bundle=${found[0]#"$b"/}
+    bundle=${bundle%/bundle.json}
     rm -f "$work/loco.json"
     cp -r "$b/." "$work/"
     files=("$bundle" match.json humanoid_locomotion.json)
