@@ -39,7 +39,7 @@ fi
 mkdir -p "$out/fixmath-include" && ln -sfn /usr/include/libfixmath "$out/fixmath-include/libfixmath"
 
 srcs=("$src"/shared/src/*.c "$src"/shared/src/io/*/*.c "$src/web/wasm/studio_wasm.c")
-exports='["_bs_load","_bs_set_param","_bs_weights","_bs_reset","_bs_tick","_bs_state","_bs_region_map","_bs_curve","_bs_fx_format","_bs_fx_parse","_bs_validate","_bs_script_load","_bs_script_tick","_bs_replay_open","_bs_replay_step","_bs_replay_info","_bs_replay_tracks","_bs_replay_seek","_bs_desync_open","_bs_replay_present","_malloc","_free"]'
+exports='["_bs_load","_bs_set_param","_bs_weights","_bs_reset","_bs_tick","_bs_state","_bs_region_map","_bs_curve","_bs_response","_bs_fx_format","_bs_fx_parse","_bs_validate","_bs_script_load","_bs_script_tick","_bs_replay_open","_bs_replay_step","_bs_replay_info","_bs_replay_tracks","_bs_replay_seek","_bs_desync_open","_bs_desync_at","_bs_replay_present","_malloc","_free"]'
 {
   (cd "$out/obj" && emcc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wvla -Werror -O2 \
     -I"$src/shared/include" -I"$src/shared/src" -I"$src/shared/src/io/platform" -I"$src/shared/src/io/import" \

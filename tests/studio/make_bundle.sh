@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# make_bundle.sh BLENDSYNC WORK SRC [own-clocks] — a desync bundle from a real blendsync-server (as the demo makes
+# make_bundle.sh BLENDSYNC WORK SRC [demo | own-clocks | own-clocks-p0] — a desync bundle from a real blendsync-server (as the demo makes
 # one): two bots play the demo graph for 60 ticks, bot 1 flips a bit of its speed input after frame 40
 # (--inject-desync), the server catches it at the next checksum (after frame 44) and writes
 # WORK/rec/match.bsreplay.desync/tick44-slot1/. The ctest fixture of studio_desync. Exit 77 without
 # blendsync-server. With own-clocks the graph's root "move" has "sync": "none", so node locomotion's own
 # clock (where the flipped bit lands) is what its clips are sampled at: the two poses differ too (with
-# the demo graph's normalized root they do not: only the blend state differs).
+# the demo graph's normalized root they do not: only the blend state differs). own-clocks-p0: the same
+# graph, but bot 0 flips the bit, after frame 25: another character's state (p0's), another bit of the
+# match state, caught at the checksum after frame 29 (WORK/rec/match.bsreplay.desync/tick29-slot0/).
+# (The bot chooses the tick, not the bit: client.h's test switch always flips bit 24 of node 0's phase
+# of the bot's own character.)
 set -euo pipefail
 bin=$1 work=$2 src=$3 variant=${4:-demo}
 [ -x "$(dirname "$bin")/blendsync-server" ] || { echo "SKIP: no blendsync-server next to $bin"; exit 77; }
 server=$(dirname "$bin")/blendsync-server
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 cp "$src/scripts/demo/humanoid_locomotion.json" .
-if [ "$variant" = own-clocks ]; then
+inj_slot=1 inj_tick=40
+[ "$variant" = own-clocks-p0 ] && inj_slot=0 inj_tick=25
+if [ "$variant" != demo ]; then
   python3 - <<'PY'
 import re
 t = open("humanoid_locomotion.json").read()
@@ -34,9 +40,13 @@ EOF
 srv=$!
 port=""
 for _ in $(seq 100); do port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\).*$/\1/p' srv.out | head -n 1); [ -n "$port" ] && break; sleep 0.05; done
-"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 0 --token tok-a --quiet --timeout 25 > bot0.txt 2>&1 &
+inject() { if [ "$1" = "$inj_slot" ]; then echo "--inject-desync $inj_tick"; fi; }
+# shellcheck disable=SC2046
+"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 0 --token tok-a --quiet --timeout 25 $(inject 0) > bot0.txt 2>&1 &
 b0=$!
-"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 1 --token tok-b --quiet --timeout 25 --inject-desync 40 > bot1.txt 2>&1 || true
+# shellcheck disable=SC2046
+"$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 1 --token tok-b --quiet --timeout 25 $(inject 1) > bot1.txt 2>&1 || true
 wait "$b0" || true; wait "$srv" || true
-[ -f rec/match.bsreplay.desync/tick44-slot1/bundle.json ] || { echo "FAIL: no bundle"; ls -R; cat srv.err bot1.txt; exit 1; }
-echo "bundle: $work/rec/match.bsreplay.desync/tick44-slot1"
+want=$([ "$variant" = own-clocks-p0 ] && echo tick29-slot0 || echo tick44-slot1)
+[ -f "rec/match.bsreplay.desync/$want/bundle.json" ] || { echo "FAIL: no bundle $want"; ls -R; cat srv.err bot0.txt bot1.txt; exit 1; }
+echo "bundle: $work/rec/match.bsreplay.desync/$want"

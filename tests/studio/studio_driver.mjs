@@ -93,6 +93,53 @@ switch (scenario) {
     const marked = await page.getAttribute('td.leaf[data-motion="walk"] ~ td, td.leaf[data-motion="walk"]', 'data-motion').catch(() => null);
     const title = await page.$eval('td.leaf[data-motion="walk"]', (td) => td.previousElementSibling.querySelector('.finding')?.title || '');
     check(marked === 'walk' && title.includes('root_motion'), `walk's row carries its finding: ${title.split('\n')[0]}`);
+    // the markers are plain letters in CSS badges: no character the default fonts lack (ⓘ was drawn as a box)
+    const marks = await page.$$eval('.finding', (els) => els.map((e) => e.textContent));
+    check(marks.length > 0 && marks.every((m) => m === 'i' || m === '!'), `the ${marks.length} finding markers are badges around "i" / "!"`);
+    await screenshot();
+    break;
+  }
+  case 'tune_keep_tick': {
+    // an edit keeps the instance's tick: the edited graph is re-simulated to it with the point's history
+    await page.click('#play'); // paused: only the runs below tick
+    const [a, b] = [env('POINT_A'), env('POINT_B')];
+    for (const [k, v] of Object.entries(a)) await setParam(k, v);
+    await page.click('#reset');
+    await page.fill('#run-ticks', process.env.TICKS_A);
+    await page.click('#run');
+    for (const [k, v] of Object.entries(b)) await setParam(k, v);
+    await page.fill('#run-ticks', process.env.TICKS_B);
+    await page.click('#run');
+    const total = String(Number(process.env.TICKS_A) + Number(process.env.TICKS_B));
+    const before = await page.textContent('#state-checksum');
+    const ptr = process.env.EDIT_PTR;
+    await page.fill(`input[data-ptr="${ptr}"]`, process.env.NEW_VALUE);
+    await page.press(`input[data-ptr="${ptr}"]`, 'Enter');
+    check(await page.textContent('#tick') === total, `after editing ${ptr} the instance is still at tick ${total}`);
+    const st = await page.textContent('#state-checksum'), pc = await page.textContent('#pose-checksum');
+    const frame = env('EXPECT_FRAME');
+    check(st !== before, `the edit changed the state (${before} -> ${st})`);
+    check(st === frame.state_checksum && pc === frame.pose_checksum,
+      `state ${st} pose ${pc} = eval's tick ${frame.tick} of the edited config with the point's two rows`);
+    await screenshot();
+    break;
+  }
+  case 'tune_response': {
+    // the speed's response curve is drawn, and the shaped value at a target is the native filter's
+    check(await page.isVisible('#responses canvas'), 'a response curve is drawn for speed');
+    for (const v of process.env.TARGETS.split(' ')) {
+      await setParam('speed', v);
+      const target = await page.textContent('#response-target-speed'), shaped = await page.textContent('#response-speed');
+      const want = process.env['EXPECT_SHAPED_' + v.replace('.', '_')];
+      check(target === v && shaped === want, `speed target ${target} is shaped to ${shaped} (eval settles at ${want})`);
+    }
+    const drawn = await page.$eval('#responses canvas', (cv) => {
+      const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 200 && d[i + 2] > 150) n++; // the shape line's blue
+      return n;
+    });
+    check(drawn > 100, `the shape is drawn (${drawn} blue pixels)`);
     await screenshot();
     break;
   }
@@ -181,6 +228,45 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'replay_events': {
+    // the timeline of every character against the native re-simulation (studio_replay_timeline): the
+    // switch band's state at each tick, and the ticks each event fired in and each range was entered,
+    // left and open after
+    check(await page.isVisible('#view-replay'), 'the replay view is shown');
+    const native = env('EXPECT_TIMELINE');
+    const n = await page.evaluate(() => document.getElementById('replay-character').options.length);
+    check(n === native.length, `${n} characters on the page, ${native.length} natively`);
+    let fired = 0, opened = 0;
+    for (let k = 0; k < n; k++) {
+      const shown = await page.evaluate((c) => window.studioTimeline(c), k);
+      check(JSON.stringify(shown.switches) === JSON.stringify(native[k].switches),
+        `character ${k}: the switch band's state at each of ${shown.switches[0].length} ticks is the native instance's`);
+      check(JSON.stringify(shown.actions) === JSON.stringify(native[k].actions),
+        `character ${k}: ${shown.actions.map((a) => a.kind === 'event' ? `${a.name} fired at ${a.fired.length} ticks` :
+          `${a.name} entered at ${a.entered.length}, left at ${a.exited.length}, open after ${a.open.length} ticks`).join('; ')}, as natively`);
+      fired += shown.actions.reduce((s, a) => s + a.fired.length, 0);
+      opened += shown.actions.reduce((s, a) => s + a.entered.length, 0);
+    }
+    check(fired > 0 && opened > 0, `the replay has events (${fired} fired) and hit windows (${opened} opened) to show`);
+    // a tick with the hit window open: the line under the timeline names it
+    const at = native[Number(process.env.EVENT_CHARACTER)].actions[0].open[0];
+    await page.evaluate(([tick, c]) => { location.hash = `#tick=${tick}&character=${c}`; }, [at, process.env.EVENT_CHARACTER]);
+    await page.waitForFunction((tick) => document.getElementById('replay-tick').textContent === String(tick), at);
+    const txt = await page.textContent('#replay-fired');
+    check(/^hit (entered, )?open/.test(txt), `at tick ${at} character ${process.env.EVENT_CHARACTER} shows "${txt}"`);
+    // the states named for the shown tick are the native instance's at that tick, here and at the first
+    // tick playing another state
+    const band = native[Number(process.env.EVENT_CHARACTER)].switches[0];
+    for (const tick of [at, band.findIndex((s) => s !== band[at])]) {
+      await page.evaluate(([tk, c]) => { location.hash = `#tick=${tk}&character=${c}`; }, [tick, process.env.EVENT_CHARACTER]);
+      await page.waitForFunction((tk) => document.getElementById('replay-tick').textContent === String(tk), tick);
+      const want = `upper: ${['move', 'wave', 'punch'][native[Number(process.env.EVENT_CHARACTER)].switches[0][tick]]}`;
+      const states = await page.textContent('#replay-states');
+      check(states === want, `at tick ${tick} the band names "${states}", the native switch state`);
+    }
+    await screenshot();
+    break;
+  }
   case 'replay_bad': {
     const msg = (await page.textContent('#message')).trim();
     check(await page.isVisible('#message') && msg.startsWith(process.env.EXPECT_IN) && msg.includes(process.env.EXPECT_REASON),
@@ -219,6 +305,28 @@ switch (scenario) {
           process.env.EXPECT_POSE_DIFF === '1' ? `the report's character has highlighted joints, listed: ${shown}` : 'no joint differs (the blend state does)');
       }
     }
+    // the states between: re-simulated to the reported tick the server's state is server.bsms byte for
+    // byte; after the frame before the first divergent tick the two states agree, after it only the
+    // report's character differs (its blend state: the flipped clock)
+    const first = Number(process.env.EXPECT_FIRST), T = Number(process.env.EXPECT_TICK);
+    const atT = await page.evaluate((tk) => window.studioDesyncAt(tk), T);
+    check(!atT.error && atT.server_is_bundle && atT.client_from === 'client.bsms' &&
+      JSON.stringify(atT.characters.map((c) => c.differing_joints)) === JSON.stringify(info.characters.map((c) => c.differing_joints)),
+      `tick ${T} re-simulated from server-previous.bsms is server.bsms, with the same joints highlighted`);
+    const before = await page.evaluate((tk) => window.studioDesyncAt(tk), first - 1);
+    check(!before.error && before.client_from === 'trail' && before.characters.every((c) => !c.blend_differs && c.differing_joints.length === 0),
+      `after frame ${first - 1} (client from its trail) the states agree: ${await page.textContent('#desync-shown')}`);
+    const atFirst = await page.evaluate((tk) => window.studioDesyncAt(tk), first);
+    check(!atFirst.error && atFirst.characters.every((c) => c.blend_differs === (c.name === want)),
+      `after frame ${first} only ${want} differs: ${await page.textContent('#desync-shown')}`);
+    // clicking the timeline at the first divergence's mark shows that tick
+    const t0 = Number((await page.evaluate(() => window.studioDesync.first_divergence.previous_tick)));
+    const box = await page.locator('#desync-timeline').boundingBox();
+    const cw = await page.$eval('#desync-timeline', (cv) => cv.width);
+    await page.mouse.click(box.x + (20 + (first - t0) / Math.max(1, T - t0) * (cw - 40)) * box.width / cw, box.y + 30);
+    const shown = await page.textContent('#desync-shown');
+    check(shown.startsWith(`${first} (`), `clicking the timeline at the first divergence shows it: ${shown}`);
+    await page.evaluate((tk) => window.studioDesyncAt(tk), T);
     await screenshot();
     break;
   }

@@ -47,6 +47,19 @@ open(p, "w").write(t)
 PY
     "$bs" validate "$cfg" >/dev/null
     ;;
+  tune_response) # a response curve on speed that is not the identity (an ease-in to 0.8 at 2, then up to 3.5)
+    python3 - "$cfg" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read()
+old = '"speed": { "default": 0,'
+assert old in t
+t = t.replace(old, '"speed": { "default": 0, "curve": [{ "time": 0, "value": 0 }, { "time": 2, "value": 0.8, "in_tangent": 0.2, '
+              '"out_tangent": 1.5 }, { "time": 3.5, "value": 3.5 }],', 1)
+open(p, "w").write(t)
+PY
+    "$bs" validate "$cfg" >/dev/null
+    ;;
   tune_script) # the demo's joystick path (rows at 0, 30, 90, 150 with a wave trigger, ...)
     cp "$src/scripts/demo/locomotion_path.csv" "$work/path.csv"
     files=(loco.json path.csv)
@@ -58,14 +71,35 @@ PY
     grep -q '^verdict: verified' "$work/verify.txt"
     echo "ok: replay verify: $(grep '^verdict' "$work/verify.txt")"
     files=(demo.bsreplay match.json humanoid_locomotion.json)
+    if [ "$scenario" = replay_events ]; then
+      # the demo's punch as a one-shot with a hit window and an instant (docs/actions.md, the same events
+      # as tests/unit/config/test_graph_config_actions.c): recorded with them, the replay has events
+      python3 - "$work/humanoid_locomotion.json" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read()
+old = '"punch": { "source": "builtin:humanoid" }'
+assert old in t
+t = t.replace(old, '"punch": { "source": "builtin:humanoid", "loop": false, "events": [ { "name": "hit", "begin": 0.2, '
+              '"end": 0.35, "payload": 10, "policy": "always" }, { "name": "whoosh", "time": 0.1, "policy": "always" } ] }')
+open(p, "w").write(t)
+PY
+      "$bs" validate "$work/humanoid_locomotion.json" >/dev/null
+      rm -f "$work/demo.bsreplay"
+      (cd "$work" && "$bs" replay record match.json --ticks 600 -o demo.bsreplay >/dev/null && "$bs" replay verify demo.bsreplay >verify.txt)
+      grep -q '^verdict: verified' "$work/verify.txt" || { echo "FAIL: replay verify (events):"; cat "$work/verify.txt"; exit 1; }
+    fi
     [ "$scenario" = replay_bad ] && head -c 20 "$work/demo.bsreplay" >"$work/cut.bsreplay" && files=(cut.bsreplay match.json humanoid_locomotion.json)
     ;;
   desync_*) # the bundle of the studio_desync_bundle_VARIANT fixture (make_bundle.sh)
     b="$build/tests/studio/bundle-${scenario#desync_}"
-    [ -f "$b/rec/match.bsreplay.desync/tick44-slot1/bundle.json" ] || { echo "FAIL: no bundle in $b"; exit 1; }
+    found=("$b"/rec/match.bsreplay.desync/tick*-slot*/bundle.json)
+    if [ ! -f "${found[0]}" ]; then echo "FAIL: no bundle in $b"; exit 1; fi
+    bundle=${found[0]#"$b"/}
+    bundle=${bundle%/bundle.json}
     rm -f "$work/loco.json"
     cp -r "$b/." "$work/"
-    files=(rec/match.bsreplay.desync/tick44-slot1 match.json humanoid_locomotion.json)
+    files=("$bundle" match.json humanoid_locomotion.json)
     ;;
 esac
 log="$work/studio.log"
@@ -92,6 +126,30 @@ case "$scenario" in
     EXPECT_VALIDATE=$("$bs" validate "$cfg" | sed -n 's/^\([0-9]*\) error(s), \([0-9]*\) warning(s), \([0-9]*\) info; .*/{"error": \1, "warning": \2, "info": \3}/p')
     [ -n "$EXPECT_VALIDATE" ] || { echo "FAIL: cannot read validate's summary"; exit 1; }
     export EXPECT_MOVE EXPECT_LOCO EXPECT_FRAME EXPECT_VALIDATE
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  tune_keep_tick)
+    # point A for 20 ticks, point B for 17, then walk's threshold 1.4 -> 1.55: the page re-simulates the
+    # edited graph to tick 37, which is eval's tick 36 of the edited config with those two script rows
+    export POINT_A='{"move_x": "0.43", "move_y": "0.61", "speed": "2.1"}' POINT_B='{"move_x": "-0.3", "move_y": "0.8", "speed": "1.2"}'
+    export TICKS_A=20 TICKS_B=17 EDIT_PTR=/nodes/locomotion/children/1/threshold NEW_VALUE=1.55
+    sed 's/"threshold": 1.4 }/"threshold": 1.55 }/' "$cfg" >"$work/edited.json"
+    ! cmp -s "$cfg" "$work/edited.json"
+    printf 'tick,speed,move_x,move_y\n0,2.1,0.43,0.61\n20,1.2,-0.3,0.8\n' >"$work/points.csv"
+    EXPECT_FRAME=$("$bs" eval "$work/edited.json" --script "$work/points.csv" --ticks 37 2>/dev/null | tail -n 1)
+    export EXPECT_FRAME
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
+  tune_response)
+    # the shaped value the page shows for a target is where the native filter settles when held there:
+    # eval's filtered speed after 300 ticks at that target (SmoothDamp 0.25 s has long settled)
+    for v in 1.3 2.7; do
+      printf 'tick,speed,move_x,move_y\n0,%s,0,1\n' "$v" >"$work/hold.csv"
+      s=$("$bs" eval "$cfg" --script "$work/hold.csv" --ticks 300 2>/dev/null | tail -n 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["speed"])')
+      export "EXPECT_SHAPED_${v/./_}=$s"
+      echo "eval: speed held at $v settles at $s"
+    done
+    export TARGETS="1.3 2.7"
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
   tune_script)
@@ -149,6 +207,14 @@ case "$scenario" in
     export EXPECT_BLEND
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
+  replay_events)
+    # the switch states and action reports per tick and character, natively (studio_replay_timeline)
+    "$build/tests/studio/studio_replay_timeline" "$work/demo.bsreplay" >"$work/timeline.txt"
+    EXPECT_TIMELINE=$(python3 "$here/timeline_expect.py" "$work/timeline.txt") || { echo "FAIL: the native timeline"; exit 1; }
+    EVENT_CHARACTER=$(python3 -c 'import json,sys; print(next(k for k, c in enumerate(json.loads(sys.argv[1])) if c["actions"][0]["open"]))' "$EXPECT_TIMELINE")
+    export EXPECT_TIMELINE EVENT_CHARACTER
+    node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
+    ;;
   replay_bad)
     # a replay cut inside its header: the page names the file and what is wrong, as replay info does
     msg=$(cd "$work" && "$bs" replay info cut.bsreplay 2>&1 >/dev/null || true)
@@ -159,7 +225,7 @@ case "$scenario" in
     ;;
   desync_*)
     # what the server's report says: the reported tick, the first divergent tick and character, its lines
-    report="$work/rec/match.bsreplay.desync/tick44-slot1/report.txt"
+    report="$work/$bundle/report.txt"
     EXPECT_TICK=$(sed -n 's/^match [0-9]*, slot [0-9]*, tick \([0-9]*\) .*/\1/p' "$report")
     EXPECT_FIRST=$(sed -n 's/^  earliest: tick \([0-9]*\), .*/\1/p' "$report")
     EXPECT_CHARACTER=$(sed -n 's/^  earliest: tick [0-9]*, character \([0-9]* ([^)]*)\).*/\1/p' "$report")
@@ -167,7 +233,7 @@ case "$scenario" in
     [ -n "$EXPECT_TICK" ] && [ -n "$EXPECT_FIRST" ] && [ -n "$EXPECT_CHARACTER" ] || { echo "FAIL: cannot read $report"; cat "$report"; exit 1; }
     echo "the report: tick $EXPECT_TICK, first divergence at tick $EXPECT_FIRST, character $EXPECT_CHARACTER"
     # own clocks: the flipped clock is sampled, so joints of that character must be highlighted
-    EXPECT_POSE_DIFF=$([ "$scenario" = desync_own-clocks ] && echo 1 || echo 0)
+    EXPECT_POSE_DIFF=$([ "$scenario" = desync_demo ] && echo 0 || echo 1)
     export EXPECT_TICK EXPECT_FIRST EXPECT_CHARACTER EXPECT_LINES EXPECT_POSE_DIFF
     node "$here/studio_driver.mjs" desync "$url" "$work"
     [ -f "$work/desync.png" ] && mv "$work/desync.png" "$work/$scenario.png"

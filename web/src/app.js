@@ -49,6 +49,7 @@ async function loadCore() {
     state: core.cwrap('bs_state', 'string', []),
     regionMap: core.cwrap('bs_region_map', 'number', ['number', 'number', 'number', 'number', 'number', 'number', 'number']),
     curve: core.cwrap('bs_curve', 'number', ['number', 'number', 'number', 'number']),
+    response: core.cwrap('bs_response', 'number', ['number', 'number', 'number', 'number']),
     fxFormat: core.cwrap('bs_fx_format', 'string', ['number']),
     validate: core.cwrap('bs_validate', 'string', ['string']),
     scriptLoad: core.cwrap('bs_script_load', 'string', ['string', 'number', 'string']),
@@ -58,6 +59,7 @@ async function loadCore() {
     replayInfo: core.cwrap('bs_replay_info', 'string', []),
     replaySeek: core.cwrap('bs_replay_seek', 'string', ['number']),
     desyncOpen: core.cwrap('bs_desync_open', 'string', ['string', 'string']),
+    desyncAt: core.cwrap('bs_desync_at', 'string', ['string', 'string', 'number']),
     replayPresent: core.cwrap('bs_replay_present', 'number', ['number']),
   };
 }
@@ -206,6 +208,7 @@ function openConfig(f) {
 
 // Parse text with the core: draw everything, or show the error (file, JSON path, message).
 function applyText(text, fresh) {
+  const keep = fresh ? 0 : shownTick; // an edit keeps the instance's tick: re-simulated to it below
   const res = JSON.parse(api.load(text, new TextEncoder().encode(text).length, current.name));
   if (res.error) {
     layout = null;
@@ -222,6 +225,7 @@ function applyText(text, fresh) {
   if (fresh || params.length !== layout.parameters.length) params = layout.parameters.map((p) => p.default_raw);
   params.forEach((v, i) => api.setParam(i, v));
   buildParams();
+  drawResponses();
   const sig = layout.nodes.map((n) => `${n.name}:${n.type}:${n.children.length}`).join('|');
   if (!fresh && views.sig === sig) { // same nodes: keep the canvases (a drag goes on) and their scales
     for (const v of views) v.node = layout.nodes[v.n];
@@ -238,6 +242,7 @@ function applyText(text, fresh) {
   setStatus(`${current.name}: ${layout.nodes.length} nodes, ${layout.parameters.length} parameters, ` +
     `${layout.joints.length} joints, ${layout.tick_rate} Hz`);
   if (script) startScript(script.file); // the graph was rebuilt: the script starts over on it
+  if (keep > 0) { resimulate(keep); refreshState(); } // ... and the instance is re-simulated to the tick it was at
   document.body.dataset.ready = '1';
   return true;
 }
@@ -262,17 +267,45 @@ async function save() {
   document.body.dataset.saved = String(Number(document.body.dataset.saved || 0) + 1);
 }
 
+// ---------------------------------------------------------------- ticking, and re-simulating after an edit
+let shownTick = 0; // the instance's tick count (bs_state's)
+let pointLog = []; // [[tick, targets]]: the point's targets from each tick on since the last reset or script start
+function tickInstance(n) {
+  if (!script) {
+    const last = pointLog[pointLog.length - 1];
+    if (!last || last[1].length !== params.length || last[1].some((v, i) => v !== params[i])) pointLog.push([shownTick, params.slice()]);
+  }
+  api.tick(n);
+  shownTick += n;
+}
+// Tick a freshly loaded instance to tick n with the inputs it had: the script from its start, or the
+// point's logged targets from the ticks they were set on (as `eval --script` with those rows would)
+function resimulate(n) {
+  if (script) { api.tick(n); shownTick = n; return; }
+  const log = pointLog.length && pointLog[0][0] === 0 && pointLog.every(([, ps]) => ps.length === params.length) ? pointLog : [[0, params.slice()]];
+  let t = 0;
+  log.forEach(([, ps], k) => {
+    const to = Math.min(n, k + 1 < log.length ? log[k + 1][0] : n);
+    ps.forEach((v, i) => api.setParam(i, v));
+    if (to > t) { api.tick(to - t); t = to; }
+  });
+  if (t < n) api.tick(n - t);
+  params.forEach((v, i) => api.setParam(i, v));
+  pointLog = log;
+  shownTick = n;
+}
+
 // ---------------------------------------------------------------- a CSV script through the graph (as `blendsync eval`)
 let script = null; // {file, rows, ticks} while a script drives the instance
 function startScript(f) {
   if (!layout) return;
-  if (!f) { api.scriptLoad('', 0, ''); script = null; setStatus(`${current.name}: driven by the point`); refreshState(); return; }
+  if (!f) { api.scriptLoad('', 0, ''); script = null; pointLog = []; shownTick = 0; setStatus(`${current.name}: driven by the point`); refreshState(); return; }
   const text = new TextDecoder().decode(f.bytes);
   const res = JSON.parse(api.scriptLoad(text, new TextEncoder().encode(text).length, f.name));
   if (res.error) { script = null; showMessage(res.error); $('script-select').value = ''; return; }
   showMessage('');
   script = { file: f, rows: res.rows, ticks: res.ticks };
-  tickDebt = 0;
+  tickDebt = 0; pointLog = []; shownTick = 0;
   setStatus(`${current.name}: driven by ${f.name} (${res.rows} rows, ${res.ticks} ticks)`);
   refreshState();
 }
@@ -318,7 +351,8 @@ function markFindings() {
     const worst = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';
     const mark = document.createElement('span');
     mark.className = `finding ${worst}`;
-    mark.textContent = worst === 'info' ? ' ⓘ' : ' ⚠';
+    // a round badge drawn by CSS around a plain letter: the default fonts have no glyph for ⓘ (U+24D8)
+    mark.textContent = worst === 'info' ? 'i' : '!';
     mark.title = fs.map((f) => `${f.severity}: ${f.code}: ${f.message}`).join('\n');
     label.append(mark);
   }
@@ -529,7 +563,63 @@ function refreshWeights() {
   markFindings();
 }
 
-function refreshAll() { refreshWeights(); drawSpaces(); }
+function refreshAll() { refreshWeights(); drawSpaces(); drawResponses(); }
+
+// ---------------------------------------------------------------- response curves (AnimationCurve keys)
+// n samples over [x0, x1] (raw) of a scalar parameter's curve alone and of its shape (dead zone + curve),
+// computed by the core (bs_response); null without a curve
+function response(i, n, x0, x1) {
+  const ptr = api.response(i, n, x0 | 0, x1 | 0);
+  if (!ptr) return null;
+  const all = new Int32Array(core.HEAP32.buffer, ptr, 2 * n).slice();
+  return { curve: all.subarray(0, n), shape: all.subarray(n) };
+}
+// a canvas per scalar parameter with a response curve: the curve (grey, its keys as dots), the shape the
+// instance applies before smoothing (the dead zone too; in colour), and the target with its shaped value
+function drawResponses() {
+  const box = $('responses');
+  if (!layout) { box.textContent = ''; return; }
+  const want = layout.parameters.map((p, i) => (response(i, 2, 0, 0) ? i : -1)).filter((i) => i >= 0);
+  if (box.dataset.sig !== want.join(',')) {
+    box.textContent = '';
+    for (const i of want) {
+      const d = document.createElement('div');
+      d.className = 'response';
+      d.innerHTML = `<div><b>${layout.parameters[i].name}</b> response curve <small>target <code id="response-target-${layout.parameters[i].name}"></code>` +
+        ` → shaped <code id="response-${layout.parameters[i].name}"></code></small></div><canvas width="300" height="150"></canvas>`;
+      box.append(d);
+    }
+    box.dataset.sig = want.join(',');
+  }
+  want.forEach((i, k) => {
+    const name = layout.parameters[i].name;
+    const f = (fields.parameters || {})[name] || {};
+    const keys = (Array.isArray(f.curve) ? f.curve : f.curve && f.curve.keys) || [];
+    const kt = keys.map((kk) => Number(kk.time)), kv = keys.map((kk) => Number(kk.value));
+    const range = Number(f.dead_zone_range) || 1;
+    const xlo = Math.min(0, ...kt), xhi = Math.max(range, ...kt, params[i] / ONE);
+    const n = 200, r = response(i, n, xlo * ONE, xhi * ONE);
+    const cv = box.children[k].querySelector('canvas'), g = cv.getContext('2d');
+    const ys = [...r.curve, ...r.shape].map((v) => v / ONE).concat(kv, [0]);
+    const ylo = Math.min(...ys), yhi = Math.max(...ys) > ylo ? Math.max(...ys) : ylo + 1;
+    const X = (x) => 8 + (x - xlo) / (xhi - xlo) * (cv.width - 16), Y = (y) => cv.height - 14 - (y - ylo) / (yhi - ylo) * (cv.height - 24);
+    g.fillStyle = '#f6f6f4'; g.fillRect(0, 0, cv.width, cv.height);
+    g.strokeStyle = '#ccc'; g.lineWidth = 1; g.beginPath(); g.moveTo(X(xlo), Y(0)); g.lineTo(X(xhi), Y(0)); g.moveTo(X(0), Y(ylo)); g.lineTo(X(0), Y(yhi)); g.stroke();
+    for (const [arr, style, w] of [[r.curve, '#999', 1], [r.shape, colour(2), 2]]) {
+      g.strokeStyle = style; g.lineWidth = w; g.beginPath();
+      arr.forEach((v, j) => { const x = X(xlo + (xhi - xlo) * j / (n - 1)), y = Y(v / ONE); j ? g.lineTo(x, y) : g.moveTo(x, y); });
+      g.stroke();
+    }
+    g.fillStyle = '#555';
+    kt.forEach((x, j) => { g.beginPath(); g.arc(X(x), Y(kv[j]), 3, 0, 2 * Math.PI); g.fill(); });
+    const target = params[i], shaped = response(i, 2, target, target).shape[0];
+    g.strokeStyle = '#000'; g.setLineDash([3, 3]); g.beginPath(); g.moveTo(X(target / ONE), Y(ylo)); g.lineTo(X(target / ONE), Y(shaped / ONE)); g.stroke(); g.setLineDash([]);
+    g.fillStyle = '#000'; g.beginPath(); g.arc(X(target / ONE), Y(shaped / ONE), 4, 0, 2 * Math.PI); g.fill();
+    g.font = '10px system-ui'; g.fillText(`${xlo} .. ${+xhi.toFixed(3)}`, 8, cv.height - 2);
+    $('response-target-' + name).textContent = fx(target);
+    $('response-' + name).textContent = fx(shaped);
+  });
+}
 
 // ---------------------------------------------------------------- settings (filters, time scales)
 function buildSettings() {
@@ -642,6 +732,7 @@ function refreshState() {
   const s = JSON.parse(api.state());
   if (s.error) return;
   $('tick').textContent = s.tick;
+  shownTick = s.tick;
   $('state-checksum').textContent = s.state_checksum;
   $('pose-checksum').textContent = s.pose_checksum || '-';
   for (const [k, v] of Object.entries(s.params)) { const td = $('filtered-' + k); if (td) td.textContent = v; }
@@ -656,7 +747,7 @@ function frame(t) {
   if (layout && playing && activeView === 'tune') {
     tickDebt += Math.min(0.25, (t - (lastFrame || t)) / 1000) * layout.tick_rate;
     const n = Math.floor(tickDebt);
-    if (n > 0) { tickDebt -= n; api.tick(n); refreshState(); }
+    if (n > 0) { tickDebt -= n; tickInstance(n); refreshState(); }
   }
   lastFrame = t;
   if (activeView === 'replay' && rp) replayFrame(t);
@@ -830,14 +921,84 @@ function drawTracks() {
     if (!ch.switches.length) { og.fillStyle = '#555'; og.fillText('this character\'s graph has no switch', 4, 24); }
     rp['replay-switches'] = off;
   }
+  { // events and ranges (docs/actions.md): a row per action of the chosen character's graph; an event is a
+    // mark at each tick it fired in (taller when it fired more than once), a range a bar over the ticks it
+    // was open after, with its enter and exit ticks marked
+    const cv = $('replay-events');
+    const marks = timelineMarks(rp.character);
+    const rows = Math.max(1, ch.actions.length), rh = 16;
+    cv.height = rows * rh + 4;
+    const off = new OffscreenCanvas(cv.width, cv.height), og = off.getContext('2d');
+    og.fillStyle = '#fff'; og.fillRect(0, 0, cv.width, cv.height);
+    og.font = '10px system-ui';
+    const X = (i) => i / n * cv.width, dx = Math.max(1.5, cv.width / n);
+    ch.actions.forEach((a, r) => {
+      const y = r * rh + 2;
+      og.fillStyle = '#f4f4f4'; og.fillRect(0, y, cv.width, rh - 2);
+      const m = marks[r];
+      og.fillStyle = colour(r);
+      og.globalAlpha = 0.45;
+      for (const i of m.open) og.fillRect(X(i), y + 3, dx + 0.5, rh - 8);
+      og.globalAlpha = 1;
+      for (const i of m.fired) og.fillRect(X(i), y, dx, rh - 2);
+      og.fillStyle = '#111';
+      for (const i of m.entered) og.fillRect(X(i), y, 1.5, rh - 2);
+      for (const i of m.exited) og.fillRect(X(i) + dx - 1.5, y, 1.5, rh - 2);
+      // the row's name at its right end, on a backing that keeps it readable over the marks
+      const label = `${a.name} (${a.kind}, ${a.motion}): ${a.kind === 'event' ? m.fired.length + ' ticks' : m.entered.length + ' opened'}`;
+      const lw = og.measureText(label).width + 8;
+      og.fillStyle = 'rgba(255,255,255,0.85)'; og.fillRect(cv.width - lw, y, lw, rh - 2);
+      og.fillStyle = '#111'; og.fillText(label, cv.width - lw + 4, y + rh - 5);
+    });
+    if (!ch.actions.length) { og.fillStyle = '#555'; og.fillText('this character\'s graph has no events or ranges', 4, 13); }
+    rp['replay-events'] = off;
+  }
   const legend = $('replay-legend');
   legend.innerHTML = ch.motions.map((m, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${m}</span>`).join('') +
     ' | ' + ch.parameters.map((p, c) => `<span><span class="swatch" style="background:${colour(c)}"></span>${p}</span>`).join('');
   drawCursor();
 }
 
+// per action of character k: the frame indices it fired in (events), was entered, left, open after (ranges)
+function timelineMarks(k) {
+  const ch = rp.info.characters[k];
+  const marks = ch.actions.map(() => ({ fired: [], entered: [], exited: [], open: [] }));
+  for (const [i, c, a, kind, count, exits, active] of rp.info.actions) {
+    if (c !== k || !marks[a]) continue;
+    if (kind === 0 && count) marks[a].fired.push(i);
+    if (kind === 1) { if (count) marks[a].entered.push(i); if (exits) marks[a].exited.push(i); if (active) marks[a].open.push(i); }
+  }
+  return marks;
+}
+// for the tests: what the timeline shows for character k, by tick (the switch band's states, the marks)
+window.studioTimeline = (k) => {
+  const info = rp.info, W = info.motions_max + info.params_max + info.switches_max, ch = info.characters[k];
+  const tick = (i) => info.first_tick + i;
+  return {
+    switches: ch.switches.map((sw, w) => Array.from({ length: info.frames },
+      (_, i) => rp.tracks[(i * info.characters.length + k) * W + info.motions_max + info.params_max + w] - 1)),
+    actions: timelineMarks(k).map((m, a) => ({ name: ch.actions[a].name, kind: ch.actions[a].kind,
+      fired: m.fired.map(tick), entered: m.entered.map(tick), exited: m.exited.map(tick), open: m.open.map(tick) })),
+  };
+};
+// the shown tick's reports of the chosen character, as text
+function firedText() {
+  const ch = rp.info.characters[rp.character];
+  const here = rp.info.actions.filter(([i, c]) => i === rp.index && c === rp.character);
+  return here.length ? here.map(([, , a, kind, count, exits, active]) => {
+    const name = ch.actions[a] ? ch.actions[a].name : `#${a}`;
+    if (kind === 0) return count > 1 ? `${name} ×${count}` : name;
+    return `${name} ${[count ? 'entered' : '', exits ? 'left' : '', active ? 'open' : ''].filter(Boolean).join(', ')}`;
+  }).join('; ') : 'nothing';
+}
+
 function drawCursor() {
-  for (const id of ['replay-tracks', 'replay-switches', 'replay-params']) {
+  if (rp && rp.info) {
+    $('replay-fired').textContent = firedText();
+    const sw = window.studioTimeline(rp.character).switches, ch = rp.info.characters[rp.character];
+    $('replay-states').textContent = ch.switches.map((s, w) => `${s.node}: ${s.states[sw[w][rp.index]] ?? '-'}`).join(', ') || '-';
+  }
+  for (const id of ['replay-tracks', 'replay-switches', 'replay-events', 'replay-params']) {
     const cv = $(id), g = cv.getContext('2d');
     if (!rp[id]) continue;
     g.drawImage(rp[id], 0, 0);
@@ -862,7 +1023,7 @@ function replayFrame(t) {
   const models = presentModels(alpha);
   if (models) { drawReplaySkeletons(models); $('replay-alpha').textContent = (alpha / 65536).toFixed(3); }
 }
-['replay-tracks', 'replay-switches', 'replay-params'].forEach((id) => {
+['replay-tracks', 'replay-switches', 'replay-events', 'replay-params'].forEach((id) => {
   const cv = $(id);
   const scrub = (e) => { if (!rp || !(e.buttons & 1)) return; const r = cv.getBoundingClientRect(); rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Math.round((e.clientX - r.left) / r.width * (rp.info.frames - 1))); };
   cv.addEventListener('pointerdown', scrub);
@@ -882,14 +1043,55 @@ async function openDesync(f) {
   const res = JSON.parse(api.desyncOpen(dir, match ? '/w/' + match.name : ''));
   if (res.error) { showMessage(`${f.name}: ${res.error}`); setStatus(`${f.name}: not loaded`); document.body.dataset.ready = '1'; return; }
   if (!ds) ds = { three: makeScene($('desync-skeleton')), objects: [] };
-  for (const o of ds.objects) { ds.three.scene.remove(o); o.geometry.dispose(); }
-  ds.objects = [];
   ds.info = res;
+  ds.dir = dir; ds.match = match ? '/w/' + match.name : '';
   window.studioDesync = res; // what the view draws (the tests compare the highlighted joints with the positions)
   const fd = res.first_divergence;
   const focus = fd.located ? fd.character : 0;
-  // both states of every character, overlaid (server white/yellow, client orange), side by side
-  res.characters.forEach((c, k) => {
+  drawDesyncState(res.characters);
+  ds.shown = res.tick;
+  $('desync-shown').textContent = `${res.tick} (the reported tick: server.bsms, client.bsms)`;
+  ds.three.camera.position.set(focus * 1.2, 1.3, 3.6);
+  ds.three.controls.target.set(focus * 1.2, 0.85, 0);
+  const ch = res.characters[focus];
+  $('desync-tick').textContent = res.tick;
+  $('desync-first').textContent = fd.located ? fd.tick : (fd.unavailable || 'not located by the trail');
+  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : '-';
+  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) : '-';
+  const list = $('desync-list');
+  list.textContent = '';
+  for (const d of res.differences) { const li = document.createElement('li'); li.textContent = d; list.append(li); }
+  for (const d of fd.lines || []) { const li = document.createElement('li'); li.className = 'trace'; li.textContent = d; list.append(li); }
+  ds.current = 0;
+  showDifference(0);
+  drawDesyncTimeline();
+  $('desync-info').textContent = `${f.name}: slot ${res.slot}, match config ${res.config}` +
+    (fd.located ? `; the trail re-simulated from tick ${fd.previous_tick}${fd.reproduced ? ' reproduces the server\'s state' : ' does NOT reproduce the server\'s state'}` : '');
+  setStatus(`${f.name}: desync at tick ${res.tick}`);
+  document.body.dataset.ready = '1';
+}
+
+// A tick between the agreeing and the reported one (bs_desync_at: the server's state re-simulated
+// from server-previous.bsms, the client's from its trail): drawn as the reported tick is
+function desyncAt(tick) {
+  const res = JSON.parse(api.desyncAt(ds.dir, ds.match, tick));
+  if (res.error) { $('desync-shown').textContent = `${tick}: ${res.error}`; return res; }
+  drawDesyncState(res.characters);
+  ds.shown = tick;
+  const differ = res.characters.filter((c) => c.blend_differs).map((c) => c.name);
+  $('desync-shown').textContent = `${tick} (server re-simulated${res.server_is_bundle ? ' = server.bsms' : ''}, client from ${res.client_from}): ` +
+    (differ.length ? `${differ.join(', ')} differ${differ.length === 1 ? 's' : ''}` : 'the states agree');
+  drawDesyncTimeline();
+  return res;
+}
+window.studioDesyncAt = (tick) => desyncAt(tick);
+
+// both states of every character, overlaid (server white/yellow, client orange), side by side; the
+// joints whose pose checksums differ in red, and listed
+function drawDesyncState(characters) {
+  for (const o of ds.objects) { ds.three.scene.remove(o); o.geometry.dispose(); }
+  ds.objects = [];
+  characters.forEach((c, k) => {
     const dx = k * 1.2;
     for (const [side, bone, joint] of [['server', 0xe6e6e0, 0xffe119], ['client', 0xf58231, 0xf58231]]) {
       const m = c[side];
@@ -909,29 +1111,11 @@ async function openDesync(f) {
     }
   });
   ds.three.scene.add(...ds.objects);
-  const span = (res.characters.length - 1) * 1.2;
-  ds.three.camera.position.set(focus * 1.2, 1.3, 3.6);
-  ds.three.controls.target.set(focus * 1.2, 0.85, 0);
-  void span;
-  const ch = res.characters[focus];
-  $('desync-tick').textContent = res.tick;
-  $('desync-first').textContent = fd.located ? fd.tick : (fd.unavailable || 'not located by the trail');
-  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : '-';
-  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) : '-';
-  const diffJoints = res.characters.flatMap((c, k) => c.differing_joints.map((j) => `${c.name}:${c.joints[j].name}`));
-  $('desync-joints').textContent = diffJoints.length ? diffJoints.join(', ') : 'none (the states differ in blend state only; the poses are equal)';
+  const diffJoints = characters.flatMap((c) => c.differing_joints.map((j) => `${c.name}:${c.joints[j].name}`));
+  const blend = characters.some((c) => c.blend_differs);
+  $('desync-joints').textContent = diffJoints.length ? diffJoints.join(', ') :
+    blend || blend === undefined ? 'none (the states differ in blend state only; the poses are equal)' : 'none (the states agree)';
   $('desync-joints').dataset.joints = diffJoints.join(',');
-  const list = $('desync-list');
-  list.textContent = '';
-  for (const d of res.differences) { const li = document.createElement('li'); li.textContent = d; list.append(li); }
-  for (const d of fd.lines || []) { const li = document.createElement('li'); li.className = 'trace'; li.textContent = d; list.append(li); }
-  ds.current = 0;
-  showDifference(0);
-  drawDesyncTimeline();
-  $('desync-info').textContent = `${f.name}: slot ${res.slot}, match config ${res.config}` +
-    (fd.located ? `; the trail re-simulated from tick ${fd.previous_tick}${fd.reproduced ? ' reproduces the server\'s state' : ' does NOT reproduce the server\'s state'}` : '');
-  setStatus(`${f.name}: desync at tick ${res.tick}`);
-  document.body.dataset.ready = '1';
 }
 
 function showDifference(i) {
@@ -957,6 +1141,9 @@ function drawDesyncTimeline() {
   if (fd.located) mark(fd.tick, '#e6194b', `first divergence: ${fd.tick}`, 48);
   mark(T, '#4363d8', `reported: ${T}`, 18);
   cv.dataset.first = fd.located ? fd.tick : '';
+  if (ds.shown !== undefined) { g.strokeStyle = '#000'; g.lineWidth = 2; g.beginPath(); g.arc(x(ds.shown), 30, 6, 0, 2 * Math.PI); g.stroke(); g.lineWidth = 1; }
+  ds.tickAt = (px) => Math.round(t0 + (px - 20) / (cv.width - 40) * Math.max(1, T - t0));
+  ds.t0 = t0;
 }
 
 // ---------------------------------------------------------------- start
@@ -968,14 +1155,20 @@ async function main() {
   $('replay-scrub').oninput = () => { if (rp) { rp.playing = false; $('replay-play').textContent = 'play'; replayShow(Number($('replay-scrub').value)); } };
   $('replay-character').onchange = () => { if (rp) { rp.character = Number($('replay-character').value); drawTracks(); replayShow(rp.index); } };
   $('desync-next').onclick = () => ds && showDifference(ds.current + 1);
+  $('desync-timeline').onclick = (e) => {
+    if (!ds || !ds.tickAt) return;
+    const cv = $('desync-timeline'), r = cv.getBoundingClientRect();
+    const tick = Math.min(ds.info.tick, Math.max(ds.t0, ds.tickAt((e.clientX - r.left) / r.width * cv.width)));
+    desyncAt(tick);
+  };
   $('desync-prev').onclick = () => ds && showDifference(ds.current - 1);
   $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
-  $('reset').onclick = () => { api.reset(); tickDebt = 0; refreshState(); };
+  $('reset').onclick = () => { api.reset(); tickDebt = 0; pointLog = []; shownTick = 0; refreshState(); };
   $('run').onclick = () => {
     const n = Number($('run-ticks').value);
     if (!(n >= 1)) return;
     playing = false; $('play').textContent = 'play';
-    api.tick(n); refreshState();
+    tickInstance(n); refreshState();
   };
   $('save').onclick = save;
   window.addEventListener('beforeunload', (e) => { if (dirty) e.preventDefault(); });

@@ -23,6 +23,8 @@
  *   bs_region_map(node, w, h, x0, y0, x1, y1)   RGBA pixels of a 2D node: the weight-mixed palette
  *                                 colour of its children (as `blendsync plot` draws it)
  *   bs_curve(node, n, x0, x1)     a 1D node's weight curves (n samples per child)
+ *   bs_response(param, n, x0, x1) a scalar parameter's response curve (bsync_curve_evaluate) and its
+ *                                 whole shape (dead zone + curve, bsync_param_shape) at n targets
  *   bs_fx_format(raw) / bs_fx_parse(text)       exact decimal text <-> Q16.16
  *   bs_replay_open(path)          a replay's header and match (+ the match config and graphs it names,
  *                                 found as `replay verify` finds them)
@@ -49,9 +51,11 @@
 
 #include "blendsync/blend_space.h"
 #include "blendsync/blend_tree.h"
+#include "blendsync/curve.h"
 #include "blendsync/fixed.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
+#include "blendsync/io/config.h"
 #include "blendsync/io/desync.h"
 #include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/graph_config.h"
@@ -59,8 +63,10 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_verify.h"
 #include "blendsync/io/script.h"
+#include "blendsync/io/trail.h"
 #include "blendsync/io/validate.h"
 #include "blendsync/match.h"
+#include "blendsync/param.h"
 #include "blendsync/present.h"
 #include "blendsync/skeleton.h"
 
@@ -73,6 +79,7 @@ int bs_tick(int n);
 const char* bs_state(void);
 uint8_t* bs_region_map(int node, int w, int h, int x0, int y0, int x1, int y1);
 int32_t* bs_curve(int node, int n, int x0, int x1);
+int32_t* bs_response(int param, int n, int x0, int x1);
 const char* bs_fx_format(int raw);
 int bs_fx_parse(const char* text, int* ok);
 const char* bs_validate(const char* path);
@@ -84,6 +91,7 @@ const char* bs_replay_info(void);
 int32_t* bs_replay_tracks(void);
 const char* bs_replay_seek(int index);
 const char* bs_desync_open(const char* dir, const char* match_path);
+const char* bs_desync_at(const char* dir, const char* match_path, int tick);
 float* bs_replay_present(int alpha);
 
 static bsync_graph_config* g_config;
@@ -415,6 +423,46 @@ int32_t* bs_curve(int node, int n, int x0, int x1) {
     return buf;
 }
 
+/* A scalar parameter's response curve at n targets evenly over [x0, x1] (raw): n values of the curve
+ * alone (bsync_curve_evaluate), then n of the shape the instance applies before smoothing (dead zone
+ * and curve: bsync_param_shape). The curve is built from the config's keys as the loader builds it
+ * (graph_config.c: the same desc to bsync_curve_create). NULL for no curve, a pair, or bad arguments. */
+int32_t* bs_response(int param, int n, int x0, int x1) {
+    static int32_t* buf;
+    if (!g_config || n < 2 || n > 4096) return NULL;
+    const bsync_config_graph* fields = bsync_graph_config_fields(g_config);
+    if (param < 0 || (uint32_t)param >= bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config))) return NULL;
+    const bsync_config_filter* cf = &fields->filters[param];
+    if (!cf->has_curve || cf->pair || (param > 0 && fields->filters[param - 1].pair)) return NULL;
+    bsync_curve_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.keys = cf->keys;
+    cd.key_count = cf->key_count;
+    cd.pre_wrap = cf->pre_wrap;
+    cd.post_wrap = cf->post_wrap;
+    bsync_curve* curve = NULL;
+    if (bsync_curve_create(&cd, NULL, &curve) != BSYNC_OK) return NULL;
+    bsync_param_filter_desc fd;
+    memset(&fd, 0, sizeof fd);
+    fd.dead_zone = cf->dead_zone;
+    fd.dead_zone_range = cf->dead_zone_range;
+    fd.curve = curve;
+    bsync_param_filter f;
+    free(buf);
+    buf = malloc(sizeof(int32_t) * 2u * (size_t)n);
+    if (!buf || bsync_param_filter_init(&f, &fd, 30) != BSYNC_OK) {
+        bsync_curve_destroy(curve);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        fix16_t x = (fix16_t)(x0 + (int32_t)(((int64_t)(x1 - x0) * i) / (n - 1)));
+        buf[i] = bsync_curve_evaluate(curve, x);
+        buf[n + i] = bsync_param_shape(&f, x);
+    }
+    bsync_curve_destroy(curve);
+    return buf;
+}
+
 const char* bs_fx_format(int raw) {
     static char buf[24];
     bsync_fx_format((fix16_t)raw, buf, sizeof buf);
@@ -513,6 +561,7 @@ static struct {
     bsync_replay_reader* reader;
     cJSON* recorded;
     cJSON* desyncs;
+    cJSON* actions; /* [frame index, character, action, kind, count, exits, active] per action report */
     char used[1400];
     char stop[300];
     uint32_t tick_rate, checksum_interval, start_tick;
@@ -523,6 +572,7 @@ static void replay_reader_close(void) {
     bsync_replay_reader_close(g_rd.reader);
     cJSON_Delete(g_rd.recorded);
     cJSON_Delete(g_rd.desyncs);
+    cJSON_Delete(g_rd.actions);
     memset(&g_rd, 0, sizeof g_rd);
 }
 
@@ -579,6 +629,7 @@ const char* bs_replay_open(const char* path) {
     g_rp.snap_size = bsync_match_snapshot_size_max(g_rp.match);
     g_rd.recorded = cJSON_CreateArray();
     g_rd.desyncs = cJSON_CreateArray();
+    g_rd.actions = cJSON_CreateArray();
     g_rd.tick_rate = h->tick_rate;
     g_rd.checksum_interval = h->checksum_interval;
     g_rd.start_tick = h->start_tick;
@@ -658,6 +709,14 @@ const char* bs_replay_step(int max_frames) {
                     if (bsync_instance_switch_state(inst, w, st_, &n) == BSYNC_OK && n > 0)
                         t[g_rp.motions_max + g_rp.params_max + w] = (int32_t)st_[n - 1].child + 1;
                 }
+                /* what fired in this tick (docs/actions.md "Reports"): events crossed, ranges entered, left or open */
+                const bsync_action_report* rep = NULL;
+                uint32_t nr = 0;
+                if (bsync_instance_actions(inst, &rep, &nr) == BSYNC_OK)
+                    for (uint32_t k = 0; k < nr; k++) {
+                        const int v[7] = {(int)i, (int)c, (int)rep[k].action, (int)rep[k].kind, (int)rep[k].count, (int)rep[k].exits, (int)rep[k].active};
+                        cJSON_AddItemToArray(g_rd.actions, cJSON_CreateIntArray(v, 7));
+                    }
             }
             g_rp.frames++;
             stepped++;
@@ -694,6 +753,7 @@ const char* bs_replay_info(void) {
     cJSON_AddNumberToObject(o, "switches_max", g_rp.switches_max);
     cJSON_AddItemReferenceToObject(o, "recorded", g_rd.recorded);
     cJSON_AddItemReferenceToObject(o, "desyncs", g_rd.desyncs);
+    cJSON_AddItemReferenceToObject(o, "actions", g_rd.actions);
     cJSON* chars = cJSON_AddArrayToObject(o, "characters");
     for (uint32_t c = 0; c < g_rp.chars; c++) {
         const bsync_graph* gr = desc->characters[c].graph;
@@ -711,6 +771,16 @@ const char* bs_replay_info(void) {
             cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
             cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
             cJSON_AddItemToArray(js, jj);
+        }
+        cJSON* acts = cJSON_AddArrayToObject(e, "actions");
+        for (uint32_t a = 0; a < bsync_graph_action_count(gr); a++) {
+            bsync_graph_action_desc d;
+            if (bsync_graph_action(gr, a, &d) != BSYNC_OK) continue;
+            cJSON* ad = cJSON_CreateObject();
+            cJSON_AddStringToObject(ad, "name", d.name);
+            cJSON_AddStringToObject(ad, "kind", d.kind == BSYNC_ACTION_RANGE ? "range" : "event");
+            cJSON_AddStringToObject(ad, "motion", bsync_blend_tree_motion_name(t, d.motion));
+            cJSON_AddItemToArray(acts, ad);
         }
         cJSON* sws = cJSON_AddArrayToObject(e, "switches");
         for (uint32_t w = 0; w < g_rp.switches_max && w < bsync_graph_switch_count(gr); w++) {
@@ -871,6 +941,43 @@ static uint8_t* read_all(const char* path, size_t* len) {
     return buf;
 }
 
+/* Every character of the two matches: name, joints, both model poses, the joints whose per-joint pose
+ * checksums differ, and whether the characters' blend states differ. */
+static void add_characters(cJSON* o, const bsync_match_config* cfg, bsync_match* a, bsync_match* b) {
+    const bsync_match_desc* desc = bsync_match_config_desc(cfg);
+    static bsync_match_checksums ca, cb;
+    const int sums = bsync_match_checksums_get(a, 0, &ca) == BSYNC_OK && bsync_match_checksums_get(b, 0, &cb) == BSYNC_OK;
+    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
+    for (uint32_t c = 0; c < desc->character_count; c++) {
+        const bsync_graph* gr = desc->characters[c].graph;
+        const bsync_skeleton* sk = bsync_graph_skeleton(gr);
+        const uint32_t nj = sk ? bsync_skeleton_joint_count(sk) : 0;
+        cJSON* e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", bsync_match_config_character_name(cfg, c));
+        cJSON* js = cJSON_AddArrayToObject(e, "joints");
+        for (uint32_t j = 0; j < nj; j++) {
+            cJSON* jj = cJSON_CreateObject();
+            cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
+            cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
+            cJSON_AddItemToArray(js, jj);
+        }
+        add_model(e, "server", a, c, nj);
+        add_model(e, "client", b, c, nj);
+        if (sums) cJSON_AddBoolToObject(e, "blend_differs", ca.character_blend[c] != cb.character_blend[c]);
+        cJSON* diff = cJSON_AddArrayToObject(e, "differing_joints");
+        uint64_t* ja = malloc(sizeof(uint64_t) * (nj ? nj : 1));
+        uint64_t* jb = malloc(sizeof(uint64_t) * (nj ? nj : 1));
+        uint32_t na = 0, nb = 0;
+        if (nj && ja && jb && bsync_match_joint_checksums(a, c, ja, nj, &na) == BSYNC_OK &&
+            bsync_match_joint_checksums(b, c, jb, nj, &nb) == BSYNC_OK && na == nb)
+            for (uint32_t j = 0; j < na; j++)
+                if (ja[j] != jb[j]) cJSON_AddItemToArray(diff, cJSON_CreateNumber(j));
+        free(ja);
+        free(jb);
+        cJSON_AddItemToArray(chars, e);
+    }
+}
+
 const char* bs_desync_open(const char* dir, const char* match_path) {
     cJSON* o = cJSON_CreateObject();
     static bsync_desync_bundle b;
@@ -932,37 +1039,112 @@ const char* bs_desync_open(const char* dir, const char* match_path) {
     } else {
         cJSON_AddStringToObject(fd, "unavailable", rt == BSYNC_NOT_FOUND ? "the bundle has no client trail" : err.message);
     }
-    cJSON* chars = cJSON_AddArrayToObject(o, "characters");
-    for (uint32_t c = 0; c < desc->character_count; c++) {
-        const bsync_graph* gr = desc->characters[c].graph;
-        const bsync_skeleton* sk = bsync_graph_skeleton(gr);
-        const uint32_t nj = sk ? bsync_skeleton_joint_count(sk) : 0;
-        cJSON* e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", bsync_match_config_character_name(cfg, c));
-        cJSON* js = cJSON_AddArrayToObject(e, "joints");
-        for (uint32_t j = 0; j < nj; j++) {
-            cJSON* jj = cJSON_CreateObject();
-            cJSON_AddStringToObject(jj, "name", bsync_skeleton_joint_name(sk, j));
-            cJSON_AddNumberToObject(jj, "parent", bsync_skeleton_parent(sk, j));
-            cJSON_AddItemToArray(js, jj);
-        }
-        add_model(e, "server", m[0], c, nj);
-        add_model(e, "client", m[1], c, nj);
-        cJSON* diff = cJSON_AddArrayToObject(e, "differing_joints");
-        uint64_t* ja = malloc(sizeof(uint64_t) * (nj ? nj : 1));
-        uint64_t* jb = malloc(sizeof(uint64_t) * (nj ? nj : 1));
-        uint32_t na = 0, nb = 0;
-        if (nj && ja && jb && bsync_match_joint_checksums(m[0], c, ja, nj, &na) == BSYNC_OK &&
-            bsync_match_joint_checksums(m[1], c, jb, nj, &nb) == BSYNC_OK && na == nb)
-            for (uint32_t j = 0; j < na; j++)
-                if (ja[j] != jb[j]) cJSON_AddItemToArray(diff, cJSON_CreateNumber(j));
-        free(ja);
-        free(jb);
-        cJSON_AddItemToArray(chars, e);
-    }
+    add_characters(o, cfg, m[0], m[1]);
 done:
     free(server_final);
     for (int i = 0; i < 4; i++) free(mem[i]);
+    bsync_match_config_destroy(cfg);
+    return emit(o);
+}
+
+/* Both states of a bundle's match after frame `tick` (previous tick < tick <= reported tick): the
+ * server's re-simulated from server-previous.bsms with inputs.csv (as the trace does), the client's
+ * the server's with each character of client-trail.bstrail loaded from its entry at the start of tick
+ * + 1 (client.bsms itself at the reported tick). {"tick", "server_is_bundle": the re-simulated server
+ * state is server.bsms byte for byte (at the reported tick), "client_from": "trail" | "client.bsms",
+ * "characters": as bs_desync_open}. */
+const char* bs_desync_at(const char* dir, const char* match_path, int tick) {
+    cJSON* o = cJSON_CreateObject();
+    static bsync_desync_bundle b;
+    bsync_error err;
+    char cfg_path[1200];
+    bsync_match_config* cfg = NULL;
+    void* mem[2] = {NULL, NULL};
+    bsync_match* m[2] = {NULL, NULL};
+    uint8_t *prev = NULL, *fin = NULL, *csv = NULL, *trail_bytes = NULL, *buf = NULL;
+    size_t prev_len = 0, fin_len = 0, csv_len = 0, trail_len = 0, buf_cap = 0;
+    bsync_match_frame* frames = NULL;
+    if (bsync_desync_bundle_open(dir, &b, &err) != BSYNC_OK ||
+        bsync_desync_bundle_find_config(&b, match_path && *match_path ? match_path : NULL, cfg_path, sizeof cfg_path, &err) != BSYNC_OK ||
+        bsync_match_config_load(cfg_path, NULL, &cfg, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", err.message);
+        goto done;
+    }
+    const bsync_match_desc* desc = bsync_match_config_desc(cfg);
+    size_t size = bsync_match_memory_size(desc);
+    for (int i = 0; i < 2; i++) {
+        mem[i] = aligned_alloc(8, (size + 7) & ~(size_t)7);
+        if (!mem[i] || bsync_match_init(mem[i], size, desc, &m[i]) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", "cannot set up the match");
+            goto done;
+        }
+    }
+    prev = read_all(b.server_previous, &prev_len);
+    fin = read_all(b.server_state, &fin_len);
+    csv = read_all(b.inputs, &csv_len);
+    if (!prev || !fin || !csv || bsync_match_load(m[0], prev, prev_len) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", "the bundle has no loadable server-previous.bsms, server.bsms and inputs.csv");
+        goto done;
+    }
+    const uint32_t start = (uint32_t)bsync_match_tick_count(m[0]); /* the state at the start of tick start */
+    if (tick < 0 || (uint32_t)tick + 1u < start || (uint32_t)tick + 1u - start > 4096u) {
+        cJSON_AddStringToObject(o, "error", "no such tick in this bundle");
+        goto done;
+    }
+    const uint32_t count = (uint32_t)tick + 1u - start;
+    frames = calloc(count + 1u, sizeof *frames);
+    if (!frames || bsync_desync_bundle_inputs_parse((const char*)csv, csv_len, b.inputs, desc, start, count, frames, NULL, &err) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", frames ? err.message : "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (bsync_match_tick(m[0], &frames[i]) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", "a frame of inputs.csv does not fit the match");
+            goto done;
+        }
+    buf_cap = bsync_match_snapshot_size_max(m[0]);
+    buf = malloc(buf_cap ? buf_cap : 1);
+    size_t sl = 0;
+    if (!buf || bsync_match_save(m[0], buf, buf_cap, &sl) != BSYNC_OK || bsync_match_load(m[1], buf, sl) != BSYNC_OK) {
+        cJSON_AddStringToObject(o, "error", "cannot copy the server's state");
+        goto done;
+    }
+    cJSON_AddNumberToObject(o, "tick", tick);
+    cJSON_AddBoolToObject(o, "server_is_bundle", sl == fin_len && memcmp(buf, fin, sl) == 0);
+    if ((long long)tick >= b.tick) { /* the reported tick: the client's own state */
+        if (bsync_desync_bundle_load_state(m[1], b.client_state, &err) != BSYNC_OK) {
+            cJSON_AddStringToObject(o, "error", err.message);
+            goto done;
+        }
+        cJSON_AddStringToObject(o, "client_from", "client.bsms");
+    } else {
+        bsync_trail tr;
+        trail_bytes = read_all(b.client_trail, &trail_len);
+        if (!trail_bytes || bsync_trail_parse(trail_bytes, trail_len, &tr, &err) != BSYNC_OK || (uint32_t)tick + 1u < tr.first_tick ||
+            (uint32_t)tick + 1u - tr.first_tick >= tr.tick_count) {
+            cJSON_AddStringToObject(o, "error", "the client's trail does not hold this tick");
+            goto done;
+        }
+        for (uint32_t k = 0; k < tr.character_count; k++) {
+            const uint8_t* eb = NULL;
+            size_t el = 0;
+            if (bsync_trail_entry(&tr, (uint32_t)tick + 1u - tr.first_tick, k, &eb, &el) != BSYNC_OK ||
+                bsync_instance_load(bsync_match_instance(m[1], tr.characters[k]), eb, el) != BSYNC_OK) {
+                cJSON_AddStringToObject(o, "error", "a trail entry does not load");
+                goto done;
+            }
+        }
+        cJSON_AddStringToObject(o, "client_from", "trail");
+    }
+    add_characters(o, cfg, m[0], m[1]);
+done:
+    free(frames);
+    free(buf);
+    free(prev);
+    free(fin);
+    free(csv);
+    free(trail_bytes);
+    for (int i = 0; i < 2; i++) free(mem[i]);
     bsync_match_config_destroy(cfg);
     return emit(o);
 }
