@@ -5,7 +5,8 @@
  *   bsync_match_config_load / _parse / _destroy   a file (or text) -> bsync_match_config
  *   bsync_match_policy                            what the server does on a desync
  *   bsync_match_timeouts                          start / peer / idle timeouts in milliseconds
- *   accessors                                     desc, id, tokens, names, timing, graphs, text, notes
+ *   accessors                                     desc, id, tokens, names, character slots, timing,
+ *                                                 graphs, text, notes
  *   bsync_match_config_asset_hashes               per bound clip: "GRAPHFILE:MOTION" + bsync_checksum_clip
  *
  * Format (strict JSON, RFC 8259; unknown fields are errors, so typos never pass silently; each field at
@@ -199,6 +200,8 @@ BSYNC_API const char* bsync_match_config_param_name(const bsync_match_config* cf
 BSYNC_API const char* bsync_match_config_trigger_name(const bsync_match_config* cfg, uint32_t j);
 BSYNC_API const char* bsync_match_config_trigger_switch(const bsync_match_config* cfg, uint32_t j); /* the switch node name */
 BSYNC_API const char* bsync_match_config_character_name(const bsync_match_config* cfg, uint32_t c);
+/* The player slot whose inputs drive character c, BSYNC_MATCH_NPC for an NPC (UINT32_MAX out of range). */
+BSYNC_API uint32_t bsync_match_config_character_slot(const bsync_match_config* cfg, uint32_t c);
 BSYNC_API uint32_t bsync_match_config_input_delay(const bsync_match_config* cfg);
 BSYNC_API uint32_t bsync_match_config_checksum_interval(const bsync_match_config* cfg);
 BSYNC_API bsync_match_policy bsync_match_config_desync_policy(const bsync_match_config* cfg); /* NULL: REPORT */

@@ -808,6 +808,9 @@ const char* bsync_match_config_trigger_switch(const bsync_match_config* m, uint3
 const char* bsync_match_config_character_name(const bsync_match_config* m, uint32_t c) {
     return m && c < m->desc.character_count ? m->char_names[c] : NULL;
 }
+uint32_t bsync_match_config_character_slot(const bsync_match_config* m, uint32_t c) {
+    return m && c < m->desc.character_count ? m->chars[c].slot : UINT32_MAX;
+}
 uint32_t bsync_match_config_input_delay(const bsync_match_config* m) { return m ? m->input_delay : 0; }
 uint32_t bsync_match_config_checksum_interval(const bsync_match_config* m) { return m ? m->checksum_interval : 0; }
 bsync_match_policy bsync_match_config_desync_policy(const bsync_match_config* m) {
