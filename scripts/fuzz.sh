@@ -27,7 +27,8 @@ core=(shared/src/*.c shared/src/io/*/*.c proto/src/*.c)
 # Per-target sources and include directories beyond the libraries (keep in step with tests/fuzz/CMakeLists.txt).
 sources_of() {
   case "$1" in
-    server_packet) echo "server/src/server.c server/src/server_match.c proto/net/src/net.c proto/net/src/session.c" ;; # the server, over ENet
+    # the server's sessions on the virtual network (the client's are in vnet.c's reach too; ENet for the adapters)
+    server_packet) echo "server/src/server.c server/src/server_session.c server/src/server_match.c client/lib/client.c client/lib/client_enet.c client/lib/client_present.c tests/support/vnet.c proto/net/src/net.c proto/net/src/session.c" ;;
     session) echo "proto/net/src/session.c" ;;
     *) echo "" ;;
   esac
@@ -45,8 +46,8 @@ flags_of() {
   esac
 }
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-sanitize-recover=all -DBSYNC_HAVE_SODIUM=1 -DBSYNC_FUZZ_MATCH_DIR="\"$PWD/tests/fuzz/match\""
-        -Ishared/include -Ishared/src -Ishared/src/io/platform -Ishared/src/io/import -Ishared/src/io/config -Ishared/src/io/replay -Iproto/include -Iproto/net/include -Iserver/include
-        -Itests/fuzz)
+        -Ishared/include -Ishared/src -Ishared/src/io/platform -Ishared/src/io/import -Ishared/src/io/config -Ishared/src/io/replay -Iproto/include -Iproto/net/include -Iserver/include -Iserver/src
+        -Iclient/include -Iclient/lib -Itests/support -Itests/fuzz)
 # The libraries' sources once into one archive (instrumented for coverage), each target linked against it.
 lib="$out/libfuzzcore.a"
 objdir="$out/obj"

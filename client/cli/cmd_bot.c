@@ -1,8 +1,10 @@
 /* cmd_bot.c — `blendsync bot`: a headless client that joins a match on a blendsync server and plays a
  * scripted joystick path (--script CSV) or a seeded random one (the same generator NPCs use,
  * bsync_match_random_input), printing a
- * status line per second. With --inject-desync TICK it flips one bit of its own state after that frame, so
- * the server's detection can be shown and tested.
+ * status line per second. With --inject-desync TICK it flips one bit of its own state after that frame
+ * (client_testing.h: a planted fault, not part of the client library's API), so the server's detection
+ * can be shown and tested. --drop and --delay act on the bot's own inputs before the client library
+ * sees them; network loss, delay and reordering are the relay's (tests/tools/udp_relay.c).
  *
  * Exit: 0 the match ended normally and no desync was reported to this bot; 1 the match ended (or the
  * bot was kicked) with a desync reported; 2 an error: refused (BYE with a reason), the connection
@@ -20,6 +22,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/script.h"
 #include "blendsync/net.h"
+#include "client_testing.h"
 #include "commands.h"
 
 static void usage(FILE* f) {
@@ -54,8 +57,10 @@ static void usage(FILE* f) {
             "                         agreeing tick, its per-tick trail, the inputs in between)\n"
             "  --capture FILE         write every packet this bot sends and receives, as bytes on the\n"
             "                         wire with its ENet channel and time (docs/protocol.md \"Captures\")\n"
-            "  --drop PERMILLE        test switch: drop this share of outgoing input packets\n"
-            "  --delay MIN:MAX        test switch: hold each input packet MIN..MAX ms (jitter)\n"
+            "  --drop PERMILLE        skip this share of the bot's ticks: no input sent (the server\n"
+            "                         defaults them); network loss is the relay's (bsync_udp_relay)\n"
+            "  --delay MIN:MAX        hand each input to the client MIN..MAX ms late (a slow game\n"
+            "                         loop: it goes to a later tick)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
             "  --quiet                no status lines, only the summary\n"
             "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
@@ -66,6 +71,15 @@ static void usage(FILE* f) {
             "apply all of it (frames missing; its replay ends \"aborted\").\n");
 }
 
+
+#define BOT_HELD_MAX 64u
+
+static uint64_t splitmix(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
 
 /* --capture FILE (docs/protocol.md "Captures"): an 8-byte header "BSCP", u16 version 1, u16 0; then
  * per packet u8 direction (1 sent, 0 received), u8 ENet channel, u16 length, u32 ms since the
@@ -253,12 +267,6 @@ int bsync_cmd_bot(int argc, char** argv) {
                : cc.session_mode == 2 ? "authenticated (not encrypted)" : "authenticated and encrypted");
     cc.desc = desc;
     cc.compute_poses = 1;
-    cc.test_drop_permille = (uint32_t)drop;
-    cc.test_delay_min_ms = delay_min;
-    cc.test_delay_max_ms = delay_max;
-    cc.test_seed = seed;
-    cc.test_inject_desync = have_inject;
-    cc.test_inject_tick = (uint32_t)inject;
     cc.desync_dir = desync_dir;
     cc.names = mc;
     static bsync_replay_header rh; /* large (asset names) */
@@ -275,6 +283,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         bsync_match_config_destroy(mc);
         return 2;
     }
+    if (have_inject) bsync_client_fault_desync(c, (uint32_t)inject);
     bot_capture cap;
     memset(&cap, 0, sizeof cap);
     if (capture_path) {
@@ -296,6 +305,10 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint64_t start = bsync_net_now_us(), next_input = 0, next_status = start + 1000000u;
     uint64_t period = 0;
     uint32_t next_script_tick = 0;
+    /* --drop and --delay: seeded, one draw each per tick */
+    uint64_t rng = seed ^ 0x626c656e64636c69ull;
+    uint64_t held[BOT_HELD_MAX]; /* --delay: when each held tick's input is handed over */
+    uint32_t held_count = 0;
     int status = -1, desynced = 0, incomplete = 0;
     uint32_t bye = 0;
     opened_ranges opened;
@@ -347,7 +360,25 @@ int bsync_cmd_bot(int argc, char** argv) {
         }
         if (actions) print_opened_ranges(c, mc, slot, &opened);
         uint64_t now = bsync_net_now_us();
+        int send_now = 0;
         if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
+            next_input += period;
+            if (now > next_input + 10 * period) next_input = now; /* paused: do not burst */
+            if (!(drop && splitmix(&rng) % 1000u < drop)) {
+                const uint32_t span = delay_max - delay_min;
+                const uint32_t d = delay_min + (span ? (uint32_t)(splitmix(&rng) % (span + 1u)) : 0u);
+                if (delay_max == 0) send_now = 1;
+                else if (held_count < BOT_HELD_MAX) held[held_count++] = now + 1000ull * d;
+            }
+        }
+        for (uint32_t k = 0; k < held_count;) /* --delay: the inputs whose time has come */
+            if (held[k] <= now) {
+                held[k] = held[--held_count];
+                send_now++;
+            } else {
+                k++;
+            }
+        for (; send_now > 0 && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED; send_now--) {
             bsync_match_input in;
             if (script_path) {
                 /* keyed by the tick the input will be assigned to */
@@ -362,8 +393,6 @@ int bsync_cmd_bot(int argc, char** argv) {
                 bsync_match_random_input(&script, desc, &in);
                 bsync_client_send_input(c, &in, NULL);
             }
-            next_input += period;
-            if (now > next_input + 10 * period) next_input = now; /* paused: do not burst */
         }
         if (now >= next_status) {
             next_status += 1000000u;

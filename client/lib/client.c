@@ -1,4 +1,6 @@
-/* client.c — see blendsync/client.h and docs/lockstep.md. */
+/* client.c — the client's session (blendsync/client.h, docs/lockstep.md) on any transport
+ * (client_transport.h): the handshake, sealing, inputs, frames, checksums, desync answers, snapshots,
+ * the end, connect retries and reconnects. The ENet adapter is client_enet.c. */
 #include "blendsync/client.h"
 
 #include <stdio.h>
@@ -13,127 +15,13 @@
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/io/trail.h"
-#include "blendsync/net.h"
+#include "blendsync/net.h" /* bsync_net_snapshot_chunk: a message, no socket */
+#include "client_internal.h"
 #include "platform.h" /* the presentation clock's time, mkdir, aligned allocation */
 
-#define FRAME_RING 256u
-#define SNAP_RING 8u
-#define TRAIL_RING 64u /* per-tick states kept for a desync trail (io/trail.h) */
-#define EVENT_CAP 1024u
-#define DELAY_CAP 64u
-#define SYNCTEST_MAX 16u
-#define INPUT_PACKET_MAX (BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT)
-/* No WELCOME this long after an attempt began: start a new connection. ENet's handshake can wedge on a
- * lossy path (the client's last ACK lost, the server still waiting and dropping the HELLO), and ENet
- * alone would give up at its 5 s peer timeout. */
-#define CONNECT_RETRY_US 2000000ull
+static uint64_t now_us(const bsync_client* c) { return c->transport.now_us(c->transport.user); }
 
-typedef struct ring_frame {
-    uint32_t tick;
-    int valid;
-    uint16_t defaulted_mask;
-    bsync_match_frame frame;
-    uint16_t payload_len[BSYNC_MATCH_MAX_PLAYERS];
-    uint8_t payload[BSYNC_MATCH_MAX_PLAYERS][BSYNC_PROTO_MAX_PAYLOAD];
-} ring_frame;
-
-typedef struct ring_snap {
-    uint32_t tick; /* state at the start of this tick */
-    int valid;
-    size_t len;
-    uint8_t* data; /* snapshot_size bytes */
-} ring_snap;
-
-typedef struct delayed_packet {
-    uint64_t release_us;
-    size_t len;
-    uint8_t bytes[INPUT_PACKET_MAX];
-} delayed_packet;
-
-struct bsync_client {
-    bsync_client_config cfg;
-    bsync_client_packet_hook hook; /* bsync_client_set_packet_hook */
-    void* hook_user;
-    bsync_proto_frame prev_frame; /* the last FRAME of this connection, whole (CHANGES frames expand from it) */
-    int have_prev_frame;
-    uint8_t token[BSYNC_PROTO_MAX_TOKEN];
-    /* the authenticated session (cfg.secret): 0 none, 1 AUTH_INIT sent, 2 keys (sealed HELLO sent on) */
-    uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
-    int has_secret;
-    int auth_state;
-    uint8_t client_nonce[BSYNC_SESSION_NONCE_BYTES];
-    bsync_session sess;
-    uint8_t opened[BSYNC_PROTO_ENET_MAX_PACKET];
-    int session_broken; /* a sealed packet on a reliable channel did not open: that stream lost a message */
-    ENetHost* host;
-    ENetPeer* peer;
-    int connected;
-    uint64_t connect_deadline_us;
-    ENetAddress server_addr;
-    uint64_t attempt_start_us; /* when the current connection attempt began */
-    uint32_t connect_attempts;
-    int reconnecting;          /* connecting again after a drop mid-match (client.h reconnect_timeout_ms) */
-    int welcomed;              /* a WELCOME came on some connection: the session had begun */
-    bsync_client_state state;
-    /* match */
-    void* match_mem;
-    size_t match_size;
-    bsync_match* match;
-    void* scratch_mem; /* a second match: answering DETAIL requests from a saved snapshot */
-    bsync_match* scratch;
-    size_t snap_size;
-    /* session */
-    uint32_t tick_rate, input_delay, checksum_interval, player_count;
-    uint32_t next_frame;      /* the next frame tick to apply */
-    int have_state;           /* the match holds the state at the start of next_frame */
-    ring_frame frames[FRAME_RING];
-    uint32_t frames_received_upto; /* one past the newest frame received */
-    ring_snap snaps[SNAP_RING];
-    uint32_t snap_next;
-    ring_snap trail[TRAIL_RING]; /* the state at the start of every recent tick, by tick % TRAIL_RING */
-    /* incoming snapshot (JOIN or RESYNC) */
-    uint8_t* incoming;
-    uint32_t incoming_size, incoming_have, incoming_tick;
-    int incoming_kind; /* -1 none */
-    /* inputs */
-    uint32_t next_input_tick; /* the tick the last input went to + 1 (0: none yet) */
-    int sent_any;
-    uint32_t acked_next;      /* the server holds our inputs below this */
-    uint32_t server_tick;
-    bsync_match_input history[BSYNC_PROTO_MAX_INPUT_RECORDS];
-    uint16_t history_payload_len[BSYNC_PROTO_MAX_INPUT_RECORDS];
-    uint8_t history_payload[BSYNC_PROTO_MAX_INPUT_RECORDS][BSYNC_PROTO_MAX_PAYLOAD];
-    uint32_t history_first;   /* tick of history[0] */
-    uint32_t history_count;
-    /* test switches */
-    uint64_t rng;
-    delayed_packet delayed[DELAY_CAP];
-    uint32_t delayed_count;
-    /* events */
-    bsync_client_event events[EVENT_CAP];
-    uint32_t ev_head, ev_count;
-    bsync_client_stats stats;
-    /* the end of the match: END (frame channel) names the frame count; BYE (control channel) may
-     * overtake it and the frames still in flight, so a BYE that ends the match only marks the end as
-     * pending until END has arrived and every frame below it is applied (or the connection drops) */
-    int have_end;
-    uint32_t end_reason;
-    int bye_pending;
-    uint32_t bye_pending_reason;
-    uint64_t bye_pending_deadline_us;
-    bsync_proto_msg rx; /* the message being handled (large: kept off the stack) */
-    /* the client's own replay */
-    bsync_replay_header* replay_header; /* a copy (NULL: no replay) */
-    bsync_replay_writer* replay;
-    bsync_replay_record rec;            /* the record being built (large) */
-    bsync_replay_recorder recorder;     /* the schedule (checksum ticks) and the replay's records */
-    char replay_path[1024];
-    /* the sync-test switch: the state before each of the last SYNCTEST_MAX + 1 frames */
-    uint8_t* st_snaps;  /* (SYNCTEST_MAX + 1) * snap_size */
-    size_t st_len[SYNCTEST_MAX + 1];
-    uint32_t st_tick[SYNCTEST_MAX + 1]; /* the tick each holds the start of (UINT32_MAX: none) */
-    bsync_present_clock present; /* rendering between ticks (client_present.c) */
-};
+const cl_transport* cl_transport_of(const bsync_client* c) { return c ? &c->transport : NULL; }
 
 static void set_err(bsync_error* err, bsync_result code, const char* msg) {
     if (!err) return;
@@ -211,34 +99,44 @@ int bsync_client_poll_event(bsync_client* c, bsync_client_event* out) {
     return 1;
 }
 
-static uint64_t splitmix(uint64_t* s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void bsync_client_set_packet_hook(bsync_client* c, bsync_client_packet_hook hook, void* user) {
     if (!c) return;
     c->hook = hook;
     c->hook_user = user;
 }
 
+void bsync_client_set_frame_hook(bsync_client* c, bsync_client_frame_hook hook, void* user) {
+    if (!c) return;
+    c->frame_hook = hook;
+    c->frame_hook_user = user;
+}
+
 /* The session packets are sealed with, once it has keys (NULL: plain). */
 static bsync_session* sealing(bsync_client* c) { return c->auth_state == 2 ? &c->sess : NULL; }
 
-static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
-    if (!c->peer || !c->connected) return -1;
-    int n = bsync_net_send_ex(c->peer, m, sealing(c));
-    if (n > 0) c->stats.bytes_sent += (uint64_t)n;
-    if (n > 0 && c->hook) { /* the same bytes again: the encoder is deterministic */
-        uint8_t* buf = malloc(BSYNC_PROTO_MAX_PACKET);
-        size_t len = 0;
-        if (buf && bsync_proto_encode(m, buf, BSYNC_PROTO_MAX_PACKET, &len) == BSYNC_PROTO_OK)
-            c->hook(c->hook_user, 1, bsync_proto_channel(m->type), buf, len);
-        free(buf);
+/* Encoded bytes on a channel: sealed when the session has keys, handed to the transport, counted
+ * (sealed size) and shown to the packet hook (as encoded). Returns the size sent, or -1. */
+static int send_bytes(bsync_client* c, uint32_t channel, int reliable, const uint8_t* data, size_t len) {
+    if (!c->attempting || !c->connected) return -1;
+    uint8_t sealed[BSYNC_PROTO_MAX_PACKET + BSYNC_SESSION_OVERHEAD];
+    const uint8_t* wire = data;
+    size_t wire_len = len;
+    bsync_session* sess = sealing(c);
+    if (sess && sess->ready) {
+        if (bsync_session_seal(sess, channel, data, len, sealed, sizeof sealed, &wire_len) != BSYNC_OK) return -1;
+        wire = sealed;
     }
-    return n;
+    if (c->transport.send(c->transport.user, channel, reliable, wire, wire_len) != 0) return -1;
+    c->stats.bytes_sent += (uint64_t)wire_len;
+    if (c->hook) c->hook(c->hook_user, 1, channel, data, len);
+    return (int)wire_len;
+}
+
+static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
+    uint8_t buf[BSYNC_PROTO_MAX_PACKET];
+    size_t len = 0;
+    if (bsync_proto_encode(m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
+    return send_bytes(c, bsync_proto_channel(m->type), bsync_proto_reliable(m->type), buf, len);
 }
 
 static void end_client(bsync_client* c) {
@@ -292,13 +190,12 @@ static void check_end(bsync_client* c) {
                                                               : (uint32_t)BSYNC_PROTO_BYE_MATCH_OVER);
         return;
     }
-    if (c->bye_pending && bsync_net_now_us() > c->bye_pending_deadline_us) finish(c, c->bye_pending_reason);
+    if (c->bye_pending && now_us(c) > c->bye_pending_deadline_us) finish(c, c->bye_pending_reason);
 }
 
-bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** out, bsync_error* err) {
-    if (!cfg || !out || !cfg->host || !cfg->desc || !cfg->token || cfg->token_len < 1 ||
-        cfg->token_len > BSYNC_PROTO_MAX_TOKEN || cfg->test_drop_permille > 1000 ||
-        cfg->test_delay_min_ms > cfg->test_delay_max_ms || cfg->test_delay_max_ms > 10000) {
+bsync_result cl_create_on(const bsync_client_config* cfg, const cl_transport* t, bsync_client** out, bsync_error* err) {
+    if (!cfg || !out || !t || !t->connect || !t->send || !t->close || !t->drop || !t->rtt || !t->now_us || !cfg->desc ||
+        !cfg->token || cfg->token_len < 1 || cfg->token_len > BSYNC_PROTO_MAX_TOKEN) {
         set_err(err, BSYNC_INVALID_ARGUMENT, "invalid client configuration");
         return BSYNC_INVALID_ARGUMENT;
     }
@@ -311,6 +208,8 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
     bsync_client* c = calloc(1, sizeof *c);
     if (!c) return BSYNC_OUT_OF_MEMORY;
     c->cfg = *cfg;
+    c->transport = *t;
+    c->transport.release = NULL; /* the caller's until creation succeeds */
     memcpy(c->token, cfg->token, cfg->token_len);
     c->cfg.token = c->token;
     if (cfg->secret) {
@@ -320,7 +219,6 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
         if (c->cfg.session_mode == 0) c->cfg.session_mode = BSYNC_SESSION_ENCRYPT;
     }
     c->incoming_kind = -1;
-    c->rng = cfg->test_seed ^ 0x626c656e64636c69ull;
     c->match_size = msize;
     c->match_mem = bsync_platform_aligned_alloc(16, msize);
     c->scratch_mem = bsync_platform_aligned_alloc(16, msize);
@@ -368,40 +266,23 @@ bsync_result bsync_client_create(const bsync_client_config* cfg, bsync_client** 
         for (uint32_t i = 0; i <= SYNCTEST_MAX; i++) c->st_tick[i] = UINT32_MAX;
     }
     c->incoming = malloc(BSYNC_PROTO_MAX_SNAPSHOT);
-    if (!c->incoming || bsync_net_init() != 0) {
-        free(c->incoming);
-        c->incoming = NULL;
+    if (!c->incoming) {
         bsync_client_destroy(c);
-        set_err(err, BSYNC_IO_ERROR, "cannot start ENet");
-        return BSYNC_IO_ERROR;
+        return BSYNC_OUT_OF_MEMORY;
     }
-    c->host = enet_host_create(NULL, 1, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
-    if (!c->host) {
-        bsync_client_destroy(c);
-        set_err(err, BSYNC_IO_ERROR, "cannot create an ENet host");
-        return BSYNC_IO_ERROR;
-    }
-    bsync_net_host_limits(c->host);
-    ENetAddress addr;
-    if (enet_address_set_host(&addr, cfg->host) != 0) {
-        bsync_client_destroy(c);
-        set_err(err, BSYNC_IO_ERROR, "cannot resolve the server address");
-        return BSYNC_IO_ERROR;
-    }
-    addr.port = cfg->port;
-    c->server_addr = addr;
-    c->attempt_start_us = bsync_net_now_us();
+    c->transport.release = t->release; /* the client's from here */
+    *out = c;
+    return BSYNC_OK;
+}
+
+bsync_result cl_start(bsync_client* c) {
+    if (!c) return BSYNC_INVALID_ARGUMENT;
+    c->attempt_start_us = now_us(c);
     c->connect_attempts = 1;
     c->have_prev_frame = 0;
-    c->peer = enet_host_connect(c->host, &addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
-    if (!c->peer) {
-        bsync_client_destroy(c);
-        set_err(err, BSYNC_IO_ERROR, "cannot start connecting");
-        return BSYNC_IO_ERROR;
-    }
-    bsync_net_peer_limits(c->peer);
-    c->connect_deadline_us = bsync_net_now_us() + 1000ull * (cfg->connect_timeout_ms ? cfg->connect_timeout_ms : 5000u);
-    *out = c;
+    if (c->transport.connect(c->transport.user) != 0) return BSYNC_IO_ERROR;
+    c->attempting = 1;
+    c->connect_deadline_us = now_us(c) + 1000ull * (c->cfg.connect_timeout_ms ? c->cfg.connect_timeout_ms : 5000u);
     return BSYNC_OK;
 }
 
@@ -409,22 +290,16 @@ void bsync_client_destroy(bsync_client* c) {
     if (!c) return;
     replay_end(c, 1);
     free(c->replay_header);
-    if (c->host) {
-        if (c->peer && c->connected) {
-            bsync_proto_msg m;
-            memset(&m, 0, sizeof m);
-            m.type = BSYNC_PROTO_BYE;
-            m.bye.reason = BSYNC_PROTO_BYE_NORMAL;
-            m.bye.version_min = BSYNC_PROTO_VERSION_MIN;
-            m.bye.version_max = BSYNC_PROTO_VERSION;
-            send_msg(c, &m);
-            enet_host_flush(c->host);
-            enet_peer_disconnect_later(c->peer, 0);
-            enet_host_flush(c->host);
-        }
-        enet_host_destroy(c->host);
-        bsync_net_deinit();
+    if (c->attempting && c->connected) {
+        bsync_proto_msg m;
+        memset(&m, 0, sizeof m);
+        m.type = BSYNC_PROTO_BYE;
+        m.bye.reason = BSYNC_PROTO_BYE_NORMAL;
+        m.bye.version_min = BSYNC_PROTO_VERSION_MIN;
+        m.bye.version_max = BSYNC_PROTO_VERSION;
+        send_msg(c, &m);
     }
+    if (c->transport.release) c->transport.release(c->transport.user); /* delivers the BYE as far as it can */
     for (uint32_t i = 0; i < SNAP_RING; i++) free(c->snaps[i].data);
     for (uint32_t i = 0; i < TRAIL_RING; i++) free(c->trail[i].data);
     free(c->st_snaps);
@@ -444,7 +319,9 @@ uint32_t bsync_client_input_delay(const bsync_client* c) { return c ? c->input_d
 void bsync_client_get_stats(const bsync_client* c, bsync_client_stats* out) {
     if (!c || !out) return;
     *out = c->stats;
-    out->rtt_ms = c->peer ? c->peer->roundTripTime : 0;
+    uint32_t variance = 0;
+    out->rtt_ms = 0;
+    c->transport.rtt(c->transport.user, &out->rtt_ms, &variance);
     out->next_frame_tick = c->next_frame;
     out->server_tick = c->server_tick;
     out->frames_received_upto = c->frames_received_upto;
@@ -476,48 +353,11 @@ static void send_input_packet(bsync_client* c) {
         m.input.records[i].payload_len = c->history_payload_len[h];
         memcpy(m.input.records[i].payload, c->history_payload[h], c->history_payload_len[h]);
     }
-    uint8_t buf[INPUT_PACKET_MAX];
+    uint8_t buf[BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT];
     size_t len = 0;
     if (bsync_proto_encode(&m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return;
     c->stats.inputs_sent++;
-    if (c->cfg.test_drop_permille && splitmix(&c->rng) % 1000u < c->cfg.test_drop_permille) {
-        c->stats.inputs_dropped_by_test++;
-        return;
-    }
-    uint32_t span = c->cfg.test_delay_max_ms - c->cfg.test_delay_min_ms;
-    if (c->cfg.test_delay_max_ms > 0 && c->delayed_count < DELAY_CAP) {
-        uint32_t d = c->cfg.test_delay_min_ms + (span ? (uint32_t)(splitmix(&c->rng) % (span + 1u)) : 0u);
-        delayed_packet* p = &c->delayed[c->delayed_count++];
-        p->release_us = bsync_net_now_us() + 1000ull * d;
-        p->len = len;
-        memcpy(p->bytes, buf, len);
-        return;
-    }
-    int sent = bsync_net_send_bytes(c->peer, BSYNC_PROTO_CHANNEL_INPUT, 0, buf, len, sealing(c));
-    if (sent > 0) {
-        c->stats.bytes_sent += (uint64_t)sent;
-        if (c->hook) c->hook(c->hook_user, 1, BSYNC_PROTO_CHANNEL_INPUT, buf, len);
-    }
-}
-
-static void release_delayed(bsync_client* c) {
-    uint64_t now = bsync_net_now_us();
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < c->delayed_count; i++) {
-        delayed_packet* p = &c->delayed[i];
-        if (p->release_us <= now && c->connected) {
-            /* unsequenced: a delayed packet may arrive after a newer one (jitter reorders) */
-            int sent = bsync_net_send_bytes(c->peer, BSYNC_PROTO_CHANNEL_INPUT, ENET_PACKET_FLAG_UNSEQUENCED, p->bytes,
-                                            p->len, sealing(c));
-            if (sent > 0) {
-                c->stats.bytes_sent += (uint64_t)sent;
-                if (c->hook) c->hook(c->hook_user, 1, BSYNC_PROTO_CHANNEL_INPUT, p->bytes, p->len);
-            }
-        } else {
-            c->delayed[k++] = *p;
-        }
-    }
-    c->delayed_count = k;
+    (void)send_bytes(c, BSYNC_PROTO_CHANNEL_INPUT, 0, buf, len); /* unreliable: the next INPUT repeats it */
 }
 
 bsync_result bsync_client_send_input(bsync_client* c, const bsync_match_input* input, uint32_t* assigned) {
@@ -542,7 +382,7 @@ int bsync_client_frame_payload(const bsync_client* c, uint32_t tick, uint32_t sl
 static uint32_t pacing_tick(const bsync_client* c) {
     uint32_t s = c->server_tick;
     if (!c->stats.start_known || !c->tick_rate) return s;
-    uint64_t now = bsync_net_now_us();
+    uint64_t now = now_us(c);
     if (now < c->stats.start_deadline_us) return s > c->stats.start_tick ? s : c->stats.start_tick;
     uint64_t clock = (uint64_t)c->stats.start_tick + 1u + (now - c->stats.start_deadline_us) * c->tick_rate / 1000000u;
     if (clock > (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) clock = (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
@@ -555,8 +395,10 @@ static uint32_t pacing_tick(const bsync_client* c) {
  * of arriving late and being defaulted (a defaulted tick repeats the previous input and loses its
  * triggers). 0 on a path shorter than the input delay (loopback); at most 8. */
 static uint32_t input_lead(const bsync_client* c) {
-    if (!c->peer || !c->tick_rate) return 0;
-    uint64_t one_way_us = 500ull * c->peer->roundTripTime + 2000ull * c->peer->roundTripTimeVariance;
+    uint32_t rtt = 0, variance = 0;
+    if (!c->attempting || !c->tick_rate) return 0;
+    c->transport.rtt(c->transport.user, &rtt, &variance);
+    uint64_t one_way_us = 500ull * rtt + 2000ull * variance;
     uint64_t need = (one_way_us * c->tick_rate + 999999u) / 1000000u; /* ticks, rounded up */
     if (need <= c->input_delay) return 0;
     return need - c->input_delay > 8u ? 8u : (uint32_t)(need - c->input_delay);
@@ -607,11 +449,6 @@ static ring_snap* find_snap(bsync_client* c, uint32_t tick) {
     return NULL;
 }
 
-/* The pose test switch (client.h): active from test_pose_tick on. */
-static int pose_switch_on(const bsync_client* c, uint32_t tick) {
-    return c->cfg.test_pose_desync && tick >= c->cfg.test_pose_tick && c->cfg.test_pose_character < BSYNC_MATCH_MAX_CHARACTERS;
-}
-
 /* A CHECKSUM message of tick with the root and per-character checksums of cs (no joint detail). */
 static void checksum_msg(bsync_proto_msg* m, uint32_t tick, const bsync_match_checksums* cs) {
     memset(m, 0, sizeof *m);
@@ -629,14 +466,11 @@ static void checksum_msg(bsync_proto_msg* m, uint32_t tick, const bsync_match_ch
 static void send_checksum(bsync_client* c, uint32_t tick) {
     bsync_match_checksums cs;
     if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &cs) != BSYNC_OK) return;
-    if (pose_switch_on(c, tick) && c->cfg.compute_poses) {
-        cs.character_pose[c->cfg.test_pose_character] ^= 1u;
-        cs.pose ^= 1u;
-    }
+    if (c->faults.report) c->faults.report(c, tick, &cs);
     bsync_proto_msg m;
     checksum_msg(&m, tick, &cs);
     if (send_msg(c, &m) > 0) c->stats.checksums_sent++;
-    if (c->replay) { /* the checksums as sent (a test switch's flipped bit included) */
+    if (c->replay) { /* the checksums as sent (a planted fault's included) */
         bsync_error err;
         if (bsync_replay_recorder_write_checksum(&c->recorder, tick, &cs, &err) != BSYNC_OK) replay_end(c, 2);
     }
@@ -652,36 +486,6 @@ static void send_checksum(bsync_client* c, uint32_t tick) {
         s->tick = tick + 1;
     }
     event_simple(c, BSYNC_CLIENT_EVENT_CHECKSUM, tick);
-}
-
-static uint32_t rd32(const uint8_t* p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static void wr64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The test switch: flip one bit of this client's own state — bit 24 of the phase of node 0 of its
- * character (a jump of 1/256 cycle) — through the documented snapshot layouts (match.h, instance.h),
- * with both XXH64s recomputed so the state loads. Every later tick then differs. */
-static void inject_desync(bsync_client* c) {
-    const bsync_match_desc* d = c->cfg.desc;
-    uint32_t own = 0, npcs = 0;
-    for (uint32_t k = d->character_count; k-- > 0;)
-        if (d->characters[k].slot == c->cfg.slot) own = k;
-    for (uint32_t k = 0; k < d->character_count; k++) npcs += d->characters[k].slot == BSYNC_MATCH_NPC;
-    uint8_t* buf = c->incoming; /* free between snapshots */
-    size_t len = 0;
-    if (bsync_match_save(c->match, buf, BSYNC_PROTO_MAX_SNAPSHOT, &len) != BSYNC_OK) return;
-    size_t o = 32u + (size_t)npcs * (12u + 4u * d->param_count + d->trigger_count);
-    for (uint32_t k = 0; k < own; k++) o += 4u + rd32(buf + o);
-    uint32_t isz = rd32(buf + o);
-    uint8_t* blob = buf + o + 4;
-    uint32_t params = rd32(blob + 32);
-    size_t phase = 32u + 4u + 48u * params + 4u + 8u;
-    if (phase + 4u + 8u > isz) return;
-    blob[phase + 3] ^= 0x01u; /* bit 24 of the u32 phase */
-    wr64(blob + isz - 8, bsync_checksum_xxh64(blob, isz - 8u, 0));
-    wr64(buf + len - 8, bsync_checksum_xxh64(buf, len - 8u, 0));
-    bsync_match_load(c->match, buf, len);
 }
 
 /* The sync-test switch (client.h): keep the state before this frame; after it, re-simulate the last D
@@ -750,7 +554,8 @@ static void apply_frames(bsync_client* c) {
         }
         if (c->cfg.synctest_distance) synctest_before(c, f->tick);
         if (bsync_match_tick(c->match, &f->frame) != BSYNC_OK) break;
-        if (c->cfg.test_inject_desync && f->tick == c->cfg.test_inject_tick) inject_desync(c);
+        if (c->faults.after_frame) c->faults.after_frame(c, f->tick);
+        if (c->frame_hook) c->frame_hook(c->frame_hook_user, c->match, f->tick);
         if (c->cfg.synctest_distance) synctest_after(c, f->tick);
         c->stats.frames_applied++;
         bsync_present_clock_frame(&c->present, bsync_match_tick_count(c->match), bsync_platform_now_ns());
@@ -794,14 +599,8 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
 }
 
 static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
-    if (!c->peer || !c->connected) return;
-    if (!c->hook) {
-        long sent = bsync_net_send_snapshot_ex(c->peer, kind, tick, data, len, 0, sealing(c));
-        if (sent > 0) c->stats.bytes_sent += (uint64_t)sent;
-        return;
-    }
-    /* captured: chunk by chunk through send_msg (the same messages bsync_net_send_snapshot sends) */
-    bsync_proto_msg* m = malloc(sizeof *m);
+    if (!c->attempting || !c->connected) return;
+    bsync_proto_msg* m = malloc(sizeof *m); /* large: not on the stack */
     if (!m) return;
     uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
     for (uint32_t i = 0; i < count; i++) {
@@ -930,8 +729,7 @@ static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
             jc > 0) {
             m.checksum.joint_character = d->character;
             m.checksum.joint_count = (uint16_t)jc;
-            if (pose_switch_on(c, d->tick) && d->character == c->cfg.test_pose_character && c->cfg.test_pose_joint < jc)
-                m.checksum.joints[c->cfg.test_pose_joint] ^= 1u;
+            if (c->faults.report_joints) c->faults.report_joints(c, d->tick, d->character, m.checksum.joints, jc);
         }
         send_msg(c, &m);
         return;
@@ -1082,7 +880,7 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         /* the handshake is a round trip longer than a plain join: an attempt that got this far gets its
          * whole retry period again for the HELLO and WELCOME (under loss the first one gave up too soon
          * and joined late, from a snapshot) */
-        c->attempt_start_us = bsync_net_now_us();
+        c->attempt_start_us = now_us(c);
         break;
     case BSYNC_PROTO_WELCOME: on_welcome(c, &m.welcome); break;
     case BSYNC_PROTO_INPUT_ACK:
@@ -1106,8 +904,10 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         c->stats.end_ticks = m.end.ticks;
         break;
     case BSYNC_PROTO_START: {
-        uint64_t half_rtt = c->peer ? 500ull * c->peer->roundTripTime : 0;
-        uint64_t due = bsync_net_now_us() + m.start.deadline_in_us;
+        uint32_t rtt = 0, variance = 0;
+        c->transport.rtt(c->transport.user, &rtt, &variance);
+        uint64_t half_rtt = 500ull * rtt;
+        uint64_t due = now_us(c) + m.start.deadline_in_us;
         c->stats.start_known = 1;
         c->stats.start_tick = m.start.tick;
         c->stats.start_deadline_us = due > half_rtt ? due - half_rtt : 0;
@@ -1127,7 +927,7 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
             c->state != BSYNC_CLIENT_CONNECTING) {
             /* the end of the match: frames (and END) may still be on their way on the frame channel;
              * the server disconnects only once they are delivered */
-            if (!c->bye_pending) c->bye_pending_deadline_us = bsync_net_now_us() + 2000ull * BSYNC_PROTO_PEER_TIMEOUT_MS;
+            if (!c->bye_pending) c->bye_pending_deadline_us = now_us(c) + 2000ull * BSYNC_PROTO_PEER_TIMEOUT_MS;
             c->bye_pending = 1;
             c->bye_pending_reason = m.bye.reason;
         } else if (c->state == BSYNC_CLIENT_CONNECTING &&
@@ -1156,29 +956,34 @@ static int can_reconnect(const bsync_client* c) {
 /* Connect again (client.h "Reconnect and resume"): the state, the frames received and the replay are
  * kept; what belonged to the dropped connection is not. The service loop starts the attempt. */
 static void begin_reconnect(bsync_client* c) {
-    const uint64_t now = bsync_net_now_us();
+    const uint64_t now = now_us(c);
     c->state = BSYNC_CLIENT_CONNECTING;
     c->reconnecting = 1;
     c->connected = 0;
     c->have_prev_frame = 0;     /* the new connection's first FRAME is FULL */
     c->stats.start_known = 0;   /* a new START comes with the new WELCOME */
     if (c->incoming_kind >= 0) c->incoming_kind = -1; /* a snapshot half received: asked for again */
-    c->delayed_count = 0;       /* test-delayed INPUTs of the old connection */
     c->connect_attempts = 1;
-    c->attempt_start_us = now - CONNECT_RETRY_US; /* the next service begins the first attempt */
+    c->attempt_start_us = now - CONNECT_RETRY_US; /* the next step begins the first attempt */
     c->connect_deadline_us = now + 1000ull * (c->cfg.reconnect_timeout_ms ? c->cfg.reconnect_timeout_ms : 10000u);
     c->stats.reconnects++;
     event_simple(c, BSYNC_CLIENT_EVENT_RECONNECTING, c->next_frame);
 }
 
-void bsync_client_test_drop_connection(bsync_client* c) {
-    if (!c || !c->host || !c->peer) return;
-    enet_peer_reset(c->peer); /* gone on this side only: no disconnect command, no event */
-    c->peer = NULL;
-    c->connected = 0;
+/* The connection is gone on this side (lost, dropped or given up): complete (END and every frame) or
+ * not, say which; mid-match, reconnect first. */
+static void connection_lost(bsync_client* c, uint32_t bye_reason) {
     if (match_complete(c)) check_end(c);
     else if (can_reconnect(c)) begin_reconnect(c);
-    else finish(c, UINT32_MAX);
+    else finish(c, bye_reason);
+}
+
+void cl_drop_connection(bsync_client* c) {
+    if (!c || !c->attempting) return;
+    c->transport.drop(c->transport.user); /* gone on this side only: the server is not told, no event */
+    c->attempting = 0;
+    c->connected = 0;
+    connection_lost(c, UINT32_MAX);
 }
 
 static void send_hello(bsync_client* c) {
@@ -1195,79 +1000,65 @@ static void send_hello(bsync_client* c) {
     send_msg(c, &m);
 }
 
-bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
-    if (!c) return BSYNC_INVALID_ARGUMENT;
-    if (!c->host) return BSYNC_OK;
-    release_delayed(c);
-    ENetEvent e;
-    int first = 1;
-    while (enet_host_service(c->host, &e, first ? timeout_ms : 0) > 0) {
-        first = 0;
-        switch (e.type) {
-        case ENET_EVENT_TYPE_CONNECT: {
-            if (e.peer != c->peer) break;
-            c->connected = 1;
-            bsync_net_peer_limits(c->peer); /* now connected: the throttle setting too */
-            bsync_session_clear(&c->sess); /* every connection its own session */
-            c->auth_state = 0;
-            if (!c->has_secret) {
-                send_hello(c);
-                break;
-            }
-            bsync_proto_msg m;
-            memset(&m, 0, sizeof m);
-            m.type = BSYNC_PROTO_AUTH_INIT;
-            m.auth_init.match_id = c->cfg.match_id;
-            m.auth_init.slot = c->cfg.slot;
-            m.auth_init.mode = (uint8_t)c->cfg.session_mode;
-            if (bsync_session_random(c->client_nonce, sizeof c->client_nonce) != BSYNC_OK) {
-                finish(c, BSYNC_PROTO_BYE_AUTH_FAILED); /* a build without libsodium cannot play this match */
-                break;
-            }
-            memcpy(m.auth_init.client_nonce, c->client_nonce, sizeof c->client_nonce);
-            c->auth_state = 1;
-            send_msg(c, &m);
-            break;
-        }
-        case ENET_EVENT_TYPE_RECEIVE:
-            on_packet(c, e.channelID, e.packet->data, e.packet->dataLength);
-            enet_packet_destroy(e.packet);
-            break;
-        case ENET_EVENT_TYPE_DISCONNECT:
-            if (e.peer != c->peer) break; /* an attempt already abandoned */
-            c->connected = 0;
-            c->peer = NULL;
-            if (c->state == BSYNC_CLIENT_CONNECTING && bsync_net_now_us() + 500000u < c->connect_deadline_us) {
-                c->attempt_start_us = bsync_net_now_us() + 1000000u - CONNECT_RETRY_US; /* again in 1 s */
-                break;
-            }
-            /* complete (END and every frame) or not: say which; mid-match, reconnect first */
-            if (match_complete(c)) check_end(c);
-            else if (can_reconnect(c)) begin_reconnect(c);
-            else finish(c, c->bye_pending ? c->bye_pending_reason : UINT32_MAX);
-            break;
-        default: break;
-        }
+/* ---- the transport's calls (client_transport.h) */
+
+void cl_connected(bsync_client* c) {
+    if (!c || !c->attempting) return;
+    c->connected = 1;
+    bsync_session_clear(&c->sess); /* every connection its own session */
+    c->auth_state = 0;
+    if (!c->has_secret) {
+        send_hello(c);
+        return;
     }
-    if (c->session_broken && c->peer) { /* a new connection and session, resuming from the next frame */
+    bsync_proto_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = BSYNC_PROTO_AUTH_INIT;
+    m.auth_init.match_id = c->cfg.match_id;
+    m.auth_init.slot = c->cfg.slot;
+    m.auth_init.mode = (uint8_t)c->cfg.session_mode;
+    if (bsync_session_random(c->client_nonce, sizeof c->client_nonce) != BSYNC_OK) {
+        finish(c, BSYNC_PROTO_BYE_AUTH_FAILED); /* a build without libsodium cannot play this match */
+        return;
+    }
+    memcpy(m.auth_init.client_nonce, c->client_nonce, sizeof c->client_nonce);
+    c->auth_state = 1;
+    send_msg(c, &m);
+}
+
+void cl_packet(bsync_client* c, uint32_t channel, const uint8_t* data, size_t len) {
+    if (!c || (!data && len)) return;
+    on_packet(c, channel, data ? data : (const uint8_t*)"", len);
+}
+
+void cl_disconnected(bsync_client* c) {
+    if (!c || !c->attempting) return;
+    c->attempting = 0;
+    c->connected = 0;
+    const uint64_t now = now_us(c);
+    if (c->state == BSYNC_CLIENT_CONNECTING && now + 500000u < c->connect_deadline_us) {
+        c->attempt_start_us = now + 1000000u - CONNECT_RETRY_US; /* again in 1 s */
+        return;
+    }
+    connection_lost(c, c->bye_pending ? c->bye_pending_reason : UINT32_MAX);
+}
+
+void cl_step(bsync_client* c) {
+    if (!c) return;
+    if (c->session_broken && c->attempting) { /* a new connection and session, resuming from the next frame */
         c->session_broken = 0;
-        enet_peer_disconnect_now(c->peer, 0); /* the server frees the slot at once (if this arrives) */
-        c->peer = NULL;
+        c->transport.close(c->transport.user); /* the server frees the slot at once (if this arrives) */
+        c->attempting = 0;
         c->connected = 0;
-        if (match_complete(c)) check_end(c);
-        else if (can_reconnect(c)) begin_reconnect(c);
-        else finish(c, UINT32_MAX);
+        connection_lost(c, UINT32_MAX);
     }
-    bsync_net_host_retransmit_linear(c->host); /* before ENet's next timeout check */
     check_end(c);
-    uint64_t now = bsync_net_now_us();
+    uint64_t now = now_us(c);
     if (c->state == BSYNC_CLIENT_CONNECTING && now < c->connect_deadline_us && now >= c->attempt_start_us + CONNECT_RETRY_US) {
-        /* no WELCOME yet: a fresh connection (a new ENet connect id, so the server sees a new peer) */
-        if (c->peer) enet_peer_reset(c->peer);
+        /* no WELCOME yet: a fresh connection (the server sees a new peer) */
         c->connected = 0;
         c->have_prev_frame = 0; /* a new connection: its first FRAME is FULL */
-        c->peer = enet_host_connect(c->host, &c->server_addr, BSYNC_PROTO_CHANNEL_COUNT, 0);
-        if (c->peer) bsync_net_peer_limits(c->peer);
+        c->attempting = c->transport.connect(c->transport.user) == 0;
         c->attempt_start_us = now;
         c->connect_attempts++;
         c->stats.connect_attempts++;
@@ -1275,14 +1066,11 @@ bsync_result bsync_client_service(bsync_client* c, uint32_t timeout_ms) {
     if (c->state == BSYNC_CLIENT_CONNECTING && now > c->connect_deadline_us) {
         c->connected = 0;
         finish(c, UINT32_MAX);
-        if (c->peer) {
-            enet_peer_reset(c->peer);
-            c->peer = NULL;
+        if (c->attempting) {
+            c->transport.drop(c->transport.user);
+            c->attempting = 0;
         }
     }
-    release_delayed(c);
-    enet_host_flush(c->host);
-    return BSYNC_OK;
 }
 
 /* ---- rendering between ticks (client.h; the clock itself is client_present.c) */

@@ -1,23 +1,52 @@
-/* server.c — the ENet host, peers, message dispatch, abuse accounting (blendsync/server.h). The
- * matches themselves are in server_match.c. */
+/* server.c — the ENet adapter of the server (blendsync/server.h): the host, its events turned into the
+ * sessions' calls (server_transport.h), the sessions' sends, closes and drops turned into ENet's, the
+ * log stream with its time stamps, the service loop with its busy share. The sessions themselves are
+ * server_session.c and server_match.c. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
 
+#include "blendsync/net.h"
 #include "server_internal.h"
 
-static const char* const drop_names[] = {
-#define BSYNC_SERVER_DROP_NAME_(id, text) text,
-    BSYNC_SERVER_DROPS(BSYNC_SERVER_DROP_NAME_)
-#undef BSYNC_SERVER_DROP_NAME_
-};
+typedef struct srv_enet {
+    bsync_server* server;
+    FILE* log;
+    ENetHost* host;
+    uint16_t port;
+} srv_enet;
 
-const char* bsync_server_drop_name(uint32_t d) { return d < BSYNC_SERVER_DROP_COUNT ? drop_names[d] : "unknown"; }
+static srv_enet* enet_of(const bsync_server* s);
 
-void srv_log(bsync_server* s, const char* level, const char* fmt, ...) {
-    FILE* f = s && s->log ? s->log : stderr;
+/* ---- the transport's callbacks */
+
+static int enet_send(void* user, uint32_t conn, uint32_t channel, int reliable, const uint8_t* data, size_t len) {
+    srv_enet* e = user;
+    if (!e->host || conn >= e->host->peerCount) return -1;
+    ENetPacket* packet = enet_packet_create(data, len, reliable ? ENET_PACKET_FLAG_RELIABLE : 0);
+    if (!packet) return -1;
+    if (enet_peer_send(&e->host->peers[conn], (enet_uint8)channel, packet) != 0) {
+        enet_packet_destroy(packet);
+        return -1;
+    }
+    return 0;
+}
+
+static void enet_close(void* user, uint32_t conn, uint32_t reason) {
+    srv_enet* e = user;
+    if (e->host && conn < e->host->peerCount) enet_peer_disconnect_later(&e->host->peers[conn], reason);
+}
+
+static void enet_drop(void* user, uint32_t conn) {
+    srv_enet* e = user;
+    if (e->host && conn < e->host->peerCount) enet_peer_reset(&e->host->peers[conn]);
+}
+
+static void enet_log(void* user, const char* level, const char* text) {
+    srv_enet* e = user;
+    FILE* f = e->log ? e->log : stderr;
     struct timeval tv;
     gettimeofday(&tv, NULL);
     struct tm tm;
@@ -27,583 +56,196 @@ void srv_log(bsync_server* s, const char* level, const char* fmt, ...) {
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
     /* one write per line: the workers of a pool (server_pool.c) share the stream */
     char line[4096];
-    int n = snprintf(line, sizeof line, "ts=%s.%03ldZ level=%s ", ts, (long)(tv.tv_usec / 1000), level);
+    int n = snprintf(line, sizeof line, "ts=%s.%03ldZ level=%s %s", ts, (long)(tv.tv_usec / 1000), level, text);
     if (n < 0) return;
     size_t used = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1u;
-    va_list ap;
-    va_start(ap, fmt);
-    int m = vsnprintf(line + used, sizeof line - used, fmt, ap);
-    va_end(ap);
-    if (m > 0) used += (size_t)m < sizeof line - used ? (size_t)m : sizeof line - used - 1u;
     if (used > sizeof line - 2u) used = sizeof line - 2u; /* a line cut at 4 KiB keeps its newline */
     line[used++] = '\n';
     fwrite(line, 1, used, f);
     fflush(f);
 }
 
-/* Sealed once the peer's session has keys, except an AUTH_CHALLENGE (the client derives its keys from
- * it) and a BYE while the handshake is unfinished (a client with a wrong secret could not open it). */
-static bsync_session* send_session(srv_peer* p, uint32_t type) {
-    if (p->auth == SRV_AUTH_ESTABLISHED) return &p->sess;
-    if (p->auth == SRV_AUTH_CHALLENGED && type != BSYNC_PROTO_AUTH_CHALLENGE && type != BSYNC_PROTO_BYE) return &p->sess;
-    return NULL;
+static uint64_t enet_now(void* user) {
+    (void)user;
+    return bsync_net_now_us();
 }
 
-int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg) {
-    if (!p || !p->peer || p->closing) return -1;
-    int n = bsync_net_send_ex(p->peer, msg, send_session(p, (uint32_t)msg->type));
-    if (n > 0 && m) m->stats.bytes_out += (uint64_t)n;
-    return n;
-}
-
-void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason) {
-    (void)s;
-    if (!p || !p->peer || p->closing) return;
-    bsync_proto_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = BSYNC_PROTO_BYE;
-    m.bye.reason = (uint8_t)reason;
-    m.bye.version_min = BSYNC_PROTO_VERSION_MIN;
-    m.bye.version_max = BSYNC_PROTO_VERSION;
-    srv_send(p->match, p, &m);
-    if (p->match) srv_match_leave(p->match, p);
-    p->closing = 1;
-    enet_peer_disconnect_later(p->peer, reason);
-}
-
-static void peer_reset(srv_peer* p);
-
-/* A connection that is gone (a reconnect took its slot): reset at once, no BYE (nobody would read it),
- * no ENet disconnect event follows. */
-void srv_peer_drop(bsync_server* s, srv_peer* p) {
-    (void)s;
-    if (!p || !p->peer) return;
-    if (p->match) srv_match_leave(p->match, p);
-    enet_peer_reset(p->peer);
-    peer_reset(p);
-}
-
-void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why) {
-    if (p->match) {
-        p->match->stats.dropped[why]++;
-        if (p->slot >= 0 && p->slot < (int)BSYNC_PROTO_MAX_PLAYERS) p->match->stats.dropped_by_slot[p->slot]++;
+static void enet_release(void* user) {
+    srv_enet* e = user;
+    if (e->host) {
+        enet_host_flush(e->host);
+        enet_host_destroy(e->host);
+        bsync_net_deinit();
     }
-    if (why == BSYNC_SERVER_DROP_STALE || why == BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK) return; /* harmless */
-    uint64_t now = bsync_net_now_us();
-    p->violations[p->violation_next] = now;
-    p->violation_next = (p->violation_next + 1) % (BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1);
-    if (p->violation_count < BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1) p->violation_count++;
-    /* more than MAX violations within the window: the oldest kept one is recent */
-    if (p->violation_count == BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1) {
-        uint64_t oldest = p->violations[p->violation_next];
-        if (now - oldest < SRV_VIOLATION_WINDOW_US) {
-            srv_log(s, "warn", "event=abuse match=%llu slot=%d last_drop=%s action=disconnect",
-                    (unsigned long long)(p->match ? p->match->stats.match_id : 0), p->slot, bsync_server_drop_name(why));
-            srv_peer_close(s, p, BSYNC_PROTO_BYE_ABUSE);
-        }
-    }
+    free(e);
 }
 
-static srv_peer* peer_of(bsync_server* s, ENetPeer* ep) {
-    size_t i = (size_t)(ep - s->host->peers);
-    return i < s->peer_count ? &s->peers[i] : NULL;
+static srv_enet* enet_of(const bsync_server* s) {
+    /* a server on another transport (tests/support/vnet.c) has no host to serve */
+    return s && s->transport.send == enet_send ? (srv_enet*)s->transport.user : NULL;
 }
 
-static void peer_reset(srv_peer* p) {
-    free(p->dump);
-    free(p->trail_in);
-    free(p->trail);
-    bsync_session_clear(&p->sess);
-    memset(p, 0, sizeof *p);
-    p->slot = -1;
-    p->frame_next = UINT32_MAX;
+/* ENet's byte counters (u32) folded into the server's totals. */
+static void fold_traffic(bsync_server* s, srv_enet* e) {
+    srv_traffic(s, e->host->totalReceivedData, e->host->totalSentData);
+    e->host->totalReceivedData = e->host->totalSentData = 0;
 }
 
-/* Rate limit of new connections per source address (BSYNC_PROTO_MAX_CONNECTS_PER_SEC). */
-static int connect_allowed(bsync_server* s, uint32_t addr) {
-    uint64_t now = bsync_net_now_us();
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < SRV_CONNECT_TABLE; i++)
-        if (s->connects[i].host == addr && now - s->connects[i].time_us < SRV_RATE_WINDOW_US) n++;
-    s->connects[s->connect_next].host = addr;
-    s->connects[s->connect_next].time_us = now;
-    s->connect_next = (s->connect_next + 1) % SRV_CONNECT_TABLE;
-    return n < BSYNC_PROTO_MAX_CONNECTS_PER_SEC;
-}
+/* ---- blendsync/server.h */
 
-/* Per-peer caps over a 1 s window: packets, INPUT packets, bytes. */
-static int within_caps(bsync_server* s, srv_peer* p, size_t len, int is_input) {
-    uint64_t now = bsync_net_now_us();
-    if (now - p->window_start_us >= SRV_RATE_WINDOW_US) {
-        p->window_start_us = now;
-        p->window_packets = p->window_inputs = 0;
-        p->window_bytes = 0;
+static bsync_result fail(bsync_server* s, bsync_error* err, bsync_result code, const char* fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static bsync_result fail(bsync_server* s, bsync_error* err, bsync_result code, const char* fmt, ...) {
+    if (err) {
+        err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
     }
-    p->window_packets++;
-    p->window_bytes += len;
-    if (is_input) p->window_inputs++;
-    uint32_t rate = p->match ? p->match->tick_rate : BSYNC_PROTO_MAX_TICK_RATE;
-    if (p->window_bytes > BSYNC_PROTO_PEER_MAX_BYTES_PER_SEC) return 0;
-    if (p->window_inputs > BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK * rate) return 0;
-    if (p->window_packets > 2u * BSYNC_PROTO_PEER_MAX_PACKETS_PER_TICK * rate + 64u) return 0;
-    (void)s;
-    return 1;
-}
-
-static srv_match* find_match(bsync_server* s, uint64_t id) {
-    for (uint32_t i = 0; i < s->match_count; i++)
-        if (s->matches[i]->stats.match_id == id) return s->matches[i];
-    return NULL;
-}
-
-/* AUTH_INIT: a client opening a session for (match, slot). Answered with AUTH_CHALLENGE and the keys
- * derived from the slot's secret, or refused with BYE AUTH_FAILED (the same answer whatever was wrong,
- * and logged with the reason). */
-static void on_auth_init(bsync_server* s, srv_peer* p, const bsync_proto_auth_init* a) {
-    srv_match* mt = find_match(s, a->match_id);
-    uint8_t secret[BSYNC_MATCH_CONFIG_SECRET_BYTES];
-    const char* why = NULL;
-    if (p->auth != SRV_AUTH_NONE) why = "second_auth_init";
-    else if (!mt) why = "unknown_match";
-    else if (bsync_match_config_session(mt->cfg) == BSYNC_MATCH_SESSION_PLAIN) why = "plain_match";
-    else if (a->slot >= mt->player_count || !bsync_match_config_secret(mt->cfg, a->slot, secret)) why = "bad_slot";
-    else if ((uint32_t)a->mode != (uint32_t)bsync_match_config_session(mt->cfg)) why = "wrong_mode";
-    bsync_proto_msg c;
-    memset(&c, 0, sizeof c);
-    c.type = BSYNC_PROTO_AUTH_CHALLENGE;
-    if (!why && bsync_session_random(c.auth_challenge.server_nonce, BSYNC_PROTO_AUTH_NONCE) != BSYNC_OK) why = "no_sodium";
-    if (!why && bsync_session_derive(&p->sess, BSYNC_SESSION_SERVER, (bsync_session_mode)a->mode, secret, a->match_id,
-                                     a->slot, a->client_nonce, c.auth_challenge.server_nonce) != BSYNC_OK)
-        why = "no_sodium";
-    memset(secret, 0, sizeof secret);
-    if (why) {
-        s->host_stats.auth_failures++;
-        srv_log(s, "warn", "event=refused reason=auth_failed detail=%s match=%llu slot=%u", why,
-                (unsigned long long)a->match_id, (unsigned)a->slot);
-        srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_FAILED);
-        return;
-    }
-    p->auth = SRV_AUTH_CHALLENGED;
-    p->auth_match_id = a->match_id;
-    p->auth_slot = a->slot;
-    c.auth_challenge.mode = a->mode;
-    srv_send(NULL, p, &c);
-}
-
-static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
-    if (p->closing) return;
-    p->last_recv_us = bsync_net_now_us();
-    if (p->match) p->match->stats.bytes_in += len;
-    if (len > BSYNC_PROTO_ENET_MAX_PACKET) { /* counted and answered, not a silent loss of the connection */
-        s->host_stats.oversized++;
-        s->host_stats.protocol_errors++;
-        if (p->match) srv_violation(s, p, BSYNC_SERVER_DROP_OVERSIZED);
-        srv_log(s, "warn", "event=refused reason=oversized match=%llu slot=%d bytes=%zu limit=%u",
-                (unsigned long long)(p->match ? p->match->stats.match_id : 0), p->slot, len, BSYNC_PROTO_ENET_MAX_PACKET);
-        srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
-        return;
-    }
-    bsync_proto_header h;
-    if (p->auth != SRV_AUTH_NONE) { /* a session: every packet is sealed (the caps below count it once open) */
-        size_t n = 0;
-        bsync_session_open_result o = bsync_session_open(&p->sess, data, len, s->opened, sizeof s->opened, &n);
-        if (o != BSYNC_SESSION_OPENED) {
-            if (p->auth == SRV_AUTH_CHALLENGED) { /* the HELLO did not open: not the slot's secret (or a replay) */
-                s->host_stats.auth_failures++;
-                srv_log(s, "warn", "event=refused reason=auth_failed detail=\"hello %s\" match=%llu slot=%u",
-                        bsync_session_open_result_string(o), (unsigned long long)p->auth_match_id, p->auth_slot);
-                p->auth = SRV_AUTH_NONE; /* the BYE goes out plain: this peer has no keys of ours */
-                srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_FAILED);
-                return;
-            }
-            s->host_stats.sealed_rejected++;
-            srv_violation(s, p, o == BSYNC_SESSION_REPLAYED ? BSYNC_SERVER_DROP_REPLAYED
-                                : o == BSYNC_SESSION_NOT_SEALED ? BSYNC_SERVER_DROP_NOT_SEALED
-                                                                : BSYNC_SERVER_DROP_BAD_TAG);
-            return;
-        }
-        data = s->opened;
-        len = n;
-        if (p->auth == SRV_AUTH_CHALLENGED && (len < 4 || data[3] != BSYNC_PROTO_HELLO)) {
-            s->host_stats.auth_failures++;
-            srv_log(s, "warn", "event=refused reason=auth_failed detail=\"no hello\" match=%llu slot=%u",
-                    (unsigned long long)p->auth_match_id, p->auth_slot);
-            srv_peer_close(s, p, BSYNC_PROTO_BYE_AUTH_FAILED);
-            return;
-        }
-    }
-    int is_input = len >= 4 && data[3] == BSYNC_PROTO_INPUT;
-    if (!within_caps(s, p, len, is_input)) {
-        srv_violation(s, p, BSYNC_SERVER_DROP_FLOOD);
-        return;
-    }
-    bsync_proto_msg* m = &s->rx;
-    bsync_proto_result r = bsync_proto_decode(data, len, m);
-    if (r != BSYNC_PROTO_OK) {
-        if (r == BSYNC_PROTO_UNSUPPORTED_VERSION && bsync_proto_peek_header(data, len, &h) == BSYNC_PROTO_OK &&
-            h.type == BSYNC_PROTO_HELLO && !p->match) {
-            srv_log(s, "info", "event=refused reason=version_mismatch client_version=%u server_version=%u", h.version,
-                    BSYNC_PROTO_VERSION);
-            srv_peer_close(s, p, BSYNC_PROTO_BYE_VERSION_MISMATCH);
-            return;
-        }
-        srv_violation(s, p, r == BSYNC_PROTO_UNSUPPORTED_VERSION ? BSYNC_SERVER_DROP_BAD_VERSION : BSYNC_SERVER_DROP_MALFORMED);
-        if (!p->match && !p->closing) {
-            s->host_stats.protocol_errors++;
-            srv_log(s, "info", "event=refused reason=protocol_error detail=\"%s\"", bsync_proto_result_string(r));
-            srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
-        }
-        return;
-    }
-    if (!p->match && m->type == BSYNC_PROTO_AUTH_INIT) {
-        on_auth_init(s, p, &m->auth_init);
-        return;
-    }
-    if (!p->match) {
-        if (m->type != BSYNC_PROTO_HELLO) {
-            s->host_stats.protocol_errors++;
-            srv_log(s, "info", "event=refused reason=protocol_error detail=\"%s before hello\"",
-                    bsync_proto_type_string(m->type));
-            srv_peer_close(s, p, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
-            return;
-        }
-        srv_match* mt = find_match(s, m->hello.match_id);
-        if (!mt) {
-            srv_log(s, "info", "event=refused reason=unknown_match match=%llu", (unsigned long long)m->hello.match_id);
-            srv_peer_close(s, p, BSYNC_PROTO_BYE_UNKNOWN_MATCH);
-            return;
-        }
-        srv_match_hello(mt, p, &m->hello);
-        return;
-    }
-    switch (m->type) {
-    case BSYNC_PROTO_INPUT: srv_match_input(p->match, p, &m->input); break;
-    case BSYNC_PROTO_CHECKSUM: srv_match_checksum(p->match, p, &m->checksum); break;
-    case BSYNC_PROTO_SNAPSHOT: srv_match_snapshot(p->match, p, &m->snapshot); break;
-    case BSYNC_PROTO_BYE:
-        srv_log(s, "info", "event=bye match=%llu slot=%d reason=%s", (unsigned long long)p->match->stats.match_id, p->slot,
-                bsync_proto_bye_reason_string(m->bye.reason));
-        srv_match_leave(p->match, p);
-        p->closing = 1;
-        enet_peer_disconnect_later(p->peer, 0);
-        break;
-    default: srv_violation(s, p, BSYNC_SERVER_DROP_BAD_STATE); break;
-    }
-}
-
-/* ---- test and fuzzing entry points (server.h) */
-
-uint32_t bsync_server_test_peer_count(const bsync_server* s) { return s ? (uint32_t)s->peer_count : 0u; }
-
-void bsync_server_test_packet(bsync_server* s, uint32_t peer, const uint8_t* data, size_t len) {
-    if (!s || peer >= s->peer_count || (!data && len)) return;
-    srv_peer* p = &s->peers[peer];
-    if (!p->peer) { /* a connection that has just come up (ENet's CONNECT, without the connect limit) */
-        peer_reset(p);
-        p->peer = &s->host->peers[peer];
-        p->connected_us = p->last_recv_us = bsync_net_now_us();
-    }
-    on_receive(s, p, data ? data : (const uint8_t*)"", len);
-}
-
-void bsync_server_test_peer_gone(bsync_server* s, uint32_t peer) {
-    if (!s || peer >= s->peer_count || !s->peers[peer].peer) return;
-    srv_peer* p = &s->peers[peer];
-    if (p->match) srv_match_leave(p->match, p); /* as ENET_EVENT_TYPE_DISCONNECT */
-    peer_reset(p);
+    bsync_server_destroy(s);
+    return code;
 }
 
 bsync_result bsync_server_create(const bsync_server_config* cfg, bsync_server** out, bsync_error* err) {
-    if (!cfg || !out || !cfg->match_paths || cfg->match_count < 1 || cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
-        if (err) {
-            err->code = BSYNC_INVALID_ARGUMENT;
-            snprintf(err->message, sizeof err->message, "need 1..%u match files", BSYNC_SERVER_MAX_MATCHES);
-        }
-        return BSYNC_INVALID_ARGUMENT;
-    }
+    if (!out) return BSYNC_INVALID_ARGUMENT;
     *out = NULL;
     bsync_server* s = calloc(1, sizeof *s);
-    if (!s) return BSYNC_OUT_OF_MEMORY;
-    s->cfg = *cfg;
-    s->log = cfg->log ? cfg->log : stderr;
-    s->overload_threshold = cfg->overload_busy_permille ? cfg->overload_busy_permille : SRV_OVERLOAD_DEFAULT;
-    for (uint32_t i = 0; i < cfg->match_count; i++) {
-        s->matches[i] = srv_match_create(s, i, cfg->match_paths[i], err);
-        if (!s->matches[i]) {
-            bsync_server_destroy(s);
-            return err ? err->code : BSYNC_CONFIG_ERROR;
-        }
-        s->match_count = i + 1;
-        for (uint32_t j = 0; j < i; j++)
-            if (s->matches[j]->stats.match_id == s->matches[i]->stats.match_id) {
-                if (err) {
-                    err->code = BSYNC_CONFIG_ERROR;
-                    snprintf(err->message, sizeof err->message, "%s: /match_id: %llu is already used by %s",
-                             cfg->match_paths[i], (unsigned long long)s->matches[i]->stats.match_id, cfg->match_paths[j]);
-                }
-                bsync_server_destroy(s);
-                return BSYNC_CONFIG_ERROR;
-            }
-    }
-    if (bsync_net_init() != 0) {
+    srv_enet* e = calloc(1, sizeof *e);
+    if (!s || !e) {
         free(s);
-        return BSYNC_IO_ERROR;
+        free(e);
+        return BSYNC_OUT_OF_MEMORY;
     }
+    e->server = s;
+    e->log = cfg && cfg->log ? cfg->log : stderr;
+    srv_transport t = {e, enet_send, enet_close, enet_drop, enet_log, enet_now, enet_release};
+    s->transport = t; /* the server owns e from here (bsync_server_destroy releases it) */
+    bsync_result r = srv_init(s, cfg, &t, err);
+    if (r != BSYNC_OK) {
+        bsync_server_destroy(s);
+        return r;
+    }
+    if (bsync_net_init() != 0) return fail(s, err, BSYNC_IO_ERROR, "cannot start ENet");
     ENetAddress addr;
     memset(&addr, 0, sizeof addr);
     if (enet_address_set_host(&addr, cfg->host ? cfg->host : "127.0.0.1") != 0) {
-        if (err) {
-            err->code = BSYNC_IO_ERROR;
-            snprintf(err->message, sizeof err->message, "cannot resolve the listen address \"%s\"", cfg->host);
-        }
         bsync_net_deinit();
-        bsync_server_destroy(s);
-        return BSYNC_IO_ERROR;
+        return fail(s, err, BSYNC_IO_ERROR, "cannot resolve the listen address \"%s\"", cfg->host);
     }
     addr.port = cfg->port;
-    uint32_t players = 0;
-    for (uint32_t i = 0; i < s->match_count; i++) players += s->matches[i]->player_count;
+    const uint32_t players = srv_players(s);
     size_t peers = players * 2u + 16u; /* room for reconnects and refused peers */
     if (peers > ENET_PROTOCOL_MAXIMUM_PEER_ID) peers = ENET_PROTOCOL_MAXIMUM_PEER_ID; /* one ENet host's limit */
     if (players + 16u > peers) {
-        if (err) {
-            err->code = BSYNC_CONFIG_ERROR;
-            snprintf(err->message, sizeof err->message,
-                     "%u players in %u matches: one ENet host holds at most %u peers (players and room for "
-                     "reconnects); spread the matches over workers (--workers)",
-                     players, s->match_count, (unsigned)ENET_PROTOCOL_MAXIMUM_PEER_ID);
-        }
         bsync_net_deinit();
-        bsync_server_destroy(s);
-        return BSYNC_CONFIG_ERROR;
+        return fail(s, err, BSYNC_CONFIG_ERROR,
+                    "%u players in %u matches: one ENet host holds at most %u peers (players and room for "
+                    "reconnects); spread the matches over workers (--workers)",
+                    players, s->match_count, (unsigned)ENET_PROTOCOL_MAXIMUM_PEER_ID);
     }
-    s->host = enet_host_create(&addr, peers, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
-    if (!s->host) {
-        if (err) {
-            err->code = BSYNC_IO_ERROR;
-            snprintf(err->message, sizeof err->message, "cannot listen on %s:%u (address in use?)",
-                     cfg->host ? cfg->host : "127.0.0.1", (unsigned)cfg->port);
-        }
+    e->host = enet_host_create(&addr, peers, BSYNC_PROTO_CHANNEL_COUNT, 0, 0);
+    if (!e->host) {
         bsync_net_deinit();
-        bsync_server_destroy(s);
-        return BSYNC_IO_ERROR;
+        return fail(s, err, BSYNC_IO_ERROR, "cannot listen on %s:%u (address in use?)", cfg->host ? cfg->host : "127.0.0.1",
+                    (unsigned)cfg->port);
     }
-    bsync_net_host_limits(s->host);
-    s->host->maximumPacketSize = BSYNC_PROTO_ENET_ACCEPT_PACKET; /* see on_receive: oversized is answered */
-    s->host->duplicatePeers = 64;
-    s->port = s->host->address.port;
-    s->peer_count = s->host->peerCount;
-    s->peers = calloc(s->peer_count, sizeof *s->peers);
-    if (!s->peers) {
+    bsync_net_host_limits(e->host);
+    e->host->maximumPacketSize = BSYNC_PROTO_ENET_ACCEPT_PACKET; /* see on_receive: oversized is answered */
+    e->host->duplicatePeers = 64;
+    e->port = e->host->address.port;
+    if (srv_open_connections(s, (uint32_t)e->host->peerCount) != BSYNC_OK) {
         bsync_server_destroy(s);
         return BSYNC_OUT_OF_MEMORY;
     }
-    for (size_t i = 0; i < s->peer_count; i++) peer_reset(&s->peers[i]);
     srv_log(s, "info", "event=listening address=%s:%u matches=%u verify_poses=%d", cfg->host ? cfg->host : "127.0.0.1",
-            (unsigned)s->port, s->match_count, cfg->verify_poses);
+            (unsigned)e->port, s->match_count, cfg->verify_poses);
     *out = s;
     return BSYNC_OK;
 }
 
-void bsync_server_destroy(bsync_server* s) {
-    if (!s) return;
-    if (s->host)
-        srv_log(s, "info", "event=load_summary busy_permille_max=%u overload_episodes=%llu overload_refusals=%llu",
-                s->host_stats.busy_permille_max, (unsigned long long)s->host_stats.overload_episodes,
-                (unsigned long long)s->host_stats.overload_refusals);
-    for (uint32_t i = 0; i < s->match_count; i++) srv_match_destroy(s->matches[i]);
-    if (s->host) {
-        enet_host_flush(s->host);
-        enet_host_destroy(s->host);
-        bsync_net_deinit();
-    }
-    if (s->peers)
-        for (size_t i = 0; i < s->peer_count; i++) {
-            free(s->peers[i].dump);
-            free(s->peers[i].trail_in);
-            free(s->peers[i].trail);
-        }
-    free(s->peers);
-    free(s);
-}
-
-uint16_t bsync_server_port(const bsync_server* s) { return s ? s->port : 0; }
-
-void bsync_server_host_stats_get(const bsync_server* s, bsync_server_host_stats* out) {
-    if (s && out) *out = s->host_stats;
-}
-
-/* Peers connected for BSYNC_PROTO_HELLO_TIMEOUT_MS without a HELLO: BYE TIMEOUT and disconnected. */
-static void sweep_silent_peers(bsync_server* s, uint64_t now) {
-    if (now - s->last_sweep_us < 100000u) return;
-    s->last_sweep_us = now;
-    for (size_t i = 0; i < s->peer_count; i++) {
-        srv_peer* p = &s->peers[i];
-        if (!p->peer || p->match || p->closing || now - p->connected_us < 1000ull * BSYNC_PROTO_HELLO_TIMEOUT_MS) continue;
-        char ip[64] = "?";
-        enet_address_get_host_ip(&p->peer->address, ip, sizeof ip);
-        s->host_stats.hello_timeouts++;
-        srv_log(s, "info", "event=refused reason=hello_timeout address=%s:%u after_ms=%u", ip, (unsigned)p->peer->address.port,
-                BSYNC_PROTO_HELLO_TIMEOUT_MS);
-        srv_peer_close(s, p, BSYNC_PROTO_BYE_TIMEOUT);
-    }
-}
-uint32_t bsync_server_match_count(const bsync_server* s) { return s ? s->match_count : 0; }
-
-int bsync_server_done(const bsync_server* s) {
-    if (!s) return 1;
-    for (uint32_t i = 0; i < s->match_count; i++)
-        if (!s->matches[i]->ended) return 0;
-    return 1;
-}
-
-void bsync_server_match_stats_get(const bsync_server* s, uint32_t i, bsync_server_match_stats* out) {
-    if (!s || !out || i >= s->match_count) return;
-    srv_match_fill_stats(s->matches[i], out);
-    out->host_udp_in = s->udp_in + s->host->totalReceivedData;
-    out->host_udp_out = s->udp_out + s->host->totalSentData;
-}
-
-static uint32_t peers_connected(const bsync_server* s) {
-    uint32_t n = 0;
-    for (size_t i = 0; i < s->peer_count; i++)
-        if (s->peers[i].peer) n++;
-    return n;
+uint16_t bsync_server_port(const bsync_server* s) {
+    const srv_enet* e = enet_of(s);
+    return e ? e->port : 0;
 }
 
 uint32_t bsync_server_drain(bsync_server* s, uint32_t timeout_ms) {
     if (!s) return 0;
     uint64_t until = bsync_net_now_us() + 1000ull * timeout_ms;
     bsync_server_shutdown(s);
-    while (peers_connected(s) > 0 && bsync_net_now_us() < until) bsync_server_service(s, 10);
-    return peers_connected(s);
+    while (srv_open_count(s) > 0 && bsync_net_now_us() < until) bsync_server_service(s, 10);
+    return srv_open_count(s);
 }
 
 void bsync_server_shutdown(bsync_server* s) {
-    if (!s || s->shut_down) return;
-    s->shut_down = 1;
-    for (uint32_t i = 0; i < s->match_count; i++)
-        if (!s->matches[i]->ended) srv_match_end(s->matches[i], 1, BSYNC_PROTO_BYE_SHUTDOWN);
-    for (size_t i = 0; i < s->peer_count; i++)
-        if (s->peers[i].peer && !s->peers[i].closing) srv_peer_close(s, &s->peers[i], BSYNC_PROTO_BYE_SHUTDOWN);
-    enet_host_flush(s->host);
+    srv_shutdown(s);
+    srv_enet* e = enet_of(s);
+    if (e) enet_host_flush(e->host);
 }
-
-/* The busy share (server.h, docs/server.md "Overload"): busy microseconds of each service pass go to
- * the 100 ms bucket of its end; once a bucket is complete the last SRV_LOAD_BUCKETS complete ones (one
- * second) are summed and compared with the threshold. Judged only after a whole second of history. */
-static void load_note(bsync_server* s, uint64_t now, uint64_t busy_us) {
-    const uint64_t epoch = now / SRV_LOAD_BUCKET_US;
-    if (!s->load_first_epoch) s->load_first_epoch = epoch;
-    const uint32_t k = (uint32_t)(epoch % SRV_LOAD_BUCKETS);
-    if (s->load_epoch[k] != epoch) {
-        s->load_epoch[k] = epoch;
-        s->load_busy[k] = 0;
-    }
-    s->load_busy[k] += busy_us;
-    if (epoch == s->load_judged_epoch || epoch < s->load_first_epoch + SRV_LOAD_BUCKETS + 1u) return;
-    s->load_judged_epoch = epoch;
-    uint64_t busy = 0; /* buckets epoch - 10 .. epoch - 1 (a bucket never written held no busy time) */
-    for (uint32_t i = 1; i <= SRV_LOAD_BUCKETS; i++) {
-        const uint32_t j = (uint32_t)((epoch - i) % SRV_LOAD_BUCKETS);
-        if (s->load_epoch[j] == epoch - i) busy += s->load_busy[j];
-    }
-    uint64_t permille = busy * 1000u / (SRV_LOAD_BUCKETS * SRV_LOAD_BUCKET_US);
-    if (permille > 1000u) permille = 1000u;
-    s->host_stats.busy_permille = (uint32_t)permille;
-    if (permille > s->host_stats.busy_permille_max) s->host_stats.busy_permille_max = (uint32_t)permille;
-    const uint32_t on = s->overload_threshold;
-    const uint32_t off = on > SRV_OVERLOAD_HYSTERESIS ? on - SRV_OVERLOAD_HYSTERESIS : 0u;
-    if (!s->host_stats.overloaded && on <= 1000u && permille >= on) {
-        s->host_stats.overloaded = 1;
-        s->host_stats.overload_episodes++;
-        srv_log(s, "warn", "event=overload state=on busy_permille=%u threshold_permille=%u action=refuse_new_matches",
-                (unsigned)permille, on);
-    } else if (s->host_stats.overloaded && permille < off) {
-        s->host_stats.overloaded = 0;
-        srv_log(s, "info", "event=overload state=off busy_permille=%u threshold_permille=%u", (unsigned)permille, on);
-    }
-}
-
-int srv_overloaded(const bsync_server* s) { return s->host_stats.overloaded != 0; }
 
 bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
-    if (!s) return BSYNC_INVALID_ARGUMENT;
+    srv_enet* e = enet_of(s);
+    if (!e) return BSYNC_INVALID_ARGUMENT;
     uint64_t now = bsync_net_now_us();
     const uint64_t pass_start = now;
     uint64_t idle_us = 0; /* slept waiting for packets while none was pending */
-    for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
+    srv_step(s, now);
     /* wait no longer than the next deadline */
-    uint64_t next = UINT64_MAX;
-    for (uint32_t i = 0; i < s->match_count; i++) {
-        uint64_t d = srv_match_next_deadline(s->matches[i]);
-        if (d < next) next = d;
-    }
+    uint64_t next = srv_next_deadline(s);
     now = bsync_net_now_us();
     uint32_t wait = timeout_ms;
     if (next != UINT64_MAX) {
         uint64_t until = next > now ? (next - now) / 1000u : 0;
         if (until < wait) wait = (uint32_t)until;
     }
-    ENetEvent e;
+    ENetEvent ev;
     /* what is pending first (busy); only when nothing is, sleep up to `wait` (idle) */
-    int got = enet_host_service(s->host, &e, 0);
+    int got = enet_host_service(e->host, &ev, 0);
     if (got == 0 && wait > 0) {
         const uint64_t t0 = bsync_net_now_us();
-        got = enet_host_service(s->host, &e, wait);
+        got = enet_host_service(e->host, &ev, wait);
         idle_us = bsync_net_now_us() - t0;
     }
-    for (; got > 0; got = enet_host_service(s->host, &e, 0)) {
-        srv_peer* p = peer_of(s, e.peer);
-        if (!p) {
-            if (e.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(e.packet);
+    for (; got > 0; got = enet_host_service(e->host, &ev, 0)) {
+        const size_t conn = (size_t)(ev.peer - e->host->peers);
+        if (conn >= e->host->peerCount) {
+            if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
             continue;
         }
-        switch (e.type) {
-        case ENET_EVENT_TYPE_CONNECT:
-            peer_reset(p);
-            p->peer = e.peer;
-            p->connected_us = p->last_recv_us = bsync_net_now_us();
-            bsync_net_peer_limits(e.peer);
-            if (!connect_allowed(s, e.peer->address.host) || s->shut_down) {
-                char ip[64] = "?";
-                enet_address_get_host_ip(&e.peer->address, ip, sizeof ip);
-                srv_log(s, "warn", "event=connect_refused address=%s reason=%s action=bye", ip,
-                        s->shut_down ? "shutting_down" : "rate_limit");
-                s->host_stats.connects_refused++;
-                /* told, then disconnected (once the BYE is acknowledged; ENet's timeout otherwise) */
-                srv_peer_close(s, p, s->shut_down ? BSYNC_PROTO_BYE_SHUTDOWN : BSYNC_PROTO_BYE_RATE_LIMITED);
-            }
+        switch (ev.type) {
+        case ENET_EVENT_TYPE_CONNECT: {
+            bsync_net_peer_limits(ev.peer);
+            char ip[64] = "?";
+            enet_address_get_host_ip(&ev.peer->address, ip, sizeof ip);
+            srv_conn_open(s, (uint32_t)conn, ev.peer->address.host, ip, ev.peer->address.port);
             break;
+        }
         case ENET_EVENT_TYPE_RECEIVE:
-            if (p->peer == e.peer) on_receive(s, p, e.packet->data, e.packet->dataLength);
-            enet_packet_destroy(e.packet);
+            srv_conn_receive(s, (uint32_t)conn, ev.packet->data, ev.packet->dataLength);
+            enet_packet_destroy(ev.packet);
             break;
-        case ENET_EVENT_TYPE_DISCONNECT:
-            if (p->match && !p->closing) {
-                srv_log(s, "info", "event=disconnect match=%llu slot=%d", (unsigned long long)p->match->stats.match_id,
-                        p->slot);
-                srv_match_leave(p->match, p);
-            }
-            peer_reset(p);
-            break;
+        case ENET_EVENT_TYPE_DISCONNECT: srv_conn_gone(s, (uint32_t)conn); break;
         default: break;
         }
         /* a tick falling due while draining events is confirmed on time */
         uint64_t t = bsync_net_now_us();
-        for (uint32_t i = 0; i < s->match_count; i++)
-            if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
+        if (srv_next_deadline(s) <= t) {
+            fold_traffic(s, e);
+            for (uint32_t i = 0; i < s->match_count; i++)
+                if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
+        }
     }
-    bsync_net_host_retransmit_linear(s->host); /* before ENet's next timeout check */
+    bsync_net_host_retransmit_linear(e->host); /* before ENet's next timeout check */
+    fold_traffic(s, e);
     now = bsync_net_now_us();
-    for (uint32_t i = 0; i < s->match_count; i++) srv_match_update(s->matches[i], now);
-    sweep_silent_peers(s, now);
-    enet_host_flush(s->host);
-    s->udp_in += s->host->totalReceivedData;
-    s->udp_out += s->host->totalSentData;
-    s->host->totalReceivedData = s->host->totalSentData = 0;
+    srv_step(s, now);
+    enet_host_flush(e->host);
+    fold_traffic(s, e);
     now = bsync_net_now_us();
     const uint64_t pass = now - pass_start;
-    load_note(s, now, pass > idle_us ? pass - idle_us : 0);
+    srv_load_note(s, now, pass > idle_us ? pass - idle_us : 0);
     return BSYNC_OK;
 }

@@ -1,5 +1,6 @@
-/* server_internal.h — the server's state, shared by server.c (host, peers, messages) and
- * server_match.c (the tick loop, inputs, checksums, desyncs, replay). Not a public header. */
+/* server_internal.h — the server's state, shared by server_session.c (connections, messages,
+ * abuse accounting), server_match.c (the tick loop, inputs, checksums, desyncs, replay) and the ENet
+ * adapter server.c. Not a public header. The transport port: server_transport.h. */
 #ifndef BLENDSYNC_SERVER_INTERNAL_H
 #define BLENDSYNC_SERVER_INTERNAL_H
 
@@ -12,8 +13,8 @@
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/session.h"
 #include "blendsync/match.h"
-#include "blendsync/net.h"
 #include "blendsync/server.h"
+#include "server_transport.h"
 
 #define SRV_INPUT_RING 64u   /* per slot: inputs for ticks next .. next + 63 */
 #define SRV_CHECK_RING 256u  /* per tick: the server's checksums */
@@ -34,7 +35,11 @@
 typedef struct srv_match srv_match;
 
 typedef struct srv_peer {
-    ENetPeer* peer;
+    bsync_server* server;
+    uint32_t conn;    /* its number on the transport */
+    uint8_t open;     /* 0: a free entry */
+    char ip[48];      /* the address, for the log */
+    uint16_t ip_port;
     srv_match* match; /* NULL until a HELLO is accepted */
     int slot;         /* -1 until then */
     uint64_t violations[BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1]; /* times of recent violations (ring) */
@@ -43,7 +48,7 @@ typedef struct srv_peer {
     uint32_t window_packets, window_inputs;
     uint64_t window_bytes;
     int closing;
-    uint64_t connected_us; /* when ENet connected it (the HELLO timeout) */
+    uint64_t connected_us; /* when the transport opened it (the HELLO timeout) */
     uint64_t last_recv_us; /* when it last sent anything (a reconnect's takeover) */
     /* an incoming DUMP snapshot */
     uint8_t* dump;
@@ -144,12 +149,10 @@ struct srv_match {
 
 struct bsync_server {
     bsync_server_config cfg;
-    FILE* log;
-    ENetHost* host;
-    uint16_t port;
+    srv_transport transport; /* server_transport.h */
     srv_match* matches[BSYNC_SERVER_MAX_MATCHES];
     uint32_t match_count;
-    srv_peer* peers; /* host->peerCount entries */
+    srv_peer* peers; /* one per transport connection */
     size_t peer_count;
     struct {
         uint32_t host;
@@ -159,7 +162,7 @@ struct bsync_server {
     bsync_proto_msg rx; /* the message being handled (large) */
     uint8_t opened[BSYNC_PROTO_ENET_MAX_PACKET]; /* a sealed packet, opened (sessions) */
     int shut_down;
-    uint64_t udp_in, udp_out; /* ENet's totals, accumulated (ENet's own counters are u32) */
+    uint64_t udp_in, udp_out; /* the transport's datagram bytes (srv_traffic) */
     bsync_server_host_stats host_stats;
     uint64_t last_sweep_us; /* the HELLO-timeout sweep, every 100 ms */
     /* the busy share: busy microseconds per 100 ms bucket, by bucket number (time / 100 ms) */
@@ -169,13 +172,17 @@ struct bsync_server {
     uint32_t overload_threshold; /* permille; > 1000: never */
 };
 
-/* server.c */
+/* server_session.c */
+uint64_t srv_now(const bsync_server* s); /* the transport's clock */
 void srv_log(bsync_server* s, const char* level, const char* fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg);
+int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg); /* bytes sent (sealed size), or -1 */
+/* A snapshot as SNAPSHOT chunks first_chunk .. last (bsync_net_snapshot_chunk), counted in m's bytes_out. */
+void srv_send_snapshot(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
+                       uint32_t first_chunk);
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
 void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */

@@ -103,7 +103,7 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
         srv_match_destroy(m);
         return NULL;
     }
-    m->created_us = m->last_activity_us = bsync_net_now_us();
+    m->created_us = m->last_activity_us = srv_now(s);
     if (m->tick_rate < BSYNC_PROTO_MIN_TICK_RATE || m->tick_rate > BSYNC_PROTO_MAX_TICK_RATE) {
         if (err) {
             err->code = BSYNC_CONFIG_ERROR;
@@ -236,10 +236,7 @@ static int save_state(srv_match* m, uint8_t* buf, size_t* len, const char* purpo
 
 static void send_snapshot_chunks(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                                  uint32_t first_chunk) {
-    if (!p || !p->peer || p->closing) return;
-    long sent = bsync_net_send_snapshot_ex(p->peer, kind, tick, data, len, first_chunk,
-                                           p->auth == SRV_AUTH_ESTABLISHED ? &p->sess : NULL);
-    if (sent > 0) m->stats.bytes_out += (uint64_t)sent;
+    srv_send_snapshot(m, p, kind, tick, data, len, first_chunk);
 }
 
 /* START (protocol version 3): the tick clock, on the frame channel before the first frame the peer
@@ -302,7 +299,7 @@ static uint32_t resend_frames(srv_match* m, srv_peer* p, uint32_t from) {
 
 void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     bsync_server* s = m->server;
-    const uint64_t now = bsync_net_now_us();
+    const uint64_t now = srv_now(s);
     uint32_t reason = UINT32_MAX;
     const char* why = "";
     const int secure = bsync_match_config_session(m->cfg) != BSYNC_MATCH_SESSION_PLAIN;
@@ -357,7 +354,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     sl->ever_connected = 1;
     p->match = m;
     p->slot = h->slot;
-    m->last_activity_us = bsync_net_now_us();
+    m->last_activity_us = now;
     bsync_proto_msg w;
     memset(&w, 0, sizeof w);
     w.type = BSYNC_PROTO_WELCOME;
@@ -390,7 +387,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         memcpy(w.welcome.snapshot, m->snap_buf, w.welcome.snapshot_len);
     }
     srv_send(m, p, &w);
-    if (m->started) send_start(m, p, m->next_tick, bsync_net_now_us());
+    if (m->started) send_start(m, p, m->next_tick, now);
     if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
         send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
     if (resume) {
@@ -494,7 +491,7 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
         m->stats.dropped[BSYNC_SERVER_DROP_STALE]++;
         m->stats.dropped_by_slot[p->slot]++;
     }
-    m->last_activity_us = bsync_net_now_us();
+    m->last_activity_us = srv_now(m->server);
     /* protocol version 5: once frames flow, each FRAME carries this connection's input ack; INPUT_ACK
      * answers only the inputs that arrive before the match has started */
     if (m->started) return;
@@ -642,8 +639,8 @@ static void status_line(srv_match* m) {
             MATCH_ID(m), m->next_tick, st.players_connected, m->player_count, (unsigned long long)st.inputs_received,
             (unsigned long long)st.inputs_defaulted, (unsigned long long)st.checksums_verified,
             (unsigned long long)st.desyncs, (unsigned long long)dropped, (unsigned long long)st.bytes_in,
-            (unsigned long long)st.bytes_out, (unsigned long long)(m->server->udp_in + m->server->host->totalReceivedData),
-            (unsigned long long)(m->server->udp_out + m->server->host->totalSentData), (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
+            (unsigned long long)st.bytes_out, (unsigned long long)m->server->udp_in,
+            (unsigned long long)m->server->udp_out, (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
             (unsigned long long)st.replay_bytes);
 }
 
@@ -867,7 +864,7 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
         srv_violation(m->server, p, BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK);
         return;
     }
-    m->last_activity_us = bsync_net_now_us();
+    m->last_activity_us = srv_now(m->server);
     if (c->joint_count > 0) { /* a DETAIL answer: which joints differ */
         detail_answer(m, p, c);
         return;
@@ -930,7 +927,7 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
         int first = !m->slots[p->slot].diverged;
         on_desync(m, p, c->tick, kind, character, exp, got);
         /* the second step of the narrowing: ask for that character's per-joint checksums of the tick */
-        if (first && character >= 0 && p->peer && !p->closing)
+        if (first && character >= 0 && p->open && !p->closing)
             send_desync(m, p, c->tick, kind, (uint32_t)character, BSYNC_PROTO_ACTION_DETAIL, exp, got);
         return;
     }

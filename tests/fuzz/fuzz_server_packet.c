@@ -1,11 +1,14 @@
-/* fuzz_server_packet.c — the server's handling of one received packet (issue 18), through the test
- * entry point bsync_server_test_packet (server.h): no socket traffic, the real server code from the
- * size check and per-peer caps through decoding to the HELLO / INPUT / CHECKSUM / SNAPSHOT / BYE
- * handlers, violations and ABUSE, and the desync-upload reassembly.
+/* fuzz_server_packet.c — the server's handling of one received packet (issue 18), through its
+ * transport port on the virtual network (tests/support/vnet.h: raw connections): no socket traffic,
+ * no clock, the real session code from the size check and per-peer caps through decoding to the
+ * HELLO / INPUT / CHECKSUM / SNAPSHOT / BYE handlers, violations and ABUSE, and the desync-upload
+ * reassembly; what the server answers is encoded, sealed and handed to the port, then discarded.
  *
  * One server is created at the first input (a 2-player match of the built-in humanoid written to a
  * temporary directory, log to /dev/null, or stderr with BSYNC_FUZZ_LOG=1) and kept; every input starts with no connection and ends
- * with all of them gone, so inputs do not depend on each other beyond the lobby's input ring.
+ * with all of them gone, so inputs do not depend on each other beyond the lobby's input ring. Virtual
+ * time stands still (no tick is confirmed), and each connection comes from an address of its own (the
+ * per-address connect limit never refuses one).
  *
  * Input: a sequence of records, each
  *   u8  flags: bits 0-1 the connection (0..3); bit 6: before this packet, join that connection with a
@@ -15,8 +18,8 @@
  *   u16 length (little-endian; cut to what is left), then that many bytes: the packet.
  * A trailing partial record is one packet of what is left. Never crashes, leaks or reads out of
  * bounds; returns 0. Seeds in corpus/server_packet (written with tests/conformance/bsync_wire.py's
- * encoder). Built by ctest with blendsync_server (tests/CMakeLists.txt links it); scripts/fuzz.sh
- * compiles the server's sources and links ENet for it. */
+ * encoder). Built by ctest with bsync_vnet (tests/CMakeLists.txt links it); scripts/fuzz.sh
+ * compiles the server's and the client's sources and vnet.c, and links ENet for them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #include "blendsync/proto.h"
 #include "blendsync/server.h"
 #include "fuzz_target.h"
+#include "vnet.h"
 
 #define CONNECTIONS 4u
 
@@ -45,7 +49,9 @@ static const char* k_match =
     "  \"characters\": [ {\"name\": \"p0\", \"graph\": \"loco.json\", \"slot\": 0}, {\"name\": \"p1\", \"graph\": \"loco.json\", \"slot\": 1} ],\n"
     "  \"input_delay\": 3, \"checksum_interval\": 20, \"payload_max\": 32, \"duration_ticks\": 600 }\n";
 
+static vn_net* g_net;
 static bsync_server* g_server;
+static uint32_t g_addr; /* the next connection's address key */
 static uint64_t g_hash;
 static FILE* g_log;
 static char g_dir[64];
@@ -60,7 +66,8 @@ static int write_text(const char* dir, const char* name, const char* text) {
 }
 
 static void teardown(void) {
-    bsync_server_destroy(g_server);
+    vn_destroy(g_net); /* and its server */
+    g_net = NULL;
     g_server = NULL;
     if (g_log) fclose(g_log);
     char path[128];
@@ -89,10 +96,25 @@ static int setup(void) {
     sc.host = "127.0.0.1";
     sc.match_paths = paths;
     sc.match_count = 1;
-    sc.log = g_log;
-    if (bsync_server_create(&sc, &g_server, &err) != BSYNC_OK) return -1;
+    sc.log = g_log ? g_log : stderr; /* (the virtual network keeps a NULL log for its tests instead) */
+    g_net = vn_create(1);
+    if (!g_net || vn_server(g_net, &sc, 16u, &g_server, &err) != BSYNC_OK) return -1;
     atexit(teardown);
-    return bsync_server_test_peer_count(g_server) >= CONNECTIONS ? 0 : -1;
+    return 0;
+}
+
+/* The virtual connection of fuzz connection i (0..3), opened when it has none or the server let it go. */
+static uint32_t g_conn[CONNECTIONS];
+
+static uint32_t conn_of(uint32_t connection) {
+    if (g_conn[connection] == UINT32_MAX) g_conn[connection] = vn_raw_open(g_net, g_addr++);
+    return g_conn[connection];
+}
+
+static void deliver(uint32_t connection, const uint8_t* data, size_t len) {
+    if (vn_raw_packet(g_net, conn_of(connection), data, len) == 0) return;
+    g_conn[connection] = UINT32_MAX; /* dropped by the server (a takeover): a connection that has just come up */
+    (void)vn_raw_packet(g_net, conn_of(connection), data, len);
 }
 
 static void join(uint32_t connection) {
@@ -106,11 +128,12 @@ static void join(uint32_t connection) {
     memcpy(m.hello.token, connection % 2u ? "tok-1" : "tok-0", 5);
     uint8_t buf[64];
     size_t len = 0;
-    if (bsync_proto_encode(&m, buf, sizeof buf, &len) == BSYNC_PROTO_OK) bsync_server_test_packet(g_server, connection, buf, len);
+    if (bsync_proto_encode(&m, buf, sizeof buf, &len) == BSYNC_PROTO_OK) deliver(connection, buf, len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!g_server && setup() != 0) abort(); /* the harness itself is broken */
+    for (uint32_t c = 0; c < CONNECTIONS; c++) g_conn[c] = UINT32_MAX;
     size_t at = 0;
     while (at < size) {
         const uint8_t flags = data[at++];
@@ -133,10 +156,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 packet[16 + i] = (uint8_t)(g_hash >> (8 * i));
             }
         }
-        bsync_server_test_packet(g_server, connection, packet, len);
+        deliver(connection, packet, len);
         free(packet);
         at += len;
     }
-    for (uint32_t c = 0; c < CONNECTIONS; c++) bsync_server_test_peer_gone(g_server, c);
+    for (uint32_t c = 0; c < CONNECTIONS; c++)
+        if (g_conn[c] != UINT32_MAX) vn_raw_gone(g_net, g_conn[c]);
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "blendsync/client.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/server.h"
+#include "client_testing.h" /* planted faults: bsync_client_fault_desync, _pose, _drop */
 #include "net_relay.h"
 
 #define NH_MAX_CLIENTS 16
@@ -84,7 +85,8 @@ int nh_start_with(nh_world* w, const nh_options* o, uint32_t players, uint32_t n
 /* Put a seeded impaired UDP relay (net_relay.h) between the clients connected from now on and the
  * server; nh_pump pumps it. 0 on success. */
 int nh_use_relay(nh_world* w, const nr_impair* impair, uint64_t seed);
-/* Connect a client for slot (test switches in cfg_extra may be NULL). Returns its index. */
+/* Connect a client for slot (extra: config fields such as synctest_distance, desync_dir or a secret;
+ * may be NULL). Returns its index. */
 int nh_connect(nh_world* w, uint32_t slot, const bsync_client_config* extra);
 /* Service the server and every client for ms milliseconds (clients send inputs at the tick rate). */
 void nh_pump(nh_world* w, uint32_t ms);

@@ -160,6 +160,10 @@ static void impair(nr_relay* r, uint32_t session, int down, uint8_t* data, uint3
     nr_dir_stats* st = down ? &r->stats.down : &r->stats.up;
     const nr_impair* im = &r->im;
     st->in++;
+    if (down && im->up_only) {
+        enqueue(r, session, down, data, len, now, st);
+        return;
+    }
     uint32_t u_loss = roll(&d->rng, 1000), u_burst = roll(&d->rng, 1000);
     uint32_t span = im->delay_max_ms > im->delay_min_ms ? im->delay_max_ms - im->delay_min_ms + 1u : 1u;
     uint32_t delay = im->delay_min_ms + roll(&d->rng, span);

@@ -6,12 +6,13 @@
  * duplication and periodic stalls. Real ENet sockets on both sides: the relay speaks raw UDP (through
  * ENet's portable socket calls) and never looks inside the packets.
  *
- * Why a relay and not a transport seam in the library: a relay needs no change to the server or the
- * client library, so what the tests exercise is exactly the code that ships, over the kernel's UDP
- * stack, with ENet's own retransmission, ordering and timeouts in the loop; and it can stand between
- * the real `blendsync bot` and `blendsync-server` processes too (tests/tools/udp_relay.c). A seam
- * (session logic as a function of messages and time) would also give virtual-time tests and an
- * in-process load generator: that is the capacity work's business, not this one's.
+ * Why a relay beside the transport ports (server/src/server_transport.h, client/lib/client_transport.h,
+ * whose virtual adapter tests/support/vnet.h plays sessions on virtual time): a relay needs no change
+ * to the server or the client library, so what the network tests exercise is exactly the code that
+ * ships, over the kernel's UDP stack, with ENet's own retransmission, ordering and timeouts in the
+ * loop; and it can stand between the real `blendsync bot` and `blendsync-server` processes too
+ * (tests/tools/udp_relay.c). It is also where tests get loss and delay: the client library has no
+ * switches of its own for them (up_only impairs what clients send and leaves the rest alone).
  *
  * Determinism: every decision (lost?, burst state, delay, duplicate?, reordered?) comes from a
  * splitmix64 stream seeded by (seed, session, direction), one step per datagram, so the n-th datagram
@@ -39,6 +40,8 @@ typedef struct nr_impair {
     uint32_t stall_every_ms, stall_ms; /* from creation: every stall_every_ms, stall_ms with nothing through */
     int stall_drop;                /* 1: datagrams in a stall are lost; 0: held and released at its end */
     uint32_t blackout_after_ms;    /* from creation: after this long nothing gets through (0: never) */
+    int up_only;                   /* 1: only client -> server datagrams are impaired; the server's
+                                      answers pass at once, untouched */
 } nr_impair;
 
 typedef struct nr_dir_stats {

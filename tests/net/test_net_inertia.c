@@ -21,7 +21,7 @@
 #include "net_harness.h"
 
 /* The demo's graph shape (scripts/demo/humanoid_locomotion.json) on the harness's parameters: node 0
- * (locomotion) runs inside the root blend, so the test switch's flipped phase bit (client.c) persists;
+ * (locomotion) runs inside the root blend, so the planted fault's flipped phase bit (client_testing.h) persists;
  * the upper body is an override layer whose switch inertializes. */
 static const char k_switch_graph[] =
     "{\n"
@@ -123,11 +123,8 @@ static void test_resync_mid_inertialization(void** state) {
     nh_world w;
     const uint32_t ticks = 300;
     assert_int_equal(nh_start_with(&w, &k_opts, 3, 1, 3, 20, "resync", ticks, 0), 0);
-    bsync_client_config bad;
-    memset(&bad, 0, sizeof bad);
-    bad.test_inject_desync = 1;
-    bad.test_inject_tick = 30;
-    for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, p == 2 ? &bad : NULL) >= 0);
+    for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
+    bsync_client_fault_desync(w.clients[2].client, 30);
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     assert_int_equal(w.clients[2].desync_events, 1);
     assert_int_equal(w.clients[2].resync_events, 1);

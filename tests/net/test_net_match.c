@@ -105,15 +105,18 @@ static void test_loss_and_jitter_converge(void** state) {
     nh_world w;
     const uint32_t ticks = 300, delay = 4;
     assert_int_equal(nh_start(&w, 4, 0, delay, 20, "report", ticks, 0), 0);
-    bsync_client_config lossy;
+    /* slots 0 and 1 straight to the server; slots 2 and 3 through a relay that loses a quarter of what
+     * they send and delays the rest 30..200 ms (often past the 67 ms input delay: defaulted inputs),
+     * their downstream untouched */
+    for (uint32_t p = 0; p < 2; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
+    nr_impair lossy;
     memset(&lossy, 0, sizeof lossy);
-    lossy.test_drop_permille = 250;
-    lossy.test_delay_min_ms = 30;
-    lossy.test_delay_max_ms = 200; /* often past the 67 ms input delay: defaulted inputs */
-    for (uint32_t p = 0; p < 4; p++) {
-        lossy.test_seed = 77 + p;
-        assert_true(nh_connect(&w, p, p >= 2 ? &lossy : NULL) >= 0);
-    }
+    lossy.loss_permille = 250;
+    lossy.delay_min_ms = 30;
+    lossy.delay_max_ms = 200;
+    lossy.up_only = 1;
+    assert_int_equal(nh_use_relay(&w, &lossy, 77), 0);
+    for (uint32_t p = 2; p < 4; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     assert_all_agree(&w, ticks);
     bsync_server_match_stats st;
@@ -147,10 +150,9 @@ static void test_desync_detected_and_attributed(void** state) {
     assert_int_equal(nh_start(&w, 3, 1, 3, interval, "report", ticks, 0), 0);
     bsync_client_config bad;
     memset(&bad, 0, sizeof bad);
-    bad.test_inject_desync = 1;
-    bad.test_inject_tick = inject;
     bad.synctest_distance = 4; /* the flip happens outside the simulation: the sync test sees it too */
     for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, p == 1 ? &bad : NULL) >= 0);
+    bsync_client_fault_desync(w.clients[1].client, inject);
     /* run until the desync notice reaches client 1, timing it from the injected frame */
     uint64_t t_inject = 0, t_notice = 0, limit = bsync_net_now_us() + 20000000u;
     while (!t_notice && bsync_net_now_us() < limit) {
@@ -192,7 +194,7 @@ static void test_desync_detected_and_attributed(void** state) {
     text[n] = '\0';
     assert_non_null(strstr(text, "character 1 (p1) node locomotion: phase"));
     /* the client's trail pins the flip to the frame it was injected after (50), in node 0's clock (the
-     * flipped field: client.c inject_desync), from an identical state before it */
+     * flipped field: client_testing.h bsync_client_fault_desync), from an identical state before it */
     char earliest[128];
     snprintf(earliest, sizeof earliest, "earliest: tick %u, character 1 (p1): the clock advance of node locomotion", inject);
     assert_non_null(strstr(text, earliest));
@@ -234,11 +236,8 @@ static void test_resync_heals(void** state) {
     nh_world w;
     const uint32_t ticks = 240, interval = 20;
     assert_int_equal(nh_start(&w, 3, 1, 3, interval, "resync", ticks, 0), 0);
-    bsync_client_config bad;
-    memset(&bad, 0, sizeof bad);
-    bad.test_inject_desync = 1;
-    bad.test_inject_tick = 30;
-    for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, p == 2 ? &bad : NULL) >= 0);
+    for (uint32_t p = 0; p < 3; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
+    bsync_client_fault_desync(w.clients[2].client, 30);
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     assert_int_equal(w.clients[2].desync_events, 1);
     assert_int_equal(w.clients[2].resync_events, 1);
@@ -369,14 +368,9 @@ static void test_pose_desync_narrowed_to_joint(void** state) {
     nh_world w;
     const uint32_t ticks = 120, interval = 20;
     assert_int_equal(nh_start(&w, 2, 0, 3, interval, "report", ticks, 1), 0);
-    bsync_client_config odd;
-    memset(&odd, 0, sizeof odd);
-    odd.test_pose_desync = 1;
-    odd.test_pose_tick = 50;
-    odd.test_pose_character = 1;
-    odd.test_pose_joint = 7;
     assert_true(nh_connect(&w, 0, NULL) >= 0);
-    assert_true(nh_connect(&w, 1, &odd) >= 0);
+    assert_true(nh_connect(&w, 1, NULL) >= 0);
+    bsync_client_fault_pose(w.clients[1].client, 50, 1, 7); /* from tick 50, character 1, joint 7 */
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     bsync_server_match_stats st;
     bsync_server_match_stats_get(w.server, 0, &st);

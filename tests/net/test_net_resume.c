@@ -1,6 +1,6 @@
 /* test_net_resume.c — reconnect and resume (issue 14, docs/lockstep.md "Reconnect and resume"), real
  * server, real clients, real ENet on loopback. A client's connection is dropped mid-match the way a
- * network drops it (bsync_client_test_drop_connection: its ENet peer reset on its side only, no BYE,
+ * network drops it (bsync_client_fault_drop, client_testing.h: its ENet peer reset on its side only, no BYE,
  * the server just hears nothing). The client library reconnects by itself and asks to resume from its
  * next frame:
  *   - soon after the drop the server still holds the missed frames (its ring of 256): it gives the slot
@@ -128,7 +128,7 @@ static void test_resume_from_frames(void** state) {
     pump_to_tick(&w, 150);
     bsync_client_stats before;
     bsync_client_get_stats(w.clients[1].client, &before);
-    bsync_client_test_drop_connection(w.clients[1].client);
+    bsync_client_fault_drop(w.clients[1].client);
     assert_int_equal(bsync_client_get_state(w.clients[1].client), BSYNC_CLIENT_CONNECTING);
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
 
@@ -195,7 +195,7 @@ static void test_resume_falls_back_to_snapshot(void** state) {
     char paths[PLAYERS][400];
     start_world(&w, paths);
     pump_to_tick(&w, 60);
-    bsync_client_test_drop_connection(w.clients[1].client);
+    bsync_client_fault_drop(w.clients[1].client);
     /* the client is not serviced for 5 s (300 ticks at 60 Hz, more than the server's 256-frame ring) */
     bsync_client* away = w.clients[1].client;
     w.clients[1].client = NULL;

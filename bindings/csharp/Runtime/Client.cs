@@ -24,12 +24,6 @@ namespace Blendsync
         public bool ComputePoses = true;
         public uint ConnectTimeoutMs;
         public uint SynctestDistance;
-        // test switches (client.h): deterministic from TestSeed
-        public uint TestDropPermille, TestDelayMinMs, TestDelayMaxMs;
-        public ulong TestSeed;
-        /// <summary>Flip one bit of this client's own state right after frame InjectDesyncTick.</summary>
-        public bool InjectDesync;
-        public uint InjectDesyncTick;
         /// <summary>Record this client's own view of the match as a replay file (null: none); its header
         /// is the match config's (bsync_match_config_replay_header) with BuildVersion as the writer.</summary>
         public string ReplayPath;
@@ -45,6 +39,9 @@ namespace Blendsync
         IntPtr hostMem, tokenMem, replayPathMem, desyncDirMem, headerMem;
         readonly Match match;
         bool refAdded;
+        FrameHandler frameHandler;
+        Exception frameException;
+        GCHandle self; // the frame hook's user pointer (weak: the hook never keeps the client alive)
 
         /// <summary>Create the client and start connecting (returns at once).</summary>
         public Client(MatchConfig config, ClientOptions options)
@@ -70,12 +67,6 @@ namespace Blendsync
             c.ConnectTimeoutMs = options.ConnectTimeoutMs;
             c.SynctestDistance = options.SynctestDistance;
             c.Names = config.P;
-            c.TestDropPermille = options.TestDropPermille;
-            c.TestDelayMinMs = options.TestDelayMinMs;
-            c.TestDelayMaxMs = options.TestDelayMaxMs;
-            c.TestSeed = options.TestSeed;
-            c.TestInjectDesync = options.InjectDesync ? 1 : 0;
-            c.TestInjectTick = options.InjectDesyncTick;
             if (options.ReplayPath != null)
             {
                 replayPathMem = Copy(Utf8.Z(options.ReplayPath));
@@ -115,8 +106,44 @@ namespace Blendsync
 
         IntPtr P { get { return handle.Ptr(this); } }
 
-        /// <summary>Pump the network for at most timeoutMs (0: only what is waiting).</summary>
-        public void Service(uint timeoutMs) { BlendsyncException.Check(Native.bsync_client_service(P, timeoutMs), "bsync_client_service"); }
+        /// <summary>Pump the network for at most timeoutMs (0: only what is waiting). An exception thrown by
+        /// the frame handler (SetFrameHandler) comes out of here.</summary>
+        public void Service(uint timeoutMs)
+        {
+            BlendsyncException.Check(Native.bsync_client_service(P, timeoutMs), "bsync_client_service");
+            Exception e = frameException;
+            frameException = null;
+            if (e != null) throw new InvalidOperationException("the frame handler threw", e);
+        }
+
+        /// <summary>A frame was applied to the local match: the match and the frame's tick.</summary>
+        public delegate void FrameHandler(Match match, uint tick);
+
+        /// <summary>Called from Service right after each frame is applied to the local match, before its
+        /// checksums (bsync_client_set_frame_hook): a game's per-tick step. Changing the match there is a
+        /// desync (what Bot.exe --inject-desync does on purpose). null removes it.</summary>
+        public void SetFrameHandler(FrameHandler handler)
+        {
+            IntPtr p = P;
+            frameHandler = handler;
+            if (handler != null && !self.IsAllocated) self = GCHandle.Alloc(this, GCHandleType.Weak);
+            Native.bsync_client_set_frame_hook(p, handler != null ? FrameThunkPointer : IntPtr.Zero,
+                                               handler != null ? GCHandle.ToIntPtr(self) : IntPtr.Zero);
+        }
+
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        delegate void FrameHookNative(IntPtr user, IntPtr match, uint tick);
+        static readonly FrameHookNative FrameThunk = OnFrame; // static: alive as long as the code is
+        static readonly IntPtr FrameThunkPointer = Marshal.GetFunctionPointerForDelegate(FrameThunk);
+
+        [MonoPInvokeCallback(typeof(FrameHookNative))]
+        static void OnFrame(IntPtr user, IntPtr matchPtr, uint tick)
+        {
+            var c = GCHandle.FromIntPtr(user).Target as Client;
+            if (c == null || c.frameHandler == null || c.frameException != null) return;
+            try { c.frameHandler(c.match, tick); }
+            catch (Exception e) { c.frameException = e; } // never across the native frames: rethrown by Service
+        }
 
         /// <summary>Queue this tick's input; returns false (nothing sent) before the WELCOME, after the end,
         /// or when the client is already far enough ahead; assignedTick is the tick it was given.</summary>
@@ -152,6 +179,8 @@ namespace Blendsync
         public void Dispose()
         {
             handle.Dispose();
+            frameHandler = null;
+            if (self.IsAllocated) self.Free();
             if (hostMem != IntPtr.Zero) { Marshal.FreeHGlobal(hostMem); hostMem = IntPtr.Zero; }
             if (tokenMem != IntPtr.Zero) { Marshal.FreeHGlobal(tokenMem); tokenMem = IntPtr.Zero; }
             if (replayPathMem != IntPtr.Zero) { Marshal.FreeHGlobal(replayPathMem); replayPathMem = IntPtr.Zero; }

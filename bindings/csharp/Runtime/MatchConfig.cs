@@ -79,6 +79,13 @@ namespace Blendsync
         public string ParamName(int i) { return Utf8.Read(Native.bsync_match_config_param_name(P, (uint)i)); }
         public string TriggerName(int j) { return Utf8.Read(Native.bsync_match_config_trigger_name(P, (uint)j)); }
         public string CharacterName(int c) { return Utf8.Read(Native.bsync_match_config_character_name(P, (uint)c)); }
+        /// <summary>The player slot whose inputs drive character c; -1 for an NPC.</summary>
+        public int CharacterSlot(int c)
+        {
+            if ((uint)c >= (uint)CharacterCount) throw new ArgumentOutOfRangeException("c");
+            uint s = Native.bsync_match_config_character_slot(P, (uint)c);
+            return s < MatchFrame.MaxPlayers ? (int)s : -1;
+        }
         /// <summary>Character c's graph (shared by characters naming the same file).</summary>
         public Graph CharacterGraph(int c)
         {

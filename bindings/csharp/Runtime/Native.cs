@@ -143,6 +143,7 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_param_name(IntPtr cfg, uint i);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_trigger_name(IntPtr cfg, uint j);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_config_character_name(IntPtr cfg, uint c);
+        [DllImport(Lib)] internal static extern uint bsync_match_config_character_slot(IntPtr cfg, uint c);
         [DllImport(Lib)] internal static extern uint bsync_match_config_input_delay(IntPtr cfg);
         [DllImport(Lib)] internal static extern uint bsync_match_config_checksum_interval(IntPtr cfg);
         [DllImport(Lib)] internal static extern uint bsync_match_config_duration_ticks(IntPtr cfg);
@@ -215,6 +216,7 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern int bsync_client_poll_event(IntPtr client, ClientEvent* output);
         [DllImport(Lib)] internal static extern int bsync_client_get_state(IntPtr client);
         [DllImport(Lib)] internal static extern IntPtr bsync_client_match(IntPtr client);
+        [DllImport(Lib)] internal static extern void bsync_client_set_frame_hook(IntPtr client, IntPtr hook, IntPtr user);
         [DllImport(Lib)] internal static extern void bsync_client_get_stats(IntPtr client, ClientStats* output);
         [DllImport(Lib)] internal static extern uint bsync_client_tick_rate(IntPtr client);
         [DllImport(Lib)] internal static extern uint bsync_client_input_delay(IntPtr client);

@@ -249,7 +249,7 @@ namespace Blendsync
     public struct ClientStats
     {
         public ulong FramesApplied;
-        public ulong InputsSent, InputsDroppedByTest;
+        public ulong InputsSent;
         public ulong ChecksumsSent;
         public ulong Desyncs;
         public ulong Resyncs;
@@ -292,13 +292,6 @@ namespace Blendsync
         public uint SynctestDistance;
         public IntPtr DesyncDir;
         public IntPtr Names;
-        public uint TestDropPermille;
-        public uint TestDelayMinMs, TestDelayMaxMs;
-        public ulong TestSeed;
-        public int TestInjectDesync;
-        public uint TestInjectTick;
-        public int TestPoseDesync;
-        public uint TestPoseTick, TestPoseCharacter, TestPoseJoint;
         public uint ReconnectTimeoutMs;
         public int ReconnectOff;
         public IntPtr Secret;      // 32 bytes, or zero: plain token (insecure)

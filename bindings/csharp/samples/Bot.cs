@@ -3,12 +3,17 @@
 // (client/cli/cmd_bot.c) through the binding's Client: joins the match, sends the seeded random
 // joystick input (bsync_match_random_input, seed default 1000 + slot) once per tick period,
 // services the network, prints the same status, desync and summary lines.
-// --inject-desync TICK flips one bit of this bot's own state after frame TICK (the client library's
-// test switch, as the C bot), so the server's detection can be shown and tested.
+// --inject-desync TICK plants a desync of this bot's own character right after frame TICK, so the
+// server's detection can be shown and tested: from the client's frame handler (Client.SetFrameHandler,
+// bsync_client_set_frame_hook) the character applies frame TICK again from the state before it, with
+// its speed target off by one (a client that simulated its own input instead of the confirmed one),
+// through the public API only (the C bot moves a clock instead, through client/lib/client_testing.h,
+// which is not part of the library).
 // --replay FILE records this bot's own view of the match (`blendsync replay verify FILE`), --desync-dir
 // keeps its own dump when the server reports its desync, --script CSV plays a joystick path keyed by
-// input tick (BotScript: the library's input script, as cmd_bot.c's); --drop PERMILLE and --delay MIN:MAX are the
-// client library's loss / jitter test switches, as the C bot's.
+// input tick (BotScript: the library's input script, as cmd_bot.c's); --drop PERMILLE skips that share
+// of the bot's ticks (no input: the server defaults them) and --delay MIN:MAX hands each input to the
+// client that late, as the C bot's (network loss and jitter are the relay's: bsync_udp_relay).
 // Exit: 0 match over, no desync; 1 desync reported (or kicked); 2 error; 3 match ended incomplete.
 using System;
 using Blendsync;
@@ -86,12 +91,14 @@ static class Bot
                 {
                     Host = host, Port = port, MatchId = matchId, Slot = (int)slot, Token = token, ComputePoses = true,
                     Secret = mc.Secret((int)slot), AuthenticateOnly = mc.Session == 2, /* the config's, as the C bot */
-                    TestSeed = seed, InjectDesync = haveInject, InjectDesyncTick = (uint)inject,
                     ReplayPath = replay, DesyncDir = desyncDir,
-                    TestDropPermille = (uint)drop, TestDelayMinMs = delayMin, TestDelayMaxMs = delayMax,
                     BuildVersion = "blendsync " + Library.VersionString + " Bot.exe slot " + slot
                 };
-                using (var c = new Client(mc, opt)) return Run(c, mc, bs, slot, matchId, seed, quiet, timeout, server);
+                using (var c = new Client(mc, opt))
+                {
+                    if (haveInject) PlantDesync(c, mc, (int)slot, (uint)inject);
+                    return Run(c, mc, bs, slot, matchId, seed, quiet, timeout, server, (uint)drop, delayMin, delayMax);
+                }
             }
         }
         catch (BlendsyncException e)
@@ -101,9 +108,46 @@ static class Bot
         }
     }
 
-    static int Run(Client c, MatchConfig mc, BotScript bs, ulong slot, ulong matchId, ulong seed, bool quiet, ulong timeout, string server)
+    // --inject-desync: the first character of this bot's slot applies frame `tick` again from the state
+    // before it, with its first parameter's target one higher than the confirmed one (a client that
+    // simulated its own input instead of the server's frame); every later state of that character differs
+    // from the server's. The state before each frame is the one kept after the previous frame.
+    static void PlantDesync(Client c, MatchConfig mc, int slot, uint tick)
+    {
+        int own = 0;
+        for (int k = mc.CharacterCount - 1; k >= 0; k--)
+            if (mc.CharacterSlot(k) == slot) own = k;
+        Instance ch = c.Match.Character(own);
+        var before = new byte[ch.SnapshotSizeMax];
+        int beforeLen = ch.Save(before); // the start of the first frame (a fresh match's initial state)
+        c.SetFrameHandler((match, t) =>
+        {
+            if (t == tick && ch.Graph.ParameterCount > 0)
+            {
+                var targets = new Fix16[ch.Graph.ParameterCount];
+                for (int i = 0; i < targets.Length; i++) targets[i] = ch.Target(i);
+                targets[0] = Fix16.FromRaw(targets[0].Raw + Fix16.One.Raw);
+                ch.Load(before, beforeLen);
+                ch.Tick(targets);
+            }
+            beforeLen = ch.Save(before);
+        });
+    }
+
+    static ulong SplitMix(ref ulong s)
+    {
+        ulong z = (s += 0x9E3779B97F4A7C15UL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+        return z ^ (z >> 31);
+    }
+
+    static int Run(Client c, MatchConfig mc, BotScript bs, ulong slot, ulong matchId, ulong seed, bool quiet, ulong timeout, string server,
+                   uint drop, uint delayMin, uint delayMax)
     {
         MatchScript script = MatchConfig.NewScript(seed);
+        ulong rng = seed ^ 0x626c656e64636c69UL; // --drop and --delay: one draw each per tick, as the C bot
+        var held = new System.Collections.Generic.List<ulong>(); // --delay: when each held input is handed over
         var input = new MatchInput();
         ulong start = Net.NowUs(), nextInput = 0, nextStatus = start + 1000000, period = 0;
         uint nextScriptTick = 0;
@@ -153,7 +197,27 @@ static class Bot
                 }
             }
             ulong now = Net.NowUs();
+            int sendNow = 0;
             if (period != 0 && now >= nextInput && c.State != ClientState.Ended)
+            {
+                nextInput += period;
+                if (now > nextInput + 10 * period) nextInput = now; // paused: do not burst
+                if (!(drop != 0 && SplitMix(ref rng) % 1000 < drop))
+                {
+                    uint span = delayMax - delayMin;
+                    uint d = delayMin + (span != 0 ? (uint)(SplitMix(ref rng) % (span + 1)) : 0u);
+                    if (delayMax == 0) sendNow = 1;
+                    else if (held.Count < 64) held.Add(now + 1000UL * d);
+                }
+            }
+            for (int k = 0; k < held.Count;)
+            {
+                if (held[k] > now) { k++; continue; }
+                held[k] = held[held.Count - 1];
+                held.RemoveAt(held.Count - 1);
+                sendNow++;
+            }
+            for (; sendNow > 0 && c.State != ClientState.Ended; sendNow--)
             {
                 uint assigned;
                 if (bs != null)
@@ -170,8 +234,6 @@ static class Bot
                     mc.RandomInput(ref script, ref input);
                     c.SendInput(ref input, out assigned);
                 }
-                nextInput += period;
-                if (now > nextInput + 10 * period) nextInput = now; // paused: do not burst
             }
             if (now >= nextStatus)
             {

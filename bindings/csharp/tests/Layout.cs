@@ -92,12 +92,7 @@ static class Layout
         O("ClientConfigNative", c, "synctest_distance", "SynctestDistance");
         O("ClientConfigNative", c, "desync_dir", "DesyncDir");
         O("ClientConfigNative", c, "names", "Names");
-        O("ClientConfigNative", c, "test_drop_permille", "TestDropPermille");
-        O("ClientConfigNative", c, "test_seed", "TestSeed");
-        O("ClientConfigNative", c, "test_inject_desync", "TestInjectDesync");
-        O("ClientConfigNative", c, "test_inject_tick", "TestInjectTick");
-        O("ClientConfigNative", c, "test_pose_desync", "TestPoseDesync");
-        O("ClientConfigNative", c, "test_pose_joint", "TestPoseJoint");
+        O("ClientConfigNative", c, "reconnect_timeout_ms", "ReconnectTimeoutMs");
         O("ClientConfigNative", c, "reconnect_off", "ReconnectOff");
         Type h = typeof(ReplayHeaderNative);
         S("ReplayHeaderNative", h);

@@ -98,12 +98,7 @@ int main(void) {
     O("ClientConfigNative", bsync_client_config, synctest_distance);
     O("ClientConfigNative", bsync_client_config, desync_dir);
     O("ClientConfigNative", bsync_client_config, names);
-    O("ClientConfigNative", bsync_client_config, test_drop_permille);
-    O("ClientConfigNative", bsync_client_config, test_seed);
-    O("ClientConfigNative", bsync_client_config, test_inject_desync);
-    O("ClientConfigNative", bsync_client_config, test_inject_tick);
-    O("ClientConfigNative", bsync_client_config, test_pose_desync);
-    O("ClientConfigNative", bsync_client_config, test_pose_joint);
+    O("ClientConfigNative", bsync_client_config, reconnect_timeout_ms);
     O("ClientConfigNative", bsync_client_config, reconnect_off);
     O("ClientConfigNative", bsync_client_config, secret);
     O("ClientConfigNative", bsync_client_config, session_mode);

@@ -4,27 +4,26 @@
  * the session this library follows.
  *
  * Index
- *   bsync_client_config             where to connect, which slot, the local match desc, test switches
+ *   bsync_client_config             where to connect, which slot, the local match desc, replay, dumps
  *   bsync_client_create / _destroy  connect (non-blocking) / say BYE and free
  *   bsync_client_service            pump the network: no threads, call it every frame (timeout 0 is fine)
- *   bsync_client_send_input         this tick's input (assigned to the next input tick)
+ *   bsync_client_send_input, _send_input_payload   this tick's input (assigned to the next input tick)
+ *   bsync_client_frame_payload      a game payload of a recent frame
  *   bsync_client_poll_event         what happened (welcome, frames applied, desync, resync, bye)
+ *   bsync_client_set_packet_hook    every packet as bytes on the wire (captures)
+ *   bsync_client_set_frame_hook     called after every frame applied (a game's per-tick step)
  *   bsync_client_match              the local match: poses for rendering (bsync_match_instance + instance.h)
- *   bsync_client_stats              counters, round-trip time
+ *   bsync_client_get_state, bsync_client_get_stats, bsync_client_tick_rate, bsync_client_input_delay
  *   bsync_client_time_since_frame_ns, bsync_client_present_alpha   rendering between ticks
  *   bsync_present_clock             the same clock without a client (a game with its own loop)
  *
  * Without a server: a game with its own lockstep loop needs none of this — bsync_match (match.h)
  * is the whole simulation; it gets the same checksums and can still be verified by a server.
  *
- * Test switches (deterministic from test_seed; for tests and the bot, since loopback never loses a
- * packet): a share of outgoing INPUT packets is dropped (test_drop_permille) and every outgoing INPUT
- * is held back for a uniform random delay in [test_delay_min_ms, test_delay_max_ms] (jitter: they can
- * overtake each other and arrive late for their deadline). test_inject_desync: right after the frame
- * of tick test_inject_tick is applied, one bit of the client's own state is flipped (bit 24 of the
- * phase of node 0 of its character: 1/256 of a cycle), so its state diverges from everyone else's.
- * (Flipping an input bit instead is often absorbed: a 1-raw-step target change can vanish in the
- * dead zone's rounding and the next frame overwrites the target.)
+ * Transport: the session runs on a port (client/lib/client_transport.h, not installed); the client
+ * here is its ENet adapter. Loss, delay and reordering for tests come from a relay between client and
+ * server (tests/net/net_relay.h, the bsync_udp_relay program), planted faults from a testing header
+ * (client/lib/client_testing.h), neither from this API (docs/lockstep.md "Transport").
  *
  * Edge code: allocates at create, uses ENet sockets and the clock. The match it runs is the core's.
  */
@@ -83,17 +82,6 @@ typedef struct bsync_client_config {
      * config, for the input names in inputs.csv (else param0.., trigger0..). */
     const char* desync_dir;
     const struct bsync_match_config* names;
-    /* test switches */
-    uint32_t test_drop_permille;  /* 0..1000 */
-    uint32_t test_delay_min_ms, test_delay_max_ms;
-    uint64_t test_seed;
-    int test_inject_desync;
-    uint32_t test_inject_tick;
-    /* from frame test_pose_tick on, report the pose of character test_pose_character as if joint
-     * test_pose_joint differed (its per-joint checksum, and so the character and root pose checksums,
-     * XOR 1): a pose-only desync whose blend state still agrees, to exercise the per-joint narrowing */
-    int test_pose_desync;
-    uint32_t test_pose_tick, test_pose_character, test_pose_joint;
     /* Reconnect and resume (docs/lockstep.md "Reconnect and resume"): when the connection drops after
      * the WELCOME and before the match is over (no END, no BYE MATCH_OVER/SHUTDOWN yet), the client
      * connects again by itself (event RECONNECTING, state CONNECTING meanwhile) and sends a HELLO that
@@ -157,7 +145,7 @@ typedef struct bsync_client_event {
 
 typedef struct bsync_client_stats {
     uint64_t frames_applied;
-    uint64_t inputs_sent, inputs_dropped_by_test;
+    uint64_t inputs_sent;
     uint64_t checksums_sent;
     uint64_t desyncs;
     uint64_t resyncs;
@@ -203,15 +191,24 @@ BSYNC_API bsync_result bsync_client_create(const bsync_client_config* config, bs
 /* Sends BYE NORMAL if connected, flushes, frees. NULL ignored. */
 BSYNC_API void bsync_client_destroy(bsync_client* client);
 /* Every blendsync packet this client sends or receives, as bytes on the wire (header included), with
- * its ENet channel: sent = 1 for outgoing (at the moment it is handed to ENet; a test-delayed INPUT
- * when released), 0 for incoming (before it is decoded, so malformed packets too). For captures
+ * its ENet channel: sent = 1 for outgoing (at the moment it is handed to ENet), 0 for incoming
+ * (before it is decoded, so malformed packets too). For captures
  * (`blendsync bot --capture`, docs/protocol.md "Captures") and debugging; set it right after
  * bsync_client_create to see the HELLO. NULL removes it. Called from inside bsync_client_service. */
 typedef void (*bsync_client_packet_hook)(void* user, int sent, unsigned channel, const uint8_t* data, size_t len);
 BSYNC_API void bsync_client_set_packet_hook(bsync_client* client, bsync_client_packet_hook hook, void* user);
 
+/* Called right after each frame is applied to the local match (bsync_client_match), before the
+ * client computes and sends that tick's checksums: tick = the frame's tick. One call per frame, in
+ * order, from inside bsync_client_service, also when several frames are applied in one pass (a game
+ * that reads per-tick state, e.g. each tick's root motion, reads it here). The match must not be
+ * changed: a change is a desync, reported at the next checksum tick (what `blendsync bot
+ * --inject-desync` does on purpose). NULL removes it. */
+typedef void (*bsync_client_frame_hook)(void* user, bsync_match* match, uint32_t tick);
+BSYNC_API void bsync_client_set_frame_hook(bsync_client* client, bsync_client_frame_hook hook, void* user);
+
 /* Pump the network for at most timeout_ms (0: only what is waiting): receive and handle every
- * message, apply every frame that can be applied, send checksums, release delayed packets. */
+ * message, apply every frame that can be applied, send checksums. */
 BSYNC_API bsync_result bsync_client_service(bsync_client* client, uint32_t timeout_ms);
 
 /* Queue this tick's input: it goes to the server for tick max(last + 1, b + input delay + lead)
@@ -231,10 +228,6 @@ BSYNC_API bsync_result bsync_client_send_input_payload(bsync_client* client, con
 /* The payload slot `slot` sent for frame `tick` (one of the last 256 frames received): its length
  * (0: none), copied into out (cap bytes at most); -1 when that frame is not held. */
 BSYNC_API int bsync_client_frame_payload(const bsync_client* client, uint32_t tick, uint32_t slot, void* out, uint32_t cap);
-
-/* Test switch: the connection drops as a network would drop it — the ENet peer is reset on this side
- * only, no BYE, the server is not told (it sees silence). The client then reconnects as after any drop. */
-BSYNC_API void bsync_client_test_drop_connection(bsync_client* client);
 
 /* 1 and *out filled when an event was waiting (oldest first; at most 1024 kept, older dropped). */
 BSYNC_API int bsync_client_poll_event(bsync_client* client, bsync_client_event* out);

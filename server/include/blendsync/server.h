@@ -10,8 +10,15 @@
  *   bsync_server_done              1 when every match has ended
  *   bsync_server_drain             shut down, then serve until every peer has its END and BYE
  *   bsync_server_port              the bound port (useful with port 0)
- *   bsync_server_match_stats       counters of match i
+ *   bsync_server_match_count, bsync_server_match_stats_get   the matches and their counters
+ *   bsync_server_host_stats_get    connection hygiene, overload, sessions (the whole server)
+ *   bsync_server_drop_name         a drop reason's log token
  *   bsync_server_pool_*            several servers, one per worker thread (more than one core)
+ *
+ * Transport: the matches and sessions run on a port (server/src/server_transport.h, not installed);
+ * the server here is its ENet adapter. The unit-level session tests and the packet fuzzer drive the
+ * same sessions on virtual time through another adapter (tests/support/vnet.h; docs/server.md
+ * "Transport").
  *
  * Overload: the server measures its busy share of every second and, past a threshold, refuses new
  * matches with BYE OVERLOADED instead of degrading running ones (config overload_busy_permille).
@@ -148,19 +155,6 @@ typedef struct bsync_server_host_stats {
                                   replayed, plain): dropped and counted as violations (ABUSE past the cap) */
 } bsync_server_host_stats;
 BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
-
-/* Test and fuzzing entry points (issue 18; tests/fuzz/fuzz_server_packet.c): one packet handled as if
- * ENet had delivered it, without the network. `peer` picks an entry of the host's peer table
- * (0 .. bsync_server_test_peer_count - 1); an unused entry is taken as a connection that has just come
- * up (it skips the per-address connect limit). Everything a received packet causes happens — size
- * check, per-peer caps, decoding, violations and ABUSE, HELLO / INPUT / CHECKSUM / SNAPSHOT / BYE
- * handling, desync bundles — except that nothing reaches a socket: the entry's ENet peer never
- * connected, so every reply is dropped at enet_peer_send. No tick runs unless bsync_server_service is
- * called. Only for a server with no real connections (its peer table is shared with ENet's). */
-BSYNC_API uint32_t bsync_server_test_peer_count(const bsync_server* server);
-BSYNC_API void bsync_server_test_packet(bsync_server* server, uint32_t peer, const uint8_t* data, size_t len);
-/* That connection is gone, as on an ENet disconnect: it leaves its match, the entry is free again. */
-BSYNC_API void bsync_server_test_peer_gone(bsync_server* server, uint32_t peer);
 
 /* ---- Workers: more than one core (docs/server.md "Workers").
  * A pool is `workers` servers, each run by its own thread: its own ENet host and port, and its own
