@@ -2,8 +2,8 @@
  * transport ports (server/src/server_transport.h, client/lib/client_transport.h). The real sessions
  * (server_session.c, server_match.c, client.c) run in one process with no socket and no clock; time
  * moves only in vn_run, so every run of a test is the same run. For the unit-level session tests
- * (tests/unit/test_lockstep_virtual.c) and the packet fuzzer (tests/fuzz/fuzz_server_packet.c). The
- * integration tests keep real sockets (tests/net: ENet on loopback, the UDP relay).
+ * (tests/unit/server/test_lockstep_virtual.c) and the packet fuzzer (tests/fuzz/fuzz_server_packet.c).
+ * The integration tests keep real sockets (tests/net: ENet on loopback, the UDP relay).
  *
  * The model of a connection is ENet's, as the sessions see it: per link one latency for every packet
  * (so each direction stays in order), reliable packets never lost, unreliable ones lost at the link's
