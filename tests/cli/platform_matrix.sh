@@ -139,7 +139,7 @@ compile_only_srcs() {
 dep_include="$work/dep-include" # the host's (architecture-independent) headers of the libraries
 mkdir -p "$dep_include"
 for h in libfixmath cjson enet cairo; do ln -sfn "/usr/include/$h" "$dep_include/$h"; done
-compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src" -I"$src/shared/src/io/platform" -I"$src/shared/src/io/import" -I"$src/shared/src/io/config" -I"$src/shared/src/io/replay" -I"$src/client/cli" -I"$src/client/include" -I"$src/proto/include"
+compile_only_incs=(-I"$src/shared/include" -I"$src/shared/src" -I"$src/shared/src/io/platform" -I"$src/shared/src/io/import" -I"$src/shared/src/io/config" -I"$src/shared/src/io/replay" -I"$src/client/cli" -I"$src/client/include" -I"$src/client/lib" -I"$src/proto/include"
   -I"$src/proto/net/include" -I"$src/server/include" -I"$(dirname "$host")/client/generated" -isystem "$dep_include")
 
 # wasm32 with Debian's emscripten 3.1.6. Its sysroot and libc come prebuilt in a frozen cache
