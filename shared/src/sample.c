@@ -413,17 +413,25 @@ static BSYNC_FORCE_INLINE void batch_add(lerp_batch_* b, const bsync_quat* keys,
  * two-key track with equal keys (held) the key search as well (tests/unit/test_sample_rule.c compares
  * with sample.h's rule written out from the public functions).
  *
+ * Equal neighbours are looked for where that is cheap or pays: a compact track's CONST flag, and the
+ * shared position of a clip whose tracks share key times (baked clips hold joints still over many
+ * keys); for a default clip's own search the comparison measured slower than the interpolation it
+ * saves (the key-reduced clips rarely repeat a rotation).
+ *
  * sample_track: the track's component of its joint's transform *x at clip-local time t. The position
  * comes from `at` (the shared position of a clip whose tracks share their key times) or, when it is
  * NULL, from locate with the track's cursor entry `cached` (or none). Returns 1 when the rotation
- * written still needs the normalisation (the caller lists the joint), else 0. `marks`: the cursor's
+ * written still needs the normalisation, else 0; a rotation track writes its joint to *listed (when
+ * not NULL) either way, for the caller's list of joints to normalise. `marks`: the cursor's
  * MARK_PLAIN (no range or flip checks in the nlerp) and MARK_HELD_UNIT (every held rotation is unit:
  * nothing to normalise). `batch` (or NULL; default clips only) takes the rotations to interpolate. */
 static BSYNC_FORCE_INLINE uint32_t sample_track(const track_keys_* keys, const int enc, fix16_t t, const locate_* at,
                                                 uint32_t* cached, alpha_memo_* memo, int marks, lerp_batch_* batch,
-                                                bsync_trs* x) {
+                                                bsync_trs* x, uint16_t* listed) {
     const int held = keys->n == 2 && keys_same(keys, enc, 0);
+    const int look_same = enc == KEYS_COMPACT || at != NULL; /* equal neighbours: see above */
     if (keys->kind == BSYNC_TRACK_ROTATION) {
+        if (listed) *listed = (uint16_t)keys->joint;
         if (held) { /* q; normalize(q) strictly between the two keys (below), none when it is unit */
             x->r = key_quat(keys, enc, 0);
             if (marks & MARK_HELD_UNIT) return 0;
@@ -435,7 +443,7 @@ static BSYNC_FORCE_INLINE uint32_t sample_track(const track_keys_* keys, const i
             x->r = key_quat(keys, enc, l.k);
             return 0;
         }
-        if (keys_same(keys, enc, l.k)) {
+        if (look_same && keys_same(keys, enc, l.k)) {
             x->r = key_quat(keys, enc, l.k); /* normalize(q): listed */
             return 1;
         }
@@ -451,7 +459,7 @@ static BSYNC_FORCE_INLINE uint32_t sample_track(const track_keys_* keys, const i
         value = key_vec3(keys, enc, 0);
     } else {
         const locate_ l = at ? *at : locate(keys, enc, t, cached, memo);
-        value = l.exact || keys_same(keys, enc, l.k)
+        value = l.exact || (look_same && keys_same(keys, enc, l.k))
                     ? key_vec3(keys, enc, l.k)
                     : bsync_vec3_lerp(key_vec3(keys, enc, l.k), key_vec3(keys, enc, l.k + 1), l.alpha);
     }
@@ -464,8 +472,8 @@ static BSYNC_FORCE_INLINE uint32_t sample_track(const track_keys_* keys, const i
 
 /* The tracks list[0 .. count) (or, list NULL, the tracks 0 .. count) in that order, each into its
  * joint's transform of out; the joints whose rotation needs the normalisation are appended to pending
- * (room for one more entry than joints: every rotation track writes its slot, only a listed one
- * counts). Returns the new count of pending. */
+ * (every rotation track writes its joint to the next slot, only one that needs it counts; one rotation
+ * track per joint, so the slot is inside the joints). Returns the new count of pending. */
 static BSYNC_FORCE_INLINE uint32_t sample_in_order(const clip_keys_* c, const int enc, const uint16_t* list,
                                                    uint32_t count, fix16_t t, const locate_* at, uint32_t* cached,
                                                    alpha_memo_* memo, int marks, lerp_batch_* batch, bsync_trs* out,
@@ -473,8 +481,7 @@ static BSYNC_FORCE_INLINE uint32_t sample_in_order(const clip_keys_* c, const in
     for (uint32_t i = 0; i < count; i++) {
         const uint32_t ti = list ? list[i] : i;
         const track_keys_ k = track_keys(c, enc, ti);
-        pending[np] = (uint16_t)k.joint;
-        np += sample_track(&k, enc, t, at, cached ? &cached[ti] : NULL, memo, marks, batch, &out[k.joint]);
+        np += sample_track(&k, enc, t, at, cached ? &cached[ti] : NULL, memo, marks, batch, &out[k.joint], &pending[np]);
     }
     return np;
 }
@@ -491,7 +498,7 @@ static BSYNC_FORCE_INLINE uint32_t sample_by_joint(const clip_keys_* c, const in
         uint32_t pend = 0;
         for (; ti < track_count && track_joint(c, enc, ti) == j; ti++) {
             const track_keys_ k = track_keys(c, enc, ti);
-            pend |= sample_track(&k, enc, t, NULL, cached ? &cached[ti] : NULL, memo, marks, NULL, &x);
+            pend |= sample_track(&k, enc, t, NULL, cached ? &cached[ti] : NULL, memo, marks, NULL, &x, NULL);
         }
         pending[np] = (uint16_t)j;
         np += pend;
@@ -684,7 +691,7 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
         if (animated[i] >= clip->track_count) return BSYNC_MISMATCH; /* a corrupted plan */
     const fix16_t t = local_time(time, clip->duration, mode);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
-    uint16_t pending[BSYNC_MAX_JOINTS + 1]; /* joints whose rotation is normalised at the end (distinct) */
+    uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
     const uint32_t np = bsync_clip_is_compact_(clip)
                             ? sample_planned_encoded(plan, clip, KEYS_COMPACT, t, cached, marks, out_local, pending)
                             : sample_planned_encoded(plan, clip, KEYS_FULL, t, cached, marks, out_local, pending);
@@ -712,7 +719,7 @@ static bsync_result sample_clip(const bsync_clip* clip, fix16_t time, bsync_loop
     if (marks < 0) return BSYNC_MISMATCH;
     const fix16_t t = local_time(time, clip->duration, mode);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
-    uint16_t pending[BSYNC_MAX_JOINTS + 1]; /* joints whose rotation is normalised at the end (distinct) */
+    uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
     const uint32_t np = bsync_clip_is_compact_(clip)
                             ? sample_encoded(clip, KEYS_COMPACT, t, rest, joint_count, cached, marks, out_local, pending)
                             : sample_encoded(clip, KEYS_FULL, t, rest, joint_count, cached, marks, out_local, pending);
@@ -738,7 +745,7 @@ static BSYNC_FORCE_INLINE bsync_result sample_one(const bsync_clip* clip, const 
     if (k.kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
     alpha_memo_ memo = {0, 0, 0};
     bsync_trs x = bsync_trs_identity();
-    if (sample_track(&k, enc, t, NULL, NULL, &memo, 0, NULL, &x)) x.r = bsync_quat_normalize_inl_(x.r, NULL);
+    if (sample_track(&k, enc, t, NULL, NULL, &memo, 0, NULL, &x, NULL)) x.r = bsync_quat_normalize_inl_(x.r, NULL);
     if (k.kind == BSYNC_TRACK_ROTATION) *out_rotation = x.r;
     else *out_vec3 = k.kind == BSYNC_TRACK_TRANSLATION ? x.t : x.s;
     return BSYNC_OK;
