@@ -487,18 +487,25 @@ static BSYNC_FORCE_INLINE uint32_t sample_in_order(const clip_keys_* c, const in
 }
 
 /* Joint by joint, each transform read from rest before it is written (for an output partly overlapping
- * the rest pose): the tracks are sorted by joint, so each joint's tracks follow each other. */
+ * the rest pose): from the first joint when out lies below rest (out[j] is at or below rest[j], whose
+ * joints are read), from the last one when it lies above (out[j] is above rest[j], whose joints have
+ * been read). The tracks are sorted by joint, so each joint's tracks follow each other. */
 static BSYNC_FORCE_INLINE uint32_t sample_by_joint(const clip_keys_* c, const int enc, fix16_t t, const bsync_trs* rest,
                                                    uint32_t joint_count, uint32_t* cached, alpha_memo_* memo,
                                                    int marks, bsync_trs* out, uint16_t* pending) {
     const uint32_t track_count = c->clip->track_count;
-    uint32_t np = 0, ti = 0;
-    for (uint32_t j = 0; j < joint_count; j++) {
-        bsync_trs x = rest[j]; /* read before writing: out may overlap rest */
+    const int down = (uintptr_t)out > (uintptr_t)rest; /* from the last joint */
+    uint32_t np = 0, end = down ? track_count : 0; /* the tracks not yet walked: [0, end) or [end, count) */
+    for (uint32_t i = 0; i < joint_count; i++) {
+        const uint32_t j = down ? joint_count - 1 - i : i;
+        bsync_trs x = rest[j]; /* read before writing */
         uint32_t pend = 0;
-        for (; ti < track_count && track_joint(c, enc, ti) == j; ti++) {
+        while (down ? end > 0 : end < track_count) {
+            const uint32_t ti = down ? end - 1 : end;
+            if (track_joint(c, enc, ti) != j) break;
             const track_keys_ k = track_keys(c, enc, ti);
             pend |= sample_track(&k, enc, t, NULL, cached ? &cached[ti] : NULL, memo, marks, NULL, &x, NULL);
+            end = down ? end - 1 : end + 1;
         }
         pending[np] = (uint16_t)j;
         np += pend;
