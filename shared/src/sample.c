@@ -1,17 +1,25 @@
-/* sample.c — sampling a clip into a local pose; the optional per-instance key cursor.
+/* sample.c — sampling a clip into a local pose; the optional per-instance key cursor; sample plans.
+ *
+ * One rule, one key search. Every path — bsync_clip_sample and its lerp twin, the planned samplers,
+ * compact clips, the per-joint loop for an output partly overlapping the rest pose, and one track alone
+ * (bsync_clip_sample_track_) — samples each track with sample_track (the one per-track rule) and finds
+ * its keys with locate (the one key search). Both are force-inlined and generic over how a track's keys
+ * are read (track_keys_: a default clip's fix16 times and values, or a compact clip's u16 indices into
+ * its time table and its encoded values; the encoding is a constant at every call, so the compiler
+ * builds one specialised copy per path). Interpolation is changed in sample_track alone.
  *
  * Key search: for a time strictly inside a track's key range, the interval is the unique k with
- * times[k] <= t < times[k+1]. Without a cursor it is found by binary search (O(log keys)); with a
- * cursor the remembered k (and then k+1) is checked first (O(1) for playback moving forward by less
- * than a key per call), falling back to the binary search. Both find the same unique k, so results
- * never depend on the cursor.
+ * times[k] <= t < times[k+1] (key times strictly ascend, in both encodings). Without a cursor it is
+ * found by binary search (O(log keys)); with a cursor the remembered k (and then k+1) is checked first
+ * (O(1) for playback moving forward by less than a key per call), falling back to the binary search.
+ * Both find the same unique k, so results never depend on the cursor.
  *
  * Shared key times: when every track of the clip has the same key times (content, checked once at
  * cursor init; baked clips, BVH and the procedural character are like this), the interval and the
  * interpolation weight are the same for every track, so a cursor marked so locates once per call
- * (with track 0's times and cursor entry) and then walks the tracks in their stored order, writing
- * each component over a copy of the rest pose. Every value is computed by the same expressions from
- * the same (k, exact, alpha) as the per-track search would find, so the result is the same bits.
+ * (with track 0's times and cursor entry) and hands that position to the rule for every track. The
+ * rule computes every value by the same expressions from the same (k, exact, alpha) as its own search
+ * would find, so the result is the same bits.
  *
  * Plain rotation keys: when every rotation key has components in [-2^30, 2^30) and no consecutive
  * pair needs the nlerp's hemisphere flip (checked once at cursor init with bsync_quat_dot_sign_), a
@@ -26,8 +34,8 @@
  * stored order, each writing its component (joints without a track of a kind keep the rest pose's),
  * with no per-joint lookup; that was a quarter of the time of sampling pab's key-reduced clips
  * (docs/benchmarks.md). Only a partly overlapping output takes the per-joint loop, which reads each
- * rest transform before writing it. Every component is the same expression of the same values either
- * way.
+ * rest transform before writing it (tracks are stored sorted by joint, then kind, in both encodings).
+ * Every component is the same expression of the same values either way.
  *
  * Rotations are normalised in one batch at the end of the call (bsync_simd_normalize_rotations_,
  * blendsync/simd.h: every path gives bsync_quat_normalize's bits): the lerps and held keys that need
@@ -35,10 +43,8 @@
  * without that batch: what they write for a listed joint is exactly what the batch would normalise.
  *
  * One track alone (bsync_clip_sample_track_, internal/sample_impl.h; root motion samples the root
- * joint's tracks this way): the same local_time, locate and interpolation expressions without a
- * cursor, so the same bits as the track's component of a full sample. */
-#include "blendsync/sample.h"
-
+ * joint's tracks this way): the same local_time and rule without a cursor, its rotation normalised at
+ * once, so the same bits as the track's component of a full sample. */
 #include <string.h>
 
 #include "internal/clip_block.h"
@@ -171,6 +177,7 @@ void bsync_sample_cursor_reset(bsync_sample_cursor* cursor) {
     for (uint32_t i = 0; i < cursor->track_count; i++) keys[i] = 0;
 }
 
+
 /* Clip-local time per the policy in sample.h. */
 static fix16_t local_time(fix16_t t, fix16_t duration, bsync_loop_mode mode) {
     if (mode == BSYNC_LOOP_WRAP) {
@@ -182,45 +189,116 @@ static fix16_t local_time(fix16_t t, fix16_t duration, bsync_loop_mode mode) {
     return t > duration ? duration : t;
 }
 
-/* k with times[k] <= t < times[k+1], for times[0] < t < times[n-1] (so n >= 2). */
-static uint32_t search(const fix16_t* times, uint32_t n, fix16_t t) {
-    uint32_t lo = 0, hi = n - 1; /* invariant: times[lo] <= t < times[hi] */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (times[mid] <= t) lo = mid;
-        else hi = mid;
+/* ---------------------------------------------------------------- how a track's keys are read
+ * The encoding of a clip's keys: KEYS_FULL, the default clip (fix16 times and values, internal/
+ * clip_block.h), or KEYS_COMPACT (block version 2: key time k is the time table's entry at the track's
+ * u16 index k, values decoded with integer arithmetic only by bsync_clip_cquat_at_ and
+ * bsync_clip_cvec3_decode_). A compact clip samples exactly like a default clip whose keys are its
+ * decoded keys (tests/unit/test_clip_compact.c builds that clip and compares). Every function below
+ * takes the encoding as a constant argument and is force-inlined, so each path reads its keys
+ * directly. */
+enum { KEYS_FULL = 0, KEYS_COMPACT = 1 };
+
+/* A clip's track records and, for a compact clip, its time table: read once per call. */
+typedef struct clip_keys_ {
+    const bsync_clip* clip;
+    const void* tracks;    /* bsync_clip_track_[] or bsync_clip_ctrack_[] */
+    const uint16_t* table; /* KEYS_COMPACT: the time table; else NULL */
+} clip_keys_;
+
+/* One track: where its key times and values are. */
+typedef struct track_keys_ {
+    const void* times;     /* KEYS_FULL: fix16_t[n]; KEYS_COMPACT: uint16_t[n], indices into table */
+    const uint16_t* table; /* KEYS_COMPACT: the clip's time table */
+    const void* values;    /* KEYS_FULL: bsync_quat[n] or bsync_vec3[n]; KEYS_COMPACT: the value blob */
+    uint32_t n;            /* key count, >= 1 */
+    uint32_t kind;         /* BSYNC_TRACK_* */
+    uint32_t flags;        /* KEYS_COMPACT: BSYNC_CTRACK_* (0 otherwise) */
+    uint32_t joint;
+} track_keys_;
+
+static BSYNC_FORCE_INLINE clip_keys_ clip_keys(const bsync_clip* clip, const int enc) {
+    clip_keys_ c;
+    c.clip = clip;
+    if (enc == KEYS_COMPACT) {
+        c.tracks = bsync_clip_ctracks_(clip);
+        c.table = bsync_clip_words_(clip, bsync_clip_compact_header_(clip)->time_table_offset);
+    } else {
+        c.tracks = bsync_clip_tracks_(clip);
+        c.table = NULL;
     }
-    return lo;
+    return c;
 }
 
-/* The cursor entry's interval: 1 with times[*out] <= t < times[*out + 1] when that holds for the entry's
- * key or the next one (storing the next one), else 0 with nothing stored. Any entry is range-checked. */
-static BSYNC_FORCE_INLINE int cursor_interval(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached,
-                                              uint32_t* out) {
-    const uint32_t k = *cached;
-    if (k >= n - 1 || times[k] > t) return 0; /* n >= 1: a one-key track never holds an entry's interval */
-    if (t < times[k + 1]) {
-        *out = k;
-        return 1;
-    }
-    if (k + 2 < n && t < times[k + 2]) {
-        *cached = *out = k + 1;
-        return 1;
-    }
-    return 0;
+static BSYNC_FORCE_INLINE uint32_t track_joint(const clip_keys_* c, const int enc, uint32_t i) {
+    return enc == KEYS_COMPACT ? ((const bsync_clip_ctrack_*)c->tracks)[i].joint
+                               : ((const bsync_clip_track_*)c->tracks)[i].joint;
 }
 
-/* Position of t within the track: *k and *alpha for the interpolation, or returns the key index to
- * copy exactly (first key before the range, last key after it, key k exactly at times[k]). */
+static BSYNC_FORCE_INLINE track_keys_ track_keys(const clip_keys_* c, const int enc, uint32_t i) {
+    track_keys_ k;
+    if (enc == KEYS_COMPACT) {
+        const bsync_clip_ctrack_* tr = &((const bsync_clip_ctrack_*)c->tracks)[i];
+        k.times = bsync_ctrack_times_(c->clip, tr);
+        k.table = c->table;
+        k.values = bsync_ctrack_values_(c->clip, tr);
+        k.n = tr->key_count;
+        k.kind = tr->flags & BSYNC_CTRACK_KIND_MASK;
+        k.flags = tr->flags;
+        k.joint = tr->joint;
+    } else {
+        const bsync_clip_track_* tr = &((const bsync_clip_track_*)c->tracks)[i];
+        k.times = bsync_clip_times_(c->clip, tr);
+        k.table = NULL;
+        k.values = bsync_clip_quats_(c->clip, tr); /* or bsync_vec3s_: the same address */
+        k.n = tr->key_count;
+        k.kind = tr->kind;
+        k.flags = 0;
+        k.joint = tr->joint;
+    }
+    return k;
+}
+
+static BSYNC_FORCE_INLINE fix16_t key_time(const track_keys_* k, const int enc, uint32_t i) {
+    return enc == KEYS_COMPACT ? bsync_clip_ctime_(k->table, ((const uint16_t*)k->times)[i]) : ((const fix16_t*)k->times)[i];
+}
+static BSYNC_FORCE_INLINE bsync_quat key_quat(const track_keys_* k, const int enc, uint32_t i) {
+    return enc == KEYS_COMPACT ? bsync_clip_cquat_at_((const uint16_t*)k->values, k->flags, i) : ((const bsync_quat*)k->values)[i];
+}
+static BSYNC_FORCE_INLINE bsync_vec3 key_vec3(const track_keys_* k, const int enc, uint32_t i) {
+    return enc == KEYS_COMPACT ? bsync_clip_cvec3_decode_((const uint16_t*)k->values, k->flags, i)
+                               : ((const bsync_vec3*)k->values)[i];
+}
+
+static BSYNC_FORCE_INLINE int vec3_equal(bsync_vec3 a, bsync_vec3 b) {
+    return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
+}
+static BSYNC_FORCE_INLINE int quat_equal(bsync_quat a, bsync_quat b) {
+    return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0;
+}
+
+/* Keys i and i+1 are known to hold the same value, cheaply: a default track compares the two keys (the
+ * rule reads both anyway); a compact track answers from its CONST flag alone (decoding is not cheap;
+ * "no" for equal keys only costs the interpolation, with the same bits: see "Equal keys"). */
+static BSYNC_FORCE_INLINE int keys_same(const track_keys_* k, const int enc, uint32_t i) {
+    if (enc == KEYS_COMPACT) return (k->flags & BSYNC_CTRACK_CONST) != 0;
+    return k->kind == BSYNC_TRACK_ROTATION ? quat_equal(key_quat(k, enc, i), key_quat(k, enc, i + 1))
+                                           : vec3_equal(key_vec3(k, enc, i), key_vec3(k, enc, i + 1));
+}
+
+/* ---------------------------------------------------------------- the one key search */
+
+/* Position of t within the track: *k and *alpha for the interpolation, or the key index to copy
+ * exactly (first key before the range, last key after it, key k exactly at times[k]). */
 typedef struct locate_ {
     uint32_t k;
     int exact;     /* nonzero: use key k as is */
     fix16_t alpha; /* between keys k and k+1 */
 } locate_;
 
-/* The last interpolation weight computed in one bsync_clip_sample call (t is fixed there): alpha is
- * a function of (t, times[k], times[k+1]) only, and the tracks of a clip usually share their key
- * times, so a track whose interval has the same two key times reuses it instead of dividing again. */
+/* The last interpolation weight computed in one sampling call (t is fixed there): alpha is a function
+ * of (t, times[k], times[k+1]) only, and the tracks of a clip usually share their key times, so a
+ * track whose interval has the same two key times reuses it instead of dividing again. */
 typedef struct alpha_memo_ {
     fix16_t lo, hi, alpha; /* valid when hi > lo (an interval always has times[k] < times[k+1]) */
 } alpha_memo_;
@@ -238,56 +316,73 @@ static BSYNC_FORCE_INLINE fix16_t interval_alpha(fix16_t t, fix16_t lo, fix16_t 
     return memo->alpha;
 }
 
-static BSYNC_FORCE_INLINE locate_ locate(const fix16_t* times, uint32_t n, fix16_t t, uint32_t* cached, alpha_memo_* memo) {
+/* k with times[k] <= t < times[k+1], for times[0] < t < times[n-1] (so n >= 2). */
+static BSYNC_FORCE_INLINE uint32_t search(const track_keys_* keys, const int enc, fix16_t t) {
+    uint32_t lo = 0, hi = keys->n - 1; /* invariant: times[lo] <= t < times[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (key_time(keys, enc, mid) <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The cursor entry's interval: 1 with times[*out] <= t < times[*out + 1] when that holds for the entry's
+ * key or the next one (storing the next one), else 0 with nothing stored. Any entry is range-checked. */
+static BSYNC_FORCE_INLINE int cursor_interval(const track_keys_* keys, const int enc, fix16_t t, uint32_t* cached,
+                                              uint32_t* out) {
+    const uint32_t k = *cached, n = keys->n;
+    if (k >= n - 1 || key_time(keys, enc, k) > t) return 0; /* n >= 1: a one-key track never holds an entry's interval */
+    if (t < key_time(keys, enc, k + 1)) {
+        *out = k;
+        return 1;
+    }
+    if (k + 2 < n && t < key_time(keys, enc, k + 2)) {
+        *cached = *out = k + 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The key search: the cursor entry (cached, or NULL) first; an interval it holds is inside the keys
+ * (times[k] <= t < times[k+1] <= the last time; t = times[0] only as the exact key 0), so the ends need
+ * no check then. Else the ends, else the binary search (remembered in the entry). */
+static BSYNC_FORCE_INLINE locate_ locate(const track_keys_* keys, const int enc, fix16_t t, uint32_t* cached,
+                                         alpha_memo_* memo) {
     locate_ l = {0, 1, 0};
     uint32_t k;
-    /* the cursor first: an interval it holds is inside the keys (times[k] <= t < times[k+1] <= the last
-     * time; t = times[0] only as the exact key 0), so the ends need no check then */
-    if (!cached || !cursor_interval(times, n, t, cached, &k)) {
-        if (t <= times[0]) return l;
-        if (t >= times[n - 1]) {
-            l.k = n - 1;
+    if (!cached || !cursor_interval(keys, enc, t, cached, &k)) {
+        if (t <= key_time(keys, enc, 0)) return l;
+        if (t >= key_time(keys, enc, keys->n - 1)) {
+            l.k = keys->n - 1;
             return l;
         }
-        k = search(times, n, t);
+        k = search(keys, enc, t);
         if (cached) *cached = k;
     }
     l.k = k;
-    if (t == times[k]) return l;
+    const fix16_t lo = key_time(keys, enc, k);
+    if (t == lo) return l;
     l.exact = 0;
-    l.alpha = interval_alpha(t, times[k], times[k + 1], memo);
+    l.alpha = interval_alpha(t, lo, key_time(keys, enc, k + 1), memo);
     return l;
 }
 
-/* The interpolation of two keys (internal/rotation_lerp.h). The lerp of two rotation keys is returned
- * not yet normalised (`*pending` = 1, always): the caller normalises it (in a batch,
- * bsync_simd_normalize_rotations_, the same function on every path, so bsync_quat_nlerp's bits), or
- * keeps it as it is for the lerp samplers (pose rule 2, sample.h). */
-static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain, int* pending) {
-    *pending = 1;
+/* ---------------------------------------------------------------- the one per-track rule */
+
+/* The interpolation of two rotation keys (internal/rotation_lerp.h), returned not yet normalised: the
+ * caller lists the joint and normalises in a batch (bsync_simd_normalize_rotations_, the same function
+ * on every path, so bsync_quat_nlerp's bits), or keeps it as it is for the lerp samplers (pose rule 2,
+ * sample.h). */
+static BSYNC_FORCE_INLINE bsync_quat nlerp_keys(bsync_quat a, bsync_quat b, fix16_t t, int plain) {
     return bsync_keys_nlerp_(a, b, t, plain);
 }
 
-/* Equal keys: a two-key track whose keys hold the same value (the held translations and scales of
- * most joints in key-reduced clips, e.g. ozz's runtime data) samples to that value at every time for
- * translation and scale: bsync_fx_lerp(a, a, t) = a + round(0) = a. For rotation: the key itself at
- * or outside the keys, and strictly between them nlerp(q, q, alpha) = normalize(q): the exact dot
- * q.q is positive (no hemisphere flip) and each lerp of equal components is exact (bsync_key_lerp_ and
- * bsync_fx_lerp both give a), so what is normalised is q itself. So the interval search, the
- * interpolation weight and the lerps are skipped with the same bits (tests/unit/test_sample_rule.c
- * compares with sample.h's rule written out from the public functions). */
-static BSYNC_FORCE_INLINE int vec3_equal(bsync_vec3 a, bsync_vec3 b) {
-    return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z)) == 0;
-}
-static BSYNC_FORCE_INLINE int quat_equal(bsync_quat a, bsync_quat b) {
-    return ((a.x ^ b.x) | (a.y ^ b.y) | (a.z ^ b.z) | (a.w ^ b.w)) == 0;
-}
-
 /* The batch of interpolated rotations (bsync_simd_lerp_rotations_, internal/simd_impl.h): the planned
- * sampler hands sample_one_track one, and every rotation strictly between two keys whose weight is
- * strictly between 0 and 1 is listed there instead of interpolated at once; the batch writes what
- * nlerp_keys would (the same keys, weight and `plain`), in vector lanes on the x86 paths, when it is
- * full and at the end of the call. */
+ * sampler of a default clip hands the rule one, and every rotation strictly between two different keys
+ * whose weight is strictly between 0 and 1 is listed there instead of interpolated at once; the batch
+ * writes what nlerp_keys would (the same keys, weight and `plain`), in vector lanes on the x86 paths,
+ * when it is full and at the end of the call. */
 #define LERP_BATCH 64u
 typedef struct lerp_batch_ {
     bsync_rotation_lerp_ jobs[LERP_BATCH];
@@ -308,159 +403,133 @@ static BSYNC_FORCE_INLINE void batch_add(lerp_batch_* b, const bsync_quat* keys,
     if (++b->n == LERP_BATCH) batch_flush(b);
 }
 
-/* Track ti of the clip at clip-local time t into its joint's component of out (the track-order loop and
- * the planned sampling): returns 1 and lists the joint in *pending when the rotation written still needs
- * the normalisation, else 0. */
-static BSYNC_FORCE_INLINE uint32_t sample_one_track(const bsync_clip* clip, const bsync_clip_track_* tr, uint32_t ti,
-                                                    fix16_t t, uint32_t* cached, alpha_memo_* memo, int plain,
-                                                    int held_unit, lerp_batch_* batch, bsync_trs* out, uint16_t* pending) {
-    const fix16_t* times = bsync_clip_times_(clip, tr);
-    bsync_trs* x = &out[tr->joint];
-    if (tr->kind == BSYNC_TRACK_ROTATION) {
-        const bsync_quat* q = bsync_clip_quats_(clip, tr);
-        int pend = 0;
-        if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
-            x->r = q[0];
-            pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
-        } else {
-            const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, memo);
-            if (l.exact) {
-                x->r = q[l.k];
-            } else if (batch && l.alpha > 0 && l.alpha < BSYNC_FX_ONE) { /* written by the batch, not normalised */
-                batch_add(batch, &q[l.k], &x->r, l.alpha);
-                pend = 1;
-            } else {
-                x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
-            }
+/* Equal keys: two neighbouring keys holding the same value (the held translations and scales of most
+ * joints in key-reduced clips, e.g. ozz's runtime data; a compact track marked CONST) sample to that
+ * value at every time between them for translation and scale: bsync_fx_lerp(a, a, t) = a + round(0) = a.
+ * For rotation: the key itself at a key or outside the keys, and strictly between them
+ * nlerp(q, q, alpha) = normalize(q): the exact dot q.q is positive (no hemisphere flip) and each lerp
+ * of equal components is exact (bsync_key_lerp_ and bsync_fx_lerp both give a), so what is normalised
+ * is q itself. So the interpolation weight and the lerps are skipped with the same bits, and for a
+ * two-key track with equal keys (held) the key search as well (tests/unit/test_sample_rule.c compares
+ * with sample.h's rule written out from the public functions).
+ *
+ * Equal neighbours are looked for where that is cheap or pays: a compact track's CONST flag, and the
+ * shared position of a clip whose tracks share key times (baked clips hold joints still over many
+ * keys); for a default clip's own search the comparison measured slower than the interpolation it
+ * saves (the key-reduced clips rarely repeat a rotation).
+ *
+ * sample_track: the track's component of its joint's transform *x at clip-local time t. The position
+ * comes from `at` (the shared position of a clip whose tracks share their key times) or, when it is
+ * NULL, from locate with the track's cursor entry `cached` (or none). Returns 1 when the rotation
+ * written still needs the normalisation, else 0; a rotation track writes its joint to *listed (when
+ * not NULL) either way, for the caller's list of joints to normalise. `marks`: the cursor's
+ * MARK_PLAIN (no range or flip checks in the nlerp) and MARK_HELD_UNIT (every held rotation is unit:
+ * nothing to normalise). `batch` (or NULL; default clips only) takes the rotations to interpolate. */
+static BSYNC_FORCE_INLINE uint32_t sample_track(const track_keys_* keys, const int enc, fix16_t t, const locate_* at,
+                                                uint32_t* cached, alpha_memo_* memo, int marks, lerp_batch_* batch,
+                                                bsync_trs* x, uint16_t* listed) {
+    const int held = keys->n == 2 && keys_same(keys, enc, 0);
+    const int look_same = enc == KEYS_COMPACT || at != NULL; /* equal neighbours: see above */
+    if (keys->kind == BSYNC_TRACK_ROTATION) {
+        if (listed) *listed = (uint16_t)keys->joint;
+        if (held) { /* q; normalize(q) strictly between the two keys (below), none when it is unit */
+            x->r = key_quat(keys, enc, 0);
+            if (marks & MARK_HELD_UNIT) return 0;
+            if (at) return at->exact ? 0u : 1u;
+            return t > key_time(keys, enc, 0) && t < key_time(keys, enc, 1) ? 1u : 0u;
         }
-        *pending = (uint16_t)tr->joint;
-        return pend ? 1u : 0u;
+        const locate_ l = at ? *at : locate(keys, enc, t, cached, memo);
+        if (l.exact) {
+            x->r = key_quat(keys, enc, l.k);
+            return 0;
+        }
+        if (look_same && keys_same(keys, enc, l.k)) {
+            x->r = key_quat(keys, enc, l.k); /* normalize(q): listed */
+            return 1;
+        }
+        if (batch && l.alpha > 0 && l.alpha < BSYNC_FX_ONE) { /* written by the batch, not normalised */
+            batch_add(batch, &((const bsync_quat*)keys->values)[l.k], &x->r, l.alpha);
+            return 1;
+        }
+        x->r = nlerp_keys(key_quat(keys, enc, l.k), key_quat(keys, enc, l.k + 1), l.alpha, (marks & MARK_PLAIN) != 0);
+        return 1;
     }
-    const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
     bsync_vec3 value;
-    if (tr->key_count == 2 && vec3_equal(v[0], v[1])) { /* a held value: see "Equal keys" */
-        value = v[0];
+    if (held) {
+        value = key_vec3(keys, enc, 0);
     } else {
-        const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, memo);
-        value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
+        const locate_ l = at ? *at : locate(keys, enc, t, cached, memo);
+        value = l.exact || (look_same && keys_same(keys, enc, l.k))
+                    ? key_vec3(keys, enc, l.k)
+                    : bsync_vec3_lerp(key_vec3(keys, enc, l.k), key_vec3(keys, enc, l.k + 1), l.alpha);
     }
-    if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
+    if (keys->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
     else x->s = value;
     return 0;
 }
 
+/* ---------------------------------------------------------------- the walks over the tracks */
 
-/* ---------------------------------------------------------------- compact clips (block version 2)
- * The same policy as above over decoded keys: key time k of a track is the time table's entry at
- * its u16 index (internal/clip_block.h), so locate_c finds the same (k, exact, alpha) as locate would
- * over the decoded times, and each value is the same expression of the decoded keys as for a
- * default clip: a compact clip samples exactly like a default clip whose keys are its decoded keys
- * (tests/unit/test_clip_compact.c builds that clip and compares). Keys are decoded with integer
- * arithmetic only (bsync_clip_cquat_decode_, bsync_clip_cvec3_decode_), two per animated track. */
-static BSYNC_FORCE_INLINE fix16_t ctime_at(const uint16_t* table, const uint16_t* idx, uint32_t k) {
-    return bsync_clip_ctime_(table, idx[k]);
+/* The tracks list[0 .. count) (or, list NULL, the tracks 0 .. count) in that order, each into its
+ * joint's transform of out; the joints whose rotation needs the normalisation are appended to pending
+ * (every rotation track writes its joint to the next slot, only one that needs it counts; one rotation
+ * track per joint, so the slot is inside the joints). Returns the new count of pending. */
+static BSYNC_FORCE_INLINE uint32_t sample_in_order(const clip_keys_* c, const int enc, const uint16_t* list,
+                                                   uint32_t count, fix16_t t, const locate_* at, uint32_t* cached,
+                                                   alpha_memo_* memo, int marks, lerp_batch_* batch, bsync_trs* out,
+                                                   uint16_t* pending, uint32_t np) {
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t ti = list ? list[i] : i;
+        const track_keys_ k = track_keys(c, enc, ti);
+        np += sample_track(&k, enc, t, at, cached ? &cached[ti] : NULL, memo, marks, batch, &out[k.joint], &pending[np]);
+    }
+    return np;
 }
 
-static uint32_t search_c(const uint16_t* table, const uint16_t* idx, uint32_t n, fix16_t t) {
-    uint32_t lo = 0, hi = n - 1;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ctime_at(table, idx, mid) <= t) lo = mid;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static BSYNC_FORCE_INLINE locate_ locate_c(const uint16_t* table, const uint16_t* idx, uint32_t n, fix16_t t,
-                                           uint32_t* cached, alpha_memo_* memo) {
-    locate_ l = {0, 1, 0};
-    if (t <= ctime_at(table, idx, 0)) return l;
-    if (t >= ctime_at(table, idx, n - 1)) {
-        l.k = n - 1;
-        return l;
-    }
-    uint32_t k;
-    if (cached && *cached < n - 1 && ctime_at(table, idx, *cached) <= t && t < ctime_at(table, idx, *cached + 1)) {
-        k = *cached;
-    } else if (cached && *cached < n - 2 && ctime_at(table, idx, *cached) <= t && t < ctime_at(table, idx, *cached + 2)) {
-        k = *cached + 1;
-        *cached = k;
-    } else {
-        k = search_c(table, idx, n, t);
-        if (cached) *cached = k;
-    }
-    l.k = k;
-    const fix16_t lo = ctime_at(table, idx, k);
-    if (t == lo) return l;
-    l.exact = 0;
-    l.alpha = interval_alpha(t, lo, ctime_at(table, idx, k + 1), memo);
-    return l;
-}
-
-/* Compact track tr at clip-local time t into x (its joint's transform): 1 when x->r still needs the
- * normalisation (listed by the caller), else 0. */
-static BSYNC_FORCE_INLINE uint32_t sample_ctrack(const bsync_clip* clip, const uint16_t* table,
-                                                 const bsync_clip_ctrack_* tr, fix16_t t, uint32_t* cached,
-                                                 alpha_memo_* memo, bsync_trs* x) {
-    const uint32_t flags = tr->flags, kind = flags & BSYNC_CTRACK_KIND_MASK;
-    const uint16_t* blob = bsync_ctrack_values_(clip, tr);
-    const locate_ l = locate_c(table, bsync_ctrack_times_(clip, tr), tr->key_count, t, cached, memo);
-    if (kind == BSYNC_TRACK_ROTATION) {
-        if (flags & BSYNC_CTRACK_CONST) { /* equal keys: q, or normalize(q) strictly between ("Equal keys") */
-            x->r = bsync_clip_cquat_decode_(blob);
-            return l.exact ? 0u : 1u;
+/* Joint by joint, each transform read from rest before it is written (for an output partly overlapping
+ * the rest pose): from the first joint when out lies below rest (out[j] is at or below rest[j], whose
+ * joints are read), from the last one when it lies above (out[j] is above rest[j], whose joints have
+ * been read). The tracks are sorted by joint, so each joint's tracks follow each other. */
+static BSYNC_FORCE_INLINE uint32_t sample_by_joint(const clip_keys_* c, const int enc, fix16_t t, const bsync_trs* rest,
+                                                   uint32_t joint_count, uint32_t* cached, alpha_memo_* memo,
+                                                   int marks, bsync_trs* out, uint16_t* pending) {
+    const uint32_t track_count = c->clip->track_count;
+    const int down = (uintptr_t)out > (uintptr_t)rest; /* from the last joint */
+    uint32_t np = 0, end = down ? track_count : 0; /* the tracks not yet walked: [0, end) or [end, count) */
+    for (uint32_t i = 0; i < joint_count; i++) {
+        const uint32_t j = down ? joint_count - 1 - i : i;
+        bsync_trs x = rest[j]; /* read before writing */
+        uint32_t pend = 0;
+        while (down ? end > 0 : end < track_count) {
+            const uint32_t ti = down ? end - 1 : end;
+            if (track_joint(c, enc, ti) != j) break;
+            const track_keys_ k = track_keys(c, enc, ti);
+            pend |= sample_track(&k, enc, t, NULL, cached ? &cached[ti] : NULL, memo, marks, NULL, &x, NULL);
+            end = down ? end - 1 : end + 1;
         }
-        if (l.exact) {
-            x->r = bsync_clip_cquat_at_(blob, flags, l.k);
-            return 0;
-        }
-        int pend = 0;
-        x->r = nlerp_keys(bsync_clip_cquat_at_(blob, flags, l.k), bsync_clip_cquat_at_(blob, flags, l.k + 1), l.alpha, 0,
-                          &pend);
-        return pend ? 1u : 0u;
+        pending[np] = (uint16_t)j;
+        np += pend;
+        out[j] = x;
     }
-    bsync_vec3 v;
-    if ((flags & BSYNC_CTRACK_CONST) || l.exact) v = bsync_clip_cvec3_decode_(blob, flags, l.k);
-    else v = bsync_vec3_lerp(bsync_clip_cvec3_decode_(blob, flags, l.k), bsync_clip_cvec3_decode_(blob, flags, l.k + 1), l.alpha);
-    if (kind == BSYNC_TRACK_TRANSLATION) x->t = v;
-    else x->s = v;
-    return 0;
+    return np;
 }
 
-static const uint16_t* ctable(const bsync_clip* clip) {
-    return bsync_clip_words_(clip, bsync_clip_compact_header_(clip)->time_table_offset);
-}
-
-/* bsync_clip_sample for a compact clip (arguments checked): tracks in stored order over a copy of the
- * rest pose, or, when out partly overlaps rest, joint by joint (tracks are sorted by joint). */
-static void sample_compact(const bsync_clip* clip, fix16_t t, const bsync_trs* rest, uint32_t joint_count,
-                           uint32_t* cached, int normalize, bsync_trs* out_local) {
-    const bsync_clip_ctrack_* tracks = bsync_clip_ctracks_(clip);
-    const uint16_t* table = ctable(clip);
-    alpha_memo_ memo = {0, 0, 0};
-    uint16_t pending[BSYNC_MAX_JOINTS];
-    uint32_t np = 0;
+/* bsync_clip_sample of one encoding (arguments checked); returns the count of pending. */
+static BSYNC_FORCE_INLINE uint32_t sample_encoded(const bsync_clip* clip, const int enc, fix16_t t, const bsync_trs* rest,
+                                                  uint32_t joint_count, uint32_t* cached, int marks, bsync_trs* out,
+                                                  uint16_t* pending) {
+    const clip_keys_ c = clip_keys(clip, enc);
+    alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
     const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
-    if (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
-        (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local) {
-        if (out_local != rest) memcpy(out_local, rest, pose_bytes);
-        for (uint32_t ti = 0; ti < clip->track_count; ti++) {
-            const bsync_clip_ctrack_* tr = &tracks[ti];
-            if (sample_ctrack(clip, table, tr, t, cached ? &cached[ti] : NULL, &memo, &out_local[tr->joint]))
-                pending[np++] = tr->joint;
-        }
-    } else {
-        uint32_t ti = 0;
-        for (uint32_t j = 0; j < joint_count; j++) {
-            bsync_trs x = rest[j]; /* read before writing: out_local may overlap rest */
-            int pend = 0;
-            for (; ti < clip->track_count && tracks[ti].joint == j; ti++)
-                pend |= (int)sample_ctrack(clip, table, &tracks[ti], t, cached ? &cached[ti] : NULL, &memo, &x);
-            if (pend) pending[np++] = (uint16_t)j;
-            out_local[j] = x;
-        }
+    if (!(out == rest || (uintptr_t)out + pose_bytes <= (uintptr_t)rest || (uintptr_t)rest + pose_bytes <= (uintptr_t)out))
+        return sample_by_joint(&c, enc, t, rest, joint_count, cached, &memo, marks, out, pending);
+    if (out != rest) memcpy(out, rest, pose_bytes); /* the ranges do not overlap (checked above) */
+    if (enc == KEYS_FULL && (marks & MARK_SHARED) != 0) { /* one search for every track */
+        const track_keys_ k0 = track_keys(&c, enc, 0);
+        const locate_ l = locate(&k0, enc, t, &cached[0], &memo);
+        return sample_in_order(&c, enc, NULL, clip->track_count, t, &l, NULL, &memo, marks, NULL, out, pending, 0);
     }
-    if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
+    return sample_in_order(&c, enc, NULL, clip->track_count, t, NULL, cached, &memo, marks, NULL, out, pending, 0);
 }
 
 /* ---------------------------------------------------------------- plans */
@@ -477,32 +546,6 @@ struct bsync_sample_plan {
     /* bsync_trs base[joint_count]; uint16_t animated[animated_count] follow */
 };
 _Static_assert(sizeof(struct bsync_sample_plan) == 32, "plan header must be 32 bytes");
-
-/* Is track tr constant over time, with the value the base pose gets? One key; or two equal keys of a
- * translation or scale (always v[0], "Equal keys"); or two equal rotation keys q with normalize(q) == q
- * (q at and outside the keys, normalize(q) strictly between: both q). */
-static int ctrack_constant(const bsync_clip* clip, const bsync_clip_ctrack_* tr) {
-    if (tr->key_count == 1) return 1;
-    if (tr->key_count != 2) return 0;
-    const uint16_t* blob = bsync_ctrack_values_(clip, tr);
-    if ((tr->flags & BSYNC_CTRACK_KIND_MASK) == BSYNC_TRACK_ROTATION) {
-        const bsync_quat q0 = bsync_clip_cquat_at_(blob, tr->flags, 0), q1 = bsync_clip_cquat_at_(blob, tr->flags, 1);
-        return quat_equal(q0, q1) && quat_equal(bsync_quat_normalize_inl_(q0, NULL), q0);
-    }
-    return vec3_equal(bsync_clip_cvec3_decode_(blob, tr->flags, 0), bsync_clip_cvec3_decode_(blob, tr->flags, 1));
-}
-
-static int track_constant(const bsync_clip* clip, const bsync_clip_track_* tr) {
-    if (tr->key_count == 1) return 1;
-    if (tr->key_count != 2) return 0;
-    if (tr->kind == BSYNC_TRACK_ROTATION) {
-        const bsync_quat* q = bsync_clip_quats_(clip, tr);
-        if (!quat_equal(q[0], q[1])) return 0;
-        return quat_equal(bsync_quat_normalize_inl_(q[0], NULL), q[0]);
-    }
-    const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-    return vec3_equal(v[0], v[1]);
-}
 
 static uint64_t rest_hash(const bsync_trs* rest, uint32_t n) {
     uint64_t h = 14695981039346656037ull;
@@ -522,21 +565,51 @@ static uint16_t* plan_animated(const bsync_sample_plan* p) {
     return (uint16_t*)(uintptr_t)((const unsigned char*)p + plan_header_bytes() + (size_t)p->joint_count * sizeof(bsync_trs));
 }
 
-static uint32_t count_animated(const bsync_clip* clip) {
-    uint32_t n = 0;
-    if (bsync_clip_is_compact_(clip)) {
-        for (uint32_t i = 0; i < clip->track_count; i++) n += !ctrack_constant(clip, &bsync_clip_ctracks_(clip)[i]);
-        return n;
+/* Is track i constant over time, with the value the base pose gets? One key; or two equal keys of a
+ * translation or scale (always the key, "Equal keys"); or two equal rotation keys q with
+ * normalize(q) == q (q at and outside the keys, normalize(q) strictly between: both q). The decoded
+ * values are compared in both encodings. */
+static BSYNC_FORCE_INLINE int track_constant(const clip_keys_* c, const int enc, uint32_t i) {
+    const track_keys_ k = track_keys(c, enc, i);
+    if (k.n == 1) return 1;
+    if (k.n != 2) return 0;
+    if (k.kind == BSYNC_TRACK_ROTATION) {
+        const bsync_quat q0 = key_quat(&k, enc, 0);
+        return quat_equal(q0, key_quat(&k, enc, 1)) && quat_equal(bsync_quat_normalize_inl_(q0, NULL), q0);
     }
-    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
-    for (uint32_t i = 0; i < clip->track_count; i++) n += !track_constant(clip, &tracks[i]);
+    return vec3_equal(key_vec3(&k, enc, 0), key_vec3(&k, enc, 1));
+}
+
+/* The animated tracks (not constant) of the clip listed in animated (when not NULL) in their stored
+ * order, the constant ones written into base (when not NULL); returns the count of animated tracks. */
+static BSYNC_FORCE_INLINE uint32_t plan_tracks(const bsync_clip* clip, const int enc, bsync_trs* base, uint16_t* animated) {
+    const clip_keys_ c = clip_keys(clip, enc);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < clip->track_count; i++) {
+        if (!track_constant(&c, enc, i)) {
+            if (animated) animated[n] = (uint16_t)i;
+            n++;
+            continue;
+        }
+        if (!base) continue;
+        const track_keys_ k = track_keys(&c, enc, i);
+        bsync_trs* x = &base[k.joint];
+        if (k.kind == BSYNC_TRACK_ROTATION) x->r = key_quat(&k, enc, 0);
+        else if (k.kind == BSYNC_TRACK_TRANSLATION) x->t = key_vec3(&k, enc, 0);
+        else x->s = key_vec3(&k, enc, 0);
+    }
     return n;
+}
+
+static uint32_t plan_clip(const bsync_clip* clip, bsync_trs* base, uint16_t* animated) {
+    return bsync_clip_is_compact_(clip) ? plan_tracks(clip, KEYS_COMPACT, base, animated)
+                                        : plan_tracks(clip, KEYS_FULL, base, animated);
 }
 
 size_t bsync_sample_plan_memory_size(const bsync_clip* clip) {
     if (!clip) return 0;
     const size_t n = plan_header_bytes() + (size_t)clip->joint_count * sizeof(bsync_trs) +
-                     (size_t)count_animated(clip) * sizeof(uint16_t);
+                     (size_t)plan_clip(clip, NULL, NULL) * sizeof(uint16_t);
     return (n + 7u) & ~(size_t)7u;
 }
 
@@ -556,40 +629,8 @@ bsync_result bsync_sample_plan_init(void* mem, size_t size, const bsync_clip* cl
     p->track_count = clip->track_count;
     p->rest_hash = rest_hash(rest, joint_count);
     bsync_trs* base = plan_base(p);
-    uint16_t* animated = plan_animated(p);
     memcpy(base, rest, (size_t)joint_count * sizeof(bsync_trs));
-    uint32_t n = 0;
-    if (bsync_clip_is_compact_(clip)) {
-        for (uint32_t i = 0; i < clip->track_count; i++) {
-            const bsync_clip_ctrack_* tr = &bsync_clip_ctracks_(clip)[i];
-            if (!ctrack_constant(clip, tr)) {
-                animated[n++] = (uint16_t)i;
-                continue;
-            }
-            bsync_trs* x = &base[tr->joint];
-            const uint16_t* blob = bsync_ctrack_values_(clip, tr);
-            const uint32_t kind = tr->flags & BSYNC_CTRACK_KIND_MASK;
-            if (kind == BSYNC_TRACK_ROTATION) x->r = bsync_clip_cquat_at_(blob, tr->flags, 0);
-            else if (kind == BSYNC_TRACK_TRANSLATION) x->t = bsync_clip_cvec3_decode_(blob, tr->flags, 0);
-            else x->s = bsync_clip_cvec3_decode_(blob, tr->flags, 0);
-        }
-        p->animated_count = n;
-        *out = p;
-        return BSYNC_OK;
-    }
-    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
-    for (uint32_t i = 0; i < clip->track_count; i++) {
-        const bsync_clip_track_* tr = &tracks[i];
-        if (!track_constant(clip, tr)) {
-            animated[n++] = (uint16_t)i;
-            continue;
-        }
-        bsync_trs* x = &base[tr->joint];
-        if (tr->kind == BSYNC_TRACK_ROTATION) x->r = bsync_clip_quats_(clip, tr)[0];
-        else if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = bsync_clip_vec3s_(clip, tr)[0];
-        else x->s = bsync_clip_vec3s_(clip, tr)[0];
-    }
-    p->animated_count = n;
+    p->animated_count = plan_clip(clip, base, plan_animated(p));
     *out = p;
     return BSYNC_OK;
 }
@@ -604,6 +645,39 @@ bsync_result bsync_sample_plan_validate(const bsync_sample_plan* plan, const bsy
     return BSYNC_OK;
 }
 
+
+/* The cursor's marks for a sample of clip (0 for a compact clip, whose cursor holds none), or -1 when
+ * the cursor is not this clip's or its header is corrupted. */
+static int cursor_marks(const bsync_sample_cursor* cursor, const bsync_clip* clip) {
+    if (!cursor) return 0;
+    const int marks = tag_marks(cursor); /* -1: a corrupted tag */
+    if (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
+        cursor->fingerprint != clip->fingerprint || marks < 0)
+        return -1;
+    return bsync_clip_is_compact_(clip) ? 0 : marks;
+}
+
+/* The planned sampling of one encoding (arguments checked): the base pose, then the animated tracks in
+ * their stored order (a default clip's interpolated rotations in the batch); returns the count of
+ * pending. */
+static BSYNC_FORCE_INLINE uint32_t sample_planned_encoded(const bsync_sample_plan* plan, const bsync_clip* clip, const int enc,
+                                                          fix16_t t, uint32_t* cached, int marks, bsync_trs* out,
+                                                          uint16_t* pending) {
+    const clip_keys_ c = clip_keys(clip, enc);
+    alpha_memo_ memo = {0, 0, 0};
+    bsync_simd_copy_(out, plan_base(plan), (size_t)plan->joint_count * sizeof(bsync_trs)); /* disjoint (checked) */
+    if (enc == KEYS_COMPACT)
+        return sample_in_order(&c, enc, plan_animated(plan), plan->animated_count, t, NULL, cached, &memo, marks, NULL,
+                               out, pending, 0);
+    lerp_batch_ batch;
+    batch.n = 0;
+    batch.plain = (marks & MARK_PLAIN) != 0;
+    const uint32_t np = sample_in_order(&c, enc, plan_animated(plan), plan->animated_count, t, NULL, cached, &memo, marks,
+                                        &batch, out, pending, 0);
+    batch_flush(&batch);
+    return np;
+}
+
 /* bsync_clip_sample_planned (normalize = 1) and bsync_clip_sample_planned_lerp (0). */
 static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_clip* clip, fix16_t time,
                                    bsync_loop_mode mode, bsync_sample_cursor* cursor, int normalize, bsync_trs* out_local) {
@@ -612,46 +686,22 @@ static bsync_result sample_planned(const bsync_sample_plan* plan, const bsync_cl
     if (plan->magic != PLAN_MAGIC || plan->fingerprint != clip->fingerprint || plan->track_count != clip->track_count ||
         plan->joint_count != clip->joint_count)
         return BSYNC_MISMATCH;
-    const int marks = cursor ? tag_marks(cursor) : 0; /* -1: a corrupted tag */
-    if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
-                   cursor->fingerprint != clip->fingerprint || marks < 0))
-        return BSYNC_MISMATCH;
+    const int marks = cursor_marks(cursor, clip);
+    if (marks < 0) return BSYNC_MISMATCH;
     const size_t pose_bytes = (size_t)plan->joint_count * sizeof(bsync_trs);
     const size_t plan_bytes = plan_header_bytes() + pose_bytes + (size_t)plan->animated_count * sizeof(uint16_t);
     if ((uintptr_t)out_local < (uintptr_t)plan + plan_bytes && (uintptr_t)plan < (uintptr_t)out_local + pose_bytes)
         return BSYNC_INVALID_ARGUMENT; /* the output over the plan */
-    const int plain = (marks & MARK_PLAIN) != 0;
-    const int held_unit = (marks & MARK_HELD_UNIT) != 0;
-    const fix16_t t = local_time(time, clip->duration, mode);
-    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
-    uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
-    alpha_memo_ memo = {0, 0, 0};
-    uint16_t pending[BSYNC_MAX_JOINTS];
-    uint32_t np = 0;
     const uint16_t* animated = plan_animated(plan);
     if (plan->animated_count > clip->track_count) return BSYNC_MISMATCH;
     for (uint32_t i = 0; i < plan->animated_count; i++)
         if (animated[i] >= clip->track_count) return BSYNC_MISMATCH; /* a corrupted plan */
-    bsync_simd_copy_(out_local, plan_base(plan), pose_bytes); /* disjoint (checked above) */
-    if (bsync_clip_is_compact_(clip)) {
-        const bsync_clip_ctrack_* ct = bsync_clip_ctracks_(clip);
-        const uint16_t* table = ctable(clip);
-        for (uint32_t i = 0; i < plan->animated_count; i++) {
-            const uint32_t ti = animated[i];
-            if (sample_ctrack(clip, table, &ct[ti], t, cached ? &cached[ti] : NULL, &memo, &out_local[ct[ti].joint]))
-                pending[np++] = ct[ti].joint;
-        }
-        if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
-        return BSYNC_OK;
-    }
-    lerp_batch_ batch;
-    batch.n = 0;
-    batch.plain = plain;
-    for (uint32_t i = 0; i < plan->animated_count; i++) {
-        const uint32_t ti = animated[i];
-        np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, &batch, out_local, &pending[np]);
-    }
-    batch_flush(&batch);
+    const fix16_t t = local_time(time, clip->duration, mode);
+    uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
+    uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
+    const uint32_t np = bsync_clip_is_compact_(clip)
+                            ? sample_planned_encoded(plan, clip, KEYS_COMPACT, t, cached, marks, out_local, pending)
+                            : sample_planned_encoded(plan, clip, KEYS_FULL, t, cached, marks, out_local, pending);
     if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
@@ -672,105 +722,14 @@ static bsync_result sample_clip(const bsync_clip* clip, fix16_t time, bsync_loop
     if (!clip || !rest || !out_local) return BSYNC_INVALID_ARGUMENT;
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
     if (joint_count != clip->joint_count) return BSYNC_MISMATCH;
-    const int marks = cursor ? tag_marks(cursor) : 0; /* -1: a corrupted tag */
-    if (cursor && (cursor->magic != CURSOR_MAGIC || cursor->track_count != clip->track_count ||
-                   cursor->fingerprint != clip->fingerprint || marks < 0))
-        return BSYNC_MISMATCH;
-    const int plain = (marks & MARK_PLAIN) != 0;
-    const int held_unit = (marks & MARK_HELD_UNIT) != 0;
-
+    const int marks = cursor_marks(cursor, clip);
+    if (marks < 0) return BSYNC_MISMATCH;
     const fix16_t t = local_time(time, clip->duration, mode);
-    if (bsync_clip_is_compact_(clip)) {
-        sample_compact(clip, t, rest, joint_count, cursor ? cursor_keys(cursor) : NULL, normalize, out_local);
-        return BSYNC_OK;
-    }
-    const bsync_clip_track_* tracks = bsync_clip_tracks_(clip);
-    const int16_t* lookup = bsync_clip_lookup_(clip);
     uint32_t* cached = cursor ? cursor_keys(cursor) : NULL;
-    alpha_memo_ memo = {0, 0, 0}; /* lo == hi: matches no interval */
     uint16_t pending[BSYNC_MAX_JOINTS]; /* joints whose rotation is normalised at the end (distinct) */
-    uint32_t np = 0;
-
-    const size_t pose_bytes = (size_t)joint_count * sizeof(bsync_trs);
-    if ((marks & MARK_SHARED) != 0 &&
-        (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
-         (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local)) {
-        if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
-        const locate_ l = locate(bsync_clip_times_(clip, &tracks[0]), tracks[0].key_count, t, &cached[0], &memo);
-        for (uint32_t ti = 0; ti < clip->track_count; ti++) {
-            const bsync_clip_track_* tr = &tracks[ti];
-            bsync_trs* x = &out_local[tr->joint];
-            if (tr->kind == BSYNC_TRACK_ROTATION) {
-                const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                int pend = 0;
-                if (l.exact) {
-                    x->r = q[l.k];
-                } else if (quat_equal(q[l.k], q[l.k + 1])) {
-                    x->r = q[l.k]; /* normalize(q): below */
-                    pend = 1;
-                } else {
-                    x->r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
-                }
-                if (pend) pending[np++] = (uint16_t)tr->joint;
-            } else {
-                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-                const bsync_vec3 value = l.exact || vec3_equal(v[l.k], v[l.k + 1])
-                                             ? v[l.k]
-                                             : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
-                if (tr->kind == BSYNC_TRACK_TRANSLATION) x->t = value;
-                else x->s = value;
-            }
-        }
-        if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
-        return BSYNC_OK;
-    }
-
-    if (out_local == rest || (uintptr_t)out_local + pose_bytes <= (uintptr_t)rest ||
-        (uintptr_t)rest + pose_bytes <= (uintptr_t)out_local) {
-        /* Tracks in their stored order over a copy of the rest pose (no per-joint lookup): the same
-         * expressions per track as the per-joint loop below, so the same bits. */
-        if (out_local != rest) memcpy(out_local, rest, pose_bytes); /* the ranges do not overlap (checked above) */
-        for (uint32_t ti = 0; ti < clip->track_count; ti++)
-            np += sample_one_track(clip, &tracks[ti], ti, t, cached, &memo, plain, held_unit, NULL, out_local, &pending[np]);
-        if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
-        return BSYNC_OK;
-    }
-
-    for (uint32_t j = 0; j < joint_count; j++) {
-        bsync_trs x = rest[j]; /* read before writing: out_local may equal rest */
-        const int16_t* slots = &lookup[j * 3u];
-        for (uint32_t kind = 0; kind < 3; kind++) {
-            if (slots[kind] < 0) continue;
-            const uint32_t ti = (uint32_t)slots[kind];
-            const bsync_clip_track_* tr = &tracks[ti];
-            const fix16_t* times = bsync_clip_times_(clip, tr);
-            if (kind == BSYNC_TRACK_ROTATION) {
-                const bsync_quat* q = bsync_clip_quats_(clip, tr);
-                int pend = 0;
-                if (tr->key_count == 2 && quat_equal(q[0], q[1])) { /* a held rotation: see "Equal keys" */
-                    x.r = q[0];
-                    pend = !held_unit && t > times[0] && t < times[1]; /* then normalize(q[0]): below */
-                } else {
-                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
-                    if (l.exact) x.r = q[l.k];
-                    else x.r = nlerp_keys(q[l.k], q[l.k + 1], l.alpha, plain, &pend);
-                }
-                if (pend) pending[np++] = (uint16_t)j;
-            } else {
-                const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-                bsync_vec3 value;
-                if (tr->key_count == 2 && vec3_equal(v[0], v[1])) { /* a held value: see "Equal keys" */
-                    value = v[0];
-                } else {
-                    const locate_ l = locate(times, tr->key_count, t, cached ? &cached[ti] : NULL, &memo);
-                    value = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
-                }
-                if (kind == BSYNC_TRACK_TRANSLATION) x.t = value;
-                else x.s = value;
-            }
-        }
-        out_local[j] = x;
-    }
+    const uint32_t np = bsync_clip_is_compact_(clip)
+                            ? sample_encoded(clip, KEYS_COMPACT, t, rest, joint_count, cached, marks, out_local, pending)
+                            : sample_encoded(clip, KEYS_FULL, t, rest, joint_count, cached, marks, out_local, pending);
     if (normalize) bsync_simd_normalize_rotations_(out_local, pending, np);
     return BSYNC_OK;
 }
@@ -785,35 +744,25 @@ bsync_result bsync_clip_sample_lerp(const bsync_clip* clip, fix16_t time, bsync_
     return sample_clip(clip, time, mode, rest, joint_count, cursor, 0, out_local);
 }
 
+/* One track of one encoding alone (arguments but the output checked). */
+static BSYNC_FORCE_INLINE bsync_result sample_one(const bsync_clip* clip, const int enc, uint32_t track, fix16_t t,
+                                                  bsync_vec3* out_vec3, bsync_quat* out_rotation) {
+    const clip_keys_ c = clip_keys(clip, enc);
+    const track_keys_ k = track_keys(&c, enc, track);
+    if (k.kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
+    alpha_memo_ memo = {0, 0, 0};
+    bsync_trs x = bsync_trs_identity();
+    if (sample_track(&k, enc, t, NULL, NULL, &memo, 0, NULL, &x, NULL)) x.r = bsync_quat_normalize_inl_(x.r, NULL);
+    if (k.kind == BSYNC_TRACK_ROTATION) *out_rotation = x.r;
+    else *out_vec3 = k.kind == BSYNC_TRACK_TRANSLATION ? x.t : x.s;
+    return BSYNC_OK;
+}
+
 bsync_result bsync_clip_sample_track_(const bsync_clip* clip, uint32_t track, fix16_t time, bsync_loop_mode mode,
                                       bsync_vec3* out_vec3, bsync_quat* out_rotation) {
     if (!clip || track >= clip->track_count) return BSYNC_INVALID_ARGUMENT;
     if (mode != BSYNC_LOOP_CLAMP && mode != BSYNC_LOOP_WRAP) return BSYNC_INVALID_ARGUMENT;
-    if (bsync_clip_is_compact_(clip)) {
-        const bsync_clip_ctrack_* ct = &bsync_clip_ctracks_(clip)[track];
-        const uint32_t kind = ct->flags & BSYNC_CTRACK_KIND_MASK;
-        if (kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
-        alpha_memo_ memo = {0, 0, 0};
-        bsync_trs x = bsync_trs_identity();
-        if (sample_ctrack(clip, ctable(clip), ct, local_time(time, clip->duration, mode), NULL, &memo, &x))
-            x.r = bsync_quat_normalize_inl_(x.r, NULL);
-        if (kind == BSYNC_TRACK_ROTATION) *out_rotation = x.r;
-        else *out_vec3 = kind == BSYNC_TRACK_TRANSLATION ? x.t : x.s;
-        return BSYNC_OK;
-    }
-    const bsync_clip_track_* tr = &bsync_clip_tracks_(clip)[track];
-    if (tr->kind == BSYNC_TRACK_ROTATION ? !out_rotation : !out_vec3) return BSYNC_INVALID_ARGUMENT;
     const fix16_t t = local_time(time, clip->duration, mode);
-    alpha_memo_ memo = {0, 0, 0};
-    const locate_ l = locate(bsync_clip_times_(clip, tr), tr->key_count, t, NULL, &memo);
-    if (tr->kind == BSYNC_TRACK_ROTATION) {
-        const bsync_quat* q = bsync_clip_quats_(clip, tr);
-        int pend = 0;
-        *out_rotation = l.exact ? q[l.k] : nlerp_keys(q[l.k], q[l.k + 1], l.alpha, 0, &pend);
-        if (pend) *out_rotation = bsync_quat_normalize_inl_(*out_rotation, NULL);
-    } else {
-        const bsync_vec3* v = bsync_clip_vec3s_(clip, tr);
-        *out_vec3 = l.exact ? v[l.k] : bsync_vec3_lerp(v[l.k], v[l.k + 1], l.alpha);
-    }
-    return BSYNC_OK;
+    return bsync_clip_is_compact_(clip) ? sample_one(clip, KEYS_COMPACT, track, t, out_vec3, out_rotation)
+                                        : sample_one(clip, KEYS_FULL, track, t, out_vec3, out_rotation);
 }
