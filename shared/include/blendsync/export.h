@@ -1,5 +1,9 @@
-/* blendsync/export.h — BSYNC_API marks every exported function (BSYNC_BUILDING_SHARED: building
- * the shared library; BSYNC_SHARED: a Windows DLL consumer). design: docs/library.md#the-exported-abi
+/* blendsync/export.h — marks the exported functions.
+ *
+ * Index
+ *   BSYNC_API   (BSYNC_BUILDING_SHARED: building the shared library; BSYNC_SHARED: a DLL consumer)
+ *
+ * design: docs/library.md#the-exported-abi
  */
 #ifndef BLENDSYNC_EXPORT_H
 #define BLENDSYNC_EXPORT_H

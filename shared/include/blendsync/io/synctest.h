@@ -6,8 +6,8 @@
  *   bsync_synctest_run            run it for N ticks with check distance D; fill a report
  *   bsync_synctest_report         ticks checked, mismatches (first 64 listed, all counted)
  *   bsync_synctest_kind_name      "rewind", "fresh-0xA5", "fresh-0x5A"
- *   bsync_synctest_instance_ops   adapter: one bsync_instance, inputs from a per-tick callback
- *   bsync_synctest_match_ops      adapter: one bsync_match, frames from a per-tick callback
+ *   bsync_synctest_instance_ops   adapter: one graph instance, inputs from a per-tick callback
+ *   bsync_synctest_match_ops      adapter: one match, frames from a per-tick callback
  *
  * State k is the simulation after k ticks. Allocates through the allocator (NULL: malloc).
  * design: docs/synctest.md (the run, what the ops must guarantee, the adapters)
