@@ -2,10 +2,11 @@
 # Every public header states contracts, not essays (issue 30; docs/library.md "Headers"):
 #  (1) at most 40% of its characters are comments (inside /* */ or after //); byte layouts, hash
 #      streams, format histories and behaviour essays live in docs/;
-#  (2) every bsync_* name its Index block lists is declared in that header (a function, a type, a
-#      struct/enum tag or a macro). Abbreviations are resolved against the name before them
-#      ("bsync_clip_create / _destroy"), "bsync_x_*" needs one declared name with that prefix, and
-#      names inside parentheses are references to other headers, not entries.
+#  (2) it opens with an Index block (its table of contents), and every bsync_* name the Index lists
+#      is declared in that header (a function, a type, a struct/enum tag or a macro). Abbreviations
+#      are resolved against the name before them ("bsync_clip_create / _destroy"), "bsync_x_*" needs
+#      one declared name with that prefix, and names inside parentheses are references to other
+#      headers, not entries.
 # usage: headers_contract.sh SOURCE_DIR
 set -euo pipefail
 src=${1:-.}
