@@ -16,8 +16,14 @@ import glob, os, re, sys
 src = sys.argv[1]
 MAX_SHARE = 40.0
 COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
-headers = sorted(glob.glob(os.path.join(src, '**', 'include', 'blendsync', '**', '*.h'), recursive=True))
-headers = [h for h in headers if '/build' not in os.path.relpath(h, src).split('/')[0]]
+# The installed include roots, as headers_standalone.sh lists them.
+INCLUDE_DIRS = ['shared/include', 'proto/include', 'proto/net/include', 'client/include', 'server/include']
+headers = sorted(h for d in INCLUDE_DIRS
+                 for h in glob.glob(os.path.join(src, d, 'blendsync', '**', '*.h'), recursive=True))
+if len(headers) < 40:
+    print('FAIL: only %d public headers found under %s (wrong SOURCE_DIR?)' % (len(headers), src))
+    print('0 passed, 1 failed')
+    sys.exit(1)
 
 def declared_names(code):
     names = set()
