@@ -15,6 +15,7 @@
  *   pose          _pose (local, and model on request)  _joint_query (model transforms of chosen joints)
  *   snapshots     _save _load  _snapshot_size _snapshot_size_max _snapshot_size_now
  *   actions       _actions (the last tick's events and ranges)  _motion_time (one-shots: finished)
+ *                 _curve (a float curve channel's value)
  *
  * design: docs/instance.md (exact rules by section; errors and calls: "The calls")
  */
@@ -127,10 +128,7 @@ typedef struct bsync_motion_time {
 BSYNC_API bsync_result bsync_instance_motion_time(const bsync_instance* inst, uint32_t node, uint32_t child,
                                                   bsync_motion_time* out);
 
-/* A float curve channel's value now (docs/actions.md "Float curves"): the sum over motion slots of the
- * slot's base-tree contribution times its motion's curve sampled at the slot's clip time (linear
- * between keys, held before the first and after the last; a motion without the channel gives 0).
- * BSYNC_INVALID_ARGUMENT for NULL arguments or a channel out of range. */
+/* A float curve channel's weighted value now (docs/actions.md "Float curves"). */
 BSYNC_API bsync_result bsync_instance_curve(const bsync_instance* inst, uint32_t channel, fix16_t* out);
 
 /* ---- blend state (no pose needed). Out-of-range indices give 0 / NULL. */
