@@ -1,5 +1,5 @@
-/* blendsync/proto.h — the lockstep wire protocol (issue 6, "proto/"): messages, binary encoding,
- * validation, channels and limits. No sockets: ENet carries the bytes (server/ and client/).
+/* blendsync/proto.h — the lockstep wire protocol: messages, binary encoding, validation, channels
+ * and limits. No sockets, no allocation, no floats; canonical (encode(decode(p)) == p).
  *
  * Index
  *   BSYNC_PROTO_*                 version, header, hard limits, channels, per-peer caps
@@ -9,36 +9,13 @@
  *   bsync_proto_encode            message -> bytes in a caller buffer (size query with buf NULL)
  *   bsync_proto_decode            bytes -> message, every field validated
  *   bsync_proto_validate          the semantic rules alone (the encoder and decoder both apply them)
+ *   bsync_proto_frame_changes / _frame_expand   FRAME's CHANGES coding, both directions
  *   bsync_proto_peek_header       the header alone (version of a peer we cannot decode)
  *   bsync_proto_max_body          hard maximum body size of a type
  *   bsync_proto_channel / _reliable   the ENet channel and reliability of a type
  *   *_string                      stable text of results, types, bye reasons, desync kinds/actions
  *
- * Wire format (docs/protocol.md has every message byte by byte). All integers little-endian.
- *   header (8 bytes): u8 'B' (0x42), u8 'S' (0x53), u8 version, u8 type, u16 body length,
- *                     u16 flags (reserved: 0 in version 1).
- *   body: exactly `body length` bytes, never more than bsync_proto_max_body(type).
- *   varint: unsigned LEB128 (7 bits per byte, low group first, bit 7 = more), at most 5 bytes,
- *           minimal (no trailing zero group), value < 2^34 (5th byte <= 0x3F; the largest
- *           zigzag delta of two fix16 values, 2^33 - 5, needs 34 bits).
- *   zigzag: n >= 0 -> 2n, n < 0 -> -2n - 1 (as a 64-bit unsigned value).
- *   fix16 values (parameter targets) travel as varint(zigzag(value)) — in inputs the first record
- *   absolute and each later record as the zigzag delta to the record before it (64-bit difference).
- *   0x80000000 (INT32_MIN, libfixmath's overflow marker) is never a valid value (BAD_VALUE).
- *   Never floats.
- *
- * Canonical: every message has exactly one encoding. The decoder rejects non-minimal varints,
- * non-zero reserved bytes/bits and fields that a struct cannot express, so
- * encode(decode(bytes)) == bytes for every accepted packet.
- *
- * Versioning: the header version is the sender's protocol version. A peer decodes only its own
- * version (UNSUPPORTED_VERSION otherwise) — except BYE, whose 4-byte layout (and the 8-byte header)
- * is frozen for all versions, so a BYE from any version >= 1 decodes (its header version is kept in
- * bsync_proto_bye.header_version, so it re-encodes to the same bytes). A server receiving a HELLO of
- * another version answers with BYE reason VERSION_MISMATCH carrying its supported range
- * [version_min, version_max] and disconnects; the client reports both versions. No negotiation.
- *
- * Does not: allocate, keep globals, use floating point, or read outside the given buffers.
+ * design: docs/protocol.md (every message byte by byte, versioning, channels, limits, the calls)
  */
 #ifndef BLENDSYNC_PROTO_H
 #define BLENDSYNC_PROTO_H
@@ -55,11 +32,7 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 6u /* 2: SNAPSHOT kind TRAIL; 3: END and START on the frame channel; 4: FRAME
-                                  changes-only coding; 5: BYE OVERLOADED, FRAME input ack (INPUT_ACK only
-                                  before the first frame), HELLO resume; 6: authenticated sessions
-                                  (AUTH_INIT, AUTH_CHALLENGE, sealed packets: blendsync/session.h; BYE
-                                  AUTH_REQUIRED, AUTH_FAILED) (docs/protocol.md "Versioning") */
+#define BSYNC_PROTO_VERSION 6u /* history: docs/protocol.md#versioning */
 #define BSYNC_PROTO_VERSION_MIN 6u /* oldest version this build decodes */
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
@@ -75,7 +48,7 @@ extern "C" {
 #define BSYNC_PROTO_MAX_JOINTS 1024u       /* per-joint checksums in one CHECKSUM (= BSYNC_MAX_JOINTS) */
 #define BSYNC_PROTO_SNAPSHOT_CHUNK 1024u   /* bytes per snapshot chunk (every chunk but the last is full) */
 #define BSYNC_PROTO_MAX_SNAPSHOT (1024u * 1024u) /* bytes of one whole snapshot (1024 chunks) */
-#define BSYNC_PROTO_MAX_TRAIL (16u * 1024u)      /* bytes of a TRAIL upload (fits the per-peer byte cap with its DUMP) */
+#define BSYNC_PROTO_MAX_TRAIL (16u * 1024u)      /* bytes of a TRAIL upload */
 #define BSYNC_PROTO_MIN_TICK_RATE 15u
 #define BSYNC_PROTO_MAX_TICK_RATE 60u
 #define BSYNC_PROTO_MAX_INPUT_DELAY 30u    /* ticks */
@@ -84,7 +57,7 @@ extern "C" {
 #define BSYNC_PROTO_NO_CHARACTER 0xFFu     /* desync.character when not applicable */
 #define BSYNC_PROTO_NO_PART 0xFFFFu        /* desync.part when not applicable */
 
-/* Hard maximum body sizes per type (bytes after the header; see docs/protocol.md for the sums). */
+/* Hard maximum body sizes per type (bytes after the header). */
 #define BSYNC_PROTO_MAX_BODY_HELLO (22u + BSYNC_PROTO_MAX_TOKEN)                          /* 54 */
 #define BSYNC_PROTO_MAX_BODY_WELCOME (20u + BSYNC_PROTO_SNAPSHOT_CHUNK)                   /* 1044 */
 #define BSYNC_PROTO_MAX_BODY_INPUT                                                          \
@@ -118,9 +91,7 @@ extern "C" {
 #define BSYNC_PROTO_ENET_MAX_WAITING_DATA 65536u /* host->maximumWaitingData (ENet default: 32 MB) */
 #define BSYNC_PROTO_SOCKET_BUFFER (8u << 20)     /* SO_RCVBUF / SO_SNDBUF asked for (the kernel caps it) */
 #define BSYNC_PROTO_PEER_TIMEOUT_MS 5000u        /* enet_peer_timeout(limit 32, min 2000, max 5000) */
-/* Reliable retransmissions are linear, not exponential (bsync_net_host_retransmit_linear): each one
- * waits rtt + 4 * rtt variance, clamped to these bounds, so a peer is dropped only when a command
- * stays unacknowledged for BSYNC_PROTO_PEER_TIMEOUT_MS. */
+/* Linear retransmission bounds (bsync_net_host_retransmit_linear). */
 #define BSYNC_PROTO_RETRANSMIT_MIN_MS 40u
 #define BSYNC_PROTO_RETRANSMIT_MAX_MS 1000u
 /* Per-peer caps the server enforces on what a client sends (over a sliding 1 s window). */
@@ -130,9 +101,7 @@ extern "C" {
 #define BSYNC_PROTO_PEER_MAX_VIOLATIONS 32u      /* dropped packets per 10 s before BYE ABUSE */
 #define BSYNC_PROTO_MAX_CONNECTS_PER_SEC 8u      /* new connections per source address (BYE RATE_LIMITED) */
 #define BSYNC_PROTO_HELLO_TIMEOUT_MS 5000u       /* a connection without HELLO this long: BYE TIMEOUT */
-#define BSYNC_PROTO_ENET_ACCEPT_PACKET 65536u    /* server host->maximumPacketSize: larger packets still
-                                                    reach the server, to be counted and answered (BYE
-                                                    PROTOCOL_ERROR) instead of wedging the connection */
+#define BSYNC_PROTO_ENET_ACCEPT_PACKET 65536u    /* server: larger packets arrive, get BYE PROTOCOL_ERROR */
 
 /* ---------------------------------------------------------------- results */
 #define BSYNC_PROTO_RESULTS(X)                                                                  \
@@ -159,7 +128,7 @@ typedef enum bsync_proto_result {
     BSYNC_PROTO_RESULT_COUNT
 } bsync_proto_result;
 
-/* Stable text of a code; "unknown proto result" outside the enum. Never null. */
+/* Never null. */
 BSYNC_API const char* bsync_proto_result_string(bsync_proto_result r);
 
 /* ---------------------------------------------------------------- types and enums */
@@ -173,10 +142,10 @@ typedef enum bsync_proto_type {
     BSYNC_PROTO_DESYNC = 7,    /* server -> client */
     BSYNC_PROTO_SNAPSHOT = 8,  /* server -> client (join, resync); client -> server (desync dump) */
     BSYNC_PROTO_BYE = 9,       /* either way */
-    BSYNC_PROTO_END = 10,      /* server -> client (version 3): the match's last tick, after its last FRAME */
-    BSYNC_PROTO_START = 11,    /* server -> client (version 3): the tick clock, before the first FRAME */
-    BSYNC_PROTO_AUTH_INIT = 12,     /* client -> server (version 6): a session's first message, plain */
-    BSYNC_PROTO_AUTH_CHALLENGE = 13 /* server -> client (version 6): the server's nonce, plain */
+    BSYNC_PROTO_END = 10,      /* server -> client */
+    BSYNC_PROTO_START = 11,    /* server -> client */
+    BSYNC_PROTO_AUTH_INIT = 12,     /* client -> server */
+    BSYNC_PROTO_AUTH_CHALLENGE = 13 /* server -> client */
 } bsync_proto_type;
 #define BSYNC_PROTO_TYPE_FIRST 1u
 #define BSYNC_PROTO_TYPE_LAST 13u
@@ -228,9 +197,7 @@ typedef enum bsync_proto_snapshot_kind {
     BSYNC_PROTO_SNAPSHOT_JOIN = 0,   /* late join / reconnect (chunk 0 travels in the WELCOME) */
     BSYNC_PROTO_SNAPSHOT_RESYNC = 1, /* authoritative state after a desync */
     BSYNC_PROTO_SNAPSHOT_DUMP = 2,   /* client -> server: its own state at a desynced tick */
-    BSYNC_PROTO_SNAPSHOT_TRAIL = 3,  /* client -> server, just before its DUMP: its per-tick states of the
-                                        desynced character since the last agreeing tick (io/trail.h),
-                                        at most BSYNC_PROTO_MAX_TRAIL bytes */
+    BSYNC_PROTO_SNAPSHOT_TRAIL = 3,  /* client -> server, before its DUMP (io/trail.h) */
     BSYNC_PROTO_SNAPSHOT_KIND_COUNT
 } bsync_proto_snapshot_kind;
 
@@ -239,16 +206,13 @@ BSYNC_API const char* bsync_proto_bye_reason_string(uint32_t reason);  /* "unkno
 BSYNC_API const char* bsync_proto_desync_kind_string(uint32_t kind);   /* "unknown" outside */
 BSYNC_API const char* bsync_proto_action_string(uint32_t action);      /* "unknown" outside */
 
-/* ---------------------------------------------------------------- messages
- * Array entries beyond the counts are ignored by the encoder and zeroed by the decoder. */
+/* ---------------------------------------------------------------- messages (field rules: docs/protocol.md) */
 
 typedef struct bsync_proto_hello {
     uint64_t match_id;
     uint64_t graph_hash;  /* bsync_graph_hash of the match's graphs (combined by the server config) */
     uint8_t slot;         /* < BSYNC_PROTO_MAX_PLAYERS */
-    uint32_t resume;      /* version 5: 0 = a join; R + 1 = a reconnect that holds the match state at the
-                             start of tick R (every frame below R applied) and asks for the frames from R
-                             on instead of a snapshot (docs/lockstep.md "Reconnect and resume") */
+    uint32_t resume;      /* 0 = a join; R + 1 = a reconnect asking for the frames from tick R */
     uint8_t token_len;    /* 1..BSYNC_PROTO_MAX_TOKEN */
     uint8_t token[BSYNC_PROTO_MAX_TOKEN];
 } bsync_proto_hello;
@@ -296,11 +260,7 @@ typedef struct bsync_proto_frame_player {
     uint8_t payload[BSYNC_PROTO_MAX_PAYLOAD];
 } bsync_proto_frame_player;
 
-/* FRAME codings (version 4). FULL: every player's inputs. CHANGES: only the players in changed_mask
- * are on the wire; every other player repeats the previous frame's (tick - 1) parameter targets and
- * triggers, with no payload. The frame channel is reliable and ordered, so a receiver has that
- * frame: bsync_proto_frame_expand fills the rest in from it. A server sends FULL as the first frame
- * of a connection and CHANGES after it (bsync_proto_frame_changes). */
+/* FRAME codings. CHANGES: only the players in changed_mask; the others repeat frame tick - 1. */
 #define BSYNC_PROTO_FRAME_FULL 0u
 #define BSYNC_PROTO_FRAME_CHANGES 1u
 
@@ -311,14 +271,9 @@ typedef struct bsync_proto_frame {
     uint8_t trigger_count;   /* 0..16 */
     uint8_t coding;          /* BSYNC_PROTO_FRAME_FULL or _CHANGES */
     uint16_t defaulted_mask; /* bit i = slot i's input was missing and repeated; bits >= player_count zero */
-    uint16_t changed_mask;   /* CHANGES: the players on the wire (bits >= player_count zero); FULL: ignored
-                                by the encoder, all players' bits after decoding */
-    uint8_t input_ack;       /* version 5, per connection: the server needs no input of the receiver's slot
-                                for any tick up to tick + input_ack (confirmed, or held for later ticks):
-                                the receiver resends only later ticks. Replaces the per-INPUT INPUT_ACK
-                                once frames flow (docs/protocol.md FRAME). Not touched by _changes/_expand */
-    bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS]; /* CHANGES: only changed ones are meaningful
-                                until bsync_proto_frame_expand */
+    uint16_t changed_mask;   /* CHANGES: the players on the wire */
+    uint8_t input_ack;       /* per connection: no input needed up to tick + input_ack */
+    bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS];
 } bsync_proto_frame;
 
 typedef struct bsync_proto_checksum_pair {
@@ -361,15 +316,10 @@ typedef struct bsync_proto_bye {
     uint8_t reason;      /* bsync_proto_bye_reason */
     uint8_t version_min; /* the sender's supported protocol versions, 1 <= min <= max */
     uint8_t version_max;
-    /* Not a body field: the version in the packet's header. Decode sets it (a BYE of any version >= 1
-     * decodes); encode writes it into the header, 0 meaning BSYNC_PROTO_VERSION. So re-encoding an
-     * accepted BYE of another version gives its bytes back, like every other message. */
-    uint8_t header_version;
+    uint8_t header_version; /* the packet header's version (0: BSYNC_PROTO_VERSION) */
 } bsync_proto_bye;
 
-/* END (version 3): on the frame channel, so it arrives after every FRAME of the match. A client has
- * the whole match when it has applied every frame below `ticks`. Then BYE MATCH_OVER / SHUTDOWN
- * follows on the control channel (which may overtake frames and END: wait for END). */
+/* END: after every FRAME; a BYE may overtake it (wait for END). */
 typedef enum bsync_proto_end_reason {
     BSYNC_PROTO_END_NORMAL = 0,   /* duration reached or every player left */
     BSYNC_PROTO_END_SHUTDOWN = 1, /* the server is shutting down */
@@ -382,18 +332,13 @@ typedef struct bsync_proto_end {
     uint8_t reason;  /* bsync_proto_end_reason */
 } bsync_proto_end;
 
-/* START (version 3): the server's tick clock. Sent to every connected client when the match starts
- * (tick 0) and to a late joiner right after its WELCOME (tick = the WELCOME's start tick). Tick
- * `tick` is confirmed deadline_in_us microseconds after the server sent this message, and tick
- * t >= tick at that plus (t - tick) * 1e6 / tick_rate. Before START a client sends no INPUT
- * (docs/lockstep.md "Pacing"). */
+/* START: the server's tick clock; before it a client sends no INPUT. */
 typedef struct bsync_proto_start {
     uint32_t tick;
     uint32_t deadline_in_us; /* 0..BSYNC_PROTO_MAX_START_IN_US (BAD_VALUE) */
 } bsync_proto_start;
 
-/* AUTH_INIT (version 6): a client opening an authenticated session for (match, slot); mode 1 encrypt,
- * 2 authenticate only (blendsync/session.h). The server answers AUTH_CHALLENGE (or BYE). */
+/* AUTH_INIT: a client opening a session; answered by AUTH_CHALLENGE (or BYE). */
 typedef struct bsync_proto_auth_init {
     uint64_t match_id;
     uint8_t slot; /* < BSYNC_PROTO_MAX_PLAYERS (BAD_VALUE) */
@@ -401,7 +346,7 @@ typedef struct bsync_proto_auth_init {
     uint8_t client_nonce[BSYNC_PROTO_AUTH_NONCE];
 } bsync_proto_auth_init;
 
-/* AUTH_CHALLENGE (version 6): the server's fresh nonce; the client's next message is its HELLO, sealed. */
+/* AUTH_CHALLENGE: then the client's HELLO, sealed. */
 typedef struct bsync_proto_auth_challenge {
     uint8_t server_nonce[BSYNC_PROTO_AUTH_NONCE];
     uint8_t mode; /* the session's mode, as asked (BAD_ENUM) */
@@ -435,43 +380,26 @@ typedef struct bsync_proto_header {
 
 /* ---------------------------------------------------------------- functions */
 
-/* Validate msg against every rule of its type (the rules in the struct comments above) and encode
- * it. buf NULL: only *out_len = the size (cap ignored). Otherwise writes *out_len bytes, or returns
- * BUFFER_TOO_SMALL with nothing written past cap and *out_len = the size needed. A message that
- * breaks a rule gives the same code the decoder would give for it. The size never exceeds
- * BSYNC_PROTO_HEADER_SIZE + bsync_proto_max_body(type). out_len may be NULL when buf is not. */
+/* buf NULL: *out_len only. BUFFER_TOO_SMALL sets *out_len; a broken rule gives the decoder's code. */
 BSYNC_API bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, size_t cap, size_t* out_len);
 
-/* Decode exactly one message filling all of [data, data + len). Checks, in order: length >= 8
- * (TRUNCATED), magic, version (BYE: any version >= 1), type, flags == 0, body length <= the
- * type's maximum (TOO_LONG), len vs 8 + body length (TRUNCATED / TRAILING_BYTES), then the body
- * field by field (TRUNCATED when it ends early, TRAILING_BYTES when bytes remain) and the rules of
- * bsync_proto_validate. *out is zeroed first; on failure its contents are unspecified. */
+/* Exactly one message filling all of data; *out unspecified on failure. */
 BSYNC_API bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_proto_msg* out);
 
-/* CHANGES coding of `frame` against `previous` (tick - 1, same layout): sets coding and changed_mask
- * (a player changed when a parameter target or a trigger differs, or it has a payload).
- * Returns 0, or -1 (and leaves the frame FULL) when previous is NULL, not tick - 1 or of another
- * layout. */
+/* previous: frame tick - 1. Returns 0, or -1 (frame left FULL). */
 BSYNC_API int bsync_proto_frame_changes(bsync_proto_frame* frame, const bsync_proto_frame* previous);
-/* A decoded CHANGES frame made whole: every player outside changed_mask gets previous's parameter
- * targets and triggers and no payload; then coding = FULL and changed_mask = all players. A FULL
- * frame is left as it is (previous may be NULL). Returns 0, or -1 when a CHANGES frame's previous is
- * NULL, not tick - 1 or of another layout (the receiver then cannot apply it: a protocol error). */
+/* A decoded CHANGES frame made FULL. Returns 0, or -1 (a protocol error). */
 BSYNC_API int bsync_proto_frame_expand(bsync_proto_frame* frame, const bsync_proto_frame* previous);
 
-/* The rules alone (no bytes). */
 BSYNC_API bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg);
 
-/* The header only: TRUNCATED (< 8 bytes), BAD_MAGIC, else OK with *out filled whatever the version
- * or type (so a server can answer a peer of another version). */
+/* Any version or type; TRUNCATED, BAD_MAGIC. */
 BSYNC_API bsync_proto_result bsync_proto_peek_header(const uint8_t* data, size_t len, bsync_proto_header* out);
 
-/* Maximum body size of a type (BSYNC_PROTO_MAX_BODY_*); 0 for an unknown type. */
+/* 0 for an unknown type. */
 BSYNC_API size_t bsync_proto_max_body(uint32_t type);
 
-/* ENet channel (BSYNC_PROTO_CHANNEL_*) and 1 = reliable / 0 = unreliable sequenced; channel
- * BSYNC_PROTO_CHANNEL_CONTROL and reliable for an unknown type. */
+/* Unknown type: CONTROL, reliable. */
 BSYNC_API unsigned bsync_proto_channel(uint32_t type);
 BSYNC_API int bsync_proto_reliable(uint32_t type);
 

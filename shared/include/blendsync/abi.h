@@ -1,5 +1,8 @@
 /* blendsync/abi.h — out-of-line twins of the public headers' static inline functions.
  *
+ * Index
+ *   NAME_abi   one exported twin per static inline function of fixed.h, pose.h, smooth.h, time.h
+ *
  * C# (P/Invoke), Python ctypes and WASM imports can only call exported symbols, never a static
  * inline function. So every static inline function of a public header whose name does not end in
  * "_" (those are internals of the header) has an exported twin:

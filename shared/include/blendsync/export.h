@@ -1,9 +1,9 @@
-/* blendsync/export.h — BSYNC_API marks every function of the public API.
+/* blendsync/export.h — marks the exported functions.
  *
- * In a shared build (libblendsync.so / blendsync.dll) only functions marked BSYNC_API are exported;
- * everything else is hidden. Static builds and consumers of the static libraries define nothing.
- *   BSYNC_BUILDING_SHARED  defined while compiling the shared library itself (exports)
- *   BSYNC_SHARED           defined by consumers of the Windows DLL (imports)
+ * Index
+ *   BSYNC_API   (BSYNC_BUILDING_SHARED: building the shared library; BSYNC_SHARED: a DLL consumer)
+ *
+ * design: docs/library.md#the-exported-abi
  */
 #ifndef BLENDSYNC_EXPORT_H
 #define BLENDSYNC_EXPORT_H
