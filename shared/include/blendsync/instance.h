@@ -190,6 +190,8 @@ BSYNC_API fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t
 /* The phase the node's children are sampled at (its driver's phase + offset), as 2^-32 units. */
 BSYNC_API uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t node);
 BSYNC_API fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t node); /* L_N, seconds */
+/* The phase (2^-32 units) motion child `child` of `node` is sampled at, marker sync applied (docs/actions.md "Sync markers"); 0 if none. */
+BSYNC_API uint32_t bsync_instance_child_sample_phase(const bsync_instance* inst, uint32_t node, uint32_t child);
 
 /* ---- root motion: the last tick's delta (docs/instance.md "Root motion"). */
 typedef struct bsync_root_motion {

@@ -130,6 +130,12 @@ typedef struct bsync_config_curve {
     fix16_t* values; /* key_count values (times + key_count) */
 } bsync_config_curve;
 
+/* A sync marker of a clip ("markers": [{"name", "time"}, ...]; docs/actions.md "Sync markers"). */
+typedef struct bsync_config_marker {
+    char name[BSYNC_MAX_NAME];
+    fix16_t time; /* seconds, non-decreasing in file order (checked against the clip when it is bound) */
+} bsync_config_marker;
+
 typedef struct bsync_config_clip {
     char motion[BSYNC_MAX_NAME];        /* the key in "clips" (a motion of the tree) */
     char source[BSYNC_CONFIG_MAX_SOURCE]; /* as written in the file */
@@ -140,6 +146,8 @@ typedef struct bsync_config_clip {
     bsync_config_event* events;         /* event_count entries, file order (owned by the graph struct) */
     uint32_t curve_count;
     bsync_config_curve* curves;         /* curve_count entries, file order (owned by the graph struct) */
+    uint32_t marker_count;
+    bsync_config_marker* markers;       /* marker_count entries, file order (owned by the graph struct) */
 } bsync_config_clip;
 
 typedef struct bsync_config_filter {
@@ -154,6 +162,7 @@ typedef struct bsync_config_filter {
 
 typedef struct bsync_config_node_time {
     bsync_graph_sync sync;
+    uint32_t marker_sync; /* 1: "sync": "markers" (sync NORMALIZED, by markers; docs/actions.md "Sync markers") */
     fix16_t time_scales[BSYNC_MAX_BLEND_CHILDREN];   /* 1.0 where not given */
     fix16_t cycle_offsets[BSYNC_MAX_BLEND_CHILDREN]; /* 0 where not given */
 } bsync_config_node_time;
