@@ -42,6 +42,33 @@ typedef struct eval_samples {
  * node's sampling phase: the leader (the motion child of largest weight, the first on ties) sits between
  * its previous marker p and next marker q; the slot takes the same fraction of its own first marker pair
  * named (p, q). Unchanged for the leader, or when either lacks markers or the pair. */
+/* docs/actions.md "Sync markers": the phase of motion `follower` matching motion `lead` at `phase`: the
+ * leader sits between its previous marker p and next marker q; the follower takes the same fraction of its
+ * own first marker pair named (p, q). Returns 0 (and leaves *out) when either lacks markers or the pair. */
+int instance_marker_map(const bsync_graph* g, uint32_t lead, uint32_t follower, uint32_t phase, uint32_t* out) {
+    if (g->marker_count == 0) return 0;
+    const graph_marker* mk = g->markers;
+    const uint32_t lf = g->motion_first_marker[lead], ll = g->motion_first_marker[lead + 1];
+    const uint32_t ff = g->motion_first_marker[follower], fl = g->motion_first_marker[follower + 1];
+    if (lf == ll || ff == fl) return 0;
+    uint32_t p = ll - 1;
+    for (uint32_t i = lf; i < ll && mk[i].at <= phase; i++) p = i;
+    const uint32_t q = p + 1 == ll ? lf : p + 1;
+    const uint64_t span = mk[q].at != mk[p].at ? (uint64_t)(uint32_t)(mk[q].at - mk[p].at) : (uint64_t)1 << 32;
+    const uint64_t pos = (uint32_t)(phase - mk[p].at); /* < span */
+    for (uint32_t j = ff; j < fl; j++) {
+        const uint32_t k = j + 1 == fl ? ff : j + 1;
+        if (mk[j].name_id != mk[p].name_id || mk[k].name_id != mk[q].name_id) continue;
+        const uint64_t fspan = mk[k].at != mk[j].at ? (uint64_t)(uint32_t)(mk[k].at - mk[j].at) : (uint64_t)1 << 32;
+        *out = mk[j].at + (uint32_t)(pos * fspan / span); /* pos * fspan < 2^64; wraps mod 2^32 */
+        return 1;
+    }
+    return 0;
+}
+
+/* The phase a motion slot of a marker-synced node samples at, from the node's sampling phase: mapped
+ * from the leader (the motion child of largest weight, the first on ties); unchanged for the leader or
+ * without a matching marker pair (the normalised fallback). */
 static uint32_t marker_phase(const bsync_instance* inst, const graph_slot* gs, uint32_t phase) {
     const bsync_graph* g = inst->graph;
     const graph_node* gn = &g->nodes[gs->node];
@@ -54,22 +81,9 @@ static uint32_t marker_phase(const bsync_instance* inst, const graph_slot* gs, u
             lead = g->slots[gn->first_slot + c].index;
         }
     if (lead == GRAPH_NONE || lead == gs->index) return phase;
-    const graph_marker* mk = g->markers;
-    const uint32_t lf = g->motion_first_marker[lead], ll = g->motion_first_marker[lead + 1];
-    const uint32_t ff = g->motion_first_marker[gs->index], fl = g->motion_first_marker[gs->index + 1];
-    if (lf == ll || ff == fl) return phase;
-    uint32_t p = ll - 1;
-    for (uint32_t i = lf; i < ll && mk[i].at <= phase; i++) p = i;
-    const uint32_t q = p + 1 == ll ? lf : p + 1;
-    const uint64_t span = mk[q].at != mk[p].at ? (uint64_t)(uint32_t)(mk[q].at - mk[p].at) : (uint64_t)1 << 32;
-    const uint64_t pos = (uint32_t)(phase - mk[p].at); /* < span */
-    for (uint32_t j = ff; j < fl; j++) {
-        const uint32_t k = j + 1 == fl ? ff : j + 1;
-        if (mk[j].name_id != mk[p].name_id || mk[k].name_id != mk[q].name_id) continue;
-        const uint64_t fspan = mk[k].at != mk[j].at ? (uint64_t)(uint32_t)(mk[k].at - mk[j].at) : (uint64_t)1 << 32;
-        return mk[j].at + (uint32_t)(pos * fspan / span); /* pos * fspan < 2^64; wraps mod 2^32 */
-    }
-    return phase;
+    uint32_t out = phase;
+    (void)instance_marker_map(g, lead, gs->index, phase, &out);
+    return out;
 }
 
 /* The sampling phase of motion slot s before one-shot handling (its NONE clock, or its node's phase,

@@ -21,6 +21,7 @@
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
 #include "blendsync/io/graph_config.h"
+#include "blendsync/time.h"
 #include "test_support.h"
 
 #define CONFIG(SYNC, WALK_MARKERS, RUN_MARKERS)                                                                  \
@@ -129,6 +130,71 @@ static void test_fallback(void** state) {
     assert_int_equal(f.min_diff, -off);
 }
 
+#define SWITCH(WALK_EXIT)                                                                                        \
+    "{ \"parameters\": { \"speed\": {} }, \"root\": \"act\", \"nodes\": { \"act\": { \"type\": \"Switch\", "     \
+    "\"initial\": \"walk\", \"children\": [ { \"motion\": \"walk\"" WALK_EXIT " }, { \"motion\": \"run\" } ] } }, "  \
+    "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\"" WALK_M " }, \"run\": { \"source\": "             \
+    "\"builtin:humanoid\"" RUN_M " } } }"
+
+/* A switch walk -> run with carry_time 2 (BSYNC_SWITCH_START_MARKER) starts the run at the walk's marker
+ * phase: the walk at phase f between foot_l (a) and foot_r (b) puts the run at
+ * a' + floor((f - a) * (b' - a') / (b - a)), then the tick advances it one run step (bsync_time_advance
+ * with bsync_time_step_init(0.7 s, 1.0, 30)); carry_time 1 starts it at f itself. */
+static uint32_t switch_run_phase(uint32_t carry, uint32_t* walk_phase_before) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(SWITCH(""), &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    const fix16_t target[1] = {0};
+    const bsync_instance_input in = {target, 1};
+    for (int k = 0; k < 10; k++) assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+    *walk_phase_before = bsync_instance_child_sample_phase(inst, 0, 0);
+    const bsync_switch_trigger t = {0, 1, 4, carry, 0};
+    assert_int_equal(bsync_instance_tick_ex(inst, &in, &t, 1), BSYNC_OK);
+    const uint32_t run = bsync_instance_child_sample_phase(inst, 0, 1);
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return run;
+}
+
+static void test_switch_start_marker(void** state) {
+    (void)state;
+    uint32_t f1, f2;
+    const uint32_t carried = switch_run_phase(1, &f1);
+    const uint32_t marked = switch_run_phase(BSYNC_SWITCH_START_MARKER, &f2);
+    assert_int_equal(f1, f2);
+    const uint32_t a = at_units(16384, 65536), b = at_units(49152, 65536);   /* walk 0.25 s, 0.75 s */
+    const uint32_t a2 = at_units(18350, 45875), b2 = at_units(41288, 45875); /* run 0.28 s, 0.63 s */
+    assert_true(f1 > a && f1 < b); /* 10 ticks of 30 Hz on a 1 s clip: 1/3 */
+    bsync_time_step step;
+    assert_int_equal(bsync_time_step_init(45875, BSYNC_FX_ONE, 30, &step), BSYNC_OK);
+    bsync_clip_time want = bsync_time_start();
+    want.phase = a2 + (uint32_t)((uint64_t)(f1 - a) * (uint64_t)(b2 - a2) / (uint64_t)(b - a));
+    bsync_time_advance(&want, &step);
+    assert_int_equal(marked, want.phase);
+    bsync_clip_time plain = bsync_time_start();
+    plain.phase = f1;
+    bsync_time_advance(&plain, &step);
+    assert_int_equal(carried, plain.phase);
+    /* the two starts are 0.15 cycle apart */
+    assert_true((uint32_t)(marked - carried) > 9830u * 65536u && (uint32_t)(marked - carried) < 9832u * 65536u);
+    /* an invalid carry value is still refused */
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(SWITCH(""), &err, &r);
+    void* mem;
+    bsync_instance* inst = make(bsync_graph_config_graph(gc), &mem);
+    const fix16_t target[1] = {0};
+    const bsync_instance_input in = {target, 1};
+    const bsync_switch_trigger t = {0, 1, 4, 3, 0};
+    assert_int_equal(bsync_instance_tick_ex(inst, &in, &t, 1), BSYNC_INVALID_ARGUMENT);
+    free(mem);
+    bsync_graph_config_destroy(gc);
+}
+
 static uint64_t hash_of(const char* text) {
     bsync_error err;
     bsync_result r;
@@ -174,12 +240,20 @@ static void test_bad_input(void** state) {
            "g.json: /clips/walk/markers/0/time: a marker time is >= 0");
     expect(CONFIG("", ", \"markers\": [ {\"name\": \"a\"} ]", ""),
            "g.json: /clips/walk/markers/0: missing field \"time\"");
+    expect(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"start\": \"phase\"}"),
+           "g.json: /nodes/act/children/0/exit/start: expected \"marker\" (the target starts at the matching marker)");
+    expect(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"carry\": true, \"start\": \"marker\"}"),
+           "g.json: /nodes/act/children/0/exit/start: \"start\": \"marker\" and \"carry\": true exclude each other");
+    /* an exit with "start": "marker" loads, and its hash differs from the carried exit's */
+    assert_true(hash_of(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"start\": \"marker\"}")) !=
+                hash_of(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"carry\": true}")));
     /* the same name at two times and two names at one time are fine */
     hash_of(CONFIG("", ", \"markers\": [ {\"name\": \"a\", \"time\": 0.5}, {\"name\": \"b\", \"time\": 0.5}, {\"name\": \"a\", \"time\": 0.6} ]", ""));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_phase_difference), cmocka_unit_test(test_fallback),
-                                       cmocka_unit_test(test_hash), cmocka_unit_test(test_bad_input)};
+                                       cmocka_unit_test(test_hash), cmocka_unit_test(test_switch_start_marker),
+                                       cmocka_unit_test(test_bad_input)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,7 +171,7 @@ typedef struct bsync_config_node_time {
 typedef struct bsync_config_exit {
     uint32_t state, target; /* child indices */
     fix16_t at;             /* "at" (default 1.0: when the state's clip ends) */
-    uint32_t fade, carry, inertialize;
+    uint32_t fade, carry, inertialize; /* carry 2: "start": "marker" (docs/actions.md "Sync markers") */
 } bsync_config_exit;
 
 typedef struct bsync_config_switch {

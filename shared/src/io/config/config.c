@@ -974,7 +974,10 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
         const cJSON* ex = exits[k];
         static const char* const eallowed[] = {"to", "at", "fade", "carry", "inertialize", NULL};
         if (!cJSON_IsObject(ex)) return bsync_json_fail(&c->w, "expected an object ({\"to\": STATE, \"at\": 1.0, \"fade\": N})");
-        if ((r = bsync_json_check_fields(&c->w, ex, eallowed, "an exit")) != BSYNC_OK) return r;
+        static const char* const eallowed_start[] = {"to", "at", "fade", "carry", "inertialize", "start", NULL};
+        if ((r = bsync_json_check_fields(&c->w, ex, bsync_json_field(ex, "start") ? eallowed_start : eallowed, "an exit")) !=
+            BSYNC_OK)
+            return r;
         bsync_config_exit* x = &cs->exits[cs->exit_count];
         x->state = (uint32_t)k;
         x->at = BSYNC_FX_ONE;
@@ -1012,6 +1015,15 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
         if (ca) {
             o5 = bsync_json_path_push(&c->w, "carry");
             if ((r = get_bool(c, ca, &x->carry)) != BSYNC_OK) return r;
+            bsync_json_path_pop(&c->w, o5);
+        }
+        const cJSON* st2 = bsync_json_field(ex, "start");
+        if (st2) { /* "start": "marker": the target starts at the matching marker (docs/actions.md "Sync markers") */
+            o5 = bsync_json_path_push(&c->w, "start");
+            if (!cJSON_IsString(st2) || strcmp(st2->valuestring, "marker") != 0)
+                return bsync_json_fail(&c->w, "expected \"marker\" (the target starts at the matching marker)");
+            if (x->carry) return bsync_json_fail(&c->w, "\"start\": \"marker\" and \"carry\": true exclude each other");
+            x->carry = 2u;
             bsync_json_path_pop(&c->w, o5);
         }
         const cJSON* in2 = bsync_json_field(ex, "inertialize");
