@@ -127,7 +127,7 @@ size_t graph_actions_validate(const bsync_graph_desc* gd, uint32_t M, uint32_t S
         const uint32_t cc = bsync_blend_tree_node_child_count(t, gd->switches[e->switch_index].node);
         if (e->state >= cc || e->target >= cc || e->target == e->state) goto invalid;
         if (e->exit_time <= 0 || e->exit_time > BSYNC_GRAPH_MAX_EXIT_TIME) goto invalid;
-        if (e->fade_ticks > 0x100000u || e->carry_time > 2u || e->inertialize > 1u) goto invalid;
+        if (e->fade_ticks > 0x100000u || e->carry_time > (d->marker_count > 0 ? 2u : 1u) || e->inertialize > 1u) goto invalid;
         if (e->inertialize && (e->fade_ticks == 0 || !gd->skeleton)) goto invalid;
         for (uint32_t k = 0; k < i; k++)
             if (d->exits[k].switch_index == e->switch_index && d->exits[k].state == e->state) goto invalid;

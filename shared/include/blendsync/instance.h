@@ -91,7 +91,7 @@ typedef struct bsync_switch_trigger {
     uint32_t fade_ticks;   /* 0 = instant; at most BSYNC_SWITCH_MAX_FADE_TICKS; with inertialize: the
                               offset's decay length T (>= 1) */
     uint32_t carry_time;   /* 0 or 1: start at the dominant state's normalised phase */
-                           /* 2 (BSYNC_SWITCH_START_MARKER): at its matching marker (docs/actions.md "Sync markers") */
+                           /* 2 (BSYNC_SWITCH_START_MARKER, graphs with markers): at its matching marker (docs/actions.md "Sync markers") */
     uint32_t inertialize;  /* 0 or 1: switch at once and decay a pose offset over fade_ticks ticks */
 } bsync_switch_trigger;
 #define BSYNC_SWITCH_START_MARKER 2u /* carry_time: start the state at the dominant state's marker phase */

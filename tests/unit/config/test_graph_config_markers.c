@@ -244,6 +244,10 @@ static void test_bad_input(void** state) {
            "g.json: /nodes/act/children/0/exit/start: expected \"marker\" (the target starts at the matching marker)");
     expect(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"carry\": true, \"start\": \"marker\"}"),
            "g.json: /nodes/act/children/0/exit/start: \"start\": \"marker\" and \"carry\": true exclude each other");
+    expect("{ \"parameters\": { \"speed\": {} }, \"root\": \"act\", \"nodes\": { \"act\": { \"type\": \"Switch\", "
+           "\"children\": [ { \"motion\": \"walk\", \"exit\": {\"to\": \"run\", \"start\": \"marker\"} }, { \"motion\": \"run\" } ] } }, "
+           "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\" }, \"run\": { \"source\": \"builtin:humanoid\" } } }",
+           "g.json: /nodes/act/children/0/exit/start: \"start\": \"marker\" needs markers on the clips");
     /* an exit with "start": "marker" loads, and its hash differs from the carried exit's */
     assert_true(hash_of(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"start\": \"marker\"}")) !=
                 hash_of(SWITCH(", \"exit\": {\"to\": \"run\", \"at\": 0.5, \"carry\": true}")));

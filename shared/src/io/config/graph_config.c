@@ -501,6 +501,12 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
             x->fade_ticks = ce->fade;
             x->carry_time = ce->carry;
             x->inertialize = ce->inertialize;
+            if (ce->carry == 2u && marker_total == 0) {
+                bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /nodes/%s/children/%u/exit/start: \"start\": \"marker\" needs markers on the clips",
+                                   path, ptr_token(bsync_blend_tree_node_name(g->tree, f->switches[i].node), tok, sizeof tok), ce->state);
+                bsync_graph_config_destroy(g);
+                return BSYNC_CONFIG_ERROR;
+            }
             if (ce->inertialize && !skeleton) {
                 bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /nodes/%s/children/%u/exit/inertialize: inertialize needs a graph with a skeleton (bound clips)",
                                    path, ptr_token(bsync_blend_tree_node_name(g->tree, f->switches[i].node), tok, sizeof tok), ce->state);
