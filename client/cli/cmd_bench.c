@@ -2,7 +2,7 @@
  *
  *   blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]] [--threads T[,T...]]
  *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json] [--compact]
- *                   [--pose-rule 1|2|1,2] [--actions]
+ *                   [--pose-rule 1|2|1,2] [--actions] [--markers]
  *
  * The workload (docs/benchmarks.md "Core speed", from issue 17): N characters, each its own state, 60
  * ticks per second; character k starts at phase frac(0.618034 k) with blend ratio
@@ -38,6 +38,7 @@
  * result line says which ("encoding": "default" / "compact") with that encoding's clip_bytes.
  * --actions: the graph stage with events, ranges and a float curve per clip, read every tick (the
  * cost of actions and curves; docs/benchmarks.md "Actions and curves").
+ * --markers: the graph stage's node syncs by markers (docs/benchmarks.md "Sync markers").
  * --pose-rule (graph.h, docs/instance.md "Pose rules"; default 1): rule 2 samples with
  * bsync_clip_sample_planned_lerp and blends with bsync_pose_blend_lerped (the graph stage: a graph made
  * with that rule); 1,2 runs both, interleaved like the encodings, each line saying its "pose_rule".
@@ -203,6 +204,10 @@ typedef struct bench_char {
  * its three motions, two instants (at 1/4 and 3/4 of the clip), one range [0.1, 0.4) of the clip and
  * a 5-key float curve; each tick then also reads the tick's reports and the curve's value. */
 static int g_bench_actions;
+/* --markers (docs/actions.md "Sync markers"): the graph stage's node syncs by markers: foot_l / foot_r
+ * on each motion at (1/4 + i/20) and (3/4 + i/20) of the clip (i = 0, 1, 2), so the followers' phases
+ * are mapped, not copied. */
+static int g_bench_markers;
 
 typedef struct bench_world {
     const bench_data* data;
@@ -300,6 +305,22 @@ static int world_create(bench_world* w, const bench_data* d, uint32_t count, int
         bsync_graph_actions_desc ad;
         memset(&ad, 0, sizeof ad);
         memset(acts, 0, sizeof acts);
+        bsync_graph_marker_desc marks[BENCH_CLIPS * 2];
+        static const uint8_t marker_sync[1] = {1};
+        if (g_bench_markers) {
+            for (int i = 0; i < BENCH_CLIPS; i++) {
+                const fix16_t dur = w->duration[i];
+                marks[2 * i].name = "foot_l";
+                marks[2 * i].time = dur / 4 + dur / 20 * i;
+                marks[2 * i + 1].name = "foot_r";
+                marks[2 * i + 1].time = dur / 4 * 3 + dur / 20 * i;
+                marks[2 * i].motion = marks[2 * i + 1].motion = (uint32_t)i;
+            }
+            ad.markers = marks;
+            ad.marker_count = BENCH_CLIPS * 2;
+            ad.marker_sync = marker_sync;
+            gd.actions = &ad;
+        }
         if (g_bench_actions) {
             for (int i = 0; i < BENCH_CLIPS; i++) {
                 const fix16_t dur = w->duration[i];
@@ -540,7 +561,9 @@ static void usage(void) {
             "  --compact: also the clips with compact keys, interleaved with the default ones\n"
             "  --pose-rule: the pose rule (graph.h; default 1); 1,2 runs both, interleaved\n"
             "  --actions: the graph stage's graph has events, ranges and a float curve on each clip,\n"
-            "  read every tick (docs/actions.md; the pose and its checksum are the same)\n");
+            "  read every tick (docs/actions.md; the pose and its checksum are the same)\n"
+            "  --markers: the graph stage's node syncs by markers (docs/actions.md \"Sync markers\"; the\n"
+            "  followers' phases, so the pose checksum, differ)\n");
 }
 
 int bsync_cmd_bench(int argc, char** argv) {
@@ -560,6 +583,8 @@ int bsync_cmd_bench(int argc, char** argv) {
             compact = 1;
         } else if (!strcmp(a, "--actions")) {
             g_bench_actions = 1;
+        } else if (!strcmp(a, "--markers")) {
+            g_bench_markers = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage();
             return 0;
@@ -749,6 +774,7 @@ int bsync_cmd_bench(int argc, char** argv) {
                     if (var_data[e]->encoding) bsync_cli_json_str(o, "encoding", var_data[e]->encoding);
                     bsync_cli_json_num(o, "pose_rule", "%d", var_rule[e]);
                     if (g_bench_actions && s == STAGE_GRAPH) bsync_cli_json_num(o, "actions", "%d", 1);
+                    if (g_bench_markers && s == STAGE_GRAPH) bsync_cli_json_num(o, "markers", "%d", 1);
                     if (bsync_cli_json_print(stdout, o, 0) != 0) status = 2;
                     cJSON_Delete(o);
                 } else {

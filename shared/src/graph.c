@@ -201,7 +201,8 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     const bsync_blend_tree* t = g->tree;
     bsync_checksum_state c;
     bsync_checksum_init(&c, BSYNC_CHECKSUM_SEED_GRAPH);
-    bsync_checksum_u32(&c, g->curve_count > 0 ? 7u : g->has_actions ? 6u : g->pose_rule == 2u ? 5u : g->switch_count > 0 ? 4u : 3u); /* format */
+    const int markers = g->marker_count > 0 || g->has_marker_sync;
+    bsync_checksum_u32(&c, markers ? 8u : g->curve_count > 0 ? 7u : g->has_actions ? 6u : g->pose_rule == 2u ? 5u : g->switch_count > 0 ? 4u : 3u); /* format */
     bsync_checksum_u32(&c, g->tick_rate);
     bsync_checksum_u32(&c, g->param_count);
     for (uint32_t i = 0; i < g->param_count; i++) {
@@ -277,7 +278,8 @@ static void compute_hash(struct bsync_graph* g, const bsync_graph_desc* d) {
     if (g->has_actions) { /* format 6: the pose rule always, then the actions (docs/actions.md "Hash") */
         bsync_checksum_u32(&c, g->pose_rule);
         graph_actions_hash(g, &c);
-        if (g->curve_count > 0) graph_curves_hash(g, &c); /* format 7: the float curves */
+        if (g->curve_count > 0 || markers) graph_curves_hash(g, &c); /* format 7: the float curves */
+        if (markers) graph_markers_hash(g, &c);                       /* format 8: the sync markers */
     } else if (g->pose_rule == 2u) {
         bsync_checksum_u32(&c, 2u); /* format 5: the pose rule (rule 1 graphs hash as before) */
     }

@@ -24,7 +24,7 @@ static uint64_t to_units(fix16_t t, fix16_t duration) {
 
 static int desc_has_actions(const bsync_graph_actions_desc* d, uint32_t M) {
     if (!d) return 0;
-    if (d->action_count > 0 || d->exit_count > 0 || d->curve_count > 0) return 1;
+    if (d->action_count > 0 || d->exit_count > 0 || d->curve_count > 0 || d->marker_count > 0 || d->marker_sync) return 1;
     if (d->one_shot)
         for (uint32_t m = 0; m < M; m++)
             if (d->one_shot[m]) return 1;
@@ -46,10 +46,17 @@ static size_t curve_bytes(const bsync_graph_actions_desc* d, uint32_t M) {
            align8(K * 4u) + (size_t)d->curve_count * sizeof(graph_channel);
 }
 
-static size_t area_bytes(const bsync_graph_actions_desc* d, uint32_t M, uint32_t S) {
+/* The markers' part (none without markers or marker sync): markers graph_marker[K], motion_first_marker
+ * u32[M + 1], marker_sync u8[N]. */
+static size_t marker_bytes(const bsync_graph_actions_desc* d, uint32_t M, uint32_t N) {
+    if (d->marker_count == 0 && !d->marker_sync) return 0;
+    return align8((size_t)d->marker_count * sizeof(graph_marker)) + align8(((size_t)M + 1u) * 4u) + align8(N);
+}
+
+static size_t area_bytes(const bsync_graph_actions_desc* d, uint32_t M, uint32_t S, uint32_t N) {
     return align8(M) + align8(((size_t)M + 1u) * 4u) + align8((size_t)S * 4u) +
            align8((size_t)d->action_count * sizeof(graph_action) + (size_t)d->exit_count * sizeof(graph_exit)) +
-           curve_bytes(d, M);
+           align8(curve_bytes(d, M)) + marker_bytes(d, M, N);
 }
 
 static int same_name(const char* a, const char* b) {
@@ -120,12 +127,42 @@ size_t graph_actions_validate(const bsync_graph_desc* gd, uint32_t M, uint32_t S
         const uint32_t cc = bsync_blend_tree_node_child_count(t, gd->switches[e->switch_index].node);
         if (e->state >= cc || e->target >= cc || e->target == e->state) goto invalid;
         if (e->exit_time <= 0 || e->exit_time > BSYNC_GRAPH_MAX_EXIT_TIME) goto invalid;
-        if (e->fade_ticks > 0x100000u || e->carry_time > 1u || e->inertialize > 1u) goto invalid;
+        if (e->fade_ticks > 0x100000u || e->carry_time > (d->marker_count > 0 ? 2u : 1u) || e->inertialize > 1u) goto invalid;
         if (e->inertialize && (e->fade_ticks == 0 || !gd->skeleton)) goto invalid;
         for (uint32_t k = 0; k < i; k++)
             if (d->exits[k].switch_index == e->switch_index && d->exits[k].state == e->state) goto invalid;
     }
-    return area_bytes(d, M, S);
+    if (d->marker_count > BSYNC_GRAPH_MAX_MARKERS) {
+        *result = BSYNC_LIMIT_EXCEEDED;
+        return 0;
+    }
+    if (d->marker_count > 0 && !d->markers) goto invalid;
+    for (uint32_t i = 0; i < d->marker_count; i++) {
+        const bsync_graph_marker_desc* mk = &d->markers[i];
+        if (mk->motion >= M || !mk->name) goto invalid;
+        const bsync_clip* c = gd->clips ? gd->clips[mk->motion] : NULL;
+        const fix16_t dur = c ? bsync_clip_duration(c) : 0;
+        if (dur <= 0 || mk->time < 0 || mk->time >= dur) goto invalid;
+        const uint32_t n = name_len(mk->name);
+        if (n == 0 || n >= BSYNC_MAX_NAME) goto invalid;
+        if (i > 0) {
+            const bsync_graph_marker_desc* pv = &d->markers[i - 1];
+            if (mk->motion < pv->motion || (mk->motion == pv->motion && mk->time < pv->time)) goto invalid;
+            for (uint32_t k = 0; k < i; k++)
+                if (d->markers[k].motion == mk->motion && d->markers[k].time == mk->time &&
+                    same_name(d->markers[k].name, mk->name))
+                    goto invalid;
+        }
+    }
+    if (d->marker_sync) {
+        const uint32_t N = bsync_blend_tree_node_count(t);
+        for (uint32_t n = 0; n < N; n++) {
+            if (d->marker_sync[n] > 1u) goto invalid;
+            const bsync_graph_node_options* o = gd->node_options ? &gd->node_options[n] : NULL;
+            if (d->marker_sync[n] && o && o->sync != BSYNC_SYNC_NORMALIZED) goto invalid;
+        }
+    }
+    return area_bytes(d, M, S, bsync_blend_tree_node_count(t));
 invalid:
     *result = BSYNC_INVALID_ARGUMENT;
     return 0;
@@ -173,6 +210,40 @@ static void build_curves(struct bsync_graph* g, const bsync_graph_actions_desc* 
     }
 }
 
+static void build_markers(struct bsync_graph* g, const bsync_graph_actions_desc* d, unsigned char* mem) {
+    const uint32_t M = g->motion_count, K = d->marker_count, N = g->node_count;
+    g->markers = (graph_marker*)(void*)mem;
+    mem += align8((size_t)K * sizeof(graph_marker));
+    g->motion_first_marker = (uint32_t*)(void*)mem;
+    mem += align8(((size_t)M + 1u) * 4u);
+    g->marker_sync = mem;
+    g->marker_count = K;
+    for (uint32_t i = 0; i < K; i++) {
+        const bsync_graph_marker_desc* mk = &d->markers[i];
+        graph_marker* x = &g->markers[i];
+        x->motion = mk->motion;
+        x->time = mk->time;
+        x->at = (uint32_t)to_units(mk->time, bsync_clip_duration(g->clips[mk->motion])); /* time < duration */
+        const uint32_t n = name_len(mk->name);
+        for (uint32_t k = 0; k < n; k++) x->name[k] = mk->name[k];
+        x->name_id = i;
+        for (uint32_t k = 0; k < i; k++)
+            if (same_name(g->markers[k].name, x->name)) {
+                x->name_id = k;
+                break;
+            }
+    }
+    uint32_t next = 0;
+    for (uint32_t m = 0; m <= M; m++) {
+        while (next < K && d->markers[next].motion < m) next++;
+        g->motion_first_marker[m] = next;
+    }
+    for (uint32_t n = 0; n < N; n++) {
+        g->marker_sync[n] = (uint8_t)(d->marker_sync ? d->marker_sync[n] : 0u);
+        if (g->marker_sync[n]) g->has_marker_sync = 1;
+    }
+}
+
 void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* gd, unsigned char* mem) {
     const uint32_t M = g->motion_count, S = g->slot_count;
     const bsync_graph_actions_desc* d = gd->actions;
@@ -190,6 +261,8 @@ void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* gd, unsi
     mem += align8((size_t)d->action_count * sizeof(graph_action) + (size_t)d->exit_count * sizeof(graph_exit)) -
            (size_t)d->action_count * sizeof(graph_action);
     if (d->curve_count > 0) build_curves(g, d, mem);
+    mem += align8(curve_bytes(d, M));
+    if (d->marker_count > 0 || d->marker_sync) build_markers(g, d, mem);
     g->action_count = d->action_count;
     g->exit_count = d->exit_count;
     for (uint32_t m = 0; m < M; m++) g->one_shot[m] = (uint8_t)(d->one_shot ? d->one_shot[m] : 0u);
@@ -288,6 +361,23 @@ void graph_curves_hash(const struct bsync_graph* g, bsync_checksum_state* c) {
             bsync_checksum_fx(c, g->curve_values[cv->first_key + k]);
         }
     }
+}
+
+/* Format 8 (graphs with markers or marker sync): after the format-7 stream (curves: u32 0 without),
+ * u32 K, per marker its name (u32 length + bytes), u32 motion, fx time; then u32 N and per node u32
+ * marker_sync (docs/actions.md "Hash"). */
+void graph_markers_hash(const struct bsync_graph* g, bsync_checksum_state* c) {
+    bsync_checksum_u32(c, g->marker_count);
+    for (uint32_t i = 0; i < g->marker_count; i++) {
+        const graph_marker* mk = &g->markers[i];
+        const uint32_t n = name_len(mk->name);
+        bsync_checksum_u32(c, n);
+        bsync_checksum_bytes(c, mk->name, n);
+        bsync_checksum_u32(c, mk->motion);
+        bsync_checksum_fx(c, mk->time);
+    }
+    bsync_checksum_u32(c, g->node_count);
+    for (uint32_t n = 0; n < g->node_count; n++) bsync_checksum_u32(c, g->marker_sync ? g->marker_sync[n] : 0u);
 }
 
 uint32_t bsync_graph_curve_channel_count(const bsync_graph* g) { return g ? g->channel_count : 0; }

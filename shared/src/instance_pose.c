@@ -38,6 +38,76 @@ typedef struct eval_samples {
     fix16_t seconds[BSYNC_MAX_BLEND_POSES];
 } eval_samples;
 
+/* docs/actions.md "Sync markers": the phase a motion slot of a marker-synced node samples at, from the
+ * node's sampling phase: the leader (the motion child of largest weight, the first on ties) sits between
+ * its previous marker p and next marker q; the slot takes the same fraction of its own first marker pair
+ * named (p, q). Unchanged for the leader, or when either lacks markers or the pair. */
+/* docs/actions.md "Sync markers": the phase of motion `follower` matching motion `lead` at `phase`: the
+ * leader sits between its previous marker p and next marker q; the follower takes the same fraction of its
+ * own first marker pair named (p, q). Returns 0 (and leaves *out) when either lacks markers or the pair. */
+int instance_marker_map(const bsync_graph* g, uint32_t lead, uint32_t follower, uint32_t phase, uint32_t* out) {
+    if (g->marker_count == 0) return 0;
+    const graph_marker* mk = g->markers;
+    const uint32_t lf = g->motion_first_marker[lead], ll = g->motion_first_marker[lead + 1];
+    const uint32_t ff = g->motion_first_marker[follower], fl = g->motion_first_marker[follower + 1];
+    if (lf == ll || ff == fl) return 0;
+    uint32_t p = ll - 1;
+    for (uint32_t i = lf; i < ll && mk[i].at <= phase; i++) p = i;
+    const uint32_t q = p + 1 == ll ? lf : p + 1;
+    const uint64_t span = mk[q].at != mk[p].at ? (uint64_t)(uint32_t)(mk[q].at - mk[p].at) : (uint64_t)1 << 32;
+    const uint64_t pos = (uint32_t)(phase - mk[p].at); /* < span */
+    for (uint32_t j = ff; j < fl; j++) {
+        const uint32_t k = j + 1 == fl ? ff : j + 1;
+        if (mk[j].name_id != mk[p].name_id || mk[k].name_id != mk[q].name_id) continue;
+        const uint64_t fspan = mk[k].at != mk[j].at ? (uint64_t)(uint32_t)(mk[k].at - mk[j].at) : (uint64_t)1 << 32;
+        *out = mk[j].at + (uint32_t)(pos * fspan / span); /* pos * fspan < 2^64; wraps mod 2^32 */
+        return 1;
+    }
+    return 0;
+}
+
+/* The phase a motion slot of a marker-synced node samples at, from the node's sampling phase: mapped
+ * from the leader (the motion child of largest weight, the first on ties); unchanged for the leader or
+ * without a matching marker pair (the normalised fallback). */
+static uint32_t marker_phase(const bsync_instance* inst, const graph_slot* gs, uint32_t phase) {
+    const bsync_graph* g = inst->graph;
+    const graph_node* gn = &g->nodes[gs->node];
+    const fix16_t* w = CARR(inst, fix16_t, off_weights) + gn->first_slot;
+    uint32_t lead = GRAPH_NONE;
+    fix16_t best = 0;
+    for (uint32_t c = 0; c < gn->child_count; c++)
+        if (g->slots[gn->first_slot + c].kind == (uint32_t)BSYNC_CHILD_MOTION && w[c] > best) {
+            best = w[c];
+            lead = g->slots[gn->first_slot + c].index;
+        }
+    if (lead == GRAPH_NONE || lead == gs->index) return phase;
+    uint32_t out = phase;
+    (void)instance_marker_map(g, lead, gs->index, phase, &out);
+    return out;
+}
+
+/* The sampling phase of motion slot s before one-shot handling (its NONE clock, or its node's phase,
+ * marker-mapped on a marker-synced node, plus the slot's offset). */
+static uint32_t slot_phase(const bsync_instance* inst, const graph_slot* gs) {
+    const bsync_graph* g = inst->graph;
+    uint32_t phase;
+    if (gs->clock != GRAPH_NONE) {
+        phase = CARR(inst, bsync_clip_time, off_slot_clocks)[gs->clock].phase;
+    } else {
+        phase = instance_sample_phase(inst, gs->node);
+        if (g->has_marker_sync && g->marker_sync[gs->node]) phase = marker_phase(inst, gs, phase);
+    }
+    return phase + gs->offset32; /* wraps mod 2^32 */
+}
+
+uint32_t bsync_instance_child_sample_phase(const bsync_instance* inst, uint32_t node, uint32_t child) {
+    if (!instance_valid(inst) || node >= inst->graph->node_count) return 0;
+    const graph_node* gn = &inst->graph->nodes[node];
+    if (child >= gn->child_count) return 0;
+    const graph_slot* gs = &inst->graph->slots[gn->first_slot + child];
+    return gs->kind == (uint32_t)BSYNC_CHILD_MOTION ? slot_phase(inst, gs) : 0;
+}
+
 /* A one-shot slot's clamped clip seconds (kept out of line: the looping path stays as small as before). */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
@@ -58,9 +128,7 @@ static bsync_result slot_sample(bsync_instance* inst, uint32_t b, eval_samples* 
     const bsync_graph* g = inst->graph;
     const graph_slot* gs = &g->slots[g->bound_slot[b]];
     const bsync_clip* clip = g->clips[gs->index];
-    const bsync_clip_time* sc = CARR(inst, bsync_clip_time, off_slot_clocks);
-    uint32_t phase = gs->clock != GRAPH_NONE ? sc[gs->clock].phase : instance_sample_phase(inst, gs->node);
-    phase += gs->offset32; /* wraps mod 2^32 */
+    const uint32_t phase = slot_phase(inst, gs);
     const fix16_t dur = bsync_clip_duration(clip);
     fix16_t seconds = 0;
     const int once = g->one_shot && g->one_shot[gs->index];

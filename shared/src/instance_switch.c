@@ -74,7 +74,14 @@ int instance_sw_push(bsync_instance* inst, uint32_t i, const bsync_switch_trigge
         const bsync_clip_time src = *dc;
         bsync_clip_time* nc = sw_clock(inst, i, t->child, &nden);
         bsync_clip_time n = bsync_time_start();
-        if (t->carry_time) {
+        const bsync_graph* g = inst->graph;
+        const graph_slot* slots = &g->slots[g->nodes[g->switches[i].node].first_slot];
+        const graph_slot *ds = &slots[st->e[dom].child], *ns = &slots[t->child];
+        uint32_t mp;
+        if (t->carry_time == BSYNC_SWITCH_START_MARKER && ds->kind == (uint32_t)BSYNC_CHILD_MOTION &&
+            ns->kind == (uint32_t)BSYNC_CHILD_MOTION && instance_marker_map(g, ds->index, ns->index, src.phase, &mp)) {
+            n.phase = mp; /* docs/actions.md "Sync markers": the matching marker phase, carry 0 */
+        } else if (t->carry_time) { /* 1, or 2 without a matching marker pair: the normalised phase */
             n.phase = src.phase;
             n.carry = dden == nden ? src.carry : 0;
         }

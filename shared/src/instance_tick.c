@@ -17,7 +17,7 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
         return BSYNC_INVALID_ARGUMENT;
     for (uint32_t k = 0; k < trigger_count; k++) {
         const bsync_switch_trigger* t = &triggers[k];
-        if (t->switch_index >= g->switch_count || t->carry_time > 1u || t->fade_ticks > BSYNC_SWITCH_MAX_FADE_TICKS ||
+        if (t->switch_index >= g->switch_count || t->carry_time > (g->marker_count > 0 ? BSYNC_SWITCH_START_MARKER : 1u) || t->fade_ticks > BSYNC_SWITCH_MAX_FADE_TICKS ||
             t->child >= g->nodes[g->switches[t->switch_index].node].child_count || t->inertialize > 1u ||
             (t->inertialize && t->fade_ticks == 0))
             return BSYNC_INVALID_ARGUMENT;

@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
         }
     }
     const uint32_t one_shot[4] = {0, 1, 0, 1};
-    bsync_graph_actions_desc ad = {one_shot, acts, na, NULL, 0, NULL, 0};
+    bsync_graph_actions_desc ad = {one_shot, acts, na, NULL, 0, NULL, 0, NULL, 0, NULL};
     const bsync_clip* cl[4] = {clips[0], clips[1], clips[2], clips[3]};
     bsync_graph_desc gd;
     memset(&gd, 0, sizeof gd);

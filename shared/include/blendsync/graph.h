@@ -134,6 +134,15 @@ typedef struct bsync_graph_curve_desc {
     const fix16_t* values; /* copied */
 } bsync_graph_curve_desc;
 
+/* Sync marker (docs/actions.md "Sync markers"): a named time on a motion with a bound clip, in [0, duration);
+ * listed grouped by motion, by time within a motion, no (name, time) twice. */
+#define BSYNC_GRAPH_MAX_MARKERS 1024u
+typedef struct bsync_graph_marker_desc {
+    const char* name; /* 1..BSYNC_MAX_NAME-1 bytes (copied) */
+    uint32_t motion;
+    fix16_t time;     /* clip seconds */
+} bsync_graph_marker_desc;
+
 typedef struct bsync_graph_actions_desc {
     const uint32_t* one_shot;               /* NULL or motion_count 0/1 */
     const bsync_graph_action_desc* actions; /* grouped by motion */
@@ -142,6 +151,9 @@ typedef struct bsync_graph_actions_desc {
     uint32_t exit_count;
     const bsync_graph_curve_desc* curves;   /* grouped by motion */
     uint32_t curve_count;                   /* > 0: hash format 7 */
+    const bsync_graph_marker_desc* markers; /* docs/actions.md "Sync markers" */
+    uint32_t marker_count;                  /* > 0 or marker_sync: hash format 8 */
+    const uint8_t* marker_sync;             /* NULL or node_count 0/1 (1: sync by markers) */
 } bsync_graph_actions_desc;
 
 typedef struct bsync_graph_desc {

@@ -66,9 +66,10 @@ typedef struct bsync_switch_trigger {
     uint32_t switch_index;
     uint32_t child;        /* the state to play */
     uint32_t fade_ticks;   /* 0 = instant */
-    uint32_t carry_time;   /* 0 or 1 */
+    uint32_t carry_time;   /* 0, 1, or BSYNC_SWITCH_START_MARKER (graphs with markers) */
     uint32_t inertialize;  /* 0 or 1 (fade_ticks >= 1) */
 } bsync_switch_trigger;
+#define BSYNC_SWITCH_START_MARKER 2u /* carry_time: start at the matching marker */
 /* Triggers in array order, all checked first. BSYNC_INVALID_ARGUMENT, BSYNC_MISMATCH. */
 BSYNC_API bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_input* input,
                                     const bsync_switch_trigger* triggers, uint32_t trigger_count);
@@ -143,6 +144,8 @@ BSYNC_API fix16_t bsync_instance_node_phase(const bsync_instance* inst, uint32_t
 /* The phase its children are sampled at, 2^-32 units. */
 BSYNC_API uint32_t bsync_instance_node_sample_phase(const bsync_instance* inst, uint32_t node);
 BSYNC_API fix16_t bsync_instance_node_length(const bsync_instance* inst, uint32_t node); /* L_N, seconds */
+/* The phase (2^-32 units) motion child `child` of `node` is sampled at, marker sync applied (docs/actions.md "Sync markers"); 0 if none. */
+BSYNC_API uint32_t bsync_instance_child_sample_phase(const bsync_instance* inst, uint32_t node, uint32_t child);
 
 /* ---- root motion: the last tick's delta (docs/instance.md "Root motion"). */
 typedef struct bsync_root_motion {

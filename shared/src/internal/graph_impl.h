@@ -58,6 +58,15 @@ typedef struct graph_curve {
     uint32_t motion, channel, first_key, key_count;
 } graph_curve;
 
+/* A sync marker as built (docs/actions.md "Sync markers"). */
+typedef struct graph_marker {
+    uint32_t motion;
+    uint32_t at; /* its time in 2^-32 cycle units, ceil(t * 2^32 / duration) (< 2^32) */
+    fix16_t time;
+    uint32_t name_id; /* index of the first marker in the graph with the same name */
+    char name[BSYNC_MAX_NAME];
+} graph_marker;
+
 typedef struct graph_channel {
     char name[BSYNC_MAX_NAME];
 } graph_channel;
@@ -124,6 +133,11 @@ struct bsync_graph {
     fix16_t* curve_times;           /* key_total */
     fix16_t* curve_values;          /* key_total */
     graph_channel* channels;        /* channel_count */
+    /* sync markers (docs/actions.md "Sync markers"); zero / NULL without them */
+    uint32_t marker_count, has_marker_sync;
+    graph_marker* markers;          /* marker_count, grouped by motion, by time */
+    uint32_t* motion_first_marker;  /* motion_count + 1 */
+    uint8_t* marker_sync;           /* node_count: 1 where the node syncs by markers */
 };
 
 /* graph_actions.c: the actions part of graph.c's build (docs/actions.md) */
@@ -132,6 +146,7 @@ size_t graph_actions_validate(const bsync_graph_desc* d, uint32_t motion_count, 
 void graph_actions_build(struct bsync_graph* g, const bsync_graph_desc* d, unsigned char* mem);
 void graph_actions_hash(const struct bsync_graph* g, bsync_checksum_state* c);
 void graph_curves_hash(const struct bsync_graph* g, bsync_checksum_state* c);
+void graph_markers_hash(const struct bsync_graph* g, bsync_checksum_state* c);
 
 /* 1 for a one-shot motion (graphs without actions: none). */
 static inline int bsync_graph_one_shot_(const bsync_graph* g, uint32_t m) { return g->one_shot && g->one_shot[m]; }

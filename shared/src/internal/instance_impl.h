@@ -249,6 +249,10 @@ void instance_flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* m
 void instance_derive_all(bsync_instance* inst);
 void instance_reset_cursors(bsync_instance* inst);
 
+/* instance_pose.c: the marker phase of motion `follower` matching motion `lead` at `phase` (docs/actions.md
+ * "Sync markers"); 0 when there is no matching marker pair. */
+int instance_marker_map(const bsync_graph* g, uint32_t lead, uint32_t follower, uint32_t phase, uint32_t* out);
+
 /* instance_switch.c: switch stacks and inertialization */
 void instance_sw_weights(sw_stack* st);
 /* Writes every switch node's child weights from its stack. */

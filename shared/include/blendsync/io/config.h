@@ -54,6 +54,12 @@ typedef struct bsync_config_curve {
     fix16_t* values; /* times + key_count */
 } bsync_config_curve;
 
+/* A sync marker of a clip ("markers": [{"name", "time"}, ...]; docs/actions.md "Sync markers"). */
+typedef struct bsync_config_marker {
+    char name[BSYNC_MAX_NAME];
+    fix16_t time; /* seconds, non-decreasing in file order (checked against the clip when it is bound) */
+} bsync_config_marker;
+
 typedef struct bsync_config_clip {
     char motion[BSYNC_MAX_NAME];
     char source[BSYNC_CONFIG_MAX_SOURCE]; /* as written */
@@ -64,6 +70,8 @@ typedef struct bsync_config_clip {
     bsync_config_event* events;         /* owned by the graph struct */
     uint32_t curve_count;
     bsync_config_curve* curves;         /* owned by the graph struct */
+    uint32_t marker_count;
+    bsync_config_marker* markers;       /* owned by the graph struct */
 } bsync_config_clip;
 
 typedef struct bsync_config_filter {
@@ -78,6 +86,7 @@ typedef struct bsync_config_filter {
 
 typedef struct bsync_config_node_time {
     bsync_graph_sync sync;
+    uint32_t marker_sync; /* 1: "sync": "markers" */
     fix16_t time_scales[BSYNC_MAX_BLEND_CHILDREN];
     fix16_t cycle_offsets[BSYNC_MAX_BLEND_CHILDREN];
 } bsync_config_node_time;
@@ -86,7 +95,7 @@ typedef struct bsync_config_node_time {
 typedef struct bsync_config_exit {
     uint32_t state, target; /* child indices */
     fix16_t at;
-    uint32_t fade, carry, inertialize;
+    uint32_t fade, carry, inertialize; /* carry 2: "start": "marker" */
 } bsync_config_exit;
 
 typedef struct bsync_config_switch {

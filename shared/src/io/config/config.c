@@ -517,6 +517,57 @@ static bsync_result parse_curves(ctx* c, const cJSON* cvs, bsync_config_clip* cl
     return BSYNC_OK;
 }
 
+/* "markers": [{"name", "time"}, ...] of a clip (docs/actions.md "Sync markers"): times in seconds,
+ * non-decreasing, no (name, time) twice (checked against the clip's duration when it is bound). */
+static bsync_result parse_markers(ctx* c, const cJSON* mks, bsync_config_clip* cl) {
+    bsync_result r;
+    size_t o = bsync_json_path_push(&c->w, "markers");
+    const int n = cJSON_IsArray(mks) ? cJSON_GetArraySize(mks) : -1;
+    if (n < 0 || n > (int)BSYNC_GRAPH_MAX_MARKERS)
+        return bsync_json_fail(&c->w, "expected an array of at most %u markers ({\"name\", \"time\"})", BSYNC_GRAPH_MAX_MARKERS);
+    if (n == 0) {
+        bsync_json_path_pop(&c->w, o);
+        return BSYNC_OK;
+    }
+    cl->markers = (bsync_config_marker*)calloc((size_t)n, sizeof(bsync_config_marker));
+    if (!cl->markers) return bsync_json_fail(&c->w, "out of memory");
+    static const char* const allowed[] = {"name", "time", NULL};
+    int k = 0;
+    for (const cJSON* mk = mks->child; mk; mk = mk->next, k++) {
+        size_t o2 = bsync_json_path_push_index(&c->w, k);
+        bsync_config_marker* x = &cl->markers[k];
+        cl->marker_count = (uint32_t)k + 1u;
+        if (!cJSON_IsObject(mk)) return bsync_json_fail(&c->w, "expected an object ({\"name\", \"time\"})");
+        if ((r = bsync_json_check_fields(&c->w, mk, allowed, "a marker")) != BSYNC_OK) return r;
+        const cJSON* nm;
+        if ((r = bsync_json_require(&c->w, mk, "name", &nm)) != BSYNC_OK) return r;
+        size_t o3 = bsync_json_path_push(&c->w, "name");
+        if ((r = get_string(c, nm, x->name, sizeof x->name, "a string (the marker's name)")) != BSYNC_OK) return r;
+        if ((r = check_name(c, x->name, "a marker")) != BSYNC_OK) return r;
+        bsync_json_path_pop(&c->w, o3);
+        const cJSON* t;
+        if ((r = bsync_json_require(&c->w, mk, "time", &t)) != BSYNC_OK) return r;
+        o3 = bsync_json_path_push(&c->w, "time");
+        if ((r = get_number(c, t, &x->time, "a number (seconds)")) != BSYNC_OK) return r;
+        if (x->time < 0) return bsync_json_fail(&c->w, "a marker time is >= 0");
+        if (k > 0 && x->time < cl->markers[k - 1].time)
+            return bsync_json_fail(&c->w, "markers are sorted by time (this one is before marker %d)", k - 1);
+        for (int i = 0; i < k; i++)
+            if (cl->markers[i].time == x->time && !strcmp(cl->markers[i].name, x->name))
+                return bsync_json_fail(&c->w, "duplicate marker (marker %d has the same name and time)", i);
+        bsync_json_path_pop(&c->w, o3);
+        bsync_json_path_pop(&c->w, o2);
+    }
+    bsync_json_path_pop(&c->w, o);
+    return BSYNC_OK;
+}
+
+static void free_markers(bsync_config_clip* cl) {
+    free(cl->markers);
+    cl->markers = NULL;
+    cl->marker_count = 0;
+}
+
 static bsync_result parse_clips(ctx* c, const cJSON* clips) {
     bsync_result r;
     size_t old = bsync_json_path_push(&c->w, "clips");
@@ -550,8 +601,12 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
          * other clips is the one that existed before curves (a test pins it) */
         static const char* const allowed[] = {"source", "animation", "loop", "events", NULL};
         static const char* const allowed_curves[] = {"source", "animation", "loop", "events", "curves", NULL};
-        if ((r = bsync_json_check_fields(&c->w, e, bsync_json_field(e, "curves") ? allowed_curves : allowed, "a clip")) !=
-            BSYNC_OK)
+        static const char* const allowed_markers[] = {"source", "animation", "loop", "events", "curves", "markers", NULL};
+        if ((r = bsync_json_check_fields(&c->w, e,
+                                         bsync_json_field(e, "markers")  ? allowed_markers
+                                         : bsync_json_field(e, "curves") ? allowed_curves
+                                                                         : allowed,
+                                         "a clip")) != BSYNC_OK)
             return r;
         bsync_config_clip* cl = &c->g->clips[c->g->clip_count];
         strcpy(cl->motion, e->string); /* motion names are < BSYNC_MAX_NAME (checked) */
@@ -594,6 +649,15 @@ static bsync_result parse_clips(ctx* c, const cJSON* clips) {
             cl->events = NULL;
             cl->event_count = 0;
             free_curves(cl);
+            return r;
+        }
+        const cJSON* mks = bsync_json_field(e, "markers");
+        if (mks && (r = parse_markers(c, mks, cl)) != BSYNC_OK) {
+            free(cl->events);
+            cl->events = NULL;
+            cl->event_count = 0;
+            free_curves(cl);
+            free_markers(cl);
             return r;
         }
         c->g->clip_count++;
@@ -910,7 +974,10 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
         const cJSON* ex = exits[k];
         static const char* const eallowed[] = {"to", "at", "fade", "carry", "inertialize", NULL};
         if (!cJSON_IsObject(ex)) return bsync_json_fail(&c->w, "expected an object ({\"to\": STATE, \"at\": 1.0, \"fade\": N})");
-        if ((r = bsync_json_check_fields(&c->w, ex, eallowed, "an exit")) != BSYNC_OK) return r;
+        static const char* const eallowed_start[] = {"to", "at", "fade", "carry", "inertialize", "start", NULL};
+        if ((r = bsync_json_check_fields(&c->w, ex, bsync_json_field(ex, "start") ? eallowed_start : eallowed, "an exit")) !=
+            BSYNC_OK)
+            return r;
         bsync_config_exit* x = &cs->exits[cs->exit_count];
         x->state = (uint32_t)k;
         x->at = BSYNC_FX_ONE;
@@ -948,6 +1015,15 @@ static bsync_result parse_switch_node(ctx* c, uint32_t index, const cJSON* obj) 
         if (ca) {
             o5 = bsync_json_path_push(&c->w, "carry");
             if ((r = get_bool(c, ca, &x->carry)) != BSYNC_OK) return r;
+            bsync_json_path_pop(&c->w, o5);
+        }
+        const cJSON* st2 = bsync_json_field(ex, "start");
+        if (st2) { /* "start": "marker": the target starts at the matching marker (docs/actions.md "Sync markers") */
+            o5 = bsync_json_path_push(&c->w, "start");
+            if (!cJSON_IsString(st2) || strcmp(st2->valuestring, "marker") != 0)
+                return bsync_json_fail(&c->w, "expected \"marker\" (the target starts at the matching marker)");
+            if (x->carry) return bsync_json_fail(&c->w, "\"start\": \"marker\" and \"carry\": true exclude each other");
+            x->carry = 2u;
             bsync_json_path_pop(&c->w, o5);
         }
         const cJSON* in2 = bsync_json_field(ex, "inertialize");
@@ -1138,10 +1214,14 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
     const cJSON* sy = bsync_json_field(obj, "sync");
     if (sy) {
         o2 = bsync_json_path_push(&c->w, "sync");
+        /* "markers" (docs/actions.md "Sync markers") is accepted outside the enum list, so the message for
+         * an unknown value stays the one a test pins */
         static const char* const syncs[] = {"normalized", "none", NULL};
-        int v;
-        if ((r = get_enum(c, sy, syncs, &v)) != BSYNC_OK) return r;
-        c->g->nodes[index].sync = v == 0 ? BSYNC_SYNC_NORMALIZED : BSYNC_SYNC_NONE;
+        int v = 2;
+        if (!(cJSON_IsString(sy) && !strcmp(sy->valuestring, "markers")) && (r = get_enum(c, sy, syncs, &v)) != BSYNC_OK)
+            return r;
+        c->g->nodes[index].sync = v == 1 ? BSYNC_SYNC_NONE : BSYNC_SYNC_NORMALIZED;
+        c->g->nodes[index].marker_sync = v == 2 ? 1u : 0u; /* docs/actions.md "Sync markers" */
         bsync_json_path_pop(&c->w, o2);
     }
     bsync_json_path_pop(&c->w, old);
@@ -1269,6 +1349,7 @@ void bsync_config_graph_destroy(bsync_config_graph* graph) {
     for (uint32_t i = 0; graph->clips && i < graph->clip_count; i++) {
         free(graph->clips[i].events);
         free_curves(&graph->clips[i]);
+        free_markers(&graph->clips[i]);
     }
     free(graph->clips);
     free(graph);

@@ -35,6 +35,8 @@ struct bsync_graph_config {
     uint32_t* one_shot;                      /* motion_count (docs/actions.md) */
     bsync_graph_action_desc* actions;        /* the clips' events, grouped by motion */
     bsync_graph_curve_desc* float_curves;    /* the clips' float curves, grouped by motion */
+    bsync_graph_marker_desc* markers;        /* the clips' sync markers, grouped by motion */
+    uint8_t marker_sync[BSYNC_MAX_BLEND_NODES]; /* "sync": "markers" nodes */
     bsync_graph_exit_desc exits[BSYNC_GRAPH_MAX_SWITCHES * BSYNC_MAX_BLEND_CHILDREN];
     bsync_graph_actions_desc actions_desc;
     bsync_graph* graph;
@@ -78,6 +80,7 @@ void bsync_graph_config_destroy(bsync_graph_config* g) {
     free(g->one_shot);
     free(g->actions);
     free(g->float_curves);
+    free(g->markers);
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
     for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_free(&g->sources[i].asset);
     free(g->sources);
@@ -447,6 +450,46 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
             }
         }
     }
+    /* sync markers (docs/actions.md "Sync markers"), times checked against the bound clip */
+    uint32_t marker_total = 0, any_marker_sync = 0;
+    for (uint32_t k = 0; k < f->clip_count; k++) marker_total += f->clips[k].marker_count;
+    if (marker_total > BSYNC_GRAPH_MAX_MARKERS) {
+        bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: at most %u markers in a graph (got %u)", path,
+                           BSYNC_GRAPH_MAX_MARKERS, marker_total);
+        bsync_graph_config_destroy(g);
+        return BSYNC_CONFIG_ERROR;
+    }
+    g->markers = (bsync_graph_marker_desc*)calloc(marker_total ? marker_total : 1, sizeof(bsync_graph_marker_desc));
+    if (!g->markers) return oom(g, path, err);
+    marker_total = 0;
+    for (uint32_t m = 0; m < motions; m++) {
+        for (uint32_t k = 0; k < f->clip_count; k++) {
+            const bsync_config_clip* cl = &f->clips[k];
+            if (strcmp(cl->motion, bsync_blend_tree_motion_name(g->tree, m)) != 0) continue;
+            const fix16_t dur = g->clips[m] ? bsync_clip_duration(g->clips[m]) : 0;
+            for (uint32_t e = 0; e < cl->marker_count; e++) {
+                const bsync_config_marker* cm = &cl->markers[e];
+                if (dur <= 0 || cm->time >= dur) {
+                    char t1[32], t2[32];
+                    bsync_fx_format(cm->time, t1, sizeof t1);
+                    bsync_fx_format(dur, t2, sizeof t2);
+                    bsync_io_set_error(err, BSYNC_CONFIG_ERROR,
+                                       "%s: /clips/%s/markers/%u/time: %s s is outside the clip (0 to below %s s)", path,
+                                       ptr_token(cl->motion, tok, sizeof tok), e, t1, t2);
+                    bsync_graph_config_destroy(g);
+                    return BSYNC_CONFIG_ERROR;
+                }
+                bsync_graph_marker_desc* x = &g->markers[marker_total++];
+                x->name = cm->name;
+                x->motion = m;
+                x->time = cm->time;
+            }
+        }
+    }
+    for (uint32_t n = 0; n < f->node_count && n < BSYNC_MAX_BLEND_NODES; n++) {
+        g->marker_sync[n] = (uint8_t)(f->nodes[n].marker_sync ? 1u : 0u);
+        any_marker_sync |= g->marker_sync[n];
+    }
     for (uint32_t i = 0; i < f->switch_count; i++)
         for (uint32_t k = 0; k < f->switches[i].exit_count; k++) {
             const bsync_config_exit* ce = &f->switches[i].exits[k];
@@ -458,6 +501,12 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
             x->fade_ticks = ce->fade;
             x->carry_time = ce->carry;
             x->inertialize = ce->inertialize;
+            if (ce->carry == 2u && marker_total == 0) {
+                bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /nodes/%s/children/%u/exit/start: \"start\": \"marker\" needs markers on the clips",
+                                   path, ptr_token(bsync_blend_tree_node_name(g->tree, f->switches[i].node), tok, sizeof tok), ce->state);
+                bsync_graph_config_destroy(g);
+                return BSYNC_CONFIG_ERROR;
+            }
             if (ce->inertialize && !skeleton) {
                 bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /nodes/%s/children/%u/exit/inertialize: inertialize needs a graph with a skeleton (bound clips)",
                                    path, ptr_token(bsync_blend_tree_node_name(g->tree, f->switches[i].node), tok, sizeof tok), ce->state);
@@ -472,6 +521,9 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     g->actions_desc.exit_count = exit_total;
     g->actions_desc.curves = curve_total ? g->float_curves : NULL;
     g->actions_desc.curve_count = curve_total;
+    g->actions_desc.markers = marker_total ? g->markers : NULL;
+    g->actions_desc.marker_count = marker_total;
+    g->actions_desc.marker_sync = any_marker_sync ? g->marker_sync : NULL;
 
     /* 4. the graph */
     bsync_graph_desc gd;
@@ -490,7 +542,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     gd.layer_count = f->layer_count;
     gd.switches = f->switch_count ? g->switches : NULL;
     gd.switch_count = f->switch_count;
-    gd.actions = any_once || action_total || exit_total || curve_total ? &g->actions_desc : NULL;
+    gd.actions = any_once || action_total || exit_total || curve_total || marker_total || any_marker_sync ? &g->actions_desc : NULL;
     r = bsync_graph_create(&gd, allocator, &g->graph);
     if (r == BSYNC_OUT_OF_MEMORY) return oom(g, path, err);
     if (r != BSYNC_OK) {
