@@ -2,22 +2,19 @@
  * copy): tick, blend state, pose, snapshots. Never allocates; all fixed point.
  *
  * Index
- *   bsync_instance_memory_size / _init        the instance in caller memory (8-byte aligned)
- *   bsync_instance_input, bsync_instance_tick  advance exactly one tick
- *   bsync_switch_trigger, bsync_instance_tick_ex   the same with switch triggers ("Switches")
- *   bsync_instance_switch_state                the cross-fade stack of a switch
- *   bsync_instance_inertia_state, _inertia_joint, _inertia_decay, _inertia_curve   inertialized switches
- *                                                                ("Inertialization")
+ *   bsync_instance_memory_size / _init, bsync_instance_graph      caller memory, 8-byte aligned
+ *   bsync_instance_input, bsync_instance_tick                     one tick
+ *   bsync_switch_trigger, bsync_instance_tick_ex, _switch_state   switches
+ *   bsync_instance_inertia_state, _inertia_joint, _inertia_decay, _inertia_curve   inertialization
  *   blend state   _tick_count _parameter _target _parameter_state _leaf_weights _node_weights
  *                 _node_time _node_phase _node_sample_phase _node_length
- *   root motion   _root_motion (the last tick's delta; "Root motion")
+ *   root motion   _root_motion
  *   checksums     _state_checksum _parameter_checksum _node_checksum _pose_checksum
- *   pose          _pose (local, and model on request)  _joint_query (model transforms of chosen joints)
- *   snapshots     _save _load  _snapshot_size _snapshot_size_max _snapshot_size_now
- *   actions       _actions (the last tick's events and ranges)  _motion_time (one-shots: finished)
- *                 _curve (a float curve channel's value)
+ *   pose          _pose _joint_query
+ *   snapshots     _save _load _snapshot_size _snapshot_size_max _snapshot_size_now
+ *   actions       _actions _motion_time _curve
  *
- * design: docs/instance.md (exact rules by section; errors and calls: "The calls")
+ * design: docs/instance.md (exact rules; "The calls"), docs/actions.md
  */
 #ifndef BLENDSYNC_INSTANCE_H
 #define BLENDSYNC_INSTANCE_H
