@@ -807,6 +807,6 @@ int bsync_cmd_bench(int argc, char** argv) {
     }
     free(dc);
     if (loaded != 0) bsync_skeleton_destroy(d.skeleton);
-    else bsync_asset_free(&d.asset);
+    else bsync_asset_destroy(&d.asset);
     return status;
 }

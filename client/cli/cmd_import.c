@@ -248,12 +248,12 @@ int bsync_cmd_import(int argc, char** argv) {
     printf("wrote %s: %u joints, %u clips, %zu bytes, checksum %016llx\n", out_path,
            (unsigned)bsync_skeleton_joint_count(check.skeleton), (unsigned)check.clip_count, size,
            (unsigned long long)check.file_checksum);
-    bsync_asset_free(&check);
+    bsync_asset_destroy(&check);
     status = 0;
 done:
-    for (uint32_t i = 0; assets && i < ninputs; i++) bsync_asset_free(&assets[i]);
+    for (uint32_t i = 0; assets && i < ninputs; i++) bsync_asset_destroy(&assets[i]);
     free(assets);
-    bsync_asset_free(&target);
+    bsync_asset_destroy(&target);
     free(inputs);
     free(names);
     free(clips_arg);

@@ -222,7 +222,7 @@ int bsync_cmd_validate(int argc, char** argv) {
     free(files);
     if (res != BSYNC_OK) {
         fprintf(stderr, "blendsync validate: %s\n", bsync_result_string(res));
-        bsync_validate_report_free(&report);
+        bsync_validate_report_destroy(&report);
         return 2;
     }
     int status = bsync_validate_exit_status(&report);
@@ -230,6 +230,6 @@ int bsync_cmd_validate(int argc, char** argv) {
         if (print_json(&report, status, suggest, mode) != 0) status = 2;
     } else
         print_text(&report, status, suggest, mode);
-    bsync_validate_report_free(&report);
+    bsync_validate_report_destroy(&report);
     return status;
 }

@@ -465,7 +465,7 @@ static void checksum_msg(bsync_proto_msg* m, uint32_t tick, const bsync_match_ch
 
 static void send_checksum(bsync_client* c, uint32_t tick) {
     bsync_match_checksums cs;
-    if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &cs) != BSYNC_OK) return;
+    if (bsync_match_get_checksums(c->match, c->cfg.compute_poses, &cs) != BSYNC_OK) return;
     if (c->faults.report) c->faults.report(c, tick, &cs);
     bsync_proto_msg m;
     checksum_msg(&m, tick, &cs);
@@ -510,8 +510,8 @@ static void synctest_after(bsync_client* c, uint32_t tick) {
         if (!f->valid || f->tick != t || bsync_match_tick(c->scratch, &f->frame) != BSYNC_OK) return;
     }
     bsync_match_checksums live, again;
-    if (bsync_match_checksums_get(c->match, c->cfg.compute_poses, &live) != BSYNC_OK ||
-        bsync_match_checksums_get(c->scratch, c->cfg.compute_poses, &again) != BSYNC_OK)
+    if (bsync_match_get_checksums(c->match, c->cfg.compute_poses, &live) != BSYNC_OK ||
+        bsync_match_get_checksums(c->scratch, c->cfg.compute_poses, &again) != BSYNC_OK)
         return;
     c->stats.synctest_checks++;
     if (live.blend != again.blend || live.pose != again.pose) {
@@ -720,7 +720,7 @@ static void on_desync(bsync_client* c, const bsync_proto_desync* d) {
         if (!s || d->character >= c->cfg.desc->character_count) return;
         if (bsync_match_load(c->scratch, s->data, s->len) != BSYNC_OK) return;
         bsync_match_checksums cs;
-        if (bsync_match_checksums_get(c->scratch, 1, &cs) != BSYNC_OK) return;
+        if (bsync_match_get_checksums(c->scratch, 1, &cs) != BSYNC_OK) return;
         bsync_proto_msg m;
         checksum_msg(&m, d->tick, &cs);
         uint32_t jc = 0;

@@ -515,7 +515,7 @@ void bsync_server_destroy(bsync_server* s) {
     free(s);
 }
 
-void bsync_server_host_stats_get(const bsync_server* s, bsync_server_host_stats* out) {
+void bsync_server_get_host_stats(const bsync_server* s, bsync_server_host_stats* out) {
     if (s && out) *out = s->host_stats;
 }
 
@@ -528,7 +528,7 @@ int bsync_server_done(const bsync_server* s) {
     return 1;
 }
 
-void bsync_server_match_stats_get(const bsync_server* s, uint32_t i, bsync_server_match_stats* out) {
+void bsync_server_get_match_stats(const bsync_server* s, uint32_t i, bsync_server_match_stats* out) {
     if (!s || !out || i >= s->match_count) return;
     srv_match_fill_stats(s->matches[i], out);
     out->host_udp_in = s->udp_in;

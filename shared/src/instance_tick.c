@@ -46,7 +46,7 @@ bsync_result bsync_instance_tick_ex(bsync_instance* inst, const bsync_instance_i
         if (kind == GRAPH_PARAM_PAIR_SECOND) continue;
         int ch = 0;
         if (kind == GRAPH_PARAM_PAIR_FIRST) {
-            (void)bsync_param_filter_step2(&g->filters[i], &st[i], input->targets[i], input->targets[i + 1], &ch);
+            (void)bsync_param_filter_step_2d(&g->filters[i], &st[i], input->targets[i], input->targets[i + 1], &ch);
             filtered[i] = st[i].value[0];
             filtered[i + 1] = st[i].value[1];
             changed[i] = changed[i + 1] = ch ? 1u : 0u;

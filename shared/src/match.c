@@ -352,7 +352,7 @@ bsync_result bsync_match_checksums_finish(const bsync_match* m, int with_poses, 
     return BSYNC_OK;
 }
 
-bsync_result bsync_match_checksums_get(bsync_match* m, int with_poses, bsync_match_checksums* out) {
+bsync_result bsync_match_get_checksums(bsync_match* m, int with_poses, bsync_match_checksums* out) {
     if (!match_ok(m) || !out) return BSYNC_INVALID_ARGUMENT;
     bsync_result r = bsync_match_checksums_range(m, with_poses, out, 0, m->desc.character_count);
     if (r != BSYNC_OK) return r;

@@ -53,7 +53,7 @@ static uint64_t length_scaled(fix16_t x, fix16_t y, unsigned* m_out) {
     return bsync_u64_isqrt(sq << (2u * m));
 }
 
-void bsync_param_shape2(const bsync_param_filter* f, fix16_t x, fix16_t y, fix16_t out[2]) {
+void bsync_param_shape_2d(const bsync_param_filter* f, fix16_t x, fix16_t y, fix16_t out[2]) {
     if (!out) return;
     out[0] = x < BSYNC_FX_MIN ? BSYNC_FX_MIN : x; /* INT32_MIN never flows on */
     out[1] = y < BSYNC_FX_MIN ? BSYNC_FX_MIN : y;
@@ -94,7 +94,7 @@ void bsync_param_shape2(const bsync_param_filter* f, fix16_t x, fix16_t y, fix16
 void bsync_param_state_init(const bsync_param_filter* f, bsync_param_state* s, fix16_t x, fix16_t y) {
     if (!f || !s) return;
     if (f->pair) {
-        bsync_param_shape2(f, x, y, s->value);
+        bsync_param_shape_2d(f, x, y, s->value);
     } else {
         s->value[0] = bsync_param_shape(f, x);
         s->value[1] = 0;
@@ -127,15 +127,15 @@ bsync_result bsync_param_filter_step(const bsync_param_filter* f, bsync_param_st
     return BSYNC_OK;
 }
 
-bsync_result bsync_param_filter_step2(const bsync_param_filter* f, bsync_param_state* s, fix16_t x, fix16_t y,
+bsync_result bsync_param_filter_step_2d(const bsync_param_filter* f, bsync_param_state* s, fix16_t x, fix16_t y,
                                       int* out_changed) {
     if (out_changed) *out_changed = 0;
     if (!f || !s || !f->pair) return BSYNC_INVALID_ARGUMENT;
     fix16_t shaped[2];
-    bsync_param_shape2(f, x, y, shaped);
+    bsync_param_shape_2d(f, x, y, shaped);
     const fix16_t before[2] = {s->value[0], s->value[1]};
     if (f->has_smooth) {
-        bsync_smooth_step2(&f->smooth, s->smooth, shaped);
+        bsync_smooth_step_2d(&f->smooth, s->smooth, shaped);
         s->value[0] = bsync_smooth_value(&s->smooth[0]);
         s->value[1] = bsync_smooth_value(&s->smooth[1]);
     } else {

@@ -333,7 +333,7 @@ void bsync_procedural_humanoid_destroy(bsync_procedural_humanoid* h) {
     h->skeleton = NULL;
 }
 
-bsync_result bsync_procedural_humanoid_create_full(const bsync_allocator* allocator,
+bsync_result bsync_procedural_humanoid_full_create(const bsync_allocator* allocator,
                                                    bsync_procedural_humanoid_full* out) {
     if (!out) return BSYNC_INVALID_ARGUMENT;
     bsync_procedural_humanoid_full h = {0};

@@ -115,7 +115,7 @@ static int dot_sign(int64_t a, int64_t b, int64_t c, int64_t d) {
     return c12 > 0 ? s1 : (c12 < 0 ? s2 : 0);
 }
 
-int bsync_smooth_step2(const bsync_smooth* s, bsync_smooth_state st[2], const fix16_t target[2]) {
+int bsync_smooth_step_2d(const bsync_smooth* s, bsync_smooth_state st[2], const fix16_t target[2]) {
     if (!s || !st || !target) return 0;
     const int64_t cur[2] = {clamp_state(st[0].value), clamp_state(st[1].value)};
     const fix16_t before[2] = {bsync_smooth_round_(cur[0]), bsync_smooth_round_(cur[1])};

@@ -21,7 +21,7 @@ static void load(const uint8_t* data, size_t size) {
         for (int k = 0; k <= 4; k++)
             bsync_clip_sample(asset.clips[c], (fix16_t)((int64_t)d * k / 4), BSYNC_LOOP_WRAP, rest, n, NULL, pose);
     }
-    bsync_asset_free(&asset);
+    bsync_asset_destroy(&asset);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -41,7 +41,7 @@ static void try_load(const uint8_t* data, size_t size) {
     memcpy(other, fresh, mem_size);
     if (bsync_match_load(other, out, n) != BSYNC_OK) abort();
     bsync_match_checksums a, b;
-    if (bsync_match_checksums_get(work, 0, &a) != BSYNC_OK || bsync_match_checksums_get(other, 0, &b) != BSYNC_OK ||
+    if (bsync_match_get_checksums(work, 0, &a) != BSYNC_OK || bsync_match_get_checksums(other, 0, &b) != BSYNC_OK ||
         a.blend != b.blend)
         abort();
     bsync_match_frame f;
@@ -50,7 +50,7 @@ static void try_load(const uint8_t* data, size_t size) {
     for (uint32_t p = 0; p < f.player_count; p++)
         for (uint32_t i = 0; i < BSYNC_MATCH_MAX_PARAMS; i++) f.players[p].params[i] = (fix16_t)(data[(p * 7 + i) % size] << 8);
     if (bsync_match_tick(work, &f) != BSYNC_OK || bsync_match_tick(other, &f) != BSYNC_OK) abort();
-    if (bsync_match_checksums_get(work, 0, &a) != BSYNC_OK || bsync_match_checksums_get(other, 0, &b) != BSYNC_OK ||
+    if (bsync_match_get_checksums(work, 0, &a) != BSYNC_OK || bsync_match_get_checksums(other, 0, &b) != BSYNC_OK ||
         a.blend != b.blend)
         abort();
 }

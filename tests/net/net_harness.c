@@ -254,7 +254,7 @@ void nh_disconnect(nh_world* w, int i) {
 }
 
 void nh_client_checksums(nh_world* w, int i, bsync_match_checksums* out) {
-    bsync_match_checksums_get(bsync_client_match(w->clients[i].client), 1, out);
+    bsync_match_get_checksums(bsync_client_match(w->clients[i].client), 1, out);
 }
 
 int nh_use_relay(nh_world* w, const nr_impair* impair, uint64_t seed) {

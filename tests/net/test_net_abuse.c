@@ -190,7 +190,7 @@ static void test_refusals(void** state) {
     }
     /* the real client is unaffected */
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.players_connected, 1);
     nh_stop(&w);
 }
@@ -212,7 +212,7 @@ static void test_hostile_player(void** state) {
     for (int i = 0; i < 200 && r.frames < 60; i++) raw_service(&w, &r, 5);
     assert_true(r.frames >= 60);
     bsync_server_match_stats before, after;
-    bsync_server_match_stats_get(w.server, 0, &before);
+    bsync_server_get_match_stats(w.server, 0, &before);
     uint32_t now_tick = before.ticks;
     /* spoofed slot: inputs for slot 0 from slot 1's connection */
     memset(&m, 0, sizeof m);
@@ -273,7 +273,7 @@ static void test_hostile_player(void** state) {
     sn.snapshot.kind = BSYNC_PROTO_SNAPSHOT_TRAIL;
     raw_send(&r, &sn);
     raw_service(&w, &r, 400);
-    bsync_server_match_stats_get(w.server, 0, &after);
+    bsync_server_get_match_stats(w.server, 0, &after);
     assert_int_equal(after.dropped[BSYNC_SERVER_DROP_BAD_STATE] - before.dropped[BSYNC_SERVER_DROP_BAD_STATE], 2);
     {
         char dir[600];
@@ -310,7 +310,7 @@ static void test_hostile_player(void** state) {
     nh_client_checksums(&w, 1, &b);
     assert_int_equal(a.tick, ticks);
     assert_true(a.blend == b.blend && a.pose == b.pose);
-    bsync_server_match_stats_get(w.server, 0, &after);
+    bsync_server_get_match_stats(w.server, 0, &after);
     assert_int_equal(after.desyncs, 0);
     printf("[abuse] dropped: wrong_slot %llu stale %llu too_far_ahead %llu malformed %llu flood %llu\n",
            (unsigned long long)after.dropped[BSYNC_SERVER_DROP_WRONG_SLOT],
@@ -354,7 +354,7 @@ static void test_hygiene(void** state) {
     for (int i = 0; i < 200 && r.frames < 10; i++) raw_service(&w, &r, 5);
     assert_true(r.clamped_seen);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.inputs_clamped, 8); /* 4 ticks x 2 parameters */
     /* one packet of 20 KiB: counted and answered */
     static uint8_t huge[20000];
@@ -366,9 +366,9 @@ static void test_hygiene(void** state) {
     for (int i = 0; i < 400 && !r.disconnected; i++) raw_service(&w, &r, 5);
     assert_true(r.disconnected);
     bsync_server_host_stats hs;
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_int_equal(hs.oversized, 1);
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.dropped[BSYNC_SERVER_DROP_OVERSIZED], 1);
     raw_close(&r);
     /* 12 new connections at once from 127.0.0.1 (a fresh second: the two above are older than 1 s) */
@@ -403,7 +403,7 @@ static void test_hygiene(void** state) {
         if (many[i].bye_reason == BSYNC_PROTO_BYE_TIMEOUT) timed_out++;
         enet_host_destroy(many[i].host);
     }
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     printf("[hygiene] %d connections: %d rate-limited, %d silent ones timed out; all disconnected after %llu ms\n", N,
            rate_limited, timed_out, (unsigned long long)took_ms);
     assert_int_equal(rate_limited + timed_out, N);

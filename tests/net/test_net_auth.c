@@ -142,7 +142,7 @@ static void send_bytes(raw_peer* r, unsigned channel, uint32_t flags, const uint
 
 static uint64_t dropped(nh_world* w, bsync_server_drop d) {
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w->server, 0, &st);
+    bsync_server_get_match_stats(w->server, 0, &st);
     return st.dropped[d];
 }
 
@@ -171,7 +171,7 @@ static void test_capture_replay_tamper(void** state) {
     pump_until(&w, raws, 1, &a.welcomed, 3000); /* its WELCOME opened under A's keys */
     assert_int_equal(a.refused, 0);
     bsync_server_host_stats hs;
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_true(hs.sessions_opened >= 1);
 
     /* B: another peer replays A's captured HELLO after its own AUTH_INIT: other nonces, other keys */
@@ -182,7 +182,7 @@ static void test_capture_replay_tamper(void** state) {
     send_bytes(&b, BSYNC_PROTO_CHANNEL_CONTROL, ENET_PACKET_FLAG_RELIABLE, captured, captured_len);
     pump_until(&w, raws, 2, &b.byed, 3000);
     assert_int_equal(b.bye_reason, BSYNC_PROTO_BYE_AUTH_FAILED);
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_true(hs.auth_failures >= 1);
     assert_false(b.welcomed);
 
@@ -200,7 +200,7 @@ static void test_capture_replay_tamper(void** state) {
     pump(&w, raws, 1, 200);
     assert_int_equal(dropped(&w, BSYNC_SERVER_DROP_REPLAYED), rep0 + 1);
     assert_int_equal(dropped(&w, BSYNC_SERVER_DROP_BAD_TAG), tag0 + 1);
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_true(hs.sealed_rejected >= 2);
     assert_false(a.byed); /* two bad packets are counted, not yet abuse */
 
@@ -208,7 +208,7 @@ static void test_capture_replay_tamper(void** state) {
     for (int t = 0; t < 2000; t++) {
         pump(&w, raws, 1, 5);
         bsync_server_match_stats st;
-        bsync_server_match_stats_get(w.server, 0, &st);
+        bsync_server_get_match_stats(w.server, 0, &st);
         if (st.ended && w.clients[0].ended) break;
     }
     assert_true(w.clients[0].ended);
@@ -249,7 +249,7 @@ static void test_wrong_secret_and_plain(void** state) {
     assert_true(w.clients[ip].ended);
     assert_int_equal(w.clients[ip].bye_reason, BSYNC_PROTO_BYE_AUTH_REQUIRED);
     bsync_server_host_stats hs;
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_true(hs.auth_failures >= 1);
     assert_true(hs.auth_required >= 1);
     /* the right secret joins, and the match is played to the end by both */
@@ -282,7 +282,7 @@ static void test_authenticate_only(void** state) {
         assert_int_equal(cs.sessions_opened, 1);
     }
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_true(st.checksums_verified > 0); /* the server compared poses too (verify_poses) */
     assert_int_equal(st.desyncs, 0);
     nh_stop(&w);

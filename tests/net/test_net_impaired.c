@@ -74,7 +74,7 @@ static void run_impaired(const char* what, const nr_impair* im, uint64_t seed, u
     nr_stats rs;
     nr_relay_stats(w.relay, &rs);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     printf("[impaired] %s: relay up %llu in, %llu lost, %llu burst-lost, %llu dup, %llu stalled; down %llu in, %llu "
            "lost, %llu burst-lost, %llu dup, %llu stalled; server %u ticks, %llu inputs, %llu defaulted, %llu desyncs\n",
            what, (unsigned long long)rs.up.in, (unsigned long long)rs.up.lost, (unsigned long long)rs.up.burst_lost,

@@ -81,7 +81,7 @@ static void test_late_join_mid_inertialization(void** state) {
     assert_true(nh_connect(&w, 1, NULL) >= 0);
     nh_pump(&w, 3600); /* the match starts without slot 2 after start_ms (3 s) */
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_true(st.started);
     assert_true(st.ticks > 10);
     /* the late joiner keeps its own replay: its first record after the header is the WELCOME snapshot */
@@ -99,7 +99,7 @@ static void test_late_join_mid_inertialization(void** state) {
     assert_true(w.clients[late].first_frame > 10);
     assert_agree(&w, 0, late, ticks);
     assert_agree(&w, 0, 1, ticks);
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 0);
     assert_int_equal(st.snapshot_failures, 0);
     assert_true(st.checksums_verified > 0);
@@ -131,7 +131,7 @@ static void test_resync_mid_inertialization(void** state) {
     assert_agree(&w, 0, 2, ticks); /* healed from a mid-transition snapshot */
     assert_agree(&w, 0, 1, ticks);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 1);
     assert_int_equal(st.resyncs, 1);
     assert_int_equal(st.snapshot_failures, 0);

@@ -45,7 +45,7 @@ static void assert_all_agree(nh_world* w, uint32_t ticks) {
 
 static void print_traffic(nh_world* w, const char* what, uint32_t ticks) {
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w->server, 0, &st);
+    bsync_server_get_match_stats(w->server, 0, &st);
     double secs = (double)ticks / RATE;
     printf("[traffic] %s: %u players, %u ticks at %u Hz: server out %.0f B/s per client, in %.0f B/s per client; "
            "UDP (ENet headers included) out %.0f B/s, in %.0f B/s per client; "
@@ -78,7 +78,7 @@ static void run_clean_match(uint32_t players, uint32_t ticks) {
     }
     assert_all_agree(&w, ticks);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.ticks, ticks);
     assert_int_equal(st.desyncs, 0);
     assert_int_equal(st.mismatched_checksums, 0);
@@ -120,7 +120,7 @@ static void test_loss_and_jitter_converge(void** state) {
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     assert_all_agree(&w, ticks);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 0);
     /* the lossy slots were defaulted sometimes, the clean ones (almost) never after the first ticks */
     uint32_t lossy_defaults = 0, clean_defaults = 0;
@@ -171,7 +171,7 @@ static void test_desync_detected_and_attributed(void** state) {
     assert_true(t_notice - t_inject < bound);
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 1);
     assert_int_equal(st.last_desync_slot, 1);
     assert_int_equal(st.last_desync_tick, expected_tick);
@@ -243,7 +243,7 @@ static void test_resync_heals(void** state) {
     assert_int_equal(w.clients[2].resync_events, 1);
     assert_all_agree(&w, ticks); /* healed: identical at the end */
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 1);
     assert_int_equal(st.resyncs, 1);
     assert_int_equal(st.mismatched_checksums, 1); /* every checksum after the resync agreed */
@@ -260,7 +260,7 @@ static void test_late_join_and_reconnect(void** state) {
     assert_true(nh_connect(&w, 1, NULL) >= 0);
     nh_pump(&w, 3600);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_true(st.started);
     assert_true(st.ticks > 10);
     int late = nh_connect(&w, 2, NULL); /* late join: snapshot + frames */
@@ -280,7 +280,7 @@ static void test_late_join_and_reconnect(void** state) {
     assert_int_equal(a.tick, ticks);
     assert_true(a.blend == b.blend && a.pose == b.pose);
     assert_true(a.blend == c.blend && a.pose == c.pose);
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 0);
     assert_true(st.inputs_defaulted > 0); /* slot 2 before it joined, slot 1 while away */
     nh_stop(&w);
@@ -334,7 +334,7 @@ static void test_payload_relay(void** state) {
     }
     assert_true(with > ticks - 10);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_true(st.dropped[BSYNC_SERVER_DROP_PAYLOAD_TOO_LARGE] > 0);
     for (uint32_t t = 10; t < ticks; t++) assert_true(w.clients[1].defaulted[t] & 4u); /* slot 2 never got through */
     /* every oversized packet is a violation: slot 2 was disconnected for abuse within the match */
@@ -373,7 +373,7 @@ static void test_pose_desync_narrowed_to_joint(void** state) {
     bsync_client_fault_pose(w.clients[1].client, 50, 1, 7); /* from tick 50, character 1, joint 7 */
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 1);
     assert_int_equal(st.last_desync_slot, 1);
     assert_int_equal(st.last_desync_tick, 59); /* the first checksum tick from 50 on */

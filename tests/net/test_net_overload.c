@@ -69,12 +69,12 @@ static void test_overloaded_refuses_new_match_only(void** state) {
     assert_true(nh_connect(&w, 1, NULL) >= 0);
     nh_pump(&w, 1500);
     bsync_server_host_stats hs;
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_int_equal(hs.overloaded, 1);
     assert_true(hs.busy_permille >= 1);
     assert_int_equal(hs.overload_episodes, 1);
     bsync_server_match_stats a;
-    bsync_server_match_stats_get(w.server, 0, &a);
+    bsync_server_get_match_stats(w.server, 0, &a);
     assert_true(a.started);
     assert_true(a.ticks > 0);
     /* a new match: refused with the new reason, counted; the match stays unstarted */
@@ -82,10 +82,10 @@ static void test_overloaded_refuses_new_match_only(void** state) {
     bsync_client* c = second_match_client(&w, &cfg2);
     assert_int_equal(second_match_answer(&w, c), BSYNC_PROTO_BYE_OVERLOADED + 1u);
     assert_int_equal(bsync_client_get_state(c), BSYNC_CLIENT_ENDED);
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_int_equal(hs.overload_refusals, 1);
     bsync_server_match_stats b;
-    bsync_server_match_stats_get(w.server, 1, &b);
+    bsync_server_get_match_stats(w.server, 1, &b);
     assert_false(b.started);
     assert_int_equal(b.players_connected, 0);
     /* a player of the running match leaves and comes back: still accepted (a reconnect) */
@@ -94,7 +94,7 @@ static void test_overloaded_refuses_new_match_only(void** state) {
     int back = nh_connect(&w, 1, NULL);
     assert_true(back >= 0);
     assert_int_equal(nh_run_to_end(&w, 20000), 0);
-    bsync_server_match_stats_get(w.server, 0, &a);
+    bsync_server_get_match_stats(w.server, 0, &a);
     assert_int_equal(a.ticks, 240);
     assert_int_equal(a.desyncs, 0);
     assert_int_equal(w.clients[0].bye_reason, BSYNC_PROTO_BYE_MATCH_OVER);
@@ -107,7 +107,7 @@ static void test_overloaded_refuses_new_match_only(void** state) {
     assert_int_equal(x.tick, 240);
     assert_int_equal(y.tick, 240);
     assert_true(x.blend == y.blend && x.pose == y.pose);
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_int_equal(hs.overload_refusals, 1); /* the reconnect was not refused */
     bsync_client_destroy(c);
     bsync_match_config_destroy(cfg2);
@@ -123,13 +123,13 @@ static void test_default_threshold_welcomes(void** state) {
     assert_true(nh_connect(&w, 1, NULL) >= 0);
     nh_pump(&w, 1500);
     bsync_server_host_stats hs;
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_int_equal(hs.overloaded, 0);
     assert_true(hs.busy_permille < 500);
     bsync_match_config* cfg2 = NULL;
     bsync_client* c = second_match_client(&w, &cfg2);
     assert_int_equal(second_match_answer(&w, c), 0);
-    bsync_server_host_stats_get(w.server, &hs);
+    bsync_server_get_host_stats(w.server, &hs);
     assert_int_equal(hs.overload_refusals, 0);
     bsync_client_destroy(c);
     bsync_match_config_destroy(cfg2);

@@ -182,7 +182,7 @@ static void test_doc_client_paces_within_bounds(void** state) {
         enet_host_flush(d.host);
     }
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     printf("[pacing] doc client: %u inputs sent, %u skipped by the bound, %u frames, %u defaulted for it; server: "
            "too_far_ahead %llu, stale %llu, flood %llu\n",
            d.sends, d.skipped, d.frames, d.frame_defaulted_self,

@@ -104,7 +104,7 @@ static void pump_to_tick(nh_world* w, uint32_t tick) {
     bsync_server_match_stats st;
     do {
         nh_pump(w, 5);
-        bsync_server_match_stats_get(w->server, 0, &st);
+        bsync_server_get_match_stats(w->server, 0, &st);
     } while (st.ticks < tick && bsync_net_now_us() < limit);
     assert_true(st.ticks >= tick);
 }
@@ -133,7 +133,7 @@ static void test_resume_from_frames(void** state) {
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
 
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     bsync_client_stats cs;
     bsync_client_get_stats(w.clients[1].client, &cs);
     printf("[resume] dropped at frame %u: reconnects %llu, resumes %llu (snapshot %llu), connect attempts %llu; server: "
@@ -204,7 +204,7 @@ static void test_resume_falls_back_to_snapshot(void** state) {
     assert_int_equal(nh_run_to_end(&w, 30000), 0);
 
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     bsync_client_stats cs;
     bsync_client_get_stats(w.clients[1].client, &cs);
     printf("[resume] after 5 s away: reconnects %llu, resumes %llu, snapshot %llu, frames applied %llu; server: resumes "

@@ -127,7 +127,7 @@ static void test_flipped_bits_refused(void** state) {
     for (uint32_t p = 0; p < 2; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
     assert_int_equal(nh_run_to_end(&w, 60000), 0);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     uint64_t refused_up = st.dropped[BSYNC_SERVER_DROP_BAD_TAG] + st.dropped[BSYNC_SERVER_DROP_NOT_SEALED];
     uint64_t refused_down = 0, resets = 0;
     for (uint32_t i = 0; i < 2; i++) {
@@ -210,7 +210,7 @@ static void test_replayed_packet_refused(void** state) {
     for (uint32_t p = 0; p < 2; p++) assert_true(nh_connect(&w, p, NULL) >= 0);
     assert_int_equal(nh_run_to_end(&w, 60000), 0);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     printf("[auth] replays: %u injected (of %u sealed inputs seen); server replayed %llu, bad_tag %llu\n", rp.replayed,
            rp.inputs, (unsigned long long)st.dropped[BSYNC_SERVER_DROP_REPLAYED],
            (unsigned long long)st.dropped[BSYNC_SERVER_DROP_BAD_TAG]);

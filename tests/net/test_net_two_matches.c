@@ -103,8 +103,8 @@ static void test_two_matches(void** state) {
     assert_true(done);
     assert_int_equal(wrong_bye, BSYNC_PROTO_BYE_BAD_TOKEN);
     bsync_server_match_stats a, b;
-    bsync_server_match_stats_get(w.server, 0, &a);
-    bsync_server_match_stats_get(w.server, 1, &b);
+    bsync_server_get_match_stats(w.server, 0, &a);
+    bsync_server_get_match_stats(w.server, 1, &b);
     assert_int_equal(a.match_id, 42);
     assert_int_equal(b.match_id, 43);
     assert_int_equal(a.ticks, 180);
@@ -116,8 +116,8 @@ static void test_two_matches(void** state) {
     nh_client_checksums(&w, 0, &x);
     nh_client_checksums(&w, 1, &y);
     assert_true(x.blend == y.blend && x.pose == y.pose);
-    bsync_match_checksums_get(bsync_client_match(other[0]), 1, &x);
-    bsync_match_checksums_get(bsync_client_match(other[1]), 1, &y);
+    bsync_match_get_checksums(bsync_client_match(other[0]), 1, &x);
+    bsync_match_get_checksums(bsync_client_match(other[1]), 1, &y);
     assert_int_equal(x.tick, 150);
     assert_true(x.blend == y.blend && x.pose == y.pose);
     for (int s = 0; s < 2; s++) bsync_client_destroy(other[s]);

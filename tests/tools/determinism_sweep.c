@@ -137,7 +137,7 @@ static int sweep(digests* o) {
                 ty = (fix16_t)((int32_t)(rng(&s) % 400000) - 200000);
             }
             int changed = 0;
-            if (fd.pair) bsync_param_filter_step2(&pf, &ps, tx, ty, &changed);
+            if (fd.pair) bsync_param_filter_step_2d(&pf, &ps, tx, ty, &changed);
             else bsync_param_filter_step(&pf, &ps, tx, &changed);
             bsync_checksum_u32(&h, (uint32_t)changed);
             bsync_param_checksum_feed(&ps, &h);

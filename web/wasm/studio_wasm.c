@@ -430,7 +430,7 @@ int32_t* bs_curve(int node, int n, int x0, int x1) {
 int32_t* bs_response(int param, int n, int x0, int x1) {
     static int32_t* buf;
     if (!g_config || n < 2 || n > 4096) return NULL;
-    const bsync_config_graph* fields = bsync_graph_config_fields(g_config);
+    const bsync_config_graph_fields* fields = bsync_graph_config_fields(g_config);
     if (param < 0 || (uint32_t)param >= bsync_blend_tree_parameter_count(bsync_graph_config_tree(g_config))) return NULL;
     const bsync_config_filter* cf = &fields->filters[param];
     if (!cf->has_curve || cf->pair || (param > 0 && fields->filters[param - 1].pair)) return NULL;
@@ -496,7 +496,7 @@ const char* bs_validate(const char* path) {
     } else {
         cJSON_AddStringToObject(o, "error", "validation could not run");
     }
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
     return emit(o);
 }
 
@@ -693,7 +693,7 @@ const char* bs_replay_step(int max_frames) {
                 break;
             }
             static bsync_match_checksums cs;
-            bsync_match_checksums_get(g_rp.match, 0, &cs);
+            bsync_match_get_checksums(g_rp.match, 0, &cs);
             g_rp.blend[i] = cs.blend;
             for (uint32_t c = 0; c < g_rp.chars; c++) {
                 const bsync_instance* inst = bsync_match_instance_const(g_rp.match, c);
@@ -817,7 +817,7 @@ const char* bs_replay_seek(int index) {
         bsync_match_tick(g_rp.match, &f);
     }
     static bsync_match_checksums cs;
-    bsync_match_checksums_get(g_rp.match, 1, &cs);
+    bsync_match_get_checksums(g_rp.match, 1, &cs);
     cJSON_AddNumberToObject(o, "index", index);
     cJSON_AddNumberToObject(o, "tick", g_rp.first_tick + (uint32_t)index);
     add_hex(o, "blend", cs.blend);
@@ -946,7 +946,7 @@ static uint8_t* read_all(const char* path, size_t* len) {
 static void add_characters(cJSON* o, const bsync_match_config* cfg, bsync_match* a, bsync_match* b) {
     const bsync_match_desc* desc = bsync_match_config_desc(cfg);
     static bsync_match_checksums ca, cb;
-    const int sums = bsync_match_checksums_get(a, 0, &ca) == BSYNC_OK && bsync_match_checksums_get(b, 0, &cb) == BSYNC_OK;
+    const int sums = bsync_match_get_checksums(a, 0, &ca) == BSYNC_OK && bsync_match_get_checksums(b, 0, &cb) == BSYNC_OK;
     cJSON* chars = cJSON_AddArrayToObject(o, "characters");
     for (uint32_t c = 0; c < desc->character_count; c++) {
         const bsync_graph* gr = desc->characters[c].graph;

@@ -101,7 +101,7 @@ namespace Blendsync
         {
             IntPtr p = P;
             fixed (MatchChecksums* o = &output)
-                BlendsyncException.Check(Native.bsync_match_checksums_get(p, withPoses ? 1 : 0, o), "bsync_match_checksums_get");
+                BlendsyncException.Check(Native.bsync_match_get_checksums(p, withPoses ? 1 : 0, o), "bsync_match_get_checksums");
         }
 
         /// <summary>Per-joint pose checksums of character c; returns the joint count.</summary>

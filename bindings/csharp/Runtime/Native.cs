@@ -160,7 +160,7 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern IntPtr bsync_match_get_desc(IntPtr match);
         [DllImport(Lib)] internal static extern uint bsync_match_character_count(IntPtr match);
         [DllImport(Lib)] internal static extern IntPtr bsync_match_instance(IntPtr match, uint character);
-        [DllImport(Lib)] internal static extern int bsync_match_checksums_get(IntPtr match, int withPoses, MatchChecksums* output);
+        [DllImport(Lib)] internal static extern int bsync_match_get_checksums(IntPtr match, int withPoses, MatchChecksums* output);
         [DllImport(Lib)] internal static extern int bsync_match_joint_checksums(IntPtr match, uint character, ulong* output, uint cap,
                                                                                 out uint count);
         [DllImport(Lib)] internal static extern UIntPtr bsync_match_snapshot_size(IntPtr match);

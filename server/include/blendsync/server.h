@@ -10,8 +10,8 @@
  *   bsync_server_done              1 when every match has ended
  *   bsync_server_drain             shut down, then serve until every peer has its END and BYE
  *   bsync_server_port              the bound port (useful with port 0)
- *   bsync_server_match_count, bsync_server_match_stats_get   the matches and their counters
- *   bsync_server_host_stats_get    connection hygiene, overload, sessions (the whole server)
+ *   bsync_server_match_count, bsync_server_get_match_stats   the matches and their counters
+ *   bsync_server_get_host_stats    connection hygiene, overload, sessions (the whole server)
  *   bsync_server_drop_name         a drop reason's log token
  *   bsync_server_pool_*            several servers, one per worker thread (more than one core)
  *
@@ -111,7 +111,7 @@ BSYNC_API int bsync_server_done(const bsync_server* server);
 BSYNC_API uint32_t bsync_server_drain(bsync_server* server, uint32_t timeout_ms);
 BSYNC_API uint16_t bsync_server_port(const bsync_server* server);
 BSYNC_API uint32_t bsync_server_match_count(const bsync_server* server);
-BSYNC_API void bsync_server_match_stats_get(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);
+BSYNC_API void bsync_server_get_match_stats(const bsync_server* server, uint32_t match, bsync_server_match_stats* out);
 
 /* The whole server: connection hygiene, overload, sessions. */
 typedef struct bsync_server_host_stats {
@@ -129,7 +129,7 @@ typedef struct bsync_server_host_stats {
     uint64_t auth_required;
     uint64_t sealed_rejected;
 } bsync_server_host_stats;
-BSYNC_API void bsync_server_host_stats_get(const bsync_server* server, bsync_server_host_stats* out);
+BSYNC_API void bsync_server_get_host_stats(const bsync_server* server, bsync_server_host_stats* out);
 
 /* ---- Workers: one server per thread, match k on worker k % workers (docs/server.md#workers). */
 typedef struct bsync_server_pool bsync_server_pool;

@@ -113,7 +113,7 @@ BSYNC_API const bsync_instance* bsync_match_instance_const(const bsync_match* ma
 BSYNC_API const bsync_match_script* bsync_match_npc_script(const bsync_match* match, uint32_t character);
 
 /* with_poses 1 computes every character's pose. */
-BSYNC_API bsync_result bsync_match_checksums_get(bsync_match* match, int with_poses, bsync_match_checksums* out);
+BSYNC_API bsync_result bsync_match_get_checksums(bsync_match* match, int with_poses, bsync_match_checksums* out);
 /* ---- over threads: disjoint ranges in parallel, then finish once; the same bits as the whole call. */
 BSYNC_API bsync_result bsync_match_tick_range(bsync_match* match, const bsync_match_frame* frame, uint32_t first,
                                               uint32_t count);

@@ -7,8 +7,8 @@
  *   bsync_param_state           one instance's state (plain data, no pointers)
  *   bsync_param_filter_init     validate a desc, prepare
  *   bsync_param_state_init      start at rest on a target
- *   bsync_param_filter_step / _step2   one tick, scalar / pair
- *   bsync_param_shape / _shape2 dead zone and curve only
+ *   bsync_param_filter_step / _step_2d  one tick, scalar / pair
+ *   bsync_param_shape / _shape_2d dead zone and curve only
  *   bsync_param_checksum_feed   canonical bytes of a state
  *
  * design: docs/parameters.md (formulas, errors)
@@ -57,12 +57,12 @@ BSYNC_API void bsync_param_state_init(const bsync_param_filter* filter, bsync_pa
 /* *out_changed (may be NULL) = 1 if the value changed. BSYNC_INVALID_ARGUMENT (NULL, wrong kind). */
 BSYNC_API bsync_result bsync_param_filter_step(const bsync_param_filter* filter, bsync_param_state* state, fix16_t target,
                                      int* out_changed);
-BSYNC_API bsync_result bsync_param_filter_step2(const bsync_param_filter* filter, bsync_param_state* state, fix16_t x,
+BSYNC_API bsync_result bsync_param_filter_step_2d(const bsync_param_filter* filter, bsync_param_state* state, fix16_t x,
                                       fix16_t y, int* out_changed);
 
 /* Pure; a NULL filter returns the input. */
 BSYNC_API fix16_t bsync_param_shape(const bsync_param_filter* filter, fix16_t x);
-BSYNC_API void bsync_param_shape2(const bsync_param_filter* filter, fix16_t x, fix16_t y, fix16_t out[2]);
+BSYNC_API void bsync_param_shape_2d(const bsync_param_filter* filter, fix16_t x, fix16_t y, fix16_t out[2]);
 
 BSYNC_API void bsync_param_checksum_feed(const bsync_param_state* state, bsync_checksum_state* checksum);
 

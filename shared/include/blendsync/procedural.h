@@ -5,7 +5,7 @@
  *   bsync_procedural_humanoid             skeleton + idle, walk, run
  *   bsync_procedural_humanoid_create / _destroy   allocate (setup time) / free
  *   bsync_procedural_humanoid_full        skeleton + all 8 clips (the first 3 the same bits)
- *   bsync_procedural_humanoid_create_full / bsync_procedural_humanoid_full_destroy
+ *   bsync_procedural_humanoid_full_create / bsync_procedural_humanoid_full_destroy
  *   BSYNC_PROCEDURAL_*                    clip indices and root speeds
  *
  * design: docs/demo.md#the-built-in-humanoid-proceduralh (clips, speeds, mirror rule)
@@ -54,13 +54,13 @@ typedef struct bsync_procedural_humanoid {
 BSYNC_API bsync_result bsync_procedural_humanoid_create(const bsync_allocator* allocator, bsync_procedural_humanoid* out);
 BSYNC_API void bsync_procedural_humanoid_destroy(bsync_procedural_humanoid* humanoid);
 
-/* create_full: BSYNC_INVALID_ARGUMENT (NULL out), BSYNC_OUT_OF_MEMORY (nothing left allocated). */
+/* full_create: BSYNC_INVALID_ARGUMENT (NULL out), BSYNC_OUT_OF_MEMORY (nothing left allocated). */
 typedef struct bsync_procedural_humanoid_full {
     bsync_skeleton* skeleton;
     bsync_clip* clips[BSYNC_PROCEDURAL_FULL_CLIP_COUNT];
 } bsync_procedural_humanoid_full;
 
-BSYNC_API bsync_result bsync_procedural_humanoid_create_full(const bsync_allocator* allocator,
+BSYNC_API bsync_result bsync_procedural_humanoid_full_create(const bsync_allocator* allocator,
                                                    bsync_procedural_humanoid_full* out);
 BSYNC_API void bsync_procedural_humanoid_full_destroy(bsync_procedural_humanoid_full* humanoid);
 

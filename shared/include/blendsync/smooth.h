@@ -5,7 +5,7 @@
  *   bsync_smooth_state, bsync_smooth_state_make   one component's state
  *   bsync_smooth_init         make the constants
  *   bsync_smooth_step         one tick of the scalar filter
- *   bsync_smooth_step2        one tick of the 2D filter
+ *   bsync_smooth_step_2d        one tick of the 2D filter
  *   bsync_smooth_value, bsync_smooth_velocity   the state rounded to fix16
  *
  * dt = 1 / tick_rate exactly; NULL arguments: a step returns 0.
@@ -55,7 +55,7 @@ BSYNC_API bsync_result bsync_smooth_init(bsync_smooth* out, fix16_t smooth_time,
 BSYNC_API int bsync_smooth_step(const bsync_smooth* s, bsync_smooth_state* state, fix16_t target);
 
 /* Clamps the change's length. Returns 1 if either rounded component changed. */
-BSYNC_API int bsync_smooth_step2(const bsync_smooth* s, bsync_smooth_state state[2], const fix16_t target[2]);
+BSYNC_API int bsync_smooth_step_2d(const bsync_smooth* s, bsync_smooth_state state[2], const fix16_t target[2]);
 
 #ifdef __cplusplus
 }

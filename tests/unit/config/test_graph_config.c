@@ -21,8 +21,8 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static bsync_config_graph* parse_ok(const char* json, bsync_blend_tree** tree) {
-    bsync_config_graph* g = NULL;
+static bsync_config_graph_fields* parse_ok(const char* json, bsync_blend_tree** tree) {
+    bsync_config_graph_fields* g = NULL;
     bsync_error err;
     bsync_result r = bsync_config_parse_graph(json, strlen(json), "g.json", NULL, tree, &g, NULL, &err);
     if (r != BSYNC_OK) fprintf(stderr, "unexpected error: %s\n", err.message);
@@ -32,7 +32,7 @@ static bsync_config_graph* parse_ok(const char* json, bsync_blend_tree** tree) {
 }
 
 static void expect_error(const char* json, const char* message) {
-    bsync_config_graph* g = (bsync_config_graph*)(uintptr_t)1;
+    bsync_config_graph_fields* g = (bsync_config_graph_fields*)(uintptr_t)1;
     bsync_blend_tree* t = (bsync_blend_tree*)(uintptr_t)1;
     bsync_error err;
     bsync_result r = bsync_config_parse_graph(json, strlen(json), "g.json", NULL, &t, &g, NULL, &err);
@@ -179,7 +179,7 @@ static int teardown(void** state) {
 static void test_defaults(void** state) {
     (void)state;
     bsync_blend_tree* t = NULL;
-    bsync_config_graph* g = parse_ok(ONE_NODE("\"speed\": {}", ""), &t);
+    bsync_config_graph_fields* g = parse_ok(ONE_NODE("\"speed\": {}", ""), &t);
     assert_int_equal(g->tick_rate, 30);
     assert_int_equal(g->root_motion, BSYNC_ROOT_MOTION_KEEP);
     assert_int_equal(g->root_rotation, BSYNC_ROOT_ROTATION_YAW);
@@ -199,7 +199,7 @@ static void test_defaults(void** state) {
     assert_int_equal(g->nodes[0].time_scales[0], ONE);
     assert_int_equal(g->nodes[0].time_scales[1], ONE);
     assert_int_equal(g->nodes[0].cycle_offsets[1], 0);
-    bsync_config_graph_destroy(g);
+    bsync_config_graph_fields_destroy(g);
     bsync_blend_tree_destroy(t);
 }
 
@@ -224,7 +224,7 @@ static void test_every_field(void** state) {
         "            \"children\": [{\"motion\": \"walk\", \"threshold\": 0, \"time_scale\": 0.00098},"
         "                           {\"motion\": \"run\", \"threshold\": 1.5, \"time_scale\": 1024, \"cycle_offset\": 0.99998}]}}}";
     bsync_blend_tree* t = NULL;
-    bsync_config_graph* g = parse_ok(json, &t);
+    bsync_config_graph_fields* g = parse_ok(json, &t);
     assert_int_equal(g->tick_rate, 60);
     assert_int_equal(g->root_motion, BSYNC_ROOT_MOTION_NONE);
     assert_int_equal(g->root_rotation, BSYNC_ROOT_ROTATION_FULL);
@@ -274,7 +274,7 @@ static void test_every_field(void** state) {
     assert_int_equal(g->nodes[move].time_scales[0], 64);         /* 0.00098 * 65536 = 64.2 -> 64 = 1/1024 */
     assert_int_equal(g->nodes[move].time_scales[1], 0x4000000);  /* 1024 */
     assert_int_equal(g->nodes[move].cycle_offsets[1], 65535);    /* 0.99998 * 65536 = 65534.7 */
-    bsync_config_graph_destroy(g);
+    bsync_config_graph_fields_destroy(g);
     bsync_blend_tree_destroy(t);
 }
 
@@ -612,7 +612,7 @@ static void test_root_motion(void** state) {
         bsync_result r;
         bsync_graph_config* gc = load_text(json, &err, &r);
         if (r == BSYNC_OK) {
-            const bsync_config_graph* f = bsync_graph_config_fields(gc);
+            const bsync_config_graph_fields* f = bsync_graph_config_fields(gc);
             assert_int_equal(f->root_motion, i == 0 ? BSYNC_ROOT_MOTION_EXTRACT : BSYNC_ROOT_MOTION_NONE);
             bsync_graph_config_destroy(gc);
         } else {
@@ -666,7 +666,7 @@ static void test_pab_example(void** state) {
         assert_int_equal(bsync_blend_tree_find_motion(bsync_graph_config_tree(gc), names[i], &m), BSYNC_OK);
         assert_int_equal(bsync_graph_motion_length(g, m), lens[i]);
     }
-    const bsync_config_graph* f = bsync_graph_config_fields(gc);
+    const bsync_config_graph_fields* f = bsync_graph_config_fields(gc);
     assert_int_equal(f->filters[0].smooth_time, 19661); /* 0.3 s */
     assert_string_equal(f->root_joint, "Hips");
     bsync_graph_config_destroy(gc);

@@ -174,7 +174,7 @@ static void test_builtin_errors(void** state) {
     /* the parser alone (no file access) refuses it too */
     const char* json = SPEED_TREE("\"run\": {\"source\": \"builtin:Humanoid\"}");
     bsync_blend_tree* t = NULL;
-    bsync_config_graph* cg = NULL;
+    bsync_config_graph_fields* cg = NULL;
     bsync_error err;
     assert_int_equal(bsync_config_parse_graph(json, strlen(json), "g.json", NULL, &t, &cg, NULL, &err), BSYNC_CONFIG_ERROR);
     assert_string_equal(err.message,
@@ -201,7 +201,7 @@ static void test_switch_config(void** state) {
     const bsync_graph* g = bsync_graph_config_graph(gc);
     assert_int_equal(bsync_graph_switch_count(g), 1);
     assert_int_equal(bsync_graph_switch_node(g, 0), 0);
-    const bsync_config_graph* f = bsync_graph_config_fields(gc);
+    const bsync_config_graph_fields* f = bsync_graph_config_fields(gc);
     assert_int_equal(f->switch_count, 1);
     assert_int_equal(f->switches[0].node, 0);
     assert_int_equal(f->switches[0].initial_child, 1);
@@ -406,7 +406,7 @@ static void test_layers_config(void** state) {
     bsync_graph_config* gc = load_ok(k_layer_cfg);
     const bsync_graph* g = bsync_graph_config_graph(gc);
     assert_int_equal(bsync_graph_layer_count(g), 2);
-    const bsync_config_graph* f = bsync_graph_config_fields(gc);
+    const bsync_config_graph_fields* f = bsync_graph_config_fields(gc);
     assert_int_equal(f->layer_count, 2);
     assert_int_equal(f->layers[0].node, 1);
     assert_int_equal(f->layers[0].weight_source, BSYNC_LAYER_WEIGHT_PARAM);

@@ -219,7 +219,7 @@ static void run_pair(const bsync_match_desc* d, const bsync_switch_trigger* dire
         assert_int_equal(bsync_instance_tick_ex(inst, &input, &tr, v ? 1u : 0u), BSYNC_OK);
         uint64_t want = bsync_instance_state_checksum(inst), got = 0, wp = 0, gp = 0;
         bsync_match_checksums cs;
-        assert_int_equal(bsync_match_checksums_get(m, 1, &cs), BSYNC_OK);
+        assert_int_equal(bsync_match_get_checksums(m, 1, &cs), BSYNC_OK);
         got = cs.character_blend[0];
         assert_int_equal(bsync_instance_pose_checksum(inst, &wp, NULL), BSYNC_OK);
         gp = cs.character_pose[0];

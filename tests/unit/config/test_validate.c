@@ -261,7 +261,7 @@ static void test_clean_file(void** state) {
     const bsync_validate_finding* rm = find_code(&r, "root_motion", "run");
     assert_non_null(rm);
     assert_true(fabs(rm->value - 3.0) < 1e-4);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
     assert_int_equal(r.finding_count, 0);
     assert_null(r.findings);
 }
@@ -292,7 +292,7 @@ static void test_clean_config(void** state) {
     assert_string_equal(r.suggestions[1].motion, "run");
     assert_true(fabs(r.suggestions[1].speed - 3.0) < 1e-4);
     assert_true(fabs(r.suggestions[1].current - 2.5) < 1e-9);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 }
 
 static void test_planted_file_problems(void** state) {
@@ -323,7 +323,7 @@ static void test_planted_file_problems(void** state) {
     assert_int_equal(find_clip(&r, "limp")->animated_joints, 2);
     assert_true(fabs(find_clip(&r, "crawl")->duration - 2.0) < 1e-9);
     assert_true(fabs(find_clip(&r, "crawl")->root_speed - 1.0) < 1e-4);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 }
 
 static void test_errors_do_not_stop(void** state) {
@@ -342,7 +342,7 @@ static void test_errors_do_not_stop(void** state) {
     assert_int_equal(f->severity, BSYNC_VALIDATE_ERROR);
     assert_string_equal(f->file, p[1]);
     assert_int_equal(r.clip_count, 2); /* clean.gltf was still checked */
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 }
 
 static void test_hierarchy_and_zero_duration(void** state) {
@@ -361,7 +361,7 @@ static void test_hierarchy_and_zero_duration(void** state) {
     assert_non_null(z);
     assert_int_equal(z->severity, BSYNC_VALIDATE_WARNING);
     assert_int_equal(bsync_validate_exit_status(&r), 1);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 }
 
 static void test_config_nodes(void** state) {
@@ -378,7 +378,7 @@ static void test_config_nodes(void** state) {
     assert_true(f->value == 1.0);
     assert_null(find_code(&r, "missing_in_sibling", "walk"));
     assert_int_equal(bsync_validate_exit_status(&r), 1);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 
     /* 2 s vs 1 s: 100 % apart; info under normalized sync, warning with sync none */
     const char* m2[2] = {"walk", "crawl"};
@@ -393,14 +393,14 @@ static void test_config_nodes(void** state) {
     for (uint32_t i = 0; i < r.finding_count; i++)
         if (r.findings[i].severity != BSYNC_VALIDATE_INFO) assert_string_equal(r.findings[i].code, "joint_not_in_skeleton");
     assert_int_equal(count_code(&r, "joint_not_in_skeleton"), 1);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
     write_config("lengths_none.json", "none", m2, 2);
     bsync_validate_report_init(&r);
     assert_int_equal(bsync_validate_config(&r, fixture_path("lengths_none.json"), NULL), BSYNC_OK);
     f = find_code(&r, "cycle_length_mismatch", NULL);
     assert_non_null(f);
     assert_int_equal(f->severity, BSYNC_VALIDATE_WARNING);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 
     /* a threshold just above the measured ratio silences it: 10 % bound is a strict "more than" */
     bsync_validate_options o;
@@ -409,7 +409,7 @@ static void test_config_nodes(void** state) {
     bsync_validate_report_init(&r);
     assert_int_equal(bsync_validate_config(&r, fixture_path("lengths_none.json"), &o), BSYNC_OK);
     assert_int_equal(count_code(&r, "cycle_length_mismatch"), 0);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 
     /* config with a bad animation name and one with a broken source: error findings */
     FILE* fp = fopen(fixture_path("seam.json"), "wb");
@@ -425,13 +425,13 @@ static void test_config_nodes(void** state) {
     assert_non_null(strstr(f->message, "wlak"));
     assert_non_null(find_code(&r, "not_finite", "b"));
     assert_int_equal(bsync_validate_exit_status(&r), 2);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 
     /* unparsable config */
     bsync_validate_report_init(&r);
     assert_int_equal(bsync_validate_config(&r, fixture_path("set.gltf"), NULL), BSYNC_OK);
     assert_non_null(find_code(&r, "config_error", NULL));
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 }
 
 static void test_options_and_arguments(void** state) {
@@ -448,7 +448,7 @@ static void test_options_and_arguments(void** state) {
     assert_int_equal(bsync_validate_files(&r, p, 1, &o), BSYNC_OK);
     assert_non_null(find_code(&r, "precision_loss", "walk"));
     /* a seam limit of 0 deg: still no seam for clips whose first and last keys are equal */
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
     assert_int_equal(bsync_validate_files(NULL, p, 1, NULL), BSYNC_INVALID_ARGUMENT);
     assert_int_equal(bsync_validate_config(&r, NULL, NULL), BSYNC_INVALID_ARGUMENT);
     assert_int_equal(bsync_validate_asset(&r, NULL, "", NULL, NULL), BSYNC_INVALID_ARGUMENT);
@@ -474,7 +474,7 @@ static void test_shared_data(void** state) {
         printf("  Fox %s: %.4f s, seam %.3f deg %.5f m, root %.4f m/s\n", r.clips[i].clip, r.clips[i].duration,
                r.clips[i].seam_rotation_deg, r.clips[i].seam_translation_m, r.clips[i].root_speed);
     }
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 
     const char* pab = bsync_test_shared_path("data/ozz-animation-pab/converted/pab_locomotion_runtime.gltf");
     if (!pab) return;
@@ -498,7 +498,7 @@ static void test_shared_data(void** state) {
     assert_true(fabs(r.suggestions[2].speed - 5.01837) < 1e-3);
     assert_non_null(find_code(&r, "cycle_length_mismatch", NULL));
     printf("  pab: status %d, %u findings\n", bsync_validate_exit_status(&r), (unsigned)r.finding_count);
-    bsync_validate_report_free(&r);
+    bsync_validate_report_destroy(&r);
 }
 
 int main(void) {

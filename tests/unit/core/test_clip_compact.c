@@ -445,7 +445,7 @@ static void test_pab_and_cmu(void** state) {
         print_message("pab runtime clips: %zu -> %zu bytes (ozz 0.16: 26491)\n", before, after);
         assert_true(after <= 26491); /* issue 17: clip bytes at most ozz's */
         pose_error("pab walk/jog/run", &a, 240, 2.5e-4);
-        bsync_asset_free(&a);
+        bsync_asset_destroy(&a);
         ran = 1;
     }
     path = bsync_test_shared_path("data/cmu-mocap-bvh/02_01_walk.bvh");
@@ -454,7 +454,7 @@ static void test_pab_and_cmu(void** state) {
         compact_sizes(&a, &before, &after);
         print_message("CMU 02_01_walk.bvh: %zu -> %zu bytes\n", before, after);
         pose_error("CMU 02_01_walk", &a, 240, 2.5e-4);
-        bsync_asset_free(&a);
+        bsync_asset_destroy(&a);
         ran = 1;
     }
     if (!ran) {
@@ -562,7 +562,7 @@ static void test_clip_file(void** state) {
     assert_memory_equal((const unsigned char*)a.clips[1] + 48, (const unsigned char*)c + 48, bs - 48);
     assert_int_equal(bsync_checksum_clip(a.clips[1]), bsync_checksum_clip(c));
     assert_int_equal(bsync_checksum_clip(a.clips[0]), bsync_checksum_clip(s.clip));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     /* an unknown version: refused naming it */
     unsigned char* g = malloc(n2);
     memcpy(g, f2, n2);

@@ -1,6 +1,6 @@
 /* The match's batch API (match.h "One match over a job system's threads"): a tick split into
  * character ranges, and the checksums likewise, give exactly the bits of bsync_match_tick and
- * bsync_match_checksums_get — whatever the split, and with the ranges run on two threads at once.
+ * bsync_match_get_checksums — whatever the split, and with the ranges run on two threads at once.
  * The reference is the whole-match call (the header defines the batch by it); the match is the demo's
  * (4 players, 2 NPCs on the built-in humanoid, poses checked too). */
 #include "test_support.h"
@@ -82,7 +82,7 @@ static void test_batch_is_the_whole_call(void** state) {
         assert_int_equal(bsync_match_tick_count(serial), t + 1u);
         if (t % 10u != 9u) continue;
         bsync_match_checksums w, x, y;
-        assert_int_equal(bsync_match_checksums_get(whole, 1, &w), BSYNC_OK);
+        assert_int_equal(bsync_match_get_checksums(whole, 1, &w), BSYNC_OK);
         memset(&x, 0xA5, sizeof x); /* every field the batch promises must be written */
         range_job ca = {threaded, NULL, &x, 0, n - k, 1, BSYNC_IO_ERROR};
         range_job cb = {threaded, NULL, &x, n - k, k, 1, BSYNC_IO_ERROR};

@@ -91,7 +91,7 @@ static void test_dead_zone_radial(void** state) {
         bsync_param_filter f = make(zone, range, NULL, 0, 0, 1, 60);
         fix16_t x = rnd_range(&r, -3 * 65536, 3 * 65536), y = rnd_range(&r, -3 * 65536, 3 * 65536);
         fix16_t out[2];
-        bsync_param_shape2(&f, x, y, out);
+        bsync_param_shape_2d(&f, x, y, out);
         double z = fxd(zone), rr = range ? fxd(range) : 1.0, len = hypot(fxd(x), fxd(y));
         double want[2] = {0, 0};
         if (len > z) {
@@ -110,13 +110,13 @@ static void test_dead_zone_radial(void** state) {
     /* inside -> zero; just outside in any direction -> a few raw steps */
     bsync_param_filter f = make(19661 /* 0.3 */, 0, NULL, 0, 0, 1, 60);
     fix16_t out[2];
-    bsync_param_shape2(&f, 13000, -13000, out); /* |v| = 0.2805 */
+    bsync_param_shape_2d(&f, 13000, -13000, out); /* |v| = 0.2805 */
     assert_true(out[0] == 0 && out[1] == 0);
     for (int i = 0; i < 360; i++) {
         double a = i * 3.14159265358979 / 180, len = 0.3 + 2.0 / 65536;
         fix16_t x = (fix16_t)lround(cos(a) * len * 65536), y = (fix16_t)lround(sin(a) * len * 65536);
         double exact = hypot(fxd(x), fxd(y));
-        bsync_param_shape2(&f, x, y, out);
+        bsync_param_shape_2d(&f, x, y, out);
         if (exact <= fxd(19661)) {
             assert_true(out[0] == 0 && out[1] == 0);
         } else {
@@ -155,7 +155,7 @@ static void test_curve_stage(void** state) {
     for (int i = 0; i < 5000; i++) {
         fix16_t x = rnd_range(&r, -65536, 65536), y = rnd_range(&r, -65536, 65536);
         fix16_t out[2];
-        bsync_param_shape2(&p, x, y, out);
+        bsync_param_shape_2d(&p, x, y, out);
         double len = hypot(fxd(x), fxd(y));
         if (len == 0) {
             assert_true(out[0] == 0 && out[1] == 0);
@@ -234,16 +234,16 @@ static void test_smooth_stage_and_settling(void** state) {
     bsync_param_state_init(&p, &s, 0, 0);
     int ticks = 0, changed = 1;
     do {
-        assert_int_equal(bsync_param_filter_step2(&p, &s, 40000, -30000, &changed), BSYNC_OK);
+        assert_int_equal(bsync_param_filter_step_2d(&p, &s, 40000, -30000, &changed), BSYNC_OK);
         ticks++;
         if (ticks == 1) assert_int_equal(s.settled, 0);
     } while (!s.settled && ticks < 1000);
     assert_true(s.settled && ticks < 1000);
     fix16_t shaped[2];
-    bsync_param_shape2(&p, 40000, -30000, shaped);
+    bsync_param_shape_2d(&p, 40000, -30000, shaped);
     assert_memory_equal(s.value, shaped, sizeof shaped);
     for (int i = 0; i < 10; i++) {
-        assert_int_equal(bsync_param_filter_step2(&p, &s, 40000, -30000, &changed), BSYNC_OK);
+        assert_int_equal(bsync_param_filter_step_2d(&p, &s, 40000, -30000, &changed), BSYNC_OK);
         assert_int_equal(changed, 0);
     }
     printf("param pair (dead zone + curve + SmoothDamp 0.3 s): settled in %d ticks at 60 Hz\n", ticks);
@@ -273,7 +273,7 @@ static void test_validation(void** state) {
     bsync_param_state s;
     bsync_param_state_init(&f, &s, 0, 0);
     int changed = 7;
-    assert_int_equal(bsync_param_filter_step2(&f, &s, 1, 1, &changed), BSYNC_INVALID_ARGUMENT); /* scalar */
+    assert_int_equal(bsync_param_filter_step_2d(&f, &s, 1, 1, &changed), BSYNC_INVALID_ARGUMENT); /* scalar */
     assert_int_equal(changed, 0);
     assert_int_equal(bsync_param_filter_step(NULL, &s, 1, &changed), BSYNC_INVALID_ARGUMENT);
     assert_int_equal(bsync_param_filter_step(&f, NULL, 1, NULL), BSYNC_INVALID_ARGUMENT);
@@ -297,8 +297,8 @@ static void test_checksum_and_determinism(void** state) {
         fix16_t x1 = rnd_range(&r1, -70000, 70000), y1 = rnd_range(&r1, -70000, 70000);
         fix16_t x2 = rnd_range(&r2, -70000, 70000), y2 = rnd_range(&r2, -70000, 70000);
         int repeat = i % 17;
-        for (int k = 0; k <= repeat; k++) bsync_param_filter_step2(&f, &a, x1, y1, NULL);
-        for (int k = 0; k <= repeat; k++) bsync_param_filter_step2(&f, &b, x2, y2, NULL);
+        for (int k = 0; k <= repeat; k++) bsync_param_filter_step_2d(&f, &a, x1, y1, NULL);
+        for (int k = 0; k <= repeat; k++) bsync_param_filter_step_2d(&f, &b, x2, y2, NULL);
         assert_memory_equal(&a, &b, sizeof a); /* every byte: no padding, nothing uninitialised */
     }
     /* canonical bytes by hand */
@@ -344,7 +344,7 @@ static void test_extremes_no_ub(void** state) {
                             bsync_param_state_init(&f, &s, ext[a], ext[b]);
                             for (int k = 0; k < 3; k++) {
                                 if (pair)
-                                    bsync_param_filter_step2(&f, &s, ext[b], ext[a], NULL);
+                                    bsync_param_filter_step_2d(&f, &s, ext[b], ext[a], NULL);
                                 else
                                     bsync_param_filter_step(&f, &s, ext[b], NULL);
                                 assert_true(s.value[0] != (fix16_t)INT32_MIN && s.value[1] != (fix16_t)INT32_MIN);

@@ -340,16 +340,16 @@ static void test_match_with_and_without_presentation(void** state) {
         }
         if (t % 10u == 0u) {
             bsync_match_checksums s0, s1;
-            assert_int_equal(bsync_match_checksums_get(m[0], 1, &s0), BSYNC_OK);
-            assert_int_equal(bsync_match_checksums_get(m[1], 1, &s1), BSYNC_OK);
+            assert_int_equal(bsync_match_get_checksums(m[0], 1, &s0), BSYNC_OK);
+            assert_int_equal(bsync_match_get_checksums(m[1], 1, &s1), BSYNC_OK);
             assert_true(s0.blend == s1.blend && s0.pose == s1.pose && s0.tick == s1.tick);
             for (uint32_t c = 0; c < 6; c++)
                 assert_true(s0.character_blend[c] == s1.character_blend[c] &&
                             s0.character_pose[c] == s1.character_pose[c]);
         } else {
             bsync_match_checksums s0, s1;
-            assert_int_equal(bsync_match_checksums_get(m[0], 0, &s0), BSYNC_OK);
-            assert_int_equal(bsync_match_checksums_get(m[1], 0, &s1), BSYNC_OK);
+            assert_int_equal(bsync_match_get_checksums(m[0], 0, &s0), BSYNC_OK);
+            assert_int_equal(bsync_match_get_checksums(m[1], 0, &s1), BSYNC_OK);
             assert_true(s0.blend == s1.blend);
         }
         if (t % 50u == 49u) {

@@ -23,7 +23,7 @@ static bsync_procedural_humanoid_full g_f;
 
 static int setup(void** state) {
     (void)state;
-    return bsync_procedural_humanoid_create_full(NULL, &g_f) == BSYNC_OK ? 0 : -1;
+    return bsync_procedural_humanoid_full_create(NULL, &g_f) == BSYNC_OK ? 0 : -1;
 }
 static int teardown(void** state) {
     (void)state;
@@ -327,7 +327,7 @@ static void test_original_clips_unchanged(void** state) {
     bsync_procedural_humanoid_destroy(&old);
     /* the full set builds the same bits every time */
     bsync_procedural_humanoid_full again;
-    assert_int_equal(bsync_procedural_humanoid_create_full(NULL, &again), BSYNC_OK);
+    assert_int_equal(bsync_procedural_humanoid_full_create(NULL, &again), BSYNC_OK);
     for (int i = 0; i < BSYNC_PROCEDURAL_FULL_CLIP_COUNT; i++)
         assert_int_equal(bsync_checksum_clip(again.clips[i]), bsync_checksum_clip(g_f.clips[i]));
     bsync_procedural_humanoid_full_destroy(&again);
@@ -354,7 +354,7 @@ static void fa_free(void* ptr, size_t size, void* user) {
 
 static void test_arguments_and_failing_allocator(void** state) {
     (void)state;
-    assert_int_equal(bsync_procedural_humanoid_create_full(NULL, NULL), BSYNC_INVALID_ARGUMENT);
+    assert_int_equal(bsync_procedural_humanoid_full_create(NULL, NULL), BSYNC_INVALID_ARGUMENT);
     bsync_procedural_humanoid_full_destroy(NULL); /* ignored */
     /* the skeleton and 8 clips: 9 allocations; the k-th failing gives OUT_OF_MEMORY, *out untouched
      * and nothing left allocated */
@@ -363,7 +363,7 @@ static void test_arguments_and_failing_allocator(void** state) {
         bsync_allocator a = {fa_alloc, fa_free, &f};
         bsync_procedural_humanoid_full h;
         memset(&h, 0x5a, sizeof h);
-        assert_int_equal(bsync_procedural_humanoid_create_full(&a, &h), BSYNC_OUT_OF_MEMORY);
+        assert_int_equal(bsync_procedural_humanoid_full_create(&a, &h), BSYNC_OUT_OF_MEMORY);
         unsigned char ff[sizeof h];
         memset(ff, 0x5a, sizeof ff);
         assert_memory_equal(&h, ff, sizeof h);
@@ -372,7 +372,7 @@ static void test_arguments_and_failing_allocator(void** state) {
     fail_after f = {1 + BSYNC_PROCEDURAL_FULL_CLIP_COUNT, 0};
     bsync_allocator a = {fa_alloc, fa_free, &f};
     bsync_procedural_humanoid_full h;
-    assert_int_equal(bsync_procedural_humanoid_create_full(&a, &h), BSYNC_OK);
+    assert_int_equal(bsync_procedural_humanoid_full_create(&a, &h), BSYNC_OK);
     assert_int_equal(f.live, 1 + BSYNC_PROCEDURAL_FULL_CLIP_COUNT);
     bsync_procedural_humanoid_full_destroy(&h);
     assert_int_equal(f.live, 0);

@@ -354,7 +354,7 @@ static void test_pab_runtime_clips(void** state) {
     }
     print_message("pab runtime clips: %ld joint samples identical to the rule\n", compared);
     assert_int_equal(compared, 3L * 2 * 6000 * 67); /* 3 clips, 2 modes, 6000 times, 67 joints */
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
 }
 
 
@@ -415,7 +415,7 @@ static void test_pab_rule2_close_to_rule1(void** state) {
     free(s2);
     free(p1);
     free(p2);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
 }
 
 /* The plan's contract: refusals, writes nothing on failure, and what it holds for pab (most tracks
@@ -495,7 +495,7 @@ static void test_plan_contract(void** state) {
                       (unsigned)tracks_n, n, listed);
         assert_true(listed < tracks_n / 3); /* most of pab's tracks are constant */
     }
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
 }
 
 int main(void) {

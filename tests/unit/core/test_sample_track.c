@@ -180,7 +180,7 @@ static void test_random_clips(void** state) {
 static void test_humanoid_clips(void** state) {
     (void)state;
     bsync_procedural_humanoid_full h;
-    assert_int_equal(bsync_procedural_humanoid_create_full(NULL, &h), BSYNC_OK);
+    assert_int_equal(bsync_procedural_humanoid_full_create(NULL, &h), BSYNC_OK);
     uint64_t seed = 7;
     for (uint32_t m = 0; m < BSYNC_PROCEDURAL_FULL_CLIP_COUNT; m++) assert_true(check_clip(h.clips[m], h.skeleton, &seed) > 0);
     bsync_procedural_humanoid_full_destroy(&h);

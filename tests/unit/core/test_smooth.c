@@ -229,7 +229,7 @@ static void test_random_steps2_vs_double(void** state) {
         bsync_smooth s;
         assert_int_equal(bsync_smooth_init(&s, st, ms, rate), BSYNC_OK);
         bsync_smooth_state ss[2] = {bsync_smooth_state_make(cur[0], vel[0]), bsync_smooth_state_make(cur[1], vel[1])};
-        int changed = bsync_smooth_step2(&s, ss, tgt);
+        int changed = bsync_smooth_step_2d(&s, ss, tgt);
         fix16_t v[2] = {bsync_smooth_value(&ss[0]), bsync_smooth_value(&ss[1])};
         assert_int_equal(changed, v[0] != cur[0] || v[1] != cur[1]);
         double dv[2] = {fxd(cur[0]), fxd(cur[1])}, dw[2] = {fxd(vel[0]), fxd(vel[1])};
@@ -381,10 +381,10 @@ static void test_settles_2d(void** state) {
         int limit = ref_ticks + ref_ticks / 10 + 5, ticks = 0;
         while (!(ss[0].value == (int64_t)t[0] * 65536 && ss[1].value == (int64_t)t[1] * 65536 &&
                  ss[0].velocity == 0 && ss[1].velocity == 0)) {
-            bsync_smooth_step2(&s, ss, t);
+            bsync_smooth_step_2d(&s, ss, t);
             if (++ticks > limit) fail_msg("2D case %d not settled after %d ticks", i, ticks);
         }
-        for (int k = 0; k < 20; k++) assert_int_equal(bsync_smooth_step2(&s, ss, t), 0);
+        for (int k = 0; k < 20; k++) assert_int_equal(bsync_smooth_step_2d(&s, ss, t), 0);
         assert_int_equal(bsync_smooth_value(&ss[0]), t[0]);
         assert_int_equal(bsync_smooth_value(&ss[1]), t[1]);
     }
@@ -442,13 +442,13 @@ static void test_zero_dt_and_nulls(void** state) {
     assert_true(a.value == (int64_t)3 * 65536 * 65536 && a.velocity == -(int64_t)65536 * 65536);
     bsync_smooth_state p[2] = {bsync_smooth_state_make(1, 3), bsync_smooth_state_make(2, 4)};
     const fix16_t t2[2] = {100, 200};
-    assert_int_equal(bsync_smooth_step2(&s, p, t2), 0);
+    assert_int_equal(bsync_smooth_step_2d(&s, p, t2), 0);
     assert_int_equal(bsync_smooth_value(&p[0]), 1);
     assert_int_equal(bsync_smooth_velocity(&p[1]), 4);
     assert_int_equal(bsync_smooth_step(NULL, &a, 0), 0);
     assert_int_equal(bsync_smooth_step(&s, NULL, 0), 0);
-    assert_int_equal(bsync_smooth_step2(&s, NULL, t2), 0);
-    assert_int_equal(bsync_smooth_step2(&s, p, NULL), 0);
+    assert_int_equal(bsync_smooth_step_2d(&s, NULL, t2), 0);
+    assert_int_equal(bsync_smooth_step_2d(&s, p, NULL), 0);
     /* at the target and at rest: unchanged */
     assert_int_equal(bsync_smooth_init(&s, 19661, 0, 60), BSYNC_OK);
     a = bsync_smooth_state_make(5, 0);
@@ -491,7 +491,7 @@ static void test_extremes_no_ub(void** state) {
                             bsync_smooth_state y[2] = {{states[a], states[c]}, {states[b], states[a]}};
                             const fix16_t t2[2] = {vals[b], vals[c]};
                             for (int k = 0; k < 3; k++) {
-                                bsync_smooth_step2(&s, y, t2);
+                                bsync_smooth_step_2d(&s, y, t2);
                                 assert_true(bsync_smooth_value(&y[0]) != (fix16_t)INT32_MIN);
                                 assert_true(bsync_smooth_value(&y[1]) != (fix16_t)INT32_MIN);
                             }
@@ -523,13 +523,13 @@ static void test_determinism(void** state) {
     for (int k = 0; k < 2000; k++) {
         fix16_t t1[2] = {(fix16_t)(bsync_test_rand(&r1) % (20 * 65536)), (fix16_t)(bsync_test_rand(&r1) % 65536)};
         fix16_t t2[2] = {(fix16_t)(bsync_test_rand(&r2) % (20 * 65536)), (fix16_t)(bsync_test_rand(&r2) % 65536)};
-        bsync_smooth_step2(&s, a, t1);
+        bsync_smooth_step_2d(&s, a, t1);
         /* unrelated work in between */
         bsync_smooth other;
         assert_int_equal(bsync_smooth_init(&other, (fix16_t)(bsync_test_rand(&noise) % 65536), 0, 30), BSYNC_OK);
         bsync_smooth_state x = bsync_smooth_state_make(5, 0);
         bsync_smooth_step(&other, &x, 100);
-        bsync_smooth_step2(&s, b, t2);
+        bsync_smooth_step_2d(&s, b, t2);
         assert_memory_equal(a, b, sizeof a);
     }
     /* constants are plain data without padding: equal inputs give equal bytes */

@@ -136,8 +136,8 @@ static void test_collada_two_joints(void** state) {
     assert_int_equal(b.clip_count, a.clip_count);
     assert_true(bsync_checksum_clip(a.clips[0]) == bsync_checksum_clip(b.clips[0]));
     assert_true(bsync_checksum_skeleton(a.skeleton) == bsync_checksum_skeleton(b.skeleton));
-    bsync_asset_free(&a);
-    bsync_asset_free(&b);
+    bsync_asset_destroy(&a);
+    bsync_asset_destroy(&b);
     remove(path);
 }
 
@@ -169,7 +169,7 @@ static void test_collada_errors(void** state) {
     assert_int_equal(bsync_asset_import_file(path, &o, &a, &e), BSYNC_OK);
     assert_int_equal(bsync_skeleton_joint_count(a.skeleton), 2);
     assert_int_equal(a.clip_count, 0);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     remove(path);
 }
 

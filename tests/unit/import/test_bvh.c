@@ -135,7 +135,7 @@ static void test_known_angles(void** state) {
     expected(chest_axes, zero, m0);
     double ang = angle_to(m0, p[1].r);
     assert_true(ang > 0.7 && ang < 0.9); /* about 45 deg: half of the 90 deg X rotation */
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
 }
 
 static void test_scale_option(void** state) {
@@ -149,7 +149,7 @@ static void test_scale_option(void** state) {
     assert_int_equal(bsync_bvh_import_memory(k_bvh, strlen(k_bvh), "tiny.bvh", &o, &a, &e), BSYNC_OK);
     assert_int_equal(bsync_skeleton_rest_pose(a.skeleton)[0].t.y, 100 * BSYNC_FX_ONE);
     assert_non_null(strstr(a.notes, "give another BVH scale"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     o.bvh_scale = 400.0; /* 40000 m: beyond Q16.16 -> a clear error naming the joint */
     assert_int_equal(bsync_bvh_import_memory(k_bvh, strlen(k_bvh), "tiny.bvh", &o, &a, &e), BSYNC_OVERFLOW);
     assert_non_null(strstr(e.message, "Hips"));
@@ -196,7 +196,7 @@ static void test_every_truncation(void** state) {
         memcpy(t, k_bvh, len); /* not NUL-terminated: the parser must respect len */
         bsync_result r = bsync_bvh_import_memory(t, len, "t.bvh", NULL, &a, &e);
         if (r == BSYNC_OK) ok++; /* only a cut inside the last number's trailing digits/newline can parse */
-        bsync_asset_free(&a);
+        bsync_asset_destroy(&a);
         free(t);
     }
     assert_true(ok <= 3);
@@ -227,8 +227,8 @@ static void test_shared_cmu(void** state) {
     assert_memory_equal(x, y, n);
     free(x);
     free(y);
-    bsync_asset_free(&a);
-    bsync_asset_free(&b);
+    bsync_asset_destroy(&a);
+    bsync_asset_destroy(&b);
 }
 
 int main(void) {

@@ -139,7 +139,7 @@ static void test_layout_and_round_trip(void** state) {
     assert_int_equal(bsync_clip_file_write_memory(a.skeleton, (const bsync_clip* const*)a.clips, 2, again, f.size), BSYNC_OK);
     assert_memory_equal(again, f.file, f.size);
     free(again);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     assert_null(a.skeleton);
     /* too small a buffer, NULLs, a clip of another skeleton */
     assert_int_equal(bsync_clip_file_write_memory(f.skel, (const bsync_clip* const*)f.clips, 2, f.file, f.size - 1),
@@ -204,7 +204,7 @@ static void test_byte_flips(void** state) {
                                                        bsync_skeleton_rest_pose(a.skeleton), 3, NULL, x),
                                      BSYNC_OK);
                 harmless++;
-                bsync_asset_free(&a);
+                bsync_asset_destroy(&a);
             } else {
                 assert_int_equal(r, BSYNC_BAD_BLOB);
                 caught_by_structure++;
@@ -282,10 +282,10 @@ static void test_save_and_load_file(void** state) {
     bsync_asset a;
     assert_int_equal(bsync_clip_file_load(path, &a, &e), BSYNC_OK);
     assert_int_equal(a.clip_count, 2);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     /* by extension through the generic entry point too */
     assert_int_equal(bsync_asset_import_file(path, NULL, &a, &e), BSYNC_OK);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     remove(path);
     assert_int_equal(bsync_clip_file_load(path, &a, &e), BSYNC_IO_ERROR);
     assert_int_equal(bsync_clip_file_save("/nonexistent-dir/x.bsclip", f.skel, (const bsync_clip* const*)f.clips, 2, &e),

@@ -240,7 +240,7 @@ static void test_fixture_embedded(void** state) {
     bsync_error e;
     assert_int_equal(import_text(j, &a, &e), BSYNC_OK);
     check_fixture(&a);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(j);
 }
 
@@ -252,7 +252,7 @@ static void test_fixture_glb(void** state) {
     bsync_error e;
     assert_int_equal(bsync_gltf_import_memory(g, n, "fixture.glb", NULL, NULL, &a, &e), BSYNC_OK);
     check_fixture(&a);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(g);
 }
 
@@ -272,7 +272,7 @@ static void test_fixture_external_file(void** state) {
     bsync_error e;
     assert_int_equal(bsync_gltf_import_file(path, NULL, &a, &e), BSYNC_OK);
     check_fixture(&a);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     /* the same JSON from memory without a folder refuses the external buffer */
     assert_int_equal(import_text(j, &a, &e), BSYNC_BAD_BLOB);
     assert_non_null(strstr(e.message, "external buffer"));
@@ -301,7 +301,7 @@ static void test_no_skin_and_matrix(void** state) {
     assert_int_equal(r[1].s.y, 2 * BSYNC_FX_ONE);
     ASSERT_FX_NEAR(r[1].r.z, S45, 1);
     ASSERT_FX_NEAR(r[1].r.w, S45, 1);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(j);
 }
 
@@ -318,7 +318,7 @@ static void test_clip_filter(void** state) {
     assert_int_equal(bsync_gltf_import_memory(j, strlen(j), "f.gltf", NULL, &o, &a, &e), BSYNC_OK);
     assert_int_equal(a.clip_count, 1);
     assert_string_equal(bsync_clip_name(a.clips[0]), "pose");
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(j);
 }
 
@@ -443,7 +443,7 @@ static void test_glb_truncations_and_flips(void** state) {
             assert_true(strlen(e.message) > 0);
             failed++;
         }
-        bsync_asset_free(&a);
+        bsync_asset_destroy(&a);
     }
     assert_true(failed > 100); /* the flips do hit structure */
     free(t);
@@ -464,7 +464,7 @@ static void test_deterministic(void** state) {
         out[i] = malloc(sz[i]);
         assert_int_equal(bsync_clip_file_write_memory(a.skeleton, (const bsync_clip* const*)a.clips, a.clip_count, out[i], sz[i]),
                          BSYNC_OK);
-        bsync_asset_free(&a);
+        bsync_asset_destroy(&a);
     }
     assert_int_equal(sz[0], sz[1]);
     assert_memory_equal(out[0], out[1], sz[0]);
@@ -511,7 +511,7 @@ static void import_tree(const char* dir) {
         print_message("imported %s: %u joints, %u clips\n", ent->d_name, (unsigned)bsync_skeleton_joint_count(a.skeleton),
                       (unsigned)a.clip_count);
         count_imported++;
-        bsync_asset_free(&a);
+        bsync_asset_destroy(&a);
     }
     closedir(d);
 }
@@ -730,11 +730,11 @@ static void test_pab_oracle(void** state) {
         assert_memory_equal((const unsigned char*)a.clips[i] + 48, (const unsigned char*)b.clips[i] + 48,
                             bsync_clip_block_size(a.clips[i]) - 48);
     }
-    bsync_asset_free(&b);
+    bsync_asset_destroy(&b);
     for (int i = 0; i < 3; i++) free(sampled[i]);
     free(pose);
     free(model);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     cJSON_Delete(ref);
 }
 

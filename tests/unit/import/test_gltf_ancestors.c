@@ -218,7 +218,7 @@ static void test_armature_rotation(void** state) {
     assert_non_null(strstr(a.notes, "2 channels in 1 clips animate non-joint nodes above the skeleton's joints (first: 'Armature')"));
     assert_null(strstr(a.notes, "not uniform"));
     assert_null(strstr(a.notes, "shear"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(json);
 }
 
@@ -263,7 +263,7 @@ static void test_translation_uniform_scale(void** state) {
     assert_non_null(strstr(a.notes, "translation (1, 2, 3) m, scale (2, 2, 2)"));
     assert_non_null(strstr(a.notes, "rotation 90.0000 deg about (0.0000, 0.0000, 1.0000)"));
     assert_null(strstr(a.notes, "not uniform"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(json);
 }
 
@@ -295,7 +295,7 @@ static void test_two_levels(void** state) {
     sample_at(&a, 2, p);
     expect_vec(p[0].t, 3, -1.5, -0.75, 1);
     assert_non_null(strstr(a.notes, "under non-joint nodes 'P1' > 'P2': folded"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(json);
 }
 
@@ -322,7 +322,7 @@ static void test_between_joints(void** state) {
     sample_at(&a, 1, p); /* key (1,0,0) -> (0,0.5,0) + (2,0,0) */
     expect_vec(p[spine].t, 2, 0.5, 0, 0);
     assert_non_null(strstr(a.notes, "joint 'spine' sits under non-joint node 'offset'"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(json);
 }
 
@@ -376,9 +376,9 @@ static void test_identity_ancestor(void** state) {
     free(b0);
     free(b1);
     free(b2);
-    bsync_asset_free(&a0);
-    bsync_asset_free(&a1);
-    bsync_asset_free(&a2);
+    bsync_asset_destroy(&a0);
+    bsync_asset_destroy(&a1);
+    bsync_asset_destroy(&a2);
     free(j0);
     free(j1);
     free(j2);
@@ -394,7 +394,7 @@ static void test_approximations(void** state) {
     expect_vec(bsync_skeleton_rest_pose(a.skeleton)[0].t, 1, 2, 1, 0); /* translation: exact */
     expect_vec(bsync_skeleton_rest_pose(a.skeleton)[0].s, 1, 2, 1, 0);
     assert_non_null(strstr(a.notes, "the scale is not uniform"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(json);
     /* columns (1,0,0) and (1,1,0)/sqrt2... here (1,1,0): 45 degrees from the x column */
     nodes = "{\"name\":\"Shear\",\"matrix\":[1,0,0,0,1,1,0,0,0,0,1,0,0,0,0,1],\"children\":[1]},"
@@ -402,7 +402,7 @@ static void test_approximations(void** state) {
     json = make_gltf(nodes, "0", "1", "{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}");
     import_json(json, &a);
     assert_non_null(strstr(a.notes, "shear by 45 deg"));
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(json);
 }
 
@@ -446,7 +446,7 @@ static void test_kaykit_stands_up(void** state) {
     assert_non_null(strstr(a.notes, "root joint 'root' sits under non-joint node 'Rig_Medium': folded"));
     free(local);
     free(model);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
 }
 
 int main(void) {

@@ -348,7 +348,7 @@ static void test_reimport(void** state) {
     }
     assert_int_equal(as.clip_count, 1);
     assert_int_equal(bsync_clip_track_count(as.clips[0]), 3 * NJ);
-    bsync_asset_free(&as);
+    bsync_asset_destroy(&as);
     glb_close(&g);
     bsync_skeleton_destroy(sk);
 }
@@ -505,7 +505,7 @@ static void test_kaykit_round_trip(void** state) {
                   (unsigned)J, (unsigned)ticks, (unsigned)ticks + 1, worst_v, worst_q);
     assert_true(worst_v <= 1);
     assert_true(worst_q <= 2);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(bytes);
     free(poses);
     free(mem);

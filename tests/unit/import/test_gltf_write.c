@@ -183,7 +183,7 @@ static void test_file_reimport(void** state) {
             }
         }
     }
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     bsync_skeleton_destroy(sk);
 }
 
@@ -317,7 +317,7 @@ static void test_bake_round_trip(void** state) {
         }
     }
     printf("round trip: %d ticks, worst rotation component error %d raw steps\n", TICKS, worst_q);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     free(mem);
     bsync_graph_config_destroy(gc);
 }

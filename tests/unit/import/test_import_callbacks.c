@@ -46,8 +46,8 @@ static void same_both_ways(const char* disk, const char* name, bsync_test_pak* p
     assert_true(asset_hash(&a) == asset_hash(&b));
     for (uint32_t i = 0; i < a.clip_count; i++) assert_true(bsync_checksum_clip(a.clips[i]) == bsync_checksum_clip(b.clips[i]));
     assert_int_equal(p->reads, p->releases);
-    bsync_asset_free(&a);
-    bsync_asset_free(&b);
+    bsync_asset_destroy(&a);
+    bsync_asset_destroy(&b);
 }
 
 static const char k_bvh[] =
@@ -87,7 +87,7 @@ static void test_bvh_and_bsclip(void** state) {
     snprintf(clip_path, sizeof clip_path, "%s/walk.bsclip", dir);
     assert_int_equal(bsync_clip_file_save(clip_path, a.skeleton, (const bsync_clip* const*)a.clips, a.clip_count, &e),
                      BSYNC_OK);
-    bsync_asset_free(&a);
+    bsync_asset_destroy(&a);
     p.names[1] = "pak:/anims/walk.bsclip";
     p.data[1] = bytes;
     p.size[1] = n;

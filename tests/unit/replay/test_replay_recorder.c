@@ -70,7 +70,7 @@ static void test_schedule(void** state) {
         assert_int_equal(summed, (t + 1) % ci == 0);
         assert_int_equal(bsync_match_tick(ref, &in), BSYNC_OK);
         bsync_match_checksums rc;
-        assert_int_equal(bsync_match_checksums_get(ref, 1, &rc), BSYNC_OK);
+        assert_int_equal(bsync_match_get_checksums(ref, 1, &rc), BSYNC_OK);
         want_blend[t] = rc.blend;
         want_pose[t] = rc.pose;
         checksums += summed;
@@ -288,7 +288,7 @@ static void test_schedule_only(void** state) {
         assert_int_equal(bsync_replay_recorder_tick(&r, t, &in, &cs, &due, &err), BSYNC_OK);
         assert_int_equal(due, (t + 1) % 7 == 0);
         assert_int_equal(bsync_match_tick(ref, &in), BSYNC_OK);
-        assert_int_equal(bsync_match_checksums_get(ref, 0, &rc), BSYNC_OK);
+        assert_int_equal(bsync_match_get_checksums(ref, 0, &rc), BSYNC_OK);
         if (due) assert_true(cs.blend == rc.blend);
         due_count += due;
     }

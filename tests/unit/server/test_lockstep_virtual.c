@@ -156,7 +156,7 @@ static void stop(world* w) {
 }
 
 static void checksums(world* w, uint32_t p, bsync_match_checksums* out) {
-    assert_int_equal(bsync_match_checksums_get(bsync_client_match(w->clients[p]), 1, out), BSYNC_OK);
+    assert_int_equal(bsync_match_get_checksums(bsync_client_match(w->clients[p]), 1, out), BSYNC_OK);
 }
 
 /* A clean 3-player match: every frame applied, every checksum verified, all states alike; and the same
@@ -179,7 +179,7 @@ static void test_clean_match_agrees_and_repeats(void** state) {
         }
         run_to_end(&w, 20);
         bsync_server_match_stats st;
-        bsync_server_match_stats_get(w.server, 0, &st);
+        bsync_server_get_match_stats(w.server, 0, &st);
         assert_int_equal(st.ticks, ticks);
         assert_int_equal(st.desyncs, 0);
         assert_int_equal(st.mismatched_checksums, 0);
@@ -219,7 +219,7 @@ static void test_planted_desync_reported_and_traced(void** state) {
     bsync_client_fault_desync(w.clients[1], 40);
     run_to_end(&w, 20);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 1);
     assert_int_equal(st.last_desync_tick, 44);
     assert_int_equal(st.last_desync_slot, 1);
@@ -245,7 +245,7 @@ static void test_lost_inputs_defaulted_alike(void** state) {
     connect_client(&w, 1, &lossy);
     run_to_end(&w, 20);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.ticks, ticks);
     assert_int_equal(st.desyncs, 0);
     uint32_t lossy_defaults = 0, clean_defaults = 0;
@@ -278,7 +278,7 @@ static void test_dropped_connection_resumes(void** state) {
     assert_int_equal(bsync_client_get_state(w.clients[1]), BSYNC_CLIENT_CONNECTING);
     run_to_end(&w, 30);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.desyncs, 0);
     assert_int_equal(st.takeovers, 1);
     assert_int_equal(st.resumes, 1);
@@ -311,10 +311,10 @@ static void test_leaving_client_says_bye(void** state) {
     pump(&w, 100000u);
     assert_int_equal(vn_log_count(w.net, "event=bye match=42 slot=1 reason=normal"), 1);
     bsync_server_match_stats st;
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.players_connected, 1);
     run_to_end(&w, 20);
-    bsync_server_match_stats_get(w.server, 0, &st);
+    bsync_server_get_match_stats(w.server, 0, &st);
     assert_int_equal(st.ticks, 240);
     assert_int_equal(st.desyncs, 0);
     stop(&w);

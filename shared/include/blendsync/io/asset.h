@@ -5,7 +5,7 @@
  *   bsync_import_stats       conversion error per clip
  *   bsync_asset              skeleton, clips, stats, notes (owned)
  *   bsync_asset_import_file  any supported file, by extension
- *   bsync_asset_free, bsync_asset_note
+ *   bsync_asset_destroy, bsync_asset_note
  *
  * Edge code (malloc, files). design: docs/import.md#the-asset-ioasseth
  */
@@ -59,7 +59,7 @@ BSYNC_API bsync_result bsync_asset_import_file(const char* path, const bsync_imp
                                      bsync_error* err);
 
 /* Zeroes the asset; NULL is ignored. */
-BSYNC_API void bsync_asset_free(bsync_asset* asset);
+BSYNC_API void bsync_asset_destroy(bsync_asset* asset);
 
 BSYNC_API void bsync_asset_note(bsync_asset* asset, const char* fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)

@@ -2,9 +2,9 @@
  *
  * Index
  *   bsync_config_parse / _load        text or a file -> a blend tree
- *   bsync_config_graph                the graph fields (tick rate, clips, events, curves, filters, time
+ *   bsync_config_graph_fields                the graph fields (tick rate, clips, events, curves, filters, time
  *                                     options, layers, switches and exits, root motion, pose rule)
- *   bsync_config_parse_graph / _load_graph   tree + graph fields; bsync_config_graph_destroy
+ *   bsync_config_parse_graph / _load_graph   tree + graph fields; bsync_config_graph_fields_destroy
  *   (io/graph_config.h assembles a whole bsync_graph from a file)
  *
  * Strict JSON, numbers read exactly. Errors: BSYNC_CONFIG_ERROR ("FILE: /json/path: message"),
@@ -120,7 +120,7 @@ typedef struct bsync_config_layer {
     bsync_config_mask_joint* mask;           /* owned by the graph struct */
 } bsync_config_layer;
 
-typedef struct bsync_config_graph {
+typedef struct bsync_config_graph_fields {
     uint32_t tick_rate;
     bsync_root_motion_mode root_motion;
     bsync_root_motion_rotation root_rotation;
@@ -135,16 +135,16 @@ typedef struct bsync_config_graph {
     uint32_t layer_count;
     bsync_config_layer layers[BSYNC_GRAPH_MAX_LAYERS];
     bsync_pose_rule pose_rule;
-} bsync_config_graph;
+} bsync_config_graph_fields;
 
-/* Free with bsync_blend_tree_destroy and bsync_config_graph_destroy; both NULL on failure. */
+/* Free with bsync_blend_tree_destroy and bsync_config_graph_fields_destroy; both NULL on failure. */
 BSYNC_API bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
-                                      bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                      bsync_blend_tree** out_tree, bsync_config_graph_fields** out_graph,
                                       bsync_blend_diagnostics* diags, bsync_error* err);
 BSYNC_API bsync_result bsync_config_load_graph(const char* path, const bsync_allocator* allocator,
-                                          bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                          bsync_blend_tree** out_tree, bsync_config_graph_fields** out_graph,
                                           bsync_blend_diagnostics* diags, bsync_error* err);
-BSYNC_API void bsync_config_graph_destroy(bsync_config_graph* graph);
+BSYNC_API void bsync_config_graph_fields_destroy(bsync_config_graph_fields* graph);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ BSYNC_API void bsync_graph_config_destroy(bsync_graph_config* config);
 BSYNC_API const bsync_graph* bsync_graph_config_graph(const bsync_graph_config* config);
 BSYNC_API const bsync_blend_tree* bsync_graph_config_tree(const bsync_graph_config* config);
 BSYNC_API const bsync_skeleton* bsync_graph_config_skeleton(const bsync_graph_config* config);
-BSYNC_API const bsync_config_graph* bsync_graph_config_fields(const bsync_graph_config* config);
+BSYNC_API const bsync_config_graph_fields* bsync_graph_config_fields(const bsync_graph_config* config);
 BSYNC_API uint32_t bsync_graph_config_bound_clip_count(const bsync_graph_config* config);
 /* Sources loaded, retargeting reports; one line each. */
 BSYNC_API const char* bsync_graph_config_notes(const bsync_graph_config* config);

@@ -4,7 +4,7 @@
  *   bsync_validate_severity, bsync_validate_finding   one problem (or note) found
  *   bsync_validate_clip_summary                       the measured numbers of one clip
  *   bsync_validate_suggestion                         a Simple1D threshold proposed from root speed
- *   bsync_validate_report, bsync_validate_report_init / _report_free   all of the above (owned)
+ *   bsync_validate_report, bsync_validate_report_init / _report_destroy   all of the above (owned)
  *   bsync_validate_options / _options_default         the thresholds
  *   bsync_validate_asset                              check one imported asset's clips
  *   bsync_validate_files                              import files and check them (and across them)
@@ -94,7 +94,7 @@ BSYNC_API void bsync_validate_options_default(bsync_validate_options* options);
 
 /* Zero a report before first use; free releases it and zeroes it. */
 BSYNC_API void bsync_validate_report_init(bsync_validate_report* report);
-BSYNC_API void bsync_validate_report_free(bsync_validate_report* report);
+BSYNC_API void bsync_validate_report_destroy(bsync_validate_report* report);
 
 /* root_joint NULL or not found: joint 0; options NULL: defaults. BSYNC_INVALID_ARGUMENT,
  * BSYNC_OUT_OF_MEMORY. */

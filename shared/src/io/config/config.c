@@ -39,7 +39,7 @@ typedef struct ctx {
     uint32_t node_count;
     bsync_blend_node_desc nodes[BSYNC_MAX_BLEND_NODES];
     node_build* builds; /* node_count entries */
-    bsync_config_graph* g; /* the graph fields */
+    bsync_config_graph_fields* g; /* the graph fields */
     const cJSON* pair_items[BSYNC_MAX_PARAMETERS]; /* "pair" fields, resolved after all parameters */
 } ctx;
 
@@ -1342,7 +1342,7 @@ static bsync_result parse_document(ctx* c, const cJSON* doc, const bsync_allocat
     return bsync_json_fail(&c->w, "node %s: %s", c->node_names[failed], bsync_result_string(r));
 }
 
-void bsync_config_graph_destroy(bsync_config_graph* graph) {
+void bsync_config_graph_fields_destroy(bsync_config_graph_fields* graph) {
     if (!graph) return;
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) free(graph->filters[i].keys);
     for (uint32_t i = 0; i < BSYNC_GRAPH_MAX_LAYERS; i++) free(graph->layers[i].mask);
@@ -1355,8 +1355,8 @@ void bsync_config_graph_destroy(bsync_config_graph* graph) {
     free(graph);
 }
 
-static bsync_config_graph* graph_new(void) {
-    bsync_config_graph* g = (bsync_config_graph*)calloc(1, sizeof(bsync_config_graph));
+static bsync_config_graph_fields* graph_new(void) {
+    bsync_config_graph_fields* g = (bsync_config_graph_fields*)calloc(1, sizeof(bsync_config_graph_fields));
     if (!g) return NULL;
     g->tick_rate = BSYNC_CONFIG_DEFAULT_TICK_RATE;
     g->pose_rule = BSYNC_POSE_RULE_NORMALIZED;
@@ -1366,7 +1366,7 @@ static bsync_config_graph* graph_new(void) {
 }
 
 static bsync_result parse_text(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
-                               bsync_blend_tree** out, bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
+                               bsync_blend_tree** out, bsync_config_graph_fields** out_graph, bsync_blend_diagnostics* diags,
                                bsync_error* err) {
     if (err) {
         err->code = BSYNC_OK;
@@ -1381,10 +1381,10 @@ static bsync_result parse_text(const char* text, size_t len, const char* name, c
     if (out_graph) *out_graph = NULL;
     if (!text) text = "";
     ctx* c = (ctx*)calloc(1, sizeof(ctx));
-    bsync_config_graph* g = graph_new();
+    bsync_config_graph_fields* g = graph_new();
     if (!c || !g) {
         free(c);
-        bsync_config_graph_destroy(g);
+        bsync_config_graph_fields_destroy(g);
         bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", name);
         return BSYNC_OUT_OF_MEMORY;
     }
@@ -1401,7 +1401,7 @@ static bsync_result parse_text(const char* text, size_t len, const char* name, c
     free(c->builds);
     free(c);
     if (r == BSYNC_OK && out_graph) *out_graph = g;
-    else bsync_config_graph_destroy(g);
+    else bsync_config_graph_fields_destroy(g);
     if (r != BSYNC_OK && *out) {
         bsync_blend_tree_destroy(*out);
         *out = NULL;
@@ -1415,7 +1415,7 @@ bsync_result bsync_config_parse(const char* text, size_t len, const char* name, 
 }
 
 bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* name, const bsync_allocator* allocator,
-                                      bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                      bsync_blend_tree** out_tree, bsync_config_graph_fields** out_graph,
                                       bsync_blend_diagnostics* diags, bsync_error* err) {
     if (!out_graph) {
         if (out_tree) *out_tree = NULL;
@@ -1426,7 +1426,7 @@ bsync_result bsync_config_parse_graph(const char* text, size_t len, const char* 
 }
 
 static bsync_result load_file(const bsync_file_callbacks* cb, const char* path, const bsync_allocator* allocator,
-                              bsync_blend_tree** out, bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
+                              bsync_blend_tree** out, bsync_config_graph_fields** out_graph, bsync_blend_diagnostics* diags,
                               bsync_error* err) {
     if (out_graph) *out_graph = NULL;
     if (out) *out = NULL;
@@ -1459,7 +1459,7 @@ bsync_result bsync_config_load(const char* path, const bsync_allocator* allocato
 }
 
 bsync_result bsync_config_load_graph(const char* path, const bsync_allocator* allocator,
-                                          bsync_blend_tree** out_tree, bsync_config_graph** out_graph,
+                                          bsync_blend_tree** out_tree, bsync_config_graph_fields** out_graph,
                                           bsync_blend_diagnostics* diags, bsync_error* err) {
     if (!out_graph) {
         if (out_tree) *out_tree = NULL;
@@ -1471,7 +1471,7 @@ bsync_result bsync_config_load_graph(const char* path, const bsync_allocator* al
 
 bsync_result bsync_config_load_graph_with_(const bsync_file_callbacks* cb, const char* path,
                                                 const bsync_allocator* allocator, bsync_blend_tree** out_tree,
-                                                bsync_config_graph** out_graph, bsync_blend_diagnostics* diags,
+                                                bsync_config_graph_fields** out_graph, bsync_blend_diagnostics* diags,
                                                 bsync_error* err) {
     if (!out_graph) {
         if (out_tree) *out_tree = NULL;

@@ -22,7 +22,7 @@ typedef struct source_entry {
 
 struct bsync_graph_config {
     bsync_blend_tree* tree;
-    bsync_config_graph* fields;
+    bsync_config_graph_fields* fields;
     source_entry* sources; /* fields->clip_count entries at most */
     uint32_t source_count;
     const bsync_clip** clips; /* motion_count */
@@ -82,10 +82,10 @@ void bsync_graph_config_destroy(bsync_graph_config* g) {
     free(g->float_curves);
     free(g->markers);
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
-    for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_free(&g->sources[i].asset);
+    for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_destroy(&g->sources[i].asset);
     free(g->sources);
     free(g->clips);
-    bsync_config_graph_destroy(g->fields);
+    bsync_config_graph_fields_destroy(g->fields);
     bsync_blend_tree_destroy(g->tree);
     free(g);
 }
@@ -113,15 +113,15 @@ static void clip_names(const bsync_asset* a, char* buf, size_t cap) {
 }
 
 /* The built-in procedural humanoid (procedural.h) as an asset: skeleton + clips idle, walk, run, owned
- * by the asset exactly as an import's (bsync_asset_free frees them), followed by those of the extra
- * clips (walk_back, strafe_left, strafe_right, wave, punch: bsync_procedural_humanoid_create_full)
+ * by the asset exactly as an import's (bsync_asset_destroy frees them), followed by those of the extra
+ * clips (walk_back, strafe_left, strafe_right, wave, punch: bsync_procedural_humanoid_full_create)
  * that some "builtin:humanoid" clip entry of this config names as its animation. So a config using only
  * idle/walk/run sees exactly the three-clip asset it always did (notes and messages unchanged).
  * Declared in graph_config_internal.h (validate.c checks the same asset). */
-bsync_result bsync_graph_config_builtin_humanoid(bsync_asset* a, const bsync_config_graph* f) {
+bsync_result bsync_graph_config_builtin_humanoid(bsync_asset* a, const bsync_config_graph_fields* f) {
     memset(a, 0, sizeof *a);
     bsync_procedural_humanoid_full h;
-    bsync_result r = bsync_procedural_humanoid_create_full(NULL, &h);
+    bsync_result r = bsync_procedural_humanoid_full_create(NULL, &h);
     if (r != BSYNC_OK) return r;
     a->clips = (bsync_clip**)calloc(BSYNC_PROCEDURAL_FULL_CLIP_COUNT, sizeof(bsync_clip*));
     a->stats = (bsync_import_stats*)calloc(BSYNC_PROCEDURAL_FULL_CLIP_COUNT, sizeof(bsync_import_stats));
@@ -248,7 +248,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
         bsync_graph_config_destroy(g);
         return r;
     }
-    const bsync_config_graph* f = g->fields;
+    const bsync_config_graph_fields* f = g->fields;
     const uint32_t motions = bsync_blend_tree_motion_count(g->tree);
     g->clips = (const bsync_clip**)calloc(motions ? motions : 1, sizeof(bsync_clip*));
     g->sources = (source_entry*)calloc(f->clip_count ? f->clip_count : 1, sizeof(source_entry));
@@ -599,6 +599,6 @@ const bsync_blend_tree* bsync_graph_config_tree(const bsync_graph_config* g) { r
 const bsync_skeleton* bsync_graph_config_skeleton(const bsync_graph_config* g) {
     return g && g->source_count ? g->sources[0].asset.skeleton : NULL;
 }
-const bsync_config_graph* bsync_graph_config_fields(const bsync_graph_config* g) { return g ? g->fields : NULL; }
+const bsync_config_graph_fields* bsync_graph_config_fields(const bsync_graph_config* g) { return g ? g->fields : NULL; }
 uint32_t bsync_graph_config_bound_clip_count(const bsync_graph_config* g) { return g ? g->bound : 0; }
 const char* bsync_graph_config_notes(const bsync_graph_config* g) { return g ? g->notes : ""; }

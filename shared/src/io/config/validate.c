@@ -37,7 +37,7 @@ void bsync_validate_report_init(bsync_validate_report* r) {
     if (r) memset(r, 0, sizeof *r);
 }
 
-void bsync_validate_report_free(bsync_validate_report* r) {
+void bsync_validate_report_destroy(bsync_validate_report* r) {
     if (!r) return;
     free(r->findings);
     free(r->clips);
@@ -433,7 +433,7 @@ bsync_result bsync_validate_files(bsync_validate_report* report, const char* con
         res = bsync_validate_asset(report, &assets[i], paths[i], NULL, options);
     }
     if (res == BSYNC_OK) res = hierarchy_check(report, assets, paths, count);
-    for (uint32_t i = 0; i < count; i++) bsync_asset_free(&assets[i]);
+    for (uint32_t i = 0; i < count; i++) bsync_asset_destroy(&assets[i]);
     free(assets);
     return res;
 }
@@ -447,7 +447,7 @@ typedef struct bound_clip {
 } bound_clip;
 
 /* clip_start: the first clip summary of this config (suggestions look up root speeds from there on). */
-static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree* tree, const bsync_config_graph* g,
+static bsync_result node_checks(bsync_validate_report* r, const bsync_blend_tree* tree, const bsync_config_graph_fields* g,
                                 const bound_clip* bound, const char* cfg, uint32_t clip_start,
                                 const bsync_validate_options* o) {
     bsync_result res = BSYNC_OK;
@@ -553,7 +553,7 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
         options = &def;
     }
     bsync_blend_tree* tree = NULL;
-    bsync_config_graph* g = NULL;
+    bsync_config_graph_fields* g = NULL;
     bsync_error err;
     memset(&err, 0, sizeof err);
     if (bsync_config_load_graph(path, NULL, &tree, &g, NULL, &err) != BSYNC_OK) {
@@ -654,14 +654,14 @@ bsync_result bsync_validate_config(bsync_validate_report* report, const char* pa
     }
     if (res == BSYNC_OK) res = node_checks(report, tree, g, bound, path, clip_start, options);
 done:
-    for (uint32_t i = 0; assets && i < nclips; i++) bsync_asset_free(&assets[i]);
+    for (uint32_t i = 0; assets && i < nclips; i++) bsync_asset_destroy(&assets[i]);
     free(assets);
     free(srcpath);
     free(owner);
     free(ok);
     free(bound);
     free(names);
-    bsync_config_graph_destroy(g);
+    bsync_config_graph_fields_destroy(g);
     bsync_blend_tree_destroy(tree);
     return res;
 }

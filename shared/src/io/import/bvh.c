@@ -359,7 +359,7 @@ done:
     free(values);
     free(ij);
     imp_clip_free(&clip);
-    if (result != BSYNC_OK) bsync_asset_free(out);
+    if (result != BSYNC_OK) bsync_asset_destroy(out);
     return result;
 }
 

@@ -284,7 +284,7 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     {
         uint64_t off = bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE), bs = bsync_le_get64(mem + BSYNC_CLIP_FILE_HEADER_SIZE + 8);
         if (bsync_skeleton_block_validate(mem + off, (size_t)bs, &skel) != BSYNC_OK) {
-            bsync_asset_free(out);
+            bsync_asset_destroy(out);
             return bad(err, name, "the skeleton block is corrupt", 0);
         }
     }
@@ -293,7 +293,7 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     out->clips = calloc(blocks, sizeof *out->clips);
     out->stats = calloc(blocks, sizeof *out->stats);
     if (!out->clips || !out->stats) {
-        bsync_asset_free(out);
+        bsync_asset_destroy(out);
         return imp_fail(err, BSYNC_OUT_OF_MEMORY, name, "out of memory");
     }
     for (uint32_t b = 1; b < blocks; b++) {
@@ -302,11 +302,11 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
         const bsync_clip* clip = NULL;
         bsync_result r = bsync_clip_block_validate(mem + off, (size_t)bs, skel, &clip);
         if (r != BSYNC_OK) {
-            bsync_asset_free(out);
+            bsync_asset_destroy(out);
             return bad(err, name, r == BSYNC_MISMATCH ? "built for another joint count" : "the clip block is corrupt", b);
         }
         if (version == BSYNC_CLIP_FILE_VERSION && bsync_clip_encoding(clip) != 0) {
-            bsync_asset_free(out);
+            bsync_asset_destroy(out);
             return bad(err, name, "compact keys (clip block version 2) in a version-1 file", b);
         }
         out->clips[b - 1] = (bsync_clip*)(uintptr_t)clip;

@@ -1310,7 +1310,7 @@ done:
     free(c.fold);
     free(c.above);
     cJSON_Delete(c.root);
-    if (result != BSYNC_OK) bsync_asset_free(out);
+    if (result != BSYNC_OK) bsync_asset_destroy(out);
     return result;
 }
 

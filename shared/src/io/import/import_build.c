@@ -375,7 +375,7 @@ bsync_result imp_build_clip(const imp_clip* clip, const char* file, bsync_asset*
 
 /* ------------------------------------------------------------------ asset */
 
-void bsync_asset_free(bsync_asset* asset) {
+void bsync_asset_destroy(bsync_asset* asset) {
     if (!asset) return;
     for (uint32_t i = 0; i < asset->clip_count; i++) bsync_clip_destroy(asset->clips[i]); /* no-op in a file */
     bsync_skeleton_destroy(asset->skeleton);

@@ -111,7 +111,7 @@ bsync_result bsync_replay_recorder_end_tick(bsync_replay_recorder* r, uint64_t t
     if (!bsync_replay_recorder_checksum_due(r, tick)) return BSYNC_OK;
     bsync_match_checksums local;
     bsync_match_checksums* c = cs ? cs : &local;
-    bsync_result res = bsync_match_checksums_get(r->desc.match, r->desc.poses, c);
+    bsync_result res = bsync_match_get_checksums(r->desc.match, r->desc.poses, c);
     if (res != BSYNC_OK) return fail(r, BSYNC_RECORDER_CHECKSUM, res);
     if ((res = bsync_replay_recorder_write_checksum(r, tick, c, err)) != BSYNC_OK) return res;
     if (checksummed) *checksummed = 1;

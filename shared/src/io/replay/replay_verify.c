@@ -264,7 +264,7 @@ static uint32_t read_frames(vctx* c, uint32_t first, uint32_t end, bsync_match_f
 /* The first character whose blend checksum differs between a and b, or NO_CHARACTER. */
 static uint32_t first_character(bsync_match* a, bsync_match* b) {
     bsync_match_checksums ca, cb;
-    if (bsync_match_checksums_get(a, 0, &ca) != BSYNC_OK || bsync_match_checksums_get(b, 0, &cb) != BSYNC_OK)
+    if (bsync_match_get_checksums(a, 0, &ca) != BSYNC_OK || bsync_match_get_checksums(b, 0, &cb) != BSYNC_OK)
         return BSYNC_REPLAY_VERIFY_NO_CHARACTER;
     for (uint32_t i = 0; i < ca.character_count && i < cb.character_count; i++)
         if (ca.character_blend[i] != cb.character_blend[i]) return i;
@@ -433,7 +433,7 @@ static void sequential(vctx* c) {
                  * replay's checksum interval puts a recorded checksum, the only place one is compared */
                 const uint32_t iv = h->checksum_interval;
                 if (iv == 0 || (tc + 1u) % iv == 0) {
-                    bsync_match_checksums_get(m, 1, &sums);
+                    bsync_match_get_checksums(m, 1, &sums);
                     sums_tick = tc + 1;
                 } else if (bsync_rv_pose_all(m, c->pose) != 0) {
                     snprintf(res->message, sizeof res->message, "a pose after frame %" PRIu64 " fails", tc);
@@ -447,7 +447,7 @@ static void sequential(vctx* c) {
             }
             int want_pose = r->checksum.has_pose != 0;
             if (sums_tick != tc || (want_pose && !o->poses)) {
-                bsync_match_checksums_get(m, want_pose || o->poses, &sums);
+                bsync_match_get_checksums(m, want_pose || o->poses, &sums);
                 sums_tick = (want_pose || o->poses) ? tc : UINT64_MAX;
             }
             bsync_replay_verify_kind kind = BSYNC_VERIFY_NONE;

@@ -129,7 +129,7 @@ static void run_segment(rp_job* j, rp_segment* s, bsync_match* m, uint8_t* buf, 
         int have = 0;
         if (j->poses) { /* a viewer's work; the checksums only where one is compared */
             if (c < s->check_end && j->checks[c].tick == t) {
-                bsync_match_checksums_get(m, 1, &sums);
+                bsync_match_get_checksums(m, 1, &sums);
                 have = 1;
             } else if (bsync_rv_pose_all(m, pose) != 0) {
                 s->mismatch = 1;
@@ -138,7 +138,7 @@ static void run_segment(rp_job* j, rp_segment* s, bsync_match* m, uint8_t* buf, 
         }
         for (; c < s->check_end && j->checks[c].tick == t; c++) {
             const rp_check* k = &j->checks[c];
-            if (!have || (k->has_pose && !j->poses)) bsync_match_checksums_get(m, k->has_pose || j->poses, &sums);
+            if (!have || (k->has_pose && !j->poses)) bsync_match_get_checksums(m, k->has_pose || j->poses, &sums);
             have = 1;
             if (sums.blend != k->blend || (k->has_pose && sums.pose != k->pose)) {
                 s->mismatch = 1;

@@ -270,7 +270,7 @@ static uint64_t match_checksum(void* user, void* sim) {
     bsync_synctest_match* a = (bsync_synctest_match*)user;
     bsync_match_checksums cs;
     memset(&cs, 0, sizeof cs);
-    if (bsync_match_checksums_get((bsync_match*)sim, a->with_poses ? 1 : 0, &cs) != BSYNC_OK) return 0;
+    if (bsync_match_get_checksums((bsync_match*)sim, a->with_poses ? 1 : 0, &cs) != BSYNC_OK) return 0;
     if (!a->with_poses) return cs.blend;
     bsync_checksum_state hs;
     bsync_checksum_init(&hs, 0);

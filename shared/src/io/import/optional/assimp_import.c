@@ -447,6 +447,6 @@ bsync_result bsync_assimp_import(const char* path, const bsync_import_options* o
     }
     free(c.nodes);
     aiReleaseImport(sc);
-    if (r != BSYNC_OK) bsync_asset_free(out);
+    if (r != BSYNC_OK) bsync_asset_destroy(out);
     return r;
 }
