@@ -5,23 +5,24 @@
 #include "blendsync/checksum.h"
 #include "internal/graph_impl.h"
 #include "internal/instance_impl.h"
+#include "internal/le.h"
 
 typedef struct writer { unsigned char* p; } writer;
 static void w_u32(writer* w, uint32_t v) {
-    for (int i = 0; i < 4; i++) *w->p++ = (unsigned char)(v >> (8 * i));
+    bsync_le_put32(w->p, v);
+    w->p += 4;
 }
 static void w_u64(writer* w, uint64_t v) {
-    for (int i = 0; i < 8; i++) *w->p++ = (unsigned char)(v >> (8 * i));
+    bsync_le_put64(w->p, v);
+    w->p += 8;
 }
 static uint32_t r_u32(const unsigned char** p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)(*p)[i] << (8 * i);
+    uint32_t v = bsync_le_get32(*p);
     *p += 4;
     return v;
 }
 static uint64_t r_u64(const unsigned char** p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)(*p)[i] << (8 * i);
+    uint64_t v = bsync_le_get64(*p);
     *p += 8;
     return v;
 }

@@ -5,6 +5,7 @@
 #include "blendsync/blend_tree.h"
 #include "blendsync/checksum.h"
 #include "internal/block.h"
+#include "internal/le.h"
 
 #define MATCH_MAGIC 0x48544D42u /* "BMTH" */
 #define MATCH_VERSION 1u
@@ -374,23 +375,6 @@ bsync_result bsync_match_joint_checksums(bsync_match* m, uint32_t c, uint64_t* o
 
 /* ---------------------------------------------------------------- snapshots */
 
-static void put_u32(unsigned char* p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put_u64(unsigned char* p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint32_t get_u32(const unsigned char* p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-static uint64_t get_u64(const unsigned char* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
 static size_t npc_bytes(const bsync_match_desc* d) { return 12u + 4u * d->param_count + d->trigger_count; }
 
 /* The bytes of the match snapshot around the instance blobs: header, NPC records, each blob's u32
@@ -423,20 +407,20 @@ bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_
     const size_t total = bsync_match_snapshot_size(m);
     if (cap < total || total > 0xFFFFFFFFu) return BSYNC_BUFFER_TOO_SMALL;
     unsigned char* p = (unsigned char*)buf;
-    put_u32(p, BSYNC_MATCH_SNAPSHOT_MAGIC);
-    put_u32(p + 4, BSYNC_MATCH_SNAPSHOT_VERSION);
-    put_u64(p + 8, m->hash);
-    put_u32(p + 16, (uint32_t)total);
-    put_u32(p + 20, m->desc.character_count);
-    put_u64(p + 24, m->tick);
+    bsync_le_put32(p, BSYNC_MATCH_SNAPSHOT_MAGIC);
+    bsync_le_put32(p + 4, BSYNC_MATCH_SNAPSHOT_VERSION);
+    bsync_le_put64(p + 8, m->hash);
+    bsync_le_put32(p + 16, (uint32_t)total);
+    bsync_le_put32(p + 20, m->desc.character_count);
+    bsync_le_put64(p + 24, m->tick);
     size_t o = SNAP_HEAD;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         const match_character* ch = &m->characters[c];
         if (ch->desc.slot != BSYNC_MATCH_NPC) continue;
-        put_u64(p + o, ch->script.state);
-        put_u32(p + o + 8, ch->script.hold_left);
+        bsync_le_put64(p + o, ch->script.state);
+        bsync_le_put32(p + o + 8, ch->script.hold_left);
         o += 12;
-        for (uint32_t i = 0; i < m->desc.param_count; i++, o += 4) put_u32(p + o, (uint32_t)ch->script.record.params[i]);
+        for (uint32_t i = 0; i < m->desc.param_count; i++, o += 4) bsync_le_put32(p + o, (uint32_t)ch->script.record.params[i]);
         for (uint32_t j = 0; j < m->desc.trigger_count; j++) p[o++] = ch->script.record.triggers[j];
     }
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
@@ -444,10 +428,10 @@ bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_
         size_t w = 0;
         bsync_result r = bsync_instance_save(bsync_match_instance_const(m, c), p + o + 4, total - 8u - (o + 4u), &w);
         if (r != BSYNC_OK) return r;
-        put_u32(p + o, (uint32_t)w);
+        bsync_le_put32(p + o, (uint32_t)w);
         o += 4 + w;
     }
-    put_u64(p + o, bsync_checksum_xxh64(p, o, 0));
+    bsync_le_put64(p + o, bsync_checksum_xxh64(p, o, 0));
     if (written) *written = total;
     return BSYNC_OK;
 }
@@ -455,17 +439,17 @@ bsync_result bsync_match_save(const bsync_match* m, void* buf, size_t cap, size_
 bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     if (!match_ok(m) || !buf) return BSYNC_INVALID_ARGUMENT;
     const unsigned char* p = (const unsigned char*)buf;
-    if (len < SNAP_HEAD + 8u || get_u32(p) != BSYNC_MATCH_SNAPSHOT_MAGIC || get_u32(p + 4) != BSYNC_MATCH_SNAPSHOT_VERSION)
+    if (len < SNAP_HEAD + 8u || bsync_le_get32(p) != BSYNC_MATCH_SNAPSHOT_MAGIC || bsync_le_get32(p + 4) != BSYNC_MATCH_SNAPSHOT_VERSION)
         return BSYNC_BAD_BLOB;
-    if (get_u64(p + 8) != m->hash) return BSYNC_MISMATCH;
+    if (bsync_le_get64(p + 8) != m->hash) return BSYNC_MISMATCH;
     /* The instance blobs vary in size with their state: between each graph's base size and its
      * maximum, and together they must fill the snapshot exactly. */
     const size_t total = len;
-    if (total < snapshot_frame_bytes(m) || total > bsync_match_snapshot_size_max(m) || get_u32(p + 16) != total ||
-        get_u32(p + 20) != m->desc.character_count)
+    if (total < snapshot_frame_bytes(m) || total > bsync_match_snapshot_size_max(m) || bsync_le_get32(p + 16) != total ||
+        bsync_le_get32(p + 20) != m->desc.character_count)
         return BSYNC_BAD_BLOB;
-    if (get_u64(p + total - 8) != bsync_checksum_xxh64(p, total - 8, 0)) return BSYNC_BAD_BLOB;
-    uint64_t tick = get_u64(p + 24);
+    if (bsync_le_get64(p + total - 8) != bsync_checksum_xxh64(p, total - 8, 0)) return BSYNC_BAD_BLOB;
+    uint64_t tick = bsync_le_get64(p + 24);
     if (tick > ((uint64_t)1 << 62)) return BSYNC_BAD_BLOB;
     /* Check every part before writing anything (all or nothing): the NPC fields, then each
      * instance blob by loading it into the scratch instance; only then load the real instances
@@ -473,9 +457,9 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     size_t o = SNAP_HEAD;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         if (m->characters[c].desc.slot != BSYNC_MATCH_NPC) continue;
-        if (get_u32(p + o + 8) > m->desc.hold_max) return BSYNC_BAD_BLOB;
+        if (bsync_le_get32(p + o + 8) > m->desc.hold_max) return BSYNC_BAD_BLOB;
         for (uint32_t i = 0; i < m->desc.param_count; i++)
-            if (get_u32(p + o + 12 + 4 * i) == 0x80000000u) return BSYNC_BAD_BLOB;
+            if (bsync_le_get32(p + o + 12 + 4 * i) == 0x80000000u) return BSYNC_BAD_BLOB;
         for (uint32_t j = 0; j < m->desc.trigger_count; j++)
             if (p[o + 12 + 4 * m->desc.param_count + j] > m->desc.script_states[j]) return BSYNC_BAD_BLOB;
         o += npc_bytes(&m->desc);
@@ -485,12 +469,12 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         const bsync_graph* g = m->characters[c].desc.graph;
         if (o + 4u > total - 8u) return BSYNC_BAD_BLOB;
-        const size_t isz = get_u32(p + o);
+        const size_t isz = bsync_le_get32(p + o);
         if (isz < bsync_instance_snapshot_size(g) || isz > bsync_instance_snapshot_size_max(g) ||
             isz > total - 8u - (o + 4u))
             return BSYNC_BAD_BLOB;
         const unsigned char* blob = p + o + 4;
-        if (isz < 32u || get_u64(blob + 24) != tick) return BSYNC_BAD_BLOB; /* instance tick = match tick */
+        if (isz < 32u || bsync_le_get64(blob + 24) != tick) return BSYNC_BAD_BLOB; /* instance tick = match tick */
         bsync_instance* tmp = NULL;
         if (bsync_instance_init(scratch, m->scratch_size, g, &tmp) != BSYNC_OK) return BSYNC_INVALID_ARGUMENT;
         bsync_result r = bsync_instance_load(tmp, blob, isz);
@@ -500,7 +484,7 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     if (o != total - 8u) return BSYNC_BAD_BLOB; /* bytes left over between the last blob and the XXH64 */
     o = inst_start;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
-        const size_t isz = get_u32(p + o);
+        const size_t isz = bsync_le_get32(p + o);
         bsync_result r = bsync_instance_load(bsync_match_instance(m, c), p + o + 4, isz);
         if (r != BSYNC_OK) return r;
         o += 4 + isz;
@@ -509,10 +493,10 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         match_character* ch = &m->characters[c];
         if (ch->desc.slot != BSYNC_MATCH_NPC) continue;
-        ch->script.state = get_u64(p + o);
-        ch->script.hold_left = get_u32(p + o + 8);
+        ch->script.state = bsync_le_get64(p + o);
+        ch->script.hold_left = bsync_le_get32(p + o + 8);
         for (uint32_t i = 0; i < BSYNC_MATCH_MAX_PARAMS; i++)
-            ch->script.record.params[i] = i < m->desc.param_count ? (fix16_t)get_u32(p + o + 12 + 4 * i) : 0;
+            ch->script.record.params[i] = i < m->desc.param_count ? (fix16_t)bsync_le_get32(p + o + 12 + 4 * i) : 0;
         for (uint32_t j = 0; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
             ch->script.record.triggers[j] = j < m->desc.trigger_count ? p[o + 12 + 4 * m->desc.param_count + j] : 0u;
         o += npc_bytes(&m->desc);
