@@ -11,7 +11,6 @@
 
 #include "blendsync/checksum.h"
 #include "blendsync/io/desync_bundle.h"
-#include "blendsync/io/file.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
 #include "blendsync/io/trail.h"

@@ -11,7 +11,6 @@
 #include "blendsync/fixed.h"
 #include "blendsync/skeleton.h"
 #include "blendsync/io/desync_bundle.h"
-#include "blendsync/io/file.h"
 #include "server_internal.h"
 #include "platform.h"
 
