@@ -36,6 +36,12 @@ csharp_packages=(
 studio_packages=(
   libmicrohttpd-dev chromium          # (npm: the nodejs package, which emscripten already needs)
 )
+# Operating the server (docs/operations.md, docs/deploy.md): the admin API is libmicrohttpd (above);
+# the Agones lifecycle calls the SDK sidecar's REST API with libcurl; the metrics tests run
+# Debian's Prometheus and its promtool. Not for --demo.
+ops_packages=(
+  libcurl4-openssl-dev prometheus
+)
 # The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64,
 # s390x and i386 packages (apt-get download, dpkg -x into its work folder; nothing of theirs is
 # installed), which needs those architectures known to apt. (i386's C library is gcc-multilib's.)
@@ -43,7 +49,7 @@ foreign_archs=(arm64 s390x i386)
 if [ "${1:-}" = "--demo" ]; then
   foreign_archs=()
 else
-  packages+=("${matrix_packages[@]}" "${csharp_packages[@]}" "${studio_packages[@]}")
+  packages+=("${matrix_packages[@]}" "${csharp_packages[@]}" "${studio_packages[@]}" "${ops_packages[@]}")
 fi
 
 missing=()
