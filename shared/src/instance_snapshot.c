@@ -43,26 +43,22 @@ static uint32_t inert_active_count(const bsync_instance* inst) {
     return n;
 }
 
-/* Bytes of the inertialization block of a version 3 (without velocities) or 4 snapshot with n active
- * switches. */
-static size_t inert_block_bytes(const bsync_graph* g, uint32_t n, uint32_t version) {
-    const size_t per_joint = version == BSYNC_SNAPSHOT_VERSION_INERTIA ? 28u : 36u;
-    return 4u + (size_t)n * (12u + per_joint * (size_t)g->joint_count);
+/* Bytes of the inertialization block of a version 4 or 6 snapshot with n active switches. */
+static size_t inert_block_bytes(const bsync_graph* g, uint32_t n) {
+    return 4u + (size_t)n * (12u + 36u * (size_t)g->joint_count);
 }
 
 size_t bsync_instance_snapshot_size_max(const bsync_graph* g) {
     if (!g) return 0;
     if (!instance_can_inertialize(g)) return bsync_instance_snapshot_size(g);
-    return bsync_instance_snapshot_size(g) +
-           inert_block_bytes(g, g->switch_count, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY);
+    return bsync_instance_snapshot_size(g) + inert_block_bytes(g, g->switch_count);
 }
 
 size_t bsync_instance_snapshot_size_now(const bsync_instance* inst) {
     if (!instance_valid(inst)) return 0;
     const uint32_t n = inert_active_count(inst);
     if (n == 0) return bsync_instance_snapshot_size(inst->graph);
-    return bsync_instance_snapshot_size(inst->graph) +
-           inert_block_bytes(inst->graph, n, BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY);
+    return bsync_instance_snapshot_size(inst->graph) + inert_block_bytes(inst->graph, n);
 }
 
 static void w_clock(writer* w, const bsync_clip_time* t) {
@@ -166,10 +162,9 @@ static int read_clock(const unsigned char** p, uint64_t den, bsync_clip_time* ou
     return 1;
 }
 
-/* Reads (and when `apply`, stores) the inertialization block of a version 3 or 4 snapshot (n active
- * switches, checked by the caller to be 1..W); version 3 has no velocities (all 0); returns 0 on a bad
- * field. */
-static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, uint32_t version, int apply) {
+/* Reads (and when `apply`, stores) the inertialization block of a version 4 or 6 snapshot (n active
+ * switches, checked by the caller to be 1..W); returns 0 on a bad field. */
+static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, int apply) {
     const bsync_graph* g = inst->graph;
     const uint32_t J = g->joint_count;
     const inert_area a = instance_inert_of(inst);
@@ -191,13 +186,10 @@ static int read_inert(bsync_instance* inst, const unsigned char* p, uint32_t n, 
                 q.z < -BSYNC_FX_ONE || q.z > BSYNC_FX_ONE || q.w < 0 || q.w > BSYNC_FX_ONE ||
                 (q.w == 0 && bsync_quat_lex_negative_(q)))
                 return 0;
-            fix16_t vt = 0, vr = 0;
-            if (version != BSYNC_SNAPSHOT_VERSION_INERTIA) { /* 4: v0 <= 0, and 0 without an offset */
-                vt = instance_to_i32(r_u32(&p));
-                vr = instance_to_i32(r_u32(&p));
-                if (vt > 0 || vr > 0 || vt == INT32_MIN || vr == INT32_MIN) return 0;
-                if ((vt != 0 && bsync_vec3_length(t) == 0) || (vr != 0 && instance_inert_angle(q) == 0)) return 0;
-            }
+            const fix16_t vt = instance_to_i32(r_u32(&p));
+            const fix16_t vr = instance_to_i32(r_u32(&p));
+            if (vt > 0 || vr > 0 || vt == INT32_MIN || vr == INT32_MIN) return 0; /* v0 <= 0 */
+            if ((vt != 0 && bsync_vec3_length(t) == 0) || (vr != 0 && instance_inert_angle(q) == 0)) return 0;
             if (apply) {
                 a.t[(size_t)i * J + j] = t;
                 a.r[(size_t)i * J + j] = q;
@@ -311,16 +303,15 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     if (len < 32u) return BSYNC_BAD_BLOB;
     if (r_u32(&p) != BSYNC_SNAPSHOT_MAGIC) return BSYNC_BAD_BLOB;
     const uint32_t version = r_u32(&p);
-    int v3;
+    int inert; /* an inertialization block follows */
     if (g->range_states > 0) { /* graphs with range actions: versions 5 and 6 only */
         if (version != BSYNC_SNAPSHOT_VERSION_ACTIONS &&
             !(version == BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA && instance_can_inertialize(g)))
             return BSYNC_BAD_BLOB;
-        v3 = version == BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA;
-    } else {
-        v3 = (version == BSYNC_SNAPSHOT_VERSION_INERTIA || version == BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY) &&
-             instance_can_inertialize(g); /* an inertialization block follows */
-        if (version != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION) && !v3)
+        inert = version == BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA;
+    } else { /* 1 or 2, and 4 (docs/instance.md "Snapshot bytes": no release wrote 3) */
+        inert = version == BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY && instance_can_inertialize(g);
+        if (version != (g->switch_count > 0 ? BSYNC_SNAPSHOT_VERSION_SWITCHES : BSYNC_SNAPSHOT_VERSION) && !inert)
             return BSYNC_BAD_BLOB;
     }
     const uint64_t hash = r_u64(&p);
@@ -330,21 +321,21 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     if (hash != g->hash) return BSYNC_MISMATCH;
     uint32_t n_inert = 0;
     size_t full = total;
-    if (v3) { /* the block count sits right after the version 2 body */
+    if (inert) { /* the block count sits right after the version 2 body */
         if (len < total + 4u) return BSYNC_BAD_BLOB;
         const unsigned char* q = (const unsigned char*)buf + total - 8u;
         n_inert = r_u32(&q);
         if (n_inert < 1u || n_inert > g->switch_count) return BSYNC_BAD_BLOB;
-        full = total + inert_block_bytes(g, n_inert, version);
+        full = total + inert_block_bytes(g, n_inert);
     }
     if (len != full) return BSYNC_BAD_BLOB;
     const unsigned char* tail = (const unsigned char*)buf + full - 8u;
     if (r_u64(&tail) != bsync_checksum_xxh64(buf, full - 8u, 0)) return BSYNC_BAD_BLOB;
     const unsigned char* ib = (const unsigned char*)buf + total - 8u + 4u;
-    if (!read_body(inst, p, 0) || (v3 && !read_inert(inst, ib, n_inert, version, 0))) return BSYNC_BAD_BLOB;
+    if (!read_body(inst, p, 0) || (inert && !read_inert(inst, ib, n_inert, 0))) return BSYNC_BAD_BLOB;
     (void)read_body(inst, p, 1);
     if (instance_can_inertialize(g)) {
-        if (v3) (void)read_inert(inst, ib, n_inert, version, 1);
+        if (inert) (void)read_inert(inst, ib, n_inert, 1);
         else
             for (uint32_t i = 0; i < g->switch_count; i++) instance_inert_clear(inst, i);
     }

@@ -35,7 +35,7 @@ extern "C" {
 #define BSYNC_SNAPSHOT_MAGIC 0x504E5342u                            /* "BSNP" little-endian */
 #define BSYNC_SNAPSHOT_VERSION 1u          /* graphs without switches */
 #define BSYNC_SNAPSHOT_VERSION_SWITCHES 2u /* graphs with switches */
-#define BSYNC_SNAPSHOT_VERSION_INERTIA 3u  /* read only */
+#define BSYNC_SNAPSHOT_VERSION_INERTIA 3u  /* written by no release: refused */
 #define BSYNC_SNAPSHOT_VERSION_INERTIA_VELOCITY 4u /* while a switch inertializes */
 #define BSYNC_SNAPSHOT_VERSION_ACTIONS 5u  /* graphs with range actions */
 #define BSYNC_SNAPSHOT_VERSION_ACTIONS_INERTIA 6u
