@@ -29,6 +29,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
+            "                     [--inject-pose-desync TICK:CHARACTER:JOINT]\n"
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
@@ -50,6 +51,9 @@ static void usage(FILE* f) {
             "                         holds from its tick on (triggers fire on their row's tick only)\n"
             "  --seed S               the seeded random joystick path's seed (default: 1000 + slot)\n"
             "  --inject-desync TICK   flip one bit of this bot's own state after frame TICK\n"
+            "  --inject-pose-desync TICK:CHARACTER:JOINT\n"
+            "                         from frame TICK on, report joint JOINT (index) of character\n"
+            "                         CHARACTER (index) as differing: a pose-only desync (the state agrees)\n"
             "  --replay FILE          record this bot's own view of the match as a replay (its frames\n"
             "                         and the checksums it sent; `blendsync replay verify FILE`)\n"
             "  --desync-dir DIR       when the server reports a desync of this bot, also keep its own\n"
@@ -162,8 +166,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* desync_dir = NULL;
     const char* capture_path = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
-    int have_seed = 0, have_inject = 0, quiet = 0, actions = 0;
-    uint32_t delay_min = 0, delay_max = 0;
+    int have_seed = 0, have_inject = 0, have_pose_inject = 0, quiet = 0, actions = 0;
+    uint32_t delay_min = 0, delay_max = 0, pose_tick = 0, pose_character = 0, pose_joint = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -191,7 +195,12 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
         else if (!strcmp(a, "--inject-desync")) bad = parse_u64(v, &inject) || inject > UINT32_MAX, have_inject = 1;
-        else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
+        else if (!strcmp(a, "--inject-pose-desync")) {
+            unsigned pt = 0, pc = 0, pj = 0;
+            char tail = 0;
+            bad = sscanf(v, "%u:%u:%u%c", &pt, &pc, &pj, &tail) != 3;
+            pose_tick = pt, pose_character = pc, pose_joint = pj, have_pose_inject = 1;
+        } else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
@@ -284,6 +293,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         return 2;
     }
     if (have_inject) bsync_client_fault_desync(c, (uint32_t)inject);
+    if (have_pose_inject) bsync_client_fault_pose(c, pose_tick, pose_character, pose_joint);
     bot_capture cap;
     memset(&cap, 0, sizeof cap);
     if (capture_path) {
