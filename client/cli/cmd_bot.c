@@ -118,6 +118,22 @@ static int parse_u64(const char* s, uint64_t* out) {
     return 0;
 }
 
+/* --inject-pose-desync TICK:CHARACTER:JOINT: three decimal numbers, a character index below
+ * BSYNC_MATCH_MAX_CHARACTERS and a joint index below BSYNC_MAX_JOINTS. 0, or -1 (out zeroed). */
+static int parse_pose_spec(const char* s, uint32_t out[3]) {
+    static const uint64_t limit[3] = {UINT32_MAX, BSYNC_MATCH_MAX_CHARACTERS - 1u, BSYNC_MAX_JOINTS - 1u};
+    out[0] = out[1] = out[2] = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!s || *s < '0' || *s > '9') return -1;
+        char* end = NULL;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (!end || v > limit[k] || *end != (k < 2 ? ':' : '\0')) return -1;
+        out[k] = (uint32_t)v;
+        s = end + 1;
+    }
+    return 0;
+}
+
 /* --actions: what was open after the last tick looked at, per character and action (a display of the
  * local match, not simulation: the client may apply several ticks between two looks, and a range open
  * for at least one tick is seen open after one of them only if the look falls on it; the demo's hit
@@ -196,10 +212,9 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
         else if (!strcmp(a, "--inject-desync")) bad = parse_u64(v, &inject) || inject > UINT32_MAX, have_inject = 1;
         else if (!strcmp(a, "--inject-pose-desync")) {
-            unsigned pt = 0, pc = 0, pj = 0;
-            char tail = 0;
-            bad = sscanf(v, "%u:%u:%u%c", &pt, &pc, &pj, &tail) != 3;
-            pose_tick = pt, pose_character = pc, pose_joint = pj, have_pose_inject = 1;
+            uint32_t spec[3];
+            bad = parse_pose_spec(v, spec);
+            pose_tick = spec[0], pose_character = spec[1], pose_joint = spec[2], have_pose_inject = 1;
         } else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
         else if (!strcmp(a, "--delay")) {

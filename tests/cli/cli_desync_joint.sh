@@ -12,7 +12,7 @@
 # Checked: report.txt names the character, tick and joint in words; bundle.json's "pose_joints" names
 # exactly that joint; `blendsync desync diff BUNDLE` prints report.txt's pose lines, exits 1, and its
 # --json has the same joint; a copy of the bundle as an earlier server wrote it (format 2, no
-# pose_joints) still reads: exit 0, no pose line.
+# pose_joints) still reads: exit 0, no pose line; malformed option values are refused (exit 2).
 # usage: cli_desync_joint.sh PATH_TO_BLENDSYNC WORK_DIR   (blendsync-server is looked for next to it)
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -163,6 +163,14 @@ out=$(cd A && "$bin" desync diff old-bundle) || rc=$?
 if [ $rc -eq 0 ] && ! grep -q '^pose: ' <<<"$out" && grep -q '^no difference: the two states are identical$' <<<"$out"; then
   ok "a format-2 bundle without pose_joints reads: exit 0, no pose line"
 else bad "the format-2 bundle (rc $rc)"; echo "$out"; fi
+
+# the option's value: three decimal numbers, a character below 64 and a joint below 1024
+for spec in 40:1 40:1:12x -1:1:2 40:64:1 40:1:1024 4294967296:0:0; do
+  rc=0
+  msg=$("$bin" bot --server 127.0.0.1:1 --config A/match.json --slot 0 --token tok-a --inject-pose-desync "$spec" 2>&1) || rc=$?
+  if [ $rc -eq 2 ] && grep -q 'bad value for "--inject-pose-desync"' <<<"$msg"; then ok "--inject-pose-desync $spec is refused"
+  else bad "--inject-pose-desync $spec (rc $rc)"; fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
