@@ -35,8 +35,8 @@ extern "C" {
 #define BSYNC_DESYNC_BUNDLE_PATH_MAX 1200u
 #define BSYNC_DESYNC_BUNDLE_CONFIG_MAX 4096u
 #define BSYNC_DESYNC_BUNDLE_FORMAT 3
-#define BSYNC_DESYNC_BUNDLE_JOINTS_MAX 32u /* joints a bundle names; more are only counted */
-#define BSYNC_DESYNC_BUNDLE_NAME_MAX 64u   /* a joint's or character's name, cut to 63 bytes */
+#define BSYNC_DESYNC_BUNDLE_JOINTS_MAX 32u /* joints named; more only counted */
+#define BSYNC_DESYNC_BUNDLE_NAME_MAX 64u
 
 typedef enum bsync_desync_bundle_side {
     BSYNC_DESYNC_BUNDLE_SERVER = 0, /* report.txt, report.html, bundle.json */
@@ -50,18 +50,15 @@ typedef struct bsync_desync_bundle_check { /* one row of report.html's timeline 
     uint32_t client_mask;
 } bsync_desync_bundle_check;
 
-/* One joint whose pose checksums differ: its index and name in the character's skeleton, and the
- * server's and the client's per-joint pose checksums. */
+/* A joint whose per-joint pose checksums differ (skeleton index and name, both checksums). */
 typedef struct bsync_desync_bundle_joint {
     uint32_t index;
     char name[BSYNC_DESYNC_BUNDLE_NAME_MAX];
     uint64_t server, client;
 } bsync_desync_bundle_joint;
 
-/* A pose-only desync (bundle.json "pose_joints"): character's pose checksums differed first at the
- * check of tick (agreed_tick: the last check that agreed, -1: none); of its `compared` joints
- * `differing` differ, the first joint_count of them in joints (index order). compared 0: no
- * per-joint checksums were had from the client. */
+/* A pose desync ("pose_joints"): first differing check tick, the check before (-1: none); of
+ * `compared` joints (0: none had) `differing` differ, the first joint_count listed. */
 typedef struct bsync_desync_bundle_pose {
     long long tick, agreed_tick;
     uint32_t character;
@@ -107,8 +104,7 @@ BSYNC_API bsync_result bsync_desync_bundle_write(const bsync_desync_bundle_desc*
  * 0 when out of memory. */
 BSYNC_API size_t bsync_desync_bundle_json(const bsync_desync_bundle_desc* d, char* out, size_t cap);
 BSYNC_API size_t bsync_desync_bundle_html(const bsync_desync_bundle_desc* d, char* out, size_t cap);
-/* p in plain words, the lines report.txt and `desync diff` print ("pose: character C (NAME): ...",
- * then "  joint J NAME: server X, client Y" per named joint); sized as _json. */
+/* p in words, as report.txt and `desync diff` print it; sized as _json. */
 BSYNC_API size_t bsync_desync_bundle_pose_text(const bsync_desync_bundle_pose* p, char* out, size_t cap);
 
 /* A bundle as read: the state files' paths and bundle.json's fields (absent: -1, 0 or ""). */
