@@ -19,6 +19,13 @@
 
 static void release_held_bundle(srv_match* m, uint32_t slot);
 
+/* A held DUMP's bundle needs the server's snapshots of its tick and of the check before, and the
+ * frames between, from the rings: it is written before they could be overwritten, answer or not. */
+static int held_at_ring_limit(const srv_match* m, const srv_slot* sl) {
+    const uint64_t ahead = m->next_tick > sl->held_tick ? m->next_tick - sl->held_tick : 0;
+    return ahead >= (uint64_t)(SRV_SNAP_RING / 2u) * m->checksum_interval || ahead >= SRV_FRAME_RING / 2u;
+}
+
 static void* alloc16(size_t n) { return bsync_platform_aligned_alloc(16, n); }
 
 /* The recording schedule, with the match's replay writer when it has one (replay_open). A failed write
@@ -684,7 +691,8 @@ void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
 void srv_match_update(srv_match* m, uint64_t now) {
     if (m->ended) return;
     for (uint32_t p = 0; p < m->player_count; p++)
-        if (m->slots[p].held_dump && now >= m->slots[p].detail_deadline_us) release_held_bundle(m, p);
+        if (m->slots[p].held_dump && (now >= m->slots[p].detail_deadline_us || held_at_ring_limit(m, &m->slots[p])))
+            release_held_bundle(m, p);
     if (!m->started) {
         uint32_t n = connected_count(m);
         int all = n == m->player_count;
