@@ -222,7 +222,7 @@ case "$scenario" in
     grep -qF "$EXPECT_REASON" <<<"$msg" || { echo "FAIL: unexpected CLI message"; exit 1; }
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
-  desync_pose)
+  desync_pose | desync_pose-p0)
     # a pose-only desync: the expectations come from the planted fault (make_bundle.sh's planted.txt,
     # TICK:CHARACTER:JOINT), not from the bundle: the reported and first differing tick is the first
     # checksum tick at or after TICK (after the frames t with t + 1 a multiple of the interval,
@@ -251,6 +251,7 @@ PY
     echo "planted $ptick:$pchar:$pjoint, interval $interval: expect tick $EXPECT_TICK, $EXPECT_CHARACTER, joint $EXPECT_JOINTS"
     export EXPECT_TICK EXPECT_FIRST EXPECT_CHARACTER EXPECT_JOINTS EXPECT_HIGHLIGHT EXPECT_LINES
     node "$here/studio_driver.mjs" desync_pose "$url" "$work"
+    [ "$scenario" = desync_pose ] || mv "$work/desync_pose.png" "$work/$scenario.png"
     ;;
   desync_*)
     # what the server's report says: the reported tick, the first divergent tick and character, its lines
