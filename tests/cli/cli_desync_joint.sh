@@ -4,6 +4,7 @@
 # and its character's pose checksums, with bit 0 flipped from frame TICK on, while its state stays
 # right). Two matches at once, each with its own planted fault:
 #   A: bot 1 plants 40:1:12 (character p1, joint 12)   B: bot 0 plants 20:0:3 (character p0, joint 3)
+#   C: bot 1 plants 40:1:1000, a joint the skeleton does not have: p1 named, no joint
 # Expected from the fault alone: checksums go out after the frames t with t + 1 a multiple of the
 # interval (docs/protocol.md "CHECKSUM"), so with interval 15 the first check at or after TICK is the
 # first tick whose pose checksums differ and the check before it agreed; the joint's name is the
@@ -142,10 +143,24 @@ assert o["identical"] is True and pj["character"] == int(sys.argv[2]) and [(x["i
 
 start_match A 1 40:1:12
 start_match B 0 20:0:3
+start_match C 1 40:1:1000
 for p in "${pids[@]}"; do wait "$p" || true; done
 pids=()
 check_match A 1 40 1 12
 check_match B 0 20 0 3
+
+# C: a joint index beyond the skeleton: the character's pose checksum differs but every per-joint
+# checksum the client sends agrees, and the bundle says so (no joint named)
+bundleC=C/rec/match.bsreplay.desync/tick44-slot1
+want="pose: character 1 (p1): its pose checksums first differed at tick 44 (the check before, tick 29, agreed); all $joint_count of its joints' checksums agree (only the character's pose checksum differs)"
+if [ -f "$bundleC/report.txt" ] && grep -qxF "$want" "$bundleC/report.txt" && ! grep -q '^  joint ' "$bundleC/report.txt" \
+   && python3 -c '
+import json, sys
+pj = json.load(open(sys.argv[1]))["pose_joints"]
+assert (pj["character"], pj["compared"], pj["differing"], pj["joints"]) == (1, int(sys.argv[2]), 0, []), pj
+' "$bundleC/bundle.json" "$joint_count"; then
+  ok "C: joint 1000 planted: the bundle names p1 and no joint (all $joint_count agree)"
+else bad "C: the bundle of an out-of-range joint"; cat "$bundleC/report.txt" "$bundleC/bundle.json" 2>&1 | head -20; fi
 
 # a bundle as an earlier server wrote it (format 2, no pose_joints) still reads: no pose, states identical
 old=A/old-bundle
