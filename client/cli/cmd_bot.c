@@ -29,6 +29,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
+            "                     [--inject-pose-desync TICK:CHARACTER:JOINT]\n"
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "\n"
@@ -50,6 +51,9 @@ static void usage(FILE* f) {
             "                         holds from its tick on (triggers fire on their row's tick only)\n"
             "  --seed S               the seeded random joystick path's seed (default: 1000 + slot)\n"
             "  --inject-desync TICK   flip one bit of this bot's own state after frame TICK\n"
+            "  --inject-pose-desync TICK:CHARACTER:JOINT\n"
+            "                         from frame TICK on, report joint JOINT (index) of character\n"
+            "                         CHARACTER (index) as differing: a pose-only desync (the state agrees)\n"
             "  --replay FILE          record this bot's own view of the match as a replay (its frames\n"
             "                         and the checksums it sent; `blendsync replay verify FILE`)\n"
             "  --desync-dir DIR       when the server reports a desync of this bot, also keep its own\n"
@@ -114,6 +118,22 @@ static int parse_u64(const char* s, uint64_t* out) {
     return 0;
 }
 
+/* --inject-pose-desync TICK:CHARACTER:JOINT: three decimal numbers, a character index below
+ * BSYNC_MATCH_MAX_CHARACTERS and a joint index below BSYNC_MAX_JOINTS. 0, or -1 (out zeroed). */
+static int parse_pose_spec(const char* s, uint32_t out[3]) {
+    static const uint64_t limit[3] = {UINT32_MAX, BSYNC_MATCH_MAX_CHARACTERS - 1u, BSYNC_MAX_JOINTS - 1u};
+    out[0] = out[1] = out[2] = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!s || *s < '0' || *s > '9') return -1;
+        char* end = NULL;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (!end || v > limit[k] || *end != (k < 2 ? ':' : '\0')) return -1;
+        out[k] = (uint32_t)v;
+        s = end + 1;
+    }
+    return 0;
+}
+
 /* --actions: what was open after the last tick looked at, per character and action (a display of the
  * local match, not simulation: the client may apply several ticks between two looks, and a range open
  * for at least one tick is seen open after one of them only if the look falls on it; the demo's hit
@@ -162,8 +182,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* desync_dir = NULL;
     const char* capture_path = NULL;
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
-    int have_seed = 0, have_inject = 0, quiet = 0, actions = 0;
-    uint32_t delay_min = 0, delay_max = 0;
+    int have_seed = 0, have_inject = 0, have_pose_inject = 0, quiet = 0, actions = 0;
+    uint32_t delay_min = 0, delay_max = 0, pose_tick = 0, pose_character = 0, pose_joint = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -191,7 +211,11 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--match")) bad = parse_u64(v, &match_id);
         else if (!strcmp(a, "--seed")) bad = parse_u64(v, &seed), have_seed = 1;
         else if (!strcmp(a, "--inject-desync")) bad = parse_u64(v, &inject) || inject > UINT32_MAX, have_inject = 1;
-        else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
+        else if (!strcmp(a, "--inject-pose-desync")) {
+            uint32_t spec[3];
+            bad = parse_pose_spec(v, spec);
+            pose_tick = spec[0], pose_character = spec[1], pose_joint = spec[2], have_pose_inject = 1;
+        } else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
@@ -284,6 +308,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         return 2;
     }
     if (have_inject) bsync_client_fault_desync(c, (uint32_t)inject);
+    if (have_pose_inject) bsync_client_fault_pose(c, pose_tick, pose_character, pose_joint);
     bot_capture cap;
     memset(&cap, 0, sizeof cap);
     if (capture_path) {

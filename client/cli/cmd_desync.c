@@ -34,14 +34,15 @@ static void usage(FILE* f) {
             "match config; A is then the server's state (authoritative), B the client's. When the bundle holds\n"
             "the client's per-tick states (client-trail.bstrail), the match is re-simulated from\n"
             "server-previous.bsms with inputs.csv, and the first divergent tick and the operation that\n"
-            "diverged (input, parameter filter, weights, cycle length, clock advance) are named.\n"
+            "diverged (input, parameter filter, weights, cycle length, clock advance) are named. A bundle of a\n"
+            "pose desync names the character and the joints whose pose checksums differ (its \"pose_joints\").\n"
             "A snapshot against a replay: the replay is re-simulated (from its start or its newest snapshot\n"
             "before the tick) to the state after frame T (default: A's own tick) and compared with A.\n"
             "  --match CONFIG   the match config (required for two snapshot files; overrides bundle.json's\n"
             "                   or the replay's recorded one)\n"
             "  --tick T         with a replay: compare at the state after frame T\n"
             "  --json           {\"differences\": [...], \"tick\": N, ...}\n"
-            "Exit status: 0 identical, 1 different, 2 error.\n");
+            "Exit status: 0 identical, 1 different (or a bundle naming joints), 2 error.\n");
 }
 
 static int is_dir(const char* path) {
@@ -227,7 +228,8 @@ static int cmd_diff(int argc, char** argv) {
     int traced = 0, reproduced = 0;
     bsync_desync_trace_result tres;
     memset(&tres, 0, sizeof tres);
-    if (bundle && lines) {
+    const int pose = bundle && bun.has_pose; /* a pose desync's joints, from bundle.json */
+    if (bundle && (lines || pose)) {
         uint8_t* final_bytes = NULL;
         size_t final_len = 0;
         trace_text = malloc(32768);
@@ -257,6 +259,26 @@ static int cmd_diff(int argc, char** argv) {
         bsync_cli_json_num(st, NULL, "%" PRIu64, tb);
         bsync_cli_json_add(o, "identical", cJSON_CreateBool(!lines));
         replay_lines_json(o, "differences", lines ? text : "", 1);
+        if (pose) {
+            const bsync_desync_bundle_pose* pj = &bun.pose;
+            cJSON* po = bsync_cli_json_add(o, "pose_joints", cJSON_CreateObject());
+            bsync_cli_json_num(po, "tick", "%lld", pj->tick);
+            bsync_cli_json_num(po, "agreed_tick", "%lld", pj->agreed_tick);
+            bsync_cli_json_num(po, "character", "%u", pj->character);
+            bsync_cli_json_str(po, "character_name", pj->character_name);
+            bsync_cli_json_num(po, "compared", "%u", pj->compared);
+            bsync_cli_json_num(po, "differing", "%u", pj->differing);
+            cJSON* js = bsync_cli_json_add(po, "joints", cJSON_CreateArray());
+            for (uint32_t i = 0; i < pj->joint_count; i++) {
+                cJSON* j = bsync_cli_json_add(js, NULL, cJSON_CreateObject());
+                bsync_cli_json_num(j, "index", "%u", pj->joints[i].index);
+                bsync_cli_json_str(j, "name", pj->joints[i].name);
+                bsync_cli_json_hex64(j, "server", pj->joints[i].server);
+                bsync_cli_json_hex64(j, "client", pj->joints[i].client);
+            }
+        } else if (bundle) {
+            bsync_cli_json_add(o, "pose_joints", cJSON_CreateNull());
+        }
         if (traced == 1 && tres.located) {
             cJSON* fd = bsync_cli_json_add(o, "first_divergence", cJSON_CreateObject());
             bsync_cli_json_num(fd, "tick", "%u", tres.tick - 1);
@@ -274,13 +296,18 @@ static int cmd_diff(int argc, char** argv) {
         printf("A = %s: %s (state after frame %" PRId64 ")\n", a_label, a_path, (int64_t)ta - 1);
         printf("B = %s: %s (state after frame %" PRId64 ")\n", b_label, b_path, (int64_t)tb - 1);
         printf("match %" PRIu64 " (%s)\n", bsync_match_config_match_id(cfg), cfg_path);
+        if (pose) {
+            char ptext[8192];
+            (void)bsync_desync_bundle_pose_text(&bun.pose, ptext, sizeof ptext);
+            fputs(ptext, stdout);
+        }
         if (lines) printf("differences: %u (A's value first)\n", lines);
         fputs(text, stdout);
         if (traced == 1) {
             printf("first divergence (re-simulated from server-previous.bsms with inputs.csv against the client's "
                    "per-tick states in client-trail.bstrail):\n");
-            fputs(trace_text[0] ? trace_text : "  the client's trail agrees with the re-simulation at every tick it holds\n",
-                  stdout);
+            if (trace_text[0]) fputs(trace_text, stdout);
+            else printf("  the client's trail agrees with the re-simulation at every tick it holds (%u)\n", tres.compared);
             if (!reproduced)
                 printf("  (the re-simulation here does not reproduce server.bsms: this build or its assets differ from "
                        "the server's)\n");
@@ -288,7 +315,7 @@ static int cmd_diff(int argc, char** argv) {
             fputs(trace_text, stdout);
         }
     }
-    rc = lines ? 1 : 0;
+    rc = lines || pose ? 1 : 0;
 done:
     if (rc == 2) {
         if (json) {

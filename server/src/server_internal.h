@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "blendsync/io/desync_bundle.h"
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/replay.h"
 #include "blendsync/io/replay_recorder.h"
@@ -84,6 +85,15 @@ typedef struct srv_slot {
     uint32_t dump_tick;      /* the DUMP/TRAIL tick the server asked this slot for (UINT32_MAX: none):
                                 one bundle per reported desync, nothing unsolicited */
     uint32_t checked_upto;   /* one past the last tick this slot's checksum was compared for */
+    /* a pose-only desync's joints for its bundle (server_match.c): */
+    uint32_t agreed_next;    /* one past the last tick whose checksums agreed (0: none) */
+    uint32_t detail_next;    /* one past the tick whose per-joint checksums were asked for (DETAIL), 0: none */
+    uint64_t detail_deadline_us; /* the DUMP waits for the answer until then */
+    int have_pose;           /* the answer, compared, in pose */
+    bsync_desync_bundle_pose pose;
+    uint8_t* held_dump;      /* a complete DUMP (and its TRAIL) waiting for the answer */
+    uint8_t* held_trail;
+    uint32_t held_dump_len, held_trail_len, held_tick;
 } srv_slot;
 
 typedef struct srv_check {

@@ -15,6 +15,16 @@
 #include "platform.h"
 
 #define MATCH_ID(m) ((unsigned long long)(m)->stats.match_id)
+#define SRV_DETAIL_WAIT_US 2000000ull /* a desync bundle waits this long for the per-joint answer */
+
+static void release_held_bundle(srv_match* m, uint32_t slot);
+
+/* A held DUMP's bundle needs the server's snapshots of its tick and of the check before, and the
+ * frames between, from the rings: it is written before they could be overwritten, answer or not. */
+static int held_at_ring_limit(const srv_match* m, const srv_slot* sl) {
+    const uint64_t ahead = m->next_tick > sl->held_tick ? m->next_tick - sl->held_tick : 0;
+    return ahead >= (uint64_t)(SRV_SNAP_RING / 2u) * m->checksum_interval || ahead >= SRV_FRAME_RING / 2u;
+}
 
 static void* alloc16(size_t n) { return bsync_platform_aligned_alloc(16, n); }
 
@@ -141,6 +151,10 @@ void srv_match_destroy(srv_match* m) {
     if (!m) return;
     bsync_replay_writer_close(m->replay);
     for (uint32_t i = 0; i < SRV_SNAP_RING; i++) free(m->snaps[i].data);
+    for (uint32_t p = 0; p < BSYNC_MATCH_MAX_PLAYERS; p++) {
+        free(m->slots[p].held_dump);
+        free(m->slots[p].held_trail);
+    }
     free(m->snap_buf);
     free(m->frames);
     free(m->frame_payload);
@@ -645,6 +659,7 @@ static void status_line(srv_match* m) {
 
 void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
     if (m->ended) return;
+    for (uint32_t p = 0; p < m->player_count; p++) release_held_bundle(m, p); /* no answer will come now */
     m->ended = 1;
     if (m->replay) {
         bsync_error err;
@@ -675,6 +690,9 @@ void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
 
 void srv_match_update(srv_match* m, uint64_t now) {
     if (m->ended) return;
+    for (uint32_t p = 0; p < m->player_count; p++)
+        if (m->slots[p].held_dump && (now >= m->slots[p].detail_deadline_us || held_at_ring_limit(m, &m->slots[p])))
+            release_held_bundle(m, p);
     if (!m->started) {
         uint32_t n = connected_count(m);
         int all = n == m->player_count;
@@ -761,6 +779,9 @@ static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, i
     m->stats.mismatched_checksums++;
     if (sl->diverged) return; /* already reported; waiting for a resync or for the end */
     sl->diverged = 1;
+    release_held_bundle(m, (uint32_t)p->slot);
+    sl->have_pose = 0;
+    sl->detail_next = 0;
     m->stats.desyncs++;
     m->stats.last_desync_tick = tick;
     m->stats.last_desync_slot = (uint32_t)p->slot;
@@ -805,9 +826,10 @@ static void on_desync(srv_match* m, srv_peer* p, uint32_t tick, uint32_t kind, i
 }
 
 /* A client's per-joint checksums of one character at a tick (its answer to DETAIL), compared with
- * the server's own from its snapshot of that tick: the joints that differ are logged by name and the
- * first one is recorded in the replay as a JOINT desync. */
-static void detail_answer(srv_match* m, srv_peer* p, const bsync_proto_checksum* c) {
+ * the server's own from its snapshot of that tick: the joints that differ are logged by name, the
+ * first one is recorded in the replay as a JOINT desync, and (pose not NULL) they go into the pose
+ * record of the slot's desync bundle. */
+static void compare_joints(srv_match* m, srv_peer* p, const bsync_proto_checksum* c, bsync_desync_bundle_pose* pose) {
     srv_snap* sn = find_snap(m, c->tick + 1u);
     if (!sn || c->joint_character >= m->desc->character_count) return;
     if (bsync_match_load(m->scratch[0], sn->data, sn->len) != BSYNC_OK) return;
@@ -829,6 +851,13 @@ static void detail_answer(srv_match* m, srv_peer* p, const bsync_proto_checksum*
     for (uint32_t j = 0; j < n; j++) {
         if (own[j] == c->joints[j]) continue;
         if (first == UINT32_MAX) first = j;
+        if (pose && pose->joint_count < BSYNC_DESYNC_BUNDLE_JOINTS_MAX) {
+            bsync_desync_bundle_joint* e = &pose->joints[pose->joint_count++];
+            e->index = j;
+            snprintf(e->name, sizeof e->name, "%s", sk ? bsync_skeleton_joint_name(sk, j) : "?");
+            e->server = own[j];
+            e->client = c->joints[j];
+        }
         differ++;
         if (k + 70 < sizeof names)
             k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", k ? "," : "", sk ? bsync_skeleton_joint_name(sk, j) : "?");
@@ -842,6 +871,10 @@ static void detail_answer(srv_match* m, srv_peer* p, const bsync_proto_checksum*
             first == UINT32_MAX ? -1 : (int)first, differ ? names : "-");
     m->stats.last_detail_joint = first;
     m->stats.last_detail_joints_differing = differ;
+    if (pose) {
+        pose->compared = n;
+        pose->differing = differ;
+    }
     if (first != UINT32_MAX) {
         bsync_replay_record r;
         memset(&r, 0, sizeof r);
@@ -855,6 +888,19 @@ static void detail_answer(srv_match* m, srv_peer* p, const bsync_proto_checksum*
         r.desync.got = c->joints[first];
         replay_append(m, &r);
     }
+}
+
+/* The answer to the DETAIL a pose desync asked: compared, and the slot's bundle written if its DUMP
+ * was held for it (an answer that does not compare still ends the wait). */
+static void detail_answer(srv_match* m, srv_peer* p, const bsync_proto_checksum* c) {
+    srv_slot* sl = &m->slots[p->slot];
+    const int awaited = sl->detail_next == c->tick + 1u && sl->have_pose && c->joint_character == sl->pose.character;
+    if (awaited) {
+        sl->detail_next = 0;
+        sl->pose.compared = sl->pose.differing = sl->pose.joint_count = 0;
+    }
+    compare_joints(m, p, c, awaited ? &sl->pose : NULL);
+    if (awaited && sl->held_dump) release_held_bundle(m, (uint32_t)p->slot);
 }
 
 void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c) {
@@ -925,22 +971,40 @@ void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c
                 }
         int first = !m->slots[p->slot].diverged;
         on_desync(m, p, c->tick, kind, character, exp, got);
-        /* the second step of the narrowing: ask for that character's per-joint checksums of the tick */
-        if (first && character >= 0 && p->open && !p->closing)
+        /* the second step of the narrowing: ask for that character's per-joint checksums of the tick;
+         * the bundle waits for the answer (srv_match_snapshot) */
+        if (first && character >= 0 && p->open && !p->closing) {
             send_desync(m, p, c->tick, kind, (uint32_t)character, BSYNC_PROTO_ACTION_DETAIL, exp, got);
+            srv_slot* sl = &m->slots[p->slot];
+            memset(&sl->pose, 0, sizeof sl->pose);
+            sl->pose.tick = c->tick;
+            sl->pose.agreed_tick = sl->agreed_next ? (long long)sl->agreed_next - 1 : -1;
+            sl->pose.character = (uint32_t)character;
+            snprintf(sl->pose.character_name, sizeof sl->pose.character_name, "%s",
+                     bsync_match_config_character_name(m->cfg, (uint32_t)character));
+            sl->have_pose = 1;
+            sl->detail_next = c->tick + 1u;
+            sl->detail_deadline_us = srv_now(m->server) + SRV_DETAIL_WAIT_US;
+        }
         return;
     }
     m->stats.checksums_verified++;
+    m->slots[p->slot].agreed_next = c->tick + 1u;
     if (m->slots[p->slot].diverged && m->policy != BSYNC_MATCH_POLICY_REPORT) m->slots[p->slot].diverged = 0;
 }
 
 /* The desync bundle: both sides' states and a report, in <replay>.desync/tick<T>-slot<S>/
- * (bsync_desync_bundle_write). */
-static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t* client, size_t client_len) {
+ * (bsync_desync_bundle_write). client: the slot's state after frame tick - 1; trail (may be NULL) its
+ * per-tick states since the last agreeing check; a pose desync's joints from the slot's pose record. */
+static void write_bundle(srv_match* m, uint32_t slot, uint32_t tick, const uint8_t* client, size_t client_len,
+                         const uint8_t* trail_bytes, size_t trail_len) {
+    srv_slot* ss = &m->slots[slot];
+    const bsync_desync_bundle_pose* pose = ss->have_pose && ss->pose.tick == (long long)tick - 1 ? &ss->pose : NULL;
+    ss->have_pose = 0; /* one bundle per report */
     srv_snap* own = find_snap(m, tick);
     if (!own) {
-        srv_log(m->server, "warn", "event=desync_dump_lost match=%llu slot=%d tick=%u reason=server_state_gone", MATCH_ID(m),
-                p->slot, tick);
+        srv_log(m->server, "warn", "event=desync_dump_lost match=%llu slot=%u tick=%u reason=server_state_gone", MATCH_ID(m),
+                slot, tick);
         return;
     }
     /* the report: which parameters and nodes differ */
@@ -948,7 +1012,16 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     size_t n = (size_t)snprintf(report, sizeof report,
                                 "blendsync desync report\nmatch %llu, slot %d, tick %u (state after frame %u)\n"
                                 "server state: server.bsms, client state: client.bsms (bsync_match_save format)\n\n",
-                                MATCH_ID(m), p->slot, tick - 1, tick - 1);
+                                MATCH_ID(m), (int)slot, tick - 1, tick - 1);
+    /* a pose desync: the character and joints whose pose checksums differ (the states may agree) */
+    if (pose && n < sizeof report) {
+        n += bsync_desync_bundle_pose_text(pose, report + n, sizeof report - n);
+        if (n + 1 < sizeof report) {
+            report[n++] = '\n';
+            report[n] = '\0';
+        }
+    }
+    if (n >= sizeof report) n = strlen(report);
     if (bsync_match_load(m->scratch[0], own->data, own->len) == BSYNC_OK &&
         bsync_match_load(m->scratch[1], client, client_len) == BSYNC_OK) {
         bsync_desync_describe(m->scratch[0], m->scratch[1], m->cfg, report + n, sizeof report - n);
@@ -979,13 +1052,13 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     bsync_desync_trace_result tr;
     memset(&tr, 0, sizeof tr);
     int traced = 0;
-    const int have_trail = p->trail && p->trail_tick == tick;
+    const int have_trail = trail_bytes != NULL && trail_len > 0;
     if (have_trail) {
         bsync_trail trail;
         bsync_error terr;
         size_t used = strlen(report);
         int frames_kept = prev && fr_first == prev_tick;
-        if (bsync_trail_parse(p->trail, p->trail_len, &trail, &terr) != BSYNC_OK) {
+        if (bsync_trail_parse(trail_bytes, trail_len, &trail, &terr) != BSYNC_OK) {
             snprintf(report + used, sizeof report - used, "\nthe client's trail is unreadable: %s\n", terr.message);
         } else if (!frames_kept) {
             snprintf(report + used, sizeof report - used,
@@ -1037,7 +1110,7 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     bd.side = BSYNC_DESYNC_BUNDLE_SERVER;
     bd.root = m->desync_dir;
     bd.tick = tick - 1;
-    bd.slot = (uint32_t)p->slot;
+    bd.slot = slot;
     bd.match_id = MATCH_ID(m);
     bd.match_hash = bsync_match_hash(m->desc);
     bd.match_config = cfg_abs;
@@ -1056,8 +1129,9 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     bd.client_state_len = client_len;
     bd.server_previous = prev ? prev->data : NULL;
     bd.server_previous_len = prev ? prev->len : 0;
-    bd.client_trail = have_trail ? p->trail : NULL;
-    bd.client_trail_len = have_trail ? p->trail_len : 0;
+    bd.client_trail = have_trail ? trail_bytes : NULL;
+    bd.client_trail_len = have_trail ? trail_len : 0;
+    bd.pose = pose;
     bd.report = report;
     bd.match = fr_count > 0 ? m->desc : NULL; /* inputs.csv: frames prev_tick .. tick - 1 still in the ring */
     bd.names = m->cfg;
@@ -1075,16 +1149,31 @@ static void write_bundle(srv_match* m, srv_peer* p, uint32_t tick, const uint8_t
     free(fr);
     free(fr_defaulted);
     if (br != BSYNC_OK && !dir[0]) return; /* the folder was not made */
-    srv_log(m->server, "warn", "event=desync_bundle match=%llu slot=%d tick=%u dir=%s", MATCH_ID(m), p->slot, tick - 1, dir);
+    srv_log(m->server, "warn", "event=desync_bundle match=%llu slot=%u tick=%u dir=%s", MATCH_ID(m), slot, tick - 1, dir);
     const char* first = strstr(report, "  ");
     if (first) {
         const char* end = strchr(first, '\n');
-        srv_log(m->server, "warn", "event=desync_detail match=%llu slot=%d tick=%u first_difference=\"%.*s\"", MATCH_ID(m),
-                p->slot, tick - 1, end ? (int)(end - first - 2) : 0, first + 2);
+        srv_log(m->server, "warn", "event=desync_detail match=%llu slot=%u tick=%u first_difference=\"%.*s\"", MATCH_ID(m),
+                slot, tick - 1, end ? (int)(end - first - 2) : 0, first + 2);
     }
     if (traced && tr.located)
-        srv_log(m->server, "warn", "event=desync_origin match=%llu slot=%d tick=%u character=%u operation=%d",
-                MATCH_ID(m), p->slot, tr.tick - 1, tr.character, tr.operation);
+        srv_log(m->server, "warn", "event=desync_origin match=%llu slot=%u tick=%u character=%u operation=%d",
+                MATCH_ID(m), slot, tr.tick - 1, tr.character, tr.operation);
+}
+
+/* The slot's DUMP held for a per-joint answer: its bundle written now (with the answer if it came). */
+static void release_held_bundle(srv_match* m, uint32_t slot) {
+    srv_slot* sl = &m->slots[slot];
+    if (!sl->held_dump) return;
+    if (sl->detail_next)
+        srv_log(m->server, "warn", "event=desync_joints_unanswered match=%llu slot=%u tick=%u", MATCH_ID(m), slot,
+                sl->detail_next - 1u);
+    sl->detail_next = 0;
+    write_bundle(m, slot, sl->held_tick, sl->held_dump, sl->held_dump_len, sl->held_trail, sl->held_trail_len);
+    free(sl->held_dump);
+    free(sl->held_trail);
+    sl->held_dump = sl->held_trail = NULL;
+    sl->held_dump_len = sl->held_trail_len = 0;
 }
 
 /* A TRAIL upload (the client's per-tick states, io/trail.h): reassembled, then kept for the DUMP that
@@ -1147,9 +1236,22 @@ void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* s
     memcpy(p->dump + off, sn->data, sn->len);
     p->dump_have += sn->len;
     if (p->dump_have == p->dump_size) {
-        m->slots[p->slot].dump_tick = UINT32_MAX; /* one bundle per request */
-        write_bundle(m, p, p->dump_tick, p->dump, p->dump_size);
-        free(p->dump);
+        srv_slot* sl = &m->slots[p->slot];
+        sl->dump_tick = UINT32_MAX; /* one bundle per request */
+        const int trail_ok = p->trail && p->trail_tick == p->dump_tick;
+        if (sl->detail_next == p->dump_tick && !sl->held_dump) {
+            /* a pose desync: the bundle waits (up to SRV_DETAIL_WAIT_US) for the per-joint answer */
+            sl->held_dump = p->dump;
+            sl->held_dump_len = p->dump_size;
+            sl->held_tick = p->dump_tick;
+            sl->held_trail = trail_ok ? p->trail : NULL;
+            sl->held_trail_len = trail_ok ? p->trail_len : 0;
+            if (trail_ok) p->trail = NULL;
+        } else {
+            write_bundle(m, (uint32_t)p->slot, p->dump_tick, p->dump, p->dump_size, trail_ok ? p->trail : NULL,
+                         trail_ok ? p->trail_len : 0);
+            free(p->dump);
+        }
         p->dump = NULL;
         free(p->trail);
         p->trail = NULL;

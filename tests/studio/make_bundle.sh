@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make_bundle.sh BLENDSYNC WORK SRC [demo | own-clocks | own-clocks-p0] — a desync bundle from a real blendsync-server (as the demo makes
+# make_bundle.sh BLENDSYNC WORK SRC [demo | own-clocks | own-clocks-p0 | pose | pose-p0] — a desync bundle from a real blendsync-server (as the demo makes
 # one): two bots play the demo graph for 60 ticks, bot 1 flips a bit of its speed input after frame 40
 # (--inject-desync), the server catches it at the next checksum (after frame 44) and writes
 # WORK/rec/match.bsreplay.desync/tick44-slot1/. The ctest fixture of studio_desync. Exit 77 without
@@ -9,7 +9,11 @@
 # graph, but bot 0 flips the bit, after frame 25: another character's state (p0's), another bit of the
 # match state, caught at the checksum after frame 29 (WORK/rec/match.bsreplay.desync/tick29-slot0/).
 # (The bot chooses the tick, not the bit: client.h's test switch always flips bit 24 of node 0's phase
-# of the bot's own character.)
+# of the bot's own character.) pose: the demo graph, a server with --verify-poses, and bot 1 plants a
+# pose-only desync instead (--inject-pose-desync 40:1:12: from frame 40 it reports joint 12 of character
+# 1 as differing while its state stays right): the bundle at tick 44 names that joint (pose_joints);
+# pose-p0: bot 0 plants 20:0:3 instead (p0's joint 3, caught at the check after frame 29). The planted
+# fault is written to WORK/planted.txt (TICK:CHARACTER:JOINT) for the test's expectations.
 set -euo pipefail
 bin=$1 work=$2 src=$3 variant=${4:-demo}
 [ -x "$(dirname "$bin")/blendsync-server" ] || { echo "SKIP: no blendsync-server next to $bin"; exit 77; }
@@ -18,7 +22,19 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 cp "$src/scripts/demo/humanoid_locomotion.json" .
 inj_slot=1 inj_tick=40
 [ "$variant" = own-clocks-p0 ] && inj_slot=0 inj_tick=25
-if [ "$variant" != demo ]; then
+verify=()
+inject_opt=(--inject-desync "$inj_tick")
+case "$variant" in
+  pose) spec=40:1:12 ;;
+  pose-p0) spec=20:0:3 inj_slot=0 ;;
+  *) spec="" ;;
+esac
+if [ -n "$spec" ]; then
+  verify=(--verify-poses)
+  inject_opt=(--inject-pose-desync "$spec")
+  echo "$spec" > planted.txt
+fi
+if [ "$variant" = own-clocks ] || [ "$variant" = own-clocks-p0 ]; then
   python3 - <<'PY'
 import re
 t = open("humanoid_locomotion.json").read()
@@ -36,17 +52,17 @@ cat > match.json <<'EOF'
   "checksum_interval": 15, "replay": "rec/match.bsreplay", "duration_ticks": 60,
   "timeouts": { "start_ms": 5000, "peer_ms": 3000, "idle_ms": 3000 } }
 EOF
-"$server" --listen 127.0.0.1:0 --match match.json --exit-when-done --status 0 > srv.out 2> srv.err &
+"$server" --listen 127.0.0.1:0 --match match.json --exit-when-done --status 0 "${verify[@]}" > srv.out 2> srv.err &
 srv=$!
 port=""
 for _ in $(seq 100); do port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\).*$/\1/p' srv.out | head -n 1); [ -n "$port" ] && break; sleep 0.05; done
-inject() { if [ "$1" = "$inj_slot" ]; then echo "--inject-desync $inj_tick"; fi; }
+inject() { if [ "$1" = "$inj_slot" ]; then echo "${inject_opt[@]}"; fi; }
 # shellcheck disable=SC2046
 "$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 0 --token tok-a --quiet --timeout 25 $(inject 0) > bot0.txt 2>&1 &
 b0=$!
 # shellcheck disable=SC2046
 "$bin" bot --server 127.0.0.1:"$port" --config match.json --slot 1 --token tok-b --quiet --timeout 25 $(inject 1) > bot1.txt 2>&1 || true
 wait "$b0" || true; wait "$srv" || true
-want=$([ "$variant" = own-clocks-p0 ] && echo tick29-slot0 || echo tick44-slot1)
+want=$([ "$variant" = own-clocks-p0 ] || [ "$variant" = pose-p0 ] && echo tick29-slot0 || echo tick44-slot1)
 [ -f "rec/match.bsreplay.desync/$want/bundle.json" ] || { echo "FAIL: no bundle $want"; ls -R; cat srv.err bot0.txt bot1.txt; exit 1; }
 echo "bundle: $work/rec/match.bsreplay.desync/$want"

@@ -330,6 +330,39 @@ switch (scenario) {
     await screenshot();
     break;
   }
+  case 'desync_pose': {
+    // a pose-only desync (the states agree): the page marks the planted tick and highlights exactly the
+    // planted joint, the one the bundle names, and says so
+    check(await page.isVisible('#view-desync'), 'the desync view is shown');
+    check(await page.textContent('#desync-tick') === process.env.EXPECT_TICK, `the reported tick is the planted fault's check (${process.env.EXPECT_TICK})`);
+    check(await page.textContent('#desync-first') === process.env.EXPECT_FIRST &&
+      await page.getAttribute('#desync-timeline', 'data-first') === process.env.EXPECT_FIRST,
+      `the first tick whose pose checksums differ, shown and marked on the timeline: ${process.env.EXPECT_FIRST}`);
+    check(await page.textContent('#desync-character') === process.env.EXPECT_CHARACTER, `the character is the planted one (${process.env.EXPECT_CHARACTER})`);
+    const lines = await page.$$eval('#desync-list li', (lis) => lis.map((li) => li.textContent));
+    check(JSON.stringify(lines) === process.env.EXPECT_LINES, `the list of differences is report.txt's ${lines.length} lines: ${JSON.stringify(lines)}`);
+    const lit = await page.evaluate(() => window.studioDesyncHighlighted);
+    check(JSON.stringify(lit) === process.env.EXPECT_HIGHLIGHT, `the joint drawn red is the planted one alone: ${JSON.stringify(lit)}`);
+    const joints = page.locator('#desync-joints');
+    const text = await joints.textContent();
+    check(await joints.getAttribute('data-joints') === process.env.EXPECT_JOINTS && await joints.getAttribute('data-source') === 'bundle' &&
+      text.startsWith(`${process.env.EXPECT_JOINTS}, named by the bundle`), `the view says so: "${text}"`);
+    // the planted fault changes what the client reports, not its state: the two states agree everywhere
+    const info = await page.evaluate(() => window.studioDesync);
+    check(info.characters.every((c) => !c.blend_differs && c.differing_joints.length === 0 &&
+      c.joints.every((_, j) => [0, 1, 2].every((a) => c.server[j * 3 + a] === c.client[j * 3 + a]))),
+      'the states agree: no blend difference, no joint computed apart, both skeletons drawn at the same positions');
+    // another tick shows the states there, without the bundle's joints; the reported tick shows them again
+    const T = Number(process.env.EXPECT_TICK), t0 = Number(info.first_divergence.previous_tick);
+    const other = await page.evaluate((tk) => window.studioDesyncAt(tk), t0 + 1);
+    check(!other.error && JSON.stringify(await page.evaluate(() => window.studioDesyncHighlighted)) === '[]' &&
+      (await joints.textContent()) === 'none (the states agree)', `tick ${t0 + 1}: nothing highlighted, "${await joints.textContent()}"`);
+    await page.evaluate((tk) => window.studioDesyncAt(tk), T);
+    check(JSON.stringify(await page.evaluate(() => window.studioDesyncHighlighted)) === process.env.EXPECT_HIGHLIGHT,
+      `back at tick ${T} the planted joint is red again`);
+    await screenshot();
+    break;
+  }
   default:
     fail('unknown scenario');
 }

@@ -222,6 +222,37 @@ case "$scenario" in
     grep -qF "$EXPECT_REASON" <<<"$msg" || { echo "FAIL: unexpected CLI message"; exit 1; }
     node "$here/studio_driver.mjs" "$scenario" "$url" "$work"
     ;;
+  desync_pose | desync_pose-p0)
+    # a pose-only desync: the expectations come from the planted fault (make_bundle.sh's planted.txt,
+    # TICK:CHARACTER:JOINT), not from the bundle: the reported and first differing tick is the first
+    # checksum tick at or after TICK (after the frames t with t + 1 a multiple of the interval,
+    # docs/protocol.md), the character's name is match.json's, the joint's name the humanoid skeleton's
+    # joint of that index as `blendsync bake --skin` writes the skin (read from the .glb in Python)
+    IFS=: read -r ptick pchar pjoint < "$work/planted.txt"
+    interval=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checksum_interval"])' "$work/match.json")
+    cname=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["characters"][int(sys.argv[2])]["name"])' "$work/match.json" "$pchar")
+    printf 'tick,speed\n0,0\n' > "$work/still.csv"
+    "$bs" bake "$work/humanoid_locomotion.json" --script "$work/still.csv" --ticks 1 --skin -o "$work/skel.glb" >/dev/null
+    jname=$(python3 - "$work/skel.glb" "$pjoint" <<'PY'
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n, kind = struct.unpack_from("<II", data, 12)
+assert struct.unpack_from("<I", data, 0)[0] == 0x46546C67 and kind == 0x4E4F534A
+g = json.loads(data[20:20 + n])
+print(g["nodes"][g["skins"][0]["joints"][int(sys.argv[2])]]["name"])
+PY
+)
+    EXPECT_TICK=$(( (ptick + interval) / interval * interval - 1 ))
+    EXPECT_FIRST=$EXPECT_TICK EXPECT_CHARACTER="$pchar ($cname)" EXPECT_JOINTS="$cname:$jname"
+    EXPECT_HIGHLIGHT="[[$pchar,$pjoint]]"
+    # the list of differences is report.txt's lines (the pose joints, then the trace's)
+    report="$work/$bundle/report.txt"
+    EXPECT_LINES=$(grep '^  ' "$report" | sed 's/^  //' | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().splitlines(), separators=(",", ":")))')
+    echo "planted $ptick:$pchar:$pjoint, interval $interval: expect tick $EXPECT_TICK, $EXPECT_CHARACTER, joint $EXPECT_JOINTS"
+    export EXPECT_TICK EXPECT_FIRST EXPECT_CHARACTER EXPECT_JOINTS EXPECT_HIGHLIGHT EXPECT_LINES
+    node "$here/studio_driver.mjs" desync_pose "$url" "$work"
+    [ "$scenario" = desync_pose ] || mv "$work/desync_pose.png" "$work/$scenario.png"
+    ;;
   desync_*)
     # what the server's report says: the reported tick, the first divergent tick and character, its lines
     report="$work/$bundle/report.txt"

@@ -1047,17 +1047,19 @@ async function openDesync(f) {
   ds.dir = dir; ds.match = match ? '/w/' + match.name : '';
   window.studioDesync = res; // what the view draws (the tests compare the highlighted joints with the positions)
   const fd = res.first_divergence;
-  const focus = fd.located ? fd.character : 0;
-  drawDesyncState(res.characters);
+  const pose = res.pose_joints; // a pose desync: the character and joints the server named (null: none)
+  const focus = fd.located ? fd.character : pose ? pose.character : 0;
+  drawDesyncState(res.characters, res.tick);
   ds.shown = res.tick;
   $('desync-shown').textContent = `${res.tick} (the reported tick: server.bsms, client.bsms)`;
   ds.three.camera.position.set(focus * 1.2, 1.3, 3.6);
   ds.three.controls.target.set(focus * 1.2, 0.85, 0);
   const ch = res.characters[focus];
   $('desync-tick').textContent = res.tick;
-  $('desync-first').textContent = fd.located ? fd.tick : (fd.unavailable || 'not located by the trail');
-  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : '-';
-  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) : '-';
+  $('desync-first').textContent = fd.located ? fd.tick : pose ? pose.tick : (fd.unavailable || 'not located by the trail');
+  $('desync-character').textContent = fd.located ? `${fd.character} (${ch.name})` : pose ? `${pose.character} (${pose.character_name})` : '-';
+  $('desync-operation').textContent = fd.located ? OPERATIONS[fd.operation] || String(fd.operation) :
+    pose ? 'the pose alone (the states agree): its pose checksums differ' : '-';
   const list = $('desync-list');
   list.textContent = '';
   for (const d of res.differences) { const li = document.createElement('li'); li.textContent = d; list.append(li); }
@@ -1076,7 +1078,7 @@ async function openDesync(f) {
 function desyncAt(tick) {
   const res = JSON.parse(api.desyncAt(ds.dir, ds.match, tick));
   if (res.error) { $('desync-shown').textContent = `${tick}: ${res.error}`; return res; }
-  drawDesyncState(res.characters);
+  drawDesyncState(res.characters, tick);
   ds.shown = tick;
   const differ = res.characters.filter((c) => c.blend_differs).map((c) => c.name);
   $('desync-shown').textContent = `${tick} (server re-simulated${res.server_is_bundle ? ' = server.bsms' : ''}, client from ${res.client_from}): ` +
@@ -1086,9 +1088,14 @@ function desyncAt(tick) {
 }
 window.studioDesyncAt = (tick) => desyncAt(tick);
 
-// both states of every character, overlaid (server white/yellow, client orange), side by side; the
-// joints whose pose checksums differ in red, and listed
-function drawDesyncState(characters) {
+// both states of every character, overlaid (server white/yellow, client orange), side by side; in red
+// and listed: at the reported tick of a bundle that names joints (a pose desync), exactly those; else
+// the joints whose pose checksums, computed from the two states, differ
+function drawDesyncState(characters, tick) {
+  const pose = ds.info.pose_joints;
+  const named = pose && tick === ds.info.tick && pose.joints.length ? pose : null;
+  const lit = characters.map((c, k) => (named ? (k === named.character ? named.joints.map((j) => j.index) : []) : c.differing_joints));
+  window.studioDesyncHighlighted = lit.flatMap((js, k) => js.map((j) => [k, j])); // what is drawn red
   for (const o of ds.objects) { ds.three.scene.remove(o); o.geometry.dispose(); }
   ds.objects = [];
   characters.forEach((c, k) => {
@@ -1104,18 +1111,24 @@ function drawDesyncState(characters) {
       const jg = new THREE.BufferGeometry(); jg.setAttribute('position', new THREE.BufferAttribute(jp, 3));
       ds.objects.push(new THREE.LineSegments(bg, new THREE.LineBasicMaterial({ color: bone })), new THREE.Points(jg, new THREE.PointsMaterial({ color: joint, size: 0.04 })));
     }
-    if (c.differing_joints.length && c.server) {
-      const hp = new Float32Array(c.differing_joints.flatMap((j) => [c.server[j * 3] + dx, c.server[j * 3 + 1], c.server[j * 3 + 2]]));
+    if (lit[k].length && c.server) {
+      const hp = new Float32Array(lit[k].flatMap((j) => [c.server[j * 3] + dx, c.server[j * 3 + 1], c.server[j * 3 + 2]]));
       const hg = new THREE.BufferGeometry(); hg.setAttribute('position', new THREE.BufferAttribute(hp, 3));
-      ds.objects.push(new THREE.Points(hg, new THREE.PointsMaterial({ color: 0xff2020, size: 0.11 })));
+      ds.objects.push(new THREE.Points(hg, new THREE.PointsMaterial({ color: 0xff2020, size: named ? 0.16 : 0.11 })));
     }
   });
   ds.three.scene.add(...ds.objects);
-  const diffJoints = characters.flatMap((c) => c.differing_joints.map((j) => `${c.name}:${c.joints[j].name}`));
+  const diffJoints = characters.flatMap((c, k) => lit[k].map((j) => `${c.name}:${c.joints[j].name}`));
   const blend = characters.some((c) => c.blend_differs);
-  $('desync-joints').textContent = diffJoints.length ? diffJoints.join(', ') :
+  $('desync-joints').textContent = named ?
+    `${diffJoints.join(', ')}, named by the bundle: ${named.character_name}'s pose checksums of ${diffJoints.length === 1 ? 'this joint' : 'these joints'} differ (first at tick ${named.tick}` +
+      `${named.differing > named.joints.length ? `; ${named.differing - named.joints.length} more not named` : ''})` :
+    diffJoints.length ? diffJoints.join(', ') :
+    pose && tick === ds.info.tick ? `none named: ${pose.character_name}'s pose checksums differ, but ` +
+      (pose.compared ? `all ${pose.compared} of its joints' checksums agree` : 'no per-joint checksums were compared') :
     blend || blend === undefined ? 'none (the states differ in blend state only; the poses are equal)' : 'none (the states agree)';
   $('desync-joints').dataset.joints = diffJoints.join(',');
+  $('desync-joints').dataset.source = named ? 'bundle' : 'states';
 }
 
 function showDifference(i) {
@@ -1138,9 +1151,11 @@ function drawDesyncTimeline() {
   for (let t = t0; t <= T; t++) { g.fillRect(x(t), 26, 1, 8); }
   const mark = (t, colour, label, y) => { g.fillStyle = colour; g.fillRect(x(t) - 2, 8, 4, 44); g.fillText(label, Math.min(x(t) + 5, cv.width - 180), y); };
   mark(t0, '#3cb44b', `agreeing: ${t0}`, 18);
+  const pose = ds.info.pose_joints;
   if (fd.located) mark(fd.tick, '#e6194b', `first divergence: ${fd.tick}`, 48);
+  else if (pose) mark(pose.tick, '#e6194b', `pose checksums differ: ${pose.tick}`, 48);
   mark(T, '#4363d8', `reported: ${T}`, 18);
-  cv.dataset.first = fd.located ? fd.tick : '';
+  cv.dataset.first = fd.located ? fd.tick : pose ? pose.tick : '';
   if (ds.shown !== undefined) { g.strokeStyle = '#000'; g.lineWidth = 2; g.beginPath(); g.arc(x(ds.shown), 30, 6, 0, 2 * Math.PI); g.stroke(); g.lineWidth = 1; }
   ds.tickAt = (px) => Math.round(t0 + (px - 20) / (cv.width - 40) * Math.max(1, T - t0));
   ds.t0 = t0;

@@ -39,7 +39,8 @@
  *   bs_desync_open(dir, match)    a desync bundle: the server's and the client's states at the reported
  *                                 tick, the differences (bsync_desync_describe), the first divergence
  *                                 (bsync_desync_bundle_trace over the client's trail), per character both
- *                                 skeletons and the joints whose pose checksums differ
+ *                                 skeletons and the joints whose pose checksums differ; a pose desync's
+ *                                 named joints (bundle.json "pose_joints", null when it names none)
  *   bs_validate(path)             `blendsync validate`'s findings for a config file in the file system
  */
 #include <stdint.h>
@@ -1013,7 +1014,36 @@ const char* bs_desync_open(const char* dir, const char* match_path) {
     cJSON_AddNumberToObject(o, "slot", (double)b.slot);
     /* the state after frame T: tick_count T + 1 */
     cJSON_AddNumberToObject(o, "tick", (double)bsync_match_tick_count(m[0]) - 1);
-    bsync_desync_describe(m[0], m[1], cfg, text, sizeof text);
+    /* a pose desync: the character and joints the server named (the report's "pose:" paragraph first) */
+    text[0] = '\0';
+    if (b.has_pose) {
+        const bsync_desync_bundle_pose* pj = &b.pose;
+        cJSON* po = cJSON_AddObjectToObject(o, "pose_joints");
+        cJSON_AddNumberToObject(po, "tick", (double)pj->tick);
+        cJSON_AddNumberToObject(po, "agreed_tick", (double)pj->agreed_tick);
+        cJSON_AddNumberToObject(po, "character", pj->character);
+        cJSON_AddStringToObject(po, "character_name", pj->character_name);
+        cJSON_AddNumberToObject(po, "compared", pj->compared);
+        cJSON_AddNumberToObject(po, "differing", pj->differing);
+        cJSON* js = cJSON_AddArrayToObject(po, "joints");
+        for (uint32_t i = 0; i < pj->joint_count; i++) {
+            cJSON* e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "index", pj->joints[i].index);
+            cJSON_AddStringToObject(e, "name", pj->joints[i].name);
+            cJSON_AddItemToArray(js, e);
+        }
+        (void)bsync_desync_bundle_pose_text(pj, text, sizeof text);
+        const char* nl = strchr(text, '\n');
+        if (nl) { /* "summary": its first line, as report.txt has it */
+            char first[1024];
+            snprintf(first, sizeof first, "%.*s", (int)(nl - text), text);
+            cJSON_AddStringToObject(po, "summary", first);
+        }
+    } else {
+        cJSON_AddNullToObject(o, "pose_joints");
+    }
+    size_t pose_len = strlen(text);
+    bsync_desync_describe(m[0], m[1], cfg, text + pose_len, sizeof text - pose_len);
     add_lines(o, "differences", text);
     server_final = read_all(b.server_state, &server_final_len);
     double previous_tick = -1; /* the last agreeing state: after frame previous_tick */
@@ -1035,6 +1065,9 @@ const char* bs_desync_open(const char* dir, const char* match_path) {
         cJSON_AddNumberToObject(fd, "operation", tr.operation);
         cJSON_AddNumberToObject(fd, "previous_tick", previous_tick);
         cJSON_AddBoolToObject(fd, "reproduced", reproduced);
+        if (!text[0]) /* no divergence in the trail: the line the server's report.txt writes */
+            snprintf(text, sizeof text, "  the client's trail agrees with the re-simulation at every tick it holds (%u)\n",
+                     tr.compared);
         add_lines(fd, "lines", text);
     } else {
         cJSON_AddStringToObject(fd, "unavailable", rt == BSYNC_NOT_FOUND ? "the bundle has no client trail" : err.message);

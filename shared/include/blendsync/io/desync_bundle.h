@@ -5,6 +5,7 @@
  *   bsync_desync_bundle_desc          what goes into a bundle
  *   bsync_desync_bundle_write         make the folder, write its files (temporary name + rename)
  *   bsync_desync_bundle_json / _html  bundle.json's / report.html's text
+ *   bsync_desync_bundle_pose          a pose-only desync's joints; _pose_text its report lines
  *   bsync_desync_bundle               a bundle as read
  *   bsync_desync_bundle_open / _parse read bundle.json (cJSON; earlier servers' files too)
  *   bsync_desync_bundle_find_config   the match config's path
@@ -33,7 +34,9 @@ extern "C" {
 
 #define BSYNC_DESYNC_BUNDLE_PATH_MAX 1200u
 #define BSYNC_DESYNC_BUNDLE_CONFIG_MAX 4096u
-#define BSYNC_DESYNC_BUNDLE_FORMAT 2
+#define BSYNC_DESYNC_BUNDLE_FORMAT 3
+#define BSYNC_DESYNC_BUNDLE_JOINTS_MAX 32u /* joints named; more only counted */
+#define BSYNC_DESYNC_BUNDLE_NAME_MAX 64u
 
 typedef enum bsync_desync_bundle_side {
     BSYNC_DESYNC_BUNDLE_SERVER = 0, /* report.txt, report.html, bundle.json */
@@ -46,6 +49,23 @@ typedef struct bsync_desync_bundle_check { /* one row of report.html's timeline 
     uint64_t client[BSYNC_MATCH_MAX_PLAYERS];
     uint32_t client_mask;
 } bsync_desync_bundle_check;
+
+/* A joint whose per-joint pose checksums differ (skeleton index and name, both checksums). */
+typedef struct bsync_desync_bundle_joint {
+    uint32_t index;
+    char name[BSYNC_DESYNC_BUNDLE_NAME_MAX];
+    uint64_t server, client;
+} bsync_desync_bundle_joint;
+
+/* A pose desync ("pose_joints"): first differing check tick, the check before (-1: none); of
+ * `compared` joints (0: none had) `differing` differ, the first joint_count listed. */
+typedef struct bsync_desync_bundle_pose {
+    long long tick, agreed_tick;
+    uint32_t character;
+    char character_name[BSYNC_DESYNC_BUNDLE_NAME_MAX];
+    uint32_t compared, differing, joint_count;
+    bsync_desync_bundle_joint joints[BSYNC_DESYNC_BUNDLE_JOINTS_MAX];
+} bsync_desync_bundle_pose;
 
 /* Zeroed, then what there is: a file is written when its pointer is set. */
 typedef struct bsync_desync_bundle_desc {
@@ -72,6 +92,7 @@ typedef struct bsync_desync_bundle_desc {
     uint32_t frame_first, frame_count;
     const bsync_desync_bundle_check* checks;
     uint32_t check_count, player_count;
+    const bsync_desync_bundle_pose* pose; /* NULL: "pose_joints": null */
 } bsync_desync_bundle_desc;
 
 /* Makes ROOT/tick<T>-slot<S>/ (its path into dir, cap bytes; dir may be NULL) and writes d's files,
@@ -83,6 +104,8 @@ BSYNC_API bsync_result bsync_desync_bundle_write(const bsync_desync_bundle_desc*
  * 0 when out of memory. */
 BSYNC_API size_t bsync_desync_bundle_json(const bsync_desync_bundle_desc* d, char* out, size_t cap);
 BSYNC_API size_t bsync_desync_bundle_html(const bsync_desync_bundle_desc* d, char* out, size_t cap);
+/* p in words, as report.txt and `desync diff` print it; sized as _json. */
+BSYNC_API size_t bsync_desync_bundle_pose_text(const bsync_desync_bundle_pose* p, char* out, size_t cap);
 
 /* A bundle as read: the state files' paths and bundle.json's fields (absent: -1, 0 or ""). */
 typedef struct bsync_desync_bundle {
@@ -105,6 +128,8 @@ typedef struct bsync_desync_bundle {
     char build[BSYNC_REPLAY_MAX_TEXT + 1];
     uint32_t asset_count;
     bsync_replay_asset assets[BSYNC_REPLAY_MAX_ASSETS];
+    int has_pose; /* "pose_joints" (format 3) read into pose */
+    bsync_desync_bundle_pose pose;
 } bsync_desync_bundle;
 
 /* Reads DIR/bundle.json into out. BSYNC_OK; BSYNC_IO_ERROR, BSYNC_LIMIT_EXCEEDED, BSYNC_OUT_OF_MEMORY,

@@ -101,6 +101,26 @@ static int add_name(cJSON* obj, const char* key, const char* name, int present) 
     return (present ? cJSON_AddStringToObject(obj, key, name) : cJSON_AddNullToObject(obj, key)) != NULL;
 }
 
+/* "pose_joints": the pose-only desync's character and joints, or null. */
+static int add_pose(cJSON* obj, const bsync_desync_bundle_pose* p) {
+    if (!p) return cJSON_AddNullToObject(obj, "pose_joints") != NULL;
+    cJSON* o = cJSON_AddObjectToObject(obj, "pose_joints");
+    const uint32_t listed = p->joint_count < BSYNC_DESYNC_BUNDLE_JOINTS_MAX ? p->joint_count : BSYNC_DESYNC_BUNDLE_JOINTS_MAX;
+    int ok = o && add_int(o, "tick", p->tick) && add_int(o, "agreed_tick", p->agreed_tick) &&
+             add_int(o, "character", p->character) &&
+             cJSON_AddStringToObject(o, "character_name", p->character_name) != NULL && add_int(o, "compared", p->compared) &&
+             add_int(o, "differing", p->differing > listed ? p->differing : listed);
+    cJSON* js = ok ? cJSON_AddArrayToObject(o, "joints") : NULL;
+    ok = js != NULL;
+    for (uint32_t i = 0; ok && i < listed; i++) {
+        cJSON* j = cJSON_CreateObject();
+        ok = j && cJSON_AddItemToArray(js, j) && add_int(j, "index", p->joints[i].index) &&
+             cJSON_AddStringToObject(j, "name", p->joints[i].name) != NULL && add_hex(j, "server", p->joints[i].server) &&
+             add_hex(j, "client", p->joints[i].client);
+    }
+    return ok;
+}
+
 static cJSON* meta_object(const bsync_desync_bundle_desc* d) {
     cJSON* o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -115,7 +135,7 @@ static cJSON* meta_object(const bsync_desync_bundle_desc* d) {
              add_int(o, "previous_tick", d->previous_tick) && add_name(o, "inputs", "inputs.csv", d->match != NULL) &&
              add_name(o, "client_trail", "client-trail.bstrail", d->client_trail != NULL) &&
              add_int(o, "first_divergent_tick", d->first_divergent_tick) &&
-             add_int(o, "first_divergent_character", d->first_divergent_character) &&
+             add_int(o, "first_divergent_character", d->first_divergent_character) && add_pose(o, d->pose) &&
              cJSON_AddStringToObject(o, "build", d->build ? d->build : "") != NULL;
     cJSON* assets = ok ? cJSON_AddObjectToObject(o, "assets") : NULL;
     ok = assets != NULL;
@@ -192,6 +212,37 @@ size_t bsync_desync_bundle_html(const bsync_desync_bundle_desc* d, char* out, si
             "<code>blendsync desync diff ");
     put_html(&t, dir);
     put(&t, "</code> prints the same comparison.</p></body></html>\n");
+    return text_end(&t);
+}
+
+/* A name on one line: control characters as '?'. */
+static void put_name(text_out* t, const char* s) {
+    for (; *s; s++) put_bytes(t, (unsigned char)*s < 0x20 || *s == 0x7f ? "?" : s, 1);
+}
+
+size_t bsync_desync_bundle_pose_text(const bsync_desync_bundle_pose* p, char* out, size_t cap) {
+    if (out && cap) out[0] = '\0';
+    if (!p) return 0;
+    const uint32_t listed = p->joint_count < BSYNC_DESYNC_BUNDLE_JOINTS_MAX ? p->joint_count : BSYNC_DESYNC_BUNDLE_JOINTS_MAX;
+    const uint32_t differing = p->differing > listed ? p->differing : listed;
+    text_out t = {out, cap, 0};
+    putf(&t, "pose: character %u (", p->character);
+    put_name(&t, p->character_name);
+    putf(&t, "): its pose checksums first differed at tick %lld", p->tick);
+    if (p->agreed_tick >= 0) putf(&t, " (the check before, tick %lld, agreed)", p->agreed_tick);
+    if (p->compared == 0)
+        put(&t, "; no per-joint checksums were compared (the client sent none, or not as many as the skeleton has), so no joint is named\n");
+    else if (differing == 0)
+        putf(&t, "; all %u of its joints' checksums agree (only the character's pose checksum differs)\n", p->compared);
+    else
+        putf(&t, "; %u of its %u joints differ%s\n", differing, p->compared, differing == 1 ? "s:" : ":");
+    for (uint32_t i = 0; i < listed; i++) {
+        putf(&t, "  joint %u ", p->joints[i].index);
+        put_name(&t, p->joints[i].name);
+        putf(&t, ": server %016llx, client %016llx\n", (unsigned long long)p->joints[i].server,
+             (unsigned long long)p->joints[i].client);
+    }
+    if (differing > listed) putf(&t, "  and %u more joints (not named)\n", differing - listed);
     return text_end(&t);
 }
 
@@ -372,6 +423,45 @@ static void copy_cut(char* out, size_t cap, const char* s) {
 /* A member that names a file: a string, or null / absent. */
 static int names_file(const cJSON* obj, const char* key) { return get_string(obj, key) != NULL; }
 
+/* An integral number in 0 .. 2^32 - 1 as *out, 0; else -1 and *out unchanged. */
+static int get_u32(const cJSON* obj, const char* key, uint32_t* out) {
+    long long v = -1;
+    get_int(obj, key, &v);
+    if (v < 0 || v > 0xFFFFFFFFll) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* "pose_joints" (format 3; absent or null before): into *p, 1; 0 when there is none or it lacks its
+ * character or tick. A joint without an index is skipped; a checksum that is not 16 hex digits reads 0. */
+static int read_pose(const cJSON* root, bsync_desync_bundle_pose* p) {
+    const cJSON* o = cJSON_GetObjectItemCaseSensitive(root, "pose_joints");
+    memset(p, 0, sizeof *p);
+    p->tick = p->agreed_tick = -1;
+    if (!cJSON_IsObject(o) || get_u32(o, "character", &p->character) != 0) return 0;
+    get_int(o, "tick", &p->tick);
+    get_int(o, "agreed_tick", &p->agreed_tick);
+    if (p->tick < 0) return 0;
+    if (p->agreed_tick < -1) p->agreed_tick = -1;
+    const char* cname = get_string(o, "character_name");
+    copy_cut(p->character_name, sizeof p->character_name, cname ? cname : "");
+    (void)get_u32(o, "compared", &p->compared);
+    (void)get_u32(o, "differing", &p->differing);
+    const cJSON* js = cJSON_GetObjectItemCaseSensitive(o, "joints");
+    for (const cJSON* j = cJSON_IsArray(js) ? js->child : NULL; j && p->joint_count < BSYNC_DESYNC_BUNDLE_JOINTS_MAX;
+         j = j->next) {
+        bsync_desync_bundle_joint* e = &p->joints[p->joint_count];
+        if (!cJSON_IsObject(j) || get_u32(j, "index", &e->index) != 0) continue;
+        const char* name = get_string(j, "name");
+        copy_cut(e->name, sizeof e->name, name ? name : "");
+        if (parse_hex64(get_string(j, "server"), &e->server) != 0) e->server = 0;
+        if (parse_hex64(get_string(j, "client"), &e->client) != 0) e->client = 0;
+        p->joint_count++;
+    }
+    if (p->differing < p->joint_count) p->differing = p->joint_count;
+    return 1;
+}
+
 /* bundle.json's fields into b (b->dir and b->meta already set). */
 static bsync_result bundle_fields(bsync_desync_bundle* b, const char* text, size_t len, bsync_error* err) {
     int no_memory = 0;
@@ -413,6 +503,7 @@ static bsync_result bundle_fields(bsync_desync_bundle* b, const char* text, size
         b->has_client_trail = names_file(root, "client_trail");
         const char* build = get_string(root, "build");
         if (build) copy_cut(b->build, sizeof b->build, build);
+        b->has_pose = read_pose(root, &b->pose);
         const cJSON* assets = cJSON_GetObjectItemCaseSensitive(root, "assets");
         for (const cJSON* a = cJSON_IsObject(assets) ? assets->child : NULL; a && b->asset_count < BSYNC_REPLAY_MAX_ASSETS;
              a = a->next) {
