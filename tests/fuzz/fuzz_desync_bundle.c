@@ -54,6 +54,7 @@ static void round_trip(const bsync_desync_bundle* b, const bsync_match_config* c
     d.server_previous = b->has_server_previous ? &file : NULL;
     d.client_trail = b->has_client_trail ? &file : NULL;
     d.match = b->has_inputs ? bsync_match_config_desc(cfg) : NULL;
+    d.pose = b->has_pose ? &b->pose : NULL;
     size_t need = bsync_desync_bundle_json(&d, NULL, 0);
     if (need == 0) return; /* out of memory */
     if (need >= sizeof json || bsync_desync_bundle_json(&d, json, sizeof json) != need || strlen(json) != need) abort();
@@ -70,6 +71,18 @@ static void round_trip(const bsync_desync_bundle* b, const bsync_match_config* c
         abort();
     for (uint32_t i = 0; i < b->asset_count; i++)
         if (strcmp(again.assets[i].name, b->assets[i].name) || again.assets[i].hash != b->assets[i].hash) abort();
+    if (again.has_pose != b->has_pose) abort();
+    if (!b->has_pose) return;
+    const bsync_desync_bundle_pose *p = &b->pose, *q = &again.pose;
+    if (q->tick != p->tick || q->agreed_tick != p->agreed_tick || q->character != p->character ||
+        strcmp(q->character_name, p->character_name) || q->compared != p->compared ||
+        q->differing != (p->differing > p->joint_count ? p->differing : p->joint_count) ||
+        q->joint_count != p->joint_count)
+        abort();
+    for (uint32_t i = 0; i < p->joint_count; i++)
+        if (q->joints[i].index != p->joints[i].index || strcmp(q->joints[i].name, p->joints[i].name) ||
+            q->joints[i].server != p->joints[i].server || q->joints[i].client != p->joints[i].client)
+            abort();
 }
 
 static uint32_t u32_at(const uint8_t* p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
