@@ -549,6 +549,12 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         memcpy(f->players[p].triggers, sl->last.triggers, sizeof f->players[p].triggers);
     }
     fr.defaulted_mask = f->defaulted_mask;
+    /* the recorder's schedule: the snapshot if due and the frame, the tick, the checksum if due. The
+     * FRAME record is appended (in the kernel: it survives a kill -9) BEFORE the frame goes to any
+     * client, so a crash never loses a frame a client has confirmed (docs/server.md "Recovery") */
+    bsync_error err;
+    (void)bsync_replay_recorder_begin_tick(&m->recorder, &fr, &err);
+    replay_check(m);
     /* FULL to a peer whose connection has not had frame t - 1, then CHANGES (only the players whose
      * inputs changed, protocol version 4) to the others */
     for (uint32_t p = 0; p < m->player_count; p++) {
@@ -571,10 +577,6 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     m->tx_prev = *f;
     m->tx_prev.coding = BSYNC_PROTO_FRAME_FULL;
     m->have_tx_prev = 1;
-    /* the recorder's schedule: the snapshot if due and the frame, the tick, the checksum if due */
-    bsync_error err;
-    (void)bsync_replay_recorder_begin_tick(&m->recorder, &fr, &err);
-    replay_check(m);
     m->frames[t % SRV_FRAME_RING] = fr.inputs;
     m->frame_defaulted[t % SRV_FRAME_RING] = fr.defaulted_mask;
     if (m->frame_payload)
