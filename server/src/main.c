@@ -3,6 +3,7 @@
  *   blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [--verify-poses]
  *                    [--status SECONDS] [--replay FILE] [--exit-when-done] [--log FILE]
  *                    [--overload PERMILLE] [--workers N]
+ *   blendsync-server --listen HOST:PORT --recover DIR [options]   (after a crash: docs/server.md "Recovery")
  *
  * Runs until SIGINT / SIGTERM or Ctrl-C (io/platform.h; every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
  * with --exit-when-done, until every match has ended. Exit: 0 clean, 2 start-up error (message on
@@ -39,6 +40,11 @@ static void usage(FILE* f) {
             "                       order) is served by worker k %% N on port PORT + k %% N (port 0: any\n"
             "                       free ports, one \"listening on\" line per worker, in worker order);\n"
             "                       default 1. One worker carries about 2,000 players (docs/server.md)\n"
+            "\n"
+            "Crash recovery and fleets (docs/server.md \"Recovery\", docs/deploy.md):\n"
+            "  --recover DIR        instead of --match: rebuild every unfinished match from its replay in\n"
+            "                       DIR (the folder the replays were written to; same --listen and assets)\n"
+            "                       and serve it again at its last recorded tick; none: exit 0\n"
             "  --help               this text\n"
             "\n"
             "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"
@@ -60,6 +66,8 @@ int main(int argc, char** argv) {
     int exit_when_done = 0;
     uint32_t workers = 1;
     const char* log_path = NULL;
+    /* crash recovery and fleets */
+    const char* recover_dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int has = i + 1 < argc;
@@ -107,11 +115,33 @@ int main(int argc, char** argv) {
             exit_when_done = 1;
         } else if (!strcmp(a, "--log") && has) {
             log_path = argv[++i];
+        } else if (!strcmp(a, "--recover") && has) { /* crash recovery and fleets */
+            recover_dir = argv[++i];
         } else {
             fprintf(stderr, "blendsync-server: unknown or incomplete argument \"%s\"\n\n", a);
             usage(stderr);
             return 2;
         }
+    }
+    static char recovered[BSYNC_SERVER_MAX_MATCHES][1024];
+    if (recover_dir) {
+        bsync_error rerr;
+        memset(&rerr, 0, sizeof rerr);
+        if (match_count || cfg.replay_override) {
+            fprintf(stderr, "blendsync-server: --recover takes the matches from DIR's replays: no --match or --replay\n");
+            return 2;
+        }
+        if (bsync_server_recover_scan(recover_dir, &recovered[0][0], sizeof recovered[0], BSYNC_SERVER_MAX_MATCHES,
+                                      &match_count, &rerr) != BSYNC_OK) {
+            fprintf(stderr, "blendsync-server: --recover: %s\n", rerr.message);
+            return 2;
+        }
+        if (match_count == 0) {
+            fprintf(stderr, "blendsync-server: --recover %s: no unfinished replay, nothing to recover\n", recover_dir);
+            return 0;
+        }
+        for (uint32_t k = 0; k < match_count; k++) matches[k] = recovered[k];
+        cfg.recover = 1;
     }
     if (!listen || match_count == 0) {
         fprintf(stderr, "blendsync-server: --listen HOST:PORT and at least one --match FILE are required\n\n");
