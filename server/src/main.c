@@ -16,6 +16,9 @@
 #include "blendsync/server.h"
 
 #include "platform.h" /* interrupts: SIGINT / SIGTERM, Ctrl-C on Windows */
+#if defined(BSYNC_HAVE_AGONES)
+#include "server_agones.h"
+#endif
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -45,6 +48,11 @@ static void usage(FILE* f) {
             "  --recover DIR        instead of --match: rebuild every unfinished match from its replay in\n"
             "                       DIR (the folder the replays were written to; same --listen and assets)\n"
             "                       and serve it again at its last recorded tick; none: exit 0\n"
+            "  --agones [URL]       follow the Agones GameServer lifecycle through the SDK sidecar's REST\n"
+            "                       API at URL (default http://localhost:$AGONES_SDK_HTTP_PORT, port 9358):\n"
+            "                       Ready once loaded, Health pings, Shutdown when the server stops (with\n"
+            "                       --exit-when-done: when its matches are done)\n"
+            "  --agones-health SECONDS  Health ping interval (default 5)\n"
             "  --help               this text\n"
             "\n"
             "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"
@@ -68,6 +76,9 @@ int main(int argc, char** argv) {
     const char* log_path = NULL;
     /* crash recovery and fleets */
     const char* recover_dir = NULL;
+    int agones = 0;
+    const char* agones_url = NULL;
+    uint32_t agones_health_ms = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int has = i + 1 < argc;
@@ -117,6 +128,17 @@ int main(int argc, char** argv) {
             log_path = argv[++i];
         } else if (!strcmp(a, "--recover") && has) { /* crash recovery and fleets */
             recover_dir = argv[++i];
+        } else if (!strcmp(a, "--agones")) {
+            agones = 1;
+            if (has && !strncmp(argv[i + 1], "http", 4)) agones_url = argv[++i];
+        } else if (!strcmp(a, "--agones-health") && has) {
+            char* end = NULL;
+            double v = strtod(argv[++i], &end); /* a setting, never simulated */
+            if (!end || *end || v < 0.05 || v > 3600) {
+                fprintf(stderr, "blendsync-server: --agones-health: expected seconds 0.05..3600, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+            agones_health_ms = (uint32_t)(v * 1000.0);
         } else {
             fprintf(stderr, "blendsync-server: unknown or incomplete argument \"%s\"\n\n", a);
             usage(stderr);
@@ -143,6 +165,14 @@ int main(int argc, char** argv) {
         for (uint32_t k = 0; k < match_count; k++) matches[k] = recovered[k];
         cfg.recover = 1;
     }
+#if !defined(BSYNC_HAVE_AGONES)
+    (void)agones_url;
+    (void)agones_health_ms;
+    if (agones) {
+        fprintf(stderr, "blendsync-server: --agones: this build has no libcurl (install libcurl4-openssl-dev)\n");
+        return 2;
+    }
+#endif
     if (!listen || match_count == 0) {
         fprintf(stderr, "blendsync-server: --listen HOST:PORT and at least one --match FILE are required\n\n");
         usage(stderr);
@@ -203,10 +233,29 @@ int main(int argc, char** argv) {
     for (uint32_t k = 0; k < workers; k++)
         printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(bsync_server_pool_worker(pool, k)));
     fflush(stdout);
+#if defined(BSYNC_HAVE_AGONES)
+    srv_agones* ag = NULL; /* Ready now that every match is loaded and every port bound */
+    if (agones) {
+        srv_agones_config ac;
+        memset(&ac, 0, sizeof ac);
+        ac.base_url = agones_url;
+        ac.health_interval_ms = agones_health_ms;
+        ac.log = log;
+        if (srv_agones_start(&ac, &ag, &err) != BSYNC_OK) {
+            fprintf(stderr, "blendsync-server: --agones: %s\n", err.message);
+            bsync_server_pool_destroy(pool);
+            if (log) fclose(log);
+            return 2;
+        }
+    }
+#endif
     /* until SIGINT / SIGTERM (or every match ended with --exit-when-done); then every worker lets END
      * and the BYEs reach its clients: under loss they need retransmissions, and a client that never
      * gets END reports its match INCOMPLETE (3 s: far above any retransmission round) */
     bsync_server_pool_run(pool, interrupted, NULL, exit_when_done, 3000);
+#if defined(BSYNC_HAVE_AGONES)
+    if (ag) (void)srv_agones_shutdown(ag); /* the matches are done (or we were stopped): Shutdown */
+#endif
     bsync_server_pool_destroy(pool);
     if (log) fclose(log);
     return 0;
