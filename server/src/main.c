@@ -45,9 +45,10 @@ static void usage(FILE* f) {
             "                       default 1. One worker carries about 2,000 players (docs/server.md)\n"
             "\n"
             "Crash recovery and fleets (docs/server.md \"Recovery\", docs/deploy.md):\n"
-            "  --recover DIR        instead of --match: rebuild every unfinished match from its replay in\n"
-            "                       DIR (the folder the replays were written to; same --listen and assets)\n"
-            "                       and serve it again at its last recorded tick; none: exit 0\n"
+            "  --recover DIR        rebuild every unfinished match from its replay in DIR (the folder the\n"
+            "                       replays were written to; same --listen and assets) and serve it again\n"
+            "                       at its last recorded tick, instead of the --match files; when DIR has\n"
+            "                       none: the --match files, or without any, exit 0\n"
             "  --agones [URL]       follow the Agones GameServer lifecycle through the SDK sidecar's REST\n"
             "                       API at URL (default http://localhost:$AGONES_SDK_HTTP_PORT, port 9358):\n"
             "                       Ready once loaded, Health pings, Shutdown when the server stops (with\n"
@@ -149,21 +150,25 @@ int main(int argc, char** argv) {
     if (recover_dir) {
         bsync_error rerr;
         memset(&rerr, 0, sizeof rerr);
-        if (match_count || cfg.replay_override) {
-            fprintf(stderr, "blendsync-server: --recover takes the matches from DIR's replays: no --match or --replay\n");
-            return 2;
-        }
+        uint32_t found = 0;
         if (bsync_server_recover_scan(recover_dir, &recovered[0][0], sizeof recovered[0], BSYNC_SERVER_MAX_MATCHES,
-                                      &match_count, &rerr) != BSYNC_OK) {
+                                      &found, &rerr) != BSYNC_OK) {
             fprintf(stderr, "blendsync-server: --recover: %s\n", rerr.message);
             return 2;
         }
-        if (match_count == 0) {
+        if (found == 0 && match_count == 0) {
             fprintf(stderr, "blendsync-server: --recover %s: no unfinished replay, nothing to recover\n", recover_dir);
             return 0;
         }
-        for (uint32_t k = 0; k < match_count; k++) matches[k] = recovered[k];
-        cfg.recover = 1;
+        if (found > 0) { /* the unfinished matches, instead of any --match files (a restarted container) */
+            if (match_count)
+                fprintf(stderr, "blendsync-server: --recover %s: %u unfinished replays: recovering them instead of the "
+                        "--match files\n", recover_dir, found);
+            match_count = found;
+            for (uint32_t k = 0; k < match_count; k++) matches[k] = recovered[k];
+            cfg.recover = 1;
+            cfg.replay_override = NULL; /* each continues in its own file */
+        }
     }
 #if !defined(BSYNC_HAVE_AGONES)
     (void)agones_url;
