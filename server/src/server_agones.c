@@ -155,17 +155,24 @@ static void run(void* arg) {
     }
     ag_log(a, "info", "event=agones_sdk url=%s attempts=%u waited_ms=%llu", a->base, attempts,
            (unsigned long long)((bsync_platform_now_ns() - t0) / 1000000u));
-    /* Ready: the matches are loaded and the port is bound (the caller starts us only then) */
-    for (backoff = 100;; backoff = backoff * 2u > 2000u ? 2000u : backoff * 2u) {
-        const long st = request(a, "POST", "/ready", "{}");
-        if (st == 200) break;
-        ag_log(a, "warn", "event=agones_retry call=ready status=%ld", st);
-        if (nap(a, backoff)) return;
+    /* Ready: the matches are loaded and the port is bound (the caller starts us only then). Not when
+     * the GameServer is already Allocated or Reserved (a server restarted in its pod, e.g. recovering
+     * its match): Ready would offer it to the next allocation while its players are still on it */
+    const int seen = atomic_load(&a->state);
+    if (seen == 5 || seen == 4) {
+        ag_log(a, "info", "event=agones_ready skipped=1 state=%s", k_states[seen]);
+    } else {
+        for (backoff = 100;; backoff = backoff * 2u > 2000u ? 2000u : backoff * 2u) {
+            const long st = request(a, "POST", "/ready", "{}");
+            if (st == 200) break;
+            ag_log(a, "warn", "event=agones_retry call=ready status=%ld", st);
+            if (nap(a, backoff)) return;
+        }
+        char label[160];
+        snprintf(label, sizeof label, "{\"key\": \"blendsync-version\", \"value\": \"%s\"}", BSYNC_VERSION_STRING);
+        const long lst = request(a, "PUT", "/metadata/label", label);
+        ag_log(a, "info", "event=agones_ready label_status=%ld", lst);
     }
-    char label[160];
-    snprintf(label, sizeof label, "{\"key\": \"blendsync-version\", \"value\": \"%s\"}", BSYNC_VERSION_STRING);
-    const long lst = request(a, "PUT", "/metadata/label", label);
-    ag_log(a, "info", "event=agones_ready label_status=%ld", lst);
     /* Health every interval; the state read back after each (Allocated when a GameServerAllocation took us) */
     while (!atomic_load(&a->stop)) {
         const long st = request(a, "POST", "/health", "{}");

@@ -42,7 +42,7 @@ AGONES_SDK_HTTP_PORT=$sdk_port "$server" --listen 127.0.0.1:0 --match match.json
 spid=$!; pids+=($spid)
 sport=$(port_of server.out "listening on")
 python3 "$standin" --port "$sdk_port" --record calls.jsonl --start-after 1.5 --game-port "${sport:-0}" >standin.out 2>&1 &
-pids+=($!)
+sdk1=$!; pids+=($sdk1)
 for _ in $(seq 1 100); do grep -q '"/ready"' calls.jsonl 2>/dev/null && break; sleep 0.05; done
 grep -q "event=agones_sdk url=http://localhost:$sdk_port attempts=" server.log \
   && ok "the server waited for the late sidecar ($(grep -o 'attempts=[0-9]* waited_ms=[0-9]*' server.log | head -1))" \
@@ -94,5 +94,20 @@ print("sequence ok: %d GET /gameserver before Ready, Ready, label, %d health pin
       % (first_ready, len(health), min(gaps), max(gaps)))
 PY
 [ $? -eq 0 ] && ok "$(cat sequence.out)" || { bad "call sequence"; cat sequence.out; }
+# a server restarted inside its pod while its GameServer is Allocated (crash recovery): no Ready, which
+# would offer it to the next allocation while its players are still on it; Health goes on
+kill $sdk1; wait $sdk1 2>/dev/null
+python3 "$standin" --port "$sdk_port" --record calls2.jsonl --initial-state Allocated >standin2.out 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do grep -q "standin listening" standin2.out && break; sleep 0.05; done
+"$server" --listen 127.0.0.1:0 --match match.json --agones "http://127.0.0.1:$sdk_port/" --agones-health 0.2 \
+  --status 0 >server2.out 2>server2.log &
+s2=$!; pids+=($s2)
+for _ in $(seq 1 100); do [ "$(grep -c '"/health"' calls2.jsonl)" -ge 3 ] && break; sleep 0.05; done
+kill $s2; wait $s2 2>/dev/null
+grep -q "event=agones_ready skipped=1 state=Allocated" server2.log && ! grep -q '"/ready"' calls2.jsonl \
+  && [ "$(grep -c '"/health"' calls2.jsonl)" -ge 3 ] && tail -1 calls2.jsonl | grep -q '"/shutdown"' \
+  && ok "already Allocated (restarted in its pod): no Ready, Health pings, Shutdown at SIGTERM" \
+  || { bad "restart while Allocated"; grep agones server2.log; cat calls2.jsonl; }
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

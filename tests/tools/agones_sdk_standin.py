@@ -15,8 +15,9 @@ sdk.swagger.json) with their documented bodies:
 Anything else is 404; a POST/PUT whose body is not the documented JSON object is 400. Every request
 is appended to --record FILE as one JSON line {"t": seconds since start, "method", "path", "body",
 "status", "state"}. --start-after SECONDS binds the port only that late (a sidecar that comes up after
-the game server). --game-port is the port reported in status.ports. Python standard library only.
-usage: agones_sdk_standin.py --port P --record FILE [--start-after S] [--game-port G]
+the game server). --game-port is the port reported in status.ports; --initial-state the state before
+any call (default RequestReady). Python standard library only.
+usage: agones_sdk_standin.py --port P --record FILE [--start-after S] [--game-port G] [--initial-state S]
 """
 import argparse
 import http.server
@@ -30,9 +31,9 @@ START = time.monotonic()
 
 
 class GameServer:
-    def __init__(self, game_port):
+    def __init__(self, game_port, state):
         self.lock = threading.Condition()
-        self.state = "RequestReady"
+        self.state = state
         self.labels = {}
         self.game_port = game_port
         self.version = 0
@@ -154,10 +155,12 @@ def main():
     ap.add_argument("--record", required=True)
     ap.add_argument("--start-after", type=float, default=0.0)
     ap.add_argument("--game-port", type=int, default=7777)
+    ap.add_argument("--initial-state", default="RequestReady",
+                    help="the GameServer's state before any call (Allocated: a server restarted in its pod)")
     a = ap.parse_args()
     open(a.record, "w").close()
     time.sleep(a.start_after)
-    gs = GameServer(a.game_port)
+    gs = GameServer(a.game_port, a.initial_state)
     srv = Server(("127.0.0.1", a.port), make_handler(gs, a.record))
     print("standin listening on 127.0.0.1:%d" % a.port, flush=True)
     try:
