@@ -83,8 +83,22 @@ static int scan_entry(const char* name, void* user) {
     return 0;
 }
 
-static size_t g_sort_cap; /* qsort has no user pointer; set just before the sort, read only by it */
-static int cmp_path(const void* a, const void* b) { return strncmp(a, b, g_sort_cap); }
+/* Selection sort of count paths of cap bytes each, by name, swapping in place (at most
+ * BSYNC_SERVER_MAX_MATCHES entries; qsort's comparator could not know cap without a global). */
+static void sort_paths(char* paths, size_t cap, uint32_t count) {
+    for (uint32_t i = 0; i + 1u < count; i++) {
+        uint32_t min = i;
+        for (uint32_t j = i + 1u; j < count; j++)
+            if (strncmp(paths + (size_t)j * cap, paths + (size_t)min * cap, cap) < 0) min = j;
+        char* a = paths + (size_t)i * cap;
+        char* b = paths + (size_t)min * cap;
+        for (size_t k = 0; min != i && k < cap; k++) {
+            const char t = a[k];
+            a[k] = b[k];
+            b[k] = t;
+        }
+    }
+}
 
 bsync_result bsync_server_recover_scan(const char* dir, char* paths, size_t path_cap, uint32_t max, uint32_t* out_count,
                                        bsync_error* err) {
@@ -94,8 +108,7 @@ bsync_result bsync_server_recover_scan(const char* dir, char* paths, size_t path
     scan_ctx c = {dir, paths, path_cap, max, 0, 0};
     if (bsync_platform_list_dir(dir, scan_entry, &c) < 0)
         return fail(err, BSYNC_IO_ERROR, "%s: cannot read the folder: %s", dir, strerror(errno));
-    g_sort_cap = path_cap;
-    qsort(paths, c.count, path_cap, cmp_path);
+    sort_paths(paths, path_cap, c.count);
     *out_count = c.count;
     if (c.overflow)
         return fail(err, BSYNC_LIMIT_EXCEEDED, "%s: more than %u unfinished replays, or a path over %zu bytes", dir, max,
