@@ -24,7 +24,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' EXIT
 # the server's NEEDED libraries -> their Debian packages (dpkg -S), for the Dockerfile check
 : >needed-packages.txt
 for lib in $(readelf -d "$server" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-  case "$lib" in libc.so.*|libm.so.*) continue ;; esac
+  case "$lib" in libc.so.*|libm.so.*|libasan.so.*|libubsan.so.*) continue ;; esac # (the sanitizers: not in the image's Release build)
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|64/ {print $NF; exit}')
   [ -n "$path" ] && dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 >>needed-packages.txt
 done
