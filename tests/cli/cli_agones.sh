@@ -50,11 +50,25 @@ grep -q "event=agones_sdk url=http://localhost:$sdk_port attempts=" server.log \
 att=$(sed -n 's/.*event=agones_sdk .*attempts=\([0-9]*\).*/\1/p' server.log)
 [ "${att:-0}" -ge 3 ] && ok "it retried with backoff ($att attempts) while the sidecar was down" || bad "attempts '$att' < 3"
 
-# a matchmaker's GameServerAllocation moves the GameServer to Allocated; the server sees it
+# a matchmaker's GameServerAllocation moves the GameServer to Allocated; the server sees it (and the
+# stand-in's documented watch stream, GET /watch/gameserver, delivers it as {"result": GameServer})
+python3 - "$sdk_port" >watch.out 2>&1 <<'PY' &
+import json, sys, urllib.request
+with urllib.request.urlopen("http://127.0.0.1:%s/watch/gameserver" % sys.argv[1], timeout=10) as r:
+    for line in r:
+        state = json.loads(line)["result"]["status"]["state"]
+        print("watch:", state, flush=True)
+        if state == "Allocated":
+            break
+PY
+wpid=$!; pids+=($wpid)
+sleep 0.3
 python3 -c "import urllib.request as u; u.urlopen(u.Request('http://127.0.0.1:$sdk_port/allocate', data=b'{}', headers={'Content-Type': 'application/json'}, method='POST'))"
 for _ in $(seq 1 60); do grep -q "event=agones_state state=Allocated" server.log && break; sleep 0.05; done
 grep -q "event=agones_state state=Allocated previous=Ready" server.log && ok "the server observed Allocated (after Ready)" \
   || { bad "Allocated not observed"; grep agones server.log; }
+wait $wpid
+grep -q "watch: Allocated" watch.out && ok "the watch stream delivered Allocated ($(tr '\n' ' ' <watch.out))" || { bad "watch"; cat watch.out; }
 sleep 1
 for s in 0 1; do
   tok=$([ $s -eq 0 ] && echo alpha || echo bravo)
