@@ -13,7 +13,7 @@ server="$(dirname "$bin")/blendsync-server"
 standin="$src/tests/tools/agones_sdk_standin.py"
 [ -x "$server" ] || { echo "skip: no blendsync-server next to $bin"; exit 0; }
 command -v python3 >/dev/null || { echo "skip: no python3 for the SDK stand-in"; exit 0; }
-"$server" --agones 2>&1 | grep -q "no libcurl" && { echo "skip: blendsync-server built without libcurl (no --agones)"; exit 0; }
+case "$("$server" --agones 2>&1)" in *"no libcurl"*) echo "skip: blendsync-server built without libcurl (no --agones)"; exit 0 ;; esac
 rm -rf "$work"; install -d "$work" && cd "$work" || exit 1
 cat >loco.json <<'JSON'
 { "tick_rate": 30, "parameters": { "speed": { "default": 0, "smooth_time": 0.25, "max_speed": 10 } },
