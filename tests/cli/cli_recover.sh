@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Crash recovery (docs/server.md "Recovery"), real processes and sockets on loopback: three `blendsync
-# bot`s play a 300-tick match through the seeded lossy UDP relay (3% loss, 10-40 ms); the server is
+# bot`s play a 300-tick match through the seeded lossy UDP relay (10% loss, 30-90 ms); the server is
 # killed with SIGKILL at a random tick (printed; RECOVER_KILL_TICK=N repeats one) and restarted on the
-# same port with --recover on its replay folder. Every bot must resume and finish with all 300 frames
+# same port with --recover on its replay folder. Every bot must resume (from the frames it had: those
+# lost on the path with the server are sent again from the rebuilt ring) and finish with all 300 frames
 # and no desync (its checksums agreed with the server's), the server's replay (continued in place) must
 # verify from tick 0 to 300 and end normal, each bot's own replay too; the log says what was recovered.
 # A second part cuts a replay mid-record (a torn tail) and checks that --recover cuts it back and
@@ -44,7 +45,7 @@ echo "killing the server at tick $kill_tick (RECOVER_KILL_TICK=$kill_tick repeat
 spid=$!; pids+=($spid)
 sport=$(port_of server1.out "listening on")
 [ -n "$sport" ] || { bad "server did not start"; exit 1; }
-"$relay" --to "$sport" --for 60000 --seed 11 --loss 30 --delay 10 40 >relay.out 2>&1 &
+"$relay" --to "$sport" --for 60000 --seed 11 --loss 100 --delay 30 90 >relay.out 2>&1 &
 rpid=$!; pids+=($rpid)
 rport=$(port_of relay.out "relaying on")
 tokens=(alpha bravo charlie)
@@ -82,8 +83,10 @@ for s in 0 1 2; do
   "$bin" replay verify bot$s.bsreplay >bot$s-verify.out 2>&1 && grep -q "ticks verified: 300" bot$s-verify.out \
     && ok "bot $s's replay verifies (300 ticks)" || { bad "bot $s replay verify"; cat bot$s-verify.out; }
 done
-grep -q "event=join match=41 slot=[0-2] kind=resume" server2.log && ok "the bots resumed from the server's frames" \
-  || bad "no kind=resume join"
+resent=$(sed -n 's/.*event=join match=41 slot=[0-2] kind=resume start_tick=[0-9]* frames_resent=\([0-9]*\).*/\1/p' server2.log | awk '{s += $1} END {print s + 0}')
+[ "$(grep -c "event=join match=41 slot=[0-2] kind=resume" server2.log)" -eq 3 ] \
+  && ok "all 3 bots resumed from the rebuilt frame ring ($resent frames sent again: those lost on the path when the server died)" \
+  || { bad "not every bot resumed from frames"; grep "event=join" server2.log; }
 "$bin" replay verify replays/m41.bsreplay >server-verify.out 2>&1 && grep -q "ticks verified: 300" server-verify.out \
   && ok "the server's replay verifies from tick 0 to 300" || { bad "server replay verify"; cat server-verify.out; }
 "$bin" replay info replays/m41.bsreplay --json | grep -q '"reason": "normal"' && ok "the server's replay ends normal" \
