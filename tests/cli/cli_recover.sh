@@ -28,7 +28,8 @@ cat >match.json <<'JSON'
   "input": { "parameters": [ {"name": "speed", "min": 0, "max": 3.5} ] },
   "characters": [ {"name": "a", "graph": "loco.json", "slot": 0}, {"name": "b", "graph": "loco.json", "slot": 1},
                   {"name": "c", "graph": "loco.json", "slot": 2} ],
-  "checksum_interval": 15, "replay": "replays/m41.bsreplay", "duration_ticks": 300, "input_delay": 4 }
+  "checksum_interval": 15, "replay": "replays/m41.bsreplay", "duration_ticks": 300, "input_delay": 4,
+  "timeouts": { "start_ms": 20000, "peer_ms": 5000, "idle_ms": 30000 } }
 JSON
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
