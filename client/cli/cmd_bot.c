@@ -32,6 +32,7 @@ static void usage(FILE* f) {
             "                     [--inject-pose-desync TICK:CHARACTER:JOINT]\n"
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
+            "                     [--reconnect-seconds S]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
             "simulates every confirmed frame, sends pose and blend-state checksums, and prints a status\n"
@@ -66,6 +67,8 @@ static void usage(FILE* f) {
             "  --delay MIN:MAX        hand each input to the client MIN..MAX ms late (a slow game\n"
             "                         loop: it goes to a later tick)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
+            "  --reconnect-seconds S  after losing the server mid-match, keep reconnecting this long and\n"
+            "                         resume (default 10; e.g. a server restarted with --recover)\n"
             "  --quiet                no status lines, only the summary\n"
             "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
             "                         as they open in the local match (docs/actions.md)\n"
@@ -181,7 +184,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* replay_path = NULL;
     const char* desync_dir = NULL;
     const char* capture_path = NULL;
-    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
+    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600, reconnect_s = 0;
     int have_seed = 0, have_inject = 0, have_pose_inject = 0, quiet = 0, actions = 0;
     uint32_t delay_min = 0, delay_max = 0, pose_tick = 0, pose_character = 0, pose_joint = 0;
     for (int i = 1; i < argc; i++) {
@@ -217,6 +220,7 @@ int bsync_cmd_bot(int argc, char** argv) {
             pose_tick = spec[0], pose_character = spec[1], pose_joint = spec[2], have_pose_inject = 1;
         } else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
+        else if (!strcmp(a, "--reconnect-seconds")) bad = parse_u64(v, &reconnect_s) || reconnect_s == 0 || reconnect_s > 3600;
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
             char tail = 0;
@@ -266,6 +270,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     cc.slot = (uint8_t)slot;
     cc.token = (const uint8_t*)token;
     cc.token_len = (uint32_t)strlen(token);
+    cc.reconnect_timeout_ms = (uint32_t)(reconnect_s * 1000u); /* 0: the library's 10 s */
     uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
     if (secret_hex) {
         if (bsync_session_secret_parse(secret_hex, secret) != 0) {
@@ -451,6 +456,10 @@ int bsync_cmd_bot(int argc, char** argv) {
            (unsigned long long)slot, incomplete ? " (INCOMPLETE)" : "", (unsigned long long)st.frames_applied,
            (unsigned long long)st.checksums_sent, (unsigned long long)st.desyncs, (unsigned long long)st.frames_defaulted_self, (unsigned long long)st.bytes_sent,
            (unsigned long long)st.bytes_received, bye ? bsync_proto_bye_reason_string(bye) : "disconnected");
+    if (st.reconnects)
+        printf("bot slot %llu: reconnected %llu times, resumed %llu from frames, %llu from a snapshot\n",
+               (unsigned long long)slot, (unsigned long long)st.reconnects, (unsigned long long)st.resumes,
+               (unsigned long long)st.resumes_snapshot);
     fflush(stdout);
     bsync_client_destroy(c);
     if (cap.f && (fclose(cap.f) != 0 || cap.failed)) {

@@ -3,6 +3,7 @@
  *   blendsync-server --listen HOST:PORT --match FILE [--match FILE ...] [--verify-poses]
  *                    [--status SECONDS] [--replay FILE] [--exit-when-done] [--log FILE]
  *                    [--overload PERMILLE] [--workers N]
+ *   blendsync-server --listen HOST:PORT --recover DIR [options]   (after a crash: docs/server.md "Recovery")
  *
  * Runs until SIGINT / SIGTERM or Ctrl-C (io/platform.h; every match then ends cleanly: END record, BYE SHUTDOWN, exit 0) or,
  * with --exit-when-done, until every match has ended. Exit: 0 clean, 2 start-up error (message on
@@ -15,6 +16,9 @@
 #include "blendsync/server.h"
 
 #include "platform.h" /* interrupts: SIGINT / SIGTERM, Ctrl-C on Windows */
+#if defined(BSYNC_HAVE_AGONES)
+#include "server_agones.h"
+#endif
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -39,6 +43,17 @@ static void usage(FILE* f) {
             "                       order) is served by worker k %% N on port PORT + k %% N (port 0: any\n"
             "                       free ports, one \"listening on\" line per worker, in worker order);\n"
             "                       default 1. One worker carries about 2,000 players (docs/server.md)\n"
+            "\n"
+            "Crash recovery and fleets (docs/server.md \"Recovery\", docs/deploy.md):\n"
+            "  --recover DIR        rebuild every unfinished match from its replay in DIR (the folder the\n"
+            "                       replays were written to; same --listen and assets) and serve it again\n"
+            "                       at its last recorded tick, instead of the --match files; when DIR has\n"
+            "                       none: the --match files, or without any, exit 0\n"
+            "  --agones [URL]       follow the Agones GameServer lifecycle through the SDK sidecar's REST\n"
+            "                       API at URL (default http://localhost:$AGONES_SDK_HTTP_PORT, port 9358):\n"
+            "                       Ready once loaded, Health pings, Shutdown when the server stops (with\n"
+            "                       --exit-when-done: when its matches are done)\n"
+            "  --agones-health SECONDS  Health ping interval (default 5)\n"
             "  --help               this text\n"
             "\n"
             "ENet does not encrypt: tokens travel in clear text; see README \"Security\".\n"
@@ -60,6 +75,11 @@ int main(int argc, char** argv) {
     int exit_when_done = 0;
     uint32_t workers = 1;
     const char* log_path = NULL;
+    /* crash recovery and fleets */
+    const char* recover_dir = NULL;
+    int agones = 0;
+    const char* agones_url = NULL;
+    uint32_t agones_health_ms = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int has = i + 1 < argc;
@@ -107,12 +127,57 @@ int main(int argc, char** argv) {
             exit_when_done = 1;
         } else if (!strcmp(a, "--log") && has) {
             log_path = argv[++i];
+        } else if (!strcmp(a, "--recover") && has) { /* crash recovery and fleets */
+            recover_dir = argv[++i];
+        } else if (!strcmp(a, "--agones")) {
+            agones = 1;
+            if (has && !strncmp(argv[i + 1], "http", 4)) agones_url = argv[++i];
+        } else if (!strcmp(a, "--agones-health") && has) {
+            char* end = NULL;
+            double v = strtod(argv[++i], &end); /* a setting, never simulated */
+            if (!end || *end || v < 0.05 || v > 3600) {
+                fprintf(stderr, "blendsync-server: --agones-health: expected seconds 0.05..3600, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+            agones_health_ms = (uint32_t)(v * 1000.0);
         } else {
             fprintf(stderr, "blendsync-server: unknown or incomplete argument \"%s\"\n\n", a);
             usage(stderr);
             return 2;
         }
     }
+    static char recovered[BSYNC_SERVER_MAX_MATCHES][1024];
+    if (recover_dir) {
+        bsync_error rerr;
+        memset(&rerr, 0, sizeof rerr);
+        uint32_t found = 0;
+        if (bsync_server_recover_scan(recover_dir, &recovered[0][0], sizeof recovered[0], BSYNC_SERVER_MAX_MATCHES,
+                                      &found, &rerr) != BSYNC_OK) {
+            fprintf(stderr, "blendsync-server: --recover: %s\n", rerr.message);
+            return 2;
+        }
+        if (found == 0 && match_count == 0) {
+            fprintf(stderr, "blendsync-server: --recover %s: no unfinished replay, nothing to recover\n", recover_dir);
+            return 0;
+        }
+        if (found > 0) { /* the unfinished matches, instead of any --match files (a restarted container) */
+            if (match_count)
+                fprintf(stderr, "blendsync-server: --recover %s: %u unfinished replays: recovering them instead of the "
+                        "--match files\n", recover_dir, found);
+            match_count = found;
+            for (uint32_t k = 0; k < match_count; k++) matches[k] = recovered[k];
+            cfg.recover = 1;
+            cfg.replay_override = NULL; /* each continues in its own file */
+        }
+    }
+#if !defined(BSYNC_HAVE_AGONES)
+    (void)agones_url;
+    (void)agones_health_ms;
+    if (agones) {
+        fprintf(stderr, "blendsync-server: --agones: this build has no libcurl (install libcurl4-openssl-dev)\n");
+        return 2;
+    }
+#endif
     if (!listen || match_count == 0) {
         fprintf(stderr, "blendsync-server: --listen HOST:PORT and at least one --match FILE are required\n\n");
         usage(stderr);
@@ -173,10 +238,29 @@ int main(int argc, char** argv) {
     for (uint32_t k = 0; k < workers; k++)
         printf("listening on %s:%u\n", host, (unsigned)bsync_server_port(bsync_server_pool_worker(pool, k)));
     fflush(stdout);
+#if defined(BSYNC_HAVE_AGONES)
+    srv_agones* ag = NULL; /* Ready now that every match is loaded and every port bound */
+    if (agones) {
+        srv_agones_config ac;
+        memset(&ac, 0, sizeof ac);
+        ac.base_url = agones_url;
+        ac.health_interval_ms = agones_health_ms;
+        ac.log = log;
+        if (srv_agones_start(&ac, &ag, &err) != BSYNC_OK) {
+            fprintf(stderr, "blendsync-server: --agones: %s\n", err.message);
+            bsync_server_pool_destroy(pool);
+            if (log) fclose(log);
+            return 2;
+        }
+    }
+#endif
     /* until SIGINT / SIGTERM (or every match ended with --exit-when-done); then every worker lets END
      * and the BYEs reach its clients: under loss they need retransmissions, and a client that never
      * gets END reports its match INCOMPLETE (3 s: far above any retransmission round) */
     bsync_server_pool_run(pool, interrupted, NULL, exit_when_done, 3000);
+#if defined(BSYNC_HAVE_AGONES)
+    if (ag) (void)srv_agones_shutdown(ag); /* the matches are done (or we were stopped): Shutdown */
+#endif
     bsync_server_pool_destroy(pool);
     if (log) fclose(log);
     return 0;

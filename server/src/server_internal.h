@@ -155,6 +155,7 @@ struct srv_match {
     uint16_t* frame_payload_len;
     bsync_proto_frame resend_prev; /* a resume's previous resent frame (FULL), for CHANGES coding */
     uint64_t joint_scratch[BSYNC_PROTO_MAX_JOINTS]; /* per-joint checksums of a DETAIL comparison */
+    int recovering; /* rebuilt from its replay (server_recover.c): the clock waits for the players */
 };
 
 struct bsync_server {
@@ -210,5 +211,13 @@ void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* s
 void srv_match_leave(srv_match* m, srv_peer* p);
 void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason);
 void srv_match_fill_stats(const srv_match* m, bsync_server_match_stats* out);
+/* A match from a loaded config (owned from here, destroyed on failure); name for messages. */
+srv_match* srv_match_create_from(bsync_server* s, uint32_t index, bsync_match_config* cfg, const char* name,
+                                 bsync_error* err);
+/* A rebuilt match goes on recording into w (frames up to next_tick - 1 in it) and waits for its players. */
+void srv_match_resume_at(srv_match* m, bsync_replay_writer* w, const char* replay_path, uint32_t next_tick);
+
+/* server_recover.c: rebuild the match of an unfinished replay (config.recover) */
+srv_match* srv_recover_create(bsync_server* s, uint32_t index, const char* replay_path, bsync_error* err);
 
 #endif /* BLENDSYNC_SERVER_INTERNAL_H */

@@ -45,14 +45,22 @@ static bsync_result recorder_init(srv_match* m) {
 }
 
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err) {
+    if (s->cfg.recover) return srv_recover_create(s, index, path, err); /* path: an unfinished replay */
+    bsync_match_config* cfg = NULL;
+    if (bsync_match_config_load(path, NULL, &cfg, err) != BSYNC_OK) return NULL;
+    return srv_match_create_from(s, index, cfg, path, err);
+}
+
+srv_match* srv_match_create_from(bsync_server* s, uint32_t index, bsync_match_config* cfg, const char* path,
+                                 bsync_error* err) {
     srv_match* m = calloc(1, sizeof *m);
-    if (!m) return NULL;
-    m->server = s;
-    m->index = index;
-    if (bsync_match_config_load(path, NULL, &m->cfg, err) != BSYNC_OK) {
-        free(m);
+    if (!m) {
+        bsync_match_config_destroy(cfg);
         return NULL;
     }
+    m->server = s;
+    m->index = index;
+    m->cfg = cfg;
     m->desc = bsync_match_config_desc(m->cfg);
     size_t size = bsync_match_memory_size(m->desc);
     m->mem = alloc16(size);
@@ -185,6 +193,10 @@ static uint64_t deadline_of(const srv_match* m, uint32_t tick) {
 
 uint64_t srv_match_next_deadline(const srv_match* m) {
     if (m->ended) return UINT64_MAX;
+    if (m->recovering) { /* waiting for its players: start_ms, then (nobody back) idle_ms */
+        const uint64_t wait_until = m->created_us + 1000ull * m->timeouts.start_ms;
+        return srv_now(m->server) < wait_until ? wait_until : m->created_us + 1000ull * m->timeouts.idle_ms;
+    }
     if (m->finishing) return m->finish_deadline_us;
     if (!m->started) return m->created_us + 1000ull * m->timeouts.start_ms;
     return deadline_of(m, m->next_tick);
@@ -400,7 +412,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         memcpy(w.welcome.snapshot, m->snap_buf, w.welcome.snapshot_len);
     }
     srv_send(m, p, &w);
-    if (m->started) send_start(m, p, m->next_tick, now);
+    if (m->started && !m->recovering) send_start(m, p, m->next_tick, now); /* recovering: when the clock runs */
     if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
         send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
     if (resume) {
@@ -563,6 +575,12 @@ static void confirm_tick(srv_match* m, uint64_t now) {
         memcpy(f->players[p].triggers, sl->last.triggers, sizeof f->players[p].triggers);
     }
     fr.defaulted_mask = f->defaulted_mask;
+    /* the recorder's schedule: the snapshot if due and the frame, the tick, the checksum if due. The
+     * FRAME record is appended (in the kernel: it survives a kill -9) BEFORE the frame goes to any
+     * client, so a crash never loses a frame a client has confirmed (docs/server.md "Recovery") */
+    bsync_error err;
+    (void)bsync_replay_recorder_begin_tick(&m->recorder, &fr, &err);
+    replay_check(m);
     /* FULL to a peer whose connection has not had frame t - 1, then CHANGES (only the players whose
      * inputs changed, protocol version 4) to the others */
     for (uint32_t p = 0; p < m->player_count; p++) {
@@ -585,10 +603,6 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     m->tx_prev = *f;
     m->tx_prev.coding = BSYNC_PROTO_FRAME_FULL;
     m->have_tx_prev = 1;
-    /* the recorder's schedule: the snapshot if due and the frame, the tick, the checksum if due */
-    bsync_error err;
-    (void)bsync_replay_recorder_begin_tick(&m->recorder, &fr, &err);
-    replay_check(m);
     m->frames[t % SRV_FRAME_RING] = fr.inputs;
     m->frame_defaulted[t % SRV_FRAME_RING] = fr.defaulted_mask;
     if (m->frame_payload)
@@ -688,8 +702,14 @@ void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
             (unsigned long long)m->stats.replay_bytes);
 }
 
+static void recover_wait(srv_match* m, uint64_t now);
+
 void srv_match_update(srv_match* m, uint64_t now) {
     if (m->ended) return;
+    if (m->recovering) {
+        recover_wait(m, now);
+        return;
+    }
     for (uint32_t p = 0; p < m->player_count; p++)
         if (m->slots[p].held_dump && (now >= m->slots[p].detail_deadline_us || held_at_ring_limit(m, &m->slots[p])))
             release_held_bundle(m, p);
@@ -741,6 +761,51 @@ void srv_match_update(srv_match* m, uint64_t now) {
     if (every && now - m->last_status_us >= 1000ull * every) {
         status_line(m);
         m->last_status_us = now;
+    }
+}
+
+/* ---------------------------------------------------------------- a match rebuilt after a crash */
+
+void srv_match_resume_at(srv_match* m, bsync_replay_writer* w, const char* replay_path, uint32_t next_tick) {
+    snprintf(m->replay_path, sizeof m->replay_path, "%s", replay_path);
+    snprintf(m->stats.replay_path, sizeof m->stats.replay_path, "%s", m->replay_path);
+    snprintf(m->desync_dir, sizeof m->desync_dir, "%s.desync", m->replay_path);
+    m->replay = w;
+    (void)recorder_init(m); /* the schedule carries no tick state: it goes on from next_tick */
+    m->started = 1;
+    m->recovering = 1;
+    m->next_tick = next_tick;
+    m->stats.ticks = next_tick;
+    m->have_tx_prev = 0; /* every connection's first frame is FULL */
+    m->created_us = m->last_activity_us = srv_now(m->server);
+}
+
+/* A rebuilt match holds its clock at next_tick until every player is back (their HELLOs resume from the
+ * frames they had: WELCOME and the missing frames, no START yet), or start_ms passed with one back;
+ * then START goes to everyone with the next tick 100 ms away and the match plays on. Nobody back by
+ * idle_ms: it ends, aborted. */
+static void recover_wait(srv_match* m, uint64_t now) {
+    const uint32_t n = connected_count(m);
+    const int timed_out = now >= m->created_us + 1000ull * m->timeouts.start_ms;
+    if (n == m->player_count || (timed_out && n > 0)) {
+        const uint64_t offset = ((uint64_t)m->next_tick * 1000000u) / m->tick_rate; /* deadline_of's own sum */
+        const uint64_t first = now + 100000u;
+        m->recovering = 0;
+        m->start_us = first > offset ? first - offset : 0;
+        m->last_status_us = m->last_sync_us = m->last_activity_us = now;
+        for (uint32_t p = 0; p < m->player_count; p++)
+            if (m->slots[p].peer) send_start(m, m->slots[p].peer, m->next_tick, now);
+        if (m->duration && m->next_tick >= m->duration) { /* the crash came after the last frame */
+            m->finishing = 1;
+            m->finish_deadline_us = now + 1000000u;
+        }
+        srv_log(m->server, "info", "event=match_resume match=%llu tick=%u players=%u/%u waited_ms=%llu", MATCH_ID(m),
+                m->next_tick, n, m->player_count, (unsigned long long)((now - m->created_us) / 1000u));
+    } else if (n == 0 && now >= m->created_us + 1000ull * m->timeouts.idle_ms) {
+        m->recovering = 0;
+        srv_log(m->server, "warn", "event=match_abandoned match=%llu tick=%u reason=no_player_returned", MATCH_ID(m),
+                m->next_tick);
+        srv_match_end(m, 2, BSYNC_PROTO_BYE_MATCH_OVER);
     }
 }
 

@@ -14,6 +14,7 @@
  *   bsync_server_get_host_stats    connection hygiene, overload, sessions (the whole server)
  *   bsync_server_drop_name         a drop reason's log token
  *   bsync_server_pool_*            several servers, one per worker thread (more than one core)
+ *   bsync_server_recover_scan      the unfinished replays of a folder (crash recovery)
  *
  * design: docs/server.md#the-library-serverh (config, drops, counters, pool), docs/lockstep.md
  */
@@ -43,6 +44,7 @@ typedef struct bsync_server_config {
     uint32_t status_interval_ms;    /* 0: never */
     const char* replay_override;    /* one match only */
     uint32_t overload_busy_permille; /* 0: 500 */
+    int recover;                    /* 1: match_paths are unfinished replays to rebuild (crash recovery) */
 } bsync_server_config;
 
 /* Drop reasons (counted per match and per peer): id, log token. */
@@ -97,6 +99,12 @@ typedef struct bsync_server_match_stats {
     uint32_t last_detail_joint;
     uint32_t last_detail_joints_differing;
     char replay_path[1024];
+    /* crash recovery (config.recover): rebuilt from its replay and served again at recovered_tick */
+    uint32_t recovered;
+    uint32_t recovered_tick;
+    uint32_t recover_lost_ticks; /* ticks whose FRAME record was torn: never sent to a client */
+    uint64_t recover_torn_bytes; /* the torn tail cut from the replay */
+    uint64_t recover_us;         /* reading and re-simulating the replay */
 } bsync_server_match_stats;
 
 typedef struct bsync_server bsync_server;
@@ -145,6 +153,12 @@ BSYNC_API bsync_server* bsync_server_pool_worker(bsync_server_pool* pool, uint32
 typedef int (*bsync_server_stop_fn)(void* user);
 BSYNC_API uint32_t bsync_server_pool_run(bsync_server_pool* pool, bsync_server_stop_fn should_stop, void* user,
                                          int exit_when_done, uint32_t drain_ms);
+
+/* ---- Crash recovery (docs/server.md#recovery): the replays in dir without an END record, sorted by
+ * name, into paths (max entries of path_cap bytes each) for a config with recover = 1.
+ * BSYNC_IO_ERROR (dir unreadable), BSYNC_LIMIT_EXCEEDED (more than max, or a path too long). */
+BSYNC_API bsync_result bsync_server_recover_scan(const char* dir, char* paths, size_t path_cap, uint32_t max,
+                                                 uint32_t* out_count, bsync_error* err);
 
 #ifdef __cplusplus
 }

@@ -109,4 +109,11 @@ int bsync_platform_thread_join(bsync_platform_thread* t);
 /* 1 when path names a file (not a directory) this process may read, else 0 (desync bundles). */
 int bsync_platform_is_readable_file(const char* path);
 
+/* Call fn(name, user) for each entry of folder dir ("." and ".." left out; any order) until fn returns
+ * non-zero. The number of entries seen, or -1 (errno set) when dir cannot be read (platform_dir.c). */
+int bsync_platform_list_dir(const char* dir, int (*fn)(const char* name, void* user), void* user);
+
+/* Sleep the calling thread for ms milliseconds (a background thread's wait; never on a tick path). */
+void bsync_platform_sleep_ms(uint32_t ms);
+
 #endif
