@@ -15,6 +15,7 @@
  *   bsync_client_get_state, bsync_client_get_stats, bsync_client_tick_rate, bsync_client_input_delay
  *   bsync_client_time_since_frame_ns, bsync_client_present_alpha   rendering between ticks
  *   bsync_present_clock             the same clock without a client (a game with its own loop)
+ *   bsync_client_predict_*          prediction and rollback (blendsync/client_predict.h)
  *
  * design: docs/client.md (config, events, stats, calls), docs/lockstep.md (the session)
  */
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #include "blendsync/base.h"
+#include "blendsync/client_predict.h"
 #include "blendsync/match.h"
 #include "blendsync/present.h"
 #include "blendsync/proto.h"
@@ -53,6 +55,7 @@ typedef struct bsync_client_config {
     int reconnect_off;
     const uint8_t* secret; /* 32 bytes, copied; NULL: plain token (insecure) */
     uint32_t session_mode; /* 1 encrypt (0 -> 1), 2 authenticate only */
+    bsync_client_predict_config predict; /* prediction and rollback (client_predict.h); zero: lockstep */
 } bsync_client_config;
 
 typedef enum bsync_client_state {
