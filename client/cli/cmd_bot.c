@@ -22,6 +22,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/script.h"
 #include "blendsync/net.h"
+#include "blendsync/present.h"
 #include "client_testing.h"
 #include "commands.h"
 
@@ -31,6 +32,7 @@ static void usage(FILE* f) {
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
+            "                     [--predict [--rollback-window W] [--local-delay D] [--predict-synctest]]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
             "simulates every confirmed frame, sends pose and blend-state checksums, and prints a status\n"
@@ -65,6 +67,13 @@ static void usage(FILE* f) {
             "  --quiet                no status lines, only the summary\n"
             "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
             "                         as they open in the local match (docs/actions.md)\n"
+            "  --predict              predict and roll back (docs/prediction.md): the shown match runs\n"
+            "                         ahead of the confirmed one; the summary adds rollbacks, their depth\n"
+            "                         p50/p99/max, predicted ticks, corrections smoothed and teleported\n"
+            "  --rollback-window W    predict at most W ticks past the last confirmed frame (default 8)\n"
+            "  --local-delay D        show the local input D ticks after its tick (default 0)\n"
+            "  --predict-synctest     re-simulate every predicted span from the confirmed state and\n"
+            "                         compare (the sync test over prediction; costs CPU)\n"
             "\n"
             "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
             "2 error (refused, connection lost, bad arguments); 3 the match ended but this bot did not\n"
@@ -152,6 +161,52 @@ static void print_opened_ranges(bsync_client* c, const bsync_match_config* mc, u
     }
 }
 
+/* --predict: the bot renders as a game would, once per tick period, from the predicted match with the
+ * correction offsets (bsync_client_predict_present), so corrections are smoothed and counted. */
+typedef struct bot_shown {
+    void* scratch;
+    size_t scratch_size;
+    bsync_trs* pose;
+    bsync_root_motion root[BSYNC_MATCH_MAX_CHARACTERS];
+    uint64_t next_us, last_ns;
+} bot_shown;
+
+static void bot_present(bsync_client* c, bot_shown* s, uint64_t period_us) {
+    const uint64_t now = bsync_net_now_us();
+    if (now < s->next_us) return;
+    s->next_us = now + period_us;
+    bsync_match* m = bsync_client_predict_match(c);
+    if (!s->pose) {
+        s->scratch_size = bsync_present_match_scratch_size(m);
+        s->scratch = malloc(s->scratch_size ? s->scratch_size : 1u);
+        s->pose = malloc(sizeof *s->pose * (bsync_present_match_joint_count(m) + 1u));
+        if (!s->scratch || !s->pose) return;
+    }
+    const uint64_t ns = now * 1000u;
+    (void)bsync_client_predict_present(c, bsync_client_present_alpha(c), s->last_ns ? ns - s->last_ns : 0, s->scratch,
+                                       s->scratch_size, s->pose, s->root);
+    s->last_ns = ns;
+}
+
+static void bot_present_free(bot_shown* s) {
+    free(s->scratch);
+    free(s->pose);
+}
+
+static void bot_print_prediction(bsync_client* c, uint64_t slot) {
+    bsync_client_predict_stats ps;
+    bsync_client_predict_get_stats(c, &ps);
+    printf("bot slot %llu: prediction: %llu rollbacks, depth p50 %u p99 %u max %u, %llu predicted ticks, %llu "
+           "re-simulated, %llu mispredicted frames, %llu window waits, corrections %llu smoothed %llu teleported, "
+           "synctest %llu checks %llu mismatches\n",
+           (unsigned long long)slot, (unsigned long long)ps.rollbacks, bsync_client_predict_depth_quantile(&ps, 500),
+           bsync_client_predict_depth_quantile(&ps, 990), ps.depth_max, (unsigned long long)ps.predicted_ticks,
+           (unsigned long long)ps.resimulated_ticks, (unsigned long long)ps.mispredicted_frames,
+           (unsigned long long)ps.window_waits, (unsigned long long)ps.corrections_smoothed,
+           (unsigned long long)ps.corrections_teleported, (unsigned long long)ps.synctest_checks,
+           (unsigned long long)ps.synctest_mismatches);
+}
+
 int bsync_cmd_bot(int argc, char** argv) {
     const char* server = NULL;
     const char* config = NULL;
@@ -164,6 +219,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
     int have_seed = 0, have_inject = 0, quiet = 0, actions = 0;
     uint32_t delay_min = 0, delay_max = 0;
+    bsync_client_predict_config predict;
+    memset(&predict, 0, sizeof predict);
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -176,6 +233,10 @@ int bsync_cmd_bot(int argc, char** argv) {
             continue;
         } else if (!strcmp(a, "--actions")) {
             actions = 1;
+            continue;
+        } else if (!strcmp(a, "--predict") || !strcmp(a, "--predict-synctest")) {
+            predict.enabled = 1;
+            if (a[9]) predict.synctest = 1;
             continue;
         } else if (!v) {
             bad = 1;
@@ -193,6 +254,12 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--inject-desync")) bad = parse_u64(v, &inject) || inject > UINT32_MAX, have_inject = 1;
         else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
+        else if (!strcmp(a, "--rollback-window") || !strcmp(a, "--local-delay")) {
+            uint64_t n = 0;
+            bad = parse_u64(v, &n) || n > BSYNC_CLIENT_PREDICT_WINDOW_MAX || (a[2] == 'r' && n == 0);
+            if (a[2] == 'r') predict.rollback_window = (uint32_t)n;
+            else predict.local_delay = (uint32_t)n;
+        }
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
             char tail = 0;
@@ -267,6 +334,7 @@ int bsync_cmd_bot(int argc, char** argv) {
                : cc.session_mode == 2 ? "authenticated (not encrypted)" : "authenticated and encrypted");
     cc.desc = desc;
     cc.compute_poses = 1;
+    cc.predict = predict;
     cc.desync_dir = desync_dir;
     cc.names = mc;
     static bsync_replay_header rh; /* large (asset names) */
@@ -313,6 +381,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint32_t bye = 0;
     opened_ranges opened;
     memset(&opened, 0, sizeof opened);
+    bot_shown shown;
+    memset(&shown, 0, sizeof shown);
     while (status < 0) {
         bsync_client_service(c, 2);
         bsync_client_event ev;
@@ -359,6 +429,7 @@ int bsync_cmd_bot(int argc, char** argv) {
             }
         }
         if (actions) print_opened_ranges(c, mc, slot, &opened);
+        if (predict.enabled && period) bot_present(c, &shown, period);
         uint64_t now = bsync_net_now_us();
         int send_now = 0;
         if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
@@ -412,6 +483,8 @@ int bsync_cmd_bot(int argc, char** argv) {
             status = 2;
         }
     }
+    if (predict.enabled) bot_print_prediction(c, slot);
+    bot_present_free(&shown);
     bsync_client_stats st;
     bsync_client_get_stats(c, &st);
     if (incomplete && status != 1) status = 3; /* never a partial match reported as a success */

@@ -31,7 +31,8 @@ struct cl_predict {
     bsync_match_input local[LOCAL_RING];
     uint32_t local_tick[LOCAL_RING];
     uint32_t local_upto; /* one past the newest local input's tick (0: none) */
-    bsync_match_frame last; /* the newest confirmed frame, triggers cleared: the guess for every player */
+    bsync_match_frame last; /* the guess for every player from the newest confirmed frame */
+    uint8_t prev_trig[BSYNC_MATCH_MAX_PLAYERS][BSYNC_MATCH_MAX_TRIGGERS]; /* the newest confirmed triggers */
     int have_last;
     bsync_client_predict_stats st;
     /* the shown pose (bsync_client_predict_present): roots accumulated, correction offsets */
@@ -48,6 +49,7 @@ struct cl_predict {
     void* scratch;
     size_t scratch_size;
     int presenting;     /* bsync_client_predict_present was called: corrections are measured */
+    uint32_t wait_at;   /* 1 + the confirmed tick of the last window wait counted */
 };
 
 static void root_identity(bsync_vec3* t, bsync_quat* r, uint32_t n) {
@@ -154,8 +156,17 @@ void cl_predict_confirmed(bsync_client* c, uint32_t tick, const bsync_match_fram
         p->dirty = 1;
         p->st.mispredicted_frames++;
     }
-    p->last = *frame;
-    for (uint32_t i = 0; i < d->player_count; i++) memset(p->last.players[i].triggers, 0, sizeof p->last.players[i].triggers);
+    /* the guess: the newest confirmed input; a trigger only when it was held (the same value in the last
+     * two confirmed frames): a one-shot trigger is not repeated */
+    for (uint32_t i = 0; i < d->player_count; i++) {
+        const bsync_match_input* in = &frame->players[i];
+        bsync_match_input* g = &p->last.players[i];
+        for (uint32_t j = 0; j < d->trigger_count; j++)
+            g->triggers[j] = p->have_last && in->triggers[j] && in->triggers[j] == p->prev_trig[i][j] ? in->triggers[j] : 0;
+        memcpy(g->params, in->params, sizeof g->params);
+        memcpy(p->prev_trig[i], in->triggers, sizeof p->prev_trig[i]);
+    }
+    p->last.player_count = frame->player_count;
     p->have_last = 1;
 }
 
@@ -188,7 +199,7 @@ static void guess(const bsync_client* c, const cl_predict* p, uint32_t tick, bsy
     }
     for (uint32_t back = 1; back < LOCAL_RING && back <= tick; back++) { /* the newest earlier one */
         const uint32_t k = (tick - back) % LOCAL_RING;
-        if (p->local_tick[k] == tick - back) {
+        if (p->local_tick[k] == tick - back) { /* the server repeats it without triggers (a defaulted input) */
             f->players[s] = p->local[k];
             memset(f->players[s].triggers, 0, sizeof f->players[s].triggers);
             return;
@@ -218,6 +229,11 @@ static void take_correction(cl_predict* p, const bsync_vec3* root_before) {
     if (pose_of(p, p->after) != 0) return;
     for (uint32_t i = 0; i < p->chars; i++) {
         const bsync_vec3 dr = bsync_vec3_sub(root_before[i], p->proot[i]);
+        int changed = dr.x || dr.y || dr.z;
+        for (uint32_t j = p->joint_first[i]; j < p->joint_first[i + 1u] && !changed; j++)
+            changed = memcmp(&p->before[j].r, &p->after[j].r, sizeof p->after[j].r) ||
+                      memcmp(&p->before[j].t, &p->after[j].t, sizeof p->after[j].t);
+        if (!changed) continue; /* this character was predicted right */
         const int teleport = bsync_vec3_length(dr) > p->cfg.teleport_distance;
         if (teleport) p->st.corrections_teleported++;
         else p->st.corrections_smoothed++;
@@ -263,7 +279,8 @@ void cl_predict_update(bsync_client* c) {
     uint32_t target = p->local_upto > p->cfg.local_delay ? p->local_upto - p->cfg.local_delay : 0;
     if (target > confirmed + w) {
         target = confirmed + w; /* beyond the window: wait for confirmations */
-        p->st.window_waits++;
+        if (p->wait_at != confirmed + 1u) p->st.window_waits++; /* once per confirmed tick held back */
+        p->wait_at = confirmed + 1u;
     }
     if (!p->valid || p->dirty || p->tick < confirmed) {
         const uint32_t shown = p->valid ? p->tick : 0;
