@@ -499,6 +499,9 @@ int bsync_cmd_bot(int argc, char** argv) {
            (unsigned long long)slot, incomplete ? " (INCOMPLETE)" : "", (unsigned long long)st.frames_applied,
            (unsigned long long)st.checksums_sent, (unsigned long long)st.desyncs, (unsigned long long)st.frames_defaulted_self, (unsigned long long)st.bytes_sent,
            (unsigned long long)st.bytes_received, bye ? bsync_proto_bye_reason_string(bye) : "disconnected");
+    if (st.checksums_sent)
+        printf("bot slot %llu: last checksum: tick %u blend %016llx pose %016llx\n", (unsigned long long)slot,
+               st.last_checksum_tick, (unsigned long long)st.last_blend, (unsigned long long)st.last_pose);
     fflush(stdout);
     bsync_client_destroy(c);
     if (cap.f && (fclose(cap.f) != 0 || cap.failed)) {
