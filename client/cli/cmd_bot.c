@@ -33,6 +33,7 @@ static void usage(FILE* f) {
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "                     [--predict [--rollback-window W] [--local-delay D] [--predict-synctest]]\n"
+            "                     [--latency]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
             "simulates every confirmed frame, sends pose and blend-state checksums, and prints a status\n"
@@ -74,6 +75,8 @@ static void usage(FILE* f) {
             "  --local-delay D        show the local input D ticks after its tick (default 0)\n"
             "  --predict-synctest     re-simulate every predicted span from the confirmed state and\n"
             "                         compare (the sync test over prediction; costs CPU)\n"
+            "  --latency              measure input-to-screen at a 60 Hz display: from sending an input\n"
+            "                         to the first frame whose shown match includes its tick\n"
             "\n"
             "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
             "2 error (refused, connection lost, bad arguments); 3 the match ended but this bot did not\n"
@@ -183,9 +186,51 @@ static void bot_present(bsync_client* c, bot_shown* s, uint64_t period_us) {
         if (!s->scratch || !s->pose) return;
     }
     const uint64_t ns = now * 1000u;
-    (void)bsync_client_predict_present(c, bsync_client_present_alpha(c), s->last_ns ? ns - s->last_ns : 0, s->scratch,
+    (void)bsync_client_predict_present(c, bsync_client_predict_alpha(c), s->last_ns ? ns - s->last_ns : 0, s->scratch,
                                        s->scratch_size, s->pose, s->root);
     s->last_ns = ns;
+}
+
+/* --latency: input-to-screen, measured at a 60 Hz display: an input sent for tick t is on screen at the
+ * first display frame whose shown match (predicted, or confirmed in lockstep) holds the state after t. */
+#define BOT_LAT_RING 512u
+#define BOT_LAT_MAX 65536u
+typedef struct bot_latency {
+    uint64_t sent_us[BOT_LAT_RING];
+    uint32_t sent_tick[BOT_LAT_RING];
+    uint32_t shown_upto; /* ticks below it were on screen already */
+    uint64_t next_us;
+    uint32_t n;
+    uint32_t ms10[BOT_LAT_MAX]; /* samples, 0.1 ms */
+} bot_latency;
+
+static void bot_latency_sent(bot_latency* l, uint32_t tick) {
+    l->sent_us[tick % BOT_LAT_RING] = bsync_net_now_us();
+    l->sent_tick[tick % BOT_LAT_RING] = tick;
+}
+
+static void bot_latency_frame(bsync_client* c, bot_latency* l) {
+    const uint64_t now = bsync_net_now_us();
+    if (now < l->next_us) return;
+    l->next_us = now + 16667u;
+    const uint32_t shown = bsync_client_predict_tick(c);
+    for (uint32_t t = l->shown_upto; t < shown; t++) /* the state after t is shown: t + 1 <= shown */
+        if (l->sent_tick[t % BOT_LAT_RING] == t && l->n < BOT_LAT_MAX && now >= l->sent_us[t % BOT_LAT_RING])
+            l->ms10[l->n++] = (uint32_t)((now - l->sent_us[t % BOT_LAT_RING]) / 100u);
+    if (shown > l->shown_upto) l->shown_upto = shown;
+}
+
+static int bot_cmp_u32(const void* a, const void* b) {
+    const uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return (x > y) - (x < y);
+}
+
+static void bot_latency_print(bot_latency* l, uint64_t slot, int predicting) {
+    if (!l->n) return;
+    qsort(l->ms10, l->n, sizeof l->ms10[0], bot_cmp_u32);
+    printf("bot slot %llu: input-to-screen (%s, 60 Hz display): p50 %.1f ms p99 %.1f ms over %u inputs\n",
+           (unsigned long long)slot, predicting ? "prediction" : "lockstep", l->ms10[l->n / 2] / 10.0,
+           l->ms10[(uint64_t)l->n * 99u / 100u] / 10.0, l->n);
 }
 
 static void bot_present_free(bot_shown* s) {
@@ -221,6 +266,8 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint32_t delay_min = 0, delay_max = 0;
     bsync_client_predict_config predict;
     memset(&predict, 0, sizeof predict);
+    bot_latency* latency = NULL; /* --latency */
+    int want_latency = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -233,6 +280,9 @@ int bsync_cmd_bot(int argc, char** argv) {
             continue;
         } else if (!strcmp(a, "--actions")) {
             actions = 1;
+            continue;
+        } else if (!strcmp(a, "--latency")) {
+            want_latency = 1;
             continue;
         } else if (!strcmp(a, "--predict") || !strcmp(a, "--predict-synctest")) {
             predict.enabled = 1;
@@ -383,6 +433,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     memset(&opened, 0, sizeof opened);
     bot_shown shown;
     memset(&shown, 0, sizeof shown);
+    if (want_latency) latency = calloc(1, sizeof *latency); /* NULL: no measurement */
     while (status < 0) {
         bsync_client_service(c, 2);
         bsync_client_event ev;
@@ -430,6 +481,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         }
         if (actions) print_opened_ranges(c, mc, slot, &opened);
         if (predict.enabled && period) bot_present(c, &shown, period);
+        if (latency && period) bot_latency_frame(c, latency);
         uint64_t now = bsync_net_now_us();
         int send_now = 0;
         if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
@@ -462,7 +514,8 @@ int bsync_cmd_bot(int argc, char** argv) {
                 if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = assigned + 1;
             } else {
                 bsync_match_random_input(&script, desc, &in);
-                bsync_client_send_input(c, &in, NULL);
+                uint32_t assigned = 0;
+                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK && latency) bot_latency_sent(latency, assigned);
             }
         }
         if (now >= next_status) {
@@ -484,6 +537,8 @@ int bsync_cmd_bot(int argc, char** argv) {
         }
     }
     if (predict.enabled) bot_print_prediction(c, slot);
+    if (latency) bot_latency_print(latency, slot, predict.enabled);
+    free(latency);
     bot_present_free(&shown);
     bsync_client_stats st;
     bsync_client_get_stats(c, &st);

@@ -50,6 +50,7 @@ struct cl_predict {
     size_t scratch_size;
     int presenting;     /* bsync_client_predict_present was called: corrections are measured */
     uint32_t wait_at;   /* 1 + the confirmed tick of the last window wait counted */
+    bsync_present_clock clock; /* the predicted match's presentation clock (transport time) */
 };
 
 static void root_identity(bsync_vec3* t, bsync_quat* r, uint32_t n) {
@@ -97,6 +98,7 @@ bsync_result cl_predict_create(bsync_client* c, cl_predict** out) {
         return BSYNC_OUT_OF_MEMORY;
     }
     for (uint32_t j = 0; j < p->joints; j++) p->off[j] = bsync_trs_identity();
+    bsync_present_clock_init(&p->clock, 0);
     root_identity(p->croot, p->crot, p->chars);
     root_identity(p->proot, p->prot, p->chars);
     for (uint32_t i = 0; i < PRED_RING; i++) p->used_tick[i] = UINT32_MAX;
@@ -222,21 +224,23 @@ static int pose_of(cl_predict* p, bsync_trs* out) {
     return bsync_present_match(p->match, 0, p->scratch, p->scratch_size, out, NULL, NULL) == BSYNC_OK ? 0 : -1;
 }
 
-/* After a rollback re-simulated to the tick shown before it: shown = off o raw stays continuous, so
- * off takes up the difference (before o after^-1 per joint, before - after for roots); a character
- * whose root moved more than the teleport distance drops its offsets instead. */
+/* After a rollback re-simulated to the tick shown before it (root_before: the roots then), or after a
+ * forward tick (root_before NULL: `before` is the previous state extrapolated by one tick): shown =
+ * off o raw stays continuous, so off takes up the difference (before o after^-1 per joint, before -
+ * after for roots); a character whose root moved more than the teleport distance drops its offsets
+ * instead. Only rollbacks are counted. */
 static void take_correction(cl_predict* p, const bsync_vec3* root_before) {
     if (pose_of(p, p->after) != 0) return;
     for (uint32_t i = 0; i < p->chars; i++) {
-        const bsync_vec3 dr = bsync_vec3_sub(root_before[i], p->proot[i]);
+        const bsync_vec3 dr = root_before ? bsync_vec3_sub(root_before[i], p->proot[i]) : bsync_vec3_make(0, 0, 0);
         int changed = dr.x || dr.y || dr.z;
         for (uint32_t j = p->joint_first[i]; j < p->joint_first[i + 1u] && !changed; j++)
             changed = memcmp(&p->before[j].r, &p->after[j].r, sizeof p->after[j].r) ||
                       memcmp(&p->before[j].t, &p->after[j].t, sizeof p->after[j].t);
         if (!changed) continue; /* this character was predicted right */
         const int teleport = bsync_vec3_length(dr) > p->cfg.teleport_distance;
-        if (teleport) p->st.corrections_teleported++;
-        else p->st.corrections_smoothed++;
+        if (root_before && teleport) p->st.corrections_teleported++;
+        else if (root_before) p->st.corrections_smoothed++;
         p->root_off[i] = teleport ? bsync_vec3_make(0, 0, 0) : bsync_vec3_add(p->root_off[i], dr);
         for (uint32_t j = p->joint_first[i]; j < p->joint_first[i + 1u]; j++) {
             if (teleport) {
@@ -311,6 +315,11 @@ void cl_predict_update(bsync_client* c) {
     } else if (p->check) {
         synctest(c, p);
     }
+    /* one tick forward while shown: its boundary step (a trigger's first fade step, held weights) is
+     * absorbed like a correction, against the previous state extrapolated by a tick */
+    const int boundary = p->presenting && p->tick + 1u == target &&
+                         bsync_present_match(p->match, BSYNC_FX_ONE, p->scratch, p->scratch_size, p->before, NULL, NULL) ==
+                             BSYNC_OK;
     while (p->tick < target) {
         if (step(c, p) != 0) {
             p->valid = 0;
@@ -318,6 +327,19 @@ void cl_predict_update(bsync_client* c) {
         }
         p->st.predicted_ticks++;
     }
+    if (boundary) take_correction(p, NULL);
+    if (p->clock.tick != p->tick || !p->clock.started) {
+        p->clock.tick_rate = c->tick_rate;
+        bsync_present_clock_frame(&p->clock, p->tick, 1000u * c->transport.now_us(c->transport.user));
+    }
+}
+
+fix16_t bsync_client_predict_alpha(bsync_client* c) {
+    if (!c) return 0;
+    cl_predict* p = c->predict;
+    if (!p || !p->valid) return bsync_client_present_alpha(c);
+    cl_predict_update(c);
+    return bsync_present_clock_alpha(&p->clock, 1000u * c->transport.now_us(c->transport.user));
 }
 
 /* ---- the public calls */

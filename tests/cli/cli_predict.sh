@@ -9,10 +9,10 @@
 #       confirmed state): checks > 0, 0 mismatches;
 #   (b) a predicting bot whose own state is corrupted on purpose (--inject-desync) is reported by the
 #       server within one checksum interval.
-# ctest runs 900 ticks (about 25 s); the issue's full size is `cli_predict.sh BIN DIR 3000` (about 60 s).
+# The issue's full size, 3,000 ticks (about 65 s here); `cli_predict.sh BIN DIR TICKS` runs a shorter one.
 # usage: cli_predict.sh PATH_TO_BLENDSYNC WORK_DIR [TICKS]
 set -uo pipefail
-bin=$1; work=$2; ticks=${3:-900}
+bin=$1; work=$2; ticks=${3:-3000}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 server="$(dirname "$bin")/blendsync-server"
 relay="$(dirname "$bin")/tests/bsync_udp_relay"

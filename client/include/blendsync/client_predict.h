@@ -10,6 +10,7 @@
  *   bsync_client_predict_tick        the predicted match's tick count (the present tick)
  *   bsync_client_predict_get_stats   rollbacks, their depths, predicted ticks, waits, corrections
  *   bsync_client_predict_depth_quantile   a depth quantile from the stats' histogram
+ *   bsync_client_predict_alpha       the fraction of a tick to show the predicted match at
  *   bsync_client_predict_present     shown poses: predicted + a decaying correction offset
  *
  * design: docs/prediction.md
@@ -62,6 +63,9 @@ BSYNC_API uint32_t bsync_client_predict_tick(const bsync_client* client);
 BSYNC_API void bsync_client_predict_get_stats(const bsync_client* client, bsync_client_predict_stats* out);
 /* The smallest depth d with at least permille/1000 of the rollbacks at depth <= d; 0 when none. */
 BSYNC_API uint32_t bsync_client_predict_depth_quantile(const bsync_client_predict_stats* stats, uint32_t permille);
+
+/* As bsync_client_present_alpha, for the predicted match (its clock restarts at each predicted tick). */
+BSYNC_API fix16_t bsync_client_predict_alpha(bsync_client* client);
 
 /* The shown pose of every character (bsync_present_match's layout, model space optional) at
  * predicted tick + alpha, plus the correction offset left by the last rollbacks, decaying per shown
