@@ -79,6 +79,9 @@ static void start(world* w, uint32_t rate, uint32_t ticks, uint32_t hold_min, ui
     sc.match_paths = paths;
     sc.match_count = 1;
     sc.verify_poses = 1;
+    static char replay[128]; /* the server's replay and desync bundles stay in the test's folder */
+    snprintf(replay, sizeof replay, "%s", bsync_test_path(w->dir, "match.bsreplay"));
+    sc.replay_override = replay;
     assert_int_equal(vn_server(w->net, &sc, 16u, &w->server, &err), BSYNC_OK);
 }
 
