@@ -12,7 +12,8 @@
  *   worst      one displayed frame at 60 Hz when every remote player's analog input changes every
  *              tick: the confirmed tick applied, then the rollback above (a misprediction each frame).
  * The re-simulated frames are the recorded ones, so each sample does the same work; the output gives
- * p50, p99 and max in microseconds over --samples S (default 2000), the snapshot bytes and the match
+ * p50, p99 and max in microseconds of this thread's CPU time (a preempted sample is not counted as
+ * work; the machine is shared) over --samples S (default 2000), the snapshot bytes and the match
  * bytes, and a checksum of the last predicted state (the same every run). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -144,22 +145,22 @@ int bsync_cmd_bench_rollback(int argc, char** argv) {
     printf("bytes: match memory (memcpy restore) %zu, snapshot (bsync_match_save) %zu\n", msize, snap_len);
     /* restore by memcpy */
     for (uint32_t i = 0; i < samples; i++) {
-        const uint64_t t0 = bsync_platform_now_ns();
+        const uint64_t t0 = bsync_platform_thread_cpu_ns();
         memcpy(pmem, amem, msize);
-        ns[i] = bsync_platform_now_ns() - t0;
+        ns[i] = bsync_platform_thread_cpu_ns() - t0;
     }
     rb_print("restore memcpy", ns, samples, 5.0);
     for (uint32_t i = 0; i < samples; i++) {
-        const uint64_t t0 = bsync_platform_now_ns();
+        const uint64_t t0 = bsync_platform_thread_cpu_ns();
         size_t w = 0;
         if (bsync_match_save(a, snap, snap_cap, &w) != BSYNC_OK || bsync_match_load(p, snap, w) != BSYNC_OK) goto done2;
-        ns[i] = bsync_platform_now_ns() - t0;
+        ns[i] = bsync_platform_thread_cpu_ns() - t0;
     }
     rb_print("save+load", ns, samples, 5.0);
     uint64_t check = 0;
     for (int mode = 0; mode < 3; mode++) {
         for (uint32_t i = 0; i < samples; i++) {
-            const uint64_t t0 = bsync_platform_now_ns();
+            const uint64_t t0 = bsync_platform_thread_cpu_ns();
             bsync_match* from = a;
             if (mode == 2) { /* the displayed frame's new confirmed tick, on a copy so every sample is alike */
                 memcpy(pmem, amem, msize);
@@ -174,7 +175,7 @@ int bsync_cmd_bench_rollback(int argc, char** argv) {
                     goto done2;
             }
             if (mode != 1 && bsync_present_match(p, 0, scratch, scratch_size, local, model, NULL) != BSYNC_OK) goto done2;
-            ns[i] = bsync_platform_now_ns() - t0;
+            ns[i] = bsync_platform_thread_cpu_ns() - t0;
         }
         bsync_match_checksums cs;
         if (bsync_match_get_checksums(p, 1, &cs) != BSYNC_OK) goto done2;
