@@ -3,7 +3,8 @@
  * No threads: call bsync_client_service every frame. Edge code (allocates at create, ENet, clock).
  *
  * Index
- *   bsync_client_config             where to connect, which slot, the local match desc, replay, dumps
+ *   bsync_client_config             where to connect, which slot, the local match desc, replay, dumps,
+ *                                   prediction (.predict: blendsync/client_predict.h)
  *   bsync_client_create / _destroy  connect (non-blocking) / say BYE and free
  *   bsync_client_service            pump the network: no threads, call it every frame (timeout 0 is fine)
  *   bsync_client_send_input, _send_input_payload   this tick's input (assigned to the next input tick)
@@ -15,7 +16,6 @@
  *   bsync_client_get_state, bsync_client_get_stats, bsync_client_tick_rate, bsync_client_input_delay
  *   bsync_client_time_since_frame_ns, bsync_client_present_alpha   rendering between ticks
  *   bsync_present_clock             the same clock without a client (a game with its own loop)
- *   bsync_client_predict_*          prediction and rollback (blendsync/client_predict.h)
  *
  * design: docs/client.md (config, events, stats, calls), docs/lockstep.md (the session)
  */
