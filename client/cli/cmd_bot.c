@@ -166,7 +166,12 @@ static void print_opened_ranges(bsync_client* c, const bsync_match_config* mc, u
 
 /* --predict: the bot renders as a game would, once per tick period, from the predicted match with the
  * correction offsets (bsync_client_predict_present), so corrections are smoothed and counted. */
+#define BOT_ADV_MAX 65536u
 typedef struct bot_shown {
+    int16_t adv[BOT_ADV_MAX];    /* frame advantage over the server's clock, per shown frame: shown tick */
+    int16_t adv_in[BOT_ADV_MAX]; /* ... and the newest input's tick + 1 (what the window may hold back) */
+    uint32_t adv_n;
+    uint32_t input_next; /* the newest input's tick + 1 */
     void* scratch;
     size_t scratch_size;
     bsync_trs* pose;
@@ -189,6 +194,34 @@ static void bot_present(bsync_client* c, bot_shown* s, uint64_t period_us) {
     (void)bsync_client_predict_present(c, bsync_client_predict_alpha(c), s->last_ns ? ns - s->last_ns : 0, s->scratch,
                                        s->scratch_size, s->pose, s->root);
     s->last_ns = ns;
+    /* the frame advantage: the shown (predicted) tick against the server's tick by this client's clock
+     * (START's deadline, corrected by half the round trip, plus the periods since: docs/lockstep.md) */
+    bsync_client_stats st;
+    bsync_client_get_stats(c, &st);
+    const uint32_t rate = bsync_client_tick_rate(c);
+    if (st.start_known && rate && now > st.start_deadline_us && s->adv_n < BOT_ADV_MAX) {
+        const int64_t clock = (int64_t)st.start_tick + 1 + (int64_t)((now - st.start_deadline_us) * rate / 1000000u);
+        const int64_t adv = (int64_t)bsync_client_predict_tick(c) - clock, in = (int64_t)s->input_next - clock;
+        s->adv_in[s->adv_n] = (int16_t)(in < -30000 ? -30000 : in > 30000 ? 30000 : in);
+        s->adv[s->adv_n++] = (int16_t)(adv < -30000 ? -30000 : adv > 30000 ? 30000 : adv);
+    }
+}
+
+/* Mean frame advantage over the first and the last third of the shown frames (a drift shows as a
+ * difference). */
+static void bot_print_advantage(const bot_shown* s, uint64_t slot) {
+    const uint32_t k = s->adv_n / 3u;
+    if (!k) return;
+    double a = 0, b = 0, ai = 0, bi = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        a += s->adv[i];
+        b += s->adv[s->adv_n - k + i];
+        ai += s->adv_in[i];
+        bi += s->adv_in[s->adv_n - k + i];
+    }
+    printf("bot slot %llu: frame advantage over the server's clock, first / last third of the match: shown tick "
+           "%.2f / %.2f, input tick %.2f / %.2f\n",
+           (unsigned long long)slot, a / k, b / k, ai / k, bi / k);
 }
 
 /* --latency: input-to-screen, measured at a 60 Hz display: an input sent for tick t is on screen at the
@@ -431,7 +464,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint32_t bye = 0;
     opened_ranges opened;
     memset(&opened, 0, sizeof opened);
-    bot_shown shown;
+    static bot_shown shown; /* large (the advantage samples) */
     memset(&shown, 0, sizeof shown);
     if (want_latency) latency = calloc(1, sizeof *latency); /* NULL: no measurement */
     while (status < 0) {
@@ -511,11 +544,14 @@ int bsync_cmd_bot(int argc, char** argv) {
                 if (t < next_script_tick) t = next_script_tick;
                 bsync_script_input(bs, t, &in);
                 uint32_t assigned = 0;
-                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = assigned + 1;
+                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = shown.input_next = assigned + 1;
             } else {
                 bsync_match_random_input(&script, desc, &in);
                 uint32_t assigned = 0;
-                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK && latency) bot_latency_sent(latency, assigned);
+                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) {
+                    if (latency) bot_latency_sent(latency, assigned);
+                    shown.input_next = assigned + 1u;
+                }
             }
         }
         if (now >= next_status) {
@@ -537,6 +573,7 @@ int bsync_cmd_bot(int argc, char** argv) {
         }
     }
     if (predict.enabled) bot_print_prediction(c, slot);
+    if (predict.enabled) bot_print_advantage(&shown, slot);
     if (latency) bot_latency_print(latency, slot, predict.enabled);
     free(latency);
     bot_present_free(&shown);
