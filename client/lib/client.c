@@ -273,7 +273,8 @@ bsync_result cl_create_on(const bsync_client_config* cfg, const cl_transport* t,
     bsync_result pr = cl_predict_create(c, &c->predict);
     if (pr != BSYNC_OK) {
         bsync_client_destroy(c);
-        set_err(err, pr, "invalid prediction configuration");
+        set_err(err, pr, pr == BSYNC_OUT_OF_MEMORY ? "cannot set up the predicted match"
+                                                   : "predict: rollback_window and local_delay must be 0..32");
         return pr;
     }
     c->transport.release = t->release; /* the client's from here */
