@@ -86,6 +86,8 @@ for i in 0 1 2 3 4; do
   "$bin" replay verify bot$i.bsreplay >verify$i.out 2>&1 && grep -q "ticks verified: $ticks" verify$i.out \
     && ok "slot $i: its replay verifies ($ticks ticks)" || { bad "slot $i: replay verify"; cat verify$i.out; }
 done
+"$bin" replay verify server.bsreplay >verify-server.out 2>&1 && grep -q "ticks verified: $ticks" verify-server.out \
+  && ok "the server's replay verifies ($ticks ticks)" || { bad "server replay verify"; cat verify-server.out; }
 echo "$last_ref" | grep -q "^tick $want_last " && ok "the last checksum is of tick $want_last, the match's last checksum tick" \
   || bad "last checksum '$last_ref', expected tick $want_last"
 grep -q "event=status .*desyncs=0" server.log && ok "server: 0 desyncs" || { bad "server desyncs"; cat server.log; }
