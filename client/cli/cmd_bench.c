@@ -3,6 +3,7 @@
  *   blendsync bench [--scenario pab|standin] [--data DIR] [--characters N[,N...]] [--threads T[,T...]]
  *                   [--stages sample,blend,ltm,graph] [--rounds R] [--ticks K] [--json] [--compact]
  *                   [--pose-rule 1|2|1,2] [--actions] [--markers]
+ *   blendsync bench --rollback [--samples S] [--window W]   (prediction's costs: cmd_bench_rollback.c)
  *
  * The workload (docs/benchmarks.md "Core speed", from issue 17): N characters, each its own state, 60
  * ticks per second; character k starts at phase frac(0.618034 k) with blend ratio
@@ -566,7 +567,11 @@ static void usage(void) {
             "  followers' phases, so the pose checksum, differ)\n");
 }
 
+int bsync_cmd_bench_rollback(int argc, char** argv); /* cmd_bench_rollback.c: bench --rollback */
+
 int bsync_cmd_bench(int argc, char** argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--rollback")) return bsync_cmd_bench_rollback(argc, argv);
     const char* scenario = "pab";
     const char* data_dir = NULL;
     uint32_t counts[BENCH_MAX_LIST] = {1, 100, 1000, 10000}, threads[BENCH_MAX_LIST] = {1};

@@ -22,6 +22,7 @@
 #include "blendsync/io/match_config.h"
 #include "blendsync/io/script.h"
 #include "blendsync/net.h"
+#include "blendsync/present.h"
 #include "client_testing.h"
 #include "commands.h"
 
@@ -33,6 +34,8 @@ static void usage(FILE* f) {
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
             "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
             "                     [--reconnect-seconds S]\n"
+            "                     [--predict [--rollback-window W] [--local-delay D] [--predict-synctest]]\n"
+            "                     [--latency]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
             "simulates every confirmed frame, sends pose and blend-state checksums, and prints a status\n"
@@ -72,6 +75,15 @@ static void usage(FILE* f) {
             "  --quiet                no status lines, only the summary\n"
             "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
             "                         as they open in the local match (docs/actions.md)\n"
+            "  --predict              predict and roll back (docs/prediction.md): the shown match runs\n"
+            "                         ahead of the confirmed one; the summary adds rollbacks, their depth\n"
+            "                         p50/p99/max, predicted ticks, corrections smoothed and teleported\n"
+            "  --rollback-window W    predict at most W ticks past the last confirmed frame (default 8)\n"
+            "  --local-delay D        show the local input D ticks after its tick (default 0)\n"
+            "  --predict-synctest     re-simulate every predicted span from the confirmed state and\n"
+            "                         compare (the sync test over prediction; costs CPU)\n"
+            "  --latency              measure input-to-screen at a 60 Hz display: from sending an input\n"
+            "                         to the first frame whose shown match includes its tick\n"
             "\n"
             "Exit status: 0 match over, no desync; 1 match over with a desync reported (or kicked);\n"
             "2 error (refused, connection lost, bad arguments); 3 the match ended but this bot did not\n"
@@ -175,6 +187,127 @@ static void print_opened_ranges(bsync_client* c, const bsync_match_config* mc, u
     }
 }
 
+/* --predict: the bot renders as a game would, once per tick period, from the predicted match with the
+ * correction offsets (bsync_client_predict_present), so corrections are smoothed and counted. */
+#define BOT_ADV_MAX 65536u
+typedef struct bot_shown {
+    int16_t adv[BOT_ADV_MAX];    /* frame advantage over the server's clock, per shown frame: shown tick */
+    int16_t adv_in[BOT_ADV_MAX]; /* ... and the newest input's tick + 1 (what the window may hold back) */
+    uint32_t adv_n;
+    uint32_t input_next; /* the newest input's tick + 1 */
+    void* scratch;
+    size_t scratch_size;
+    bsync_trs* pose;
+    bsync_root_motion root[BSYNC_MATCH_MAX_CHARACTERS];
+    uint64_t next_us, last_ns;
+} bot_shown;
+
+static void bot_present(bsync_client* c, bot_shown* s, uint64_t period_us) {
+    const uint64_t now = bsync_net_now_us();
+    if (now < s->next_us) return;
+    s->next_us = now + period_us;
+    bsync_match* m = bsync_client_predict_match(c);
+    if (!s->pose) {
+        s->scratch_size = bsync_present_match_scratch_size(m);
+        s->scratch = malloc(s->scratch_size ? s->scratch_size : 1u);
+        s->pose = malloc(sizeof *s->pose * (bsync_present_match_joint_count(m) + 1u));
+        if (!s->scratch || !s->pose) return;
+    }
+    const uint64_t ns = now * 1000u;
+    (void)bsync_client_predict_present(c, bsync_client_predict_alpha(c), s->last_ns ? ns - s->last_ns : 0, s->scratch,
+                                       s->scratch_size, s->pose, s->root);
+    s->last_ns = ns;
+    /* the frame advantage: the shown (predicted) tick against the server's tick by this client's clock
+     * (START's deadline, corrected by half the round trip, plus the periods since: docs/lockstep.md) */
+    bsync_client_stats st;
+    bsync_client_get_stats(c, &st);
+    const uint32_t rate = bsync_client_tick_rate(c);
+    if (st.start_known && rate && now > st.start_deadline_us && s->adv_n < BOT_ADV_MAX) {
+        const int64_t clock = (int64_t)st.start_tick + 1 + (int64_t)((now - st.start_deadline_us) * rate / 1000000u);
+        const int64_t adv = (int64_t)bsync_client_predict_tick(c) - clock, in = (int64_t)s->input_next - clock;
+        s->adv_in[s->adv_n] = (int16_t)(in < -30000 ? -30000 : in > 30000 ? 30000 : in);
+        s->adv[s->adv_n++] = (int16_t)(adv < -30000 ? -30000 : adv > 30000 ? 30000 : adv);
+    }
+}
+
+/* Mean frame advantage over the first and the last third of the shown frames (a drift shows as a
+ * difference). */
+static void bot_print_advantage(const bot_shown* s, uint64_t slot) {
+    const uint32_t k = s->adv_n / 3u;
+    if (!k) return;
+    double a = 0, b = 0, ai = 0, bi = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        a += s->adv[i];
+        b += s->adv[s->adv_n - k + i];
+        ai += s->adv_in[i];
+        bi += s->adv_in[s->adv_n - k + i];
+    }
+    printf("bot slot %llu: frame advantage over the server's clock, first / last third of the match: shown tick "
+           "%.2f / %.2f, input tick %.2f / %.2f\n",
+           (unsigned long long)slot, a / k, b / k, ai / k, bi / k);
+}
+
+/* --latency: input-to-screen, measured at a 60 Hz display: an input sent for tick t is on screen at the
+ * first display frame whose shown match (predicted, or confirmed in lockstep) holds the state after t. */
+#define BOT_LAT_RING 512u
+#define BOT_LAT_MAX 65536u
+typedef struct bot_latency {
+    uint64_t sent_us[BOT_LAT_RING];
+    uint32_t sent_tick[BOT_LAT_RING];
+    uint32_t shown_upto; /* ticks below it were on screen already */
+    uint64_t next_us;
+    uint32_t n;
+    uint32_t ms10[BOT_LAT_MAX]; /* samples, 0.1 ms */
+} bot_latency;
+
+static void bot_latency_sent(bot_latency* l, uint32_t tick) {
+    l->sent_us[tick % BOT_LAT_RING] = bsync_net_now_us();
+    l->sent_tick[tick % BOT_LAT_RING] = tick;
+}
+
+static void bot_latency_frame(bsync_client* c, bot_latency* l) {
+    const uint64_t now = bsync_net_now_us();
+    if (now < l->next_us) return;
+    l->next_us = now + 16667u;
+    const uint32_t shown = bsync_client_predict_tick(c);
+    for (uint32_t t = l->shown_upto; t < shown; t++) /* the state after t is shown: t + 1 <= shown */
+        if (l->sent_tick[t % BOT_LAT_RING] == t && l->n < BOT_LAT_MAX && now >= l->sent_us[t % BOT_LAT_RING])
+            l->ms10[l->n++] = (uint32_t)((now - l->sent_us[t % BOT_LAT_RING]) / 100u);
+    if (shown > l->shown_upto) l->shown_upto = shown;
+}
+
+static int bot_cmp_u32(const void* a, const void* b) {
+    const uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return (x > y) - (x < y);
+}
+
+static void bot_latency_print(bot_latency* l, uint64_t slot, int predicting) {
+    if (!l->n) return;
+    qsort(l->ms10, l->n, sizeof l->ms10[0], bot_cmp_u32);
+    printf("bot slot %llu: input-to-screen (%s, 60 Hz display): p50 %.1f ms p99 %.1f ms over %u inputs\n",
+           (unsigned long long)slot, predicting ? "prediction" : "lockstep", l->ms10[l->n / 2] / 10.0,
+           l->ms10[(uint64_t)l->n * 99u / 100u] / 10.0, l->n);
+}
+
+static void bot_present_free(bot_shown* s) {
+    free(s->scratch);
+    free(s->pose);
+}
+
+static void bot_print_prediction(bsync_client* c, uint64_t slot) {
+    bsync_client_predict_stats ps;
+    bsync_client_predict_get_stats(c, &ps);
+    printf("bot slot %llu: prediction: %llu rollbacks, depth p50 %u p99 %u max %u, %llu predicted ticks, %llu "
+           "re-simulated, %llu mispredicted frames, %llu window waits, corrections %llu smoothed %llu teleported, "
+           "synctest %llu checks %llu mismatches\n",
+           (unsigned long long)slot, (unsigned long long)ps.rollbacks, bsync_client_predict_depth_quantile(&ps, 500),
+           bsync_client_predict_depth_quantile(&ps, 990), ps.depth_max, (unsigned long long)ps.predicted_ticks,
+           (unsigned long long)ps.resimulated_ticks, (unsigned long long)ps.mispredicted_frames,
+           (unsigned long long)ps.window_waits, (unsigned long long)ps.corrections_smoothed,
+           (unsigned long long)ps.corrections_teleported, (unsigned long long)ps.synctest_checks,
+           (unsigned long long)ps.synctest_mismatches);
+}
+
 int bsync_cmd_bot(int argc, char** argv) {
     const char* server = NULL;
     const char* config = NULL;
@@ -187,6 +320,10 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600, reconnect_s = 0;
     int have_seed = 0, have_inject = 0, have_pose_inject = 0, quiet = 0, actions = 0;
     uint32_t delay_min = 0, delay_max = 0, pose_tick = 0, pose_character = 0, pose_joint = 0;
+    bsync_client_predict_config predict;
+    memset(&predict, 0, sizeof predict);
+    bot_latency* latency = NULL; /* --latency */
+    int want_latency = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -199,6 +336,13 @@ int bsync_cmd_bot(int argc, char** argv) {
             continue;
         } else if (!strcmp(a, "--actions")) {
             actions = 1;
+            continue;
+        } else if (!strcmp(a, "--latency")) {
+            want_latency = 1;
+            continue;
+        } else if (!strcmp(a, "--predict") || !strcmp(a, "--predict-synctest")) {
+            predict.enabled = 1;
+            if (a[9]) predict.synctest = 1;
             continue;
         } else if (!v) {
             bad = 1;
@@ -221,6 +365,12 @@ int bsync_cmd_bot(int argc, char** argv) {
         } else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
         else if (!strcmp(a, "--reconnect-seconds")) bad = parse_u64(v, &reconnect_s) || reconnect_s == 0 || reconnect_s > 3600;
+        else if (!strcmp(a, "--rollback-window") || !strcmp(a, "--local-delay")) {
+            uint64_t n = 0;
+            bad = parse_u64(v, &n) || n > BSYNC_CLIENT_PREDICT_WINDOW_MAX || (a[2] == 'r' && n == 0);
+            if (a[2] == 'r') predict.rollback_window = (uint32_t)n;
+            else predict.local_delay = (uint32_t)n;
+        }
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
             char tail = 0;
@@ -296,6 +446,7 @@ int bsync_cmd_bot(int argc, char** argv) {
                : cc.session_mode == 2 ? "authenticated (not encrypted)" : "authenticated and encrypted");
     cc.desc = desc;
     cc.compute_poses = 1;
+    cc.predict = predict;
     cc.desync_dir = desync_dir;
     cc.names = mc;
     static bsync_replay_header rh; /* large (asset names) */
@@ -343,6 +494,9 @@ int bsync_cmd_bot(int argc, char** argv) {
     uint32_t bye = 0;
     opened_ranges opened;
     memset(&opened, 0, sizeof opened);
+    static bot_shown shown; /* large (the advantage samples) */
+    memset(&shown, 0, sizeof shown);
+    if (want_latency) latency = calloc(1, sizeof *latency); /* NULL: no measurement */
     while (status < 0) {
         bsync_client_service(c, 2);
         bsync_client_event ev;
@@ -389,6 +543,8 @@ int bsync_cmd_bot(int argc, char** argv) {
             }
         }
         if (actions) print_opened_ranges(c, mc, slot, &opened);
+        if (predict.enabled && period) bot_present(c, &shown, period);
+        if (latency && period) bot_latency_frame(c, latency);
         uint64_t now = bsync_net_now_us();
         int send_now = 0;
         if (period && now >= next_input && bsync_client_get_state(c) != BSYNC_CLIENT_ENDED) {
@@ -418,10 +574,14 @@ int bsync_cmd_bot(int argc, char** argv) {
                 if (t < next_script_tick) t = next_script_tick;
                 bsync_script_input(bs, t, &in);
                 uint32_t assigned = 0;
-                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = assigned + 1;
+                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) next_script_tick = shown.input_next = assigned + 1;
             } else {
                 bsync_match_random_input(&script, desc, &in);
-                bsync_client_send_input(c, &in, NULL);
+                uint32_t assigned = 0;
+                if (bsync_client_send_input(c, &in, &assigned) == BSYNC_OK) {
+                    if (latency) bot_latency_sent(latency, assigned);
+                    shown.input_next = assigned + 1u;
+                }
             }
         }
         if (now >= next_status) {
@@ -442,6 +602,11 @@ int bsync_cmd_bot(int argc, char** argv) {
             status = 2;
         }
     }
+    if (predict.enabled) bot_print_prediction(c, slot);
+    if (predict.enabled) bot_print_advantage(&shown, slot);
+    if (latency) bot_latency_print(latency, slot, predict.enabled);
+    free(latency);
+    bot_present_free(&shown);
     bsync_client_stats st;
     bsync_client_get_stats(c, &st);
     if (incomplete && status != 1) status = 3; /* never a partial match reported as a success */
@@ -460,6 +625,9 @@ int bsync_cmd_bot(int argc, char** argv) {
         printf("bot slot %llu: reconnected %llu times, resumed %llu from frames, %llu from a snapshot\n",
                (unsigned long long)slot, (unsigned long long)st.reconnects, (unsigned long long)st.resumes,
                (unsigned long long)st.resumes_snapshot);
+    if (st.checksums_sent)
+        printf("bot slot %llu: last checksum: tick %u blend %016llx pose %016llx\n", (unsigned long long)slot,
+               st.last_checksum_tick, (unsigned long long)st.last_blend, (unsigned long long)st.last_pose);
     fflush(stdout);
     bsync_client_destroy(c);
     if (cap.f && (fclose(cap.f) != 0 || cap.failed)) {

@@ -33,6 +33,24 @@
 static const fix16_t k_thresholds[CLIPS] = {BSYNC_PROCEDURAL_SPEED_IDLE, BSYNC_PROCEDURAL_SPEED_WALK,
                                             BSYNC_PROCEDURAL_SPEED_RUN};
 
+/* The input-to-screen latency a networked player of this demo would see (docs/prediction.md "Input to
+ * screen", the model; measured: docs/benchmarks.md), at the demo match's input delay d = 3, a 100 ms
+ * round trip and a 60 Hz display. Lockstep: the input goes to tick s + max(d, ceil(RTT/2 * rate)) ahead
+ * of the server's tick s, is confirmed one tick later and reaches the client half a round trip after
+ * that; then the next display frame (half a frame on average). Prediction: shown at the next display
+ * frame while the ticks ahead of confirmation fit the rollback window (8). */
+static void print_latency(long rate) {
+    const double rtt = 0.100, frame = 1.0 / 60.0;
+    long need = (long)(rtt / 2 * (double)rate + 0.999999);
+    const long ahead = need > 3 ? need : 3;
+    const double lockstep = (double)(ahead + 1) / (double)rate + rtt / 2 + frame / 2;
+    const long depth = ahead + 1 + (long)(rtt / 2 * (double)rate + 0.999999);
+    const double predicted = depth <= 8 ? frame / 2 : (double)(depth - 8) / (double)rate + frame / 2;
+    printf("\ninput-to-screen at 100 ms round trip, 60 Hz display (model, docs/prediction.md): lockstep %.0f ms, "
+           "with prediction %.0f ms (%ld ticks ahead of confirmation, window 8)\n",
+           lockstep * 1000.0, predicted * 1000.0, depth);
+}
+
 /* Target speed at tick t of n: idle for 15%, to walk by 45%, to run by 75%, then down to 0.7 m/s. */
 static fix16_t scripted_speed(int64_t t, int64_t n) {
     static const struct { int per_mille; fix16_t speed; } k[] = {
@@ -203,6 +221,7 @@ int bsync_cmd_demo(int argc, char** argv) {
         bsync_time_advance(&phase, &step);
     }
 
+    if (!quiet) print_latency(rate);
     printf("%sjoints %u, ticks %ld at %ld Hz (%.3f s), final weights idle %.4f walk %.4f run %.4f\n",
            quiet ? "" : "\n", n, ticks, rate, (double)ticks / (double)rate, bsync_fx_to_double(w[0]),
            bsync_fx_to_double(w[1]), bsync_fx_to_double(w[2]));

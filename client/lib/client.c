@@ -16,6 +16,7 @@
 #include "blendsync/io/trail.h"
 #include "blendsync/net.h" /* bsync_net_snapshot_chunk: a message, no socket */
 #include "client_internal.h"
+#include "client_predict_internal.h"
 #include "platform.h" /* the presentation clock's time, mkdir, aligned allocation */
 
 static uint64_t now_us(const bsync_client* c) { return c->transport.now_us(c->transport.user); }
@@ -269,6 +270,13 @@ bsync_result cl_create_on(const bsync_client_config* cfg, const cl_transport* t,
         bsync_client_destroy(c);
         return BSYNC_OUT_OF_MEMORY;
     }
+    bsync_result pr = cl_predict_create(c, &c->predict);
+    if (pr != BSYNC_OK) {
+        bsync_client_destroy(c);
+        set_err(err, pr, pr == BSYNC_OUT_OF_MEMORY ? "cannot set up the predicted match"
+                                                   : "predict: rollback_window and local_delay must be 0..32");
+        return pr;
+    }
     c->transport.release = t->release; /* the client's from here */
     *out = c;
     return BSYNC_OK;
@@ -303,6 +311,7 @@ void bsync_client_destroy(bsync_client* c) {
     for (uint32_t i = 0; i < TRAIL_RING; i++) free(c->trail[i].data);
     free(c->st_snaps);
     free(c->incoming);
+    cl_predict_destroy(c->predict);
     bsync_platform_aligned_free(c->match_mem);
     bsync_platform_aligned_free(c->scratch_mem);
     bsync_session_clear(&c->sess); /* keys and secret do not outlive the client */
@@ -436,6 +445,7 @@ bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_
     c->next_input_tick = t + 1;
     c->sent_any = 1;
     send_input_packet(c);
+    cl_predict_local(c, t, &c->history[c->history_count - 1]);
     if (assigned) *assigned = t;
     return BSYNC_OK;
 }
@@ -554,6 +564,7 @@ static void apply_frames(bsync_client* c) {
         if (c->cfg.synctest_distance) synctest_before(c, f->tick);
         if (bsync_match_tick(c->match, &f->frame) != BSYNC_OK) break;
         if (c->faults.after_frame) c->faults.after_frame(c, f->tick);
+        cl_predict_confirmed(c, f->tick, &f->frame);
         if (c->frame_hook) c->frame_hook(c->frame_hook_user, c->match, f->tick);
         if (c->cfg.synctest_distance) synctest_after(c, f->tick);
         c->stats.frames_applied++;
@@ -754,6 +765,7 @@ static void on_snapshot_complete(bsync_client* c) {
     c->incoming_kind = -1;
     c->next_frame = c->incoming_tick;
     c->have_state = 1;
+    cl_predict_reset(c);
     trail_keep(c, c->incoming_tick);
     if (kind == BSYNC_PROTO_SNAPSHOT_JOIN) replay_start(c, c->incoming_tick, c->incoming, c->incoming_size);
     if (kind == BSYNC_PROTO_SNAPSHOT_RESYNC) {
@@ -1044,6 +1056,7 @@ void cl_disconnected(bsync_client* c) {
 
 void cl_step(bsync_client* c) {
     if (!c) return;
+    cl_predict_update(c);
     if (c->session_broken && c->attempting) { /* a new connection and session, resuming from the next frame */
         c->session_broken = 0;
         c->transport.close(c->transport.user); /* the server frees the slot at once (if this arrives) */

@@ -133,6 +133,7 @@ struct bsync_client {
     size_t st_len[SYNCTEST_MAX + 1];
     uint32_t st_tick[SYNCTEST_MAX + 1]; /* the tick each holds the start of (UINT32_MAX: none) */
     bsync_present_clock present; /* rendering between ticks (client_present.c) */
+    struct cl_predict* predict;  /* prediction and rollback (client_predict.c; NULL: lockstep) */
 };
 
 /* client.c: the connection is gone on this side only (the transport drops it: the server is not told

@@ -30,6 +30,19 @@ namespace Blendsync
         public string BuildVersion = "Blendsync.dll " + "0.4.0";
         /// <summary>When the server reports a desync of this client, also keep its own dump here.</summary>
         public string DesyncDir;
+        /// <summary>Predict and roll back (docs/prediction.md): the shown match runs ahead of the confirmed
+        /// one; confirmed frames stay the only authority (checksums, replays).</summary>
+        public bool Predict;
+        /// <summary>Predict at most this many ticks past the last confirmed frame (0: 8; at most 32).</summary>
+        public uint RollbackWindow;
+        /// <summary>Show the local input this many ticks after its tick (0: at once).</summary>
+        public uint LocalDelay;
+        /// <summary>Re-simulate every predicted span and compare (a test mode; costs CPU).</summary>
+        public bool PredictSynctest;
+        /// <summary>Half-life of the correction offset in ticks (0: 2).</summary>
+        public uint SmoothTicks;
+        /// <summary>A root error above this (metres) is not smoothed (0: 1 m).</summary>
+        public Fix16 TeleportDistance;
     }
 
     public sealed unsafe class Client : IDisposable
@@ -66,6 +79,12 @@ namespace Blendsync
             c.ComputePoses = options.ComputePoses ? 1 : 0;
             c.ConnectTimeoutMs = options.ConnectTimeoutMs;
             c.SynctestDistance = options.SynctestDistance;
+            c.Predict.Enabled = options.Predict ? 1u : 0u;
+            c.Predict.RollbackWindow = options.RollbackWindow;
+            c.Predict.LocalDelay = options.LocalDelay;
+            c.Predict.Synctest = options.PredictSynctest ? 1u : 0u;
+            c.Predict.SmoothTicks = options.SmoothTicks;
+            c.Predict.TeleportDistance = options.TeleportDistance.Raw;
             c.Names = config.P;
             if (options.ReplayPath != null)
             {
@@ -171,6 +190,53 @@ namespace Blendsync
         public uint InputDelay { get { return Native.bsync_client_input_delay(P); } }
         /// <summary>The fraction of a tick to render the local match at now (presentation clock).</summary>
         public Fix16 PresentAlpha { get { return Fix16.FromRaw(Native.bsync_client_present_alpha(P)); } }
+        /// <summary>The predicted match's tick count (the confirmed one's in lockstep).</summary>
+        public uint PredictedTick { get { return Native.bsync_client_predict_tick(P); } }
+        /// <summary>The fraction of a tick to render the predicted match at now.</summary>
+        public Fix16 PredictAlpha { get { return Fix16.FromRaw(Native.bsync_client_predict_alpha(P)); } }
+
+        public void GetPredictStats(out ClientPredictStats stats)
+        {
+            IntPtr p = P;
+            fixed (ClientPredictStats* s = &stats) Native.bsync_client_predict_get_stats(p, s);
+        }
+
+        /// <summary>The smallest rollback depth with at least permille/1000 of the rollbacks at or below it.</summary>
+        public static uint DepthQuantile(ref ClientPredictStats stats, uint permille)
+        {
+            fixed (ClientPredictStats* s = &stats) return Native.bsync_client_predict_depth_quantile(s, permille);
+        }
+
+        /// <summary>Joints of every character one after another (the layout PresentPredicted fills).</summary>
+        public int PresentJointCount { get { return (int)Native.bsync_present_match_joint_count(Native.bsync_client_predict_match(P)); } }
+
+        IntPtr presentScratch;
+        UIntPtr presentScratchSize;
+
+        /// <summary>What the player sees (bsync_client_predict_present): every character's local pose at the
+        /// predicted tick + alpha with the decaying correction offset, and each character's accumulated root;
+        /// frameNs is the time since the previous call (0 the first time). local: PresentJointCount entries,
+        /// roots: one per character (or null).</summary>
+        public void PresentPredicted(Fix16 alpha, ulong frameNs, Trs[] local, RootMotion[] roots)
+        {
+            IntPtr p = P;
+            IntPtr m = Native.bsync_client_predict_match(p);
+            if (local == null || local.Length < (int)Native.bsync_present_match_joint_count(m)) throw new ArgumentException("local: PresentJointCount entries", "local");
+            if (roots != null && roots.Length < config.CharacterCount) throw new ArgumentException("roots: one per character", "roots");
+            UIntPtr need = Native.bsync_present_match_scratch_size(m);
+            if (presentScratch == IntPtr.Zero || presentScratchSize.ToUInt64() < need.ToUInt64())
+            {
+                if (presentScratch != IntPtr.Zero) Marshal.FreeHGlobal(presentScratch);
+                presentScratch = Marshal.AllocHGlobal(new IntPtr((long)need.ToUInt64() + 16));
+                presentScratchSize = need;
+            }
+            IntPtr aligned = new IntPtr((presentScratch.ToInt64() + 15) & ~15L);
+            fixed (Trs* l = local)
+            fixed (RootMotion* r = roots)
+                BlendsyncException.Check(Native.bsync_client_predict_present(p, alpha.Raw, frameNs, aligned, need, l, r),
+                                         "bsync_client_predict_present");
+        }
+
         /// <summary>The local match (poses for rendering); valid while the client is.</summary>
         public Match Match { get { if (P == IntPtr.Zero) throw new ObjectDisposedException("Client"); return match; } }
         public MatchConfig Config { get { return config; } }
@@ -186,6 +252,7 @@ namespace Blendsync
             if (replayPathMem != IntPtr.Zero) { Marshal.FreeHGlobal(replayPathMem); replayPathMem = IntPtr.Zero; }
             if (desyncDirMem != IntPtr.Zero) { Marshal.FreeHGlobal(desyncDirMem); desyncDirMem = IntPtr.Zero; }
             if (headerMem != IntPtr.Zero) { Marshal.FreeHGlobal(headerMem); headerMem = IntPtr.Zero; }
+            if (presentScratch != IntPtr.Zero) { Marshal.FreeHGlobal(presentScratch); presentScratch = IntPtr.Zero; }
             if (refAdded) { refAdded = false; config.Handle.DangerousRelease(); }
         }
     }

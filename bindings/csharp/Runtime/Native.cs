@@ -221,6 +221,16 @@ namespace Blendsync
         [DllImport(Lib)] internal static extern uint bsync_client_tick_rate(IntPtr client);
         [DllImport(Lib)] internal static extern uint bsync_client_input_delay(IntPtr client);
         [DllImport(Lib)] internal static extern int bsync_client_present_alpha(IntPtr client);
+        // ---- client_predict.h
+        [DllImport(Lib)] internal static extern IntPtr bsync_client_predict_match(IntPtr client);
+        [DllImport(Lib)] internal static extern uint bsync_client_predict_tick(IntPtr client);
+        [DllImport(Lib)] internal static extern void bsync_client_predict_get_stats(IntPtr client, ClientPredictStats* output);
+        [DllImport(Lib)] internal static extern uint bsync_client_predict_depth_quantile(ClientPredictStats* stats, uint permille);
+        [DllImport(Lib)] internal static extern int bsync_client_predict_alpha(IntPtr client);
+        [DllImport(Lib)] internal static extern int bsync_client_predict_present(IntPtr client, int alpha, ulong frameNs, IntPtr scratch,
+                                                                                UIntPtr scratchSize, Trs* outLocal, RootMotion* outRoot);
+        [DllImport(Lib)] internal static extern UIntPtr bsync_present_match_scratch_size(IntPtr match);
+        [DllImport(Lib)] internal static extern uint bsync_present_match_joint_count(IntPtr match);
     }
 
     // UTF-8 helpers for the C strings (no per-tick use).

@@ -296,6 +296,37 @@ namespace Blendsync
         public int ReconnectOff;
         public IntPtr Secret;      // 32 bytes, or zero: plain token (insecure)
         public uint SessionMode;   // 1 encrypt (0 -> 1), 2 authenticate only
+        public ClientPredictConfigNative Predict; // client_predict.h; zero: lockstep
+    }
+
+    // bsync_client_predict_config (client_predict.h).
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct ClientPredictConfigNative
+    {
+        public uint Enabled;
+        public uint RollbackWindow;   // 0 -> 8, <= 32
+        public uint LocalDelay;
+        public uint Synctest;
+        public uint SmoothTicks;      // 0 -> 2
+        public int TeleportDistance;  // fix16 metres; 0 -> 1.0
+    }
+
+    /// <summary>bsync_client_predict_stats: what prediction did (docs/prediction.md).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct ClientPredictStats
+    {
+        public const int WindowMax = 32;
+        public ulong PredictedTicks;
+        public ulong ResimulatedTicks;
+        public ulong MispredictedFrames;
+        public ulong Rollbacks;
+        public uint DepthMax;
+        public fixed ulong DepthHistogram[WindowMax + 1];
+        public ulong WindowWaits;
+        public ulong SynctestChecks, SynctestMismatches;
+        public ulong CorrectionsSmoothed, CorrectionsTeleported;
+        public uint ConfirmedTick;
+        public uint PredictedTick;
     }
 
     // bsync_replay_header (io/replay.h), as the reader returns it.

@@ -44,6 +44,23 @@ static class ClientTests
             T.Throws<BlendsyncException>(() => new Client(mc, new ClientOptions { Port = 9, Slot = 9, Token = "x" }),
                                          e => e.Code == Result.InvalidArgument && e.Message.Length > 0, "a slot beyond the players: InvalidArgument");
             T.Throws<ArgumentNullException>(() => new Client(mc, new ClientOptions { Port = 9 }), null, "no token: ArgumentNullException");
+            // prediction (docs/prediction.md): before any frame the predicted match is the confirmed one
+            using (var pc = new Client(mc, new ClientOptions { Port = 9, Slot = 0, Token = mc.Token(0), ConnectTimeoutMs = 200, Predict = true }))
+            {
+                ClientPredictStats ps;
+                pc.GetPredictStats(out ps);
+                T.Check(pc.PredictedTick == 0 && ps.Rollbacks == 0 && ps.PredictedTicks == 0 && Client.DepthQuantile(ref ps, 500) == 0 &&
+                        pc.PredictAlpha == Fix16.Zero, "a predicting client before its WELCOME: tick 0, no rollbacks, alpha 0");
+                var pose = new Trs[pc.PresentJointCount];
+                var roots = new RootMotion[mc.CharacterCount];
+                pc.PresentPredicted(Fix16.Zero, 0, pose, roots);
+                Quat q = pose[0].R;
+                double n2 = q.X.ToFloat() * q.X.ToFloat() + q.Y.ToFloat() * q.Y.ToFloat() + q.Z.ToFloat() * q.Z.ToFloat() + q.W.ToFloat() * q.W.ToFloat();
+                T.Check(pose.Length > 0 && Math.Abs(n2 - 1.0) < 1e-3, "PresentPredicted before the WELCOME gives the initial pose (" + pose.Length + " joints, unit rotations)");
+                T.Throws<ArgumentException>(() => pc.PresentPredicted(Fix16.Zero, 0, new Trs[1], null), null, "PresentPredicted with too few joints: ArgumentException");
+            }
+            T.Throws<BlendsyncException>(() => new Client(mc, new ClientOptions { Port = 9, Slot = 0, Token = mc.Token(0), Predict = true, RollbackWindow = 33 }),
+                                         e => e.Code == Result.InvalidArgument, "a rollback window of 33 (above 32): InvalidArgument");
         }
     }
 }

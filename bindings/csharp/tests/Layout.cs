@@ -77,6 +77,7 @@ static class Layout
         O("ClientStats", typeof(ClientStats), "start_known", "StartKnown");
         O("ClientStats", typeof(ClientStats), "start_deadline_us", "StartDeadlineUs");
         O("ClientStats", typeof(ClientStats), "resumes_snapshot", "ResumesSnapshot");
+        O("ClientStats", typeof(ClientStats), "sealed_rejected", "SealedRejected");
         Type c = typeof(ClientConfigNative);
         S("ClientConfigNative", c);
         O("ClientConfigNative", c, "port", "Port");
@@ -94,6 +95,20 @@ static class Layout
         O("ClientConfigNative", c, "names", "Names");
         O("ClientConfigNative", c, "reconnect_timeout_ms", "ReconnectTimeoutMs");
         O("ClientConfigNative", c, "reconnect_off", "ReconnectOff");
+        O("ClientConfigNative", c, "secret", "Secret");
+        O("ClientConfigNative", c, "session_mode", "SessionMode");
+        O("ClientConfigNative", c, "predict", "Predict");
+        Type pc = typeof(ClientPredictConfigNative);
+        S("ClientPredictConfigNative", pc);
+        O("ClientPredictConfigNative", pc, "local_delay", "LocalDelay");
+        O("ClientPredictConfigNative", pc, "teleport_distance", "TeleportDistance");
+        Type ps = typeof(ClientPredictStats);
+        S("ClientPredictStats", ps);
+        O("ClientPredictStats", ps, "depth_max", "DepthMax");
+        O("ClientPredictStats", ps, "depth_histogram", "DepthHistogram");
+        O("ClientPredictStats", ps, "window_waits", "WindowWaits");
+        O("ClientPredictStats", ps, "corrections_teleported", "CorrectionsTeleported");
+        O("ClientPredictStats", ps, "predicted_tick", "PredictedTick");
         Type h = typeof(ReplayHeaderNative);
         S("ReplayHeaderNative", h);
         O("ReplayHeaderNative", h, "build_version", "BuildVersion");

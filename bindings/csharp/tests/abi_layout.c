@@ -102,6 +102,16 @@ int main(void) {
     O("ClientConfigNative", bsync_client_config, reconnect_off);
     O("ClientConfigNative", bsync_client_config, secret);
     O("ClientConfigNative", bsync_client_config, session_mode);
+    O("ClientConfigNative", bsync_client_config, predict);
+    S("ClientPredictConfigNative", bsync_client_predict_config);
+    O("ClientPredictConfigNative", bsync_client_predict_config, local_delay);
+    O("ClientPredictConfigNative", bsync_client_predict_config, teleport_distance);
+    S("ClientPredictStats", bsync_client_predict_stats);
+    O("ClientPredictStats", bsync_client_predict_stats, depth_max);
+    O("ClientPredictStats", bsync_client_predict_stats, depth_histogram);
+    O("ClientPredictStats", bsync_client_predict_stats, window_waits);
+    O("ClientPredictStats", bsync_client_predict_stats, corrections_teleported);
+    O("ClientPredictStats", bsync_client_predict_stats, predicted_tick);
     S("ReplayHeaderNative", bsync_replay_header);
     O("ReplayHeaderNative", bsync_replay_header, build_version);
     O("ReplayHeaderNative", bsync_replay_header, match_id);

@@ -21,7 +21,8 @@ finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
 case $mode in
 layout)
   "$layout" >c.txt && "$mono" "$bin/Blendsync.Tests.exe" --layout >cs.txt
-  diff c.txt cs.txt; check "the binding's layout of $(grep -c '^size' c.txt) structs ($(grep -c '^offset' c.txt) fields) is the C compiler's" $?
+  diff c.txt cs.txt; rc=$?
+  check "the binding's layout of $(grep -c '^size' c.txt) structs ($(grep -c '^offset' c.txt) fields) is the C compiler's" $rc
   finish ;;
 unit)
   "$mono" "$bin/Blendsync.Tests.exe" unit "$src" "$work"; exit ;;
@@ -116,7 +117,7 @@ JSON
     local b0=$!
     "$tool" bot --server 127.0.0.1:$port --config match.json --slot 2 --token c-bot-2 --timeout 60 >c2-$tag.out 2>&1 &
     local b2=$!
-    "$mono" "$bin/Bot.exe" --server 127.0.0.1:$port --config match.json --slot 1 --token cs-bot --timeout 60 "$@" >cs-$tag.out 2>&1 &
+    "$mono" "$bin/${cs_exe:-Bot.exe}" --server 127.0.0.1:$port --config match.json --slot 1 --token cs-bot --timeout 60 "$@" >cs-$tag.out 2>&1 &
     local b1=$!
     wait $b0; rc_c=$?; wait $b2; rc_c2=$?; wait $b1; rc_cs=$?; wait $spid
   }
@@ -210,6 +211,18 @@ PY
   check "the server played it as a session match (event=session, no insecure line, no refusal)" $?
   "$tool" replay verify secure.bsreplay >verify-secure.out 2>&1 && ! grep -q "aaaaaaaa" secure.bsreplay
   check "its replay verifies and does not hold the secrets" $?
+  # prediction (docs/prediction.md): the Unity-style driver renders predicted poses in slot 1
+  cs_exe=PredictDriver.exe run_match predict --window 8
+  [ $rc_c -eq 0 ] && [ $rc_c2 -eq 0 ] && [ $rc_cs -eq 0 ] && grep -q "^bot slot 1: done: 120 frames applied, 8 checksums sent, 0 desyncs" cs-predict.out
+  check "a predicting C# driver (PredictDriver.exe) with two C bots: all exit 0, 120 frames, 0 desyncs" $?
+  [ $rc_cs -eq 0 ] || cat cs-predict.out
+  lc=$(sed -n 's/^bot slot 0: last checksum: //p' c-predict.out); lcs=$(sed -n 's/^bot slot 1: last checksum: //p' cs-predict.out)
+  [ -n "$lc" ] && [ "$lc" = "$lcs" ] && [ "${lc%% blend*}" = "tick 119" ]
+  check "the predicting driver's confirmed match ends with the C bot's last checksum ($lcs)" $?
+  line=$(grep "^bot slot 1: prediction:" cs-predict.out)
+  mx=$(echo "$line" | sed -n 's/.* max \([0-9]*\),.*/\1/p')
+  [ -n "$mx" ] && [ "$mx" -le 8 ] && grep -q "^bot slot 1: prediction: [0-9]* rollbacks" cs-predict.out
+  check "it reports its prediction: $line" $?
   finish ;;
 readme)
   awk '/^```csharp$/ {on=1; next} /^```$/ && on {exit} on' "$src/bindings/csharp/README.md" >readme.cs

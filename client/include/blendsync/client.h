@@ -3,7 +3,8 @@
  * No threads: call bsync_client_service every frame. Edge code (allocates at create, ENet, clock).
  *
  * Index
- *   bsync_client_config             where to connect, which slot, the local match desc, replay, dumps
+ *   bsync_client_config             where to connect, which slot, the local match desc, replay, dumps,
+ *                                   prediction (.predict: blendsync/client_predict.h)
  *   bsync_client_create / _destroy  connect (non-blocking) / say BYE and free
  *   bsync_client_service            pump the network: no threads, call it every frame (timeout 0 is fine)
  *   bsync_client_send_input, _send_input_payload   this tick's input (assigned to the next input tick)
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #include "blendsync/base.h"
+#include "blendsync/client_predict.h"
 #include "blendsync/match.h"
 #include "blendsync/present.h"
 #include "blendsync/proto.h"
@@ -53,6 +55,7 @@ typedef struct bsync_client_config {
     int reconnect_off;
     const uint8_t* secret; /* 32 bytes, copied; NULL: plain token (insecure) */
     uint32_t session_mode; /* 1 encrypt (0 -> 1), 2 authenticate only */
+    bsync_client_predict_config predict; /* prediction and rollback (client_predict.h); zero: lockstep */
 } bsync_client_config;
 
 typedef enum bsync_client_state {
