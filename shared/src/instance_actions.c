@@ -89,6 +89,8 @@ void instance_actions_tick(bsync_instance* inst) {
         const int once = bsync_graph_one_shot_(g, m);
         bsync_clip_time P0, P1;
         instance_slot_position(inst, s, &P1, &P0);
+        /* a marker position that moved back (docs/actions.md "The marker position") is a jump to P1 */
+        if (P1.cycles < P0.cycles || (P1.cycles == P0.cycles && P1.phase < P0.phase)) P0 = P1;
         const fix16_t c = contrib[s];
         uint32_t range = g->slot_range_base[s];
         for (uint32_t i = first; i < last; i++) {

@@ -38,10 +38,6 @@ typedef struct eval_samples {
     fix16_t seconds[BSYNC_MAX_BLEND_POSES];
 } eval_samples;
 
-/* docs/actions.md "Sync markers": the phase a motion slot of a marker-synced node samples at, from the
- * node's sampling phase: the leader (the motion child of largest weight, the first on ties) sits between
- * its previous marker p and next marker q; the slot takes the same fraction of its own first marker pair
- * named (p, q). Unchanged for the leader, or when either lacks markers or the pair. */
 /* docs/actions.md "Sync markers": the phase of motion `follower` matching motion `lead` at `phase`: the
  * leader sits between its previous marker p and next marker q; the follower takes the same fraction of its
  * own first marker pair named (p, q). Returns 0 (and leaves *out) when either lacks markers or the pair. */
@@ -84,6 +80,10 @@ static uint32_t marker_phase(const bsync_instance* inst, const graph_slot* gs, u
     uint32_t out = phase;
     (void)instance_marker_map(g, lead, gs->index, phase, &out);
     return out;
+}
+
+int32_t instance_marker_delta(const bsync_instance* inst, const graph_slot* gs, uint32_t f) {
+    return instance_to_i32(marker_phase(inst, gs, f) - f); /* wraps mod 2^32 */
 }
 
 /* The sampling phase of motion slot s before one-shot handling (its NONE clock, or its node's phase,

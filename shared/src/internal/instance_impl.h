@@ -197,8 +197,22 @@ static inline bsync_clip_time instance_offset_time(bsync_clip_time t, uint32_t o
     return t;
 }
 
-/* Motion slot s's clock position (its NONE clock, or its driving node's clock, plus the offsets: the
- * position the pose samples at, cycles counted) now, and (before != NULL) before the last tick. */
+/* `t` moved by d (2^-32 cycle units, either sign), the borrow or carry into cycles counted. */
+static inline bsync_clip_time instance_shift_time(bsync_clip_time t, int32_t d) {
+    if (d >= 0) return instance_offset_time(t, (uint32_t)d);
+    const uint32_t m = (uint32_t)(-(int64_t)d);
+    if (t.phase < m) t.cycles -= 1;
+    t.phase -= m; /* wraps mod 2^32 */
+    return t;
+}
+
+/* instance_pose.c: the marker offset of motion slot gs of a marker-synced node at the node's sampling
+ * phase f: (mapped phase - f) as a signed 32-bit value (docs/actions.md "The marker position"). */
+int32_t instance_marker_delta(const bsync_instance* inst, const graph_slot* gs, uint32_t f);
+
+/* Motion slot s's clock position (its NONE clock, or its driving node's clock, plus the offsets, and on
+ * a marker-synced node the marker offset: the position the pose samples at, cycles counted) now, and
+ * (before != NULL) before the last tick (the clock stepped back, mapped with the current weights). */
 static inline void instance_slot_position(const bsync_instance* inst, uint32_t s, bsync_clip_time* now,
                                           bsync_clip_time* before) {
     const bsync_graph* g = inst->graph;
@@ -218,6 +232,14 @@ static inline void instance_slot_position(const bsync_instance* inst, uint32_t s
     }
     *now = instance_offset_time(*clk, offset);
     if (before) *before = instance_offset_time(instance_unstep(clk, step), offset);
+    if (gs->clock == GRAPH_NONE && g->has_marker_sync && g->marker_sync[gs->node]) {
+        const uint32_t noff = g->nodes[gs->node].offset32;
+        *now = instance_shift_time(*now, instance_marker_delta(inst, gs, clk->phase + noff));
+        if (before) {
+            const uint32_t f0 = instance_unstep(clk, step).phase + noff; /* wraps */
+            *before = instance_shift_time(*before, instance_marker_delta(inst, gs, f0));
+        }
+    }
 }
 
 /* Bound slot b's key cursor (cursors are packed in bound order). */
