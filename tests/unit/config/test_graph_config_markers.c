@@ -12,7 +12,8 @@
  * Also: the leader's own phase is the node's phase; the pose follows the mapped phase (the two graphs'
  * poses differ while both clips have weight and agree while the walk plays alone); the hash of a graph
  * whose config has no markers is the hash without the feature; FILE: /json/path: message errors for
- * unsorted and duplicate markers and times outside the clip. */
+ * unsorted and duplicate markers and times outside the clip; events and curves of a follower on its
+ * marker position (test_follower_events_and_curves). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,70 @@ static void test_fallback(void** state) {
     const int64_t off = (int64_t)at_units(18350, 45875) - (int64_t)at_units(16384, 65536);
     assert_int_equal(f.max_diff, off);
     assert_int_equal(f.min_diff, -off);
+}
+
+/* docs/actions.md "The marker position": with the walk leading (speed 0.25: walk 0.75, run 0.25), an
+ * event "step" at each clip's foot_l time (walk 0.25 s, run 0.28 s) fires for the run follower in the tick
+ * the walk's own event fires — the tick whose node phase passes at_walk(foot_l), since the mapping sends
+ * at_walk(foot_l) exactly to at_run(foot_l) and is increasing between the markers — and with normalised
+ * sync in other ticks (0.15 cycle later). A run curve equal to its clip seconds reads the mapped phase:
+ * the channel is w_run * seconds(the run's sampled phase), rounded (within 2 raw units). */
+#define STEP ", \"events\": [ {\"name\": \"step\", \"time\": "
+#define RUN_EV STEP "0.28} ], \"curves\": { \"t\": [ [0, 0], [0.7, 0.7] ] }"
+
+static int follower_run(const char* text, int check_curve) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    const fix16_t target[1] = {16384};
+    const bsync_instance_input in = {target, 1};
+    const uint32_t a = at_units(16384, 65536);
+    uint32_t f0 = bsync_instance_node_sample_phase(inst, 0);
+    int together = 0, apart = 0, walk_steps = 0, curve_checked = 0;
+    for (int k = 0; k < 120; k++) {
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        const fix16_t* w = bsync_instance_node_weights(inst, 0);
+        assert_int_equal(w[0], 49152);
+        assert_int_equal(w[1], 16384);
+        const uint32_t f1 = bsync_instance_node_sample_phase(inst, 0);
+        const int passes = (uint32_t)(a - f0) < (uint32_t)(f1 - f0);
+        f0 = f1;
+        const bsync_action_report* rep;
+        uint32_t n;
+        assert_int_equal(bsync_instance_actions(inst, &rep, &n), BSYNC_OK);
+        int fired[2] = {0, 0};
+        for (uint32_t i = 0; i < n; i++) fired[rep[i].child] += (int)rep[i].count;
+        assert_int_equal(fired[0], passes); /* the leader: the node phase itself */
+        walk_steps += fired[0];
+        together += fired[0] && fired[1];
+        apart += fired[0] != fired[1];
+        if (check_curve) {
+            fix16_t v;
+            assert_int_equal(bsync_instance_curve(inst, 0, &v), BSYNC_OK);
+            const int64_t p = bsync_instance_child_sample_phase(inst, 0, 1);
+            const int64_t want = (16384 * ((p * 45875) >> 32) + 32768) >> 16;
+            assert_true(v >= want - 2 && v <= want + 2);
+            const int64_t unmapped = (16384 * (((int64_t)f1 * 45875) >> 32) + 32768) >> 16;
+            curve_checked += v - unmapped > 1000 || unmapped - v > 1000;
+        }
+    }
+    assert_true(walk_steps >= 3);
+    if (check_curve) assert_true(curve_checked > 60);
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return apart == 0 ? together : -apart;
+}
+
+static void test_follower_events_and_curves(void** state) {
+    (void)state;
+    const int m = follower_run(CONFIG(", \"sync\": \"markers\"", WALK_M STEP "0.25} ]", RUN_M RUN_EV), 1);
+    assert_true(m >= 3); /* every step of the run fired with the walk's */
+    const int n = follower_run(CONFIG(", \"sync\": \"normalized\"", WALK_M STEP "0.25} ]", RUN_M RUN_EV), 0);
+    assert_true(n <= -6); /* normalised: never in the same tick, so each side counts apart */
 }
 
 #define SWITCH(WALK_EXIT)                                                                                        \
@@ -258,6 +323,6 @@ static void test_bad_input(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_phase_difference), cmocka_unit_test(test_fallback),
                                        cmocka_unit_test(test_hash), cmocka_unit_test(test_switch_start_marker),
-                                       cmocka_unit_test(test_bad_input)};
+                                       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_follower_events_and_curves)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
