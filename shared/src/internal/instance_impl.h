@@ -206,9 +206,12 @@ static inline bsync_clip_time instance_shift_time(bsync_clip_time t, int32_t d) 
     return t;
 }
 
-/* instance_pose.c: the marker offset of motion slot gs of a marker-synced node at the node's sampling
- * phase f: (mapped phase - f) as a signed 32-bit value (docs/actions.md "The marker position"). */
-int32_t instance_marker_delta(const bsync_instance* inst, const graph_slot* gs, uint32_t f);
+/* instance_pose.c (docs/actions.md "The marker position", "Sync groups"): the node whose clock anchors
+ * marker-synced slot gs (its leader's node; gs's own without a leader) and the leader's motion
+ * (GRAPH_NONE without one); the marker offset of `motion` for the leader at phase f: (mapped phase - f)
+ * as a signed 32-bit value, 0 for the leader's own motion, without a leader or without a matching pair. */
+uint32_t instance_marker_anchor(const bsync_instance* inst, const graph_slot* gs, uint32_t* lead_motion);
+int32_t instance_marker_delta(const bsync_graph* g, uint32_t lead_motion, uint32_t motion, uint32_t f);
 
 /* Motion slot s's clock position (its NONE clock, or its driving node's clock, plus the offsets, and on
  * a marker-synced node the marker offset: the position the pose samples at, cycles counted) now, and
@@ -225,21 +228,25 @@ static inline void instance_slot_position(const bsync_instance* inst, uint32_t s
         step = &g->clock_steps[gs->clock];
         offset = gs->offset32;
     } else {
-        const graph_node* gn = &g->nodes[gs->node];
+        uint32_t n = gs->node, lead = GRAPH_NONE;
+        if (g->has_marker_sync && g->marker_sync[n]) n = instance_marker_anchor(inst, gs, &lead);
+        const graph_node* gn = &g->nodes[n];
         clk = &CARR(inst, bsync_clip_time, off_clocks)[gn->driver];
         step = &CARR(inst, bsync_time_step, off_steps)[gn->driver];
         offset = gn->offset32 + gs->offset32; /* wraps mod 2^32 */
+        if (lead != GRAPH_NONE) { /* the marker position: the anchor's position plus the marker offset */
+            *now = instance_shift_time(instance_offset_time(*clk, offset),
+                                       instance_marker_delta(g, lead, gs->index, clk->phase + gn->offset32));
+            if (before) {
+                const bsync_clip_time b = instance_unstep(clk, step);
+                *before = instance_shift_time(instance_offset_time(b, offset),
+                                              instance_marker_delta(g, lead, gs->index, b.phase + gn->offset32));
+            }
+            return;
+        }
     }
     *now = instance_offset_time(*clk, offset);
     if (before) *before = instance_offset_time(instance_unstep(clk, step), offset);
-    if (gs->clock == GRAPH_NONE && g->has_marker_sync && g->marker_sync[gs->node]) {
-        const uint32_t noff = g->nodes[gs->node].offset32;
-        *now = instance_shift_time(*now, instance_marker_delta(inst, gs, clk->phase + noff));
-        if (before) {
-            const uint32_t f0 = instance_unstep(clk, step).phase + noff; /* wraps */
-            *before = instance_shift_time(*before, instance_marker_delta(inst, gs, f0));
-        }
-    }
 }
 
 /* Bound slot b's key cursor (cursors are packed in bound order). */

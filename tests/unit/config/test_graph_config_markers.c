@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendsync/blend_tree.h"
 #include "blendsync/clip.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
@@ -195,6 +196,78 @@ static void test_follower_events_and_curves(void** state) {
     assert_true(n <= -6); /* normalised: never in the same tick, so each side counts apart */
 }
 
+/* docs/actions.md "Sync groups": two nodes on their own clocks (children of a "sync": "none" root: each
+ * keeps its own phase, at 1/1.0 s and 1/0.7 s cycles per second), "w" playing the walk and "r" the run.
+ * With "sync_group": "legs" on both, the follower takes the leader's marker phase: the foot_l offset
+ * difference stays within one raw unit while the speed sweeps 0 -> 1 -> 0 (the leader, the larger
+ * contribution, changes; at 0.5 the tie goes to the walk, the lower slot). Without the group the two
+ * clocks drift apart: the difference takes values more than a quarter cycle apart. */
+#define GROUP_CONFIG(GROUP)                                                                                      \
+    "{ \"parameters\": { \"speed\": {}, \"one\": { \"default\": 1 } }, \"root\": \"mix\", \"nodes\": { "        \
+    "\"mix\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"sync\": \"none\", \"children\": [ "            \
+    "{ \"motion\": \"w\", \"threshold\": 0 }, { \"motion\": \"r\", \"threshold\": 1 } ] }, "                      \
+    "\"w\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"walk\", "      \
+    "\"parameter\": \"one\" } ] }, "                                                                            \
+    "\"r\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"run\", "       \
+    "\"parameter\": \"one\" } ] } }, "                                                                           \
+    "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\"" WALK_M " }, \"run\": { \"source\": "           \
+    "\"builtin:humanoid\"" RUN_M " } } }"
+
+static uint64_t hash_of(const char* text);
+static void expect(const char* text, const char* message);
+
+static run_result group_sweep(const char* text) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    uint32_t nw, nr;
+    assert_int_equal(bsync_blend_tree_find_node(bsync_graph_tree(g), "w", &nw), BSYNC_OK);
+    assert_int_equal(bsync_blend_tree_find_node(bsync_graph_tree(g), "r", &nr), BSYNC_OK);
+    const uint32_t fl[2] = {at_units(16384, 65536), at_units(18350, 45875)};
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    run_result out = {INT64_MAX, INT64_MIN, 0, 0};
+    int prev_leader = -1;
+    for (int k = 0; k < 1024; k++) {
+        const int s = k % 512 < 256 ? k % 512 : 511 - k % 512;
+        const fix16_t target[2] = {(fix16_t)(s * 256), BSYNC_FX_ONE};
+        const bsync_instance_input in = {target, 2};
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        const fix16_t* w = bsync_instance_node_weights(inst, 0);
+        const int leader = w[1] > w[0] ? 1 : 0; /* contributions: the Direct children weigh 1.0 */
+        if (prev_leader >= 0 && leader != prev_leader) out.leader_changes++;
+        prev_leader = leader;
+        const uint32_t ph[2] = {bsync_instance_child_sample_phase(inst, nw, 0), bsync_instance_child_sample_phase(inst, nr, 0)};
+        assert_int_equal(ph[leader], bsync_instance_node_sample_phase(inst, leader ? nr : nw));
+        if (w[0] > 0 && w[1] > 0) {
+            out.both_weighted++;
+            const int32_t d = (int32_t)((ph[leader] - fl[leader]) - (ph[1 - leader] - fl[1 - leader]));
+            if (d < out.min_diff) out.min_diff = d;
+            if (d > out.max_diff) out.max_diff = d;
+        }
+    }
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return out;
+}
+
+static void test_sync_group(void** state) {
+    (void)state;
+    const run_result gr = group_sweep(GROUP_CONFIG(", \"sync_group\": \"legs\""));
+    assert_true(gr.leader_changes >= 2);
+    assert_true(gr.both_weighted > 900);
+    assert_true(gr.min_diff >= -65536 && gr.max_diff <= 65536);
+    const run_result free_run = group_sweep(GROUP_CONFIG(""));
+    assert_true(free_run.max_diff - free_run.min_diff > ((int64_t)1 << 30));
+    /* the hash tells grouped and ungrouped apart; a node with "sync": "none" cannot join a group */
+    assert_true(hash_of(GROUP_CONFIG(", \"sync_group\": \"legs\"")) != hash_of(GROUP_CONFIG("")));
+    expect(CONFIG(", \"sync\": \"none\", \"sync_group\": \"legs\"", WALK_M, RUN_M),
+           "g.json: /nodes/loco/sync_group: a sync group needs the node's clock (\"sync\": \"none\" excludes it)");
+    expect(CONFIG(", \"sync_group\": 3", WALK_M, RUN_M), "g.json: /nodes/loco/sync_group: expected a string (the sync group's name)");
+}
+
 #define SWITCH(WALK_EXIT)                                                                                        \
     "{ \"parameters\": { \"speed\": {} }, \"root\": \"act\", \"nodes\": { \"act\": { \"type\": \"Switch\", "     \
     "\"initial\": \"walk\", \"children\": [ { \"motion\": \"walk\"" WALK_EXIT " }, { \"motion\": \"run\" } ] } }, "  \
@@ -323,6 +396,7 @@ static void test_bad_input(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_phase_difference), cmocka_unit_test(test_fallback),
                                        cmocka_unit_test(test_hash), cmocka_unit_test(test_switch_start_marker),
-                                       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_follower_events_and_curves)};
+                                       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_follower_events_and_curves),
+                                       cmocka_unit_test(test_sync_group)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

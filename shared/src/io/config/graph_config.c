@@ -487,7 +487,7 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
         }
     }
     for (uint32_t n = 0; n < f->node_count && n < BSYNC_MAX_BLEND_NODES; n++) {
-        g->marker_sync[n] = (uint8_t)(f->nodes[n].marker_sync ? 1u : 0u);
+        g->marker_sync[n] = (uint8_t)(f->nodes[n].marker_sync > 255u ? 1u : f->nodes[n].marker_sync); /* 2..: a sync group */
         any_marker_sync |= g->marker_sync[n];
     }
     for (uint32_t i = 0; i < f->switch_count; i++)
