@@ -271,7 +271,9 @@ static inline bsync_trs* instance_scratch_pose(bsync_instance* inst, uint32_t i)
 
 /* instance.c: derived state */
 void instance_eval_node_weights(bsync_instance* inst, uint32_t n);
-/* Slot contributions of the subtree of `node` with mass 1.0 there (blend_tree.h's flattening). */
+/* Slot contributions of the subtree of `node` with mass 1.0 there (blend_tree.h's flattening); contrib
+ * may be NULL (masses only: a motion slot's contribution is then fx_mul(mass[its node], its weight) when
+ * both and the product are > 0). */
 void instance_flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* mass, fix16_t* contrib);
 /* Everything derived from the parameter states and stacks: filtered values, node weights, switches,
  * flattening. */
