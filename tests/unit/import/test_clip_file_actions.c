@@ -16,6 +16,7 @@
 #include "blendsync/graph.h"
 #include "blendsync/io/clip_file.h"
 #include "blendsync/io/graph_config.h"
+#include "blendsync/io/gltf.h"
 
 #define FXI(v) ((fix16_t)((v) * 65536))
 
@@ -298,8 +299,90 @@ static void test_graph_config(void** state) {
     free_fixture(&f);
 }
 
+/* glTF extras (docs/clip-format.md "glTF extras"): a 2-joint glTF with a 1 s animation "reach" (the
+ * fuzz corpus's reach.gltf) whose extras hold the graph config's syntax; markers given out of order
+ * come back sorted by time; times and values rounded to nearest fix16 (0.25 s = 16384 exactly, 1.5 =
+ * 98304); bad extras fail the import naming the JSON path. */
+#define REACH_PRE "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [{\"name\": \"root\", \"children\": [1]}, {\"name\": \"hand\", \"translation\": [0, 1, 0]}], \"scenes\": [{\"nodes\": [0]}], \"scene\": 0, \"skins\": [{\"joints\": [0, 1]}], \"buffers\": [{\"byteLength\": 132, \"uri\": \"data:application/octet-stream;base64,AAAAAAAAAD8AAIA/AAAAAAAAAAAAAAAAAAAAAAAAAAAzMzM/AAAAAAAAAAAzM7M/AAAAAAAAAAAAAAAAAACAPwAAAAAV78M+AAAAAF6DbD8AAAAA8wQ1PwAAAADzBDU/AACAPwAAgD8AAIA/AADAPwAAwD8AAMA/AACAPwAAgD8AAIA/\"}], \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 12}, {\"buffer\": 0, \"byteOffset\": 12, \"byteLength\": 36}, {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 48}, {\"buffer\": 0, \"byteOffset\": 96, \"byteLength\": 36}], \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"SCALAR\", \"min\": [0], \"max\": [1]}, {\"bufferView\": 1, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"}, {\"bufferView\": 2, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC4\"}, {\"bufferView\": 3, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"}], \"animations\": [{"
+#define REACH_POST "\"samplers\": [{\"input\": 0, \"output\": 1}, {\"input\": 0, \"output\": 2}, {\"input\": 0, \"output\": 3, \"interpolation\": \"STEP\"}], \"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}, {\"sampler\": 1, \"target\": {\"node\": 1, \"path\": \"rotation\"}}, {\"sampler\": 2, \"target\": {\"node\": 1, \"path\": \"scale\"}}]}]}"
+#define REACH(EXTRAS) REACH_PRE "\"name\": \"reach\", \"extras\": " EXTRAS ", " REACH_POST
+
+static bsync_result import_gltf(const char* text, bsync_asset* a, bsync_error* err) {
+    return bsync_gltf_import_memory(text, strlen(text), "reach.gltf", NULL, NULL, a, err);
+}
+
+static void test_gltf_extras(void** state) {
+    (void)state;
+    bsync_asset a;
+    bsync_error err;
+    static const char good[] = REACH(
+        "{ \"author\": \"someone\", \"events\": [ {\"name\": \"grab\", \"time\": 0.25, \"payload\": 3}, "
+        "{\"name\": \"hold\", \"begin\": 0.5, \"end\": 1} ], "
+        "\"markers\": [ {\"name\": \"foot_r\", \"time\": 0.75}, {\"name\": \"foot_l\", \"time\": 0.25} ], "
+        "\"curves\": { \"grip\": [[0, 0], [1, 1.5]] } }");
+    bsync_result r = import_gltf(good, &a, &err);
+    if (r != BSYNC_OK) fprintf(stderr, "%s\n", err.message);
+    assert_int_equal(r, BSYNC_OK);
+    assert_int_equal(a.clip_count, 1);
+    assert_int_equal(bsync_asset_clip_action_count(&a), 5);
+    bsync_clip_action x;
+    assert_int_equal(bsync_asset_get_clip_action(&a, 0, &x), BSYNC_OK);
+    assert_string_equal(x.name, "grab");
+    assert_int_equal(x.kind, BSYNC_CLIP_ACTION_EVENT);
+    assert_int_equal(x.time, 16384);
+    assert_int_equal(x.payload, 3);
+    assert_int_equal(bsync_asset_get_clip_action(&a, 1, &x), BSYNC_OK);
+    assert_int_equal(x.kind, BSYNC_CLIP_ACTION_RANGE);
+    assert_int_equal(x.time, 32768);
+    assert_int_equal(x.end, 65536);
+    assert_int_equal(bsync_asset_get_clip_action(&a, 2, &x), BSYNC_OK);
+    assert_string_equal(x.name, "foot_l");
+    assert_int_equal(x.time, 16384);
+    assert_int_equal(bsync_asset_get_clip_action(&a, 3, &x), BSYNC_OK);
+    assert_string_equal(x.name, "foot_r");
+    assert_int_equal(x.time, 49152);
+    assert_int_equal(bsync_asset_get_clip_action(&a, 4, &x), BSYNC_OK);
+    assert_int_equal(x.kind, BSYNC_CLIP_ACTION_CURVE);
+    assert_string_equal(x.name, "grip");
+    assert_int_equal(x.key_count, 2);
+    assert_int_equal(x.key_times[1], 65536);
+    assert_int_equal(x.key_values[1], 98304);
+    /* written to a .bsclip and read back: the same actions */
+    size_t size = bsync_clip_file_size_ex(a.skeleton, (const bsync_clip* const*)a.clips, 1, NULL, 0);
+    bsync_clip_action list[5];
+    for (uint32_t i = 0; i < 5; i++) assert_int_equal(bsync_asset_get_clip_action(&a, i, &list[i]), BSYNC_OK);
+    size = bsync_clip_file_size_ex(a.skeleton, (const bsync_clip* const*)a.clips, 1, list, 5);
+    unsigned char* file = malloc(size);
+    assert_int_equal(bsync_clip_file_write_memory_ex(a.skeleton, (const bsync_clip* const*)a.clips, 1, list, 5, file, size),
+                     BSYNC_OK);
+    bsync_asset b;
+    assert_int_equal(bsync_clip_file_load_memory(file, size, "reach.bsclip", &b, &err), BSYNC_OK);
+    assert_int_equal(bsync_asset_clip_action_count(&b), 5);
+    assert_int_equal(bsync_asset_get_clip_action(&b, 4, &x), BSYNC_OK);
+    assert_int_equal(x.key_values[1], 98304);
+    bsync_asset_destroy(&b);
+    free(file);
+    bsync_asset_destroy(&a);
+    /* without extras: none */
+    static const char plain[] = REACH("{}");
+    assert_int_equal(import_gltf(plain, &a, &err), BSYNC_OK);
+    assert_int_equal(bsync_asset_clip_action_count(&a), 0);
+    bsync_asset_destroy(&a);
+    /* bad extras: the import fails, naming where */
+    assert_int_equal(import_gltf(REACH("{ \"events\": [ {\"name\": \"late\", \"time\": 2} ] }"), &a, &err), BSYNC_BAD_BLOB);
+    assert_non_null(strstr(err.message, "clip 'reach': event 'late'"));
+    assert_null(a.clips);
+    assert_int_equal(import_gltf(REACH("{ \"markers\": [ {\"time\": 0.5} ] }"), &a, &err), BSYNC_BAD_BLOB);
+    assert_non_null(strstr(err.message, "animations[0].extras.markers[0]: a name of 1 to 63 bytes is needed"));
+    assert_int_equal(import_gltf(REACH("{ \"curves\": { \"c\": [[0.5, 1], [0.25, 2]] } }"), &a, &err), BSYNC_BAD_BLOB);
+    assert_int_equal(import_gltf(REACH("{ \"events\": [ {\"name\": \"p\", \"time\": 0, \"payload\": 0.5} ] }"), &a, &err),
+                     BSYNC_BAD_BLOB);
+    assert_non_null(strstr(err.message, "a payload is a 32-bit integer"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_writer_rules),
-                                       cmocka_unit_test(test_reader_rules), cmocka_unit_test(test_graph_config)};
+                                       cmocka_unit_test(test_reader_rules), cmocka_unit_test(test_graph_config),
+                                       cmocka_unit_test(test_gltf_extras)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

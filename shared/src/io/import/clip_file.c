@@ -243,6 +243,53 @@ static void get_action(const unsigned char* sec, uint32_t index, bsync_clip_acti
     }
 }
 
+/* A section (after its checks) from little-endian to host order: every field but the names is 32-bit. */
+static void section_to_host(unsigned char* sec, uint32_t count) {
+    if (!host_is_big_endian()) return;
+    swap32(sec);
+    unsigned char* q = sec + 8;
+    for (uint32_t i = 0; i < count; i++) {
+        swap32_run(q, 0, 2, ACTION_HEAD);
+        swap32_run(q, 72, 4, ACTION_HEAD);
+        uint32_t kc;
+        memcpy(&kc, q + 84, 4);
+        swap32_run(q, ACTION_HEAD, 2u * (size_t)kc, ACTION_HEAD + 8u * (size_t)kc);
+        q += ACTION_HEAD + 8u * (size_t)kc;
+    }
+}
+
+bsync_result imp_attach_actions(bsync_asset* asset, const bsync_clip_action* actions, uint32_t count, const char* file,
+                                bsync_error* err) {
+    if (count == 0) return BSYNC_OK;
+    const bsync_clip* const* clips = (const bsync_clip* const*)asset->clips;
+    for (uint32_t i = 0; i < count; i++)
+        if (!action_ok(&actions[i], clips, asset->clip_count))
+            return imp_fail(err, BSYNC_BAD_BLOB, file,
+                            "clip '%s': %s '%s': a time outside the clip, an empty range, keys not ascending or a bad name",
+                            actions[i].clip < asset->clip_count ? bsync_clip_name(clips[actions[i].clip]) : "?",
+                            actions[i].kind == BSYNC_CLIP_ACTION_CURVE    ? "curve"
+                            : actions[i].kind == BSYNC_CLIP_ACTION_MARKER ? "marker"
+                                                                          : "event",
+                            actions[i].name ? actions[i].name : "");
+    if (!actions_ok(actions, count, clips, asset->clip_count))
+        return imp_fail(err, BSYNC_BAD_BLOB, file,
+                        "clip actions: a marker twice (same name and time), a curve twice, or more than %u in all",
+                        BSYNC_CLIP_FILE_MAX_ACTIONS);
+    /* a version-3 header with only the section (what asset_section reads), host order */
+    const size_t sec = actions_bytes(actions, count);
+    unsigned char* m = calloc(1, BSYNC_CLIP_FILE_HEADER_SIZE + align8(sec));
+    if (!m) return imp_fail(err, BSYNC_OUT_OF_MEMORY, file, "out of memory");
+    memcpy(m, k_magic, 8);
+    bsync_le_put32(m + 8, BSYNC_CLIP_FILE_VERSION_ACTIONS);
+    bsync_le_put64(m + 40, BSYNC_CLIP_FILE_HEADER_SIZE);
+    bsync_le_put64(m + 48, sec);
+    put_actions(m + BSYNC_CLIP_FILE_HEADER_SIZE, actions, count);
+    section_to_host(m + BSYNC_CLIP_FILE_HEADER_SIZE, count);
+    free(asset->memory_);
+    asset->memory_ = m;
+    return BSYNC_OK;
+}
+
 /* The section of a loaded asset's file copy (version 3), or NULL. */
 static const unsigned char* asset_section(const bsync_asset* asset, uint32_t* count) {
     const unsigned char* m = asset ? (const unsigned char*)asset->memory_ : NULL;
@@ -505,18 +552,7 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     }
     if (with_actions) { /* into host order (every field but the names is 32-bit), then the rules */
         unsigned char* sec = mem + sec_off;
-        if (host_is_big_endian()) {
-            swap32(sec);
-            unsigned char* q = sec + 8;
-            for (uint32_t i = 0; i < action_count; i++) {
-                swap32_run(q, 0, 2, ACTION_HEAD);
-                swap32_run(q, 72, 4, ACTION_HEAD);
-                uint32_t kc;
-                memcpy(&kc, q + 84, 4);
-                swap32_run(q, ACTION_HEAD, 2u * (size_t)kc, ACTION_HEAD + 8u * (size_t)kc);
-                q += ACTION_HEAD + 8u * (size_t)kc;
-            }
-        }
+        section_to_host(sec, action_count);
         bsync_clip_action* list = malloc((size_t)action_count * sizeof *list);
         if (!list) {
             bsync_asset_destroy(out);
