@@ -7,7 +7,7 @@
  *   bsync_asset_import_file  any supported file, by extension
  *   bsync_asset_destroy, bsync_asset_note
  *   bsync_clip_action        an event, range, sync marker or float curve of a clip
- *   bsync_asset_clip_action_count, bsync_asset_get_clip_action   what a .bsclip carried
+ *   bsync_asset_clip_action_count, bsync_asset_get_clip_action
  *
  * Edge code (malloc, files). design: docs/import.md#the-asset-ioasseth
  */
@@ -64,14 +64,14 @@ typedef enum bsync_clip_action_kind {
     BSYNC_CLIP_ACTION_CURVE = 3
 } bsync_clip_action_kind;
 typedef struct bsync_clip_action {
-    uint32_t clip;             /* index into the clips */
+    uint32_t clip;
     bsync_clip_action_kind kind;
-    const char* name;          /* 1..BSYNC_MAX_NAME-1 bytes */
-    fix16_t time;              /* EVENT, MARKER: its time; RANGE: begin */
-    fix16_t end;               /* RANGE: end; else 0 */
-    int32_t payload;           /* EVENT, RANGE; else 0 */
-    uint32_t key_count;        /* CURVE: 1..4096 keys; else 0 */
-    const fix16_t* key_times;  /* CURVE: strictly ascending */
+    const char* name;
+    fix16_t time;  /* RANGE: begin */
+    fix16_t end;   /* RANGE */
+    int32_t payload;
+    uint32_t key_count; /* CURVE */
+    const fix16_t* key_times;
     const fix16_t* key_values;
 } bsync_clip_action;
 
@@ -79,8 +79,7 @@ typedef struct bsync_clip_action {
 BSYNC_API bsync_result bsync_asset_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
                                      bsync_error* err);
 
-/* The clip actions the asset's file carried (a .bsclip of version 3), grouped by clip; pointers into
- * the asset. 0 / BSYNC_INVALID_ARGUMENT for NULL or an index out of range. */
+/* Grouped by clip; pointers into the asset. 0 / BSYNC_INVALID_ARGUMENT: NULL, index out of range. */
 BSYNC_API uint32_t bsync_asset_clip_action_count(const bsync_asset* asset);
 BSYNC_API bsync_result bsync_asset_get_clip_action(const bsync_asset* asset, uint32_t index, bsync_clip_action* out);
 
