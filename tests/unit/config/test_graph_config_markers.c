@@ -216,6 +216,21 @@ static void test_follower_events_and_curves(void** state) {
 static uint64_t hash_of(const char* text);
 static void expect(const char* text, const char* message);
 
+#define LEAD_EV(T) ", \"events\": [ {\"name\": \"step\", \"time\": " T ", \"policy\": \"leader\"} ]"
+#define GROUP_CONFIG_EV(GROUP)                                                                                      \
+    "{ \"parameters\": { \"speed\": {}, \"one\": { \"default\": 1 } }, \"root\": \"mix\", \"nodes\": { "        \
+    "\"mix\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"sync\": \"none\", \"children\": [ "            \
+    "{ \"motion\": \"w\", \"threshold\": 0 }, { \"motion\": \"r\", \"threshold\": 1 } ] }, "                      \
+    "\"w\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"walk\", "      \
+    "\"parameter\": \"one\" } ] }, "                                                                            \
+    "\"r\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"run\", "       \
+    "\"parameter\": \"one\" } ] } }, "                                                                           \
+    "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\"" WALK_M LEAD_EV("0.25") " }, \"run\": { \"source\": "           \
+    "\"builtin:humanoid\"" RUN_M LEAD_EV("0.28") " } } }"
+
+static uint64_t hash_of(const char* text);
+static void expect(const char* text, const char* message);
+
 static run_result group_sweep(const char* text) {
     bsync_error err;
     bsync_result r;
@@ -253,6 +268,42 @@ static run_result group_sweep(const char* text) {
     return out;
 }
 
+/* The leader policy in a named group: events "step" with "policy": "leader" at each clip's foot_l fire
+ * only for the group's leader (the larger contribution; the walk on ties); without the group each node
+ * is its own group and both fire. Returns the follower's firings; *leader_fired the leader's. */
+static int group_leader_events(const char* text, int* leader_fired) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    uint32_t nw;
+    assert_int_equal(bsync_blend_tree_find_node(bsync_graph_tree(g), "w", &nw), BSYNC_OK);
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    int follower = 0;
+    *leader_fired = 0;
+    for (int k = 0; k < 1024; k++) {
+        const int s = k % 512 < 256 ? k % 512 : 511 - k % 512;
+        const fix16_t target[2] = {(fix16_t)(s * 256), BSYNC_FX_ONE};
+        const bsync_instance_input in = {target, 2};
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        const fix16_t* w = bsync_instance_node_weights(inst, 0);
+        const uint32_t lead_node = w[1] > w[0] ? 1u : 0u; /* 0: the walk leads, 1: the run */
+        const bsync_action_report* rep;
+        uint32_t n;
+        assert_int_equal(bsync_instance_actions(inst, &rep, &n), BSYNC_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t who = rep[i].node == nw ? 0u : 1u;
+            if (who == lead_node) *leader_fired += (int)rep[i].count;
+            else follower += (int)rep[i].count;
+        }
+    }
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return follower;
+}
+
 static void test_sync_group(void** state) {
     (void)state;
     const run_result gr = group_sweep(GROUP_CONFIG(", \"sync_group\": \"legs\""));
@@ -263,6 +314,13 @@ static void test_sync_group(void** state) {
     assert_true(free_run.max_diff - free_run.min_diff > ((int64_t)1 << 30));
     /* the hash tells grouped and ungrouped apart; a node with "sync": "none" cannot join a group */
     assert_true(hash_of(GROUP_CONFIG(", \"sync_group\": \"legs\"")) != hash_of(GROUP_CONFIG("")));
+    /* the leader policy follows the named group */
+    int lead = 0;
+    static const char grouped[] = GROUP_CONFIG_EV(", \"sync_group\": \"legs\"");
+    static const char ungrouped[] = GROUP_CONFIG_EV("");
+    assert_int_equal(group_leader_events(grouped, &lead), 0);
+    assert_true(lead >= 10);
+    assert_true(group_leader_events(ungrouped, &lead) >= 10);
     expect(CONFIG(", \"sync\": \"none\", \"sync_group\": \"legs\"", WALK_M, RUN_M),
            "g.json: /nodes/loco/sync_group: a sync group needs the node's clock (\"sync\": \"none\" excludes it)");
     expect(CONFIG(", \"sync_group\": 3", WALK_M, RUN_M), "g.json: /nodes/loco/sync_group: expected a string (the sync group's name)");
