@@ -4,7 +4,7 @@
  * action 88 + 8 per curve key, worked out here from the list), every action reads back as written,
  * broken lists are refused by the writer, broken sections (re-sealed with a fresh checksum) by the
  * reader with BSYNC_BAD_BLOB, and a graph config whose clip comes from the file takes the file's
- * events, ranges, markers and curves for each kind its clip entry does not list. */
+ * events, ranges, markers and curves for each kind its clip entry does not list; retargeting keeps them. */
 #include "test_support.h"
 #include "fixtures.h"
 
@@ -17,6 +17,7 @@
 #include "blendsync/io/clip_file.h"
 #include "blendsync/io/graph_config.h"
 #include "blendsync/io/gltf.h"
+#include "blendsync/io/retarget.h"
 
 #define FXI(v) ((fix16_t)((v) * 65536))
 
@@ -128,6 +129,20 @@ static void test_round_trip(void** state) {
     }
     bsync_clip_action x;
     assert_int_equal(bsync_asset_get_clip_action(&a, 7, &x), BSYNC_INVALID_ARGUMENT);
+    /* retargeted to a skeleton with one more joint: new clips, the same actions */
+    static const char* const two[2] = {"root", "tip"};
+    bsync_skeleton* other = bsync_test_chain_skeleton(two, 2, NULL);
+    bsync_retarget_report rep;
+    assert_int_equal(bsync_retarget_asset(&a, other, 0, &rep, &err), BSYNC_OK);
+    assert_int_equal(bsync_skeleton_joint_count(a.skeleton), 2);
+    assert_int_equal(bsync_asset_clip_action_count(&a), 7);
+    assert_int_equal(bsync_asset_get_clip_action(&a, 4, &x), BSYNC_OK);
+    assert_string_equal(x.name, "lift");
+    assert_memory_equal(x.key_values, lift_v, sizeof lift_v);
+    assert_int_equal(bsync_asset_get_clip_action(&a, 6, &x), BSYNC_OK);
+    assert_int_equal(x.clip, 1);
+    assert_string_equal(x.name, "ik");
+    bsync_skeleton_destroy(other);
     bsync_asset_destroy(&a);
     /* a version-1 file has no actions */
     assert_int_equal(bsync_clip_file_load_memory(plain, plain_size, "p.bsclip", &a, &err), BSYNC_OK);
