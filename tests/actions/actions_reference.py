@@ -3,7 +3,8 @@
 and with "markers" "Sync markers" / "The marker position"), written from the doc, checked against
 tests/actions/actions_trace.c's output.
 
-Usage: actions_reference.py TRACE_PROGRAM [SEEDS] [TICKS] [markers]. For each seed it runs the program and, per
+Usage: actions_reference.py TRACE_PROGRAM [SEEDS] [TICKS] [markers|groups] ("groups": "Sync groups", all
+four slots in one group on two node clocks). For each seed it runs the program and, per
 tick, predicts the reports from the graph description, the slot positions and contributions the
 program prints (the model computes the sync-none clocks itself and checks the printed ones), and the
 model's own range states; the R lines (and the X lines of re-simulated ticks) must be exactly the
@@ -77,9 +78,14 @@ def marker_position(q, motion, weights, markers):
     return q + d
 
 
-def run(prog, seed, ticks, with_markers=False):
-    out = subprocess.run([prog, str(seed), str(ticks)] + (["markers"] if with_markers else []),
-                         capture_output=True, text=True)
+def signed_offset(g, f):
+    d = (g - f) % UNITS
+    return d - UNITS if d >= UNITS // 2 else d
+
+
+def run(prog, seed, ticks, mode=None):
+    with_markers = mode is not None
+    out = subprocess.run([prog, str(seed), str(ticks)] + ([mode] if mode else []), capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"seed {seed}: {prog} failed: {out.stderr.strip()}")
     slots, actions, pos, contrib, rep, resim = {}, [], {}, {}, {}, {}
@@ -121,6 +127,13 @@ def run(prog, seed, ticks, with_markers=False):
         # the sync group of "synced" (slots 4 and 5): the larger contribution leads, ties to slot 4
         c4, c5 = contrib[(t, 4)], contrib[(t, 5)]
         leader = 4 if c4 >= c5 else 5
+        if mode == "groups":
+            # docs/actions.md "Sync groups": one group of all four slots, the largest contribution leads
+            # (ties to the lowest slot); its node's clock anchors every slot
+            best = max(contrib[(t, s)] for s in slots)
+            if best <= 0:
+                raise SystemExit(f"seed {seed} tick {t}: a silent group (the model does not cover it)")
+            leader = min(s for s in slots if contrib[(t, s)] == best)
         for s in sorted(slots):
             sl = slots[s]
             if sl["clock"] == "none":  # the model's own clock: floor(n 2^32 scale / (rate duration))
@@ -132,7 +145,22 @@ def run(prog, seed, ticks, with_markers=False):
             else:
                 p0 = pos[(t - 1, s)] if t > 1 else 0
             p1 = pos[(t, s)]
-            if with_markers and sl["clock"] == "sync":
+            if mode == "groups":
+                lm = slots[leader]["motion"]
+                q0 = pos[(t - 1, leader)] if t > 1 else 0
+                q1 = pos[(t, leader)]
+                p0, p1 = q0, q1
+                if s != leader and lm != sl["motion"]:
+                    g0 = marker_phase(markers.get(lm, []), markers.get(sl["motion"], []), q0 % UNITS)
+                    g1 = marker_phase(markers.get(lm, []), markers.get(sl["motion"], []), q1 % UNITS)
+                    p0 = q0 + (signed_offset(g0, q0 % UNITS) if g0 is not None else 0)
+                    p1 = q1 + (signed_offset(g1, q1 % UNITS) if g1 is not None else 0)
+                if p1 < p0:
+                    p0 = p1
+                    jumps += 1
+                elif s != leader:
+                    mapped += 1
+            elif with_markers and sl["clock"] == "sync":
                 # both ends mapped with this tick's weights; a position that moved back is a jump to p1
                 wts = [(2, node_w[t][0]), (3, node_w[t][1])]
                 p0 = marker_position(p0, sl["motion"], wts, markers)
@@ -149,7 +177,7 @@ def run(prog, seed, ticks, with_markers=False):
                 if a["policy"] == 2:
                     ok = True
                 elif a["policy"] == 1:
-                    ok = c > 0 and (sl["clock"] == "none" or s == leader)
+                    ok = c > 0 and (sl["clock"] == "none" or s == leader)  # "group": one leader for all
                 else:
                     ok = c > 0 and c >= a["thr"]
                 at = units(a["t0"], sl["dur"])
@@ -191,10 +219,13 @@ def main():
     prog = sys.argv[1]
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     ticks = int(sys.argv[3]) if len(sys.argv) > 3 else 400
-    with_markers = len(sys.argv) > 4 and sys.argv[4] == "markers"
+    mode = sys.argv[4] if len(sys.argv) > 4 else None
+    if mode not in (None, "markers", "groups"):
+        raise SystemExit("usage: actions_reference.py TRACE_PROGRAM [SEEDS] [TICKS] [markers|groups]")
+    with_markers = mode is not None
     total = [0, 0, 0, 0, 0]
     for seed in range(1, seeds + 1):
-        r = run(prog, seed, ticks, with_markers)
+        r = run(prog, seed, ticks, mode)
         total = [x + y for x, y in zip(total, r)]
     if total[1] == 0:
         raise SystemExit("no action fired in any run: the test would prove nothing")
