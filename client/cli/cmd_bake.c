@@ -26,7 +26,9 @@
  * the config): the same keys (key k at time round(k * 65536 / key rate) fix16 seconds, one
  * translation, rotation and scale track per joint) built with bsync_clip_create and stored with
  * compact keys (clip.h bsync_clip_compact_create; .bsclip version 2; docs/clip-format.md). At most
- * 65535 keys (the compact encoding's per-track limit).
+ * 65535 keys (the compact encoding's per-track limit). Graphs with events, ranges or float curves: the
+ * run's (bake_collect) go into the file as clip actions (version 3, docs/clip-format.md "Clip actions";
+ * not with --render-rate, nor into a .glb).
  *
  * The output is written through OUT.glb.tmp.<pid> + rename, so OUT.glb is either the complete new
  * file or untouched. Exit: 0 success, 2 error (message on stderr; nothing written). */
@@ -117,9 +119,84 @@ static int bake_frames(bsync_instance* inst, const bsync_script* sc, fix16_t* ta
     return 0;
 }
 
+/* --compact: what the run fired and its float curves, as clip actions of the baked clip (docs/clip-format.md
+ * "Clip actions"): an event per event report at its key's time, a range from the key its range opened at
+ * to the one it closed at (open at the end: to the clip's end), one curve per channel with a key per key
+ * (when there are at most 4096 keys). */
+typedef struct bake_open { uint32_t action, node, child; fix16_t begin; } bake_open;
+typedef struct bake_actions {
+    bsync_clip_action* list;
+    uint32_t count, cap;
+    bake_open* open;
+    uint32_t open_count, open_cap;
+    fix16_t* curves; /* channels x keys: values, then one shared time array */
+    fix16_t* times;
+} bake_actions;
+
+static bsync_clip_action* bake_push(bake_actions* b) {
+    if (b->count == b->cap) {
+        const uint32_t cap = b->cap ? 2u * b->cap : 64u;
+        bsync_clip_action* l = realloc(b->list, cap * sizeof *l);
+        if (!l) return NULL;
+        b->list = l;
+        b->cap = cap;
+    }
+    bsync_clip_action* a = &b->list[b->count++];
+    memset(a, 0, sizeof *a);
+    return a;
+}
+
+/* The reports of the tick that produced key `key` (at time t). */
+static int bake_collect(bake_actions* b, const bsync_graph* g, const bsync_instance* inst, fix16_t t) {
+    const bsync_action_report* r = NULL;
+    uint32_t n = 0;
+    if (bsync_instance_actions(inst, &r, &n) != BSYNC_OK) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        bsync_graph_action_desc d;
+        if (bsync_graph_action(g, r[i].action, &d) != BSYNC_OK) return -1;
+        if (r[i].kind == BSYNC_ACTION_EVENT) {
+            bsync_clip_action* a = bake_push(b);
+            if (!a) return -1;
+            a->kind = BSYNC_CLIP_ACTION_EVENT;
+            a->name = d.name;
+            a->time = t;
+            a->payload = r[i].payload;
+            continue;
+        }
+        uint32_t k = 0;
+        while (k < b->open_count && !(b->open[k].action == r[i].action && b->open[k].node == r[i].node &&
+                                      b->open[k].child == r[i].child))
+            k++;
+        if (k < b->open_count && r[i].exits > 0) { /* closed in this tick */
+            if (t > b->open[k].begin) {
+                bsync_clip_action* a = bake_push(b);
+                if (!a) return -1;
+                a->kind = BSYNC_CLIP_ACTION_RANGE;
+                a->name = d.name;
+                a->time = b->open[k].begin;
+                a->end = t;
+                a->payload = r[i].payload;
+            }
+            b->open[k] = b->open[--b->open_count];
+            k = b->open_count;
+        }
+        if (k == b->open_count && r[i].active) { /* open after this tick */
+            if (b->open_count == b->open_cap) {
+                const uint32_t cap = b->open_cap ? 2u * b->open_cap : 16u;
+                bake_open* o = realloc(b->open, cap * sizeof *o);
+                if (!o) return -1;
+                b->open = o;
+                b->open_cap = cap;
+            }
+            b->open[b->open_count++] = (bake_open){r[i].action, r[i].node, r[i].child, t};
+        }
+    }
+    return 0;
+}
+
 /* --compact: the keys as a clip (one T, R, S track per joint), compacted, saved as a .bsclip. */
 static int write_compact(const char* path, const bsync_skeleton* sk, const char* name, uint32_t key_rate, uint32_t keys,
-                         const bsync_trs* poses) {
+                         const bsync_trs* poses, bake_actions* acts, const bsync_graph* g) {
     if (keys > 65535u) {
         fprintf(stderr, "blendsync bake: --compact: %u keys is beyond the compact encoding's 65535 keys per track\n",
                 (unsigned)keys);
@@ -159,7 +236,28 @@ static int write_compact(const char* path, const bsync_skeleton* sk, const char*
     const bsync_clip* clips[1] = {small};
     bsync_error err;
     memset(&err, 0, sizeof err);
-    if (bsync_clip_file_save(path, sk, clips, 1, &err) != BSYNC_OK) {
+    /* ranges still open end with the clip; the curves' keys at the keys' times */
+    for (uint32_t k = 0; k < acts->open_count; k++) {
+        if (acts->open[k].begin >= times[keys - 1]) continue;
+        bsync_graph_action_desc d;
+        bsync_clip_action* a = bake_push(acts);
+        if (!a || bsync_graph_action(g, acts->open[k].action, &d) != BSYNC_OK) goto out;
+        a->kind = BSYNC_CLIP_ACTION_RANGE;
+        a->name = d.name;
+        a->time = acts->open[k].begin;
+        a->end = times[keys - 1];
+        a->payload = d.payload;
+    }
+    for (uint32_t c = 0; acts->curves && c < bsync_graph_curve_channel_count(g); c++) {
+        bsync_clip_action* a = bake_push(acts);
+        if (!a) goto out;
+        a->kind = BSYNC_CLIP_ACTION_CURVE;
+        a->name = bsync_graph_curve_channel_name(g, c);
+        a->key_count = keys;
+        a->key_times = times;
+        a->key_values = acts->curves + (size_t)c * keys;
+    }
+    if (bsync_clip_file_save_ex(path, sk, clips, 1, acts->list, acts->count, &err) != BSYNC_OK) {
         fprintf(stderr, "blendsync bake: %s\n", err.message);
         goto out;
     }
@@ -242,6 +340,8 @@ int bsync_cmd_bake(int argc, char** argv) {
     const bsync_skeleton* sk = bsync_graph_config_skeleton(gc);
 
     int status = 2;
+    bake_actions acts; /* --compact: the run's clip actions */
+    memset(&acts, 0, sizeof acts);
     bsync_script* sc = NULL;
     void* mem = NULL;
     fix16_t* targets = NULL;
@@ -307,6 +407,15 @@ int bsync_cmd_bake(int argc, char** argv) {
         fprintf(stderr, "blendsync bake: the initial pose failed\n");
         goto done;
     }
+    const uint32_t channels = bsync_graph_curve_channel_count(graph);
+    if (compact && !render_rate && channels > 0 && keys <= 4096u) {
+        acts.curves = (fix16_t*)calloc((size_t)channels * keys, sizeof(fix16_t));
+        if (!acts.curves) goto done;
+        for (uint32_t c = 0; c < channels; c++) (void)bsync_instance_curve(inst, c, &acts.curves[(size_t)c * keys]);
+    } else if (compact && !render_rate && channels > 0) {
+        fprintf(stderr, "blendsync bake: note: %llu keys: the float curves are not carried (at most 4096 keys a curve)\n",
+                (unsigned long long)keys);
+    }
     size_t row = 0;
     bsync_instance_input input = {targets, pc};
     bsync_switch_trigger trig[BSYNC_GRAPH_MAX_SWITCHES];
@@ -320,11 +429,20 @@ int bsync_cmd_bake(int argc, char** argv) {
             fprintf(stderr, "blendsync bake: tick %lu: the pose failed\n", t);
             goto done;
         }
+        if (compact) { /* key t + 1, at the time write_compact gives it */
+            const fix16_t kt = (fix16_t)(((uint64_t)(t + 1) * 65536u + key_rate / 2u) / key_rate);
+            if (bake_collect(&acts, graph, inst, kt) != 0) {
+                fprintf(stderr, "blendsync bake: out of memory\n");
+                goto done;
+            }
+            for (uint32_t c = 0; acts.curves && c < channels; c++)
+                (void)bsync_instance_curve(inst, c, &acts.curves[(size_t)c * keys + t + 1]);
+        }
     }
     char name[BSYNC_MAX_NAME];
     base_name(config, name, sizeof name);
     if (compact) {
-        if (write_compact(out_path, sk, name, key_rate, (uint32_t)keys, poses) != 0) goto done;
+        if (write_compact(out_path, sk, name, key_rate, (uint32_t)keys, poses, &acts, graph) != 0) goto done;
         status = 0;
         goto done;
     }
@@ -336,6 +454,9 @@ int bsync_cmd_bake(int argc, char** argv) {
     }
     status = 0;
 done:
+    free(acts.list);
+    free(acts.open);
+    free(acts.curves);
     free(mem);
     free(present_mem);
     free(targets);

@@ -232,12 +232,28 @@ int bsync_cmd_import(int argc, char** argv) {
             goto done;
         }
     }
-    if (bsync_clip_file_save(out_path, tskel, clips, n, &err) != BSYNC_OK) {
-        fprintf(stderr, "blendsync import: %s\n", err.message);
+    /* the inputs' clip actions (a .bsclip of version 3, glTF extras: docs/clip-format.md "Clip actions"),
+     * their clip indices moved to the output's; the file is version 3 only when there are some */
+    uint32_t nact = 0;
+    for (uint32_t i = 0; i < ninputs; i++) nact += bsync_asset_clip_action_count(&assets[i]);
+    bsync_clip_action* acts = calloc(nact ? nact : 1, sizeof *acts);
+    if (!acts) {
         free(clips);
         goto done;
     }
-    size_t size = bsync_clip_file_size(tskel, clips, n);
+    for (uint32_t i = 0, base = 0, a = 0; i < ninputs; base += assets[i].clip_count, i++)
+        for (uint32_t k = 0; k < bsync_asset_clip_action_count(&assets[i]); k++, a++) {
+            (void)bsync_asset_get_clip_action(&assets[i], k, &acts[a]);
+            acts[a].clip += base;
+        }
+    if (bsync_clip_file_save_ex(out_path, tskel, clips, n, acts, nact, &err) != BSYNC_OK) {
+        fprintf(stderr, "blendsync import: %s\n", err.message);
+        free(acts);
+        free(clips);
+        goto done;
+    }
+    size_t size = bsync_clip_file_size_ex(tskel, clips, n, acts, nact);
+    free(acts);
     free(clips);
     /* read it back: the file must load */
     bsync_asset check;

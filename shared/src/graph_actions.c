@@ -157,7 +157,6 @@ size_t graph_actions_validate(const bsync_graph_desc* gd, uint32_t M, uint32_t S
     if (d->marker_sync) {
         const uint32_t N = bsync_blend_tree_node_count(t);
         for (uint32_t n = 0; n < N; n++) {
-            if (d->marker_sync[n] > 1u) goto invalid;
             const bsync_graph_node_options* o = gd->node_options ? &gd->node_options[n] : NULL;
             if (d->marker_sync[n] && o && o->sync != BSYNC_SYNC_NORMALIZED) goto invalid;
         }

@@ -80,7 +80,7 @@ void instance_flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* m
     const bsync_graph* g = inst->graph;
     const fix16_t* w = CARR(inst, fix16_t, off_weights);
     for (uint32_t n = 0; n < g->node_count; n++) mass[n] = 0;
-    for (uint32_t s = 0; s < g->slot_count; s++) contrib[s] = 0;
+    for (uint32_t s = 0; contrib && s < g->slot_count; s++) contrib[s] = 0;
     mass[node] = BSYNC_FX_ONE;
     for (uint32_t i = 0; i < g->node_count; i++) {
         const uint32_t n = g->topo[i];
@@ -94,7 +94,7 @@ void instance_flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* m
             if (c <= 0) continue;
             const graph_slot* gs = &g->slots[s];
             if (gs->kind == (uint32_t)BSYNC_CHILD_NODE) mass[gs->index] = bsync_fx_add(mass[gs->index], c);
-            else contrib[s] = c;
+            else if (contrib) contrib[s] = c;
         }
     }
 }

@@ -24,15 +24,21 @@ static uint64_t passed(uint64_t e, const bsync_clip_time* P, int one_shot) {
 
 static uint32_t sat32(uint64_t v) { return v > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)v; }
 
-/* Does motion slot s pass action a's policy this tick? leader[n]: the leading slot of the sync group
- * driven by node n. */
+/* The sync group of a motion slot on a node clock: its driving node n, or for a node of a named sync
+ * group (marker_sync v >= 2, docs/actions.md "Sync groups") BSYNC_MAX_BLEND_NODES + v. */
+static uint32_t group_of(const bsync_graph* g, const graph_slot* gs) {
+    if (g->has_marker_sync && g->marker_sync[gs->node] >= 2u) return BSYNC_MAX_BLEND_NODES + g->marker_sync[gs->node];
+    return g->nodes[gs->node].driver;
+}
+
+/* Does motion slot s pass action a's policy this tick? leader[group_of]: the leading slot of its group. */
 static int policy_passes(const bsync_graph* g, const graph_action* a, uint32_t s, fix16_t c, const uint32_t* leader) {
     switch (a->policy) {
     case BSYNC_ACTION_POLICY_ALWAYS: return 1;
     case BSYNC_ACTION_POLICY_LEADER: {
         if (c <= 0) return 0;
         const graph_slot* gs = &g->slots[s];
-        return gs->clock != GRAPH_NONE || leader[g->nodes[gs->node].driver] == s;
+        return gs->clock != GRAPH_NONE || leader[group_of(g, gs)] == s;
     }
     default: return c > 0 && c >= a->threshold;
     }
@@ -72,12 +78,15 @@ void instance_actions_tick(bsync_instance* inst) {
     const fix16_t* contrib = policy_contributions(inst, &ar);
     /* sync groups (motion slots sampled at a driving node's clock): the largest contribution leads,
      * ties to the lowest slot index */
-    uint32_t leader[BSYNC_MAX_BLEND_NODES];
-    for (uint32_t n = 0; n < g->node_count; n++) leader[n] = GRAPH_NONE;
+    uint32_t leader[2u * BSYNC_MAX_BLEND_NODES];
     for (uint32_t s = 0; g->has_leader && s < g->slot_count; s++) { /* only LEADER actions read them */
         const graph_slot* gs = &g->slots[s];
+        if (gs->kind == (uint32_t)BSYNC_CHILD_MOTION && gs->clock == GRAPH_NONE) leader[group_of(g, gs)] = GRAPH_NONE;
+    }
+    for (uint32_t s = 0; g->has_leader && s < g->slot_count; s++) {
+        const graph_slot* gs = &g->slots[s];
         if (gs->kind != (uint32_t)BSYNC_CHILD_MOTION || gs->clock != GRAPH_NONE) continue;
-        const uint32_t d = g->nodes[gs->node].driver;
+        const uint32_t d = group_of(g, gs);
         if (leader[d] == GRAPH_NONE || contrib[s] > contrib[leader[d]]) leader[d] = s;
     }
     uint32_t out = 0;
@@ -89,6 +98,8 @@ void instance_actions_tick(bsync_instance* inst) {
         const int once = bsync_graph_one_shot_(g, m);
         bsync_clip_time P0, P1;
         instance_slot_position(inst, s, &P1, &P0);
+        /* a marker position that moved back (docs/actions.md "The marker position") is a jump to P1 */
+        if (P1.cycles < P0.cycles || (P1.cycles == P0.cycles && P1.phase < P0.phase)) P0 = P1;
         const fix16_t c = contrib[s];
         uint32_t range = g->slot_range_base[s];
         for (uint32_t i = first; i < last; i++) {

@@ -38,10 +38,6 @@ typedef struct eval_samples {
     fix16_t seconds[BSYNC_MAX_BLEND_POSES];
 } eval_samples;
 
-/* docs/actions.md "Sync markers": the phase a motion slot of a marker-synced node samples at, from the
- * node's sampling phase: the leader (the motion child of largest weight, the first on ties) sits between
- * its previous marker p and next marker q; the slot takes the same fraction of its own first marker pair
- * named (p, q). Unchanged for the leader, or when either lacks markers or the pair. */
 /* docs/actions.md "Sync markers": the phase of motion `follower` matching motion `lead` at `phase`: the
  * leader sits between its previous marker p and next marker q; the follower takes the same fraction of its
  * own first marker pair named (p, q). Returns 0 (and leaves *out) when either lacks markers or the pair. */
@@ -66,36 +62,67 @@ int instance_marker_map(const bsync_graph* g, uint32_t lead, uint32_t follower, 
     return 0;
 }
 
-/* The phase a motion slot of a marker-synced node samples at, from the node's sampling phase: mapped
- * from the leader (the motion child of largest weight, the first on ties); unchanged for the leader or
- * without a matching marker pair (the normalised fallback). */
-static uint32_t marker_phase(const bsync_instance* inst, const graph_slot* gs, uint32_t phase) {
+/* The motion slot leading marker-synced slot gs (docs/actions.md "Sync markers", "Sync groups"): in a
+ * sync group (marker_sync >= 2), the group's motion slot of largest contribution (> 0; ties to the lowest
+ * slot index); otherwise, or when the whole group contributes nothing, the motion child of gs's node with
+ * the largest weight (> 0; the first on ties). GRAPH_NONE without one. */
+static uint32_t marker_lead_slot(const bsync_instance* inst, const graph_slot* gs) {
     const bsync_graph* g = inst->graph;
-    const graph_node* gn = &g->nodes[gs->node];
-    const fix16_t* w = CARR(inst, fix16_t, off_weights) + gn->first_slot;
+    const uint8_t group = g->marker_sync[gs->node];
     uint32_t lead = GRAPH_NONE;
     fix16_t best = 0;
+    if (group >= 2u) {
+        const fix16_t* contrib = CARR(inst, fix16_t, off_contrib);
+        for (uint32_t s = 0; s < g->slot_count; s++) {
+            const graph_slot* x = &g->slots[s];
+            if (x->kind == (uint32_t)BSYNC_CHILD_MOTION && x->clock == GRAPH_NONE && g->marker_sync[x->node] == group &&
+                contrib[s] > best) {
+                best = contrib[s];
+                lead = s;
+            }
+        }
+        if (lead != GRAPH_NONE) return lead;
+    }
+    const graph_node* gn = &g->nodes[gs->node];
+    const fix16_t* w = CARR(inst, fix16_t, off_weights) + gn->first_slot;
     for (uint32_t c = 0; c < gn->child_count; c++)
         if (g->slots[gn->first_slot + c].kind == (uint32_t)BSYNC_CHILD_MOTION && w[c] > best) {
             best = w[c];
-            lead = g->slots[gn->first_slot + c].index;
+            lead = gn->first_slot + c;
         }
-    if (lead == GRAPH_NONE || lead == gs->index) return phase;
-    uint32_t out = phase;
-    (void)instance_marker_map(g, lead, gs->index, phase, &out);
-    return out;
+    return lead;
 }
 
-/* The sampling phase of motion slot s before one-shot handling (its NONE clock, or its node's phase,
- * marker-mapped on a marker-synced node, plus the slot's offset). */
+uint32_t instance_marker_anchor(const bsync_instance* inst, const graph_slot* gs, uint32_t* lead_motion) {
+    const uint32_t lead = marker_lead_slot(inst, gs);
+    if (lead == GRAPH_NONE) {
+        *lead_motion = GRAPH_NONE;
+        return gs->node;
+    }
+    *lead_motion = inst->graph->slots[lead].index;
+    return inst->graph->slots[lead].node;
+}
+
+int32_t instance_marker_delta(const bsync_graph* g, uint32_t lead_motion, uint32_t motion, uint32_t f) {
+    uint32_t out = f;
+    if (lead_motion == GRAPH_NONE || lead_motion == motion || !instance_marker_map(g, lead_motion, motion, f, &out))
+        return 0;
+    return instance_to_i32(out - f); /* wraps mod 2^32 */
+}
+
+/* The sampling phase of motion slot s before one-shot handling (its NONE clock, or its node's phase; on a
+ * marker-synced node the anchor node's phase, marker-mapped; plus the slot's offset). */
 static uint32_t slot_phase(const bsync_instance* inst, const graph_slot* gs) {
     const bsync_graph* g = inst->graph;
     uint32_t phase;
     if (gs->clock != GRAPH_NONE) {
         phase = CARR(inst, bsync_clip_time, off_slot_clocks)[gs->clock].phase;
+    } else if (g->has_marker_sync && g->marker_sync[gs->node]) {
+        uint32_t lead;
+        phase = instance_sample_phase(inst, instance_marker_anchor(inst, gs, &lead));
+        phase += (uint32_t)instance_marker_delta(g, lead, gs->index, phase); /* wraps mod 2^32 */
     } else {
         phase = instance_sample_phase(inst, gs->node);
-        if (g->has_marker_sync && g->marker_sync[gs->node]) phase = marker_phase(inst, gs, phase);
     }
     return phase + gs->offset32; /* wraps mod 2^32 */
 }

@@ -151,12 +151,16 @@ void instance_update_root_motion(bsync_instance* inst) {
         if (c <= 0) continue;
         const graph_slot* gs = &g->slots[s];
         const bsync_clip_time* now;
-        bsync_clip_time before;
+        bsync_clip_time before, mapped;
         uint32_t offset;
         if (gs->clock != GRAPH_NONE) {
             now = &sc[gs->clock];
             before = instance_unstep(now, &g->clock_steps[gs->clock]);
             offset = gs->offset32;
+        } else if (g->has_marker_sync && g->marker_sync[gs->node]) { /* the marker positions, offsets in */
+            instance_slot_position(inst, s, &mapped, &before);
+            now = &mapped;
+            offset = 0;
         } else {
             const graph_node* gn = &g->nodes[gs->node];
             now = &clocks[gn->driver];

@@ -1,5 +1,6 @@
 /* actions_trace.c — prints a random actions run for tests/actions/actions_reference.py (the independent
- * model of docs/actions.md "Crossings", "Policies", "Ranges"). Usage: actions_trace SEED TICKS.
+ * model of docs/actions.md "Crossings", "Policies", "Ranges", "The marker position").
+ * Usage: actions_trace SEED TICKS [markers].
  *
  * Graph (one joint; every clip a two-key translation track of a random duration 0.02..3 s):
  *   root "mix" Simple1D(p) over node "free" (sync none: motions a loop, b one-shot, each with a random
@@ -16,7 +17,15 @@
  * first time (exit 1 on a difference); the run then continues from the re-simulated instance.
  * The header lines describe the graph for the model:
  *   G rate, M slot motion node child one_shot duration_raw clock(none|sync) time_scale_raw,
- *   A index motion kind time_raw end_raw policy threshold payload. */
+ *   A index motion kind time_raw end_raw policy threshold payload.
+ * With "markers", node "synced" syncs by markers: c and d get 0..3 markers named foot_l / foot_r at random
+ * times (sorted, no (name, time) twice; sometimes none, so the fallback is covered), printed as
+ *   K motion name(0 foot_l, 1 foot_r) time_raw
+ * and each tick prints "W tick w_c w_d" (the synced node's child weights after the tick); its S lines keep
+ * printing the node's (root's) clock: the model maps it to each slot's marker position itself.
+ * With "groups" (docs/actions.md "Sync groups"): the root is "sync": "none", so "free" and "synced" run
+ * their own clocks; both are normalised and in one sync group; all four clips get markers; the S lines
+ * give each slot's node clock and the M lines say "group". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +71,9 @@ static void print_reports(char tag, uint64_t tick, const tick_log* l) {
 }
 
 int main(int argc, char** argv) {
-    if (argc != 3) fail("usage: actions_trace SEED TICKS");
+    if (argc != 3 && !(argc == 4 && (strcmp(argv[3], "markers") == 0 || strcmp(argv[3], "groups") == 0)))
+        fail("usage: actions_trace SEED TICKS [markers|groups]");
+    const int with_markers = argc == 4, groups = argc == 4 && strcmp(argv[3], "groups") == 0;
     g_rng = strtoull(argv[1], NULL, 10) * 0x9E3779B97F4A7C15ull + 1u;
     const uint32_t ticks = (uint32_t)strtoul(argv[2], NULL, 10);
     const uint32_t rate = rnd_in(15, 60);
@@ -111,6 +122,10 @@ int main(int argc, char** argv) {
     memset(opts, 0, sizeof opts);
     opts[1].sync = BSYNC_SYNC_NONE;
     opts[1].time_scales = scales;
+    if (groups) { /* the root plays its children on their own clocks; both children sync by markers in one group */
+        opts[0].sync = BSYNC_SYNC_NONE;
+        opts[1].sync = BSYNC_SYNC_NORMALIZED;
+    }
     /* actions */
     static bsync_graph_action_desc acts[20];
     uint32_t na = 0;
@@ -142,7 +157,36 @@ int main(int argc, char** argv) {
         }
     }
     const uint32_t one_shot[4] = {0, 1, 0, 1};
-    bsync_graph_actions_desc ad = {one_shot, acts, na, NULL, 0, NULL, 0, NULL, 0, NULL};
+    /* markers on c and d (random, sorted by time; the names alternate only by chance) */
+    static const char* const marker_names[2] = {"foot_l", "foot_r"};
+    bsync_graph_marker_desc mks[12];
+    uint32_t mname[12], nk = 0;
+    const uint8_t msync[3] = {0, (uint8_t)(groups ? 2 : 0), (uint8_t)(groups ? 2 : 1)};
+    for (uint32_t m = groups ? 0u : 2u; with_markers && m < 4; m++) {
+        const uint32_t n = rnd_in(0, 7) == 0 ? 0 : rnd_in(1, 3), first = nk;
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t nm = rnd_in(0, 1);
+            const fix16_t t = (fix16_t)rnd_in(0, (uint32_t)dur[m] - 1u);
+            uint32_t at = nk; /* insertion by time; a (name, time) pair already there is skipped */
+            int dup = 0;
+            for (uint32_t i = first; i < nk; i++) {
+                if (mks[i].time == t && mname[i] == nm) dup = 1;
+                if (mks[i].time > t && at == nk) at = i;
+            }
+            if (dup) continue;
+            for (uint32_t i = nk; i > at; i--) {
+                mks[i] = mks[i - 1];
+                mname[i] = mname[i - 1];
+            }
+            mks[at].name = marker_names[nm];
+            mks[at].motion = m;
+            mks[at].time = t;
+            mname[at] = nm;
+            nk++;
+        }
+    }
+    bsync_graph_actions_desc ad = {one_shot, acts, na, NULL, 0, NULL, 0, nk ? mks : NULL, nk,
+                                   with_markers ? msync : NULL};
     const bsync_clip* cl[4] = {clips[0], clips[1], clips[2], clips[3]};
     bsync_graph_desc gd;
     memset(&gd, 0, sizeof gd);
@@ -158,10 +202,11 @@ int main(int argc, char** argv) {
     static const uint32_t slot_node[4] = {1, 1, 2, 2}, slot_child[4] = {0, 1, 0, 1};
     for (uint32_t m = 0; m < 4; m++)
         printf("M %u %u %u %u %u %d %s %d\n", 2u + m, m, slot_node[m], slot_child[m], one_shot[m], dur[m],
-               m < 2 ? "none" : "sync", m < 2 ? scales[m] : BSYNC_FX_ONE);
+               groups ? "group" : m < 2 ? "none" : "sync", m < 2 ? scales[m] : BSYNC_FX_ONE);
     for (uint32_t i = 0; i < na; i++)
         printf("A %u %u %u %d %d %u %d %d\n", i, acts[i].motion, (unsigned)acts[i].kind, acts[i].time, acts[i].end,
                (unsigned)acts[i].policy, acts[i].threshold, acts[i].payload);
+    for (uint32_t i = 0; i < nk; i++) printf("K %u %u %d\n", mks[i].motion, mname[i], mks[i].time);
     /* instances, ring of snapshots and inputs */
     const size_t isz = bsync_instance_memory_size(g), ssz = bsync_instance_snapshot_size_max(g);
     void* ma = aligned_alloc(8, (isz + 7) & ~(size_t)7);
@@ -190,7 +235,11 @@ int main(int argc, char** argv) {
          * 32-byte header, P = 3 parameters of 48 bytes and N = 3 node clocks of 20, u32 C, then them) */
         for (uint32_t m = 0; m < 4; m++) {
             uint64_t cycles, phase;
-            if (m < 2) {
+            if (groups) { /* each node's own clock (its children's normalised position) */
+                const bsync_clip_time* nt = bsync_instance_node_time(a, slot_node[m]);
+                cycles = (uint64_t)nt->cycles;
+                phase = nt->phase;
+            } else if (m < 2) {
                 const unsigned char* p = snaps + slot * ssz + 32 + 4 + 48 * 3 + 4 + 20 * 3 + 4 + 20 * m;
                 cycles = 0;
                 for (int i = 0; i < 8; i++) cycles |= (uint64_t)p[i] << (8 * i);
@@ -206,6 +255,10 @@ int main(int argc, char** argv) {
             const fix16_t contrib = bsync_fx_mul(w0[slot_node[m] - 1], wn[slot_child[m]]);
             printf("S %u %u %lld %llu %d\n", t, 2u + m, (long long)cycles, (unsigned long long)phase,
                    w0[slot_node[m] - 1] > 0 && wn[slot_child[m]] > 0 ? contrib : 0);
+        }
+        if (with_markers) {
+            const fix16_t* ws = bsync_instance_node_weights(a, 2);
+            printf("W %u %d %d\n", t, ws[0], ws[1]);
         }
         if (t >= 2 && rnd_in(0, 7) == 0) {
             uint32_t k = rnd_in(1, 16);

@@ -4,6 +4,8 @@
 #   sweep    tests/tools/determinism_sweep.c + `blendsync demo --ticks 1500 --rate 60 --quiet`
 #            (the digests tests/cli/determinism.sh compares; sweep-only targets go through it)
 #   demo     `blendsync demo --ticks 600 --every 100`
+#   markers  `eval` (every frame: actions, curves, checksums) of tests/fuzz/seeds/markers.json (marker sync,
+#            a sync group, follower events, curves through layers) over tests/actions/markers_sweep.csv
 #   eval     `eval --hash` of the demo graph (scripts/demo) and, with ../shared/data, of the pab
 #            glTF character (scripts/examples/pab_locomotion.json)
 #   bsclip   the bytes of `import` of a glTF baked on the host (and of Fox.glb with ../shared/data),
@@ -283,6 +285,7 @@ run_pipeline() { # runner binary outdir: every output of the pipeline into outdi
     cd "$work" || exit 1
     $run "$bin" demo --ticks 600 --every 100 >"$out/demo.txt" 2>&1
     $run "$bin" eval "$src/scripts/demo/humanoid_locomotion.json" --script "$src/scripts/demo/locomotion_path.csv" --hash >"$out/eval-demo.txt" 2>&1
+    $run "$bin" eval "$src/tests/fuzz/seeds/markers.json" --script "$src/tests/actions/markers_sweep.csv" --ticks 300 >"$out/markers.txt" 2>&1
     if [ -n "$data" ]; then
       $run "$bin" eval "$src/scripts/examples/pab_locomotion.json" --script "$src/scripts/examples/pab_speed_ramp.csv" --hash >"$out/eval-pab.txt" 2>/dev/null
       $run "$bin" import "$data/khronos-fox/Fox.glb" -o "$out/fox.bsclip" >/dev/null 2>&1
@@ -336,7 +339,7 @@ refsweep="$work/sweep/out-x86_64-gcc-O2.txt"
 
 # ---------------------------------------------------------------- every target
 status=0
-cols=(sweep builds demo eval-demo eval-pab bsclip list compact verify-host verify-v1 own-replay)
+cols=(sweep builds demo eval-demo markers eval-pab bsclip list compact verify-host verify-v1 own-replay)
 for t in "${targets[@]}"; do
   IFS='|' read -r name kind flags run <<<"$t"
   [ "$run" = WINE ] && run=$wine_bin
@@ -350,7 +353,7 @@ for t in "${targets[@]}"; do
     host)
       cell[$name,sweep]=ref
       cell[$name,builds]=yes
-      for c in demo eval-demo eval-pab bsclip list compact verify-host verify-v1 own-replay; do cell[$name,$c]=ref; done
+      for c in demo eval-demo markers eval-pab bsclip list compact verify-host verify-v1 own-replay; do cell[$name,$c]=ref; done
       [ -n "$data" ] || cell[$name,eval-pab]="no data"
       grep -q '^exit 0$' "$ref/verify-v1.txt" || { cell[$name,verify-v1]=FAIL; status=1; echo "FAIL $name: the v1 fixture does not verify"; }
       continue ;;
@@ -421,7 +424,7 @@ for t in "${targets[@]}"; do
     else cell[$name,sweep]=DIFF; status=1; first_diff "$refsweep" "$work/sweep-$name.txt" sweep "$name"; fi
   fi
   run_pipeline "$run" "$bin" "$out"
-  for c in demo eval-demo eval-pab list compact verify-host verify-v1; do
+  for c in demo eval-demo markers eval-pab list compact verify-host verify-v1; do
     f=$c.txt
     [ -e "$ref/$f" ] || continue
     # the verdict and exit code must match; the speed line is this machine's
@@ -462,6 +465,7 @@ echo "   yes, no bot: the CLI without \`bot\` and \`plot\` (no ENet and no cairo
 echo "   cJSON from Debian's source package), the client and server libraries compiled with -Werror;"
 echo "   compiles: io, CLI, client and server library sources compile with -Werror but are not linked;"
 echo " wasm32: the core's sweep and demo built with emcc alone, then the CLI (no bot, no plot) run under node;"
+echo " markers: eval frames (actions, curves, checksums) of a graph with marker sync, a sync group and curved layers;"
 echo " verify-host/verify-v1: a replay recorded on the host / the committed v1 fixture verifies here;"
 echo " own-replay: recorded here, byte-identical to the host's and verified on the host)"
 n_missing=0

@@ -1,4 +1,5 @@
-/* fuzz_clip_file.c — .bsclip bytes (io/clip_file.h): load, and sample every clip when it loads.
+/* fuzz_clip_file.c — .bsclip bytes (io/clip_file.h): load, and sample every clip and read every clip
+ * action (version 3; seed actions.bsclip) when it loads.
  * Most random bytes fail the checksum; each input is tried as it is and once more re-sealed (its
  * checksum at bytes 24..31 recomputed), so libFuzzer's mutations reach the block checks behind it too
  * (the mutator in fuzz_corpus_main.c also re-seals half of its mutations, --seal-bsclip). */
@@ -20,6 +21,14 @@ static void load(const uint8_t* data, size_t size) {
         fix16_t d = bsync_clip_duration(asset.clips[c]);
         for (int k = 0; k <= 4; k++)
             bsync_clip_sample(asset.clips[c], (fix16_t)((int64_t)d * k / 4), BSYNC_LOOP_WRAP, rest, n, NULL, pose);
+    }
+    /* clip actions (version 3, docs/clip-format.md "Clip actions"): what loaded keeps the rules */
+    for (uint32_t i = 0; i < bsync_asset_clip_action_count(&asset); i++) {
+        bsync_clip_action x;
+        if (bsync_asset_get_clip_action(&asset, i, &x) != BSYNC_OK || x.clip >= asset.clip_count || !x.name[0]) abort();
+        const fix16_t d = bsync_clip_duration(asset.clips[x.clip]);
+        for (uint32_t k = 0; k < x.key_count; k++)
+            if (x.key_times[k] < 0 || x.key_times[k] > d) abort();
     }
     bsync_asset_destroy(&asset);
 }

@@ -4,7 +4,8 @@
  * build. For a config it accepts: the graph's hash is stable, and an instance of it runs a few ticks
  * with targets from the input, saves, loads its own snapshot back (same state checksum) and poses.
  * Seeds: the graph configs of tests/fuzz/match, scripts/demo and tests/fixtures/plot, and the actions
- * seeds (one-shots, events, ranges with policies, exits, float curves: docs/actions.md). */
+ * seeds (one-shots, events, ranges with policies, exits, float curves; markers.json: marker sync, a sync
+ * group, follower events, curves through layers, an exit starting at a marker: docs/actions.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,12 @@ static void run(const bsync_graph* g, const bsync_blend_tree* tree, const uint8_
             fix16_t v;
             if (bsync_instance_curve(inst, ch, &v) != BSYNC_OK) abort();
         }
+        /* marker positions (docs/actions.md "The marker position"): every motion child's time is defined */
+        for (uint32_t n = 0; n < bsync_blend_tree_node_count(tree); n++)
+            for (uint32_t c = 0; c < bsync_blend_tree_node_child_count(tree, n); c++) {
+                bsync_motion_time mt;
+                if (bsync_instance_motion_time(inst, n, c, &mt) == BSYNC_OK && mt.normalized > BSYNC_FX_ONE) abort();
+            }
     }
     size_t cap = bsync_instance_snapshot_size_max(g), n = 0;
     uint8_t* snap = malloc(cap ? cap : 1);

@@ -132,7 +132,7 @@ shutil.copy(os.path.join(root, "tests/fuzz/match/humanoid_locomotion.json"), os.
 for n in sorted(os.listdir(os.path.join(root, "tests/fixtures/plot"))):
     if n.endswith(".json"):
         shutil.copy(os.path.join(root, "tests/fixtures/plot", n), os.path.join(d, "plot-" + n))
-for n in ("actions-switch.json", "curves.json"):  # actions seeds (docs/actions.md), kept in tests/fuzz/seeds
+for n in ("actions-switch.json", "curves.json", "markers.json"):  # actions seeds (docs/actions.md), kept in tests/fuzz/seeds
     shutil.copy(os.path.join(root, "tests/fuzz/seeds", n), os.path.join(d, n))
 d = reset("script_csv")
 for n in ("joystick.csv", "locomotion_path.csv"):

@@ -153,7 +153,7 @@ typedef struct bsync_graph_actions_desc {
     uint32_t curve_count;                   /* > 0: hash format 7 */
     const bsync_graph_marker_desc* markers; /* docs/actions.md "Sync markers" */
     uint32_t marker_count;                  /* > 0 or marker_sync: hash format 8 */
-    const uint8_t* marker_sync;             /* NULL or node_count 0/1 (1: sync by markers) */
+    const uint8_t* marker_sync;             /* NULL or node_count: 0, 1 (sync by markers), 2..255 (a sync group) */
 } bsync_graph_actions_desc;
 
 typedef struct bsync_graph_desc {

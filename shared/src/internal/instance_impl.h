@@ -197,8 +197,25 @@ static inline bsync_clip_time instance_offset_time(bsync_clip_time t, uint32_t o
     return t;
 }
 
-/* Motion slot s's clock position (its NONE clock, or its driving node's clock, plus the offsets: the
- * position the pose samples at, cycles counted) now, and (before != NULL) before the last tick. */
+/* `t` moved by d (2^-32 cycle units, either sign), the borrow or carry into cycles counted. */
+static inline bsync_clip_time instance_shift_time(bsync_clip_time t, int32_t d) {
+    if (d >= 0) return instance_offset_time(t, (uint32_t)d);
+    const uint32_t m = (uint32_t)(-(int64_t)d);
+    if (t.phase < m) t.cycles -= 1;
+    t.phase -= m; /* wraps mod 2^32 */
+    return t;
+}
+
+/* instance_pose.c (docs/actions.md "The marker position", "Sync groups"): the node whose clock anchors
+ * marker-synced slot gs (its leader's node; gs's own without a leader) and the leader's motion
+ * (GRAPH_NONE without one); the marker offset of `motion` for the leader at phase f: (mapped phase - f)
+ * as a signed 32-bit value, 0 for the leader's own motion, without a leader or without a matching pair. */
+uint32_t instance_marker_anchor(const bsync_instance* inst, const graph_slot* gs, uint32_t* lead_motion);
+int32_t instance_marker_delta(const bsync_graph* g, uint32_t lead_motion, uint32_t motion, uint32_t f);
+
+/* Motion slot s's clock position (its NONE clock, or its driving node's clock, plus the offsets, and on
+ * a marker-synced node the marker offset: the position the pose samples at, cycles counted) now, and
+ * (before != NULL) before the last tick (the clock stepped back, mapped with the current weights). */
 static inline void instance_slot_position(const bsync_instance* inst, uint32_t s, bsync_clip_time* now,
                                           bsync_clip_time* before) {
     const bsync_graph* g = inst->graph;
@@ -211,10 +228,22 @@ static inline void instance_slot_position(const bsync_instance* inst, uint32_t s
         step = &g->clock_steps[gs->clock];
         offset = gs->offset32;
     } else {
-        const graph_node* gn = &g->nodes[gs->node];
+        uint32_t n = gs->node, lead = GRAPH_NONE;
+        if (g->has_marker_sync && g->marker_sync[n]) n = instance_marker_anchor(inst, gs, &lead);
+        const graph_node* gn = &g->nodes[n];
         clk = &CARR(inst, bsync_clip_time, off_clocks)[gn->driver];
         step = &CARR(inst, bsync_time_step, off_steps)[gn->driver];
         offset = gn->offset32 + gs->offset32; /* wraps mod 2^32 */
+        if (lead != GRAPH_NONE) { /* the marker position: the anchor's position plus the marker offset */
+            *now = instance_shift_time(instance_offset_time(*clk, offset),
+                                       instance_marker_delta(g, lead, gs->index, clk->phase + gn->offset32));
+            if (before) {
+                const bsync_clip_time b = instance_unstep(clk, step);
+                *before = instance_shift_time(instance_offset_time(b, offset),
+                                              instance_marker_delta(g, lead, gs->index, b.phase + gn->offset32));
+            }
+            return;
+        }
     }
     *now = instance_offset_time(*clk, offset);
     if (before) *before = instance_offset_time(instance_unstep(clk, step), offset);
@@ -242,7 +271,9 @@ static inline bsync_trs* instance_scratch_pose(bsync_instance* inst, uint32_t i)
 
 /* instance.c: derived state */
 void instance_eval_node_weights(bsync_instance* inst, uint32_t n);
-/* Slot contributions of the subtree of `node` with mass 1.0 there (blend_tree.h's flattening). */
+/* Slot contributions of the subtree of `node` with mass 1.0 there (blend_tree.h's flattening); contrib
+ * may be NULL (masses only: a motion slot's contribution is then fx_mul(mass[its node], its weight) when
+ * both and the product are > 0). */
 void instance_flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* mass, fix16_t* contrib);
 /* Everything derived from the parameter states and stacks: filtered values, node weights, switches,
  * flattening. */

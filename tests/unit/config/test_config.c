@@ -260,7 +260,7 @@ static void test_unknown_and_duplicate_fields(void** state) {
                  "root_motion, root_rotation, root_joint, layers, pose_rule)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE(", \"threshold\": 1", "") "}}",
                  "loco.json: /nodes/move/threshold: unknown field (a SimpleDirectional2D node has: type, "
-                 "parameters, children, sync)");
+                 "parameters, children, sync, sync_group)");
     expect_error("{" PARAMS ", \"root\": \"move\", \"nodes\": {" MOVE("", ", {\"motion\": \"run\", \"threshold\": 2}") "}}",
                  "loco.json: /nodes/move/children/2/threshold: unknown field (a SimpleDirectional2D child has: "
                  "motion, position, time_scale, cycle_offset)");

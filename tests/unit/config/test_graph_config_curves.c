@@ -175,8 +175,67 @@ static void test_bad_input(void** state) {
            "g.json: /clips/walk/speed: unknown field (a clip has: source, animation, loop, events, curves)");
 }
 
+/* docs/actions.md "Curves through layers", worked by hand (constant curves, so clip times do not matter):
+ * base: speed 0.25 over walk "c" 1.0 and run "c" 3.0: 0.75 * 1 + 0.25 * 3 = 1.5 (raw 98304);
+ * layer 0, override, weight parameter "wave" 0.5, over idle with "c" 5.0: 1.5 + 0.5 * (5 - 1.5) = 3.25;
+ * layer 1, additive, fixed weight 0.25, over "lean" with "c" 2.0: 3.25 + 0.25 * 2 = 3.75 (raw 245760).
+ * "base_only" (walk 1.0): 0.75, untouched by the override layer that lacks it; "layer_only" (idle 2.0):
+ * 0 in the base, then 0 + 0.5 * 2 = 1.0. With wave 0 the override layer is skipped: "c" = 1.5 + 0.5 = 2.0.
+ * The masks (spine_01 and below; head) do not enter: the same graph without masks gives the same values. */
+#define LAYERED(MASK0, MASK1)                                                                                    \
+    "{ \"parameters\": { \"speed\": {}, \"wave\": { \"default\": 0.5 } }, \"root\": \"loco\", \"nodes\": { "       \
+    "\"loco\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"children\": [ { \"motion\": \"walk\", "        \
+    "\"threshold\": 0 }, { \"motion\": \"run\", \"threshold\": 1 } ] }, "                                        \
+    "\"upper\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"children\": [ { \"motion\": \"idle\", "       \
+    "\"threshold\": 0 } ] }, "                                                                                  \
+    "\"add\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"children\": [ { \"motion\": \"lean\", "         \
+    "\"threshold\": 0 } ] } }, "                                                                                \
+    "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\", \"curves\": { \"c\": [[0, 1]], \"base_only\": "       \
+    "[[0, 1]] } }, \"run\": { \"source\": \"builtin:humanoid\", \"curves\": { \"c\": [[0, 3]] } }, "                \
+    "\"idle\": { \"source\": \"builtin:humanoid\", \"curves\": { \"c\": [[0, 5]], \"layer_only\": [[0, 2]] } }, "     \
+    "\"lean\": { \"source\": \"builtin:humanoid\", \"animation\": \"idle\", \"curves\": { \"c\": [[0, 2]] } } }, " \
+    "\"layers\": [ { \"node\": \"upper\", \"mode\": \"override\", \"weight_parameter\": \"wave\"" MASK0 " }, "      \
+    "{ \"node\": \"add\", \"mode\": \"additive\", \"weight\": 0.25" MASK1 " } ] }"
+
+static void layered_values(const char* text, fix16_t out[2][3]) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    if (r != BSYNC_OK) fprintf(stderr, "%s\n", err.message);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    static const char* const names[3] = {"c", "base_only", "layer_only"};
+    uint32_t ch[3];
+    for (int i = 0; i < 3; i++) assert_int_equal(bsync_graph_find_curve(g, names[i], &ch[i]), BSYNC_OK);
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    for (int k = 0; k < 2; k++) {
+        const fix16_t target[2] = {16384, k == 0 ? 32768 : 0};
+        const bsync_instance_input in = {target, 2};
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        for (int i = 0; i < 3; i++) assert_int_equal(bsync_instance_curve(inst, ch[i], &out[k][i]), BSYNC_OK);
+    }
+    free(mem);
+    bsync_graph_config_destroy(gc);
+}
+
+static void test_layers(void** state) {
+    (void)state;
+    fix16_t v[2][3], u[2][3];
+    layered_values(LAYERED(", \"mask\": {\"joints\": [\"spine_01\"], \"include_children\": true}",
+                           ", \"mask\": {\"joints\": [\"head\"]}"), v);
+    assert_int_equal(v[0][0], 245760); /* 3.75 */
+    assert_int_equal(v[0][1], 49152);  /* 0.75 */
+    assert_int_equal(v[0][2], 65536);  /* 1.0 */
+    assert_int_equal(v[1][0], 131072); /* wave 0: 1.5 + 0.5 */
+    assert_int_equal(v[1][1], 49152);
+    assert_int_equal(v[1][2], 0);
+    layered_values(LAYERED("", ""), u);
+    assert_memory_equal(u, v, sizeof v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_values), cmocka_unit_test(test_checksum_and_hash),
-                                       cmocka_unit_test(test_bad_input)};
+                                       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_layers)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

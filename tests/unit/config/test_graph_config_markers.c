@@ -12,11 +12,13 @@
  * Also: the leader's own phase is the node's phase; the pose follows the mapped phase (the two graphs'
  * poses differ while both clips have weight and agree while the walk plays alone); the hash of a graph
  * whose config has no markers is the hash without the feature; FILE: /json/path: message errors for
- * unsorted and duplicate markers and times outside the clip. */
+ * unsorted and duplicate markers and times outside the clip; events and curves of a follower on its
+ * marker position (test_follower_events_and_curves). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendsync/blend_tree.h"
 #include "blendsync/clip.h"
 #include "blendsync/graph.h"
 #include "blendsync/instance.h"
@@ -128,6 +130,200 @@ static void test_fallback(void** state) {
     const int64_t off = (int64_t)at_units(18350, 45875) - (int64_t)at_units(16384, 65536);
     assert_int_equal(f.max_diff, off);
     assert_int_equal(f.min_diff, -off);
+}
+
+/* docs/actions.md "The marker position": with the walk leading (speed 0.25: walk 0.75, run 0.25), an
+ * event "step" at each clip's foot_l time (walk 0.25 s, run 0.28 s) fires for the run follower in the tick
+ * the walk's own event fires — the tick whose node phase passes at_walk(foot_l), since the mapping sends
+ * at_walk(foot_l) exactly to at_run(foot_l) and is increasing between the markers — and with normalised
+ * sync in other ticks (0.15 cycle later). A run curve equal to its clip seconds reads the mapped phase:
+ * the channel is w_run * seconds(the run's sampled phase), rounded (within 2 raw units). */
+#define STEP ", \"events\": [ {\"name\": \"step\", \"time\": "
+#define RUN_EV STEP "0.28} ], \"curves\": { \"t\": [ [0, 0], [0.7, 0.7] ] }"
+
+static int follower_run(const char* text, int check_curve) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    const fix16_t target[1] = {16384};
+    const bsync_instance_input in = {target, 1};
+    const uint32_t a = at_units(16384, 65536);
+    uint32_t f0 = bsync_instance_node_sample_phase(inst, 0);
+    int together = 0, apart = 0, walk_steps = 0, curve_checked = 0;
+    for (int k = 0; k < 120; k++) {
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        const fix16_t* w = bsync_instance_node_weights(inst, 0);
+        assert_int_equal(w[0], 49152);
+        assert_int_equal(w[1], 16384);
+        const uint32_t f1 = bsync_instance_node_sample_phase(inst, 0);
+        const int passes = (uint32_t)(a - f0) < (uint32_t)(f1 - f0);
+        f0 = f1;
+        const bsync_action_report* rep;
+        uint32_t n;
+        assert_int_equal(bsync_instance_actions(inst, &rep, &n), BSYNC_OK);
+        int fired[2] = {0, 0};
+        for (uint32_t i = 0; i < n; i++) fired[rep[i].child] += (int)rep[i].count;
+        assert_int_equal(fired[0], passes); /* the leader: the node phase itself */
+        walk_steps += fired[0];
+        together += fired[0] && fired[1];
+        apart += fired[0] != fired[1];
+        if (check_curve) {
+            fix16_t v;
+            assert_int_equal(bsync_instance_curve(inst, 0, &v), BSYNC_OK);
+            const int64_t p = bsync_instance_child_sample_phase(inst, 0, 1);
+            const int64_t want = (16384 * ((p * 45875) >> 32) + 32768) >> 16;
+            assert_true(v >= want - 2 && v <= want + 2);
+            const int64_t unmapped = (16384 * (((int64_t)f1 * 45875) >> 32) + 32768) >> 16;
+            curve_checked += v - unmapped > 1000 || unmapped - v > 1000;
+        }
+    }
+    assert_true(walk_steps >= 3);
+    if (check_curve) assert_true(curve_checked > 60);
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return apart == 0 ? together : -apart;
+}
+
+static void test_follower_events_and_curves(void** state) {
+    (void)state;
+    const int m = follower_run(CONFIG(", \"sync\": \"markers\"", WALK_M STEP "0.25} ]", RUN_M RUN_EV), 1);
+    assert_true(m >= 3); /* every step of the run fired with the walk's */
+    const int n = follower_run(CONFIG(", \"sync\": \"normalized\"", WALK_M STEP "0.25} ]", RUN_M RUN_EV), 0);
+    assert_true(n <= -6); /* normalised: never in the same tick, so each side counts apart */
+}
+
+/* docs/actions.md "Sync groups": two nodes on their own clocks (children of a "sync": "none" root: each
+ * keeps its own phase, at 1/1.0 s and 1/0.7 s cycles per second), "w" playing the walk and "r" the run.
+ * With "sync_group": "legs" on both, the follower takes the leader's marker phase: the foot_l offset
+ * difference stays within one raw unit while the speed sweeps 0 -> 1 -> 0 (the leader, the larger
+ * contribution, changes; at 0.5 the tie goes to the walk, the lower slot). Without the group the two
+ * clocks drift apart: the difference takes values more than a quarter cycle apart. */
+#define GROUP_CONFIG(GROUP)                                                                                      \
+    "{ \"parameters\": { \"speed\": {}, \"one\": { \"default\": 1 } }, \"root\": \"mix\", \"nodes\": { "        \
+    "\"mix\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"sync\": \"none\", \"children\": [ "            \
+    "{ \"motion\": \"w\", \"threshold\": 0 }, { \"motion\": \"r\", \"threshold\": 1 } ] }, "                      \
+    "\"w\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"walk\", "      \
+    "\"parameter\": \"one\" } ] }, "                                                                            \
+    "\"r\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"run\", "       \
+    "\"parameter\": \"one\" } ] } }, "                                                                           \
+    "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\"" WALK_M " }, \"run\": { \"source\": "           \
+    "\"builtin:humanoid\"" RUN_M " } } }"
+
+static uint64_t hash_of(const char* text);
+static void expect(const char* text, const char* message);
+
+#define LEAD_EV(T) ", \"events\": [ {\"name\": \"step\", \"time\": " T ", \"policy\": \"leader\"} ]"
+#define GROUP_CONFIG_EV(GROUP)                                                                                      \
+    "{ \"parameters\": { \"speed\": {}, \"one\": { \"default\": 1 } }, \"root\": \"mix\", \"nodes\": { "        \
+    "\"mix\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"sync\": \"none\", \"children\": [ "            \
+    "{ \"motion\": \"w\", \"threshold\": 0 }, { \"motion\": \"r\", \"threshold\": 1 } ] }, "                      \
+    "\"w\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"walk\", "      \
+    "\"parameter\": \"one\" } ] }, "                                                                            \
+    "\"r\": { \"type\": \"Direct\", \"normalize\": false" GROUP ", \"children\": [ { \"motion\": \"run\", "       \
+    "\"parameter\": \"one\" } ] } }, "                                                                           \
+    "\"clips\": { \"walk\": { \"source\": \"builtin:humanoid\"" WALK_M LEAD_EV("0.25") " }, \"run\": { \"source\": "           \
+    "\"builtin:humanoid\"" RUN_M LEAD_EV("0.28") " } } }"
+
+static uint64_t hash_of(const char* text);
+static void expect(const char* text, const char* message);
+
+static run_result group_sweep(const char* text) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    uint32_t nw, nr;
+    assert_int_equal(bsync_blend_tree_find_node(bsync_graph_tree(g), "w", &nw), BSYNC_OK);
+    assert_int_equal(bsync_blend_tree_find_node(bsync_graph_tree(g), "r", &nr), BSYNC_OK);
+    const uint32_t fl[2] = {at_units(16384, 65536), at_units(18350, 45875)};
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    run_result out = {INT64_MAX, INT64_MIN, 0, 0};
+    int prev_leader = -1;
+    for (int k = 0; k < 1024; k++) {
+        const int s = k % 512 < 256 ? k % 512 : 511 - k % 512;
+        const fix16_t target[2] = {(fix16_t)(s * 256), BSYNC_FX_ONE};
+        const bsync_instance_input in = {target, 2};
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        const fix16_t* w = bsync_instance_node_weights(inst, 0);
+        const int leader = w[1] > w[0] ? 1 : 0; /* contributions: the Direct children weigh 1.0 */
+        if (prev_leader >= 0 && leader != prev_leader) out.leader_changes++;
+        prev_leader = leader;
+        const uint32_t ph[2] = {bsync_instance_child_sample_phase(inst, nw, 0), bsync_instance_child_sample_phase(inst, nr, 0)};
+        assert_int_equal(ph[leader], bsync_instance_node_sample_phase(inst, leader ? nr : nw));
+        if (w[0] > 0 && w[1] > 0) {
+            out.both_weighted++;
+            const int32_t d = (int32_t)((ph[leader] - fl[leader]) - (ph[1 - leader] - fl[1 - leader]));
+            if (d < out.min_diff) out.min_diff = d;
+            if (d > out.max_diff) out.max_diff = d;
+        }
+    }
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return out;
+}
+
+/* The leader policy in a named group: events "step" with "policy": "leader" at each clip's foot_l fire
+ * only for the group's leader (the larger contribution; the walk on ties); without the group each node
+ * is its own group and both fire. Returns the follower's firings; *leader_fired the leader's. */
+static int group_leader_events(const char* text, int* leader_fired) {
+    bsync_error err;
+    bsync_result r;
+    bsync_graph_config* gc = load(text, &err, &r);
+    assert_int_equal(r, BSYNC_OK);
+    const bsync_graph* g = bsync_graph_config_graph(gc);
+    uint32_t nw;
+    assert_int_equal(bsync_blend_tree_find_node(bsync_graph_tree(g), "w", &nw), BSYNC_OK);
+    void* mem;
+    bsync_instance* inst = make(g, &mem);
+    int follower = 0;
+    *leader_fired = 0;
+    for (int k = 0; k < 1024; k++) {
+        const int s = k % 512 < 256 ? k % 512 : 511 - k % 512;
+        const fix16_t target[2] = {(fix16_t)(s * 256), BSYNC_FX_ONE};
+        const bsync_instance_input in = {target, 2};
+        assert_int_equal(bsync_instance_tick(inst, &in), BSYNC_OK);
+        const fix16_t* w = bsync_instance_node_weights(inst, 0);
+        const uint32_t lead_node = w[1] > w[0] ? 1u : 0u; /* 0: the walk leads, 1: the run */
+        const bsync_action_report* rep;
+        uint32_t n;
+        assert_int_equal(bsync_instance_actions(inst, &rep, &n), BSYNC_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t who = rep[i].node == nw ? 0u : 1u;
+            if (who == lead_node) *leader_fired += (int)rep[i].count;
+            else follower += (int)rep[i].count;
+        }
+    }
+    free(mem);
+    bsync_graph_config_destroy(gc);
+    return follower;
+}
+
+static void test_sync_group(void** state) {
+    (void)state;
+    const run_result gr = group_sweep(GROUP_CONFIG(", \"sync_group\": \"legs\""));
+    assert_true(gr.leader_changes >= 2);
+    assert_true(gr.both_weighted > 900);
+    assert_true(gr.min_diff >= -65536 && gr.max_diff <= 65536);
+    const run_result free_run = group_sweep(GROUP_CONFIG(""));
+    assert_true(free_run.max_diff - free_run.min_diff > ((int64_t)1 << 30));
+    /* the hash tells grouped and ungrouped apart; a node with "sync": "none" cannot join a group */
+    assert_true(hash_of(GROUP_CONFIG(", \"sync_group\": \"legs\"")) != hash_of(GROUP_CONFIG("")));
+    /* the leader policy follows the named group */
+    int lead = 0;
+    static const char grouped[] = GROUP_CONFIG_EV(", \"sync_group\": \"legs\"");
+    static const char ungrouped[] = GROUP_CONFIG_EV("");
+    assert_int_equal(group_leader_events(grouped, &lead), 0);
+    assert_true(lead >= 10);
+    assert_true(group_leader_events(ungrouped, &lead) >= 10);
+    expect(CONFIG(", \"sync\": \"none\", \"sync_group\": \"legs\"", WALK_M, RUN_M),
+           "g.json: /nodes/loco/sync_group: a sync group needs the node's clock (\"sync\": \"none\" excludes it)");
+    expect(CONFIG(", \"sync_group\": 3", WALK_M, RUN_M), "g.json: /nodes/loco/sync_group: expected a string (the sync group's name)");
 }
 
 #define SWITCH(WALK_EXIT)                                                                                        \
@@ -258,6 +454,7 @@ static void test_bad_input(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_phase_difference), cmocka_unit_test(test_fallback),
                                        cmocka_unit_test(test_hash), cmocka_unit_test(test_switch_start_marker),
-                                       cmocka_unit_test(test_bad_input)};
+                                       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_follower_events_and_curves),
+                                       cmocka_unit_test(test_sync_group)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -566,10 +566,10 @@ static void test_clip_file(void** state) {
     /* an unknown version: refused naming it */
     unsigned char* g = malloc(n2);
     memcpy(g, f2, n2);
-    put32le(g + 8, 3);
+    put32le(g + 8, 4); /* 3 is the version with clip actions (test_clip_file_actions) */
     put64le(g + 24, bsync_clip_file_checksum(g, n2));
     assert_int_equal(bsync_clip_file_load_memory(g, n2, "t.bsclip", &a, &err), BSYNC_BAD_BLOB);
-    assert_non_null(strstr(err.message, "unsupported version 3"));
+    assert_non_null(strstr(err.message, "unsupported version 4"));
     /* a compact block in a version-1 file: refused (what a version-1 reader does with the block) */
     memcpy(g, f2, n2);
     put32le(g + 8, 1);

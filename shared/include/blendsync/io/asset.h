@@ -6,6 +6,8 @@
  *   bsync_asset              skeleton, clips, stats, notes (owned)
  *   bsync_asset_import_file  any supported file, by extension
  *   bsync_asset_destroy, bsync_asset_note
+ *   bsync_clip_action        an event, range, sync marker or float curve of a clip
+ *   bsync_asset_clip_action_count, bsync_asset_get_clip_action
  *
  * Edge code (malloc, files). design: docs/import.md#the-asset-ioasseth
  */
@@ -54,9 +56,32 @@ typedef struct bsync_asset {
     void* memory_;
 } bsync_asset;
 
+/* A clip's event, range, sync marker or float curve (docs/clip-format.md "Clip actions"); seconds. */
+typedef enum bsync_clip_action_kind {
+    BSYNC_CLIP_ACTION_EVENT = 0,
+    BSYNC_CLIP_ACTION_RANGE = 1,
+    BSYNC_CLIP_ACTION_MARKER = 2,
+    BSYNC_CLIP_ACTION_CURVE = 3
+} bsync_clip_action_kind;
+typedef struct bsync_clip_action {
+    uint32_t clip;
+    bsync_clip_action_kind kind;
+    const char* name;
+    fix16_t time;  /* RANGE: begin */
+    fix16_t end;   /* RANGE */
+    int32_t payload;
+    uint32_t key_count; /* CURVE */
+    const fix16_t* key_times;
+    const fix16_t* key_values;
+} bsync_clip_action;
+
 /* .gltf .glb .bvh .bsclip (.fbx .dae with assimp). *out is empty on failure. */
 BSYNC_API bsync_result bsync_asset_import_file(const char* path, const bsync_import_options* options, bsync_asset* out,
                                      bsync_error* err);
+
+/* Grouped by clip; pointers into the asset. 0 / BSYNC_INVALID_ARGUMENT: NULL, index out of range. */
+BSYNC_API uint32_t bsync_asset_clip_action_count(const bsync_asset* asset);
+BSYNC_API bsync_result bsync_asset_get_clip_action(const bsync_asset* asset, uint32_t index, bsync_clip_action* out);
 
 /* Zeroes the asset; NULL is ignored. */
 BSYNC_API void bsync_asset_destroy(bsync_asset* asset);

@@ -86,7 +86,7 @@ typedef struct bsync_config_filter {
 
 typedef struct bsync_config_node_time {
     bsync_graph_sync sync;
-    uint32_t marker_sync; /* 1: "sync": "markers" */
+    uint32_t marker_sync; /* 1: "sync": "markers"; 2..255: "sync_group" (docs/actions.md "Sync groups") */
     fix16_t time_scales[BSYNC_MAX_BLEND_CHILDREN];
     fix16_t cycle_offsets[BSYNC_MAX_BLEND_CHILDREN];
 } bsync_config_node_time;

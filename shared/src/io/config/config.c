@@ -41,6 +41,8 @@ typedef struct ctx {
     node_build* builds; /* node_count entries */
     bsync_config_graph_fields* g; /* the graph fields */
     const cJSON* pair_items[BSYNC_MAX_PARAMETERS]; /* "pair" fields, resolved after all parameters */
+    const char* sync_groups[BSYNC_MAX_BLEND_NODES]; /* "sync_group" names, in order of first use */
+    uint32_t sync_group_count;
 } ctx;
 
 static const char k_range_text[] = "-32767.99998 to 32767.99998";
@@ -1102,10 +1104,10 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
 
     const int is_1d = type == BSYNC_BLEND_SIMPLE_1D, is_direct = type == BSYNC_BLEND_DIRECT;
     const int is_2d = !is_1d && !is_direct;
-    static const char* const f_1d[] = {"type", "parameter", "children", "sync", NULL};
-    static const char* const f_2d[] = {"type", "parameters", "children", "sync", NULL};
-    static const char* const f_idw[] = {"type", "parameters", "power", "children", "sync", NULL};
-    static const char* const f_direct[] = {"type", "normalize", "children", "sync", NULL};
+    static const char* const f_1d[] = {"type", "parameter", "children", "sync", "sync_group", NULL};
+    static const char* const f_2d[] = {"type", "parameters", "children", "sync", "sync_group", NULL};
+    static const char* const f_idw[] = {"type", "parameters", "power", "children", "sync", "sync_group", NULL};
+    static const char* const f_direct[] = {"type", "normalize", "children", "sync", "sync_group", NULL};
     const char* const* allowed = is_1d ? f_1d : is_direct ? f_direct : type == BSYNC_BLEND_INVERSE_DISTANCE_2D ? f_idw : f_2d;
     if ((r = bsync_json_check_fields(&c->w, obj, allowed, describe)) != BSYNC_OK) return r;
 
@@ -1222,6 +1224,22 @@ static bsync_result parse_node(ctx* c, uint32_t index) {
             return r;
         c->g->nodes[index].sync = v == 1 ? BSYNC_SYNC_NONE : BSYNC_SYNC_NORMALIZED;
         c->g->nodes[index].marker_sync = v == 2 ? 1u : 0u; /* docs/actions.md "Sync markers" */
+        bsync_json_path_pop(&c->w, o2);
+    }
+    const cJSON* sg = bsync_json_field(obj, "sync_group");
+    if (sg) { /* docs/actions.md "Sync groups": marker sync across the nodes of one name, ids 2.. */
+        o2 = bsync_json_path_push(&c->w, "sync_group");
+        if (!cJSON_IsString(sg)) return bsync_json_fail(&c->w, "expected a string (the sync group's name)");
+        if ((r = check_name(c, sg->valuestring, "a sync group")) != BSYNC_OK) return r;
+        if (c->g->nodes[index].sync == BSYNC_SYNC_NONE)
+            return bsync_json_fail(&c->w, "a sync group needs the node's clock (\"sync\": \"none\" excludes it)");
+        uint32_t id = 0;
+        while (id < c->sync_group_count && strcmp(c->sync_groups[id], sg->valuestring) != 0) id++;
+        if (id == c->sync_group_count) {
+            if (id >= 254u) return bsync_json_fail(&c->w, "at most 254 sync groups");
+            c->sync_groups[c->sync_group_count++] = sg->valuestring;
+        }
+        c->g->nodes[index].marker_sync = 2u + id;
         bsync_json_path_pop(&c->w, o2);
     }
     bsync_json_path_pop(&c->w, old);

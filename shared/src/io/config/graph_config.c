@@ -36,6 +36,8 @@ struct bsync_graph_config {
     bsync_graph_action_desc* actions;        /* the clips' events, grouped by motion */
     bsync_graph_curve_desc* float_curves;    /* the clips' float curves, grouped by motion */
     bsync_graph_marker_desc* markers;        /* the clips' sync markers, grouped by motion */
+    uint32_t* clip_source;                   /* per config clip: its source entry and the asset's clip */
+    uint32_t* clip_index;                    /* (for the file's clip actions, docs/clip-format.md) */
     uint8_t marker_sync[BSYNC_MAX_BLEND_NODES]; /* "sync": "markers" nodes */
     bsync_graph_exit_desc exits[BSYNC_GRAPH_MAX_SWITCHES * BSYNC_MAX_BLEND_CHILDREN];
     bsync_graph_actions_desc actions_desc;
@@ -81,6 +83,8 @@ void bsync_graph_config_destroy(bsync_graph_config* g) {
     free(g->actions);
     free(g->float_curves);
     free(g->markers);
+    free(g->clip_source);
+    free(g->clip_index);
     for (uint32_t i = 0; i < BSYNC_MAX_PARAMETERS; i++) bsync_curve_destroy(g->curves[i]);
     for (uint32_t i = 0; i < g->source_count; i++) bsync_asset_destroy(&g->sources[i].asset);
     free(g->sources);
@@ -95,6 +99,25 @@ static bsync_result oom(bsync_graph_config* g, const char* path, bsync_error* er
     bsync_io_set_error(err, BSYNC_OUT_OF_MEMORY, "%s: out of memory", path);
     return BSYNC_OUT_OF_MEMORY;
 }
+
+/* The clip actions of config clip k's file (a .bsclip of version 3, docs/clip-format.md "Clip actions") for
+ * its animation whose kind is in `kinds` (bit per bsync_clip_action_kind): their count, copied into out
+ * (when not NULL). The config uses them for each kind its clip entry lists none of. */
+static uint32_t file_actions(const bsync_graph_config* g, uint32_t k, unsigned kinds, bsync_clip_action* out) {
+    const bsync_asset* a = &g->sources[g->clip_source[k]].asset;
+    const uint32_t n = bsync_asset_clip_action_count(a);
+    uint32_t got = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bsync_clip_action x;
+        if (bsync_asset_get_clip_action(a, i, &x) != BSYNC_OK || x.clip != g->clip_index[k] ||
+            !(kinds & (1u << (unsigned)x.kind)))
+            continue;
+        if (out) out[got] = x;
+        got++;
+    }
+    return got;
+}
+#define KIND_BIT(K) (1u << (unsigned)(K))
 
 /* "a, b, c" of an asset's clip names. */
 static void clip_names(const bsync_asset* a, char* buf, size_t cap) {
@@ -252,7 +275,9 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     const uint32_t motions = bsync_blend_tree_motion_count(g->tree);
     g->clips = (const bsync_clip**)calloc(motions ? motions : 1, sizeof(bsync_clip*));
     g->sources = (source_entry*)calloc(f->clip_count ? f->clip_count : 1, sizeof(source_entry));
-    if (!g->clips || !g->sources) return oom(g, path, err);
+    g->clip_source = (uint32_t*)calloc(f->clip_count ? f->clip_count : 1, sizeof(uint32_t));
+    g->clip_index = (uint32_t*)calloc(f->clip_count ? f->clip_count : 1, sizeof(uint32_t));
+    if (!g->clips || !g->sources || !g->clip_source || !g->clip_index) return oom(g, path, err);
 
     /* 2. clips */
     const size_t dir_len = bsync_platform_path_dir_len(BSYNC_PATH_NATIVE, path);
@@ -267,8 +292,12 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
         }
         const bsync_clip* found = NULL;
         for (uint32_t i = 0; i < s->asset.clip_count && !found; i++)
-            if (!strcmp(bsync_clip_name(s->asset.clips[i]), cl->animation)) found = s->asset.clips[i];
+            if (!strcmp(bsync_clip_name(s->asset.clips[i]), cl->animation)) {
+                found = s->asset.clips[i];
+                g->clip_index[k] = i;
+            }
         if (!found && !cl->animation_given && s->asset.clip_count == 1) found = s->asset.clips[0];
+        g->clip_source[k] = (uint32_t)(s - g->sources);
         if (!found) {
             char names[300];
             clip_names(&s->asset, names, sizeof names);
@@ -373,7 +402,9 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
     }
     /* 3c. actions: one-shots, the clips' events (checked against the bound clip), switch exits */
     uint32_t action_total = 0, exit_total = 0, any_once = 0;
-    for (uint32_t k = 0; k < f->clip_count; k++) action_total += f->clips[k].event_count;
+    const unsigned ev_kinds = KIND_BIT(BSYNC_CLIP_ACTION_EVENT) | KIND_BIT(BSYNC_CLIP_ACTION_RANGE);
+    for (uint32_t k = 0; k < f->clip_count; k++)
+        action_total += f->clips[k].event_count ? f->clips[k].event_count : file_actions(g, k, ev_kinds, NULL);
     g->one_shot = (uint32_t*)calloc(motions ? motions : 1, sizeof(uint32_t));
     g->actions = (bsync_graph_action_desc*)calloc(action_total ? action_total : 1, sizeof(bsync_graph_action_desc));
     if (!g->one_shot || !g->actions) return oom(g, path, err);
@@ -409,11 +440,29 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
                 a->policy = ce->policy;
                 a->threshold = ce->threshold;
             }
+            if (cl->event_count == 0) { /* the file's events and ranges, policy weight > 0 */
+                const uint32_t n = file_actions(g, k, ev_kinds, NULL);
+                bsync_clip_action* x = (bsync_clip_action*)malloc((n ? n : 1) * sizeof *x);
+                if (!x) return oom(g, path, err);
+                (void)file_actions(g, k, ev_kinds, x);
+                for (uint32_t i = 0; i < n; i++) {
+                    bsync_graph_action_desc* a = &g->actions[action_total++];
+                    a->name = x[i].name;
+                    a->motion = m;
+                    a->kind = x[i].kind == BSYNC_CLIP_ACTION_RANGE ? BSYNC_ACTION_RANGE : BSYNC_ACTION_EVENT;
+                    a->time = x[i].time;
+                    a->end = x[i].end;
+                    a->payload = x[i].payload;
+                }
+                free(x);
+            }
         }
     }
     /* float curves (docs/actions.md "Float curves"), key times checked against the bound clip */
     uint32_t curve_total = 0;
-    for (uint32_t k = 0; k < f->clip_count; k++) curve_total += f->clips[k].curve_count;
+    const unsigned cv_kind = KIND_BIT(BSYNC_CLIP_ACTION_CURVE);
+    for (uint32_t k = 0; k < f->clip_count; k++)
+        curve_total += f->clips[k].curve_count ? f->clips[k].curve_count : file_actions(g, k, cv_kind, NULL);
     if (curve_total > BSYNC_GRAPH_MAX_CURVES) {
         bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: at most %u curves in a graph (got %u)", path,
                            BSYNC_GRAPH_MAX_CURVES, curve_total);
@@ -448,11 +497,28 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
                 x->times = cc->times;
                 x->values = cc->values;
             }
+            if (cl->curve_count == 0) { /* the file's curves */
+                const uint32_t n = file_actions(g, k, cv_kind, NULL);
+                bsync_clip_action* x = (bsync_clip_action*)malloc((n ? n : 1) * sizeof *x);
+                if (!x) return oom(g, path, err);
+                (void)file_actions(g, k, cv_kind, x);
+                for (uint32_t i = 0; i < n; i++) {
+                    bsync_graph_curve_desc* c = &g->float_curves[curve_total++];
+                    c->name = x[i].name;
+                    c->motion = m;
+                    c->key_count = x[i].key_count;
+                    c->times = x[i].key_times;
+                    c->values = x[i].key_values;
+                }
+                free(x);
+            }
         }
     }
     /* sync markers (docs/actions.md "Sync markers"), times checked against the bound clip */
     uint32_t marker_total = 0, any_marker_sync = 0;
-    for (uint32_t k = 0; k < f->clip_count; k++) marker_total += f->clips[k].marker_count;
+    const unsigned mk_kind = KIND_BIT(BSYNC_CLIP_ACTION_MARKER);
+    for (uint32_t k = 0; k < f->clip_count; k++)
+        marker_total += f->clips[k].marker_count ? f->clips[k].marker_count : file_actions(g, k, mk_kind, NULL);
     if (marker_total > BSYNC_GRAPH_MAX_MARKERS) {
         bsync_io_set_error(err, BSYNC_CONFIG_ERROR, "%s: /clips: at most %u markers in a graph (got %u)", path,
                            BSYNC_GRAPH_MAX_MARKERS, marker_total);
@@ -484,10 +550,23 @@ static bsync_result graph_config_build(const char* path, const bsync_config_load
                 x->motion = m;
                 x->time = cm->time;
             }
+            if (cl->marker_count == 0) { /* the file's markers (sorted by time in the file) */
+                const uint32_t n = file_actions(g, k, mk_kind, NULL);
+                bsync_clip_action* x = (bsync_clip_action*)malloc((n ? n : 1) * sizeof *x);
+                if (!x) return oom(g, path, err);
+                (void)file_actions(g, k, mk_kind, x);
+                for (uint32_t i = 0; i < n; i++) {
+                    bsync_graph_marker_desc* d = &g->markers[marker_total++];
+                    d->name = x[i].name;
+                    d->motion = m;
+                    d->time = x[i].time;
+                }
+                free(x);
+            }
         }
     }
     for (uint32_t n = 0; n < f->node_count && n < BSYNC_MAX_BLEND_NODES; n++) {
-        g->marker_sync[n] = (uint8_t)(f->nodes[n].marker_sync ? 1u : 0u);
+        g->marker_sync[n] = (uint8_t)(f->nodes[n].marker_sync > 255u ? 1u : f->nodes[n].marker_sync); /* 2..: a sync group */
         any_marker_sync |= g->marker_sync[n];
     }
     for (uint32_t i = 0; i < f->switch_count; i++)

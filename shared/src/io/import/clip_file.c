@@ -139,6 +139,181 @@ uint64_t bsync_clip_file_checksum(const void* data, size_t size) {
     return bsync_checksum_final(&st);
 }
 
+/* ---- clip actions (version 3; docs/clip-format.md "Clip actions"): a section after the blocks, u32 count,
+ * u32 0, then per action u32 clip, u32 kind, u8 name[64] (NUL-padded), fx time, fx end, i32 payload,
+ * u32 key_count, key_count fx times, key_count fx values; all little-endian. */
+#define ACTION_HEAD 88u
+
+static size_t name_len(const char* s) {
+    size_t n = 0;
+    while (n < BSYNC_MAX_NAME && s[n]) n++;
+    return n;
+}
+
+/* The rules of one action against its clip, and of the list (grouped by clip; per clip, markers by
+ * time without a (name, time) twice and one curve per name; at most BSYNC_CLIP_FILE_MAX_ACTIONS). */
+static int action_ok(const bsync_clip_action* a, const bsync_clip* const* clips, uint32_t clip_count) {
+    if (a->clip >= clip_count || !a->name) return 0;
+    const size_t n = name_len(a->name);
+    if (n == 0 || n >= BSYNC_MAX_NAME) return 0;
+    const fix16_t dur = bsync_clip_duration(clips[a->clip]);
+    switch (a->kind) {
+    case BSYNC_CLIP_ACTION_EVENT:
+        return a->time >= 0 && a->time <= dur && a->end == 0 && a->key_count == 0;
+    case BSYNC_CLIP_ACTION_RANGE:
+        return a->time >= 0 && a->time < a->end && a->end <= dur && a->key_count == 0;
+    case BSYNC_CLIP_ACTION_MARKER:
+        return a->time >= 0 && a->time < dur && a->end == 0 && a->payload == 0 && a->key_count == 0;
+    case BSYNC_CLIP_ACTION_CURVE:
+        if (a->time != 0 || a->end != 0 || a->payload != 0 || a->key_count < 1 || a->key_count > 4096u ||
+            !a->key_times || !a->key_values)
+            return 0;
+        for (uint32_t k = 0; k < a->key_count; k++)
+            if (a->key_times[k] < 0 || a->key_times[k] > dur || (k > 0 && a->key_times[k] <= a->key_times[k - 1]))
+                return 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int actions_ok(const bsync_clip_action* a, uint32_t count, const bsync_clip* const* clips, uint32_t clip_count) {
+    if (count > BSYNC_CLIP_FILE_MAX_ACTIONS || (count && !a)) return 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!action_ok(&a[i], clips, clip_count) || (i > 0 && a[i].clip < a[i - 1].clip)) return 0;
+        for (uint32_t j = i; j-- > 0 && a[j].clip == a[i].clip;) {
+            if (a[i].kind != a[j].kind || (a[i].kind != BSYNC_CLIP_ACTION_MARKER && a[i].kind != BSYNC_CLIP_ACTION_CURVE))
+                continue;
+            if (a[i].kind == BSYNC_CLIP_ACTION_MARKER && a[i].time < a[j].time) return 0;
+            if (!strcmp(a[i].name, a[j].name) && (a[i].kind == BSYNC_CLIP_ACTION_CURVE || a[i].time == a[j].time)) return 0;
+        }
+    }
+    return 1;
+}
+
+static size_t actions_bytes(const bsync_clip_action* a, uint32_t count) {
+    size_t n = 8;
+    for (uint32_t i = 0; i < count; i++) n += ACTION_HEAD + 8u * (size_t)a[i].key_count;
+    return n;
+}
+
+static void put_actions(unsigned char* p, const bsync_clip_action* a, uint32_t count) {
+    bsync_le_put32(p, count);
+    p += 8;
+    for (uint32_t i = 0; i < count; i++) {
+        bsync_le_put32(p, a[i].clip);
+        bsync_le_put32(p + 4, (uint32_t)a[i].kind);
+        memcpy(p + 8, a[i].name, name_len(a[i].name)); /* the rest of the 64 bytes stays zero */
+        bsync_le_put32(p + 72, (uint32_t)a[i].time);
+        bsync_le_put32(p + 76, (uint32_t)a[i].end);
+        bsync_le_put32(p + 80, (uint32_t)a[i].payload);
+        bsync_le_put32(p + 84, a[i].key_count);
+        p += ACTION_HEAD;
+        for (uint32_t k = 0; k < a[i].key_count; k++) bsync_le_put32(p + 4u * k, (uint32_t)a[i].key_times[k]);
+        p += 4u * (size_t)a[i].key_count;
+        for (uint32_t k = 0; k < a[i].key_count; k++) bsync_le_put32(p + 4u * k, (uint32_t)a[i].key_values[k]);
+        p += 4u * (size_t)a[i].key_count;
+    }
+}
+
+/* Action `i` of a section in host order (after load), pointers into it; the walk is bounded by the
+ * section's size, which the load checked entry by entry. */
+static void get_action(const unsigned char* sec, uint32_t index, bsync_clip_action* out) {
+    const unsigned char* p = sec + 8;
+    for (uint32_t i = 0;; i++) {
+        uint32_t kc;
+        memcpy(&kc, p + 84, 4);
+        if (i == index) {
+            uint32_t v[2];
+            int32_t w[3];
+            memcpy(v, p, 8);
+            memcpy(w, p + 72, 12);
+            out->clip = v[0];
+            out->kind = (bsync_clip_action_kind)v[1];
+            out->name = (const char*)(p + 8);
+            out->time = w[0];
+            out->end = w[1];
+            out->payload = w[2];
+            out->key_count = kc;
+            out->key_times = kc ? (const fix16_t*)(const void*)(p + ACTION_HEAD) : NULL;
+            out->key_values = kc ? (const fix16_t*)(const void*)(p + ACTION_HEAD + 4u * (size_t)kc) : NULL;
+            return;
+        }
+        p += ACTION_HEAD + 8u * (size_t)kc;
+    }
+}
+
+/* A section (after its checks) from little-endian to host order: every field but the names is 32-bit. */
+static void section_to_host(unsigned char* sec, uint32_t count) {
+    if (!host_is_big_endian()) return;
+    swap32(sec);
+    unsigned char* q = sec + 8;
+    for (uint32_t i = 0; i < count; i++) {
+        swap32_run(q, 0, 2, ACTION_HEAD);
+        swap32_run(q, 72, 4, ACTION_HEAD);
+        uint32_t kc;
+        memcpy(&kc, q + 84, 4);
+        swap32_run(q, ACTION_HEAD, 2u * (size_t)kc, ACTION_HEAD + 8u * (size_t)kc);
+        q += ACTION_HEAD + 8u * (size_t)kc;
+    }
+}
+
+bsync_result imp_attach_actions(bsync_asset* asset, const bsync_clip_action* actions, uint32_t count, const char* file,
+                                bsync_error* err) {
+    if (count == 0) return BSYNC_OK;
+    const bsync_clip* const* clips = (const bsync_clip* const*)asset->clips;
+    for (uint32_t i = 0; i < count; i++)
+        if (!action_ok(&actions[i], clips, asset->clip_count))
+            return imp_fail(err, BSYNC_BAD_BLOB, file,
+                            "clip '%s': %s '%s': a time outside the clip, an empty range, keys not ascending or a bad name",
+                            actions[i].clip < asset->clip_count ? bsync_clip_name(clips[actions[i].clip]) : "?",
+                            actions[i].kind == BSYNC_CLIP_ACTION_CURVE    ? "curve"
+                            : actions[i].kind == BSYNC_CLIP_ACTION_MARKER ? "marker"
+                                                                          : "event",
+                            actions[i].name ? actions[i].name : "");
+    if (!actions_ok(actions, count, clips, asset->clip_count))
+        return imp_fail(err, BSYNC_BAD_BLOB, file,
+                        "clip actions: a marker twice (same name and time), a curve twice, or more than %u in all",
+                        BSYNC_CLIP_FILE_MAX_ACTIONS);
+    /* a version-3 header with only the section (what asset_section reads), host order */
+    const size_t sec = actions_bytes(actions, count);
+    unsigned char* m = calloc(1, BSYNC_CLIP_FILE_HEADER_SIZE + align8(sec));
+    if (!m) return imp_fail(err, BSYNC_OUT_OF_MEMORY, file, "out of memory");
+    memcpy(m, k_magic, 8);
+    bsync_le_put32(m + 8, BSYNC_CLIP_FILE_VERSION_ACTIONS);
+    bsync_le_put64(m + 40, BSYNC_CLIP_FILE_HEADER_SIZE);
+    bsync_le_put64(m + 48, sec);
+    put_actions(m + BSYNC_CLIP_FILE_HEADER_SIZE, actions, count);
+    section_to_host(m + BSYNC_CLIP_FILE_HEADER_SIZE, count);
+    free(asset->memory_);
+    asset->memory_ = m;
+    return BSYNC_OK;
+}
+
+/* The section of a loaded asset's file copy (version 3), or NULL. */
+static const unsigned char* asset_section(const bsync_asset* asset, uint32_t* count) {
+    const unsigned char* m = asset ? (const unsigned char*)asset->memory_ : NULL;
+    *count = 0;
+    if (!m || memcmp(m, k_magic, 8) != 0 || bsync_le_get32(m + 8) != BSYNC_CLIP_FILE_VERSION_ACTIONS) return NULL;
+    const unsigned char* sec = m + bsync_le_get64(m + 40);
+    memcpy(count, sec, 4);
+    return sec;
+}
+
+uint32_t bsync_asset_clip_action_count(const bsync_asset* asset) {
+    uint32_t n;
+    (void)asset_section(asset, &n);
+    return n;
+}
+
+bsync_result bsync_asset_get_clip_action(const bsync_asset* asset, uint32_t index, bsync_clip_action* out) {
+    uint32_t n;
+    const unsigned char* sec = asset_section(asset, &n);
+    if (!sec || !out || index >= n) return BSYNC_INVALID_ARGUMENT;
+    get_action(sec, index, out);
+    return BSYNC_OK;
+}
+
 size_t bsync_clip_file_size(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count) {
     if (!skeleton || (clip_count && !clips) || clip_count > BSYNC_IMPORT_MAX_CLIPS) return 0;
     size_t size = BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)(clip_count + 1) * 16;
@@ -150,14 +325,36 @@ size_t bsync_clip_file_size(const bsync_skeleton* skeleton, const bsync_clip* co
     return size;
 }
 
+size_t bsync_clip_file_size_ex(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count,
+                               const bsync_clip_action* actions, uint32_t action_count) {
+    const size_t base = bsync_clip_file_size(skeleton, clips, clip_count);
+    if (base == 0 || action_count == 0) return base;
+    if (!actions_ok(actions, action_count, clips, clip_count)) return 0;
+    return base + align8(actions_bytes(actions, action_count));
+}
+
+static bsync_result write_file(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count,
+                               const bsync_clip_action* actions, uint32_t action_count, void* buf, size_t size);
+
 bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const bsync_clip* const* clips,
                                           uint32_t clip_count, void* buf, size_t size) {
+    return write_file(skeleton, clips, clip_count, NULL, 0, buf, size);
+}
+
+bsync_result bsync_clip_file_write_memory_ex(const bsync_skeleton* skeleton, const bsync_clip* const* clips,
+                                             uint32_t clip_count, const bsync_clip_action* actions,
+                                             uint32_t action_count, void* buf, size_t size) {
+    return write_file(skeleton, clips, clip_count, actions, action_count, buf, size);
+}
+
+static bsync_result write_file(const bsync_skeleton* skeleton, const bsync_clip* const* clips, uint32_t clip_count,
+                               const bsync_clip_action* actions, uint32_t action_count, void* buf, size_t size) {
     if (!skeleton || !buf || (clip_count && !clips)) return BSYNC_INVALID_ARGUMENT;
     if (clip_count > BSYNC_IMPORT_MAX_CLIPS) return BSYNC_LIMIT_EXCEEDED;
     for (uint32_t i = 0; i < clip_count; i++)
         if (!clips[i] || bsync_clip_joint_count(clips[i]) != bsync_skeleton_joint_count(skeleton))
             return BSYNC_INVALID_ARGUMENT;
-    size_t need = bsync_clip_file_size(skeleton, clips, clip_count);
+    size_t need = bsync_clip_file_size_ex(skeleton, clips, clip_count, actions, action_count);
     if (need == 0) return BSYNC_INVALID_ARGUMENT;
     if (size < need) return BSYNC_BUFFER_TOO_SMALL;
     unsigned char* p = buf;
@@ -166,6 +363,7 @@ bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const 
     uint32_t version = BSYNC_CLIP_FILE_VERSION;
     for (uint32_t i = 0; i < clip_count; i++)
         if (bsync_clip_encoding(clips[i]) != 0) version = BSYNC_CLIP_FILE_VERSION_COMPACT;
+    if (action_count > 0) version = BSYNC_CLIP_FILE_VERSION_ACTIONS; /* only files with actions */
     bsync_le_put32(p + 8, version);
     bsync_le_put32(p + 12, BSYNC_CLIP_FILE_HEADER_SIZE);
     bsync_le_put64(p + 16, need);
@@ -192,18 +390,29 @@ bsync_result bsync_clip_file_write_memory(const bsync_skeleton* skeleton, const 
         }
         off += align8(bs);
     }
+    if (action_count > 0) {
+        bsync_le_put64(p + 40, off);
+        bsync_le_put64(p + 48, actions_bytes(actions, action_count));
+        put_actions(p + off, actions, action_count);
+    }
     bsync_le_put64(p + 24, bsync_clip_file_checksum(p, need));
     return BSYNC_OK;
 }
 
 bsync_result bsync_clip_file_save(const char* path, const bsync_skeleton* skeleton, const bsync_clip* const* clips,
                                   uint32_t clip_count, bsync_error* err) {
+    return bsync_clip_file_save_ex(path, skeleton, clips, clip_count, NULL, 0, err);
+}
+
+bsync_result bsync_clip_file_save_ex(const char* path, const bsync_skeleton* skeleton, const bsync_clip* const* clips,
+                                     uint32_t clip_count, const bsync_clip_action* actions, uint32_t action_count,
+                                     bsync_error* err) {
     if (!path) return imp_fail(err, BSYNC_INVALID_ARGUMENT, "(no path)", "no output path");
-    size_t size = bsync_clip_file_size(skeleton, clips, clip_count);
+    size_t size = bsync_clip_file_size_ex(skeleton, clips, clip_count, actions, action_count);
     if (size == 0) return imp_fail(err, BSYNC_INVALID_ARGUMENT, path, "nothing valid to write");
     void* buf = malloc(size);
     if (!buf) return imp_fail(err, BSYNC_OUT_OF_MEMORY, path, "out of memory");
-    bsync_result r = bsync_clip_file_write_memory(skeleton, clips, clip_count, buf, size);
+    bsync_result r = write_file(skeleton, clips, clip_count, actions, action_count, buf, size);
     if (r != BSYNC_OK) {
         free(buf);
         return imp_fail(err, r, path, "cannot serialise: %s", bsync_result_string(r));
@@ -231,9 +440,10 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     if (size < BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "shorter than the 64-byte header", UINT32_MAX);
     if (memcmp(p, k_magic, 8) != 0) return bad(err, name, "bad magic", UINT32_MAX);
     const uint32_t version = bsync_le_get32(p + 8);
-    if (version != BSYNC_CLIP_FILE_VERSION && version != BSYNC_CLIP_FILE_VERSION_COMPACT)
+    if (version != BSYNC_CLIP_FILE_VERSION && version != BSYNC_CLIP_FILE_VERSION_COMPACT &&
+        version != BSYNC_CLIP_FILE_VERSION_ACTIONS)
         return imp_fail(err, BSYNC_BAD_BLOB, name,
-                        "not a valid .bsclip file: unsupported version %u (this build reads versions 1 and 2)",
+                        "not a valid .bsclip file: unsupported version %u (this build reads versions 1 to 3)",
                         (unsigned)version);
     if (bsync_le_get32(p + 12) != BSYNC_CLIP_FILE_HEADER_SIZE) return bad(err, name, "bad header size", UINT32_MAX);
     if (bsync_le_get64(p + 16) != (uint64_t)size) return bad(err, name, "file size in the header differs (truncated?)", UINT32_MAX);
@@ -241,7 +451,8 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
     uint32_t blocks = bsync_le_get32(p + 32);
     if (blocks < 1 || blocks > BSYNC_IMPORT_MAX_CLIPS + 1) return bad(err, name, "bad block count", UINT32_MAX);
     if (bsync_le_get32(p + 36) != 1) return bad(err, name, "unknown convention", UINT32_MAX);
-    for (int i = 40; i < 64; i++)
+    const int with_actions = version == BSYNC_CLIP_FILE_VERSION_ACTIONS;
+    for (int i = with_actions ? 56 : 40; i < 64; i++)
         if (p[i] != 0) return bad(err, name, "reserved header bytes are not zero", UINT32_MAX);
     size_t dir_end = BSYNC_CLIP_FILE_HEADER_SIZE + (size_t)blocks * 16;
     if (dir_end > size) return bad(err, name, "block directory runs past the end", UINT32_MAX);
@@ -257,6 +468,34 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
         expect = align8(end);
         for (size_t i = end; i < expect && i < size; i++)
             if (p[i] != 0) return bad(err, name, "padding is not zero", b);
+    }
+    uint32_t action_count = 0;
+    size_t sec_off = 0;
+    if (with_actions) { /* the actions section: right after the blocks, walked entry by entry */
+        const uint64_t so = bsync_le_get64(p + 40), ss = bsync_le_get64(p + 48);
+        if (so != expect || ss < 8 || ss > size || so > size - ss) return bad(err, name, "version 3: the actions section is out of place", UINT32_MAX);
+        sec_off = (size_t)so;
+        action_count = bsync_le_get32(p + sec_off);
+        if (action_count < 1 || action_count > BSYNC_CLIP_FILE_MAX_ACTIONS || bsync_le_get32(p + sec_off + 4) != 0)
+            return bad(err, name, "bad action count", UINT32_MAX);
+        size_t at = sec_off + 8;
+        const size_t sec_end = sec_off + (size_t)ss;
+        for (uint32_t i = 0; i < action_count; i++) {
+            if (sec_end - at < ACTION_HEAD) return bad(err, name, "the actions section is truncated", UINT32_MAX);
+            const uint32_t kc = bsync_le_get32(p + at + 84);
+            if (kc > 4096u || (sec_end - at - ACTION_HEAD) / 8u < kc) return bad(err, name, "the actions section is truncated", UINT32_MAX);
+            const unsigned char* nm = p + at + 8;
+            size_t n = 0;
+            while (n < BSYNC_MAX_NAME && nm[n]) n++;
+            if (n == 0 || n == BSYNC_MAX_NAME) return bad(err, name, "an action's name is empty or not terminated", UINT32_MAX);
+            for (size_t k = n; k < BSYNC_MAX_NAME; k++)
+                if (nm[k] != 0) return bad(err, name, "an action's name has bytes after its end", UINT32_MAX);
+            at += ACTION_HEAD + 8u * (size_t)kc;
+        }
+        if (at != sec_end) return bad(err, name, "the actions section has bytes after its last action", UINT32_MAX);
+        expect = align8(sec_end);
+        for (size_t i = sec_end; i < expect && i < size; i++)
+            if (p[i] != 0) return bad(err, name, "padding is not zero", UINT32_MAX);
     }
     if (expect != size) return bad(err, name, "blocks do not end at the file size", UINT32_MAX);
     /* own, 8-aligned copy (malloc aligns to at least 8 on every supported target) */
@@ -310,6 +549,25 @@ bsync_result bsync_clip_file_load_memory(const void* data, size_t size, const ch
             return bad(err, name, "compact keys (clip block version 2) in a version-1 file", b);
         }
         out->clips[b - 1] = (bsync_clip*)(uintptr_t)clip;
+    }
+    if (with_actions) { /* into host order (every field but the names is 32-bit), then the rules */
+        unsigned char* sec = mem + sec_off;
+        section_to_host(sec, action_count);
+        bsync_clip_action* list = malloc((size_t)action_count * sizeof *list);
+        if (!list) {
+            bsync_asset_destroy(out);
+            return imp_fail(err, BSYNC_OUT_OF_MEMORY, name, "out of memory");
+        }
+        for (uint32_t i = 0; i < action_count; i++) get_action(sec, i, &list[i]);
+        const int ok = actions_ok(list, action_count, (const bsync_clip* const*)out->clips, out->clip_count);
+        free(list);
+        if (!ok) {
+            bsync_asset_destroy(out);
+            return bad(err, name,
+                       "an action breaks the rules (clip index, kind, times within the clip, markers sorted and unique, "
+                       "curve keys ascending, one curve per name, grouped by clip)",
+                       UINT32_MAX);
+        }
     }
     out->file_checksum = bsync_le_get64(mem + 24);
     snprintf(out->source, sizeof out->source, "%.200s: blendsync clip file v%u (metres, Y up)", imp_basename(name),

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "blendsync/io/clip_file.h"
 #include "blendsync/io/gltf.h"
 #include "import_internal.h"
 #include "internal/le.h"
@@ -52,6 +53,11 @@ typedef struct gl_ctx {
     unsigned char* above;          /* per node: 1 = a non-joint ancestor of a joint */
     uint32_t above_channels, above_clips; /* channels on such nodes (ignored), and in how many clips */
     int32_t above_first;           /* the first such animated node, for the note */
+    /* clip actions from animations' extras (docs/clip-format.md "glTF extras") */
+    bsync_clip_action* acts;
+    char (*act_names)[BSYNC_MAX_NAME];
+    fix16_t** act_keys;            /* per action: times then values (curves), else NULL */
+    uint32_t act_count, act_cap;
 } gl_ctx;
 
 /* ------------------------------------------------------------------ JSON helpers */
@@ -1148,6 +1154,160 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------------ clip actions in extras */
+
+static bsync_clip_action* act_push(gl_ctx* c, uint32_t clip, bsync_clip_action_kind kind, const char* name) {
+    if (c->act_count == c->act_cap) {
+        const uint32_t cap = c->act_cap ? 2u * c->act_cap : 16u;
+        if (cap > BSYNC_CLIP_FILE_MAX_ACTIONS * 2u) return NULL;
+        bsync_clip_action* a = realloc(c->acts, cap * sizeof *a);
+        if (a) c->acts = a;
+        char(*nm)[BSYNC_MAX_NAME] = realloc(c->act_names, cap * sizeof *nm);
+        if (nm) c->act_names = nm;
+        fix16_t** k = realloc(c->act_keys, cap * sizeof *k);
+        if (k) c->act_keys = k;
+        if (!a || !nm || !k) return NULL;
+        c->act_cap = cap;
+    }
+    const uint32_t i = c->act_count++;
+    bsync_clip_action* x = &c->acts[i];
+    memset(x, 0, sizeof *x);
+    memset(c->act_names[i], 0, BSYNC_MAX_NAME);
+    c->act_keys[i] = NULL;
+    if (strlen(name) < BSYNC_MAX_NAME) memcpy(c->act_names[i], name, strlen(name));
+    x->clip = clip;
+    x->kind = kind;
+    x->name = c->act_names[i]; /* re-pointed before use: the array may move */
+    return x;
+}
+
+static int ex_fail(gl_ctx* c, const char* at, const char* what) {
+    imp_fail(c->err, BSYNC_BAD_BLOB, c->file, "%s: %s", at, what);
+    return -1;
+}
+
+/* A number of seconds (or a value) as fix16, rounded to nearest. */
+static int ex_number(gl_ctx* c, const cJSON* v, const char* at, fix16_t* out) {
+    if (!cJSON_IsNumber(v) || bsync_fx_from_double(v->valuedouble, out) != BSYNC_OK)
+        return ex_fail(c, at, "expected a number from -32768 to 32767");
+    return 0;
+}
+
+/* animations[ai].extras: "events" [{"name", "time" | "begin" + "end", "payload"}], "markers" [{"name",
+ * "time"}] (sorted here by time), "curves" {"NAME": [[time, value], ...]} — the graph config's syntax,
+ * other keys ignored (docs/clip-format.md "glTF extras"). */
+static int read_extras(gl_ctx* c, const cJSON* anim, uint32_t ai, uint32_t clip) {
+    const cJSON* ex = jget(anim, "extras");
+    if (!cJSON_IsObject(ex)) return 0;
+    char at[160];
+    const cJSON* evs = jget(ex, "events");
+    const cJSON* e;
+    uint32_t k = 0;
+    if (evs && !cJSON_IsArray(evs)) {
+        snprintf(at, sizeof at, "animations[%u].extras.events", (unsigned)ai);
+        return ex_fail(c, at, "expected an array of {\"name\", \"time\" | \"begin\" + \"end\", \"payload\"}");
+    }
+    cJSON_ArrayForEach(e, evs) {
+        snprintf(at, sizeof at, "animations[%u].extras.events[%u]", (unsigned)ai, (unsigned)k++);
+        const cJSON* nm = jget(e, "name");
+        if (!cJSON_IsString(nm) || !nm->valuestring[0] || strlen(nm->valuestring) >= BSYNC_MAX_NAME)
+            return ex_fail(c, at, "a name of 1 to 63 bytes is needed");
+        const int range = jget(e, "begin") != NULL;
+        bsync_clip_action* x = act_push(c, clip, range ? BSYNC_CLIP_ACTION_RANGE : BSYNC_CLIP_ACTION_EVENT, nm->valuestring);
+        if (!x) return ex_fail(c, at, "too many clip actions (or out of memory)");
+        if (ex_number(c, jget(e, range ? "begin" : "time"), at, &x->time)) return -1;
+        if (range && ex_number(c, jget(e, "end"), at, &x->end)) return -1;
+        const cJSON* pay = jget(e, "payload");
+        if (pay) {
+            if (!cJSON_IsNumber(pay) || pay->valuedouble != (double)(int32_t)pay->valuedouble ||
+                pay->valuedouble < -2147483648.0 || pay->valuedouble > 2147483647.0)
+                return ex_fail(c, at, "a payload is a 32-bit integer");
+            x->payload = (int32_t)pay->valuedouble;
+        }
+    }
+    const cJSON* mks = jget(ex, "markers");
+    if (mks && !cJSON_IsArray(mks)) {
+        snprintf(at, sizeof at, "animations[%u].extras.markers", (unsigned)ai);
+        return ex_fail(c, at, "expected an array of {\"name\", \"time\"}");
+    }
+    const uint32_t first_marker = c->act_count;
+    k = 0;
+    cJSON_ArrayForEach(e, mks) {
+        snprintf(at, sizeof at, "animations[%u].extras.markers[%u]", (unsigned)ai, (unsigned)k++);
+        const cJSON* nm = jget(e, "name");
+        if (!cJSON_IsString(nm) || !nm->valuestring[0] || strlen(nm->valuestring) >= BSYNC_MAX_NAME)
+            return ex_fail(c, at, "a name of 1 to 63 bytes is needed");
+        bsync_clip_action* x = act_push(c, clip, BSYNC_CLIP_ACTION_MARKER, nm->valuestring);
+        if (!x) return ex_fail(c, at, "too many clip actions (or out of memory)");
+        if (ex_number(c, jget(e, "time"), at, &x->time)) return -1;
+    }
+    for (uint32_t i = first_marker + 1; i < c->act_count; i++) /* by time, stable (insertion) */
+        for (uint32_t j = i; j > first_marker && c->acts[j].time < c->acts[j - 1].time; j--) {
+            bsync_clip_action t = c->acts[j];
+            c->acts[j] = c->acts[j - 1];
+            c->acts[j - 1] = t;
+            char tn[BSYNC_MAX_NAME];
+            memcpy(tn, c->act_names[j], BSYNC_MAX_NAME);
+            memcpy(c->act_names[j], c->act_names[j - 1], BSYNC_MAX_NAME);
+            memcpy(c->act_names[j - 1], tn, BSYNC_MAX_NAME);
+        }
+    const cJSON* cvs = jget(ex, "curves");
+    if (cvs && !cJSON_IsObject(cvs)) {
+        snprintf(at, sizeof at, "animations[%u].extras.curves", (unsigned)ai);
+        return ex_fail(c, at, "expected an object {\"NAME\": [[time, value], ...]}");
+    }
+    cJSON_ArrayForEach(e, cvs) {
+        snprintf(at, sizeof at, "animations[%u].extras.curves.%.63s", (unsigned)ai, e->string ? e->string : "");
+        if (!e->string || !e->string[0] || strlen(e->string) >= BSYNC_MAX_NAME)
+            return ex_fail(c, at, "a name of 1 to 63 bytes is needed");
+        const uint32_t n = jarray_size(e);
+        if (n < 1 || n > 4096u) return ex_fail(c, at, "expected 1 to 4096 keys [time, value]");
+        bsync_clip_action* x = act_push(c, clip, BSYNC_CLIP_ACTION_CURVE, e->string);
+        if (!x) return ex_fail(c, at, "too many clip actions (or out of memory)");
+        fix16_t* keys = malloc(2u * n * sizeof *keys);
+        if (!keys) return ex_fail(c, at, "out of memory");
+        c->act_keys[c->act_count - 1] = keys;
+        x->key_count = n;
+        const cJSON* key;
+        uint32_t i = 0;
+        cJSON_ArrayForEach(key, e) {
+            if (jarray_size(key) != 2) return ex_fail(c, at, "a key is [time, value]");
+            if (ex_number(c, cJSON_GetArrayItem(key, 0), at, &keys[i]) ||
+                ex_number(c, cJSON_GetArrayItem(key, 1), at, &keys[n + i]))
+                return -1;
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* The actions read from extras, to the asset (checked there) when `attach`, then the scratch freed. */
+static int attach_extras(gl_ctx* c, int attach) {
+    int rc = 0;
+    if (attach && c->act_count > 0) {
+        for (uint32_t i = 0; i < c->act_count; i++) { /* the arrays may have moved while growing */
+            c->acts[i].name = c->act_names[i];
+            if (c->act_keys[i]) {
+                c->acts[i].key_times = c->act_keys[i];
+                c->acts[i].key_values = c->act_keys[i] + c->acts[i].key_count;
+            }
+        }
+        rc = imp_attach_actions(c->asset, c->acts, c->act_count, c->file, c->err) == BSYNC_OK ? 0 : -1;
+        if (rc == 0)
+            bsync_asset_note(c->asset, "%u clip actions (events, ranges, markers, curves) read from animation extras",
+                             (unsigned)c->act_count);
+    }
+    for (uint32_t i = 0; i < c->act_count; i++) free(c->act_keys[i]);
+    free(c->acts);
+    free(c->act_names);
+    free(c->act_keys);
+    c->acts = NULL;
+    c->act_names = NULL;
+    c->act_keys = NULL;
+    c->act_count = c->act_cap = 0;
+    return rc;
+}
+
 static int read_animations(gl_ctx* c, const int32_t* node_to_joint, uint32_t n) {
     const cJSON* anims = jget(c->root, "animations");
     if (anims && !cJSON_IsArray(anims)) {
@@ -1193,13 +1353,19 @@ static int read_animations(gl_ctx* c, const int32_t* node_to_joint, uint32_t n) 
             rc = -1;
             break;
         }
+        const uint32_t before = c->asset->clip_count;
         if (imp_clip_wanted(c->opt, names[i]) && read_animation(c, a, i, node_to_joint, n, names[i])) {
+            rc = -1;
+            break;
+        }
+        if (c->asset->clip_count == before + 1u && read_extras(c, a, i, before)) {
             rc = -1;
             break;
         }
         i++;
     }
     free(names);
+    if (attach_extras(c, rc == 0)) rc = -1;
     if (rc == 0 && c->above_channels) {
         const cJSON* nm = jget(cJSON_GetArrayItem(jget(c->root, "nodes"), (int)c->above_first), "name");
         char first[80];

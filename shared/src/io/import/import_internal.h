@@ -71,6 +71,11 @@ bsync_result imp_read_input(const bsync_import_options* o, const char* path, bsy
 /* The last path component. */
 const char* imp_basename(const char* path);
 
+/* clip_file.c: gives the asset the clip actions an importer read (glTF extras; docs/clip-format.md
+ * "Clip actions"), checked by the .bsclip rules (BSYNC_BAD_BLOB naming the file otherwise); copies. */
+bsync_result imp_attach_actions(bsync_asset* asset, const bsync_clip_action* actions, uint32_t count, const char* file,
+                                bsync_error* err);
+
 #if BSYNC_HAVE_ASSIMP
 /* FBX / Collada through assimp (optional/assimp_import.c; only built when CMake finds assimp). */
 bsync_result bsync_assimp_import(const char* path, const bsync_import_options* o, bsync_asset* out,

@@ -118,14 +118,28 @@ bsync_result bsync_retarget_asset(bsync_asset* asset, const bsync_skeleton* to, 
         }
     }
     if (asset->clip_count == 0) make_report(asset->skeleton, skel, &rep);
+    /* the clip actions (docs/clip-format.md "Clip actions") point into memory_: listed before it goes,
+     * attached again to the new clips (same durations) after */
+    const uint32_t nact = bsync_asset_clip_action_count(asset);
+    bsync_clip_action* acts = calloc(nact ? nact : 1, sizeof *acts);
+    if (!acts) {
+        for (uint32_t k = 0; k < asset->clip_count; k++) bsync_clip_destroy(clips[k]);
+        free(clips);
+        bsync_skeleton_destroy(skel);
+        return imp_fail(err, BSYNC_OUT_OF_MEMORY, asset->source, "out of memory");
+    }
+    for (uint32_t k = 0; k < nact; k++) (void)bsync_asset_get_clip_action(asset, k, &acts[k]);
     if (report) *report = rep;
     for (uint32_t i = 0; i < asset->clip_count; i++) bsync_clip_destroy(asset->clips[i]);
     bsync_skeleton_destroy(asset->skeleton);
     free(asset->clips);
-    free(asset->memory_); /* loaded blocks are no longer referenced */
+    void* old = asset->memory_; /* loaded blocks are no longer referenced */
     asset->memory_ = NULL;
     asset->clips = clips;
     asset->skeleton = skel;
     asset->file_checksum = 0;
-    return BSYNC_OK;
+    r = imp_attach_actions(asset, acts, nact, asset->source, err);
+    free(acts);
+    free(old);
+    return r;
 }
