@@ -381,9 +381,9 @@ int bsync_client_frame_payload(const bsync_client* c, uint32_t tick, uint32_t sl
 static uint32_t pacing_tick(const bsync_client* c) {
     uint32_t s = c->server_tick;
     if (!c->stats.start_known || !c->tick_rate) return s;
-    uint64_t now = now_us(c);
+    uint64_t now = now_us(c) + 1000000u / c->tick_rate; /* S + 1 + floor((now - D) / P) = S + floor((now + P - D) / P) */
     if (now < c->stats.start_deadline_us) return s > c->stats.start_tick ? s : c->stats.start_tick;
-    uint64_t clock = (uint64_t)c->stats.start_tick + 1u + (now - c->stats.start_deadline_us) * c->tick_rate / 1000000u;
+    uint64_t clock = (uint64_t)c->stats.start_tick + (now - c->stats.start_deadline_us) * c->tick_rate / 1000000u;
     if (clock > (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) clock = (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
     return clock > s ? (uint32_t)clock : s;
 }
@@ -392,7 +392,7 @@ static uint32_t pacing_tick(const bsync_client* c) {
  * input sent now for tick b + d has d periods to reach the server; when the one-way delay (half ENet's
  * round trip plus twice its mean deviation) needs more, the input goes that many ticks later instead
  * of arriving late and being defaulted (a defaulted tick repeats the previous input and loses its
- * triggers). 0 on a path shorter than the input delay (loopback); at most 8. */
+ * triggers). 0 on a path shorter than the input delay (loopback); at most CL_MAX_LEAD. */
 static uint32_t input_lead(const bsync_client* c) {
     uint32_t rtt = 0, variance = 0;
     if (!c->attempting || !c->tick_rate) return 0;
@@ -400,7 +400,19 @@ static uint32_t input_lead(const bsync_client* c) {
     uint64_t one_way_us = 500ull * rtt + 2000ull * variance;
     uint64_t need = (one_way_us * c->tick_rate + 999999u) / 1000000u; /* ticks, rounded up */
     if (need <= c->input_delay) return 0;
-    return need - c->input_delay > 8u ? 8u : (uint32_t)(need - c->input_delay);
+    return need - c->input_delay > CL_MAX_LEAD ? CL_MAX_LEAD : (uint32_t)(need - c->input_delay);
+}
+
+/* An input the server's default reproduces exactly (docs/lockstep.md "Pacing"): the same parameter
+ * targets as the last record sent, no trigger, no payload. Dropping it loses nothing. */
+static int repeats_last(const bsync_client* c, const bsync_match_input* in, uint32_t payload_len) {
+    if (payload_len || c->history_count == 0) return 0;
+    const bsync_match_input* last = &c->history[c->history_count - 1];
+    for (uint32_t i = 0; i < c->cfg.desc->param_count; i++)
+        if (in->params[i] != last->params[i]) return 0;
+    for (uint32_t j = 0; j < c->cfg.desc->trigger_count; j++)
+        if (in->triggers[j]) return 0;
+    return 1;
 }
 
 bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_input* input, const void* payload,
@@ -408,8 +420,34 @@ bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_
     if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED ||
         payload_len > BSYNC_PROTO_MAX_PAYLOAD || (payload_len && !payload))
         return BSYNC_INVALID_ARGUMENT;
-    uint32_t want = pacing_tick(c) + c->input_delay + input_lead(c);
-    uint32_t t = c->sent_any && c->next_input_tick > want ? c->next_input_tick : want;
+    /* no INPUT before START (the server drops it), nor before the server's clock reaches tick S, one
+     * period before S's deadline: the first input goes to S + d (docs/lockstep.md "Pacing") */
+    if (!c->stats.start_known || now_us(c) + 1000000u / c->tick_rate < c->stats.start_deadline_us) {
+        c->pace_refused_lobby++;
+        return BSYNC_LIMIT_EXCEEDED;
+    }
+    /* the target b + d + L, recomputed every send; behind it: skip ahead at once; ahead of it for
+     * CL_PAUSE_EVERY sends in a row: one send is paused (an input the server's default reproduces is
+     * merged into the tick before; else, after twice as many, it is refused), so the lead follows the
+     * path back down by at most one tick per CL_PAUSE_EVERY and never oscillates on a one-tick wobble */
+    const uint32_t want = pacing_tick(c) + c->input_delay + input_lead(c);
+    uint32_t t = want;
+    if (c->sent_any && c->next_input_tick > want) {
+        t = c->next_input_tick;
+        if (++c->pace_ahead >= CL_PAUSE_EVERY) {
+            const int merge = repeats_last(c, input, payload_len);
+            if (merge || c->pace_ahead >= 2u * CL_PAUSE_EVERY) {
+                c->pace_ahead = 0;
+                c->pace_paused++;
+                if (!merge) return BSYNC_LIMIT_EXCEEDED;
+                if (assigned) *assigned = t - 1u;
+                return BSYNC_OK;
+            }
+        }
+    } else {
+        if (c->sent_any && want > c->next_input_tick) c->pace_skipped += want - c->next_input_tick;
+        c->pace_ahead = 0;
+    }
     /* s + d + 32 with s the newest server tick heard: s is never ahead of the server's next tick, so the
      * server (which keeps inputs up to its next tick + d + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) takes it */
     if (t > c->server_tick + c->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) return BSYNC_LIMIT_EXCEEDED;
@@ -841,6 +879,19 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
 
 static void send_hello(bsync_client* c);
 
+/* START's clock under loss (docs/lockstep.md "Pacing"): a retransmitted START arrives a retransmission
+ * late, and its deadline estimate with it. Frame t leaves the server at the deadline of t, so its
+ * arrival - RTT / 2 - (t - S) periods is another estimate of START's deadline; the earliest one seen
+ * is kept (a packet is delayed, never early). A frame resent after a resume only gives a later one. */
+static void refine_start_clock(bsync_client* c, uint32_t tick) {
+    if (!c->stats.start_known || !c->tick_rate || tick < c->stats.start_tick) return;
+    uint32_t rtt = 0, variance = 0;
+    c->transport.rtt(c->transport.user, &rtt, &variance);
+    const uint64_t back = 500ull * rtt + (uint64_t)(tick - c->stats.start_tick) * 1000000u / c->tick_rate;
+    const uint64_t now = now_us(c);
+    if (now > back && now - back < c->stats.start_deadline_us) c->stats.start_deadline_us = now - back;
+}
+
 static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, size_t len) {
     bsync_proto_msg* mp = &c->rx;
     c->stats.bytes_received += len;
@@ -887,6 +938,7 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
+        refine_start_clock(c, m.frame.tick);
         /* the input ack (protocol version 5): no input of ours is needed up to tick + input_ack */
         if (m.frame.tick + 1u + m.frame.input_ack > c->acked_next) c->acked_next = m.frame.tick + 1u + m.frame.input_ack;
         /* CHANGES frames carry only the players whose inputs changed: the rest come from the previous

@@ -21,6 +21,10 @@
  * lossy path (the client's last ACK lost, the server still waiting and dropping the HELLO), and ENet
  * alone would give up at its 5 s peer timeout. */
 #define CONNECT_RETRY_US 2000000ull
+/* pacing (docs/lockstep.md "Pacing"): the largest lead L, and one paused send per this many sends
+ * ahead of the target at most */
+#define CL_MAX_LEAD 24u
+#define CL_PAUSE_EVERY 4u
 
 typedef struct ring_frame {
     uint32_t tick;
@@ -106,6 +110,12 @@ struct bsync_client {
     uint8_t history_payload[BSYNC_PROTO_MAX_INPUT_RECORDS][BSYNC_PROTO_MAX_PAYLOAD];
     uint32_t history_first;   /* tick of history[0] */
     uint32_t history_count;
+    /* pacing (docs/lockstep.md "Pacing"): consecutive sends ahead of the target tick, pauses taken,
+     * and the earliest estimate of START's deadline seen (START and every FRAME give one) */
+    uint32_t pace_ahead;
+    uint64_t pace_paused;
+    uint64_t pace_skipped;
+    uint64_t pace_refused_lobby;
     cl_faults faults;                 /* client_testing.h (all NULL: none) */
     bsync_client_frame_hook frame_hook; /* bsync_client_set_frame_hook */
     void* frame_hook_user;

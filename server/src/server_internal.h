@@ -184,6 +184,8 @@ int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg); /* bytes se
 void srv_send_snapshot(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                        uint32_t first_chunk);
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
+int srv_drop_harmless(bsync_server_drop why);
+void srv_log_drops(bsync_server* s, const bsync_server_match_stats* st);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
 void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */
 int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */

@@ -432,6 +432,17 @@ static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t 
     return (uint8_t)(ack < 255u ? ack : 255u);
 }
 
+/* 1 when record r is not the input held at ring index k (its parameters compared after clamping). */
+static int input_differs(const srv_match* m, const srv_slot* sl, uint32_t k, const bsync_proto_input_record* r) {
+    for (uint32_t q = 0; q < m->desc->param_count; q++) {
+        fix16_t v = r->params[q];
+        v = v < m->desc->param_min[q] ? m->desc->param_min[q] : v > m->desc->param_max[q] ? m->desc->param_max[q] : v;
+        if (v != sl->ring[k].params[q]) return 1;
+    }
+    if (memcmp(sl->ring[k].triggers, r->triggers, m->desc->trigger_count) != 0) return 1;
+    return sl->ring_payload_len[k] != r->payload_len || memcmp(sl->ring_payload[k], r->payload, r->payload_len) != 0;
+}
+
 void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
     if (in->slot != (uint32_t)p->slot) {
         srv_violation(m->server, p, BSYNC_SERVER_DROP_WRONG_SLOT);
@@ -467,7 +478,10 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
             return;
         }
         uint32_t k = t % SRV_INPUT_RING;
-        if (sl->ring_tick[k] == t) continue; /* a redundant copy */
+        if (sl->ring_tick[k] == t) { /* a redundant copy; a different one loses to the first, counted */
+            if (input_differs(m, sl, k, &in->records[i])) srv_violation(m->server, p, BSYNC_SERVER_DROP_SECOND_INPUT);
+            continue;
+        }
         sl->ring_tick[k] = t;
         memcpy(sl->ring[k].params, in->records[i].params, sizeof sl->ring[k].params);
         /* the declared range of each parameter (match config "input.parameters" min/max): a value outside
@@ -641,6 +655,7 @@ static void status_line(srv_match* m) {
             (unsigned long long)st.bytes_out, (unsigned long long)m->server->udp_in,
             (unsigned long long)m->server->udp_out, (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
             (unsigned long long)st.replay_bytes);
+    srv_log_drops(m->server, &st);
 }
 
 void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
