@@ -134,7 +134,7 @@ static int send_bytes(bsync_client* c, uint32_t channel, int reliable, const uin
 static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
     uint8_t buf[BSYNC_PROTO_MAX_PACKET];
     size_t len = 0;
-    if (bsync_proto_encode(m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
+    if (bsync_proto_encode_as(m, c->proto_version, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
     return send_bytes(c, bsync_proto_channel(m->type), bsync_proto_reliable(m->type), buf, len);
 }
 
@@ -207,6 +207,12 @@ bsync_result cl_create_on(const bsync_client_config* cfg, const cl_transport* t,
     bsync_client* c = calloc(1, sizeof *c);
     if (!c) return BSYNC_OUT_OF_MEMORY;
     c->cfg = *cfg;
+    c->proto_version = cfg->protocol_version ? cfg->protocol_version : BSYNC_PROTO_VERSION;
+    if (c->proto_version < BSYNC_PROTO_VERSION_MIN || c->proto_version > BSYNC_PROTO_VERSION) {
+        free(c);
+        set_err(err, BSYNC_INVALID_ARGUMENT, "protocol version not spoken by this library");
+        return BSYNC_INVALID_ARGUMENT;
+    }
     c->transport = *t;
     c->transport.release = NULL; /* the caller's until creation succeeds */
     memcpy(c->token, cfg->token, cfg->token_len);
@@ -328,6 +334,13 @@ void bsync_client_get_stats(const bsync_client* c, bsync_client_stats* out) {
 
 /* ---------------------------------------------------------------- inputs */
 
+/* The tick of the first frame it lacks: every frame below is applied or held (version 7's frame ack). */
+static uint32_t frames_held(const bsync_client* c) {
+    uint32_t t = c->next_frame;
+    while (t - c->next_frame < FRAME_RING && c->frames[t % FRAME_RING].valid && c->frames[t % FRAME_RING].tick == t) t++;
+    return t;
+}
+
 static void send_input_packet(bsync_client* c) {
     if (c->history_count == 0) return;
     bsync_proto_msg m;
@@ -352,9 +365,13 @@ static void send_input_packet(bsync_client* c) {
         m.input.records[i].payload_len = c->history_payload_len[h];
         memcpy(m.input.records[i].payload, c->history_payload[h], c->history_payload_len[h]);
     }
+    /* version 7: the frames it holds, acknowledged in every INPUT (at most its first tick: acking less
+     * is always true) */
+    const uint32_t held = frames_held(c);
+    m.input.frame_ack = held < first ? held : first;
     uint8_t buf[BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT];
     size_t len = 0;
-    if (bsync_proto_encode(&m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return;
+    if (bsync_proto_encode_as(&m, c->proto_version, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return;
     c->stats.inputs_sent++;
     (void)send_bytes(c, BSYNC_PROTO_CHANNEL_INPUT, 0, buf, len); /* unreliable: the next INPUT repeats it */
 }
@@ -949,6 +966,23 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         c->have_prev_frame = 1;
         if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, &m.frame);
         break;
+    case BSYNC_PROTO_FRAMES: { /* version 7: each frame usable as soon as any copy arrives */
+        bsync_proto_frames* fs = &m.frames;
+        const uint32_t newest = fs->first_tick + fs->count - 1u;
+        refine_start_clock(c, newest);
+        if (newest + 1u + fs->input_ack > c->acked_next) c->acked_next = newest + 1u + fs->input_ack;
+        for (uint32_t i = 0; i < fs->count; i++) {
+            bsync_proto_frame* f = &fs->frames[i];
+            if (i > 0 && bsync_proto_frame_expand(f, &fs->frames[i - 1]) != 0) break; /* cannot happen once decoded */
+            const ring_frame* r = &c->frames[f->tick % FRAME_RING];
+            if (f->tick < c->next_frame || f->tick - c->next_frame >= FRAME_RING || (r->valid && r->tick == f->tick)) {
+                c->frames_dup++;
+                continue;
+            }
+            if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, f);
+        }
+        break;
+    }
     case BSYNC_PROTO_END:
         c->have_end = 1;
         c->end_reason = m.end.reason;
@@ -961,6 +995,7 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         uint64_t due = now_us(c) + m.start.deadline_in_us;
         c->stats.start_known = 1;
         c->stats.start_tick = m.start.tick;
+        c->match_ticks = m.start.match_ticks; /* version 7 (0 from a version 6 server) */
         c->stats.start_deadline_us = due > half_rtt ? due - half_rtt : 0;
         if (m.start.tick > c->server_tick) c->server_tick = m.start.tick;
         if (c->state != BSYNC_CLIENT_CONNECTING) event_simple(c, BSYNC_CLIENT_EVENT_START, m.start.tick);

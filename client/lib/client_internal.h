@@ -116,6 +116,10 @@ struct bsync_client {
     uint64_t pace_paused;
     uint64_t pace_skipped;
     uint64_t pace_refused_lobby;
+    /* protocol version 7 (docs/protocol.md "FRAMES") */
+    uint32_t proto_version;  /* what it speaks: cfg.protocol_version or BSYNC_PROTO_VERSION */
+    uint32_t match_ticks;    /* START's match length (0: open, or a version 6 server) */
+    uint64_t frames_dup;     /* FRAMES copies of frames it already held */
     cl_faults faults;                 /* client_testing.h (all NULL: none) */
     bsync_client_frame_hook frame_hook; /* bsync_client_set_frame_hook */
     void* frame_hook_user;

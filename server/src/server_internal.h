@@ -65,6 +65,9 @@ typedef struct srv_peer {
     uint64_t auth_match_id;
     uint32_t auth_slot;
     bsync_session sess;    /* keys once AUTH_INIT was answered; every packet after it is sealed */
+    /* protocol version 7 (docs/protocol.md "FRAMES") */
+    uint8_t proto_version; /* of its HELLO (or AUTH_INIT); what the server sends it is in this version */
+    uint32_t frames_acked; /* it holds every frame below this tick (its INPUTs' frame ack, or the WELCOME's start) */
 } srv_peer;
 
 #define SRV_AUTH_NONE 0u        /* plain: no AUTH_INIT (a plain-token match) */
@@ -145,6 +148,8 @@ struct srv_match {
     uint16_t* frame_payload_len;
     bsync_proto_frame resend_prev; /* a resume's previous resent frame (FULL), for CHANGES coding */
     uint64_t joint_scratch[BSYNC_PROTO_MAX_JOINTS]; /* per-joint checksums of a DETAIL comparison */
+    bsync_proto_msg frames_tx; /* a FRAMES packet being built (server_frames.c) */
+    uint64_t frames_resend_us; /* finishing: the next resend of unacknowledged last frames (version 7) */
 };
 
 struct bsync_server {
@@ -198,6 +203,11 @@ uint64_t srv_match_next_deadline(const srv_match* m);       /* UINT64_MAX when n
 void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h);
 void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in);
 void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c);
+/* FRAME's input ack for a frame of `tick` to this slot: no input needed up to tick + the value. */
+uint8_t srv_match_input_ack(const srv_match* m, uint32_t slot, uint32_t tick);
+
+/* server_frames.c: protocol version 7's FRAMES to one connection, after each confirmed tick. */
+void srv_frames_send(srv_match* m, srv_peer* p);
 void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn);
 void srv_match_leave(srv_match* m, srv_peer* p);
 void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason);

@@ -248,6 +248,7 @@ static void send_start(srv_match* m, srv_peer* p, uint32_t tick, uint64_t now) {
     st.type = BSYNC_PROTO_START;
     st.start.tick = tick;
     st.start.deadline_in_us = (uint32_t)(in < BSYNC_PROTO_MAX_START_IN_US ? in : BSYNC_PROTO_MAX_START_IN_US);
+    st.start.match_ticks = m->duration; /* version 7 */
     srv_send(m, p, &st);
 }
 
@@ -264,6 +265,11 @@ static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t 
  * ring, the first FULL and CHANGES after it, each with this connection's input ack; then the live
  * frames follow as CHANGES. Returns the number sent. */
 static uint32_t resend_frames(srv_match* m, srv_peer* p, uint32_t from) {
+    if (p->proto_version >= 7u) { /* version 7: FRAMES after every tick resend what it lacks (server_frames.c) */
+        p->frames_acked = from;
+        p->frame_next = m->next_tick;
+        return m->next_tick - from;
+    }
     bsync_proto_msg* msg = &m->tx; /* free outside confirm_tick */
     const srv_slot* sl = &m->slots[p->slot];
     uint32_t n = 0;
@@ -386,6 +392,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         memcpy(w.welcome.snapshot, m->snap_buf, w.welcome.snapshot_len);
     }
     srv_send(m, p, &w);
+    p->frames_acked = w.welcome.start_tick; /* version 7: the frames it lacks start there */
     if (m->started) send_start(m, p, m->next_tick, now);
     if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
         send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
@@ -430,6 +437,10 @@ static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t 
     const uint32_t from = input_needed_from(sl, tick + 1u > m->next_tick ? tick + 1u : m->next_tick);
     const uint32_t ack = from > tick + 1u ? from - tick - 1u : 0u;
     return (uint8_t)(ack < 255u ? ack : 255u);
+}
+
+uint8_t srv_match_input_ack(const srv_match* m, uint32_t slot, uint32_t tick) {
+    return slot < m->player_count ? frame_input_ack(m, &m->slots[slot], tick) : 0u;
 }
 
 /* 1 when record r is not the input held at ring index k (its parameters compared after clamping). */
@@ -567,7 +578,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
      * inputs changed, protocol version 4) to the others */
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
-        if (pe && pe->frame_next != t) {
+        if (pe && pe->frame_next != t && pe->proto_version < 7u) {
             f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
@@ -576,7 +587,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     if (m->have_tx_prev) bsync_proto_frame_changes(f, &m->tx_prev); /* else (or on failure) FULL */
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
-        if (pe && pe->frame_next == t) {
+        if (pe && pe->frame_next == t && pe->proto_version < 7u) {
             f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
@@ -604,6 +615,8 @@ static void confirm_tick(srv_match* m, uint64_t now) {
                 bsync_result_string(tr));
     m->next_tick = t + 1;
     m->stats.ticks = m->next_tick;
+    for (uint32_t p = 0; p < m->player_count; p++) /* version 7: from the ring, now that it holds frame t */
+        if (m->slots[p].peer && m->slots[p].peer->proto_version >= 7u) srv_frames_send(m, m->slots[p].peer);
     bsync_match_checksums sums;
     int due = 0;
     (void)bsync_replay_recorder_end_tick(&m->recorder, t, &sums, &due, &err);
@@ -715,6 +728,15 @@ void srv_match_update(srv_match* m, uint64_t now) {
         int all = 1;
         for (uint32_t p = 0; p < m->player_count; p++)
             if (m->slots[p].peer && m->slots[p].checked_upto < last_check) all = 0;
+        /* version 7: the last frames travel unreliably; resend them once a period until acknowledged */
+        const int resend = now >= m->frames_resend_us;
+        if (resend) m->frames_resend_us = now + 1000000u / m->tick_rate;
+        for (uint32_t p = 0; p < m->player_count; p++) {
+            srv_peer* pe = m->slots[p].peer;
+            if (!pe || pe->proto_version < 7u || pe->frames_acked >= m->next_tick) continue;
+            all = 0;
+            if (resend) srv_frames_send(m, pe);
+        }
         if (all || now >= m->finish_deadline_us) srv_match_end(m, 0, BSYNC_PROTO_BYE_MATCH_OVER);
         return;
     }

@@ -45,7 +45,9 @@ int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg) {
     uint8_t buf[BSYNC_PROTO_MAX_PACKET];
     uint8_t sealed[BSYNC_PROTO_MAX_PACKET + BSYNC_SESSION_OVERHEAD];
     size_t len = 0;
-    if (bsync_proto_encode(msg, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
+    /* in the peer's version (version 7 peers and version 6 peers play in the same match) */
+    const uint32_t version = p->proto_version ? p->proto_version : BSYNC_PROTO_VERSION;
+    if (bsync_proto_encode_as(msg, version, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
     const uint32_t type = (uint32_t)msg->type, channel = bsync_proto_channel(type);
     const uint8_t* data = buf;
     bsync_session* sess = send_session(p, type);
@@ -299,6 +301,12 @@ static void on_receive(bsync_server* s, srv_peer* p, uint32_t channel, const uin
         srv_violation(s, p, BSYNC_SERVER_DROP_WRONG_CHANNEL);
         return;
     }
+    if (!p->match && (m->type == BSYNC_PROTO_AUTH_INIT || m->type == BSYNC_PROTO_HELLO))
+        p->proto_version = m->version; /* the server answers in it (BSYNC_PROTO_VERSION_MIN .. _VERSION) */
+    else if (p->match && m->type != BSYNC_PROTO_BYE && m->version != p->proto_version) {
+        srv_violation(s, p, BSYNC_SERVER_DROP_BAD_VERSION); /* one connection, one version */
+        return;
+    }
     if (!p->match && m->type == BSYNC_PROTO_AUTH_INIT) {
         on_auth_init(s, p, &m->auth_init);
         return;
@@ -326,6 +334,9 @@ static void on_receive(bsync_server* s, srv_peer* p, uint32_t channel, const uin
             srv_violation(s, p, BSYNC_SERVER_DROP_BEFORE_START);
             break;
         }
+        /* version 7: the frames it holds (never past the frames confirmed) */
+        if (m->version >= 7u && m->input.frame_ack > p->frames_acked && m->input.frame_ack <= p->match->next_tick)
+            p->frames_acked = m->input.frame_ack;
         srv_match_input(p->match, p, &m->input);
         break;
     case BSYNC_PROTO_CHECKSUM: srv_match_checksum(p->match, p, &m->checksum); break;

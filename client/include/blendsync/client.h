@@ -53,6 +53,7 @@ typedef struct bsync_client_config {
     int reconnect_off;
     const uint8_t* secret; /* 32 bytes, copied; NULL: plain token (insecure) */
     uint32_t session_mode; /* 1 encrypt (0 -> 1), 2 authenticate only */
+    uint32_t protocol_version; /* 0 -> BSYNC_PROTO_VERSION; BSYNC_PROTO_VERSION_MIN.. (docs/protocol.md) */
 } bsync_client_config;
 
 typedef enum bsync_client_state {
