@@ -30,7 +30,7 @@ static void usage(FILE* f) {
             "usage: blendsync bot --server HOST:PORT --config MATCH.json --slot N --token T\n"
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
-            "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
+            "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS] [--protocol 6|7]\n"
             "\n"
             "A headless client: joins the match, sends a seeded random joystick input every tick,\n"
             "simulates every confirmed frame, sends pose and blend-state checksums, and prints a status\n"
@@ -161,7 +161,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* replay_path = NULL;
     const char* desync_dir = NULL;
     const char* capture_path = NULL;
-    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600;
+    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600, protocol = 0;
     int have_seed = 0, have_inject = 0, quiet = 0, actions = 0;
     uint32_t delay_min = 0, delay_max = 0;
     for (int i = 1; i < argc; i++) {
@@ -193,6 +193,8 @@ int bsync_cmd_bot(int argc, char** argv) {
         else if (!strcmp(a, "--inject-desync")) bad = parse_u64(v, &inject) || inject > UINT32_MAX, have_inject = 1;
         else if (!strcmp(a, "--drop")) bad = parse_u64(v, &drop) || drop > 1000;
         else if (!strcmp(a, "--timeout")) bad = parse_u64(v, &timeout) || timeout == 0;
+        else if (!strcmp(a, "--protocol")) /* docs/protocol.md "Versioning": 6 for comparisons */
+            bad = parse_u64(v, &protocol) || protocol < BSYNC_PROTO_VERSION_MIN || protocol > BSYNC_PROTO_VERSION;
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
             char tail = 0;
@@ -242,6 +244,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     cc.slot = (uint8_t)slot;
     cc.token = (const uint8_t*)token;
     cc.token_len = (uint32_t)strlen(token);
+    cc.protocol_version = (uint32_t)protocol;
     uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
     if (secret_hex) {
         if (bsync_session_secret_parse(secret_hex, secret) != 0) {

@@ -234,7 +234,8 @@ def dec_frames(r):
     need(p <= MAX_PARAMS, "BAD_COUNT", "parameter count")
     need(g <= MAX_TRIGGERS, "BAD_COUNT", "trigger count")
     need(first + count - 1 <= 0xFFFFFFFF, "BAD_VALUE", "first tick + count")
-    m = {"first_tick": first, "n": n, "p": p, "g": g, "input_ack": r.u8("input ack"), "frames": []}
+    m = {"first_tick": first, "n": n, "p": p, "g": g, "input_ack": r.u8("input ack"), "frames": []}  # no input
+    # of the receiver needed up to first + count - 1 + input ack
     for i in range(count):
         f = {"tick": first + i, "coding": 0, "n": n, "p": p, "g": g}
         if i > 0:
@@ -600,7 +601,9 @@ def check(records, expect_desync):
     if any(b < a for a, b in zip(needed, needed[1:])):
         fail("FRAME input ack went backwards on the ordered frame channel" if not packets else
              "FRAMES input ack went backwards on the sequenced input channel")
-    for f in frames:
+    # (FRAMES: ticks up to the packet's newest frame are confirmed; what it claims past that must be ours)
+    for f in (frames if not packets else
+              [{"tick": pk["first_tick"] + len(pk["frames"]) - 1, "input_ack": pk["input_ack"]} for pk in packets]):
         held = f["tick"] + 1 + f["input_ack"]
         for t in range(f["tick"] + 1, held):
             if t not in mine:

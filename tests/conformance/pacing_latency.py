@@ -48,13 +48,16 @@ def analyse(path, warmup=0):
             elif t == "START":
                 start_tick = m["tick"]
                 s = max(s or 0, m["tick"])
-            elif t == "FRAME":
-                frames += 1
-                frame_ms.setdefault(m["tick"], rec["ms"])
-                s = max(s or 0, m["tick"] + 1)
-                if slot is not None and start_tick is not None and m["tick"] >= start_tick + max(delay, warmup) and \
-                        (m["defaulted"] >> slot) & 1:
-                    defaulted += 1
+            elif t in ("FRAME", "FRAMES"):  # version 7: FRAMES, each frame possibly in several packets
+                for f in (m["frames"] if t == "FRAMES" else [m]):
+                    if f["tick"] in frame_ms:
+                        continue
+                    frames += 1
+                    frame_ms[f["tick"]] = rec["ms"]
+                    s = max(s or 0, f["tick"] + 1)
+                    if slot is not None and start_tick is not None and f["tick"] >= start_tick + max(delay, warmup) \
+                            and (f["defaulted"] >> slot) & 1:
+                        defaulted += 1
         elif t == "INPUT":
             if start_tick is None:
                 lobby_inputs += 1
