@@ -62,6 +62,7 @@ static void usage(FILE* f) {
             "  --delay MIN:MAX        hand each input to the client MIN..MAX ms late (a slow game\n"
             "                         loop: it goes to a later tick)\n"
             "  --timeout SECONDS      give up after this long (default 600)\n"
+            "  --protocol 6|7         the protocol version to speak (default 7; 6 to compare, docs/protocol.md)\n"
             "  --quiet                no status lines, only the summary\n"
             "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
             "                         as they open in the local match (docs/actions.md)\n"

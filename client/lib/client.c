@@ -432,6 +432,31 @@ static int repeats_last(const bsync_client* c, const bsync_match_input* in, uint
     return 1;
 }
 
+/* The input for tick t at the end of the history (consecutive ticks; anything else restarts it), the
+ * oldest record leaving a full window. */
+static void history_push(bsync_client* c, const bsync_match_input* input, const void* payload, uint32_t payload_len,
+                         uint32_t t) {
+    if (c->history_count == 0 || t != c->history_first + c->history_count) {
+        c->history_first = t;
+        c->history_count = 0;
+    }
+    if (c->history_count == BSYNC_PROTO_MAX_INPUT_RECORDS) {
+        memmove(&c->history[0], &c->history[1], sizeof c->history[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
+        memmove(&c->history_payload_len[0], &c->history_payload_len[1],
+                sizeof c->history_payload_len[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
+        memmove(&c->history_payload[0], &c->history_payload[1],
+                sizeof c->history_payload[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
+        c->history_first++;
+        c->history_count--;
+    }
+    c->history_payload_len[c->history_count] = (uint16_t)payload_len;
+    if (payload_len) memcpy(c->history_payload[c->history_count], payload, payload_len);
+    c->history[c->history_count++] = *input;
+    for (uint32_t i = c->cfg.desc->param_count; i < BSYNC_MATCH_MAX_PARAMS; i++) c->history[c->history_count - 1].params[i] = 0;
+    for (uint32_t j = c->cfg.desc->trigger_count; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
+        c->history[c->history_count - 1].triggers[j] = 0;
+}
+
 bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_input* input, const void* payload,
                                              uint32_t payload_len, uint32_t* assigned) {
     if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED ||
@@ -468,26 +493,17 @@ bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_
     /* s + d + 32 with s the newest server tick heard: s is never ahead of the server's next tick, so the
      * server (which keeps inputs up to its next tick + d + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) takes it */
     if (t > c->server_tick + c->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) return BSYNC_LIMIT_EXCEEDED;
-    /* history: consecutive ticks ending at t (a skip forward restarts it) */
-    if (c->history_count == 0 || t != c->history_first + c->history_count) {
-        c->history_first = t;
-        c->history_count = 0;
+    /* a skip ahead of up to 3 ticks (the lead grew) fills the ticks it jumps over with this input's
+     * parameter targets, without triggers or payload: sent at once, they may still be in time, and a
+     * default would repeat the older input instead (docs/lockstep.md "Pacing") */
+    if (c->sent_any && t > c->next_input_tick && t - c->next_input_tick < BSYNC_PROTO_MAX_INPUT_RECORDS &&
+        c->history_count && c->next_input_tick == c->history_first + c->history_count) {
+        bsync_match_input fill = *input;
+        memset(fill.triggers, 0, sizeof fill.triggers);
+        for (uint32_t k = c->next_input_tick; k < t; k++) history_push(c, &fill, NULL, 0, k);
+        c->pace_filled += t - c->next_input_tick;
     }
-    if (c->history_count == BSYNC_PROTO_MAX_INPUT_RECORDS) {
-        memmove(&c->history[0], &c->history[1], sizeof c->history[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
-        memmove(&c->history_payload_len[0], &c->history_payload_len[1],
-                sizeof c->history_payload_len[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
-        memmove(&c->history_payload[0], &c->history_payload[1],
-                sizeof c->history_payload[0] * (BSYNC_PROTO_MAX_INPUT_RECORDS - 1));
-        c->history_first++;
-        c->history_count--;
-    }
-    c->history_payload_len[c->history_count] = (uint16_t)payload_len;
-    if (payload_len) memcpy(c->history_payload[c->history_count], payload, payload_len);
-    c->history[c->history_count++] = *input;
-    for (uint32_t i = c->cfg.desc->param_count; i < BSYNC_MATCH_MAX_PARAMS; i++) c->history[c->history_count - 1].params[i] = 0;
-    for (uint32_t j = c->cfg.desc->trigger_count; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
-        c->history[c->history_count - 1].triggers[j] = 0;
+    history_push(c, input, payload, payload_len, t);
     c->next_input_tick = t + 1;
     c->sent_any = 1;
     send_input_packet(c);

@@ -115,6 +115,7 @@ struct bsync_client {
     uint32_t pace_ahead;
     uint64_t pace_paused;
     uint64_t pace_skipped;
+    uint64_t pace_filled; /* ticks of a short skip ahead sent with the new input's targets */
     uint64_t pace_refused_lobby;
     /* protocol version 7 (docs/protocol.md "FRAMES") */
     uint32_t proto_version;  /* what it speaks: cfg.protocol_version or BSYNC_PROTO_VERSION */
