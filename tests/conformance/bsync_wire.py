@@ -601,9 +601,16 @@ def check(records, expect_desync):
     if any(b < a for a, b in zip(needed, needed[1:])):
         fail("FRAME input ack went backwards on the ordered frame channel" if not packets else
              "FRAMES input ack went backwards on the sequenced input channel")
-    # (FRAMES: ticks up to the packet's newest frame are confirmed; what it claims past that must be ours)
-    for f in (frames if not packets else
-              [{"tick": pk["first_tick"] + len(pk["frames"]) - 1, "input_ack": pk["input_ack"]} for pk in packets]):
+    # (FRAMES: ticks up to the packet's newest frame are confirmed, what it claims past that must be ours;
+    # judged on the live packets only, whose newest frame is the newest yet: a catch-up packet of older
+    # frames carries the same ack point, past confirmed frames that may not be ours)
+    live, top = [], -1
+    for pk in packets:
+        newest = pk["first_tick"] + len(pk["frames"]) - 1
+        if newest >= top:
+            live.append({"tick": newest, "input_ack": pk["input_ack"]})
+            top = newest
+    for f in (frames if not packets else live):
         held = f["tick"] + 1 + f["input_ack"]
         for t in range(f["tick"] + 1, held):
             if t not in mine:
