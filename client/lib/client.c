@@ -309,6 +309,7 @@ void bsync_client_destroy(bsync_client* c) {
     for (uint32_t i = 0; i < TRAIL_RING; i++) free(c->trail[i].data);
     free(c->st_snaps);
     free(c->incoming);
+    for (uint32_t i = 0; i < CL_UPLOADS; i++) free(c->uploads[i].data);
     bsync_platform_aligned_free(c->match_mem);
     bsync_platform_aligned_free(c->scratch_mem);
     bsync_session_clear(&c->sess); /* keys and secret do not outlive the client */
@@ -668,16 +669,69 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
     apply_frames(c);
 }
 
-static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
-    if (!c->attempting || !c->connected) return;
-    bsync_proto_msg* m = malloc(sizeof *m); /* large: not on the stack */
-    if (!m) return;
-    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
-    for (uint32_t i = 0; i < count; i++) {
-        bsync_net_snapshot_chunk(m, kind, tick, data, len, i);
-        if (send_msg(c, m) < 0) break;
+/* Queued uploads go out in chunks as the token bucket allows (CL_UPLOAD_BURST, CL_UPLOAD_RATE): the
+ * server drops whatever passes 32 KiB/s from one peer and disconnects it after 32 such drops, so a
+ * large DUMP sent at once got its client kicked. Called after every pass and after each enqueue. */
+static void upload_pump(bsync_client* c) {
+    if (c->upload_count == 0) return;
+    const uint64_t now = now_us(c);
+    c->upload_credit += (now - c->upload_at_us) * CL_UPLOAD_RATE / 1000000u;
+    if (c->upload_credit > CL_UPLOAD_BURST) c->upload_credit = CL_UPLOAD_BURST;
+    c->upload_at_us = now;
+    bsync_proto_msg* m = NULL;
+    while (c->upload_count) {
+        cl_upload* u = &c->uploads[c->upload_head];
+        const uint32_t count = (uint32_t)((u->len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+        if (u->next < count) {
+            const size_t bytes = BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_SNAPSHOT + BSYNC_SESSION_OVERHEAD;
+            if (c->upload_credit < bytes) break;
+            if (!m && !(m = malloc(sizeof *m))) break; /* large: not on the stack */
+            bsync_net_snapshot_chunk(m, u->kind, u->tick, u->data, u->len, u->next);
+            if (send_msg(c, m) < 0) break;
+            c->upload_credit -= bytes;
+            u->next++;
+            if (u->next < count) continue;
+        }
+        free(u->data);
+        u->data = NULL;
+        c->upload_head = (c->upload_head + 1u) % CL_UPLOADS;
+        c->upload_count--;
     }
     free(m);
+}
+
+/* Forget queued uploads (the connection they were for is gone, or the client is destroyed). */
+static void uploads_clear(bsync_client* c) {
+    for (uint32_t i = 0; i < CL_UPLOADS; i++) {
+        free(c->uploads[i].data);
+        c->uploads[i].data = NULL;
+    }
+    c->upload_head = c->upload_count = 0;
+}
+
+static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
+    if (!c->attempting || !c->connected || len == 0) return;
+    if (c->upload_count == CL_UPLOADS) {
+        c->uploads_dropped++;
+        return;
+    }
+    cl_upload* u = &c->uploads[(c->upload_head + c->upload_count) % CL_UPLOADS];
+    u->data = malloc(len);
+    if (!u->data) {
+        c->uploads_dropped++;
+        return;
+    }
+    memcpy(u->data, data, len);
+    u->len = len;
+    u->kind = kind;
+    u->tick = tick;
+    u->next = 0;
+    if (c->upload_count == 0) { /* an idle bucket is full */
+        c->upload_credit = CL_UPLOAD_BURST;
+        c->upload_at_us = now_us(c);
+    }
+    c->upload_count++;
+    upload_pump(c);
 }
 
 /* The trail for a desync at the state of `tick`: the states at the start of ticks tick - interval ..
@@ -1147,6 +1201,8 @@ void cl_disconnected(bsync_client* c) {
 
 void cl_step(bsync_client* c) {
     if (!c) return;
+    if (c->upload_count && (!c->attempting || !c->connected)) uploads_clear(c); /* that connection is gone */
+    upload_pump(c);
     if (c->session_broken && c->attempting) { /* a new connection and session, resuming from the next frame */
         c->session_broken = 0;
         c->transport.close(c->transport.user); /* the server frees the slot at once (if this arrives) */

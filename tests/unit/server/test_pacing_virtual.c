@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "blendsync/io/match_config.h"
+#include "client_testing.h"
 #include "fixtures.h"
 #include "vnet.h"
 
@@ -56,6 +57,9 @@ typedef struct world {
     uint32_t refused_before_start[MAXP];
     uint32_t defaulted_self[MAXP]; /* frames from tick `from_tick` on with the own bit set */
     uint32_t from_tick;
+    uint64_t desync_us; /* when the first DESYNC (not DETAIL) reached a client (0: none) */
+    const char* watch;  /* a server log text to time (vn_log_count; the log kept, config->log NULL) */
+    uint64_t watch_us;  /* when it first appeared (0: not yet) */
 } world;
 
 static void start(world* w, uint32_t players, uint32_t ticks, uint32_t start_ms, int sessions) {
@@ -127,6 +131,7 @@ static void pump(world* w, uint64_t us) {
     while (vn_now(w->net) < end) {
         vn_run(w->net, 1000u);
         const uint64_t now = vn_now(w->net);
+        if (w->watch && !w->watch_us && vn_log_count(w->net, w->watch)) w->watch_us = now;
         for (uint32_t p = 0; p < w->players; p++) {
             bsync_client* c = w->clients[p];
             if (!c) continue;
@@ -134,6 +139,7 @@ static void pump(world* w, uint64_t us) {
             while (bsync_client_poll_event(c, &ev)) {
                 if (ev.type == BSYNC_CLIENT_EVENT_WELCOME && !w->next_input_us[p]) w->next_input_us[p] = now;
                 if (ev.type == BSYNC_CLIENT_EVENT_START) w->started[p] = 1;
+                if (ev.type == BSYNC_CLIENT_EVENT_DESYNC && ev.desync.action != BSYNC_PROTO_ACTION_DETAIL && !w->desync_us) w->desync_us = now;
                 if (ev.type == BSYNC_CLIENT_EVENT_FRAME && ev.tick >= w->from_tick && ((ev.defaulted_mask >> p) & 1u))
                     w->defaulted_self[p]++;
                 if (ev.type == BSYNC_CLIENT_EVENT_BYE || ev.type == BSYNC_CLIENT_EVENT_DISCONNECTED) w->ended[p] = 1;
@@ -347,12 +353,84 @@ static void test_sealed_lane_checked(void** state) {
     stop(&w);
 }
 
+/* The client paces its TRAIL and DUMP uploads under the server's 32 KiB/s per peer (a 6 KiB burst,
+ * then 22 KiB/s; sent at once, a DUMP of more than 32 KiB had its chunks past 32 KiB in one second
+ * dropped as a flood, and 32 drops made the client a BYE ABUSE): with a 61-character match whose
+ * DUMP alone is 9 chunks of up to 1,074 bytes on the wire, the bundle is complete no sooner than
+ * (9 x 1,074 - 6,144) / 22,528 s = 156 ms after the DESYNC reached the client (5 ms without pacing),
+ * and nothing is dropped. */
+static void test_large_dump_paced(void** state) {
+    (void)state;
+    world w;
+    memset(&w, 0, sizeof w);
+    w.players = 1;
+    w.from_tick = UINT32_MAX;
+    assert_int_equal(bsync_test_tmpdir(w.dir, sizeof w.dir, "pace"), 0);
+    /* a wide blend: 32 clips under one node, so every character's state is large */
+    static char graph[8192];
+    size_t g = (size_t)snprintf(graph, sizeof graph,
+                                "{ \"tick_rate\": 60, \"parameters\": { \"speed\": { \"default\": 0 } }, \"root\": \"wide\",\n"
+                                "  \"nodes\": { \"wide\": { \"type\": \"Simple1D\", \"parameter\": \"speed\", \"children\": [");
+    for (uint32_t k = 0; k < 32; k++)
+        g += (size_t)snprintf(graph + g, sizeof graph - g, "%s{ \"motion\": \"m%u\", \"threshold\": %u }", k ? ", " : "", k, k);
+    g += (size_t)snprintf(graph + g, sizeof graph - g, "] } },\n  \"clips\": {");
+    for (uint32_t k = 0; k < 32; k++)
+        g += (size_t)snprintf(graph + g, sizeof graph - g, "%s\"m%u\": { \"source\": \"builtin:humanoid\", \"animation\": \"%s\" }", k ? ", " : "", k,
+                              k % 3 == 0 ? "idle" : k % 3 == 1 ? "walk" : "run");
+    snprintf(graph + g, sizeof graph - g, "} }\n");
+    assert_int_equal(bsync_test_write_text(w.dir, "loco.json", graph), 0);
+    static char text[8192];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "{ \"match_id\": 9, \"players\": [ {\"token\": \"tok-0\"} ], \"input\": { \"parameters\": "
+                                "[ {\"name\": \"speed\", \"min\": 0, \"max\": 3.5} ] }, \"characters\": [ "
+                                "{\"name\": \"p0\", \"graph\": \"loco.json\", \"slot\": 0}");
+    for (uint32_t k = 0; k < 60; k++)
+        n += (size_t)snprintf(text + n, sizeof text - n, ", {\"name\": \"n%u\", \"graph\": \"loco.json\", \"npc_seed\": %u}", k,
+                              k + 1u);
+    snprintf(text + n, sizeof text - n,
+             " ], \"input_delay\": 3, \"checksum_interval\": 20, \"replay\": \"match.bsreplay\", \"duration_ticks\": 600, "
+             "\"timeouts\": {\"start_ms\": 3000, \"peer_ms\": 5000, \"idle_ms\": 3000} }\n");
+    assert_int_equal(bsync_test_write_text(w.dir, "match.json", text), 0);
+    snprintf(w.match_path, sizeof w.match_path, "%s", bsync_test_path(w.dir, "match.json"));
+    bsync_error err;
+    if (bsync_match_config_load(w.match_path, NULL, &w.cfg, &err) != BSYNC_OK) fail_msg("%s", err.message);
+    w.net = vn_create(12);
+    const char* paths[1] = {w.match_path};
+    bsync_server_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.match_paths = paths;
+    sc.match_count = 1;
+    assert_int_equal(vn_server(w.net, &sc, 8, &w.server, &err), BSYNC_OK);
+    connect_client(&w, 0, 5000u, 0);
+    bsync_client_fault_desync(w.clients[0], 40);
+    w.watch = "event=desync_bundle match=9 slot=0";
+    pump(&w, 3000000u);
+    /* the state the client uploads: larger than one second of the server's per-peer cap */
+    static uint8_t snap[1u << 20];
+    size_t len = 0;
+    assert_int_equal(bsync_match_save(bsync_client_match(w.clients[0]), snap, sizeof snap, &len), BSYNC_OK);
+    assert_true(len > 8u * BSYNC_PROTO_SNAPSHOT_CHUNK && len <= 9u * BSYNC_PROTO_SNAPSHOT_CHUNK); /* 9 chunks */
+    assert_true(w.desync_us > 0 && w.watch_us > w.desync_us);
+    assert_true(w.watch_us - w.desync_us >= 156000u);
+    assert_true(w.watch_us - w.desync_us <= 2000000u); /* the trail (<= 16 KiB) and the dump at 22 KiB/s */
+    pump(&w, 1000000u);
+    bsync_server_match_stats st;
+    bsync_server_get_match_stats(w.server, 0, &st);
+    assert_true(st.desyncs >= 1);
+    assert_int_equal(st.dropped[BSYNC_SERVER_DROP_FLOOD], 0);
+    assert_int_equal(st.players_connected, 1); /* not kicked for abuse */
+    assert_int_equal(vn_log_count(w.net, "event=abuse"), 0);
+    assert_int_equal(vn_log_count(w.net, "event=desync_bundle match=9 slot=0"), st.desyncs);
+    stop(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lobby_then_delay_only),
         cmocka_unit_test(test_lead_follows_path),
         cmocka_unit_test(test_server_probes),
         cmocka_unit_test(test_sealed_lane_checked),
+        cmocka_unit_test(test_large_dump_paced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
