@@ -345,7 +345,8 @@ static uint32_t frames_held(const bsync_client* c) {
 static void send_input_packet(bsync_client* c) {
     if (c->history_count == 0) return;
     bsync_proto_msg m;
-    memset(&m, 0, sizeof m);
+    memset(&m.input, 0, sizeof m.input); /* the message is large (FRAMES): clear only what INPUT uses */
+    m.version = 0;
     m.type = BSYNC_PROTO_INPUT;
     m.input.slot = c->cfg.slot;
     m.input.param_count = (uint8_t)c->cfg.desc->param_count;

@@ -14,18 +14,23 @@
  * one frame, whatever its size. */
 #define SRV_FRAMES_BYTES 1200u
 
-/* Confirmed frame t from the ring, FULL. */
+/* Confirmed frame t from the ring, FULL. Only what the counts cover is written (the encoder and
+ * bsync_proto_frame_changes read no further): a few dozen bytes per player, not the whole struct. */
 static void ring_frame(const srv_match* m, uint32_t t, bsync_proto_frame* f) {
     const uint32_t k = t % SRV_FRAME_RING;
-    memset(f, 0, sizeof *f);
+    const uint32_t np = m->desc->param_count, ng = m->desc->trigger_count;
     f->tick = t;
     f->player_count = (uint8_t)m->player_count;
-    f->param_count = (uint8_t)m->desc->param_count;
-    f->trigger_count = (uint8_t)m->desc->trigger_count;
+    f->param_count = (uint8_t)np;
+    f->trigger_count = (uint8_t)ng;
+    f->coding = BSYNC_PROTO_FRAME_FULL;
+    f->changed_mask = 0;
+    f->input_ack = 0;
     f->defaulted_mask = m->frame_defaulted[k];
     for (uint32_t q = 0; q < m->player_count; q++) {
-        memcpy(f->players[q].params, m->frames[k].players[q].params, sizeof f->players[q].params);
-        memcpy(f->players[q].triggers, m->frames[k].players[q].triggers, sizeof f->players[q].triggers);
+        memcpy(f->players[q].params, m->frames[k].players[q].params, np * sizeof f->players[q].params[0]);
+        memcpy(f->players[q].triggers, m->frames[k].players[q].triggers, ng);
+        f->players[q].payload_len = 0;
         if (m->frame_payload) {
             const size_t at = (size_t)k * m->player_count + q;
             f->players[q].payload_len = m->frame_payload_len[at];

@@ -10,7 +10,9 @@ set -uo pipefail
 bin=$1; work=$2; report=${3:-}
 server="$(dirname "$bin")/blendsync-server"
 [ -x "$server" ] || { echo "skip: no blendsync-server next to $bin"; exit 0; }
-"$bin" bot --help 2>&1 | grep -q -- "--protocol" || { echo "skip: this bot has no --protocol"; exit 0; }
+proto_flag=1
+"$bin" bot --help 2>&1 | grep -q -- "--protocol" || proto_flag=0 # an older build: version 6 only
+[ $proto_flag -eq 1 ] || [ "$report" = "--report" ] || { echo "skip: this bot has no --protocol"; exit 0; }
 rm -rf "$work"; install -d "$work" && cd "$work" || exit 1
 cat >loco.json <<'JSON'
 { "tick_rate": 30, "parameters": { "speed": { "default": 0, "smooth_time": 0.25, "max_speed": 10 } },
@@ -38,7 +40,7 @@ play() { # version -> "bytes_in udp_in" per client per second
   local sport; sport=$(port_of server$v.out "listening on")
   for b in 0 1 2 3; do
     timeout 40 "$bin" bot --server 127.0.0.1:$sport --config match.json --slot $b --token p$b --seed $((5 + b)) --quiet \
-      --protocol $v >bot$v-$b.out 2>&1 &
+      $([ $proto_flag -eq 1 ] && echo "--protocol $v") >bot$v-$b.out 2>&1 &
     pids="$pids $!"
   done
   for p in $pids; do wait $p; done
@@ -46,7 +48,9 @@ play() { # version -> "bytes_in udp_in" per client per second
   sed -n 's/.*event=status .* bytes_in=\([0-9]*\) .* udp_in=\([0-9]*\) .*/\1 \2/p' server$v.log | tail -1 |
     awk '{ printf "%d %d\n", $1 / 4 / 10, $2 / 4 / 10 }'
 }
-r6=$(play 6); r7=$(play 7)
+r6=$(play 6)
+[ $proto_flag -eq 1 ] || { echo "upstream per client, B/s (as sealed / with ENet's headers), version 6 only: $r6"; exit 0; }
+r7=$(play 7)
 echo "upstream per client, B/s (blendsync bytes as sealed / with ENet's headers): version 6 $r6, version 7 $r7"
 [ "$report" = "--report" ] && exit 0
 u6=${r6#* }; u7=${r7#* }

@@ -296,6 +296,7 @@ namespace Blendsync
         public int ReconnectOff;
         public IntPtr Secret;      // 32 bytes, or zero: plain token (insecure)
         public uint SessionMode;   // 1 encrypt (0 -> 1), 2 authenticate only
+        public uint ProtocolVersion; // 0: the library's newest (7); 6: the older protocol
     }
 
     // bsync_replay_header (io/replay.h), as the reader returns it.

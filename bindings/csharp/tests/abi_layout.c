@@ -102,6 +102,7 @@ int main(void) {
     O("ClientConfigNative", bsync_client_config, reconnect_off);
     O("ClientConfigNative", bsync_client_config, secret);
     O("ClientConfigNative", bsync_client_config, session_mode);
+    O("ClientConfigNative", bsync_client_config, protocol_version);
     S("ReplayHeaderNative", bsync_replay_header);
     O("ReplayHeaderNative", bsync_replay_header, build_version);
     O("ReplayHeaderNative", bsync_replay_header, match_id);
