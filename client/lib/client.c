@@ -466,7 +466,7 @@ bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_
         return BSYNC_INVALID_ARGUMENT;
     /* no INPUT before START (the server drops it), nor before the server's clock reaches tick S, one
      * period before S's deadline: the first input goes to S + d (docs/lockstep.md "Pacing") */
-    if (!c->stats.start_known || now_us(c) + 1000000u / c->tick_rate < c->stats.start_deadline_us) {
+    if (!c->stats.start_known || !c->tick_rate || now_us(c) + 1000000u / c->tick_rate < c->stats.start_deadline_us) {
         c->pace_refused_lobby++;
         return BSYNC_LIMIT_EXCEEDED;
     }

@@ -123,7 +123,7 @@ int srv_drop_harmless(bsync_server_drop why) {
 
 /* The nonzero drop counters of a match, one log line (docs/server.md "Logs"): event=drops. */
 void srv_log_drops(bsync_server* s, const bsync_server_match_stats* st) {
-    char text[512];
+    char text[1024]; /* every reason at once: 22 x (name + a 20-digit count) fits */
     size_t n = 0;
     text[0] = 0;
     for (uint32_t i = 0; i < BSYNC_SERVER_DROP_COUNT; i++)
