@@ -97,6 +97,9 @@ static void start(world* w, uint32_t players, uint32_t ticks, uint32_t start_ms,
     assert_int_equal(vn_server(w->net, &sc, 2u * players + 16u, &w->server, &err), BSYNC_OK);
 }
 
+static uint32_t g_protocol; /* bsync_client_config.protocol_version of the next connect_client (0: newest) */
+static uint32_t g_loss;     /* its link's loss of unreliable packets, permille */
+
 static void connect_client(world* w, uint32_t slot, uint32_t latency_us, int sessions) {
     static char tokens[MAXP][8];
     static uint8_t secret[32];
@@ -112,7 +115,8 @@ static void connect_client(world* w, uint32_t slot, uint32_t latency_us, int ses
         for (uint32_t i = 0; i < 32; i++) secret[i] = (uint8_t)i; /* k_secret's bytes */
         cc.secret = secret;
     }
-    const vn_link link = {latency_us, 0};
+    cc.protocol_version = g_protocol;
+    const vn_link link = {latency_us, g_loss};
     bsync_error err;
     assert_int_equal(vn_client(w->net, &cc, &link, &w->clients[slot], &err), BSYNC_OK);
     bsync_match_script_init(&w->scripts[slot], 900u + slot);
@@ -424,6 +428,58 @@ static void test_large_dump_paced(void** state) {
     stop(&w);
 }
 
+/* Received packets by type (the packet hook: messages as the client decodes them). */
+static void count_types(void* user, int sent, unsigned channel, const uint8_t* data, size_t len) {
+    uint32_t* by_type = user;
+    (void)channel;
+    if (!sent && len >= 4 && data[3] < 16) by_type[data[3]]++;
+}
+
+/* Protocol versions 6 and 7 in one match, each client losing 40% of its unreliable packets both ways
+ * (version 7: its frames too): both apply every frame, end with the server's checksums and the
+ * same state, nothing desyncs; the version 7 client gets its frames only as FRAMES (a frame lost in
+ * one packet comes in the next) and the version 6 client only as FRAME. */
+static void test_versions_6_and_7_in_one_match(void** state) {
+    (void)state;
+    world w;
+    start(&w, 2, 300, 3000, 0);
+    g_loss = 400;
+    g_protocol = 6;
+    connect_client(&w, 0, 20000u, 0);
+    g_protocol = 7;
+    connect_client(&w, 1, 20000u, 0);
+    g_protocol = 0;
+    g_loss = 0;
+    static uint32_t types[2][16];
+    memset(types, 0, sizeof types);
+    for (uint32_t p = 0; p < 2; p++) bsync_client_set_packet_hook(w.clients[p], count_types, types[p]);
+    uint32_t frames[2] = {0, 0};
+    for (uint32_t i = 0; i < 200 && !(w.ended[0] && w.ended[1]); i++) {
+        pump(&w, 50000u);
+        for (uint32_t p = 0; p < 2; p++) {
+            bsync_client_stats cs;
+            bsync_client_get_stats(w.clients[p], &cs);
+            frames[p] = (uint32_t)cs.frames_applied;
+        }
+    }
+    assert_true(w.ended[0] && w.ended[1]);
+    assert_int_equal(frames[0], 300);
+    assert_int_equal(frames[1], 300);
+    bsync_server_match_stats st;
+    bsync_server_get_match_stats(w.server, 0, &st);
+    assert_int_equal(st.ticks, 300);
+    assert_int_equal(st.desyncs, 0);
+    assert_true(st.checksums_verified >= 2u * (300u / 60u) - 2u);
+    bsync_match_checksums a, b;
+    assert_int_equal(bsync_match_get_checksums(bsync_client_match(w.clients[0]), 0, &a), BSYNC_OK);
+    assert_int_equal(bsync_match_get_checksums(bsync_client_match(w.clients[1]), 0, &b), BSYNC_OK);
+    assert_true(a.blend == b.blend);
+    assert_int_equal(st.dropped[BSYNC_SERVER_DROP_BAD_VERSION], 0);
+    assert_true(types[0][BSYNC_PROTO_FRAME] >= 300u && types[0][BSYNC_PROTO_FRAMES] == 0u);
+    assert_true(types[1][BSYNC_PROTO_FRAMES] > 0u && types[1][BSYNC_PROTO_FRAME] == 0u);
+    stop(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lobby_then_delay_only),
@@ -431,6 +487,7 @@ int main(void) {
         cmocka_unit_test(test_server_probes),
         cmocka_unit_test(test_sealed_lane_checked),
         cmocka_unit_test(test_large_dump_paced),
+        cmocka_unit_test(test_versions_6_and_7_in_one_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
