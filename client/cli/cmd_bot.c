@@ -32,7 +32,7 @@ static void usage(FILE* f) {
             "                     [--match ID] [--script FILE | --seed S] [--inject-desync TICK] [--quiet]\n"
             "                     [--inject-pose-desync TICK:CHARACTER:JOINT]\n"
             "                     [--replay FILE] [--desync-dir DIR] [--capture FILE] [--secret HEX]\n"
-            "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS]\n"
+            "                     [--drop PERMILLE] [--delay MIN_MS:MAX_MS] [--timeout SECONDS] [--protocol 6|7]\n"
             "                     [--reconnect-seconds S]\n"
             "                     [--predict [--rollback-window W] [--local-delay D] [--predict-synctest]]\n"
             "                     [--latency]\n"
@@ -72,6 +72,7 @@ static void usage(FILE* f) {
             "  --timeout SECONDS      give up after this long (default 600)\n"
             "  --reconnect-seconds S  after losing the server mid-match, keep reconnecting this long and\n"
             "                         resume (default 10; e.g. a server restarted with --recover)\n"
+            "  --protocol 6|7         the protocol version to speak (default 7; 6 to compare, docs/protocol.md)\n"
             "  --quiet                no status lines, only the summary\n"
             "  --actions              print each character's range actions (e.g. a punch's hit window)\n"
             "                         as they open in the local match (docs/actions.md)\n"
@@ -317,7 +318,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     const char* replay_path = NULL;
     const char* desync_dir = NULL;
     const char* capture_path = NULL;
-    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600, reconnect_s = 0;
+    uint64_t slot = UINT64_MAX, match_id = 0, seed = 0, inject = 0, drop = 0, timeout = 600, reconnect_s = 0, protocol = 0;
     int have_seed = 0, have_inject = 0, have_pose_inject = 0, quiet = 0, actions = 0;
     uint32_t delay_min = 0, delay_max = 0, pose_tick = 0, pose_character = 0, pose_joint = 0;
     bsync_client_predict_config predict;
@@ -371,6 +372,8 @@ int bsync_cmd_bot(int argc, char** argv) {
             if (a[2] == 'r') predict.rollback_window = (uint32_t)n;
             else predict.local_delay = (uint32_t)n;
         }
+        else if (!strcmp(a, "--protocol")) /* docs/protocol.md "Versioning": 6 for comparisons */
+            bad = parse_u64(v, &protocol) || protocol < BSYNC_PROTO_VERSION_MIN || protocol > BSYNC_PROTO_VERSION;
         else if (!strcmp(a, "--delay")) {
             unsigned lo = 0, hi = 0;
             char tail = 0;
@@ -421,6 +424,7 @@ int bsync_cmd_bot(int argc, char** argv) {
     cc.token = (const uint8_t*)token;
     cc.token_len = (uint32_t)strlen(token);
     cc.reconnect_timeout_ms = (uint32_t)(reconnect_s * 1000u); /* 0: the library's 10 s */
+    cc.protocol_version = (uint32_t)protocol;
     uint8_t secret[BSYNC_SESSION_SECRET_BYTES];
     if (secret_hex) {
         if (bsync_session_secret_parse(secret_hex, secret) != 0) {

@@ -135,7 +135,7 @@ static int send_bytes(bsync_client* c, uint32_t channel, int reliable, const uin
 static int send_msg(bsync_client* c, const bsync_proto_msg* m) {
     uint8_t buf[BSYNC_PROTO_MAX_PACKET];
     size_t len = 0;
-    if (bsync_proto_encode(m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
+    if (bsync_proto_encode_as(m, c->proto_version, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
     return send_bytes(c, bsync_proto_channel(m->type), bsync_proto_reliable(m->type), buf, len);
 }
 
@@ -208,6 +208,12 @@ bsync_result cl_create_on(const bsync_client_config* cfg, const cl_transport* t,
     bsync_client* c = calloc(1, sizeof *c);
     if (!c) return BSYNC_OUT_OF_MEMORY;
     c->cfg = *cfg;
+    c->proto_version = cfg->protocol_version ? cfg->protocol_version : BSYNC_PROTO_VERSION;
+    if (c->proto_version < BSYNC_PROTO_VERSION_MIN || c->proto_version > BSYNC_PROTO_VERSION) {
+        free(c);
+        set_err(err, BSYNC_INVALID_ARGUMENT, "protocol version not spoken by this library");
+        return BSYNC_INVALID_ARGUMENT;
+    }
     c->transport = *t;
     c->transport.release = NULL; /* the caller's until creation succeeds */
     memcpy(c->token, cfg->token, cfg->token_len);
@@ -312,6 +318,7 @@ void bsync_client_destroy(bsync_client* c) {
     free(c->st_snaps);
     free(c->incoming);
     cl_predict_destroy(c->predict);
+    for (uint32_t i = 0; i < CL_UPLOADS; i++) free(c->uploads[i].data);
     bsync_platform_aligned_free(c->match_mem);
     bsync_platform_aligned_free(c->scratch_mem);
     bsync_session_clear(&c->sess); /* keys and secret do not outlive the client */
@@ -337,10 +344,18 @@ void bsync_client_get_stats(const bsync_client* c, bsync_client_stats* out) {
 
 /* ---------------------------------------------------------------- inputs */
 
+/* The tick of the first frame it lacks: every frame below is applied or held (version 7's frame ack). */
+static uint32_t frames_held(const bsync_client* c) {
+    uint32_t t = c->next_frame;
+    while (t - c->next_frame < FRAME_RING && c->frames[t % FRAME_RING].valid && c->frames[t % FRAME_RING].tick == t) t++;
+    return t;
+}
+
 static void send_input_packet(bsync_client* c) {
     if (c->history_count == 0) return;
     bsync_proto_msg m;
-    memset(&m, 0, sizeof m);
+    memset(&m.input, 0, sizeof m.input); /* the message is large (FRAMES): clear only what INPUT uses */
+    m.version = 0;
     m.type = BSYNC_PROTO_INPUT;
     m.input.slot = c->cfg.slot;
     m.input.param_count = (uint8_t)c->cfg.desc->param_count;
@@ -361,9 +376,13 @@ static void send_input_packet(bsync_client* c) {
         m.input.records[i].payload_len = c->history_payload_len[h];
         memcpy(m.input.records[i].payload, c->history_payload[h], c->history_payload_len[h]);
     }
+    /* version 7: the frames it holds, acknowledged in every INPUT (at most its first tick: acking less
+     * is always true) */
+    const uint32_t held = frames_held(c);
+    m.input.frame_ack = held < first ? held : first;
     uint8_t buf[BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_INPUT];
     size_t len = 0;
-    if (bsync_proto_encode(&m, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return;
+    if (bsync_proto_encode_as(&m, c->proto_version, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return;
     c->stats.inputs_sent++;
     (void)send_bytes(c, BSYNC_PROTO_CHANNEL_INPUT, 0, buf, len); /* unreliable: the next INPUT repeats it */
 }
@@ -390,9 +409,9 @@ int bsync_client_frame_payload(const bsync_client* c, uint32_t tick, uint32_t sl
 static uint32_t pacing_tick(const bsync_client* c) {
     uint32_t s = c->server_tick;
     if (!c->stats.start_known || !c->tick_rate) return s;
-    uint64_t now = now_us(c);
+    uint64_t now = now_us(c) + 1000000u / c->tick_rate; /* S + 1 + floor((now - D) / P) = S + floor((now + P - D) / P) */
     if (now < c->stats.start_deadline_us) return s > c->stats.start_tick ? s : c->stats.start_tick;
-    uint64_t clock = (uint64_t)c->stats.start_tick + 1u + (now - c->stats.start_deadline_us) * c->tick_rate / 1000000u;
+    uint64_t clock = (uint64_t)c->stats.start_tick + (now - c->stats.start_deadline_us) * c->tick_rate / 1000000u;
     if (clock > (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) clock = (uint64_t)s + BSYNC_PROTO_PEER_MAX_INPUT_LEAD;
     return clock > s ? (uint32_t)clock : s;
 }
@@ -401,7 +420,7 @@ static uint32_t pacing_tick(const bsync_client* c) {
  * input sent now for tick b + d has d periods to reach the server; when the one-way delay (half ENet's
  * round trip plus twice its mean deviation) needs more, the input goes that many ticks later instead
  * of arriving late and being defaulted (a defaulted tick repeats the previous input and loses its
- * triggers). 0 on a path shorter than the input delay (loopback); at most 8. */
+ * triggers). 0 on a path shorter than the input delay (loopback); at most CL_MAX_LEAD. */
 static uint32_t input_lead(const bsync_client* c) {
     uint32_t rtt = 0, variance = 0;
     if (!c->attempting || !c->tick_rate) return 0;
@@ -409,20 +428,25 @@ static uint32_t input_lead(const bsync_client* c) {
     uint64_t one_way_us = 500ull * rtt + 2000ull * variance;
     uint64_t need = (one_way_us * c->tick_rate + 999999u) / 1000000u; /* ticks, rounded up */
     if (need <= c->input_delay) return 0;
-    return need - c->input_delay > 8u ? 8u : (uint32_t)(need - c->input_delay);
+    return need - c->input_delay > CL_MAX_LEAD ? CL_MAX_LEAD : (uint32_t)(need - c->input_delay);
 }
 
-bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_input* input, const void* payload,
-                                             uint32_t payload_len, uint32_t* assigned) {
-    if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED ||
-        payload_len > BSYNC_PROTO_MAX_PAYLOAD || (payload_len && !payload))
-        return BSYNC_INVALID_ARGUMENT;
-    uint32_t want = pacing_tick(c) + c->input_delay + input_lead(c);
-    uint32_t t = c->sent_any && c->next_input_tick > want ? c->next_input_tick : want;
-    /* s + d + 32 with s the newest server tick heard: s is never ahead of the server's next tick, so the
-     * server (which keeps inputs up to its next tick + d + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) takes it */
-    if (t > c->server_tick + c->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) return BSYNC_LIMIT_EXCEEDED;
-    /* history: consecutive ticks ending at t (a skip forward restarts it) */
+/* An input the server's default reproduces exactly (docs/lockstep.md "Pacing"): the same parameter
+ * targets as the last record sent, no trigger, no payload. Dropping it loses nothing. */
+static int repeats_last(const bsync_client* c, const bsync_match_input* in, uint32_t payload_len) {
+    if (payload_len || c->history_count == 0) return 0;
+    const bsync_match_input* last = &c->history[c->history_count - 1];
+    for (uint32_t i = 0; i < c->cfg.desc->param_count; i++)
+        if (in->params[i] != last->params[i]) return 0;
+    for (uint32_t j = 0; j < c->cfg.desc->trigger_count; j++)
+        if (in->triggers[j]) return 0;
+    return 1;
+}
+
+/* The input for tick t at the end of the history (consecutive ticks; anything else restarts it), the
+ * oldest record leaving a full window. */
+static void history_push(bsync_client* c, const bsync_match_input* input, const void* payload, uint32_t payload_len,
+                         uint32_t t) {
     if (c->history_count == 0 || t != c->history_first + c->history_count) {
         c->history_first = t;
         c->history_count = 0;
@@ -442,6 +466,55 @@ bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_
     for (uint32_t i = c->cfg.desc->param_count; i < BSYNC_MATCH_MAX_PARAMS; i++) c->history[c->history_count - 1].params[i] = 0;
     for (uint32_t j = c->cfg.desc->trigger_count; j < BSYNC_MATCH_MAX_TRIGGERS; j++)
         c->history[c->history_count - 1].triggers[j] = 0;
+}
+
+bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_input* input, const void* payload,
+                                             uint32_t payload_len, uint32_t* assigned) {
+    if (!c || !input || c->state == BSYNC_CLIENT_CONNECTING || c->state == BSYNC_CLIENT_ENDED ||
+        payload_len > BSYNC_PROTO_MAX_PAYLOAD || (payload_len && !payload))
+        return BSYNC_INVALID_ARGUMENT;
+    /* no INPUT before START (the server drops it), nor before the server's clock reaches tick S, one
+     * period before S's deadline: the first input goes to S + d (docs/lockstep.md "Pacing") */
+    if (!c->stats.start_known || !c->tick_rate || now_us(c) + 1000000u / c->tick_rate < c->stats.start_deadline_us) {
+        c->pace_refused_lobby++;
+        return BSYNC_LIMIT_EXCEEDED;
+    }
+    /* the target b + d + L, recomputed every send; behind it: skip ahead at once; ahead of it for
+     * CL_PAUSE_EVERY sends in a row: one send is paused (an input the server's default reproduces is
+     * merged into the tick before; else, after twice as many, it is refused), so the lead follows the
+     * path back down by at most one tick per CL_PAUSE_EVERY and never oscillates on a one-tick wobble */
+    const uint32_t want = pacing_tick(c) + c->input_delay + input_lead(c);
+    uint32_t t = want;
+    if (c->sent_any && c->next_input_tick > want) {
+        t = c->next_input_tick;
+        if (++c->pace_ahead >= CL_PAUSE_EVERY) {
+            const int merge = repeats_last(c, input, payload_len);
+            if (merge || c->pace_ahead >= 2u * CL_PAUSE_EVERY) {
+                c->pace_ahead = 0;
+                c->pace_paused++;
+                if (!merge) return BSYNC_LIMIT_EXCEEDED;
+                if (assigned) *assigned = t - 1u;
+                return BSYNC_OK;
+            }
+        }
+    } else {
+        if (c->sent_any && want > c->next_input_tick) c->pace_skipped += want - c->next_input_tick;
+        c->pace_ahead = 0;
+    }
+    /* s + d + 32 with s the newest server tick heard: s is never ahead of the server's next tick, so the
+     * server (which keeps inputs up to its next tick + d + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) takes it */
+    if (t > c->server_tick + c->input_delay + BSYNC_PROTO_PEER_MAX_INPUT_LEAD) return BSYNC_LIMIT_EXCEEDED;
+    /* a skip ahead of up to 3 ticks (the lead grew) fills the ticks it jumps over with this input's
+     * parameter targets, without triggers or payload: sent at once, they may still be in time, and a
+     * default would repeat the older input instead (docs/lockstep.md "Pacing") */
+    if (c->sent_any && t > c->next_input_tick && t - c->next_input_tick < BSYNC_PROTO_MAX_INPUT_RECORDS &&
+        c->history_count && c->next_input_tick == c->history_first + c->history_count) {
+        bsync_match_input fill = *input;
+        memset(fill.triggers, 0, sizeof fill.triggers);
+        for (uint32_t k = c->next_input_tick; k < t; k++) history_push(c, &fill, NULL, 0, k);
+        c->pace_filled += t - c->next_input_tick;
+    }
+    history_push(c, input, payload, payload_len, t);
     c->next_input_tick = t + 1;
     c->sent_any = 1;
     send_input_packet(c);
@@ -608,16 +681,69 @@ static void on_frame(bsync_client* c, const bsync_proto_frame* f) {
     apply_frames(c);
 }
 
-static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
-    if (!c->attempting || !c->connected) return;
-    bsync_proto_msg* m = malloc(sizeof *m); /* large: not on the stack */
-    if (!m) return;
-    uint32_t count = (uint32_t)((len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
-    for (uint32_t i = 0; i < count; i++) {
-        bsync_net_snapshot_chunk(m, kind, tick, data, len, i);
-        if (send_msg(c, m) < 0) break;
+/* Queued uploads go out in chunks as the token bucket allows (CL_UPLOAD_BURST, CL_UPLOAD_RATE): the
+ * server drops whatever passes 32 KiB/s from one peer and disconnects it after 32 such drops, so a
+ * large DUMP sent at once got its client kicked. Called after every pass and after each enqueue. */
+static void upload_pump(bsync_client* c) {
+    if (c->upload_count == 0) return;
+    const uint64_t now = now_us(c);
+    c->upload_credit += (now - c->upload_at_us) * CL_UPLOAD_RATE / 1000000u;
+    if (c->upload_credit > CL_UPLOAD_BURST) c->upload_credit = CL_UPLOAD_BURST;
+    c->upload_at_us = now;
+    bsync_proto_msg* m = NULL;
+    while (c->upload_count) {
+        cl_upload* u = &c->uploads[c->upload_head];
+        const uint32_t count = (uint32_t)((u->len + BSYNC_PROTO_SNAPSHOT_CHUNK - 1) / BSYNC_PROTO_SNAPSHOT_CHUNK);
+        if (u->next < count) {
+            const size_t bytes = BSYNC_PROTO_HEADER_SIZE + BSYNC_PROTO_MAX_BODY_SNAPSHOT + BSYNC_SESSION_OVERHEAD;
+            if (c->upload_credit < bytes) break;
+            if (!m && !(m = malloc(sizeof *m))) break; /* large: not on the stack */
+            bsync_net_snapshot_chunk(m, u->kind, u->tick, u->data, u->len, u->next);
+            if (send_msg(c, m) < 0) break;
+            c->upload_credit -= bytes;
+            u->next++;
+            if (u->next < count) continue;
+        }
+        free(u->data);
+        u->data = NULL;
+        c->upload_head = (c->upload_head + 1u) % CL_UPLOADS;
+        c->upload_count--;
     }
     free(m);
+}
+
+/* Forget queued uploads (the connection they were for is gone, or the client is destroyed). */
+static void uploads_clear(bsync_client* c) {
+    for (uint32_t i = 0; i < CL_UPLOADS; i++) {
+        free(c->uploads[i].data);
+        c->uploads[i].data = NULL;
+    }
+    c->upload_head = c->upload_count = 0;
+}
+
+static void send_snapshot_chunks(bsync_client* c, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len) {
+    if (!c->attempting || !c->connected || len == 0) return;
+    if (c->upload_count == CL_UPLOADS) {
+        c->uploads_dropped++;
+        return;
+    }
+    cl_upload* u = &c->uploads[(c->upload_head + c->upload_count) % CL_UPLOADS];
+    u->data = malloc(len);
+    if (!u->data) {
+        c->uploads_dropped++;
+        return;
+    }
+    memcpy(u->data, data, len);
+    u->len = len;
+    u->kind = kind;
+    u->tick = tick;
+    u->next = 0;
+    if (c->upload_count == 0) { /* an idle bucket is full */
+        c->upload_credit = CL_UPLOAD_BURST;
+        c->upload_at_us = now_us(c);
+    }
+    c->upload_count++;
+    upload_pump(c);
 }
 
 /* The trail for a desync at the state of `tick`: the states at the start of ticks tick - interval ..
@@ -853,6 +979,19 @@ static void on_welcome(bsync_client* c, const bsync_proto_welcome* w) {
 
 static void send_hello(bsync_client* c);
 
+/* START's clock under loss (docs/lockstep.md "Pacing"): a retransmitted START arrives a retransmission
+ * late, and its deadline estimate with it. Frame t leaves the server at the deadline of t, so its
+ * arrival - RTT / 2 - (t - S) periods is another estimate of START's deadline; the earliest one seen
+ * is kept (a packet is delayed, never early). A frame resent after a resume only gives a later one. */
+static void refine_start_clock(bsync_client* c, uint32_t tick) {
+    if (!c->stats.start_known || !c->tick_rate || tick < c->stats.start_tick) return;
+    uint32_t rtt = 0, variance = 0;
+    c->transport.rtt(c->transport.user, &rtt, &variance);
+    const uint64_t back = 500ull * rtt + (uint64_t)(tick - c->stats.start_tick) * 1000000u / c->tick_rate;
+    const uint64_t now = now_us(c);
+    if (now > back && now - back < c->stats.start_deadline_us) c->stats.start_deadline_us = now - back;
+}
+
 static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, size_t len) {
     bsync_proto_msg* mp = &c->rx;
     c->stats.bytes_received += len;
@@ -899,6 +1038,7 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         if (m.input_ack.server_tick > c->server_tick) c->server_tick = m.input_ack.server_tick;
         break;
     case BSYNC_PROTO_FRAME:
+        refine_start_clock(c, m.frame.tick);
         /* the input ack (protocol version 5): no input of ours is needed up to tick + input_ack */
         if (m.frame.tick + 1u + m.frame.input_ack > c->acked_next) c->acked_next = m.frame.tick + 1u + m.frame.input_ack;
         /* CHANGES frames carry only the players whose inputs changed: the rest come from the previous
@@ -909,6 +1049,23 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         c->have_prev_frame = 1;
         if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, &m.frame);
         break;
+    case BSYNC_PROTO_FRAMES: { /* version 7: each frame usable as soon as any copy arrives */
+        bsync_proto_frames* fs = &m.frames;
+        const uint32_t newest = fs->first_tick + fs->count - 1u;
+        refine_start_clock(c, newest);
+        if (newest + 1u + fs->input_ack > c->acked_next) c->acked_next = newest + 1u + fs->input_ack;
+        for (uint32_t i = 0; i < fs->count; i++) {
+            bsync_proto_frame* f = &fs->frames[i];
+            if (i > 0 && bsync_proto_frame_expand(f, &fs->frames[i - 1]) != 0) break; /* cannot happen once decoded */
+            const ring_frame* r = &c->frames[f->tick % FRAME_RING];
+            if (f->tick < c->next_frame || f->tick - c->next_frame >= FRAME_RING || (r->valid && r->tick == f->tick)) {
+                c->frames_dup++;
+                continue;
+            }
+            if (c->state != BSYNC_CLIENT_ENDED) on_frame(c, f);
+        }
+        break;
+    }
     case BSYNC_PROTO_END:
         c->have_end = 1;
         c->end_reason = m.end.reason;
@@ -921,6 +1078,7 @@ static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, si
         uint64_t due = now_us(c) + m.start.deadline_in_us;
         c->stats.start_known = 1;
         c->stats.start_tick = m.start.tick;
+        c->match_ticks = m.start.match_ticks; /* version 7 (0 from a version 6 server) */
         c->stats.start_deadline_us = due > half_rtt ? due - half_rtt : 0;
         if (m.start.tick > c->server_tick) c->server_tick = m.start.tick;
         if (c->state != BSYNC_CLIENT_CONNECTING) event_simple(c, BSYNC_CLIENT_EVENT_START, m.start.tick);
@@ -1056,6 +1214,8 @@ void cl_disconnected(bsync_client* c) {
 
 void cl_step(bsync_client* c) {
     if (!c) return;
+    if (c->upload_count && (!c->attempting || !c->connected)) uploads_clear(c); /* that connection is gone */
+    upload_pump(c);
     cl_predict_update(c);
     if (c->session_broken && c->attempting) { /* a new connection and session, resuming from the next frame */
         c->session_broken = 0;

@@ -21,6 +21,21 @@
  * lossy path (the client's last ACK lost, the server still waiting and dropping the HELLO), and ENet
  * alone would give up at its 5 s peer timeout. */
 #define CONNECT_RETRY_US 2000000ull
+/* pacing (docs/lockstep.md "Pacing"): the largest lead L, and one paused send per this many sends
+ * ahead of the target at most */
+#define CL_MAX_LEAD 24u
+#define CL_PAUSE_EVERY 4u
+/* uploads (TRAIL, DUMP) paced under the server's 32 KiB/s per peer: a burst of 6 KiB, then 22 KiB/s
+ * (docs/lockstep.md "Checksums and desyncs") */
+#define CL_UPLOADS 4u
+#define CL_UPLOAD_BURST 6144u
+#define CL_UPLOAD_RATE 22528u
+
+typedef struct cl_upload {
+    uint8_t* data; /* malloc'd copy; NULL: free entry */
+    size_t len;
+    uint32_t kind, tick, next; /* the next chunk to send */
+} cl_upload;
 
 typedef struct ring_frame {
     uint32_t tick;
@@ -106,6 +121,21 @@ struct bsync_client {
     uint8_t history_payload[BSYNC_PROTO_MAX_INPUT_RECORDS][BSYNC_PROTO_MAX_PAYLOAD];
     uint32_t history_first;   /* tick of history[0] */
     uint32_t history_count;
+    /* pacing (docs/lockstep.md "Pacing"): consecutive sends ahead of the target tick, pauses taken,
+     * and the earliest estimate of START's deadline seen (START and every FRAME give one) */
+    uint32_t pace_ahead;
+    uint64_t pace_paused;
+    uint64_t pace_skipped;
+    uint64_t pace_filled; /* ticks of a short skip ahead sent with the new input's targets */
+    uint64_t pace_refused_lobby;
+    /* protocol version 7 (docs/protocol.md "FRAMES") */
+    uint32_t proto_version;  /* what it speaks: cfg.protocol_version or BSYNC_PROTO_VERSION */
+    uint32_t match_ticks;    /* START's match length (0: open, or a version 6 server) */
+    uint64_t frames_dup;     /* FRAMES copies of frames it already held */
+    cl_upload uploads[CL_UPLOADS]; /* queued uploads, oldest first from upload_head */
+    uint32_t upload_head, upload_count;
+    uint64_t upload_credit, upload_at_us; /* the token bucket: bytes, and when it was last filled */
+    uint64_t uploads_dropped;
     cl_faults faults;                 /* client_testing.h (all NULL: none) */
     bsync_client_frame_hook frame_hook; /* bsync_client_set_frame_hook */
     void* frame_hook_user;

@@ -22,6 +22,7 @@ size_t bsync_proto_max_body(uint32_t type) {
     case BSYNC_PROTO_START: return BSYNC_PROTO_MAX_BODY_START;
     case BSYNC_PROTO_AUTH_INIT: return BSYNC_PROTO_MAX_BODY_AUTH_INIT;
     case BSYNC_PROTO_AUTH_CHALLENGE: return BSYNC_PROTO_MAX_BODY_AUTH_CHALLENGE;
+    case BSYNC_PROTO_FRAMES: return BSYNC_PROTO_MAX_BODY_FRAMES;
     default: return 0;
     }
 }
@@ -29,7 +30,9 @@ size_t bsync_proto_max_body(uint32_t type) {
 unsigned bsync_proto_channel(uint32_t type) {
     switch (type) {
     case BSYNC_PROTO_INPUT:
-    case BSYNC_PROTO_INPUT_ACK: return BSYNC_PROTO_CHANNEL_INPUT;
+    case BSYNC_PROTO_INPUT_ACK:
+    case BSYNC_PROTO_FRAMES: /* version 7: unreliable, redundant, acknowledged */
+        return BSYNC_PROTO_CHANNEL_INPUT;
     case BSYNC_PROTO_FRAME:
     case BSYNC_PROTO_END:   /* ordered after the last FRAME */
     case BSYNC_PROTO_START: /* ordered before the first FRAME the client must apply */
@@ -42,7 +45,7 @@ unsigned bsync_proto_channel(uint32_t type) {
 }
 
 int bsync_proto_reliable(uint32_t type) {
-    return !(type == BSYNC_PROTO_INPUT || type == BSYNC_PROTO_INPUT_ACK);
+    return !(type == BSYNC_PROTO_INPUT || type == BSYNC_PROTO_INPUT_ACK || type == BSYNC_PROTO_FRAMES);
 }
 
 /* ---------------------------------------------------------------- zigzag */
@@ -196,7 +199,8 @@ static bsync_proto_result validate_welcome(const bsync_proto_welcome* m) {
     return BSYNC_PROTO_OK;
 }
 
-static bsync_proto_result validate_input(const bsync_proto_input* m) {
+static bsync_proto_result validate_input(const bsync_proto_input* m, uint32_t version) {
+    if (version >= 7u && m->frame_ack > m->first_tick) return BSYNC_PROTO_BAD_VALUE;
     if (m->slot >= BSYNC_PROTO_MAX_PLAYERS) return BSYNC_PROTO_BAD_VALUE;
     if (m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS)
         return BSYNC_PROTO_BAD_COUNT;
@@ -226,6 +230,22 @@ static bsync_proto_result validate_frame(const bsync_proto_frame* m) {
         for (unsigned p = 0; p < m->param_count; p++)
             if (!fx_ok(pl->params[p])) return BSYNC_PROTO_BAD_VALUE;
         if (pl->payload_len > BSYNC_PROTO_MAX_PAYLOAD) return BSYNC_PROTO_BAD_LENGTH;
+    }
+    return BSYNC_PROTO_OK;
+}
+
+/* version 7: one layout, consecutive ticks, the first frame FULL */
+static bsync_proto_result validate_frames(const bsync_proto_frames* m) {
+    if (m->count < 1 || m->count > BSYNC_PROTO_MAX_FRAMES) return BSYNC_PROTO_BAD_COUNT;
+    if ((uint64_t)m->first_tick + m->count - 1u > UINT32_MAX) return BSYNC_PROTO_BAD_VALUE;
+    const bsync_proto_frame* f0 = &m->frames[0];
+    if (f0->coding != BSYNC_PROTO_FRAME_FULL) return BSYNC_PROTO_BAD_VALUE;
+    for (unsigned i = 0; i < m->count; i++) {
+        const bsync_proto_frame* f = &m->frames[i];
+        TRY_(validate_frame(f));
+        if (f->tick != m->first_tick + i || f->player_count != f0->player_count || f->param_count != f0->param_count ||
+            f->trigger_count != f0->trigger_count)
+            return BSYNC_PROTO_BAD_VALUE;
     }
     return BSYNC_PROTO_OK;
 }
@@ -288,12 +308,13 @@ static bsync_proto_result validate_start(const bsync_proto_start* m) {
     return m->deadline_in_us > BSYNC_PROTO_MAX_START_IN_US ? BSYNC_PROTO_BAD_VALUE : BSYNC_PROTO_OK;
 }
 
-bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg) {
-    if (!msg) return BSYNC_PROTO_INVALID_ARGUMENT;
+static bsync_proto_result validate_as(const bsync_proto_msg* msg, uint32_t version) {
+    if (msg->type != BSYNC_PROTO_BYE && (version < BSYNC_PROTO_VERSION_MIN || version > BSYNC_PROTO_VERSION))
+        return BSYNC_PROTO_UNSUPPORTED_VERSION;
     switch (msg->type) {
     case BSYNC_PROTO_HELLO: return validate_hello(&msg->hello);
     case BSYNC_PROTO_WELCOME: return validate_welcome(&msg->welcome);
-    case BSYNC_PROTO_INPUT: return validate_input(&msg->input);
+    case BSYNC_PROTO_INPUT: return validate_input(&msg->input, version);
     case BSYNC_PROTO_INPUT_ACK: return BSYNC_PROTO_OK;
     case BSYNC_PROTO_FRAME: return validate_frame(&msg->frame);
     case BSYNC_PROTO_CHECKSUM: return validate_checksum(&msg->checksum);
@@ -305,13 +326,43 @@ bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg) {
     case BSYNC_PROTO_AUTH_INIT: return validate_auth_init(&msg->auth_init);
     case BSYNC_PROTO_AUTH_CHALLENGE:
         return msg->auth_challenge.mode >= 1 && msg->auth_challenge.mode <= 2 ? BSYNC_PROTO_OK : BSYNC_PROTO_BAD_ENUM;
+    case BSYNC_PROTO_FRAMES: return version >= 7u ? validate_frames(&msg->frames) : BSYNC_PROTO_UNKNOWN_TYPE;
     default: return BSYNC_PROTO_UNKNOWN_TYPE;
     }
 }
 
+bsync_proto_result bsync_proto_validate(const bsync_proto_msg* msg) {
+    if (!msg) return BSYNC_PROTO_INVALID_ARGUMENT;
+    return validate_as(msg, msg->version ? msg->version : BSYNC_PROTO_VERSION_DEFAULT);
+}
+
 /* ---------------------------------------------------------------- encoding */
 
-static void write_body(writer_* w, const bsync_proto_msg* msg) {
+/* A frame's payload mask: the players with a payload that are on the wire. */
+static uint32_t frame_payload_mask(const bsync_proto_frame* m) {
+    const int changes = m->coding == BSYNC_PROTO_FRAME_CHANGES;
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < m->player_count; i++)
+        if (m->players[i].payload_len && (!changes || ((m->changed_mask >> i) & 1u))) mask |= 1u << i;
+    return mask;
+}
+
+/* The players on the wire of a FULL or CHANGES frame (FRAME and FRAMES alike). */
+static void put_frame_players(writer_* w, const bsync_proto_frame* m) {
+    const int changes = m->coding == BSYNC_PROTO_FRAME_CHANGES;
+    for (unsigned i = 0; i < m->player_count; i++) {
+        const bsync_proto_frame_player* pl = &m->players[i];
+        if (changes && !((m->changed_mask >> i) & 1u)) continue;
+        for (unsigned p = 0; p < m->param_count; p++) put_varint(w, zigzag64(pl->params[p]));
+        put_bytes(w, pl->triggers, m->trigger_count);
+        if (pl->payload_len) {
+            put_u16(w, pl->payload_len);
+            put_bytes(w, pl->payload, pl->payload_len);
+        }
+    }
+}
+
+static void write_body(writer_* w, const bsync_proto_msg* msg, uint32_t version) {
     switch (msg->type) {
     case BSYNC_PROTO_HELLO: {
         const bsync_proto_hello* m = &msg->hello;
@@ -348,6 +399,7 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         put_u8(w, m->trigger_count);
         put_u8(w, m->record_count | (payloads ? 0x80u : 0u));
         put_u32(w, m->first_tick);
+        if (version >= 7u) put_varint(w, (uint64_t)(m->first_tick - m->frame_ack)); /* <= first_tick: validated */
         for (unsigned r = 0; r < m->record_count; r++) {
             for (unsigned p = 0; p < m->param_count; p++) {
                 int64_t v = m->records[r].params[p];
@@ -368,9 +420,7 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
     case BSYNC_PROTO_FRAME: {
         const bsync_proto_frame* m = &msg->frame;
         const int changes = m->coding == BSYNC_PROTO_FRAME_CHANGES;
-        uint32_t payload_mask = 0;
-        for (unsigned i = 0; i < m->player_count; i++)
-            if (m->players[i].payload_len && (!changes || ((m->changed_mask >> i) & 1u))) payload_mask |= 1u << i;
+        const uint32_t payload_mask = frame_payload_mask(m);
         put_u32(w, m->tick);
         put_u8(w, m->player_count);
         put_u8(w, m->param_count);
@@ -380,15 +430,25 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
         put_u16(w, payload_mask);
         put_u8(w, m->input_ack); /* version 5 */
         if (changes) put_u16(w, m->changed_mask);
-        for (unsigned i = 0; i < m->player_count; i++) {
-            const bsync_proto_frame_player* pl = &m->players[i];
-            if (changes && !((m->changed_mask >> i) & 1u)) continue;
-            for (unsigned p = 0; p < m->param_count; p++) put_varint(w, zigzag64(pl->params[p]));
-            put_bytes(w, pl->triggers, m->trigger_count);
-            if (pl->payload_len) {
-                put_u16(w, pl->payload_len);
-                put_bytes(w, pl->payload, pl->payload_len);
-            }
+        put_frame_players(w, m);
+        break;
+    }
+    case BSYNC_PROTO_FRAMES: {
+        const bsync_proto_frames* m = &msg->frames;
+        put_u32(w, m->first_tick);
+        put_u8(w, m->count);
+        put_u8(w, m->frames[0].player_count);
+        put_u8(w, m->frames[0].param_count);
+        put_u8(w, m->frames[0].trigger_count);
+        put_u8(w, m->input_ack);
+        for (unsigned i = 0; i < m->count; i++) {
+            const bsync_proto_frame* f = &m->frames[i];
+            const int changes = f->coding == BSYNC_PROTO_FRAME_CHANGES;
+            if (i > 0) put_u8(w, changes ? 1u : 0u); /* frame 0 is FULL: no coding byte */
+            put_u16(w, f->defaulted_mask);
+            put_u16(w, frame_payload_mask(f));
+            if (changes) put_u16(w, f->changed_mask);
+            put_frame_players(w, f);
         }
         break;
     }
@@ -449,6 +509,7 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
     case BSYNC_PROTO_START:
         put_u32(w, msg->start.tick);
         put_u32(w, msg->start.deadline_in_us);
+        if (version >= 7u) put_u32(w, msg->start.match_ticks);
         break;
     case BSYNC_PROTO_AUTH_INIT:
         put_u64(w, msg->auth_init.match_id);
@@ -467,11 +528,19 @@ static void write_body(writer_* w, const bsync_proto_msg* msg) {
 }
 
 bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, size_t cap, size_t* out_len) {
+    if (!msg) return BSYNC_PROTO_INVALID_ARGUMENT;
+    return bsync_proto_encode_as(msg, msg->version ? msg->version : BSYNC_PROTO_VERSION_DEFAULT, buf, cap, out_len);
+}
+
+bsync_proto_result bsync_proto_encode_as(const bsync_proto_msg* msg, uint32_t as, uint8_t* buf, size_t cap,
+                                         size_t* out_len) {
     if (!msg || (!buf && !out_len)) return BSYNC_PROTO_INVALID_ARGUMENT;
-    TRY_(bsync_proto_validate(msg));
+    const uint32_t version = msg->type == BSYNC_PROTO_BYE && msg->bye.header_version != 0 ? msg->bye.header_version : as;
+    TRY_(validate_as(msg, version));
     writer_ counter = {NULL, 0, 0};
-    write_body(&counter, msg);
+    write_body(&counter, msg, version);
     size_t body = counter.pos;
+    if (body > bsync_proto_max_body(msg->type)) return BSYNC_PROTO_TOO_LONG; /* FRAMES: too many frames */
     size_t total = BSYNC_PROTO_HEADER_SIZE + body;
     if (out_len) *out_len = total;
     if (!buf) return BSYNC_PROTO_OK;
@@ -479,13 +548,11 @@ bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, 
     writer_ w = {buf, cap, 0};
     put_u8(&w, BSYNC_PROTO_MAGIC0);
     put_u8(&w, BSYNC_PROTO_MAGIC1);
-    const uint32_t version =
-        msg->type == BSYNC_PROTO_BYE && msg->bye.header_version != 0 ? msg->bye.header_version : BSYNC_PROTO_VERSION;
     put_u8(&w, version);
     put_u8(&w, (uint32_t)msg->type);
     put_u16(&w, (uint32_t)body); /* body <= bsync_proto_max_body(type) < 65536 once validated */
     put_u16(&w, 0);
-    write_body(&w, msg);
+    write_body(&w, msg, version);
     return BSYNC_PROTO_OK;
 }
 
@@ -503,7 +570,29 @@ bsync_proto_result bsync_proto_peek_header(const uint8_t* data, size_t len, bsyn
     return BSYNC_PROTO_OK;
 }
 
-static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
+/* The masks and players of one frame after its tick and counts (FRAME and FRAMES alike). */
+static bsync_proto_result get_frame_players(reader_* r, bsync_proto_frame* m, uint16_t payload_mask) {
+    if (m->player_count < 16 &&
+        (((uint32_t)m->defaulted_mask | payload_mask | m->changed_mask) >> m->player_count) != 0)
+        return BSYNC_PROTO_RESERVED_NONZERO;
+    if (payload_mask & ~(uint32_t)m->changed_mask) return BSYNC_PROTO_BAD_VALUE; /* a payload is a change */
+    if (m->coding == BSYNC_PROTO_FRAME_CHANGES && m->changed_mask == (1u << m->player_count) - 1u)
+        return BSYNC_PROTO_BAD_VALUE; /* every player changed: only FULL (canonical, shorter) */
+    for (unsigned i = 0; i < m->player_count; i++) {
+        bsync_proto_frame_player* pl = &m->players[i];
+        if (!((m->changed_mask >> i) & 1u)) continue;
+        for (unsigned p = 0; p < m->param_count; p++) TRY_(get_fx_abs(r, &pl->params[p]));
+        TRY_(get_bytes(r, pl->triggers, m->trigger_count));
+        if ((payload_mask >> i) & 1u) {
+            TRY_(get_u16(r, &pl->payload_len));
+            if (pl->payload_len < 1 || pl->payload_len > BSYNC_PROTO_MAX_PAYLOAD) return BSYNC_PROTO_BAD_LENGTH;
+            TRY_(get_bytes(r, pl->payload, pl->payload_len));
+        }
+    }
+    return BSYNC_PROTO_OK;
+}
+
+static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg, uint32_t version) {
     switch (msg->type) {
     case BSYNC_PROTO_HELLO: {
         bsync_proto_hello* m = &msg->hello;
@@ -543,6 +632,12 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
             m->record_count < 1 || m->record_count > BSYNC_PROTO_MAX_INPUT_RECORDS)
             return BSYNC_PROTO_BAD_COUNT;
         TRY_(get_u32(r, &m->first_tick));
+        if (version >= 7u) {
+            uint64_t lag;
+            TRY_(get_varint(r, &lag));
+            if (lag > m->first_tick) return BSYNC_PROTO_BAD_VALUE;
+            m->frame_ack = m->first_tick - (uint32_t)lag;
+        }
         unsigned any = 0;
         for (unsigned i = 0; i < m->record_count; i++) {
             for (unsigned p = 0; p < m->param_count; p++) {
@@ -583,22 +678,40 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
         TRY_(get_u8(r, &m->input_ack)); /* version 5: any value */
         m->changed_mask = (uint16_t)((1u << m->player_count) - 1u);
         if (m->coding == BSYNC_PROTO_FRAME_CHANGES) TRY_(get_u16(r, &m->changed_mask));
-        if (m->player_count < 16 &&
-            (((uint32_t)m->defaulted_mask | payload_mask | m->changed_mask) >> m->player_count) != 0)
-            return BSYNC_PROTO_RESERVED_NONZERO;
-        if (payload_mask & ~(uint32_t)m->changed_mask) return BSYNC_PROTO_BAD_VALUE; /* a payload is a change */
-        if (m->coding == BSYNC_PROTO_FRAME_CHANGES && m->changed_mask == (1u << m->player_count) - 1u)
-            return BSYNC_PROTO_BAD_VALUE; /* every player changed: only FULL (canonical, shorter) */
-        for (unsigned i = 0; i < m->player_count; i++) {
-            bsync_proto_frame_player* pl = &m->players[i];
-            if (!((m->changed_mask >> i) & 1u)) continue;
-            for (unsigned p = 0; p < m->param_count; p++) TRY_(get_fx_abs(r, &pl->params[p]));
-            TRY_(get_bytes(r, pl->triggers, m->trigger_count));
-            if ((payload_mask >> i) & 1u) {
-                TRY_(get_u16(r, &pl->payload_len));
-                if (pl->payload_len < 1 || pl->payload_len > BSYNC_PROTO_MAX_PAYLOAD) return BSYNC_PROTO_BAD_LENGTH;
-                TRY_(get_bytes(r, pl->payload, pl->payload_len));
+        return get_frame_players(r, m, payload_mask);
+    }
+    case BSYNC_PROTO_FRAMES: {
+        bsync_proto_frames* m = &msg->frames;
+        uint8_t n, p, g;
+        if (version < 7u) return BSYNC_PROTO_UNKNOWN_TYPE;
+        TRY_(get_u32(r, &m->first_tick));
+        TRY_(get_u8(r, &m->count));
+        TRY_(get_u8(r, &n));
+        TRY_(get_u8(r, &p));
+        TRY_(get_u8(r, &g));
+        if (m->count < 1 || m->count > BSYNC_PROTO_MAX_FRAMES || n < 1 || n > BSYNC_PROTO_MAX_PLAYERS ||
+            p > BSYNC_PROTO_MAX_PARAMS || g > BSYNC_PROTO_MAX_TRIGGERS)
+            return BSYNC_PROTO_BAD_COUNT;
+        if ((uint64_t)m->first_tick + m->count - 1u > UINT32_MAX) return BSYNC_PROTO_BAD_VALUE;
+        TRY_(get_u8(r, &m->input_ack));
+        for (unsigned i = 0; i < m->count; i++) {
+            bsync_proto_frame* f = &m->frames[i];
+            uint16_t payload_mask;
+            f->tick = m->first_tick + i;
+            f->player_count = n;
+            f->param_count = p;
+            f->trigger_count = g;
+            f->input_ack = (uint8_t)(m->count - 1u - i + m->input_ack > 255u ? 255u : m->count - 1u - i + m->input_ack);
+            f->coding = BSYNC_PROTO_FRAME_FULL;
+            if (i > 0) {
+                TRY_(get_u8(r, &f->coding));
+                if (f->coding > BSYNC_PROTO_FRAME_CHANGES) return BSYNC_PROTO_BAD_ENUM;
             }
+            TRY_(get_u16(r, &f->defaulted_mask));
+            TRY_(get_u16(r, &payload_mask));
+            f->changed_mask = (uint16_t)((1u << n) - 1u);
+            if (f->coding == BSYNC_PROTO_FRAME_CHANGES) TRY_(get_u16(r, &f->changed_mask));
+            TRY_(get_frame_players(r, f, payload_mask));
         }
         return BSYNC_PROTO_OK;
     }
@@ -672,7 +785,8 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg) {
     }
     case BSYNC_PROTO_START:
         TRY_(get_u32(r, &msg->start.tick));
-        return get_u32(r, &msg->start.deadline_in_us);
+        TRY_(get_u32(r, &msg->start.deadline_in_us));
+        return version >= 7u ? get_u32(r, &msg->start.match_ticks) : BSYNC_PROTO_OK;
     case BSYNC_PROTO_AUTH_INIT: {
         uint16_t r16;
         TRY_(get_u64(r, &msg->auth_init.match_id));
@@ -701,7 +815,8 @@ bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_pro
     memset(out, 0, sizeof *out);
     bsync_proto_header h;
     TRY_(bsync_proto_peek_header(data, len, &h));
-    if (h.version != BSYNC_PROTO_VERSION && !(h.type == BSYNC_PROTO_BYE && h.version >= 1))
+    if ((h.version < BSYNC_PROTO_VERSION_MIN || h.version > BSYNC_PROTO_VERSION) &&
+        !(h.type == BSYNC_PROTO_BYE && h.version >= 1))
         return BSYNC_PROTO_UNSUPPORTED_VERSION;
     if (h.type < BSYNC_PROTO_TYPE_FIRST || h.type > BSYNC_PROTO_TYPE_LAST) return BSYNC_PROTO_UNKNOWN_TYPE;
     if (h.flags != 0) return BSYNC_PROTO_RESERVED_NONZERO;
@@ -711,7 +826,8 @@ bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_pro
     if (body_avail > h.body_len) return BSYNC_PROTO_TRAILING_BYTES;
     out->type = (bsync_proto_type)h.type;
     reader_ r = {data + BSYNC_PROTO_HEADER_SIZE, h.body_len, 0};
-    TRY_(read_body(&r, out));
+    out->version = h.version;
+    TRY_(read_body(&r, out, h.version));
     if (r.pos != r.len) return BSYNC_PROTO_TRAILING_BYTES;
     if (out->type == BSYNC_PROTO_BYE) out->bye.header_version = h.version;
     return bsync_proto_validate(out);

@@ -24,7 +24,7 @@ const char* bsync_proto_bye_reason_string(uint32_t reason) {
 const char* bsync_proto_type_string(uint32_t type) {
     static const char* const names[] = {"unknown",  "hello",    "welcome", "input",   "input_ack",
                                         "frame",    "checksum", "desync",  "snapshot", "bye",
-                                        "end",      "start",    "auth_init", "auth_challenge"};
+                                        "end",      "start",    "auth_init", "auth_challenge", "frames"};
     if (type >= sizeof names / sizeof names[0]) return "unknown";
     return names[type];
 }

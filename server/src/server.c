@@ -224,7 +224,7 @@ bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
             break;
         }
         case ENET_EVENT_TYPE_RECEIVE:
-            srv_conn_receive(s, (uint32_t)conn, ev.packet->data, ev.packet->dataLength);
+            srv_conn_receive(s, (uint32_t)conn, ev.channelID, ev.packet->data, ev.packet->dataLength);
             enet_packet_destroy(ev.packet);
             break;
         case ENET_EVENT_TYPE_DISCONNECT: srv_conn_gone(s, (uint32_t)conn); break;

@@ -66,6 +66,9 @@ typedef struct srv_peer {
     uint64_t auth_match_id;
     uint32_t auth_slot;
     bsync_session sess;    /* keys once AUTH_INIT was answered; every packet after it is sealed */
+    /* protocol version 7 (docs/protocol.md "FRAMES") */
+    uint8_t proto_version; /* of its HELLO (or AUTH_INIT); what the server sends it is in this version */
+    uint32_t frames_acked; /* it holds every frame below this tick (its INPUTs' frame ack, or the WELCOME's start) */
 } srv_peer;
 
 #define SRV_AUTH_NONE 0u        /* plain: no AUTH_INIT (a plain-token match) */
@@ -156,6 +159,8 @@ struct srv_match {
     bsync_proto_frame resend_prev; /* a resume's previous resent frame (FULL), for CHANGES coding */
     uint64_t joint_scratch[BSYNC_PROTO_MAX_JOINTS]; /* per-joint checksums of a DETAIL comparison */
     int recovering; /* rebuilt from its replay (server_recover.c): the clock waits for the players */
+    bsync_proto_msg frames_tx; /* a FRAMES packet being built (server_frames.c) */
+    uint64_t frames_resend_us; /* finishing: the next resend of unacknowledged last frames (version 7) */
 };
 
 struct bsync_server {
@@ -195,6 +200,8 @@ int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg); /* bytes se
 void srv_send_snapshot(srv_match* m, srv_peer* p, uint32_t kind, uint32_t tick, const uint8_t* data, size_t len,
                        uint32_t first_chunk);
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
+int srv_drop_harmless(bsync_server_drop why);
+void srv_log_drops(bsync_server* s, const bsync_server_match_stats* st);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
 void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */
 int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */
@@ -207,6 +214,11 @@ uint64_t srv_match_next_deadline(const srv_match* m);       /* UINT64_MAX when n
 void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h);
 void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in);
 void srv_match_checksum(srv_match* m, srv_peer* p, const bsync_proto_checksum* c);
+/* FRAME's input ack for a frame of `tick` to this slot: no input needed up to tick + the value. */
+uint8_t srv_match_input_ack(const srv_match* m, uint32_t slot, uint32_t tick);
+
+/* server_frames.c: protocol version 7's FRAMES to one connection, after each confirmed tick. */
+void srv_frames_send(srv_match* m, srv_peer* p);
 void srv_match_snapshot(srv_match* m, srv_peer* p, const bsync_proto_snapshot* sn);
 void srv_match_leave(srv_match* m, srv_peer* p);
 void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason);

@@ -274,6 +274,7 @@ static void send_start(srv_match* m, srv_peer* p, uint32_t tick, uint64_t now) {
     st.type = BSYNC_PROTO_START;
     st.start.tick = tick;
     st.start.deadline_in_us = (uint32_t)(in < BSYNC_PROTO_MAX_START_IN_US ? in : BSYNC_PROTO_MAX_START_IN_US);
+    st.start.match_ticks = m->duration; /* version 7 */
     srv_send(m, p, &st);
 }
 
@@ -290,6 +291,11 @@ static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t 
  * ring, the first FULL and CHANGES after it, each with this connection's input ack; then the live
  * frames follow as CHANGES. Returns the number sent. */
 static uint32_t resend_frames(srv_match* m, srv_peer* p, uint32_t from) {
+    if (p->proto_version >= 7u) { /* version 7: FRAMES after every tick resend what it lacks (server_frames.c) */
+        p->frames_acked = from;
+        p->frame_next = m->next_tick;
+        return m->next_tick - from;
+    }
     bsync_proto_msg* msg = &m->tx; /* free outside confirm_tick */
     const srv_slot* sl = &m->slots[p->slot];
     uint32_t n = 0;
@@ -412,6 +418,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         memcpy(w.welcome.snapshot, m->snap_buf, w.welcome.snapshot_len);
     }
     srv_send(m, p, &w);
+    p->frames_acked = w.welcome.start_tick; /* version 7: the frames it lacks start there */
     if (m->started && !m->recovering) send_start(m, p, m->next_tick, now); /* recovering: when the clock runs */
     if (snap_len > BSYNC_PROTO_SNAPSHOT_CHUNK)
         send_snapshot_chunks(m, p, BSYNC_PROTO_SNAPSHOT_JOIN, m->next_tick, m->snap_buf, snap_len, 1);
@@ -458,6 +465,21 @@ static uint8_t frame_input_ack(const srv_match* m, const srv_slot* sl, uint32_t 
     return (uint8_t)(ack < 255u ? ack : 255u);
 }
 
+uint8_t srv_match_input_ack(const srv_match* m, uint32_t slot, uint32_t tick) {
+    return slot < m->player_count ? frame_input_ack(m, &m->slots[slot], tick) : 0u;
+}
+
+/* 1 when record r is not the input held at ring index k (its parameters compared after clamping). */
+static int input_differs(const srv_match* m, const srv_slot* sl, uint32_t k, const bsync_proto_input_record* r) {
+    for (uint32_t q = 0; q < m->desc->param_count; q++) {
+        fix16_t v = r->params[q];
+        v = v < m->desc->param_min[q] ? m->desc->param_min[q] : v > m->desc->param_max[q] ? m->desc->param_max[q] : v;
+        if (v != sl->ring[k].params[q]) return 1;
+    }
+    if (memcmp(sl->ring[k].triggers, r->triggers, m->desc->trigger_count) != 0) return 1;
+    return sl->ring_payload_len[k] != r->payload_len || memcmp(sl->ring_payload[k], r->payload, r->payload_len) != 0;
+}
+
 void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
     if (in->slot != (uint32_t)p->slot) {
         srv_violation(m->server, p, BSYNC_SERVER_DROP_WRONG_SLOT);
@@ -493,7 +515,10 @@ void srv_match_input(srv_match* m, srv_peer* p, const bsync_proto_input* in) {
             return;
         }
         uint32_t k = t % SRV_INPUT_RING;
-        if (sl->ring_tick[k] == t) continue; /* a redundant copy */
+        if (sl->ring_tick[k] == t) { /* a redundant copy; a different one loses to the first, counted */
+            if (input_differs(m, sl, k, &in->records[i])) srv_violation(m->server, p, BSYNC_SERVER_DROP_SECOND_INPUT);
+            continue;
+        }
         sl->ring_tick[k] = t;
         memcpy(sl->ring[k].params, in->records[i].params, sizeof sl->ring[k].params);
         /* the declared range of each parameter (match config "input.parameters" min/max): a value outside
@@ -585,7 +610,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
      * inputs changed, protocol version 4) to the others */
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
-        if (pe && pe->frame_next != t) {
+        if (pe && pe->frame_next != t && pe->proto_version < 7u) {
             f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
@@ -594,7 +619,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
     if (m->have_tx_prev) bsync_proto_frame_changes(f, &m->tx_prev); /* else (or on failure) FULL */
     for (uint32_t p = 0; p < m->player_count; p++) {
         srv_peer* pe = m->slots[p].peer;
-        if (pe && pe->frame_next == t) {
+        if (pe && pe->frame_next == t && pe->proto_version < 7u) {
             f->input_ack = frame_input_ack(m, &m->slots[p], t);
             srv_send(m, pe, msg);
             pe->frame_next = t + 1u;
@@ -618,6 +643,8 @@ static void confirm_tick(srv_match* m, uint64_t now) {
                 bsync_result_string(tr));
     m->next_tick = t + 1;
     m->stats.ticks = m->next_tick;
+    for (uint32_t p = 0; p < m->player_count; p++) /* version 7: from the ring, now that it holds frame t */
+        if (m->slots[p].peer && m->slots[p].peer->proto_version >= 7u) srv_frames_send(m, m->slots[p].peer);
     bsync_match_checksums sums;
     int due = 0;
     (void)bsync_replay_recorder_end_tick(&m->recorder, t, &sums, &due, &err);
@@ -669,6 +696,7 @@ static void status_line(srv_match* m) {
             (unsigned long long)st.bytes_out, (unsigned long long)m->server->udp_in,
             (unsigned long long)m->server->udp_out, (unsigned long long)st.jitter_p50_us, (unsigned long long)st.jitter_p99_us,
             (unsigned long long)st.replay_bytes);
+    srv_log_drops(m->server, &st);
 }
 
 void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
@@ -738,6 +766,15 @@ void srv_match_update(srv_match* m, uint64_t now) {
         int all = 1;
         for (uint32_t p = 0; p < m->player_count; p++)
             if (m->slots[p].peer && m->slots[p].checked_upto < last_check) all = 0;
+        /* version 7: the last frames travel unreliably; resend them once a period until acknowledged */
+        const int resend = now >= m->frames_resend_us;
+        if (resend) m->frames_resend_us = now + 1000000u / m->tick_rate;
+        for (uint32_t p = 0; p < m->player_count; p++) {
+            srv_peer* pe = m->slots[p].peer;
+            if (!pe || pe->proto_version < 7u || pe->frames_acked >= m->next_tick) continue;
+            all = 0;
+            if (resend) srv_frames_send(m, pe);
+        }
         if (all || now >= m->finish_deadline_us) srv_match_end(m, 0, BSYNC_PROTO_BYE_MATCH_OVER);
         return;
     }

@@ -45,7 +45,9 @@ int srv_send(srv_match* m, srv_peer* p, const bsync_proto_msg* msg) {
     uint8_t buf[BSYNC_PROTO_MAX_PACKET];
     uint8_t sealed[BSYNC_PROTO_MAX_PACKET + BSYNC_SESSION_OVERHEAD];
     size_t len = 0;
-    if (bsync_proto_encode(msg, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
+    /* in the peer's version (version 7 peers and version 6 peers play in the same match) */
+    const uint32_t version = p->proto_version ? p->proto_version : BSYNC_PROTO_VERSION;
+    if (bsync_proto_encode_as(msg, version, buf, sizeof buf, &len) != BSYNC_PROTO_OK) return -1;
     const uint32_t type = (uint32_t)msg->type, channel = bsync_proto_channel(type);
     const uint8_t* data = buf;
     bsync_session* sess = send_session(p, type);
@@ -111,12 +113,32 @@ void srv_peer_drop(bsync_server* s, srv_peer* p) {
     peer_reset(p);
 }
 
+/* Counted, never held against the peer: redundancy makes stale copies normal, a checksum of a tick
+ * already forgotten is a slow client, an INPUT before START comes from a protocol version 6 client
+ * (which may send in the lobby), and a second, different input for a tick is only the client's loss. */
+int srv_drop_harmless(bsync_server_drop why) {
+    return why == BSYNC_SERVER_DROP_STALE || why == BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK ||
+           why == BSYNC_SERVER_DROP_BEFORE_START || why == BSYNC_SERVER_DROP_SECOND_INPUT;
+}
+
+/* The nonzero drop counters of a match, one log line (docs/server.md "Logs"): event=drops. */
+void srv_log_drops(bsync_server* s, const bsync_server_match_stats* st) {
+    char text[1024]; /* every reason at once: 22 x (name + a 20-digit count) fits */
+    size_t n = 0;
+    text[0] = 0;
+    for (uint32_t i = 0; i < BSYNC_SERVER_DROP_COUNT; i++)
+        if (st->dropped[i] && n < sizeof text)
+            n += (size_t)snprintf(text + n, sizeof text - n, " %s=%llu", bsync_server_drop_name(i),
+                                  (unsigned long long)st->dropped[i]);
+    if (n) srv_log(s, "info", "event=drops match=%llu%s", (unsigned long long)st->match_id, text);
+}
+
 void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why) {
     if (p->match) {
         p->match->stats.dropped[why]++;
         if (p->slot >= 0 && p->slot < (int)BSYNC_PROTO_MAX_PLAYERS) p->match->stats.dropped_by_slot[p->slot]++;
     }
-    if (why == BSYNC_SERVER_DROP_STALE || why == BSYNC_SERVER_DROP_BAD_CHECKSUM_TICK) return; /* harmless */
+    if (srv_drop_harmless(why)) return;
     uint64_t now = srv_now(s);
     p->violations[p->violation_next] = now;
     p->violation_next = (p->violation_next + 1) % (BSYNC_PROTO_PEER_MAX_VIOLATIONS + 1);
@@ -202,7 +224,7 @@ static void on_auth_init(bsync_server* s, srv_peer* p, const bsync_proto_auth_in
     srv_send(NULL, p, &c);
 }
 
-static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t len) {
+static void on_receive(bsync_server* s, srv_peer* p, uint32_t channel, const uint8_t* data, size_t len) {
     if (p->closing) return;
     p->last_recv_us = srv_now(s);
     if (p->match) p->match->stats.bytes_in += len;
@@ -218,6 +240,14 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
     bsync_proto_header h;
     if (p->auth != SRV_AUTH_NONE) { /* a session: every packet is sealed (the caps below count it once open) */
         size_t n = 0;
+        /* the lane is the ENet channel it was sealed for: another channel's copy would move that lane's
+         * replay window (the client's own), so it is dropped before it is opened */
+        const int lane = bsync_session_lane(data, len);
+        if (lane >= 0 && (uint32_t)lane != channel) {
+            s->host_stats.sealed_rejected++;
+            srv_violation(s, p, BSYNC_SERVER_DROP_WRONG_LANE);
+            return;
+        }
         bsync_session_open_result o = bsync_session_open(&p->sess, data, len, s->opened, sizeof s->opened, &n);
         if (o != BSYNC_SESSION_OPENED) {
             if (p->auth == SRV_AUTH_CHALLENGED) { /* the HELLO did not open: not the slot's secret (or a replay) */
@@ -267,6 +297,16 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
         }
         return;
     }
+    if (channel != bsync_proto_channel(m->type) && p->match) { /* the table of docs/protocol.md "ENet channels" */
+        srv_violation(s, p, BSYNC_SERVER_DROP_WRONG_CHANNEL);
+        return;
+    }
+    if (!p->match && (m->type == BSYNC_PROTO_AUTH_INIT || m->type == BSYNC_PROTO_HELLO))
+        p->proto_version = m->version; /* the server answers in it (BSYNC_PROTO_VERSION_MIN .. _VERSION) */
+    else if (p->match && m->type != BSYNC_PROTO_BYE && m->version != p->proto_version) {
+        srv_violation(s, p, BSYNC_SERVER_DROP_BAD_VERSION); /* one connection, one version */
+        return;
+    }
     if (!p->match && m->type == BSYNC_PROTO_AUTH_INIT) {
         on_auth_init(s, p, &m->auth_init);
         return;
@@ -289,7 +329,16 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
         return;
     }
     switch (m->type) {
-    case BSYNC_PROTO_INPUT: srv_match_input(p->match, p, &m->input); break;
+    case BSYNC_PROTO_INPUT:
+        if (!p->match->started) { /* docs/lockstep.md "Pacing": no INPUT before START */
+            srv_violation(s, p, BSYNC_SERVER_DROP_BEFORE_START);
+            break;
+        }
+        /* version 7: the frames it holds (never past the frames confirmed) */
+        if (m->version >= 7u && m->input.frame_ack > p->frames_acked && m->input.frame_ack <= p->match->next_tick)
+            p->frames_acked = m->input.frame_ack;
+        srv_match_input(p->match, p, &m->input);
+        break;
     case BSYNC_PROTO_CHECKSUM: srv_match_checksum(p->match, p, &m->checksum); break;
     case BSYNC_PROTO_SNAPSHOT: srv_match_snapshot(p->match, p, &m->snapshot); break;
     case BSYNC_PROTO_BYE:
@@ -324,10 +373,10 @@ void srv_conn_open(bsync_server* s, uint32_t conn, uint32_t addr_key, const char
     }
 }
 
-void srv_conn_receive(bsync_server* s, uint32_t conn, const uint8_t* data, size_t len) {
+void srv_conn_receive(bsync_server* s, uint32_t conn, uint32_t channel, const uint8_t* data, size_t len) {
     srv_peer* p = conn_peer(s, conn);
     if (!p || !p->open || (!data && len)) return;
-    on_receive(s, p, data ? data : (const uint8_t*)"", len);
+    on_receive(s, p, channel, data ? data : (const uint8_t*)"", len);
 }
 
 void srv_conn_gone(bsync_server* s, uint32_t conn) {

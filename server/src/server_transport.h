@@ -49,7 +49,7 @@ uint32_t srv_players(const bsync_server* s); /* players of every match together 
  * ip:port in the log. A connection over the limit, or one while shutting down, is told BYE and closed. */
 void srv_conn_open(bsync_server* s, uint32_t conn, uint32_t addr_key, const char* ip, uint16_t port);
 /* A packet arrived on conn (ignored when conn is not open, or is closing). */
-void srv_conn_receive(bsync_server* s, uint32_t conn, const uint8_t* data, size_t len);
+void srv_conn_receive(bsync_server* s, uint32_t conn, uint32_t channel, const uint8_t* data, size_t len);
 /* conn is gone (after srv_transport.close, or lost): it leaves its match, the number is free again. */
 void srv_conn_gone(bsync_server* s, uint32_t conn);
 /* Every due tick of every match, the HELLO timeouts; call it often (at least every millisecond of

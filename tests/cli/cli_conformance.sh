@@ -78,6 +78,11 @@ b = bytearray(data)
 for off, n, sent, ch in recs:
     if not sent and ch == 2 and b[off + 3] == 5 and struct.unpack("<I", b[off + 8:off + 12])[0] == 60:
         b[off + 8:off + 12] = struct.pack("<I", 61); break                 # FRAME 60 says 61
+# version 7: every FRAMES packet that carries frame 60 left out (frame 60 lost for good)
+carries = lambda off: struct.unpack("<I", b[off + 8:off + 12])[0] <= 60 < struct.unpack("<I", b[off + 8:off + 12])[0] + b[off + 12]
+keep = [(off, n) for off, n, sent, ch in recs if sent or ch != 1 or b[off + 3] != 14 or not carries(off)]
+if len(keep) < len(recs):
+    b = bytes(data[:8]) + b"".join(bytes(data[off - 8:off + n]) for off, n in keep)
 open("tick.bscap", "wb").write(b)
 open("cut.bscap", "wb").write(data[:recs[len(recs) // 2][0] - 8])       # ends mid-match, between records
 PY

@@ -16,17 +16,20 @@ import json
 import struct
 import sys
 
-VERSION = 6
+VERSIONS = (6, 7)  # "Versioning": a version 7 peer decodes 6 and 7
 TYPES = {1: "HELLO", 2: "WELCOME", 3: "INPUT", 4: "INPUT_ACK", 5: "FRAME", 6: "CHECKSUM", 7: "DESYNC",
-         8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START", 12: "AUTH_INIT", 13: "AUTH_CHALLENGE"}
-MAX_BODY = {"HELLO": 54, "WELCOME": 1044, "INPUT": 2384, "INPUT_ACK": 8, "FRAME": 9517, "CHECKSUM": 9241,
-            "DESYNC": 26, "SNAPSHOT": 1040, "BYE": 4, "END": 8, "START": 8, "AUTH_INIT": 44, "AUTH_CHALLENGE": 36}
+         8: "SNAPSHOT", 9: "BYE", 10: "END", 11: "START", 12: "AUTH_INIT", 13: "AUTH_CHALLENGE", 14: "FRAMES"}
+MAX_BODY = {"HELLO": 54, "WELCOME": 1044, "INPUT": 2389, "INPUT_ACK": 8, "FRAME": 9517, "CHECKSUM": 9241,
+            "DESYNC": 26, "SNAPSHOT": 1040, "BYE": 4, "END": 8, "START": 12, "AUTH_INIT": 44, "AUTH_CHALLENGE": 36,
+            "FRAMES": 9517}
 # "ENet channels and reliability"
 CHANNEL = {"HELLO": 0, "WELCOME": 0, "BYE": 0, "INPUT": 1, "INPUT_ACK": 1, "FRAME": 2, "START": 2, "END": 2,
-           "CHECKSUM": 3, "DESYNC": 3, "SNAPSHOT": 4, "AUTH_INIT": 0, "AUTH_CHALLENGE": 0}
+           "CHECKSUM": 3, "DESYNC": 3, "SNAPSHOT": 4, "AUTH_INIT": 0, "AUTH_CHALLENGE": 0, "FRAMES": 1}
 FROM_CLIENT = {"HELLO", "INPUT", "CHECKSUM", "SNAPSHOT", "BYE", "AUTH_INIT"}
-FROM_SERVER = {"WELCOME", "INPUT_ACK", "FRAME", "DESYNC", "SNAPSHOT", "BYE", "END", "START", "AUTH_CHALLENGE"}
+FROM_SERVER = {"WELCOME", "INPUT_ACK", "FRAME", "DESYNC", "SNAPSHOT", "BYE", "END", "START", "AUTH_CHALLENGE",
+               "FRAMES"}
 MAX_PLAYERS, MAX_PARAMS, MAX_TRIGGERS, MAX_RECORDS, MAX_PAYLOAD = 16, 64, 16, 4, 256
+MAX_FRAMES = 8  # version 7: frames in one FRAMES
 MAX_TOKEN, MAX_CHARACTERS, MAX_JOINTS, CHUNK, MAX_SNAPSHOT = 32, 64, 1024, 1024, 1 << 20
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -142,7 +145,7 @@ def dec_welcome(r):
     return m
 
 
-def dec_input(r):
+def dec_input(r, version):
     m = {"slot": r.u8("slot")}
     need(m["slot"] < MAX_PLAYERS, "BAD_VALUE", "slot")
     p, g, rc = r.u8("parameter count"), r.u8("trigger count"), r.u8("record count")
@@ -152,6 +155,10 @@ def dec_input(r):
     need(1 <= n <= MAX_RECORDS, "BAD_COUNT", "record count")
     m["first_tick"] = r.u32("first tick")
     need(m["first_tick"] + n - 1 <= 0xFFFFFFFF, "BAD_VALUE", "first tick + records")
+    if version >= 7:  # the frame ack: varint first tick - F, F = the first frame the sender lacks
+        lag = r.varint("frame ack")
+        need(lag <= m["first_tick"], "BAD_VALUE", "frame ack below tick 0")
+        m["frame_ack"] = m["first_tick"] - lag
     m["p"], m["g"], m["records"] = p, g, []
     prev = None
     for i in range(n):
@@ -186,6 +193,12 @@ def dec_frame(r):
     need(m["coding"] <= 1, "BAD_ENUM", "coding")
     m["defaulted"], m["payload_mask"] = r.u16("defaulted mask"), r.u16("payload mask")
     m["input_ack"] = r.u8("input ack")  # version 5: any value
+    return dec_frame_players(r, m, n, p, g)
+
+
+def dec_frame_players(r, m, n, p, g):
+    """After a frame's masks (FRAME, and each frame of FRAMES): the changed mask of a CHANGES frame, then
+    the players on the wire."""
     need(m["defaulted"] >> n == 0, "RESERVED_NONZERO", "defaulted mask above the player count")
     need(m["payload_mask"] >> n == 0, "RESERVED_NONZERO", "payload mask above the player count")
     everyone = (1 << n) - 1
@@ -207,6 +220,30 @@ def dec_frame(r):
             need(1 <= length <= MAX_PAYLOAD, "BAD_LENGTH", f"player {i} payload length")
             payload = r.take(length, f"player {i} payload")
         m["players"][i] = {"params": vals, "triggers": trig, "payload": payload}
+    return m
+
+
+def dec_frames(r):
+    """Version 7: u32 first tick, u8 count 1..8, u8 n, u8 p, u8 g, u8 input ack; frame 0 (FULL, no coding
+    byte): u16 defaulted, u16 payload mask, players; frames 1..: u8 coding, u16 defaulted, u16 payload
+    mask, [u16 changed mask], players (CHANGES against the frame before it in this packet)."""
+    first, count = r.u32("first tick"), r.u8("frame count")
+    n, p, g = r.u8("player count"), r.u8("parameter count"), r.u8("trigger count")
+    need(1 <= count <= MAX_FRAMES, "BAD_COUNT", "frame count")
+    need(1 <= n <= MAX_PLAYERS, "BAD_COUNT", "player count")
+    need(p <= MAX_PARAMS, "BAD_COUNT", "parameter count")
+    need(g <= MAX_TRIGGERS, "BAD_COUNT", "trigger count")
+    need(first + count - 1 <= 0xFFFFFFFF, "BAD_VALUE", "first tick + count")
+    m = {"first_tick": first, "n": n, "p": p, "g": g, "input_ack": r.u8("input ack"), "frames": []}  # no input
+    # of the receiver needed up to first + count - 1 + input ack
+    for i in range(count):
+        f = {"tick": first + i, "coding": 0, "n": n, "p": p, "g": g}
+        if i > 0:
+            f["coding"] = r.u8(f"frame {i} coding")
+            need(f["coding"] <= 1, "BAD_ENUM", f"frame {i} coding")
+        f["defaulted"], f["payload_mask"] = r.u16(f"frame {i} defaulted mask"), r.u16(f"frame {i} payload mask")
+        dec_frame_players(r, f, n, p, g)
+        m["frames"].append(f)
     return m
 
 
@@ -278,9 +315,11 @@ def dec_end(r):
     return m
 
 
-def dec_start(r):
+def dec_start(r, version):
     m = {"tick": r.u32("tick"), "deadline_us": r.u32("deadline")}
     need(m["deadline_us"] <= 10_000_000, "BAD_VALUE", "deadline")
+    if version >= 7:
+        m["match_ticks"] = r.u32("match length")  # 0: until every player has left
     return m
 
 
@@ -311,7 +350,8 @@ def dec_bye(r):
 DECODE = {"HELLO": dec_hello, "WELCOME": dec_welcome, "INPUT": dec_input, "INPUT_ACK": dec_input_ack,
           "FRAME": dec_frame, "CHECKSUM": dec_checksum, "DESYNC": dec_desync, "SNAPSHOT": dec_snapshot,
           "END": dec_end, "START": dec_start, "BYE": dec_bye, "AUTH_INIT": dec_auth_init,
-          "AUTH_CHALLENGE": dec_auth_challenge}
+          "AUTH_CHALLENGE": dec_auth_challenge, "FRAMES": dec_frames}
+BY_VERSION = {"INPUT", "START"}  # bodies that differ between versions 6 and 7
 
 
 def decode(packet):
@@ -320,21 +360,34 @@ def decode(packet):
     need(packet[0] == 0x42 and packet[1] == 0x53, "BAD_MAGIC", "magic")
     version, type_, body_len, flags = packet[2], packet[3], *struct.unpack("<HH", packet[4:8])
     name = TYPES.get(type_)
-    if version != VERSION and not (name == "BYE" and version >= 1):  # BYE decodes under any version >= 1
+    if version not in VERSIONS and not (name == "BYE" and version >= 1):  # BYE decodes under any version >= 1
         raise Bad("UNSUPPORTED_VERSION", f"version {version}")
-    need(name is not None, "UNKNOWN_TYPE", f"type {type_}")
+    need(name is not None and not (name == "FRAMES" and version < 7), "UNKNOWN_TYPE", f"type {type_}")
     need(flags == 0, "RESERVED_NONZERO", "header flags")
     need(body_len <= MAX_BODY[name], "TOO_LONG", f"body {body_len} > {MAX_BODY[name]}")
     need(len(packet) >= 8 + body_len, "TRUNCATED", "packet shorter than its body length")
     need(len(packet) == 8 + body_len, "TRAILING_BYTES", "packet longer than its body length")
     r = Reader(packet[8:])
-    m = DECODE[name](r)
+    m = DECODE[name](r, version) if name in BY_VERSION else DECODE[name](r)
     r.end()
     m["type"], m["version"] = name, version
     return m
 
 
 # ------------------------------------------------------------------ bodies: encode
+
+def enc_frame_players(w, m):
+    if m["coding"] == 1:
+        w.u16(m["changed"])
+    for pl in m["players"]:
+        if pl is None:
+            continue
+        for v in pl["params"]:
+            w.varint(zigzag(v))
+        w.raw(bytes(pl["triggers"]))
+        if pl["payload"] is not None:
+            w.u16(len(pl["payload"])); w.raw(pl["payload"])
+
 
 def encode(m):
     w = Writer()
@@ -352,6 +405,8 @@ def encode(m):
         with_payload = any(rec["payload"] for rec in recs)
         w.u8(m["slot"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(len(recs) | (0x80 if with_payload else 0))
         w.u32(m["first_tick"])
+        if m["version"] >= 7:
+            w.varint(m["first_tick"] - m["frame_ack"])
         prev = None
         for rec in recs:
             for k, v in enumerate(rec["params"]):
@@ -366,16 +421,14 @@ def encode(m):
     elif t == "FRAME":
         w.u32(m["tick"]); w.u8(m["n"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(m["coding"])
         w.u16(m["defaulted"]); w.u16(m["payload_mask"]); w.u8(m["input_ack"])
-        if m["coding"] == 1:
-            w.u16(m["changed"])
-        for pl in m["players"]:
-            if pl is None:
-                continue
-            for v in pl["params"]:
-                w.varint(zigzag(v))
-            w.raw(bytes(pl["triggers"]))
-            if pl["payload"] is not None:
-                w.u16(len(pl["payload"])); w.raw(pl["payload"])
+        enc_frame_players(w, m)
+    elif t == "FRAMES":
+        w.u32(m["first_tick"]); w.u8(len(m["frames"])); w.u8(m["n"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(m["input_ack"])
+        for i, f in enumerate(m["frames"]):
+            if i > 0:
+                w.u8(f["coding"])
+            w.u16(f["defaulted"]); w.u16(f["payload_mask"])
+            enc_frame_players(w, f)
     elif t == "CHECKSUM":
         w.u32(m["tick"]); w.u64(m["blend"]); w.u64(m["pose"]); w.u8(len(m["characters"]))
         w.u8(1 if m["joints"] is not None else 0)
@@ -395,6 +448,8 @@ def encode(m):
         w.u32(m["ticks"]); w.u8(m["reason"]); w.u8(0); w.u16(0)
     elif t == "START":
         w.u32(m["tick"]); w.u32(m["deadline_us"])
+        if m["version"] >= 7:
+            w.u32(m["match_ticks"])
     elif t == "BYE":
         w.u8(m["reason"]); w.u8(m["version_min"]); w.u8(m["version_max"]); w.u8(0)
     elif t == "AUTH_INIT":
@@ -476,7 +531,13 @@ def check(records, expect_desync):
         fail("the frame channel does not begin with START of the WELCOME's start tick")
     frames = [m for m in stream if m["type"] == "FRAME"]
     previous, codings = None, {0: 0, 1: 0}
-    for k, f in enumerate(frames):
+    packets = [m for m in got if m["type"] == "FRAMES"]  # version 7: unreliable, redundant, any order
+    if packets:
+        if frames:
+            fail("both FRAME and FRAMES on one connection")
+        frames = v7_frames(packets, wel, fail, codings)
+        previous = None
+    for k, f in enumerate(frames if not packets else []):
         if f["tick"] != wel["start_tick"] + k:
             fail(f"frame {k} has tick {f['tick']}, expected {wel['start_tick'] + k}")
             break
@@ -520,15 +581,36 @@ def check(records, expect_desync):
                  f"({rec['params']}/{rec['triggers']})")
         else:
             carried += 1
+    if packets:  # every INPUT's frame ack: never a frame we had not received when we sent it
+        have, lacks = set(), wel["start_tick"]
+        for m in msgs:
+            if not m["sent"] and m["type"] == "FRAMES":
+                have.update(f["tick"] for f in m["frames"])
+                while lacks in have:
+                    lacks += 1
+            elif m["sent"] and m["type"] == "INPUT" and m["frame_ack"] > lacks:
+                fail(f"INPUT acks frames below {m['frame_ack']}, we held only those below {lacks}")
+                break
     acks = [m["next_tick"] for m in got if m["type"] == "INPUT_ACK"]
     if any(b < a for a, b in zip(acks, acks[1:])):
         fail("INPUT_ACK next tick went backwards on a sequenced channel")
     # version 5: each FRAME's input ack says our inputs up to tick + ack are not needed; that point never
     # goes backwards on the (ordered) frame channel, and every record we sent after hearing it is later
-    needed = [f["tick"] + 1 + f["input_ack"] for f in frames]
+    needed = [f["tick"] + 1 + f["input_ack"] for f in frames] if not packets else \
+        [pk["first_tick"] + len(pk["frames"]) + pk["input_ack"] for pk in packets]
     if any(b < a for a, b in zip(needed, needed[1:])):
-        fail("FRAME input ack went backwards on the ordered frame channel")
-    for f in frames:
+        fail("FRAME input ack went backwards on the ordered frame channel" if not packets else
+             "FRAMES input ack went backwards on the sequenced input channel")
+    # (FRAMES: ticks up to the packet's newest frame are confirmed, what it claims past that must be ours;
+    # judged on the live packets only, whose newest frame is the newest yet: a catch-up packet of older
+    # frames carries the same ack point, past confirmed frames that may not be ours)
+    live, top = [], -1
+    for pk in packets:
+        newest = pk["first_tick"] + len(pk["frames"]) - 1
+        if newest >= top:
+            live.append({"tick": newest, "input_ack": pk["input_ack"]})
+            top = newest
+    for f in (frames if not packets else live):
         held = f["tick"] + 1 + f["input_ack"]
         for t in range(f["tick"] + 1, held):
             if t not in mine:
@@ -575,6 +657,38 @@ def check(records, expect_desync):
              "uploads": {f"{'DUMP' if k == 2 else 'TRAIL' if k == 3 else k}@{t}": sum(len(c['bytes']) for c in v)
                          for (k, t), v in uploads.items()}}
     return errors, counts, facts
+
+
+def v7_frames(packets, wel, fail, codings):
+    """Version 7: the frames of every FRAMES packet, each made whole inside its packet (its first frame
+    FULL, each CHANGES against the frame before it); copies of a tick must agree; the ticks from the
+    WELCOME's start on, each once, in order."""
+    seen = {}
+    for pk in packets:
+        previous = None
+        newest = pk["first_tick"] + len(pk["frames"]) - 1
+        for f in pk["frames"]:
+            if f["n"] != wel["players"] or f["p"] != wel["params"] or f["g"] != wel["triggers"]:
+                fail(f"FRAMES frame {f['tick']}: layout differs from the WELCOME's")
+                return []
+            f["whole"] = expand(f, previous)
+            f["input_ack"] = pk["input_ack"] + newest - f["tick"]
+            previous = f
+            codings[f["coding"]] += 1
+            old = seen.get(f["tick"])
+            if old is None:
+                seen[f["tick"]] = f
+            elif [(pl["params"], pl["triggers"], pl["payload"]) for pl in old["whole"]] != \
+                    [(pl["params"], pl["triggers"], pl["payload"]) for pl in f["whole"]] or old["defaulted"] != f["defaulted"]:
+                fail(f"two copies of frame {f['tick']} differ")
+    ticks = sorted(seen)
+    out = []
+    for k, t in enumerate(ticks):
+        if t != wel["start_tick"] + k:
+            fail(f"FRAMES: frame {wel['start_tick'] + k} never arrived (next held: {t})")
+            break
+        out.append(seen[t])
+    return out
 
 
 def main(argv):

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendsync/session.h"
 #include "client_transport.h"
 #include "server_transport.h"
 
@@ -43,6 +44,8 @@ typedef struct vn_cli {
     vn_link link;
     uint32_t conn, gen; /* the current connection (VN_NONE: none) */
     int up;
+    uint64_t up_due, down_due; /* the newest packet's arrival each way: a shorter latency never reorders */
+    uint32_t misroute_from, misroute_to, misroute_left; /* vn_client_misroute */
 } vn_cli;
 
 struct vn_net {
@@ -143,7 +146,7 @@ static void deliver(vn_net* n, const vn_event* e) {
         return;
     }
     case VN_SERVER_PACKET:
-        if (current(n, e) && c->used && c->server_open) srv_conn_receive(n->server, e->conn, e->data, e->len);
+        if (current(n, e) && c->used && c->server_open) srv_conn_receive(n->server, e->conn, e->channel, e->data, e->len);
         return;
     case VN_SERVER_GONE:
         if (!current(n, e) || !c->used) return;
@@ -198,7 +201,16 @@ static int cli_send(void* user, uint32_t channel, int reliable, const uint8_t* d
     vn_cli* k = user;
     vn_net* n = k->net;
     if (k->conn == VN_NONE || !k->up) return -1;
-    if (!lost(n, k, reliable)) push(n, n->now + latency(k), VN_SERVER_PACKET, k->conn, k->index, channel, data, len);
+    if (k->misroute_left && channel == k->misroute_from) {
+        k->misroute_left--;
+        channel = k->misroute_to;
+    }
+    if (!lost(n, k, reliable)) {
+        uint64_t due = n->now + latency(k);
+        if (due < k->up_due) due = k->up_due;
+        k->up_due = due;
+        push(n, due, VN_SERVER_PACKET, k->conn, k->index, channel, data, len);
+    }
     return 0;
 }
 
@@ -237,8 +249,12 @@ static int srv_tx_send(void* user, uint32_t conn, uint32_t channel, int reliable
         return 0;
     }
     vn_cli* k = &n->clients[c->client];
-    if (k->c && k->conn == conn && k->gen == c->gen && !lost(n, k, reliable))
-        push(n, n->now + latency(k), VN_CLIENT_PACKET, conn, c->client, channel, data, len);
+    if (k->c && k->conn == conn && k->gen == c->gen && !lost(n, k, reliable)) {
+        uint64_t due = n->now + latency(k);
+        if (due < k->down_due) due = k->down_due;
+        k->down_due = due;
+        push(n, due, VN_CLIENT_PACKET, conn, c->client, channel, data, len);
+    }
     return 0;
 }
 
@@ -372,10 +388,29 @@ uint32_t vn_raw_open(vn_net* n, uint32_t addr_key) {
     return conn;
 }
 
-int vn_raw_packet(vn_net* n, uint32_t conn, const uint8_t* data, size_t len) {
+void vn_client_link(vn_net* n, uint32_t client, const vn_link* link) {
+    if (n && link && client < n->client_count) n->clients[client].link = *link;
+}
+
+void vn_client_misroute(vn_net* n, uint32_t client, uint32_t from_channel, uint32_t to_channel, uint32_t count) {
+    if (!n || client >= n->client_count) return;
+    n->clients[client].misroute_from = from_channel;
+    n->clients[client].misroute_to = to_channel;
+    n->clients[client].misroute_left = count;
+}
+
+int vn_raw_packet_on(vn_net* n, uint32_t conn, uint32_t channel, const uint8_t* data, size_t len) {
     if (!n || conn >= n->conn_count || !n->conns[conn].used || !n->conns[conn].raw) return -1;
-    srv_conn_receive(n->server, conn, data, len);
+    srv_conn_receive(n->server, conn, channel, data, len);
     return 0;
+}
+
+int vn_raw_packet(vn_net* n, uint32_t conn, const uint8_t* data, size_t len) {
+    /* on its type's channel (a sealed packet: on its lane) */
+    uint32_t channel = 0;
+    if (data && bsync_session_is_sealed(data, len)) channel = data[9];
+    else if (data && len >= 4) channel = bsync_proto_channel(data[3]);
+    return vn_raw_packet_on(n, conn, channel, data, len);
 }
 
 void vn_raw_gone(vn_net* n, uint32_t conn) {

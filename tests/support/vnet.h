@@ -48,6 +48,12 @@ bsync_result vn_server(vn_net* n, const bsync_server_config* config, uint32_t co
 bsync_result vn_client(vn_net* n, const bsync_client_config* config, const vn_link* link, bsync_client** out,
                        bsync_error* err);
 
+/* The link of client number `client` (in vn_client's order) from now on; packets already on their way
+ * keep their time, and a shorter latency never lets a packet overtake an earlier one. */
+void vn_client_link(vn_net* n, uint32_t client, const vn_link* link);
+/* Its next `count` packets sent on from_channel arrive on to_channel (sealed ones keep their lane). */
+void vn_client_misroute(vn_net* n, uint32_t client, uint32_t from_channel, uint32_t to_channel, uint32_t count);
+
 /* Advance virtual time by us, at most 1 ms at a time: every event falls due at its own time, then the
  * server (srv_step) and every client (cl_step) take their step. */
 void vn_run(vn_net* n, uint64_t us);
@@ -58,6 +64,8 @@ void vn_run(vn_net* n, uint64_t us);
  * What the server sends on them is counted, then discarded; a close of one waits for vn_raw_gone. */
 uint32_t vn_raw_open(vn_net* n, uint32_t addr_key);
 int vn_raw_packet(vn_net* n, uint32_t conn, const uint8_t* data, size_t len);
+/* The same on a given ENet channel (vn_raw_packet: its type's channel, or a sealed packet's lane). */
+int vn_raw_packet_on(vn_net* n, uint32_t conn, uint32_t channel, const uint8_t* data, size_t len);
 void vn_raw_gone(vn_net* n, uint32_t conn);
 uint64_t vn_raw_bytes_discarded(const vn_net* n);
 

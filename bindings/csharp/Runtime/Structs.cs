@@ -297,6 +297,7 @@ namespace Blendsync
         public IntPtr Secret;      // 32 bytes, or zero: plain token (insecure)
         public uint SessionMode;   // 1 encrypt (0 -> 1), 2 authenticate only
         public ClientPredictConfigNative Predict; // client_predict.h; zero: lockstep
+        public uint ProtocolVersion; // 0: the library's newest (7); 6: the older protocol
     }
 
     // bsync_client_predict_config (client_predict.h).

@@ -112,6 +112,7 @@ int main(void) {
     O("ClientPredictStats", bsync_client_predict_stats, window_waits);
     O("ClientPredictStats", bsync_client_predict_stats, corrections_teleported);
     O("ClientPredictStats", bsync_client_predict_stats, predicted_tick);
+    O("ClientConfigNative", bsync_client_config, protocol_version);
     S("ReplayHeaderNative", bsync_replay_header);
     O("ReplayHeaderNative", bsync_replay_header, build_version);
     O("ReplayHeaderNative", bsync_replay_header, match_id);

@@ -56,6 +56,7 @@ typedef struct bsync_client_config {
     const uint8_t* secret; /* 32 bytes, copied; NULL: plain token (insecure) */
     uint32_t session_mode; /* 1 encrypt (0 -> 1), 2 authenticate only */
     bsync_client_predict_config predict; /* prediction and rollback (client_predict.h); zero: lockstep */
+    uint32_t protocol_version; /* 0 -> BSYNC_PROTO_VERSION; BSYNC_PROTO_VERSION_MIN.. (docs/protocol.md) */
 } bsync_client_config;
 
 typedef enum bsync_client_state {

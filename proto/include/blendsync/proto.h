@@ -32,8 +32,11 @@ extern "C" {
 /* ---------------------------------------------------------------- constants */
 #define BSYNC_PROTO_MAGIC0 0x42u /* 'B' */
 #define BSYNC_PROTO_MAGIC1 0x53u /* 'S' */
-#define BSYNC_PROTO_VERSION 6u /* history: docs/protocol.md#versioning */
+#define BSYNC_PROTO_VERSION 7u /* history: docs/protocol.md#versioning */
 #define BSYNC_PROTO_VERSION_MIN 6u /* oldest version this build decodes */
+/* What a message with version 0 is encoded as: 6, so raw ENet clients written for version 6 (the load
+ * generator, the network tests) keep speaking it; the client library and the server choose 7. */
+#define BSYNC_PROTO_VERSION_DEFAULT 6u
 #define BSYNC_PROTO_HEADER_SIZE 8u
 
 /* Hard limits (a decoder rejects anything beyond them). */
@@ -42,6 +45,7 @@ extern "C" {
 #define BSYNC_PROTO_MAX_TRIGGERS 16u       /* trigger values (u8) per player per tick */
 #define BSYNC_PROTO_INPUT_REDUNDANCY 3u    /* earlier unacked ticks repeated in an input packet */
 #define BSYNC_PROTO_MAX_INPUT_RECORDS 4u   /* 1 new tick + BSYNC_PROTO_INPUT_REDUNDANCY */
+#define BSYNC_PROTO_MAX_FRAMES 8u          /* version 7: confirmed frames in one FRAMES packet */
 #define BSYNC_PROTO_MAX_PAYLOAD 256u       /* opaque game payload per player per frame */
 #define BSYNC_PROTO_MAX_TOKEN 32u          /* bytes of a connect token (1..32) */
 #define BSYNC_PROTO_MAX_CHARACTERS 64u     /* per-character checksums in one CHECKSUM */
@@ -61,8 +65,8 @@ extern "C" {
 #define BSYNC_PROTO_MAX_BODY_HELLO (22u + BSYNC_PROTO_MAX_TOKEN)                          /* 54 */
 #define BSYNC_PROTO_MAX_BODY_WELCOME (20u + BSYNC_PROTO_SNAPSHOT_CHUNK)                   /* 1044 */
 #define BSYNC_PROTO_MAX_BODY_INPUT                                                          \
-    (8u + BSYNC_PROTO_MAX_INPUT_RECORDS *                                                    \
-              (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 2384 */
+    (8u + BSYNC_PROTO_VARINT_MAX + BSYNC_PROTO_MAX_INPUT_RECORDS *                           \
+              (BSYNC_PROTO_MAX_PARAMS * 5u + BSYNC_PROTO_MAX_TRIGGERS + 2u + BSYNC_PROTO_MAX_PAYLOAD)) /* 2389 */
 #define BSYNC_PROTO_MAX_BODY_INPUT_ACK 8u
 #define BSYNC_PROTO_MAX_BODY_FRAME \
     (13u + BSYNC_PROTO_MAX_PLAYERS *  \
@@ -73,7 +77,8 @@ extern "C" {
 #define BSYNC_PROTO_MAX_BODY_SNAPSHOT (16u + BSYNC_PROTO_SNAPSHOT_CHUNK)                 /* 1040 */
 #define BSYNC_PROTO_MAX_BODY_BYE 4u
 #define BSYNC_PROTO_MAX_BODY_END 8u
-#define BSYNC_PROTO_MAX_BODY_START 8u
+#define BSYNC_PROTO_MAX_BODY_START 12u /* 8 before version 7 */
+#define BSYNC_PROTO_MAX_BODY_FRAMES BSYNC_PROTO_MAX_BODY_FRAME /* 9517: one largest frame fits */
 #define BSYNC_PROTO_MAX_BODY_AUTH_INIT 44u
 #define BSYNC_PROTO_MAX_BODY_AUTH_CHALLENGE 36u
 #define BSYNC_PROTO_AUTH_NONCE 32u /* = BSYNC_SESSION_NONCE_BYTES (net/session.h) */
@@ -82,7 +87,7 @@ extern "C" {
 
 /* ENet setup (server and client): channels, packet and buffer limits, timeouts. */
 #define BSYNC_PROTO_CHANNEL_CONTROL 0u  /* reliable: HELLO, WELCOME, BYE */
-#define BSYNC_PROTO_CHANNEL_INPUT 1u    /* unreliable sequenced: INPUT, INPUT_ACK */
+#define BSYNC_PROTO_CHANNEL_INPUT 1u    /* unreliable sequenced: INPUT, INPUT_ACK, FRAMES (version 7) */
 #define BSYNC_PROTO_CHANNEL_FRAME 2u    /* reliable: FRAME, START, END (ordered with the frames) */
 #define BSYNC_PROTO_CHANNEL_CHECK 3u    /* reliable: CHECKSUM, DESYNC */
 #define BSYNC_PROTO_CHANNEL_BULK 4u     /* reliable: SNAPSHOT (so chunks never delay frames) */
@@ -145,10 +150,11 @@ typedef enum bsync_proto_type {
     BSYNC_PROTO_END = 10,      /* server -> client */
     BSYNC_PROTO_START = 11,    /* server -> client */
     BSYNC_PROTO_AUTH_INIT = 12,     /* client -> server */
-    BSYNC_PROTO_AUTH_CHALLENGE = 13 /* server -> client */
+    BSYNC_PROTO_AUTH_CHALLENGE = 13, /* server -> client */
+    BSYNC_PROTO_FRAMES = 14          /* server -> client, version 7 */
 } bsync_proto_type;
 #define BSYNC_PROTO_TYPE_FIRST 1u
-#define BSYNC_PROTO_TYPE_LAST 13u
+#define BSYNC_PROTO_TYPE_LAST 14u
 
 #define BSYNC_PROTO_BYE_REASONS(X)                                            \
     X(NORMAL, "normal disconnect")                                            \
@@ -245,6 +251,7 @@ typedef struct bsync_proto_input {
     uint8_t trigger_count; /* 0..16 */
     uint8_t record_count;  /* 1..4; on the wire bit 7 of this byte says payloads follow (below) */
     uint32_t first_tick;   /* records[i] is tick first_tick + i (no u32 wrap); oldest first */
+    uint32_t frame_ack;    /* version 7: the sender holds every frame below this tick; <= first_tick */
     bsync_proto_input_record records[BSYNC_PROTO_MAX_INPUT_RECORDS];
 } bsync_proto_input;
 
@@ -275,6 +282,15 @@ typedef struct bsync_proto_frame {
     uint8_t input_ack;       /* per connection: no input needed up to tick + input_ack */
     bsync_proto_frame_player players[BSYNC_PROTO_MAX_PLAYERS];
 } bsync_proto_frame;
+
+/* FRAMES (version 7, unreliable): frames first_tick .. + count - 1, each whole in this packet. */
+typedef struct bsync_proto_frames {
+    uint32_t first_tick;
+    uint8_t count;     /* 1..BSYNC_PROTO_MAX_FRAMES */
+    uint8_t input_ack; /* no input of the receiver needed up to first_tick + count - 1 + input_ack */
+    /* [i]: tick first_tick + i, one layout; [0] FULL, [i > 0] FULL or CHANGES against [i - 1] */
+    bsync_proto_frame frames[BSYNC_PROTO_MAX_FRAMES];
+} bsync_proto_frames;
 
 typedef struct bsync_proto_checksum_pair {
     uint64_t blend; /* blend-state checksum */
@@ -336,6 +352,7 @@ typedef struct bsync_proto_end {
 typedef struct bsync_proto_start {
     uint32_t tick;
     uint32_t deadline_in_us; /* 0..BSYNC_PROTO_MAX_START_IN_US (BAD_VALUE) */
+    uint32_t match_ticks;    /* version 7: the match's length (0: until every player has left) */
 } bsync_proto_start;
 
 /* AUTH_INIT: a client opening a session; answered by AUTH_CHALLENGE (or BYE). */
@@ -354,6 +371,7 @@ typedef struct bsync_proto_auth_challenge {
 
 typedef struct bsync_proto_msg {
     bsync_proto_type type;
+    uint8_t version; /* the header's; encode: 0 means BSYNC_PROTO_VERSION_DEFAULT; decode sets it */
     union {
         bsync_proto_hello hello;
         bsync_proto_welcome welcome;
@@ -368,6 +386,7 @@ typedef struct bsync_proto_msg {
         bsync_proto_start start;
         bsync_proto_auth_init auth_init;
         bsync_proto_auth_challenge auth_challenge;
+        bsync_proto_frames frames;
     };
 } bsync_proto_msg;
 
@@ -382,6 +401,9 @@ typedef struct bsync_proto_header {
 
 /* buf NULL: *out_len only. BUFFER_TOO_SMALL sets *out_len; a broken rule gives the decoder's code. */
 BSYNC_API bsync_proto_result bsync_proto_encode(const bsync_proto_msg* msg, uint8_t* buf, size_t cap, size_t* out_len);
+/* The same in protocol version `version` (VERSION_MIN..VERSION; a BYE keeps its header_version). */
+BSYNC_API bsync_proto_result bsync_proto_encode_as(const bsync_proto_msg* msg, uint32_t version, uint8_t* buf, size_t cap,
+                                                   size_t* out_len);
 
 /* Exactly one message filling all of data; *out unspecified on failure. */
 BSYNC_API bsync_proto_result bsync_proto_decode(const uint8_t* data, size_t len, bsync_proto_msg* out);

@@ -18,6 +18,10 @@ int bsync_session_is_sealed(const uint8_t* p, size_t len) {
     return p && len >= BSYNC_SESSION_OVERHEAD && p[0] == BSYNC_SESSION_MARKER;
 }
 
+int bsync_session_lane(const uint8_t* p, size_t len) {
+    return bsync_session_is_sealed(p, len) ? (int)p[2 + 7] : -1; /* the counter is u64 LE at offset 2 */
+}
+
 const char* bsync_session_open_result_string(bsync_session_open_result r) {
     switch (r) {
     case BSYNC_SESSION_OPENED: return "opened";

@@ -61,7 +61,11 @@ typedef struct bsync_server_config {
     X(OVERSIZED, "oversized")                                                   \
     X(BAD_TAG, "bad_tag")                                                       \
     X(REPLAYED, "replayed")                                                     \
-    X(NOT_SEALED, "not_sealed")
+    X(NOT_SEALED, "not_sealed")                                                 \
+    X(BEFORE_START, "before_start")                                             \
+    X(WRONG_CHANNEL, "wrong_channel")                                           \
+    X(WRONG_LANE, "wrong_lane")                                                 \
+    X(SECOND_INPUT, "second_input")
 
 typedef enum bsync_server_drop {
 #define BSYNC_SERVER_DROP_ENUM_(id, text) BSYNC_SERVER_DROP_##id,

@@ -28,7 +28,9 @@ static void b_raw(bytes_* b, const char* hex_free_bytes, size_t n) {
 }
 /* The protocol version the hand-built packets below document (docs/protocol.md: 2 since SNAPSHOT kind
  * TRAIL; the header layout itself is frozen). */
-#define V 6 /* version 3: END and START; 4: FRAME CHANGES coding; 5: BYE OVERLOADED (issue 14); 6: sessions (issue 18) */
+#define V 6 /* the bytes written out here are version 6 (3: END and START; 4: FRAME CHANGES coding; 5: BYE
+               * OVERLOADED, issue 14; 6: sessions, issue 18), which a version 7 build still decodes and
+               * encodes (msg.version 6); version 7's own changes are in test_proto_v7.c */
 
 /* Header with the body length patched in by b_finish. */
 static void b_header(bytes_* b, uint32_t version, uint32_t type) {
@@ -535,18 +537,19 @@ static void test_bye_bytes_and_versions(void** state) {
     assert_reencodes(m, b.data, b.len); /* proto.h: encode(decode(bytes)) == bytes, a BYE of another version too */
     /* a BYE built by hand (header_version 0) goes out with this protocol's version */
     m->bye.header_version = 0;
+    m->version = 0;
     static uint8_t own[64];
     size_t own_len = 0;
     assert_int_equal(bsync_proto_encode(m, own, sizeof own, &own_len), BSYNC_PROTO_OK);
-    assert_int_equal(own[2], V);
-    /* ... but any other message of version 7 is refused, and peek still tells the version */
-    b_header(&b, 7, 4);
+    assert_int_equal(own[2], BSYNC_PROTO_VERSION_DEFAULT);
+    /* ... but any other message of version 8 is refused, and peek still tells the version */
+    b_header(&b, 8, 4);
     b_u32(&b, 1); b_u32(&b, 2);
     b_finish(&b);
     assert_int_equal(decode_b(&b, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     bsync_proto_header h;
     assert_int_equal(bsync_proto_peek_header(b.data, b.len, &h), BSYNC_PROTO_OK);
-    assert_int_equal(h.version, 7);
+    assert_int_equal(h.version, 8);
     assert_int_equal(h.type, 4);
     assert_int_equal(h.body_len, 8);
     /* version 0 does not exist, even for bye */
@@ -649,11 +652,14 @@ static void test_header_rejections(void** state) {
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[2] = 5; /* version 5 (before sessions) neither */
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
-    x = b; x.data[2] = 7;
+    x = b; x.data[2] = 8;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNSUPPORTED_VERSION);
     x = b; x.data[3] = 0;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
-    x = b; x.data[3] = 14; /* 10 END and 11 START exist since version 3, 12 and 13 since version 6 */
+    x = b; x.data[3] = 14; /* 10 END and 11 START exist since version 3, 12 and 13 since 6, 14 since 7 */
+    assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
+    x = b; x.data[3] = 15;
+    x.data[2] = 7;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_UNKNOWN_TYPE);
     x = b; x.data[7] = 0x80;
     assert_int_equal(decode_b(&x, m), BSYNC_PROTO_RESERVED_NONZERO);
@@ -841,6 +847,7 @@ static void rnd_bytes(uint64_t* s, uint8_t* p, size_t n) {
 static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
     memset(m, 0, sizeof *m);
     m->type = (bsync_proto_type)type;
+    m->version = BSYNC_PROTO_VERSION; /* the newest: every field on the wire (version 6 bytes: the fixed tests) */
     switch (type) {
     case BSYNC_PROTO_HELLO:
         m->hello.match_id = bsync_test_rand(s);
@@ -873,6 +880,7 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
         in->trigger_count = (uint8_t)(rnd(s, 2) ? 1 : rnd(s, 17));
         in->record_count = (uint8_t)(1 + rnd(s, 4));
         in->first_tick = rnd(s, 8) == 0 ? UINT32_MAX - (in->record_count - 1u) : (uint32_t)bsync_test_rand(s);
+        in->frame_ack = rnd(s, 4) == 0 ? in->first_tick : in->first_tick - (uint32_t)rnd(s, in->first_tick < 300u ? in->first_tick + 1u : 300u);
         for (unsigned r = 0; r < in->record_count; r++) {
             for (unsigned p = 0; p < in->param_count; p++) {
                 fix16_t v = rnd_fx(s);
@@ -907,6 +915,31 @@ static void random_msg(uint64_t* s, uint32_t type, bsync_proto_msg* m) {
             rnd_bytes(s, f->players[i].triggers, f->trigger_count);
             f->players[i].payload_len = (uint16_t)(rnd(s, 2) ? 0 : 1 + rnd(s, 256));
             rnd_bytes(s, f->players[i].payload, f->players[i].payload_len);
+        }
+        break;
+    }
+    case BSYNC_PROTO_FRAMES: { /* version 7: a run of frames of one layout, small enough to fit */
+        bsync_proto_frames* fs = &m->frames;
+        fs->count = (uint8_t)(1 + rnd(s, BSYNC_PROTO_MAX_FRAMES));
+        fs->first_tick = (uint32_t)rnd(s, 1u << 30);
+        fs->input_ack = (uint8_t)rnd(s, 256);
+        const uint8_t n = (uint8_t)(1 + rnd(s, 4)), p = (uint8_t)rnd(s, 9), g = (uint8_t)rnd(s, 3);
+        for (unsigned k = 0; k < fs->count; k++) {
+            bsync_proto_frame* f = &fs->frames[k];
+            f->tick = fs->first_tick + k;
+            f->player_count = n;
+            f->param_count = p;
+            f->trigger_count = g;
+            f->defaulted_mask = (uint16_t)(rnd(s, 65536) & ((1u << n) - 1u));
+            for (unsigned i = 0; i < n; i++) {
+                const int same = k > 0 && rnd(s, 2); /* held inputs make CHANGES frames */
+                for (unsigned q = 0; q < p; q++) f->players[i].params[q] = same ? fs->frames[k - 1].players[i].params[q] : rnd_fx(s);
+                if (same) memcpy(f->players[i].triggers, fs->frames[k - 1].players[i].triggers, g);
+                else rnd_bytes(s, f->players[i].triggers, g);
+                f->players[i].payload_len = (uint16_t)(same || rnd(s, 4) ? 0 : 1 + rnd(s, 16));
+                rnd_bytes(s, f->players[i].payload, f->players[i].payload_len);
+            }
+            if (k > 0) bsync_proto_frame_changes(f, &fs->frames[k - 1]);
         }
         break;
     }
@@ -1010,6 +1043,7 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
         assert_int_equal(x->trigger_count, y->trigger_count);
         assert_int_equal(x->record_count, y->record_count);
         assert_int_equal(x->first_tick, y->first_tick);
+        assert_int_equal(x->frame_ack, y->frame_ack);
         for (unsigned r = 0; r < x->record_count; r++) {
             for (unsigned p = 0; p < x->param_count; p++)
                 assert_int_equal(x->records[r].params[p], y->records[r].params[p]);
@@ -1039,6 +1073,24 @@ static void assert_msg_equal(const bsync_proto_msg* a, const bsync_proto_msg* b)
             assert_int_equal(x->players[i].payload_len, y->players[i].payload_len);
             if (x->players[i].payload_len)
                 assert_memory_equal(x->players[i].payload, y->players[i].payload, x->players[i].payload_len);
+        }
+        break;
+    }
+    case BSYNC_PROTO_FRAMES: {
+        assert_int_equal(a->frames.first_tick, b->frames.first_tick);
+        assert_int_equal(a->frames.count, b->frames.count);
+        assert_int_equal(a->frames.input_ack, b->frames.input_ack);
+        for (unsigned k = 0; k < a->frames.count; k++) {
+            const bsync_proto_frame *x = &a->frames.frames[k], *y = &b->frames.frames[k];
+            assert_int_equal(x->tick, y->tick);
+            assert_int_equal(x->coding, y->coding);
+            assert_int_equal(x->changed_mask, y->changed_mask);
+            assert_int_equal(x->defaulted_mask, y->defaulted_mask);
+            for (unsigned i = 0; i < x->player_count; i++) {
+                if (x->coding == BSYNC_PROTO_FRAME_CHANGES && !((x->changed_mask >> i) & 1u)) continue;
+                for (unsigned p = 0; p < x->param_count; p++) assert_int_equal(x->players[i].params[p], y->players[i].params[p]);
+                assert_int_equal(x->players[i].payload_len, y->players[i].payload_len);
+            }
         }
         break;
     }
@@ -1113,7 +1165,7 @@ static size_t encode_ok(const bsync_proto_msg* m) {
     /* the header as documented */
     assert_int_equal(g_buf[0], 0x42);
     assert_int_equal(g_buf[1], 0x53);
-    assert_int_equal(g_buf[2], BSYNC_PROTO_VERSION);
+    assert_int_equal(g_buf[2], m->version ? m->version : BSYNC_PROTO_VERSION_DEFAULT);
     assert_int_equal(g_buf[3], m->type);
     assert_int_equal((size_t)g_buf[4] | ((size_t)g_buf[5] << 8), n - 8);
     assert_int_equal(g_buf[6] | g_buf[7], 0);
@@ -1267,6 +1319,7 @@ static void test_input_payload(void** state) {
     bsync_proto_msg* m = new_msg();
     memset(m, 0, sizeof *m);
     m->type = BSYNC_PROTO_INPUT;
+    m->version = V;
     m->input.slot = 1;
     m->input.param_count = 1;
     m->input.record_count = 2;
@@ -1313,7 +1366,7 @@ static void test_maximum_sizes(void** state) {
     /* the documented sums, written out */
     assert_int_equal(BSYNC_PROTO_MAX_BODY_HELLO, 54);
     assert_int_equal(BSYNC_PROTO_MAX_BODY_WELCOME, 1044);
-    assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 4 * (64 * 5 + 16 + 2 + 256));
+    assert_int_equal(BSYNC_PROTO_MAX_BODY_INPUT, 8 + 5 + 4 * (64 * 5 + 16 + 2 + 256)); /* version 7: + the frame ack */
     assert_int_equal(BSYNC_PROTO_MAX_BODY_FRAME, 13 + 16 * (64 * 5 + 16 + 2 + 256));
     assert_int_equal(BSYNC_PROTO_MAX_BODY_CHECKSUM, 22 + 64 * 16 + 3 + 1024 * 8);
     assert_int_equal(BSYNC_PROTO_MAX_PACKET, 9525);
@@ -1322,6 +1375,8 @@ static void test_maximum_sizes(void** state) {
     memset(m, 0, sizeof *m);
     m->type = BSYNC_PROTO_INPUT;
     m->input.param_count = 64; m->input.trigger_count = 16; m->input.record_count = 4;
+    m->version = BSYNC_PROTO_VERSION;
+    m->input.first_tick = UINT32_MAX - 3u; /* frames held below 0: the frame ack's varint at its longest, 5 bytes */
     for (unsigned r = 0; r < 4; r++) {
         for (unsigned p = 0; p < 64; p++) m->input.records[r].params[p] = (r + p) % 2 ? INT32_MAX : -INT32_MAX;
         m->input.records[r].payload_len = 256;
@@ -1362,6 +1417,7 @@ static void test_input_size(void** state) {
     (void)state;
     bsync_proto_msg* m = new_msg();
     m->type = BSYNC_PROTO_INPUT;
+    m->version = V; /* version 7 adds the frame ack: test_proto_v7.c */
     bsync_proto_input* in = &m->input;
     in->param_count = 4; in->trigger_count = 1; in->record_count = 1; in->first_tick = 1000;
     /* a stick (0.5, -0.25), speed 1.0, a flag 0: zigzag 65536, 32767, 131072, 0 -> 3+3+3+1, + 1 trigger */
@@ -1406,13 +1462,16 @@ static void test_tables(void** state) {
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_SNAPSHOT), 4);
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_END), 2);   /* after the last FRAME */
     assert_int_equal(bsync_proto_channel(BSYNC_PROTO_START), 2); /* before the first */
-    for (uint32_t t = 1; t <= 13; t++) {
+    assert_int_equal(bsync_proto_channel(BSYNC_PROTO_FRAMES), 1); /* version 7: unreliable, beside the inputs */
+    assert_int_equal(bsync_proto_reliable(BSYNC_PROTO_FRAMES), 0);
+    for (uint32_t t = 1; t <= 14; t++) {
         assert_true(bsync_proto_channel(t) < BSYNC_PROTO_CHANNEL_COUNT);
-        if (t != BSYNC_PROTO_INPUT && t != BSYNC_PROTO_INPUT_ACK) assert_int_equal(bsync_proto_reliable(t), 1);
+        if (t != BSYNC_PROTO_INPUT && t != BSYNC_PROTO_INPUT_ACK && t != BSYNC_PROTO_FRAMES)
+            assert_int_equal(bsync_proto_reliable(t), 1);
         assert_true(bsync_proto_max_body(t) > 0);
     }
     assert_int_equal(bsync_proto_max_body(0), 0);
-    assert_int_equal(bsync_proto_max_body(14), 0);
+    assert_int_equal(bsync_proto_max_body(15), 0);
     assert_string_equal(bsync_proto_type_string(BSYNC_PROTO_FRAME), "frame");
     assert_string_equal(bsync_proto_type_string(99), "unknown");
     assert_string_equal(bsync_proto_result_string(BSYNC_PROTO_TRUNCATED), "packet ends before the message does");

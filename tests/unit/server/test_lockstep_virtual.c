@@ -233,14 +233,14 @@ static void test_planted_desync_reported_and_traced(void** state) {
     stop(&w);
 }
 
-/* Lost INPUTs (30% of slot 1's unreliable packets, either way) are defaulted by the server, the frames
+/* Lost INPUTs (50% of slot 1's unreliable packets, either way) are defaulted by the server, the frames
  * say so to everyone alike, and nothing desyncs: a default is a confirmed input like any other. */
 static void test_lost_inputs_defaulted_alike(void** state) {
     (void)state;
     const uint32_t ticks = 240;
     world w;
     start(&w, 2, 20, ticks, 5);
-    const vn_link clean = {5000u, 0}, lossy = {5000u, 300};
+    const vn_link clean = {5000u, 0}, lossy = {5000u, 500};
     connect_client(&w, 0, &clean);
     connect_client(&w, 1, &lossy);
     run_to_end(&w, 20);

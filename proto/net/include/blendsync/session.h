@@ -76,6 +76,8 @@ BSYNC_API bsync_result bsync_session_seal(bsync_session* s, unsigned lane, const
 BSYNC_API bsync_session_open_result bsync_session_open(bsync_session* s, const uint8_t* packet, size_t len, uint8_t* out,
                                                        size_t cap, size_t* out_len);
 BSYNC_API int bsync_session_is_sealed(const uint8_t* packet, size_t len);
+/* The lane a sealed packet claims (its counter's top byte, unauthenticated until opened); -1 if not sealed. */
+BSYNC_API int bsync_session_lane(const uint8_t* packet, size_t len);
 BSYNC_API void bsync_session_clear(bsync_session* s);
 BSYNC_API const char* bsync_session_open_result_string(bsync_session_open_result r);
 
