@@ -98,6 +98,7 @@ static class Layout
         O("ClientConfigNative", c, "secret", "Secret");
         O("ClientConfigNative", c, "session_mode", "SessionMode");
         O("ClientConfigNative", c, "predict", "Predict");
+        O("ClientConfigNative", c, "protocol_version", "ProtocolVersion");
         Type pc = typeof(ClientPredictConfigNative);
         S("ClientPredictConfigNative", pc);
         O("ClientPredictConfigNative", pc, "local_delay", "LocalDelay");

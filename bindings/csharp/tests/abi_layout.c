@@ -103,6 +103,7 @@ int main(void) {
     O("ClientConfigNative", bsync_client_config, secret);
     O("ClientConfigNative", bsync_client_config, session_mode);
     O("ClientConfigNative", bsync_client_config, predict);
+    O("ClientConfigNative", bsync_client_config, protocol_version);
     S("ClientPredictConfigNative", bsync_client_predict_config);
     O("ClientPredictConfigNative", bsync_client_predict_config, local_delay);
     O("ClientPredictConfigNative", bsync_client_predict_config, teleport_distance);
@@ -112,7 +113,6 @@ int main(void) {
     O("ClientPredictStats", bsync_client_predict_stats, window_waits);
     O("ClientPredictStats", bsync_client_predict_stats, corrections_teleported);
     O("ClientPredictStats", bsync_client_predict_stats, predicted_tick);
-    O("ClientConfigNative", bsync_client_config, protocol_version);
     S("ReplayHeaderNative", bsync_replay_header);
     O("ReplayHeaderNative", bsync_replay_header, build_version);
     O("ReplayHeaderNative", bsync_replay_header, match_id);
