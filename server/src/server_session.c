@@ -432,8 +432,10 @@ int srv_overloaded(const bsync_server* s) { return s->host_stats.overloaded != 0
 /* ---- creating, reading, destroying (the parts of blendsync/server.h that are not the transport's) */
 
 bsync_result srv_init(bsync_server* s, const bsync_server_config* cfg, const srv_transport* t, bsync_error* err) {
-    if (!s || !t || !t->send || !t->close || !t->drop || !t->now_us || !cfg || !cfg->match_paths || cfg->match_count < 1 ||
-        cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
+    /* no match file: only for a server whose matches are added later (player_capacity, docs/operations.md) */
+    const uint32_t least = cfg && cfg->player_capacity ? 0u : 1u;
+    if (!s || !t || !t->send || !t->close || !t->drop || !t->now_us || !cfg || (!cfg->match_paths && cfg->match_count) ||
+        cfg->match_count < least || cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
         if (err) {
             err->code = BSYNC_INVALID_ARGUMENT;
             snprintf(err->message, sizeof err->message, "need 1..%u match files", BSYNC_SERVER_MAX_MATCHES);
@@ -463,6 +465,7 @@ bsync_result srv_init(bsync_server* s, const bsync_server_config* cfg, const srv
 uint32_t srv_players(const bsync_server* s) {
     uint32_t players = 0;
     for (uint32_t i = 0; s && i < s->match_count; i++) players += s->matches[i]->player_count;
+    if (s && players < s->cfg.player_capacity) players = s->cfg.player_capacity; /* room for added matches */
     return players;
 }
 
