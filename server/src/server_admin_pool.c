@@ -105,6 +105,8 @@ static void serve_request(pool_worker* w, const pool_request* r) {
             s->matches[s->match_count++] = r->add;
             srv_log(s, "info", "event=match_added match=%llu players=%u", (unsigned long long)r->add->stats.match_id,
                     r->add->player_count);
+            /* added as a drain began (after the API's last check): a lobby, so it ends as the others did */
+            if (bsync_server_pool_draining(w->pool)) srv_match_end(r->add, 1, BSYNC_PROTO_BYE_SHUTDOWN);
         } else {
             srv_match_destroy(r->add);
         }
@@ -231,6 +233,12 @@ bsync_result bsync_server_pool_match_add(bsync_server_pool* p, const char* text,
         verdict = BSYNC_LIMIT_EXCEEDED, why = "no worker has room for this match's players";
     char* rp = verdict == BSYNC_OK ? strdup(m->replay_path) : NULL;
     if (verdict == BSYNC_OK && !rp) verdict = BSYNC_OUT_OF_MEMORY, why = "out of memory";
+    if (verdict == BSYNC_OK && out) { /* before the hand-over: from then on m is the worker's */
+        srv_match_fill_info(m, out);
+        out->worker = (uint32_t)k;
+        out->state = BSYNC_SERVER_MATCH_PENDING;
+        snprintf(out->replay_path, sizeof out->replay_path, "%s", rp);
+    }
     if (verdict == BSYNC_OK) {
         lock(&w->lock);
         if (w->mail_count < POOL_MAILBOX) {
@@ -250,12 +258,6 @@ bsync_result bsync_server_pool_match_add(bsync_server_pool* p, const char* text,
         e->index = w->matches_assigned++;
         e->replay_path = rp;
         w->players_assigned += players;
-        if (out) {
-            srv_match_fill_info(m, out); /* not yet the worker's: safe to read here */
-            out->worker = (uint32_t)k;
-            out->state = BSYNC_SERVER_MATCH_PENDING;
-            snprintf(out->replay_path, sizeof out->replay_path, "%s", rp);
-        }
     }
     unlock(&p->reg_lock);
     if (verdict != BSYNC_OK) {

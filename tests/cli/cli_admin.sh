@@ -46,7 +46,7 @@ echo "wrong-token" >wrong
 "$server" --listen 127.0.0.1:0 --admin 127.0.0.1:0 --admin-token-file token --assets assets --replay-dir replays \
     --status 0 >server.out 2>server.log &
 spid=$!
-for _ in $(seq 1 100); do grep -q "^admin on" server.out && break; sleep 0.05; done
+for _ in $(seq 1 400); do grep -q "^admin on" server.out && break; sleep 0.05; done
 if grep -q "no admin API" server.log; then echo "skip: blendsync-server was built without libmicrohttpd"; exit 0; fi
 ap=$(sed -n 's/^admin on 127.0.0.1:\([0-9]*\)$/\1/p' server.out)
 [ -n "$ap" ] || { echo "FAIL: no admin line"; cat server.out server.log; kill $spid; exit 1; }
@@ -101,7 +101,7 @@ for s in 0 1 2 3; do
     "$bin" bot --server "$addr" --config assets/m41.json --slot $s --token "$tok" --seed $((s + 5)) --quiet >bot$s.out 2>&1 & pids+=($!)
 done
 running=0
-for _ in $(seq 1 60); do
+for _ in $(seq 1 300); do
     code -H "$H" "$api/v1/matches/41" >/dev/null
     [ "$(field body.json 'd["state"]')" = running ] && { running=1; break; }; sleep 0.1
 done
@@ -110,7 +110,7 @@ rcs=0
 for p in "${pids[@]}"; do wait "$p" || rcs=$((rcs + 1)); done
 [ $rcs -eq 0 ] && grep -q "150 frames applied" bot0.out && ok "four bots played the API match to its end (150 frames)" \
     || { bad "$rcs bots failed"; cat bot*.out; }
-for _ in $(seq 1 30); do code -H "$H" "$api/v1/matches/41" >/dev/null; [ "$(field body.json 'd["state"]')" = ended ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do code -H "$H" "$api/v1/matches/41" >/dev/null; [ "$(field body.json 'd["state"]')" = ended ] && break; sleep 0.1; done
 [ "$(field body.json 'd["state"]')" = ended ] && [ "$(field body.json 'd["ticks"]')" = 150 ] && \
     [ "$(field body.json 'd["end_reason"]')" = normal ] && [ "$(field body.json 'd["desyncs"]')" = 0 ] && \
     [ "$(field body.json 'd["checksums_compared"]')" -gt 0 ] \
@@ -142,7 +142,7 @@ else
     [ "$(code -H "$H" -X DELETE "$api/v1/matches/42")" = 202 ] && ok "DELETE 42: 202" || bad "delete 42: $(cat body.json)"
 fi
 wait $b42
-for _ in $(seq 1 30); do code -H "$H" "$api/v1/matches/42" >/dev/null; [ "$(field body.json 'd["state"]')" = ended ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do code -H "$H" "$api/v1/matches/42" >/dev/null; [ "$(field body.json 'd["state"]')" = ended ] && break; sleep 0.1; done
 [ "$(field body.json 'd["state"]')" = ended ] && [ "$(field body.json 'd["end_reason"]')" = shutdown ] \
     && ok "match 42 ended, reason shutdown, at tick $(field body.json 'd["ticks"]')" || bad "42: $(cat body.json)"
 [ "$(code -H "$H" -X DELETE "$api/v1/matches/42")" = 200 ] && ok "DELETE of an ended match: 200 (nothing to do)" || bad "delete again"
@@ -155,7 +155,7 @@ kill -INT $spid; wait $spid; rs=$?
 cp assets/m41.json assets/match-41.json
 "$server" --listen 127.0.0.1:0 --match assets/match-41.json --exit-when-done --status 0 >file.out 2>file.log &
 fpid=$!
-for _ in $(seq 1 100); do grep -q "^listening on" file.out && break; sleep 0.05; done
+for _ in $(seq 1 400); do grep -q "^listening on" file.out && break; sleep 0.05; done
 fport=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' file.out)
 pids=()
 for s in 0 1 2 3; do

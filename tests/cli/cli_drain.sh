@@ -39,14 +39,14 @@ start() { # out log args...
     local out=$1 log=$2; shift 2
     "$server" --listen 127.0.0.1:0 --admin 127.0.0.1:0 --admin-token-file token --assets assets --status 0 "$@" >"$out" 2>"$log" &
     spid=$!
-    for _ in $(seq 1 100); do grep -q "^admin on" "$out" && break; sleep 0.05; done
+    for _ in $(seq 1 400); do grep -q "^admin on" "$out" && break; sleep 0.05; done
     if grep -q "no admin API" "$log"; then echo "skip: blendsync-server was built without libmicrohttpd"; exit 0; fi
     ap=$(sed -n 's/^admin on 127.0.0.1:\([0-9]*\)$/\1/p' "$out")
     port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$out")
     api="http://127.0.0.1:$ap"
 }
 wait_running() { # id
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 300); do
         curl -s -H "$H" "$api/v1/matches/$1" | grep -q '"state":"running"' && return 0; sleep 0.05
     done
     return 1

@@ -34,7 +34,7 @@ echo "metrics-token-0123456789abcdef" >token
 "$server" --listen 127.0.0.1:0 --match assets/m51.json --admin 127.0.0.1:0 --admin-token-file token --assets assets \
     --status 0 >server.out 2>server.log &
 spid=$!
-for _ in $(seq 1 100); do grep -q "^admin on" server.out && break; sleep 0.05; done
+for _ in $(seq 1 400); do grep -q "^admin on" server.out && break; sleep 0.05; done
 if grep -q "no admin API" server.log; then echo "skip: blendsync-server was built without libmicrohttpd"; exit 0; fi
 ap=$(sed -n 's/^admin on 127.0.0.1:\([0-9]*\)$/\1/p' server.out)
 port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' server.out)
@@ -63,8 +63,11 @@ fi
 
 "$bin" bot --server 127.0.0.1:$port --config assets/m51.json --slot 0 --token a51 --seed 1 --quiet >bot0.out 2>&1 & b0=$!
 "$bin" bot --server 127.0.0.1:$port --config assets/m51.json --slot 1 --token b51 --seed 2 --quiet >bot1.out 2>&1 & b1=$!
-sleep 2.5
-curl -s -H "$H" "$api/metrics" >metrics.txt
+for _ in $(seq 1 300); do # both bots in, the match running (a busy machine may take seconds)
+    curl -s -H "$H" "$api/metrics" >metrics.txt
+    [ "$(metric blendsync_players_connected)" = 2 ] && [ "$(metric 'blendsync_matches\{state="running"\}')" = 1 ] && break
+    sleep 0.05
+done
 [ "$(metric 'blendsync_matches\{state="running"\}')" = 1 ] && ok "while it plays: one match running" || bad "running: $(grep matches metrics.txt)"
 [ "$(metric blendsync_players_connected)" = 2 ] && ok "two players connected" || bad "players: $(metric blendsync_players_connected)"
 if command -v promtool >/dev/null; then
