@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <cjson/cJSON.h>
@@ -272,7 +273,7 @@ static enum MHD_Result one_match(struct MHD_Connection* c, bsync_server_admin* a
 
 static int authorized(const bsync_server_admin* a, struct MHD_Connection* c) {
     const char* h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    if (!h || strncmp(h, "Bearer ", 7) != 0) return 0;
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0) return 0; /* the scheme is case-insensitive (RFC 9110) */
     h += 7;
     size_t n = strlen(h);
     unsigned char diff = (unsigned char)(n != a->token_len);
