@@ -309,6 +309,8 @@ int main(int argc, char** argv) {
     bsync_server_pool_run_ex(pool, interrupted, terminated, NULL, exit_when_done, 1000u * drain_seconds, 3000);
 #if defined(BSYNC_HAVE_ADMIN)
     bsync_server_admin_stop(api); /* before the pool it reads */
+#else
+    (void)admin_port; /* --admin was refused above */
 #endif
     bsync_server_pool_destroy(pool);
     if (log) fclose(log);
