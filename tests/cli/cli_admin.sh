@@ -172,5 +172,16 @@ else
     bad "the replays differ: $(cmp replays/m41.bsreplay assets/m41.bsreplay)"; grep defaulted bot0.out fbot0.out
 fi
 grep -q "event=match_added match=41" server.log && ok "log: event=match_added" || bad "no match_added line"
+
+# ---- start-up refusals (exit 2 with a message, nothing served)
+"$server" --listen 127.0.0.1:0 --admin 0.0.0.0:0 --admin-token-file token --assets assets >/dev/null 2>pub.err; r=$?
+[ $r -eq 2 ] && grep -q -- "--admin-public" pub.err && ok "--admin 0.0.0.0 without --admin-public: exit 2" || bad "public: $r $(cat pub.err)"
+"$server" --listen 127.0.0.1:0 --admin 127.0.0.1:0 --assets assets >/dev/null 2>notok.err; r=$?
+[ $r -eq 2 ] && grep -q -- "--admin-token-file" notok.err && ok "--admin without a token file: exit 2" || bad "no token: $r $(cat notok.err)"
+: >empty.token
+"$server" --listen 127.0.0.1:0 --admin 127.0.0.1:0 --admin-token-file empty.token --assets assets >/dev/null 2>empty.err; r=$?
+[ $r -eq 2 ] && grep -q "no token" empty.err && ok "an empty token file: exit 2" || bad "empty token: $r $(cat empty.err)"
+"$server" --listen 127.0.0.1:0 >/dev/null 2>none.err; r=$?
+[ $r -eq 2 ] && grep -q "or --admin" none.err && ok "neither --match nor --admin: exit 2" || bad "none: $r"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
