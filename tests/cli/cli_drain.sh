@@ -4,7 +4,7 @@
 # refused (POST 503), a player knocking on a match that had not started is refused, the running match
 # plays to its end (every frame, reason normal, its replay verifies), exit 0. Then with
 # --drain-seconds 1 a match longer than the grace period is ended (reason shutdown) after it, its
-# replay synced and verifiable, exit 0.
+# replay synced and verifiable, exit 0; and a second SIGTERM during a drain ends everything at once.
 # usage: cli_drain.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
 bin=$1; work=$2
@@ -104,5 +104,20 @@ grep -q "event=match_end match=64 .*reason=shutdown" c.log && ok "match 64 ended
 grep -q "event=drain state=done matches_cut=1" c.log && ok "log: drain done, one match cut" || bad "cut line"
 "$bin" replay verify assets/m64.bsreplay >v64.out 2>&1 && ok "match 64's replay (cut by the drain) verifies: $(grep -o 'ticks verified: [0-9]*' v64.out)" \
     || { bad "verify 64"; cat v64.out; }
+# ---- a second SIGTERM during the drain ends at once (the grace period is the default 30 s)
+mk 65 100000 >assets/m65.json
+start d.out d.log --match assets/m65.json
+"$bin" bot --server 127.0.0.1:$port --config assets/m65.json --slot 0 --token a65 --seed 1 --quiet >d0.out 2>&1 & d0=$!
+"$bin" bot --server 127.0.0.1:$port --config assets/m65.json --slot 1 --token b65 --seed 2 --quiet >d1.out 2>&1 & d1=$!
+wait_running 65 || bad "match 65 never ran"
+kill -TERM $spid; sleep 0.5
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$api/readyz")" = 503 ] || bad "readyz during the first drain"
+t0=$(now_ms)
+kill -TERM $spid
+wait $spid; rs=$?
+elapsed=$(($(now_ms) - t0))
+wait $d0 $d1
+[ $rs -eq 0 ] && [ $elapsed -lt 5000 ] && grep -q "event=match_end match=65 .*reason=shutdown" d.log \
+    && ok "a second SIGTERM: match 65 ends at once (reason shutdown), exit 0 ${elapsed} ms later" || bad "second SIGTERM: exit $rs after $elapsed ms"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
