@@ -95,6 +95,7 @@ static void publish(pool_worker* w) {
     c->host = s->host_stats;
     c->tick_duration = s->tick_duration;
     c->tick_lateness = s->tick_lateness;
+    memcpy(c->hello_refused, s->hello_refused, sizeof c->hello_refused);
     c->workers = 1;
 }
 
@@ -355,6 +356,7 @@ void bsync_server_pool_counters(bsync_server_pool* p, bsync_server_counters* out
         h->auth_failures += c.host.auth_failures;
         h->auth_required += c.host.auth_required;
         h->sealed_rejected += c.host.sealed_rejected;
+        for (uint32_t r = 0; r < BSYNC_SERVER_REFUSAL_KINDS; r++) out->hello_refused[r] += c.hello_refused[r];
         hist_add(&out->tick_duration, &c.tick_duration);
         hist_add(&out->tick_lateness, &c.tick_lateness);
     }

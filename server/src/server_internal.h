@@ -174,6 +174,7 @@ struct bsync_server {
     uint32_t overload_threshold; /* permille; > 1000: never */
     /* the metrics' histograms (server_metrics.c), written by the server's own thread only */
     bsync_server_hist tick_duration, tick_lateness;
+    uint64_t hello_refused[BSYNC_SERVER_REFUSAL_KINDS]; /* by BYE reason: bad token, slot taken, ... */
 };
 
 /* server_session.c */

@@ -339,6 +339,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
             reason = BSYNC_PROTO_BYE_OVERLOADED, why = "overloaded";
     }
     if (reason != UINT32_MAX) {
+        if (reason < BSYNC_SERVER_REFUSAL_KINDS) s->hello_refused[reason]++; /* the metrics (docs/operations.md) */
         if (reason == BSYNC_PROTO_BYE_OVERLOADED) {
             s->host_stats.overload_refusals++;
             srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u threshold_permille=%u",

@@ -109,6 +109,17 @@ size_t bsync_server_metrics_text(const bsync_server_counters* c, char* buf, size
                     {"auth_required", c->host.auth_required},    {"sealed_rejected", c->host.sealed_rejected}};
     for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
         put(&o, "blendsync_refusals_total{reason=\"%s\"} %llu\n", refusals[i].reason, (unsigned long long)refusals[i].v);
+    /* HELLOs a match (or the server, for an unknown match) refused, by their BYE reason */
+    const struct {
+        const char* reason;
+        uint32_t bye;
+    } hellos[] = {{"bad_token", BSYNC_PROTO_BYE_BAD_TOKEN},         {"bad_slot", BSYNC_PROTO_BYE_BAD_SLOT},
+                  {"slot_taken", BSYNC_PROTO_BYE_SLOT_TAKEN},       {"graph_mismatch", BSYNC_PROTO_BYE_GRAPH_MISMATCH},
+                  {"match_over", BSYNC_PROTO_BYE_MATCH_OVER},       {"unknown_match", BSYNC_PROTO_BYE_UNKNOWN_MATCH},
+                  {"version_mismatch", BSYNC_PROTO_BYE_VERSION_MISMATCH}};
+    for (size_t i = 0; i < sizeof hellos / sizeof hellos[0]; i++)
+        put(&o, "blendsync_refusals_total{reason=\"%s\"} %llu\n", hellos[i].reason,
+            (unsigned long long)(hellos[i].bye < BSYNC_SERVER_REFUSAL_KINDS ? c->hello_refused[hellos[i].bye] : 0u));
     one(&o, "blendsync_overloaded", "gauge", "Workers refusing new matches as overloaded now.", c->host.overloaded);
     char busy[32];
     snprintf(busy, sizeof busy, "%u.%03u", c->host.busy_permille / 1000u, c->host.busy_permille % 1000u);

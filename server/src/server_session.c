@@ -256,6 +256,7 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
             h.type == BSYNC_PROTO_HELLO && !p->match) {
             srv_log(s, "info", "event=refused reason=version_mismatch client_version=%u server_version=%u", h.version,
                     BSYNC_PROTO_VERSION);
+            s->hello_refused[BSYNC_PROTO_BYE_VERSION_MISMATCH]++; /* the metrics */
             srv_peer_close(s, p, BSYNC_PROTO_BYE_VERSION_MISMATCH);
             return;
         }
@@ -282,6 +283,7 @@ static void on_receive(bsync_server* s, srv_peer* p, const uint8_t* data, size_t
         srv_match* mt = find_match(s, m->hello.match_id);
         if (!mt) {
             srv_log(s, "info", "event=refused reason=unknown_match match=%llu", (unsigned long long)m->hello.match_id);
+            s->hello_refused[BSYNC_PROTO_BYE_UNKNOWN_MATCH]++; /* the metrics */
             srv_peer_close(s, p, BSYNC_PROTO_BYE_UNKNOWN_MATCH);
             return;
         }

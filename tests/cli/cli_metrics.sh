@@ -91,6 +91,13 @@ inputs=$(metric blendsync_inputs_received_total); defaulted=$(metric blendsync_i
 [ $((${inputs:-0} + ${defaulted:-0})) -ge 360 ] && [ "${defaulted:-999}" -lt 60 ] \
     && ok "inputs received $inputs + defaulted $defaulted cover the 360 player-ticks" || bad "inputs: $inputs defaulted: $defaulted"
 [ "$(metric 'blendsync_build_info\{version="[0-9.]*"\}')" = 1 ] && ok "build info" || bad "build_info"
+# one more player for the ended match: refused with BYE MATCH_OVER, counted by reason
+[ "$(metric 'blendsync_refusals_total\{reason="match_over"\}')" = 0 ] || bad "match_over refusals before: not 0"
+"$bin" bot --server 127.0.0.1:$port --config assets/m51.json --slot 0 --token a51 --seed 1 --quiet >late.out 2>&1
+sleep 0.3
+curl -s -H "$H" "$api/metrics" >metrics.txt
+[ "$(metric 'blendsync_refusals_total\{reason="match_over"\}')" = 1 ] && [ "$(metric 'blendsync_refusals_total\{reason="bad_token"\}')" = 0 ] \
+    && ok "a HELLO for the ended match: refusals_total{reason=\"match_over\"} 1" || bad "refusals: $(grep refusals_total metrics.txt)"
 if [ -n "$prom" ]; then
     got=""
     for _ in $(seq 1 40); do # two scrapes after the end at most, Prometheus' start included

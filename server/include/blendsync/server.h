@@ -168,6 +168,7 @@ typedef struct bsync_server_match_info {
 
 /* Histograms: counts per bucket, bounds 25 us .. 100 ms (docs/operations.md "Metrics"). */
 #define BSYNC_SERVER_HIST_BUCKETS 12u
+#define BSYNC_SERVER_REFUSAL_KINDS 32u
 typedef struct bsync_server_hist {
     uint64_t count[BSYNC_SERVER_HIST_BUCKETS]; /* observations <= bound k (not cumulative) */
     uint64_t overflow;                          /* above the last bound */
@@ -184,6 +185,7 @@ typedef struct bsync_server_counters {
     uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
     bsync_server_host_stats host; /* summed; busy_permille the largest of the workers */
     bsync_server_hist tick_duration, tick_lateness;
+    uint64_t hello_refused[BSYNC_SERVER_REFUSAL_KINDS]; /* HELLOs refused, by BYE reason (proto.h) */
     uint32_t draining;
 } bsync_server_counters;
 
