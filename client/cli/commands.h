@@ -18,6 +18,7 @@ int bsync_cmd_desync(int argc, char** argv);
 int bsync_cmd_synctest(int argc, char** argv);
 int bsync_cmd_bench(int argc, char** argv);
 int bsync_cmd_studio(int argc, char** argv); /* cmd_studio.c: with libmicrohttpd only */
+int bsync_cmd_match(int argc, char** argv);  /* cmd_match.c: with libcurl only */
 
 /* BSYNC_SIMD from the environment (simd_env.c): 0, or -1 after a message naming `program` (exit 2). */
 int bsync_cli_apply_simd_env(const char* program);

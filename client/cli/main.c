@@ -31,6 +31,9 @@ static const command k_commands[] = {
 #if defined(BSYNC_HAVE_STUDIO) /* libmicrohttpd: builds without it leave studio out */
     {"studio", bsync_cmd_studio, "serve the studio page: tune blend spaces, scrub replays, see desyncs (browser)"},
 #endif
+#if defined(BSYNC_HAVE_MATCH_CMD) /* libcurl: builds without it leave match out */
+    {"match", bsync_cmd_match, "create, list, show and end matches on a running server (its admin API)"},
+#endif
     {"bench", bsync_cmd_bench, "time sampling, blending and graph ticks per character (the ozz-comparison workload)"},
 };
 

@@ -130,6 +130,8 @@ struct srv_match {
     bsync_match_timeouts timeouts;
     srv_slot slots[BSYNC_MATCH_MAX_PLAYERS];
     int started, ended;
+    uint32_t end_reason;      /* END's reason once ended */
+    uint64_t hash;            /* bsync_match_hash, once */
     int finishing;            /* the last frame is out: waiting (<= 1 s) for the last checksums */
     uint64_t finish_deadline_us;
     uint64_t created_us, start_us, period_num_us; /* deadline of tick t = start_us + t * 1e6 / rate */
@@ -186,6 +188,9 @@ struct bsync_server {
     uint64_t load_epoch[SRV_LOAD_BUCKETS];
     uint64_t load_first_epoch, load_judged_epoch;
     uint32_t overload_threshold; /* permille; > 1000: never */
+    /* the metrics' histograms (server_metrics.c), written by the server's own thread only */
+    bsync_server_hist tick_duration, tick_lateness;
+    uint64_t hello_refused[BSYNC_SERVER_REFUSAL_KINDS]; /* by BYE reason: bad token, slot taken, ... */
 };
 
 /* server_session.c */
@@ -208,6 +213,13 @@ int srv_overloaded(const bsync_server* s); /* the busy share is at or above the 
 
 /* server_match.c */
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);
+/* From a loaded config (taken over, destroyed on failure too); replay_path NULL: the config's. */
+srv_match* srv_match_create_loaded(bsync_server* s, uint32_t index, bsync_match_config* cfg, const char* name,
+                                   const char* replay_path, bsync_error* err);
+void srv_match_fill_info(const srv_match* m, bsync_server_match_info* out); /* no sorting: cheap */
+
+/* server_metrics_hist.c */
+void srv_hist_note(bsync_server_hist* h, uint64_t us);
 void srv_match_destroy(srv_match* m);
 void srv_match_update(srv_match* m, uint64_t now_us);       /* due ticks, start, end, status */
 uint64_t srv_match_next_deadline(const srv_match* m);       /* UINT64_MAX when nothing is due */

@@ -48,11 +48,16 @@ srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, b
     if (s->cfg.recover) return srv_recover_create(s, index, path, err); /* path: an unfinished replay */
     bsync_match_config* cfg = NULL;
     if (bsync_match_config_load(path, NULL, &cfg, err) != BSYNC_OK) return NULL;
-    return srv_match_create_from(s, index, cfg, path, err);
+    return srv_match_create_loaded(s, index, cfg, path, NULL, err);
 }
 
 srv_match* srv_match_create_from(bsync_server* s, uint32_t index, bsync_match_config* cfg, const char* path,
                                  bsync_error* err) {
+    return srv_match_create_loaded(s, index, cfg, path, NULL, err);
+}
+
+srv_match* srv_match_create_loaded(bsync_server* s, uint32_t index, bsync_match_config* cfg, const char* path,
+                                   const char* replay_path, bsync_error* err) {
     srv_match* m = calloc(1, sizeof *m);
     if (!m) {
         bsync_match_config_destroy(cfg);
@@ -62,6 +67,7 @@ srv_match* srv_match_create_from(bsync_server* s, uint32_t index, bsync_match_co
     m->index = index;
     m->cfg = cfg;
     m->desc = bsync_match_config_desc(m->cfg);
+    m->hash = bsync_match_hash(m->desc);
     size_t size = bsync_match_memory_size(m->desc);
     m->mem = alloc16(size);
     m->scratch_mem[0] = alloc16(size);
@@ -103,7 +109,9 @@ srv_match* srv_match_create_from(bsync_server* s, uint32_t index, bsync_match_co
     m->timeouts = bsync_match_config_timeouts(m->cfg);
     m->stats.match_id = bsync_match_config_match_id(m->cfg);
     m->stats.last_detail_joint = UINT32_MAX;
-    const char* rp = s->cfg.replay_override ? s->cfg.replay_override : bsync_match_config_replay_path(m->cfg);
+    const char* rp = replay_path                ? replay_path
+                     : s->cfg.replay_override ? s->cfg.replay_override
+                                              : bsync_match_config_replay_path(m->cfg);
     snprintf(m->replay_path, sizeof m->replay_path, "%s", rp ? rp : "");
     snprintf(m->stats.replay_path, sizeof m->stats.replay_path, "%s", m->replay_path);
     snprintf(m->desync_dir, sizeof m->desync_dir, "%s.desync", m->replay_path[0] ? m->replay_path : "match");
@@ -361,6 +369,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
             reason = BSYNC_PROTO_BYE_OVERLOADED, why = "overloaded";
     }
     if (reason != UINT32_MAX) {
+        if (reason < BSYNC_SERVER_REFUSAL_KINDS) s->hello_refused[reason]++; /* the metrics (docs/operations.md) */
         if (reason == BSYNC_PROTO_BYE_OVERLOADED) {
             s->host_stats.overload_refusals++;
             srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u threshold_permille=%u",
@@ -563,7 +572,17 @@ static void record_jitter(srv_match* m, uint64_t late_us) {
     if (late_us > m->stats.jitter_max_us) m->stats.jitter_max_us = late_us;
 }
 
+static void confirm_tick_(srv_match* m, uint64_t now);
+/* one tick, timed for the metrics' histograms (docs/operations.md) */
 static void confirm_tick(srv_match* m, uint64_t now) {
+    const uint64_t late = now > deadline_of(m, m->next_tick) ? now - deadline_of(m, m->next_tick) : 0;
+    srv_hist_note(&m->server->tick_lateness, late);
+    confirm_tick_(m, now);
+    const uint64_t done = srv_now(m->server);
+    srv_hist_note(&m->server->tick_duration, done > now ? done - now : 0);
+}
+
+static void confirm_tick_(srv_match* m, uint64_t now) {
     uint32_t t = m->next_tick;
     record_jitter(m, now > deadline_of(m, t) ? now - deadline_of(m, t) : 0);
     bsync_proto_msg* msg = &m->tx;
@@ -682,6 +701,25 @@ void srv_match_fill_stats(const srv_match* m, bsync_server_match_stats* out) {
     }
 }
 
+void srv_match_fill_info(const srv_match* m, bsync_server_match_info* out) {
+    out->match_id = m->stats.match_id;
+    out->state = m->ended ? BSYNC_SERVER_MATCH_ENDED : m->started ? BSYNC_SERVER_MATCH_RUNNING : BSYNC_SERVER_MATCH_LOBBY;
+    out->players = m->player_count;
+    out->players_connected = connected_count(m);
+    out->ticks = m->next_tick;
+    out->duration_ticks = m->duration;
+    out->tick_rate = m->tick_rate;
+    out->end_reason = m->end_reason;
+    out->inputs_received = m->stats.inputs_received;
+    out->inputs_defaulted = m->stats.inputs_defaulted;
+    out->desyncs = m->stats.desyncs;
+    out->checksums_verified = m->stats.checksums_verified;
+    out->bytes_in = m->stats.bytes_in;
+    out->bytes_out = m->stats.bytes_out;
+    out->replay_bytes = m->replay ? bsync_replay_writer_bytes(m->replay) : m->stats.replay_bytes;
+    out->match_hash = m->hash;
+}
+
 static void status_line(srv_match* m) {
     bsync_server_match_stats st;
     srv_match_fill_stats(m, &st);
@@ -703,6 +741,7 @@ void srv_match_end(srv_match* m, uint32_t reason, uint32_t bye_reason) {
     if (m->ended) return;
     for (uint32_t p = 0; p < m->player_count; p++) release_held_bundle(m, p); /* no answer will come now */
     m->ended = 1;
+    m->end_reason = reason;
     if (m->replay) {
         bsync_error err;
         (void)bsync_replay_recorder_end(&m->recorder, m->next_tick, reason, &err);

@@ -7,33 +7,15 @@
 #include <string.h>
 
 #include "blendsync/server.h"
+#include "server_admin_pool.h"
 
 #include "platform.h" /* threads */
-
-typedef struct pool_worker {
-    bsync_server* server;
-    bsync_server_pool* pool;
-    bsync_platform_thread thread;
-    int started;   /* a thread runs it (worker 0 runs on the caller's thread) */
-    uint32_t left; /* peers still connected after the drain */
-    const char* paths[BSYNC_SERVER_MAX_MATCHES];
-    uint32_t path_count;
-} pool_worker;
-
-struct bsync_server_pool {
-    uint32_t count;
-    pool_worker workers[BSYNC_SERVER_MAX_WORKERS];
-    /* run's arguments, read by every worker */
-    bsync_server_stop_fn should_stop;
-    void* user;
-    int exit_when_done;
-    uint32_t drain_ms;
-};
 
 bsync_result bsync_server_pool_create(const bsync_server_config* cfg, uint32_t workers, bsync_server_pool** out,
                                       bsync_error* err) {
     if (out) *out = NULL;
-    if (!cfg || !out || workers < 1 || workers > BSYNC_SERVER_MAX_WORKERS || cfg->match_count < workers ||
+    if (!cfg || !out || workers < 1 || workers > BSYNC_SERVER_MAX_WORKERS ||
+        (cfg->match_count < workers && !cfg->player_capacity) ||
         (cfg->replay_override && cfg->match_count != 1)) {
         if (err) {
             err->code = BSYNC_INVALID_ARGUMENT;
@@ -45,6 +27,10 @@ bsync_result bsync_server_pool_create(const bsync_server_config* cfg, uint32_t w
     }
     bsync_server_pool* p = calloc(1, sizeof *p);
     if (!p) return BSYNC_OUT_OF_MEMORY;
+    if (pool_ops_init(p, workers, cfg->player_capacity) != BSYNC_OK) {
+        bsync_server_pool_destroy(p);
+        return BSYNC_OUT_OF_MEMORY;
+    }
     for (uint32_t i = 0; i < cfg->match_count; i++) {
         pool_worker* w = &p->workers[i % workers];
         w->paths[w->path_count++] = cfg->match_paths[i];
@@ -72,12 +58,14 @@ bsync_result bsync_server_pool_create(const bsync_server_config* cfg, uint32_t w
         }
         p->count = k + 1;
     }
+    pool_ops_register_files(p);
     *out = p;
     return BSYNC_OK;
 }
 
 void bsync_server_pool_destroy(bsync_server_pool* p) {
     if (!p) return;
+    pool_ops_free(p); /* before the servers: a match handed over and never taken is destroyed with them */
     for (uint32_t k = 0; k < p->count; k++) bsync_server_destroy(p->workers[k].server);
     free(p);
 }
@@ -88,19 +76,41 @@ bsync_server* bsync_server_pool_worker(bsync_server_pool* p, uint32_t k) {
     return p && k < p->count ? p->workers[k].server : NULL;
 }
 
+/* Until stopped, or (with exit_when_done) every match ended, or a drain's end: every match of the
+ * worker ended, or the grace period passed. Between passes: the operator's requests and figures
+ * (server_admin_pool.c), never waiting for them. */
 static void worker_run(void* arg) {
     pool_worker* w = arg;
     bsync_server_pool* p = w->pool;
+    uint64_t drain_until = 0;
+    int draining = 0;
     while (!(p->should_stop && p->should_stop(p->user))) {
+        if (p->should_drain && !bsync_server_pool_draining(p) && p->should_drain(p->user)) bsync_server_pool_drain(p);
+        if (!draining && bsync_server_pool_draining(p)) {
+            draining = 1;
+            drain_until = bsync_platform_now_ns() / 1000u + 1000ull * p->drain_grace_ms;
+            pool_worker_drain_begin(w, p->drain_grace_ms);
+        }
         bsync_server_service(w->server, 50);
+        pool_worker_exchange(w, 0);
+        if (draining && (bsync_server_done(w->server) || bsync_platform_now_ns() / 1000u >= drain_until)) break;
         if (p->exit_when_done && bsync_server_done(w->server)) break;
     }
+    if (draining) pool_worker_drain_end(w);
     w->left = bsync_server_drain(w->server, p->drain_ms);
+    pool_worker_exchange(w, 1);
 }
 
 uint32_t bsync_server_pool_run(bsync_server_pool* p, bsync_server_stop_fn should_stop, void* user, int exit_when_done,
                                uint32_t drain_ms) {
+    return bsync_server_pool_run_ex(p, should_stop, NULL, user, exit_when_done, 0, drain_ms);
+}
+
+uint32_t bsync_server_pool_run_ex(bsync_server_pool* p, bsync_server_stop_fn should_stop, bsync_server_stop_fn should_drain,
+                                  void* user, int exit_when_done, uint32_t drain_grace_ms, uint32_t drain_ms) {
     if (!p) return 0;
+    p->should_drain = should_drain;
+    p->drain_grace_ms = drain_grace_ms;
     p->should_stop = should_stop;
     p->user = user;
     p->exit_when_done = exit_when_done;

@@ -286,6 +286,7 @@ static void on_receive(bsync_server* s, srv_peer* p, uint32_t channel, const uin
             h.type == BSYNC_PROTO_HELLO && !p->match) {
             srv_log(s, "info", "event=refused reason=version_mismatch client_version=%u server_version=%u", h.version,
                     BSYNC_PROTO_VERSION);
+            s->hello_refused[BSYNC_PROTO_BYE_VERSION_MISMATCH]++; /* the metrics */
             srv_peer_close(s, p, BSYNC_PROTO_BYE_VERSION_MISMATCH);
             return;
         }
@@ -322,6 +323,7 @@ static void on_receive(bsync_server* s, srv_peer* p, uint32_t channel, const uin
         srv_match* mt = find_match(s, m->hello.match_id);
         if (!mt) {
             srv_log(s, "info", "event=refused reason=unknown_match match=%llu", (unsigned long long)m->hello.match_id);
+            s->hello_refused[BSYNC_PROTO_BYE_UNKNOWN_MATCH]++; /* the metrics */
             srv_peer_close(s, p, BSYNC_PROTO_BYE_UNKNOWN_MATCH);
             return;
         }
@@ -481,8 +483,10 @@ int srv_overloaded(const bsync_server* s) { return s->host_stats.overloaded != 0
 /* ---- creating, reading, destroying (the parts of blendsync/server.h that are not the transport's) */
 
 bsync_result srv_init(bsync_server* s, const bsync_server_config* cfg, const srv_transport* t, bsync_error* err) {
-    if (!s || !t || !t->send || !t->close || !t->drop || !t->now_us || !cfg || !cfg->match_paths || cfg->match_count < 1 ||
-        cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
+    /* no match file: only for a server whose matches are added later (player_capacity, docs/operations.md) */
+    const uint32_t least = cfg && cfg->player_capacity ? 0u : 1u;
+    if (!s || !t || !t->send || !t->close || !t->drop || !t->now_us || !cfg || (!cfg->match_paths && cfg->match_count) ||
+        cfg->match_count < least || cfg->match_count > BSYNC_SERVER_MAX_MATCHES) {
         if (err) {
             err->code = BSYNC_INVALID_ARGUMENT;
             snprintf(err->message, sizeof err->message, "need 1..%u match files", BSYNC_SERVER_MAX_MATCHES);
@@ -512,6 +516,7 @@ bsync_result srv_init(bsync_server* s, const bsync_server_config* cfg, const srv
 uint32_t srv_players(const bsync_server* s) {
     uint32_t players = 0;
     for (uint32_t i = 0; s && i < s->match_count; i++) players += s->matches[i]->player_count;
+    if (s && players < s->cfg.player_capacity) players = s->cfg.player_capacity; /* room for added matches */
     return players;
 }
 

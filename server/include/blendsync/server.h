@@ -15,6 +15,7 @@
  *   bsync_server_drop_name         a drop reason's log token
  *   bsync_server_pool_*            several servers, one per worker thread (more than one core)
  *   bsync_server_recover_scan      the unfinished replays of a folder (crash recovery)
+ *   bsync_server_pool_match_add / _end / _list, _counters, _drain   operated from another thread
  *
  * design: docs/server.md#the-library-serverh (config, drops, counters, pool), docs/lockstep.md
  */
@@ -45,6 +46,7 @@ typedef struct bsync_server_config {
     const char* replay_override;    /* one match only */
     uint32_t overload_busy_permille; /* 0: 500 */
     int recover;                    /* 1: match_paths are unfinished replays to rebuild (crash recovery) */
+    uint32_t player_capacity;       /* players to make room for (matches added later); 0: the matches' */
 } bsync_server_config;
 
 /* Drop reasons (counted per match and per peer): id, log token. */
@@ -163,6 +165,69 @@ BSYNC_API uint32_t bsync_server_pool_run(bsync_server_pool* pool, bsync_server_s
  * BSYNC_IO_ERROR (dir unreadable), BSYNC_LIMIT_EXCEEDED (more than max, or a path too long). */
 BSYNC_API bsync_result bsync_server_recover_scan(const char* dir, char* paths, size_t path_cap, uint32_t max,
                                                  uint32_t* out_count, bsync_error* err);
+/* ---- Operating a running pool from another thread (docs/operations.md). Thread-safe; a worker takes
+ * requests and publishes its figures between service passes (every 100 ms), never blocking on them. */
+#define BSYNC_SERVER_MATCH_LOBBY 0u
+#define BSYNC_SERVER_MATCH_RUNNING 1u
+#define BSYNC_SERVER_MATCH_ENDED 2u
+#define BSYNC_SERVER_MATCH_PENDING 3u /* handed to its worker, not yet taken */
+
+typedef struct bsync_server_match_info {
+    uint64_t match_id;
+    uint32_t worker, state; /* BSYNC_SERVER_MATCH_* */
+    uint32_t players, players_connected, ticks, duration_ticks, tick_rate;
+    uint32_t end_reason; /* END reason (0 normal, 1 shutdown, 2 aborted) once ended */
+    uint64_t inputs_received, inputs_defaulted, desyncs, checksums_verified;
+    uint64_t bytes_in, bytes_out, replay_bytes;
+    uint64_t match_hash;
+    char replay_path[1024];
+} bsync_server_match_info;
+
+/* Histograms: counts per bucket, bounds 25 us .. 100 ms (docs/operations.md "Metrics"). */
+#define BSYNC_SERVER_HIST_BUCKETS 12u
+#define BSYNC_SERVER_REFUSAL_KINDS 32u
+typedef struct bsync_server_hist {
+    uint64_t count[BSYNC_SERVER_HIST_BUCKETS]; /* observations <= bound k (not cumulative) */
+    uint64_t overflow;                          /* above the last bound */
+    uint64_t sum_us;
+} bsync_server_hist;
+
+typedef struct bsync_server_counters {
+    uint32_t workers;
+    uint32_t matches[4]; /* by BSYNC_SERVER_MATCH_* */
+    uint32_t players_connected;
+    uint64_t inputs_received, inputs_defaulted, inputs_clamped;
+    uint64_t desyncs, checksums_verified, mismatched_checksums;
+    uint64_t bytes_in, bytes_out, udp_in, udp_out;
+    uint64_t dropped[BSYNC_SERVER_DROP_COUNT];
+    bsync_server_host_stats host; /* summed; busy_permille the largest of the workers */
+    bsync_server_hist tick_duration, tick_lateness;
+    uint64_t hello_refused[BSYNC_SERVER_REFUSAL_KINDS]; /* HELLOs refused, by BYE reason (proto.h) */
+    uint32_t draining;
+} bsync_server_counters;
+
+/* The Prometheus text exposition of c (docs/operations.md "Metrics"): the length it needs, written
+ * NUL-terminated when it fits cap. */
+BSYNC_API size_t bsync_server_metrics_text(const bsync_server_counters* c, char* buf, size_t cap);
+
+/* Validates text fully (name/base_dir as bsync_match_config_parse; replay_path NULL: the config's),
+ * then hands the match to the worker with the fewest players. BSYNC_CONFIG_ERROR "NAME: /path: msg",
+ * BSYNC_DUPLICATE_NAME (its match id is in use), BSYNC_LIMIT_EXCEEDED (draining, or no room). */
+BSYNC_API bsync_result bsync_server_pool_match_add(bsync_server_pool* pool, const char* text, size_t len,
+                                                   const char* name, const char* base_dir, const char* replay_path,
+                                                   bsync_server_match_info* out, bsync_error* err);
+/* Ends the match (END reason shutdown, BYE MATCH_OVER): 0 requested, -1 no such match. */
+BSYNC_API int bsync_server_pool_match_end(bsync_server_pool* pool, uint64_t match_id);
+/* Every match as last published: writes min(cap, total), returns the total. */
+BSYNC_API uint32_t bsync_server_pool_match_list(bsync_server_pool* pool, bsync_server_match_info* out, uint32_t cap);
+BSYNC_API void bsync_server_pool_counters(bsync_server_pool* pool, bsync_server_counters* out);
+/* Drain: matches not started end now, new ones are refused, running ones play on (run_ex's grace). */
+BSYNC_API void bsync_server_pool_drain(bsync_server_pool* pool);
+BSYNC_API int bsync_server_pool_draining(const bsync_server_pool* pool);
+/* As _run; should_drain (thread-safe, may be NULL) starts a drain; then at most drain_grace_ms of play. */
+BSYNC_API uint32_t bsync_server_pool_run_ex(bsync_server_pool* pool, bsync_server_stop_fn should_stop,
+                                            bsync_server_stop_fn should_drain, void* user, int exit_when_done,
+                                            uint32_t drain_grace_ms, uint32_t drain_ms);
 
 #ifdef __cplusplus
 }

@@ -148,8 +148,9 @@ static BOOL WINAPI on_console_event(DWORD event) {
     return TRUE;
 }
 #else
+static atomic_int g_terminations; /* SIGTERMs only (a server drains on the first: docs/operations.md) */
 static void on_signal(int sig) {
-    (void)sig;
+    if (sig == SIGTERM) atomic_fetch_add(&g_terminations, 1);
     atomic_store(&g_interrupted, 1);
 }
 #endif
@@ -173,6 +174,14 @@ int bsync_platform_catch_interrupts(void) {
 }
 
 int bsync_platform_interrupted(void) { return atomic_load(&g_interrupted) != 0; }
+
+int bsync_platform_terminations(void) {
+#if defined(_WIN32)
+    return 0;
+#else
+    return atomic_load(&g_terminations);
+#endif
+}
 
 /* ---- paths (pure: the style is an argument) ---- */
 int bsync_platform_path_is_separator(bsync_path_style style, char c) {

@@ -55,6 +55,8 @@ uint64_t bsync_platform_thread_cpu_ns(void);
  * installed. */
 int bsync_platform_catch_interrupts(void);
 int bsync_platform_interrupted(void);
+/* How many of those interrupts were SIGTERM (0 on Windows). */
+int bsync_platform_terminations(void);
 
 /* Paths, as pure functions of a path style so that both styles are tested on every host.
  * POSIX: '/' separates, a path starting with '/' is absolute. Windows: '/' and backslash both
