@@ -97,6 +97,13 @@ p = gs["ports"][0]
 check(p["containerPort"] == port and p["protocol"] == "UDP", "fleet: containerPort %d/UDP is the --listen port (ENet is UDP)" % port)
 unknown = [a for a in args if a.startswith("--") and not re.search(r"^\s+%s\b" % re.escape(a), help_text, re.M)]
 check(not unknown, "fleet: every option of the container's args is one blendsync-server --help lists %s" % (unknown or ""))
+aport = int(args[args.index("--admin") + 1].rsplit(":", 1)[1]) if "--admin" in args else -1
+check([q for q in gs["ports"] if q["containerPort"] == aport and q["protocol"] == "TCP"] and "--admin-token-file" in args,
+      "fleet: the admin API's port %d/TCP is a GameServer port, with a bearer token file" % aport)
+check(re.search(r"^EXPOSE\s+%d/tcp" % aport, docker, re.M), "Dockerfile: EXPOSE %d/tcp (the admin API)" % aport)
+tok = args[args.index("--admin-token-file") + 1] if "--admin-token-file" in args else ""
+check(any(tok.startswith(m["mountPath"] + "/") and any(v["name"] == m["name"] and "secret" in v for v in pod["volumes"])
+          for m in c["volumeMounts"]), "fleet: the token file %s is on a Secret volume" % tok)
 check("--agones" in args and "--exit-when-done" in args, "fleet: --agones (lifecycle) and --exit-when-done (Shutdown when the match is done)")
 ping = float(args[args.index("--agones-health") + 1])
 h = gs["health"]

@@ -50,7 +50,8 @@ targets=(
 # libfixmath's header (the core uses its fix16_t only) for targets without their own copy
 mkdir -p "$work/fixmath-include" && ln -sfn /usr/include/libfixmath "$work/fixmath-include/libfixmath"
 # Debian packages of each cross architecture's libraries, unpacked (dpkg -x) into a sysroot
-# (no cairo: the cross builds leave `plot` out, -DBSYNC_PLOT=OFF; no row builds the studio, -DBSYNC_STUDIO=OFF:
+# (no cairo: the cross builds leave `plot` out, -DBSYNC_PLOT=OFF; no row builds the studio or the admin API,
+# -DBSYNC_STUDIO=OFF -DBSYNC_ADMIN=OFF, nor `blendsync match` and --agones (libcurl):
 # its libmicrohttpd is the host's, and the sweeps need only the tool)
 sysroot_pkgs=(libfixmath-dev libcjson-dev libcjson1 libenet-dev libenet7 libcmocka-dev libcmocka0
   libsodium-dev libsodium23)
@@ -254,14 +255,14 @@ build_wasm_cli() {
 build_cli() { # name kind flags -> prints the binary (empty on failure); log in build-<name>.log
   local name=$1 kind=$2 flags=$3 b="$work/build-$name" args=()
   case "$kind" in
-    native) args=(-DCMAKE_C_COMPILER=clang -DBSYNC_STUDIO=OFF) ;;
+    native) args=(-DCMAKE_C_COMPILER=clang -DBSYNC_STUDIO=OFF -DBSYNC_ADMIN=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CURL=ON) ;;
     cross:*)
       local triple=${kind#cross:} darch sr
       darch=$(debian_arch "$triple")
       sr=$(prepare_sysroot "$darch")
       [ -n "$sr" ] || { echo "cannot download the $darch libraries (apt-get download ...:$darch)" >"$b.log"; return; }
       args=(-DCMAKE_TOOLCHAIN_FILE="$src/cmake/clang-cross.cmake" -DBSYNC_CROSS_TRIPLE="$triple" -DBSYNC_CROSS_SYSROOT="$sr"
-        -DBSYNC_PLOT=OFF -DBSYNC_STUDIO=OFF) ;;
+        -DBSYNC_PLOT=OFF -DBSYNC_STUDIO=OFF -DBSYNC_ADMIN=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CURL=ON) ;;
   esac
   {
     cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=$flags" "${args[@]}" &&
