@@ -123,7 +123,8 @@ bsync_result bsync_match_state_copy(bsync_match* dst, const bsync_match* src) {
         match_character* dc = &dst->characters[c];
         const bsync_instance* si = cinst_of(src, c);
         bsync_instance* di = inst_of(dst, c);
-        if (sc->instance_offset != dc->instance_offset || si->size != di->size) return BSYNC_MISMATCH;
+        if (sc->instance_offset != dc->instance_offset || si->size != di->size || si->graph != di->graph)
+            return BSYNC_MISMATCH;
     }
     for (uint32_t c = 0; c < src->desc.character_count; c++) {
         const match_character* sc = &src->characters[c];

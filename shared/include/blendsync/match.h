@@ -138,7 +138,7 @@ BSYNC_API bsync_result bsync_match_load(bsync_match* match, const void* buf, siz
 /* Rollback state: this process's bytes of a match of the same desc (not portable, not checked beyond
  * the match hash and the length; constant size per match). After restore or copy the match is the
  * saved one in every checksum, pose, event and next tick. restore: BSYNC_MISMATCH (another match
- * hash), BSYNC_BAD_BLOB (length); copy: BSYNC_MISMATCH unless both were made from one desc. */
+ * hash), BSYNC_BAD_BLOB (length); copy: BSYNC_MISMATCH unless both use the same graphs in the same layout. */
 BSYNC_API size_t bsync_match_state_size(const bsync_match* match);
 BSYNC_API bsync_result bsync_match_state_save(const bsync_match* match, void* buf, size_t cap, size_t* written);
 BSYNC_API bsync_result bsync_match_state_restore(bsync_match* match, const void* buf, size_t len);
