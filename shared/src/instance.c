@@ -150,6 +150,9 @@ void instance_derive_all(bsync_instance* inst) {
     instance_flatten_and_lengths(inst);
 }
 
+void instance_reset_cursors(bsync_instance* inst) {
+    for (uint32_t b = 0; b < inst->graph->bound_count; b++) bsync_sample_cursor_reset(instance_cursor_of(inst, b));
+}
 
 
 bsync_result bsync_instance_init(void* mem, size_t size, const bsync_graph* graph, bsync_instance** out) {

@@ -351,10 +351,9 @@ bsync_result instance_snapshot_check(const bsync_instance* inst, const void* buf
     return snapshot_check(inst, buf, len, &n_inert, &body, &block);
 }
 
-/* Writes a checked blob into the instance, then the derived state. The sample cursors are kept: a
- * cursor never changes a result (sample.h), so rebuilding them from the loaded time would only move
- * the cost of the first key search forward; a cursor left behind by the instance's earlier times
- * pays it at the next sample instead (docs/sample.md "Cursors"). */
+/* Writes a checked blob into the instance, then the derived state. The sample cursors are reset (a
+ * few words each), not rebuilt: a cursor never changes a result (sample.h), and the first sample after
+ * the load warms it with one key search (docs/sample.md "Cursors"). */
 static void snapshot_apply(bsync_instance* inst, const void* buf, uint32_t n_inert, size_t body, size_t block) {
     const bsync_graph* g = inst->graph;
     const unsigned char* base = (const unsigned char*)buf;
@@ -365,6 +364,7 @@ static void snapshot_apply(bsync_instance* inst, const void* buf, uint32_t n_ine
             for (uint32_t i = 0; i < g->switch_count; i++) instance_inert_clear(inst, i);
     }
     instance_derive_all(inst);
+    instance_reset_cursors(inst);
     instance_update_root_motion(inst); /* the last tick's delta (docs/instance.md "Root motion") */
     if (g->has_actions) *instance_actions_of(inst).count = 0; /* the saved tick's reports were the saver's */
 }

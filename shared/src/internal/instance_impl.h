@@ -278,6 +278,7 @@ void instance_flatten_from(const bsync_instance* inst, uint32_t node, fix16_t* m
 /* Everything derived from the parameter states and stacks: filtered values, node weights, switches,
  * flattening. */
 void instance_derive_all(bsync_instance* inst);
+void instance_reset_cursors(bsync_instance* inst);
 
 /* instance_pose.c: the marker phase of motion `follower` matching motion `lead` at `phase` (docs/actions.md
  * "Sync markers"); 0 when there is no matching marker pair. */
