@@ -5,8 +5,10 @@
  * players and 12 NPCs, warmed up by 120 ticks of the players' seeded joysticks (inputs change every
  * 3..12 ticks, triggers included). Then, on one core, each sample timed on its own:
  *   restore    the confirmed match copied over the predicted one (a match is caller memory: memcpy),
- *              and bsync_match_save + bsync_match_load through a snapshot buffer (the portable way);
- *   rollback   restore, then W ticks re-simulated (blend state every tick), then the poses of the last
+ *              bsync_match_save + bsync_match_load through a snapshot buffer (the portable way), and the
+ *              rollback state: bsync_match_state_save, _restore, both, and bsync_match_state_copy
+ *              (what the predictor does; only the per-tick state, no caches);
+ *   rollback   restore (state copy), then W ticks re-simulated (blend state every tick), then the poses of the last
  *              tick: local and model space of every joint of every character (hit boxes ride on them);
  *   rollback-poses   the same with the poses after every re-simulated tick;
  *   worst      one displayed frame at 60 Hz when every remote player's analog input changes every
@@ -157,17 +159,51 @@ int bsync_cmd_bench_rollback(int argc, char** argv) {
         ns[i] = bsync_platform_thread_cpu_ns() - t0;
     }
     rb_print("save+load", ns, samples, 5.0);
+    /* the rollback state (match.h): only what changes per tick, caches left out */
+    const size_t state_size = bsync_match_state_size(a);
+    void* state = bsync_platform_aligned_alloc(16, state_size ? state_size : 16u);
+    if (!state) goto done2;
+    for (uint32_t i = 0; i < samples; i++) {
+        const uint64_t t0 = bsync_platform_thread_cpu_ns();
+        bsync_match_state_save(a, state, state_size, NULL);
+        ns[i] = bsync_platform_thread_cpu_ns() - t0;
+    }
+    rb_print("state save", ns, samples, 0);
+    for (uint32_t i = 0; i < samples; i++) {
+        const uint64_t t0 = bsync_platform_thread_cpu_ns();
+        bsync_match_state_restore(p, state, state_size);
+        ns[i] = bsync_platform_thread_cpu_ns() - t0;
+    }
+    rb_print("state restore", ns, samples, 0);
+    for (uint32_t i = 0; i < samples; i++) {
+        const uint64_t t0 = bsync_platform_thread_cpu_ns();
+        if (bsync_match_state_save(a, state, state_size, NULL) != BSYNC_OK ||
+            bsync_match_state_restore(p, state, state_size) != BSYNC_OK) {
+            bsync_platform_aligned_free(state);
+            goto done2;
+        }
+        ns[i] = bsync_platform_thread_cpu_ns() - t0;
+    }
+    rb_print("state save+rest", ns, samples, 5.0);
+    bsync_platform_aligned_free(state);
+    for (uint32_t i = 0; i < samples; i++) {
+        const uint64_t t0 = bsync_platform_thread_cpu_ns();
+        if (bsync_match_state_copy(p, a) != BSYNC_OK) goto done2;
+        ns[i] = bsync_platform_thread_cpu_ns() - t0;
+    }
+    rb_print("state copy", ns, samples, 5.0);
+    printf("bytes per retained snapshot (bsync_match_state_size) %zu; a ring of W = %u: %zu\n", state_size, window,
+           state_size * window);
     uint64_t check = 0;
     for (int mode = 0; mode < 3; mode++) {
         for (uint32_t i = 0; i < samples; i++) {
             const uint64_t t0 = bsync_platform_thread_cpu_ns();
             bsync_match* from = a;
             if (mode == 2) { /* the displayed frame's new confirmed tick, on a copy so every sample is alike */
-                memcpy(pmem, amem, msize);
-                if (bsync_match_tick(p, &frames[0]) != BSYNC_OK) goto done2;
+                if (bsync_match_state_copy(p, a) != BSYNC_OK || bsync_match_tick(p, &frames[0]) != BSYNC_OK) goto done2;
                 from = p;
             }
-            if (from != p) memcpy(pmem, amem, msize);
+            if (from != p && bsync_match_state_copy(p, a) != BSYNC_OK) goto done2;
             for (uint32_t k = 1; k <= window; k++) {
                 if (bsync_match_tick(p, &frames[k]) != BSYNC_OK) goto done2;
                 if (mode == 1 &&

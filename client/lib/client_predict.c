@@ -1,6 +1,6 @@
 /* client_predict.c — prediction and rollback (blendsync/client_predict.h, docs/prediction.md): a second
  * match ahead of the confirmed one. The confirmed match (client.c) is the snapshot a rollback restores
- * (a match is caller memory: a memcpy is a copy); the frames each predicted tick used are kept so
+ * (bsync_match_state_copy: the per-tick state without the caches); the frames each predicted tick used are kept so
  * that a confirmed frame can be compared with its prediction. Nothing here allocates after create. */
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +259,7 @@ static void take_correction(cl_predict* p, const bsync_vec3* root_before) {
 static void synctest(bsync_client* c, cl_predict* p) {
     const uint32_t from = c->next_frame;
     if (!p->check || p->tick <= from) return;
-    memcpy(p->check_mem, c->match_mem, p->size);
+    if (bsync_match_state_copy(p->check, c->match) != BSYNC_OK) memcpy(p->check_mem, c->match_mem, p->size);
     for (uint32_t t = from; t < p->tick; t++) {
         if (p->used_tick[t % PRED_RING] != t || bsync_match_tick(p->check, &p->used[t % PRED_RING]) != BSYNC_OK) return;
     }
@@ -292,7 +292,9 @@ void cl_predict_update(bsync_client* c) {
         const int measure = rollback && p->presenting && pose_of(p, p->before) == 0;
         bsync_vec3 root_before[BSYNC_MATCH_MAX_CHARACTERS];
         if (measure) memcpy(root_before, p->proot, sizeof root_before[0] * p->chars);
-        memcpy(p->mem, c->match_mem, p->size); /* restore the confirmed state */
+        /* restore the confirmed state: only the per-tick state (match.h "rollback state"); the whole
+         * memory when the two matches do not share graphs and layout */
+        if (bsync_match_state_copy(p->match, c->match) != BSYNC_OK) memcpy(p->mem, c->match_mem, p->size);
         memcpy(p->proot, p->croot, sizeof p->proot[0] * p->chars);
         memcpy(p->prot, p->crot, sizeof p->prot[0] * p->chars);
         p->tick = confirmed;

@@ -5,6 +5,7 @@
 #include "blendsync/checksum.h"
 #include "internal/graph_impl.h"
 #include "internal/instance_impl.h"
+#include "internal/instance_snapshot.h"
 #include "internal/le.h"
 
 typedef struct writer { unsigned char* p; } writer;
@@ -295,8 +296,11 @@ static int read_body(bsync_instance* inst, const unsigned char* p, int apply) {
     return 1;
 }
 
-bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len) {
-    if (!instance_valid(inst) || !buf) return BSYNC_INVALID_ARGUMENT;
+/* The checks of bsync_instance_load, nothing written: BSYNC_OK with the block count (0: none) and the
+ * offsets of the body and the inertialization block in the blob. */
+static bsync_result snapshot_check(const bsync_instance* inst, const void* buf, size_t len, uint32_t* out_inert,
+                                   size_t* out_body, size_t* out_block) {
+    bsync_instance* mi = (bsync_instance*)(uintptr_t)inst; /* read_body / read_inert with apply 0 only read */
     const bsync_graph* g = inst->graph;
     const size_t total = bsync_instance_snapshot_size(g);
     const unsigned char* p = (const unsigned char*)buf;
@@ -331,11 +335,31 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     if (len != full) return BSYNC_BAD_BLOB;
     const unsigned char* tail = (const unsigned char*)buf + full - 8u;
     if (r_u64(&tail) != bsync_checksum_xxh64(buf, full - 8u, 0)) return BSYNC_BAD_BLOB;
-    const unsigned char* ib = (const unsigned char*)buf + total - 8u + 4u;
-    if (!read_body(inst, p, 0) || (inert && !read_inert(inst, ib, n_inert, 0))) return BSYNC_BAD_BLOB;
-    (void)read_body(inst, p, 1);
+    const size_t block = total - 8u + 4u;
+    if (!read_body(mi, p, 0) || (inert && !read_inert(mi, (const unsigned char*)buf + block, n_inert, 0)))
+        return BSYNC_BAD_BLOB;
+    *out_inert = n_inert;
+    *out_body = (size_t)(p - (const unsigned char*)buf);
+    *out_block = block;
+    return BSYNC_OK;
+}
+
+bsync_result instance_snapshot_check(const bsync_instance* inst, const void* buf, size_t len) {
+    if (!instance_valid(inst) || !buf) return BSYNC_INVALID_ARGUMENT;
+    uint32_t n_inert = 0;
+    size_t body = 0, block = 0;
+    return snapshot_check(inst, buf, len, &n_inert, &body, &block);
+}
+
+/* Writes a checked blob into the instance, then the derived state. The sample cursors are reset (a
+ * few words each), not rebuilt: a cursor never changes a result (sample.h), and the first sample after
+ * the load warms it with one key search (docs/sample.md "Cursors"). */
+static void snapshot_apply(bsync_instance* inst, const void* buf, uint32_t n_inert, size_t body, size_t block) {
+    const bsync_graph* g = inst->graph;
+    const unsigned char* base = (const unsigned char*)buf;
+    (void)read_body(inst, base + body, 1);
     if (instance_can_inertialize(g)) {
-        if (inert) (void)read_inert(inst, ib, n_inert, 1);
+        if (n_inert > 0) (void)read_inert(inst, base + block, n_inert, 1);
         else
             for (uint32_t i = 0; i < g->switch_count; i++) instance_inert_clear(inst, i);
     }
@@ -343,5 +367,14 @@ bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t l
     instance_reset_cursors(inst);
     instance_update_root_motion(inst); /* the last tick's delta (docs/instance.md "Root motion") */
     if (g->has_actions) *instance_actions_of(inst).count = 0; /* the saved tick's reports were the saver's */
+}
+
+bsync_result bsync_instance_load(bsync_instance* inst, const void* buf, size_t len) {
+    if (!instance_valid(inst) || !buf) return BSYNC_INVALID_ARGUMENT;
+    uint32_t n_inert = 0;
+    size_t body = 0, block = 0;
+    const bsync_result r = snapshot_check(inst, buf, len, &n_inert, &body, &block);
+    if (r != BSYNC_OK) return r;
+    snapshot_apply(inst, buf, n_inert, body, block);
     return BSYNC_OK;
 }

@@ -5,33 +5,12 @@
 #include "blendsync/blend_tree.h"
 #include "blendsync/checksum.h"
 #include "internal/block.h"
+#include "internal/instance_snapshot.h"
 #include "internal/le.h"
+#include "internal/match_impl.h"
 
-#define MATCH_MAGIC 0x48544D42u /* "BMTH" */
-#define MATCH_VERSION 1u
 #define HOLD_LIMIT 1000000u
 #define SNAP_HEAD 32u /* magic, version, hash, length, count, tick */
-
-typedef struct match_character {
-    bsync_match_character_desc desc;
-    size_t instance_offset; /* from the match's start */
-    fix16_t targets[BSYNC_MAX_PARAMETERS];
-    uint32_t target_count;
-    bsync_match_script script; /* NPCs only */
-} match_character;
-
-struct bsync_match {
-    uint32_t magic;
-    uint32_t version;
-    uint64_t hash;
-    bsync_match_desc desc; /* desc.characters points at the copies below */
-    bsync_match_character_desc character_descs[BSYNC_MATCH_MAX_CHARACTERS];
-    match_character characters[BSYNC_MATCH_MAX_CHARACTERS];
-    uint64_t tick;
-    size_t size;
-    size_t scratch_offset; /* one instance of the largest size: snapshot validation */
-    size_t scratch_size;
-};
 
 /* ---------------------------------------------------------------- desc */
 
@@ -128,8 +107,6 @@ size_t bsync_match_memory_size(const bsync_match_desc* d) {
     }
     return bsync_align_up(size + largest, 16);
 }
-
-static int match_ok(const bsync_match* m) { return m && m->magic == MATCH_MAGIC && m->version == MATCH_VERSION; }
 
 bsync_instance* bsync_match_instance(bsync_match* m, uint32_t c) {
     if (!match_ok(m) || c >= m->desc.character_count) return NULL;
@@ -452,8 +429,8 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
     uint64_t tick = bsync_le_get64(p + 24);
     if (tick > ((uint64_t)1 << 62)) return BSYNC_BAD_BLOB;
     /* Check every part before writing anything (all or nothing): the NPC fields, then each
-     * instance blob by loading it into the scratch instance; only then load the real instances
-     * (which cannot fail any more: same graphs, same bytes). */
+     * instance blob by instance_snapshot_check; only then load the real instances (which cannot fail
+     * any more: same graphs, same bytes). */
     size_t o = SNAP_HEAD;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         if (m->characters[c].desc.slot != BSYNC_MATCH_NPC) continue;
@@ -465,7 +442,6 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
         o += npc_bytes(&m->desc);
     }
     size_t inst_start = o;
-    unsigned char* scratch = (unsigned char*)m + m->scratch_offset;
     for (uint32_t c = 0; c < m->desc.character_count; c++) {
         const bsync_graph* g = m->characters[c].desc.graph;
         if (o + 4u > total - 8u) return BSYNC_BAD_BLOB;
@@ -475,9 +451,9 @@ bsync_result bsync_match_load(bsync_match* m, const void* buf, size_t len) {
             return BSYNC_BAD_BLOB;
         const unsigned char* blob = p + o + 4;
         if (isz < 32u || bsync_le_get64(blob + 24) != tick) return BSYNC_BAD_BLOB; /* instance tick = match tick */
-        bsync_instance* tmp = NULL;
-        if (bsync_instance_init(scratch, m->scratch_size, g, &tmp) != BSYNC_OK) return BSYNC_INVALID_ARGUMENT;
-        bsync_result r = bsync_instance_load(tmp, blob, isz);
+        /* the checks alone, against the character's own instance (nothing written; no scratch
+         * instance to build, whose sample cursors cost most of a load) */
+        bsync_result r = instance_snapshot_check(bsync_match_instance_const(m, c), blob, isz);
         if (r != BSYNC_OK) return r == BSYNC_MISMATCH ? BSYNC_MISMATCH : BSYNC_BAD_BLOB;
         o += 4 + isz;
     }

@@ -12,6 +12,7 @@
  *   bsync_match_checksums             root and per-character blend-state / pose checksums
  *   bsync_match_tick_range / _tick_finish, bsync_match_checksums_range / _checksums_finish   threads
  *   bsync_match_snapshot_size / _size_max / _save / _load
+ *   bsync_match_state_size / _save / _restore / _copy   rollback state: native bytes, no caches
  *   bsync_match_random_input          the seeded joystick script (NPCs and bots use the same one)
  *
  * design: docs/match.md (maps, one tick, the script, checksums, hash, snapshot bytes, errors)
@@ -133,6 +134,15 @@ BSYNC_API size_t bsync_match_snapshot_size_max(const bsync_match* match);
 /* BSYNC_BUFFER_TOO_SMALL. load: untouched on failure (BSYNC_BAD_BLOB, BSYNC_MISMATCH). */
 BSYNC_API bsync_result bsync_match_save(const bsync_match* match, void* buf, size_t cap, size_t* written);
 BSYNC_API bsync_result bsync_match_load(bsync_match* match, const void* buf, size_t len);
+
+/* Rollback state: this process's bytes of a match of the same desc (not portable, not checked beyond
+ * the match hash and the length; constant size per match). After restore or copy the match is the
+ * saved one in every checksum, pose, event and next tick. restore: BSYNC_MISMATCH (another match
+ * hash), BSYNC_BAD_BLOB (length); copy: BSYNC_MISMATCH unless both use the same graphs in the same layout. */
+BSYNC_API size_t bsync_match_state_size(const bsync_match* match);
+BSYNC_API bsync_result bsync_match_state_save(const bsync_match* match, void* buf, size_t cap, size_t* written);
+BSYNC_API bsync_result bsync_match_state_restore(bsync_match* match, const void* buf, size_t len);
+BSYNC_API bsync_result bsync_match_state_copy(bsync_match* dst, const bsync_match* src);
 
 /* The seeded script: start, and one tick's record. */
 BSYNC_API void bsync_match_script_init(bsync_match_script* script, uint64_t seed);
