@@ -31,6 +31,8 @@
 #define SRV_LOAD_BUCKET_US 100000ull
 #define SRV_OVERLOAD_DEFAULT 500u     /* permille (bsync_server_config.overload_busy_permille 0) */
 #define SRV_OVERLOAD_HYSTERESIS 50u   /* permille below the threshold to leave the overloaded state */
+#define SRV_COST_PRIOR_NS 10000u      /* admission: a player-tick's busy time until measured (docs/server.md "Overload") */
+#define SRV_CALIBRATE_MIN_PT 3000u    /* player-ticks a second needs before it recalibrates that cost */
 
 typedef struct srv_match srv_match;
 
@@ -117,6 +119,7 @@ struct srv_match {
     bsync_match_timeouts timeouts;
     srv_slot slots[BSYNC_MATCH_MAX_PLAYERS];
     int started, ended;
+    int admitted;             /* its first HELLO was accepted: its predicted cost is reserved until it ends */
     int finishing;            /* the last frame is out: waiting (<= 1 s) for the last checksums */
     uint64_t finish_deadline_us;
     uint64_t created_us, start_us, period_num_us; /* deadline of tick t = start_us + t * 1e6 / rate */
@@ -170,6 +173,11 @@ struct bsync_server {
     uint64_t load_epoch[SRV_LOAD_BUCKETS];
     uint64_t load_first_epoch, load_judged_epoch;
     uint32_t overload_threshold; /* permille; > 1000: never */
+    /* admission by predicted cost: player-ticks confirmed per 100 ms bucket (with load_busy), those not
+     * yet noted, and the busy nanoseconds one player-tick costs (SRV_COST_PRIOR_NS, then measured) */
+    uint64_t load_pt[SRV_LOAD_BUCKETS];
+    uint64_t load_pt_pending;
+    uint64_t cost_ns;
 };
 
 /* server_session.c */
@@ -187,6 +195,9 @@ void srv_violation(bsync_server* s, srv_peer* p, bsync_server_drop why);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
 void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */
 int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */
+/* Admission of a new match (docs/server.md "Overload"): 1 when its predicted cost fits the budget with
+ * the matches already admitted; *predicted_permille receives the total it would make. */
+int srv_admit(const bsync_server* s, const srv_match* m, uint32_t* predicted_permille);
 
 /* server_match.c */
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);
