@@ -196,8 +196,8 @@ void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
 void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */
 int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */
 /* Admission of a new match (docs/server.md "Overload"): 1 when its predicted cost fits the budget with
- * the matches already admitted; *predicted_permille receives the total it would make. */
-int srv_admit(const bsync_server* s, const srv_match* m, uint32_t* predicted_permille);
+ * the matches already admitted; *predicted_us receives the busy µs a second they would make. */
+int srv_admit(const bsync_server* s, const srv_match* m, uint64_t* predicted_us);
 
 /* server_match.c */
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);

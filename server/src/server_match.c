@@ -302,7 +302,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     uint32_t reason = UINT32_MAX;
     const char* why = "";
     const int secure = bsync_match_config_session(m->cfg) != BSYNC_MATCH_SESSION_PLAIN;
-    uint32_t predicted = 0;
+    uint64_t predicted = 0; /* busy µs a second, admission's prediction (when it refused) */
     if (secure && (p->auth != SRV_AUTH_CHALLENGED || p->auth_match_id != MATCH_ID(m) || p->auth_slot != h->slot)) {
         /* a match with secrets takes only a HELLO sealed in a session for its id and this slot */
         s->host_stats.auth_required++;
@@ -333,9 +333,9 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     if (reason != UINT32_MAX) {
         if (reason == BSYNC_PROTO_BYE_OVERLOADED) {
             s->host_stats.overload_refusals++;
-            srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u predicted_permille=%u "
+            srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u predicted_us_per_s=%llu "
                     "threshold_permille=%u player_tick_ns=%llu",
-                    MATCH_ID(m), h->slot, s->host_stats.busy_permille, predicted, s->overload_threshold,
+                    MATCH_ID(m), h->slot, s->host_stats.busy_permille, (unsigned long long)predicted, s->overload_threshold,
                     (unsigned long long)s->cost_ns);
         } else
             srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);

@@ -438,14 +438,14 @@ int srv_overloaded(const bsync_server* s) { return s->host_stats.overloaded != 0
 /* The budget is the threshold's share of a core (1e6 ns of busy time per second per permille); the
  * prediction, each admitted and unfinished match's player-ticks per second times the cost of one. An
  * idle server admits any one match (else a match larger than the budget could never run). */
-int srv_admit(const bsync_server* s, const srv_match* m, uint32_t* predicted_permille) {
+int srv_admit(const bsync_server* s, const srv_match* m, uint64_t* predicted_us) {
     uint64_t pt_per_s = (uint64_t)m->player_count * m->tick_rate, committed = 0;
     for (uint32_t i = 0; i < s->match_count; i++) {
         const srv_match* o = s->matches[i];
         if (o != m && o->admitted && !o->ended) committed += (uint64_t)o->player_count * o->tick_rate;
     }
     const uint64_t predicted_ns = (committed + pt_per_s) * s->cost_ns; /* busy ns per second */
-    if (predicted_permille) *predicted_permille = (uint32_t)(predicted_ns / 1000000u);
+    if (predicted_us) *predicted_us = predicted_ns / 1000u;
     if (s->overload_threshold > 1000u || committed == 0) return 1;
     return predicted_ns <= (uint64_t)s->overload_threshold * 1000000u;
 }
