@@ -3,6 +3,10 @@
 # play, on loopback, against the real server, with every player a real ENet peer of the load generator
 # (tests/tools/loadgen.c: HELLO, one INPUT per tick by the documented pacing rule, to END; it does not
 # simulate, so it sends no checksums). Bounded in time; stops by itself.
+# When players send (--phase, as real clients do): `spread` (the default) gives player i a phase phi_i
+# uniform in [0, one tick) drawn once, and each of its INPUTs leaves at its tick slot + phi_i + u, u
+# uniform in [0, J] per send (--jitter-us J, default 1000): the sends of many players are spread over
+# the whole tick. `burst`: everybody at the tick's boundary together (no phase, no jitter).
 # Prints one line per run: players carried (completed / total), server CPU (% of one core and µs per
 # server tick), tick lateness p50 / p99 (the worst match's), defaulted inputs, bytes per player per
 # second down and up, matches refused because the server was overloaded (BYE OVERLOADED, docs/server.md
@@ -10,7 +14,7 @@
 # and the load generator's own CPU (on a
 # small machine it competes with the server: read the figures with it).
 # usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [--workers W]
-#                            [--generators G] [M P R S] ...
+#                            [--generators G] [--phase spread|burst] [--jitter-us J] [M P R S] ...
 #   (default: 8 16 30 10)
 #   --workers: the server's worker threads (blendsync-server --workers; match i on worker i % W)
 #   --generators: G load generator processes side by side, each with a share of the matches and its
@@ -31,6 +35,8 @@ workers=1
 generators=1
 jsonl=""
 session=""
+phase=()
+jitter=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -40,12 +46,14 @@ while [ $# -gt 0 ]; do
     --workers) workers=$2; shift 2 ;;
     --generators) generators=$2; shift 2 ;;
     --session) session=$2; shift 2 ;;
+    --phase) phase=(--phase "$2"); shift 2 ;;
+    --jitter-us) jitter=(--jitter-us "$2"); shift 2 ;;
     --jsonl) jsonl=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     *) args+=("$1"); shift ;;
     esac
 done
 [ ${#args[@]} -eq 0 ] && args=(8 16 30 10)
-[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [--workers W] [--generators G] [--jsonl FILE] [--session MODE] [M P R S] ..." >&2; exit 2; }
+[ $(( ${#args[@]} % 4 )) -eq 0 ] || { echo "usage: scripts/loadtest.sh [--build DIR] [--short] [--overload PERMILLE] [--stagger MS] [--workers W] [--generators G] [--jsonl FILE] [--session MODE] [--phase spread|burst] [--jitter-us J] [M P R S] ..." >&2; exit 2; }
 server="$build/blendsync-server"; loadgen="$build/tests/bsync_loadgen"
 [ -x "$server" ] && [ -x "$loadgen" ] || { echo "loadtest: build first (cmake --build $build): need $server and $loadgen" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/bsync-loadtest.XXXXXX")
@@ -104,7 +112,7 @@ PY
     for g in $(seq 0 $((generators - 1))); do
         timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%e %U %S" -o "$run/loadgen$g.cpu")
         "${timer[@]}" "$loadgen" --server 127.0.0.1:${ports[0]} --matches "$run/list$g.txt" --address-base $((g * 4000)) \
-            --seconds $((S + 40 + M * stagger / 1000)) --stagger $stagger --json >"$run/loadgen$g.json" &
+            --seconds $((S + 40 + M * stagger / 1000)) --stagger $stagger "${phase[@]}" "${jitter[@]}" --json >"$run/loadgen$g.json" &
         gpids+=($!)
     done
     for gp in "${gpids[@]}"; do wait "$gp" || status=1; done

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "blendsync/net.h"
+#include "platform.h" /* bsync_platform_sleep_us */
 #include "server_internal.h"
 
 typedef struct srv_enet {
@@ -16,7 +17,10 @@ typedef struct srv_enet {
     FILE* log;
     ENetHost* host;
     uint16_t port;
+    uint64_t last_pass_us; /* when the last pass began reading the socket (the quantum) */
 } srv_enet;
+
+#define SRV_SERVICE_QUANTUM_US 1000u /* passes at least this far apart (bsync_server_service) */
 
 static srv_enet* enet_of(const bsync_server* s);
 
@@ -186,66 +190,114 @@ void bsync_server_shutdown(bsync_server* s) {
     if (e) enet_host_flush(e->host);
 }
 
+/* One ENet event turned into the sessions' call. */
+static void on_event(bsync_server* s, srv_enet* e, ENetEvent* ev) {
+    const size_t conn = (size_t)(ev->peer - e->host->peers);
+    if (conn >= e->host->peerCount) {
+        if (ev->type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev->packet);
+        return;
+    }
+    switch (ev->type) {
+    case ENET_EVENT_TYPE_CONNECT: {
+        bsync_net_peer_limits(ev->peer);
+        char ip[64] = "?";
+        enet_address_get_host_ip(&ev->peer->address, ip, sizeof ip);
+        srv_conn_open(s, (uint32_t)conn, ev->peer->address.host, ip, ev->peer->address.port);
+        break;
+    }
+    case ENET_EVENT_TYPE_RECEIVE:
+        srv_conn_receive(s, (uint32_t)conn, ev->channelID, ev->packet->data, ev->packet->dataLength);
+        enet_packet_destroy(ev->packet);
+        break;
+    case ENET_EVENT_TYPE_DISCONNECT: srv_conn_gone(s, (uint32_t)conn); break;
+    default: break;
+    }
+}
+
+/* Every event of `first` (an event already taken, or none) and of the datagrams waiting in the socket.
+ * enet_host_service walks the whole peer table twice per call, so it is called once per 256 datagrams
+ * (what one call reads) and the events it queued are taken with enet_host_check_events, which walks
+ * nothing. A tick falling due meanwhile is confirmed on time. Returns the number of events. */
+static uint32_t drain(bsync_server* s, srv_enet* e, ENetEvent* first, int have_first) {
+    uint32_t n = 0;
+    uint64_t due = srv_next_deadline(s);
+    ENetEvent ev;
+    if (have_first) ev = *first;
+    for (int again = 1; again;) {
+        int got = 1;
+        again = 0;
+        if (!have_first) {
+            const enet_uint32 before = e->host->totalReceivedPackets;
+            got = enet_host_service(e->host, &ev, 0);
+            if (got < 0) break;
+            /* read again after a full read (256 datagrams), or after a CONNECT or DISCONNECT, which stops
+             * the reading early (a RECEIVE comes from the call's final dispatch, after all it read) */
+            again = e->host->totalReceivedPackets - before >= 256u || (got > 0 && ev.type != ENET_EVENT_TYPE_RECEIVE);
+        } else {
+            again = 1; /* the event taken while waiting: the socket may hold more */
+            have_first = 0;
+        }
+        if (got == 0) continue;
+        do {
+            on_event(s, e, &ev);
+            n++;
+            const uint64_t t = bsync_net_now_us();
+            if (t >= due) {
+                fold_traffic(s, e);
+                for (uint32_t i = 0; i < s->match_count; i++)
+                    if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
+                due = srv_next_deadline(s);
+            }
+        } while (enet_host_check_events(e->host, &ev) > 0);
+    }
+    return n;
+}
+
+/* One pass: the datagrams waiting (or, when none is and no tick is due, a wait for the first one up to
+ * the next deadline), the ticks due, then everything queued sent in one flush. Passes are at least
+ * SRV_SERVICE_QUANTUM_US apart (docs/server.md "Capacity"): each costs a few walks of ENet's whole peer
+ * table and a wake-up, so under load a pass serves every datagram and tick of its quantum at once,
+ * instead of one pass per datagram; a tick is then confirmed up to one quantum after its deadline. */
 bsync_result bsync_server_service(bsync_server* s, uint32_t timeout_ms) {
     srv_enet* e = enet_of(s);
     if (!e) return BSYNC_INVALID_ARGUMENT;
-    uint64_t now = bsync_net_now_us();
-    const uint64_t pass_start = now;
-    uint64_t idle_us = 0; /* slept waiting for packets while none was pending */
-    srv_step(s, now);
-    /* wait no longer than the next deadline */
-    uint64_t next = srv_next_deadline(s);
+    const uint64_t entered = bsync_net_now_us();
+    const uint64_t until = entered + 1000ull * timeout_ms;
+    uint64_t idle_us = 0; /* slept: the quantum's rest, or waiting for packets while none was pending */
+    uint64_t now = entered;
+    if (e->last_pass_us && now < e->last_pass_us + SRV_SERVICE_QUANTUM_US) {
+        uint64_t wake = e->last_pass_us + SRV_SERVICE_QUANTUM_US;
+        if (wake > until) wake = until;
+        if (wake > now) bsync_platform_sleep_us(wake - now);
+        now = bsync_net_now_us();
+        idle_us += now - entered;
+    }
+    e->last_pass_us = now;
+    uint32_t events = drain(s, e, NULL, 0);
     now = bsync_net_now_us();
-    uint32_t wait = timeout_ms;
-    if (next != UINT64_MAX) {
-        uint64_t until = next > now ? (next - now) / 1000u : 0;
-        if (until < wait) wait = (uint32_t)until;
-    }
-    ENetEvent ev;
-    /* what is pending first (busy); only when nothing is, sleep up to `wait` (idle) */
-    int got = enet_host_service(e->host, &ev, 0);
-    if (got == 0 && wait > 0) {
-        const uint64_t t0 = bsync_net_now_us();
-        got = enet_host_service(e->host, &ev, wait);
-        idle_us = bsync_net_now_us() - t0;
-    }
-    for (; got > 0; got = enet_host_service(e->host, &ev, 0)) {
-        const size_t conn = (size_t)(ev.peer - e->host->peers);
-        if (conn >= e->host->peerCount) {
-            if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
-            continue;
-        }
-        switch (ev.type) {
-        case ENET_EVENT_TYPE_CONNECT: {
-            bsync_net_peer_limits(ev.peer);
-            char ip[64] = "?";
-            enet_address_get_host_ip(&ev.peer->address, ip, sizeof ip);
-            srv_conn_open(s, (uint32_t)conn, ev.peer->address.host, ip, ev.peer->address.port);
-            break;
-        }
-        case ENET_EVENT_TYPE_RECEIVE:
-            srv_conn_receive(s, (uint32_t)conn, ev.channelID, ev.packet->data, ev.packet->dataLength);
-            enet_packet_destroy(ev.packet);
-            break;
-        case ENET_EVENT_TYPE_DISCONNECT: srv_conn_gone(s, (uint32_t)conn); break;
-        default: break;
-        }
-        /* a tick falling due while draining events is confirmed on time */
-        uint64_t t = bsync_net_now_us();
-        if (srv_next_deadline(s) <= t) {
-            fold_traffic(s, e);
-            for (uint32_t i = 0; i < s->match_count; i++)
-                if (srv_match_next_deadline(s->matches[i]) <= t) srv_match_update(s->matches[i], t);
+    const uint64_t next = srv_next_deadline(s);
+    if (events == 0 && next > now && until > now) { /* nothing pending, nothing due: wait for either */
+        const uint64_t wait_us = (next < until ? next : until) - now;
+        const uint64_t t0 = now;
+        ENetEvent ev;
+        int got = 0;
+        if (wait_us >= 1000u) got = enet_host_service(e->host, &ev, (enet_uint32)(wait_us / 1000u));
+        else bsync_platform_sleep_us(wait_us);
+        now = bsync_net_now_us();
+        idle_us += now - t0;
+        if (got > 0) {
+            e->last_pass_us = now;
+            events += drain(s, e, &ev, 1);
         }
     }
-    bsync_net_host_retransmit_linear(e->host); /* before ENet's next timeout check */
     fold_traffic(s, e);
+    bsync_net_host_retransmit_linear(e->host); /* what the last flush sent, before ENet's next timeout check */
     now = bsync_net_now_us();
     srv_step(s, now);
     enet_host_flush(e->host);
     fold_traffic(s, e);
     now = bsync_net_now_us();
-    const uint64_t pass = now - pass_start;
+    const uint64_t pass = now - entered;
     srv_load_note(s, now, pass > idle_us ? pass - idle_us : 0);
     return BSYNC_OK;
 }

@@ -32,6 +32,8 @@
 #define SRV_LOAD_BUCKET_US 100000ull
 #define SRV_OVERLOAD_DEFAULT 500u     /* permille (bsync_server_config.overload_busy_permille 0) */
 #define SRV_OVERLOAD_HYSTERESIS 50u   /* permille below the threshold to leave the overloaded state */
+#define SRV_COST_PRIOR_NS 10000u      /* admission: a player-tick's busy time until measured (docs/server.md "Overload") */
+#define SRV_CALIBRATE_MIN_PT 3000u    /* player-ticks a second needs before it recalibrates that cost */
 
 typedef struct srv_match srv_match;
 
@@ -132,6 +134,7 @@ struct srv_match {
     int started, ended;
     uint32_t end_reason;      /* END's reason once ended */
     uint64_t hash;            /* bsync_match_hash, once */
+    int admitted;             /* its first HELLO was accepted: its predicted cost is reserved until it ends */
     int finishing;            /* the last frame is out: waiting (<= 1 s) for the last checksums */
     uint64_t finish_deadline_us;
     uint64_t created_us, start_us, period_num_us; /* deadline of tick t = start_us + t * 1e6 / rate */
@@ -191,6 +194,11 @@ struct bsync_server {
     /* the metrics' histograms (server_metrics.c), written by the server's own thread only */
     bsync_server_hist tick_duration, tick_lateness;
     uint64_t hello_refused[BSYNC_SERVER_REFUSAL_KINDS]; /* by BYE reason: bad token, slot taken, ... */
+    /* admission by predicted cost: player-ticks confirmed per 100 ms bucket (with load_busy), those not
+     * yet noted, and the busy nanoseconds one player-tick costs (SRV_COST_PRIOR_NS, then measured) */
+    uint64_t load_pt[SRV_LOAD_BUCKETS];
+    uint64_t load_pt_pending;
+    uint64_t cost_ns;
 };
 
 /* server_session.c */
@@ -210,6 +218,9 @@ void srv_log_drops(bsync_server* s, const bsync_server_match_stats* st);
 void srv_peer_close(bsync_server* s, srv_peer* p, uint32_t reason);
 void srv_peer_drop(bsync_server* s, srv_peer* p); /* reset now, no BYE, no event (a dead connection) */
 int srv_overloaded(const bsync_server* s); /* the busy share is at or above the threshold (server.h) */
+/* Admission of a new match (docs/server.md "Overload"): 1 when its predicted cost fits the budget with
+ * the matches already admitted; *predicted_us receives the busy µs a second they would make. */
+int srv_admit(const bsync_server* s, const srv_match* m, uint64_t* predicted_us);
 
 /* server_match.c */
 srv_match* srv_match_create(bsync_server* s, uint32_t index, const char* path, bsync_error* err);

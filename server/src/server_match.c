@@ -342,6 +342,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
     uint32_t reason = UINT32_MAX;
     const char* why = "";
     const int secure = bsync_match_config_session(m->cfg) != BSYNC_MATCH_SESSION_PLAIN;
+    uint64_t predicted = 0; /* busy µs a second, admission's prediction (when it refused) */
     if (secure && (p->auth != SRV_AUTH_CHALLENGED || p->auth_match_id != MATCH_ID(m) || p->auth_slot != h->slot)) {
         /* a match with secrets takes only a HELLO sealed in a session for its id and this slot */
         s->host_stats.auth_required++;
@@ -363,17 +364,20 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
         else if (m->slots[h->slot].peer && !(m->started && now - m->slots[h->slot].peer->last_recv_us > SRV_TAKEOVER_SILENT_US))
             reason = BSYNC_PROTO_BYE_SLOT_TAKEN, why = "slot_taken";
         else if (h->graph_hash != bsync_match_hash(m->desc)) reason = BSYNC_PROTO_BYE_GRAPH_MISMATCH, why = "graph_mismatch";
-        /* overload: no new match (not started, nobody connected); running matches and the players of
-         * a lobby already begun are served as before */
-        else if (!m->started && connected_count(m) == 0 && srv_overloaded(s))
+        /* a new match (not admitted yet): refused while the server is overloaded, or when its predicted
+         * cost does not fit the budget with the matches already admitted (docs/server.md "Overload");
+         * running matches and the players of a lobby already begun are served as before */
+        else if (!m->admitted && (srv_overloaded(s) || !srv_admit(s, m, &predicted)))
             reason = BSYNC_PROTO_BYE_OVERLOADED, why = "overloaded";
     }
     if (reason != UINT32_MAX) {
         if (reason < BSYNC_SERVER_REFUSAL_KINDS) s->hello_refused[reason]++; /* the metrics (docs/operations.md) */
         if (reason == BSYNC_PROTO_BYE_OVERLOADED) {
             s->host_stats.overload_refusals++;
-            srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u threshold_permille=%u",
-                    MATCH_ID(m), h->slot, s->host_stats.busy_permille, s->overload_threshold);
+            srv_log(s, "warn", "event=refused match=%llu slot=%u reason=overloaded busy_permille=%u predicted_us_per_s=%llu "
+                    "threshold_permille=%u player_tick_ns=%llu",
+                    MATCH_ID(m), h->slot, s->host_stats.busy_permille, (unsigned long long)predicted, s->overload_threshold,
+                    (unsigned long long)s->cost_ns);
         } else
             srv_log(s, "info", "event=refused match=%llu slot=%u reason=%s", MATCH_ID(m), h->slot, why);
         p->match = m; /* for the drop counters */
@@ -389,6 +393,7 @@ void srv_match_hello(srv_match* m, srv_peer* p, const bsync_proto_hello* h) {
                 (unsigned long long)((now - sl->peer->last_recv_us) / 1000u));
         srv_peer_drop(s, sl->peer);
     }
+    m->admitted = 1;
     int rejoin = sl->ever_connected;
     sl->peer = p;
     sl->ever_connected = 1;
@@ -584,6 +589,7 @@ static void confirm_tick(srv_match* m, uint64_t now) {
 
 static void confirm_tick_(srv_match* m, uint64_t now) {
     uint32_t t = m->next_tick;
+    m->server->load_pt_pending += m->player_count; /* the admission's measure of a player-tick's cost */
     record_jitter(m, now > deadline_of(m, t) ? now - deadline_of(m, t) : 0);
     bsync_proto_msg* msg = &m->tx;
     memset(msg, 0, sizeof *msg);

@@ -452,15 +452,21 @@ void srv_load_note(bsync_server* s, uint64_t now, uint64_t busy_us) {
     if (s->load_epoch[k] != epoch) {
         s->load_epoch[k] = epoch;
         s->load_busy[k] = 0;
+        s->load_pt[k] = 0;
     }
     s->load_busy[k] += busy_us;
+    s->load_pt[k] += s->load_pt_pending;
+    s->load_pt_pending = 0;
     if (epoch == s->load_judged_epoch || epoch < s->load_first_epoch + SRV_LOAD_BUCKETS + 1u) return;
     s->load_judged_epoch = epoch;
-    uint64_t busy = 0; /* buckets epoch - 10 .. epoch - 1 (a bucket never written held no busy time) */
+    uint64_t busy = 0, pt = 0; /* buckets epoch - 10 .. epoch - 1 (a bucket never written held no busy time) */
     for (uint32_t i = 1; i <= SRV_LOAD_BUCKETS; i++) {
         const uint32_t j = (uint32_t)((epoch - i) % SRV_LOAD_BUCKETS);
-        if (s->load_epoch[j] == epoch - i) busy += s->load_busy[j];
+        if (s->load_epoch[j] == epoch - i) busy += s->load_busy[j], pt += s->load_pt[j];
     }
+    /* the cost of a player-tick, recalibrated from a second that played enough of them (a quarter of
+     * the new measure each second: one noisy second moves it little) */
+    if (pt >= SRV_CALIBRATE_MIN_PT) s->cost_ns = (3u * s->cost_ns + busy * 1000u / pt + 3u) / 4u;
     uint64_t permille = busy * 1000u / (SRV_LOAD_BUCKETS * SRV_LOAD_BUCKET_US);
     if (permille > 1000u) permille = 1000u;
     s->host_stats.busy_permille = (uint32_t)permille;
@@ -480,6 +486,21 @@ void srv_load_note(bsync_server* s, uint64_t now, uint64_t busy_us) {
 
 int srv_overloaded(const bsync_server* s) { return s->host_stats.overloaded != 0; }
 
+/* The budget is the threshold's share of a core (1e6 ns of busy time per second per permille); the
+ * prediction, each admitted and unfinished match's player-ticks per second times the cost of one. An
+ * idle server admits any one match (else a match larger than the budget could never run). */
+int srv_admit(const bsync_server* s, const srv_match* m, uint64_t* predicted_us) {
+    uint64_t pt_per_s = (uint64_t)m->player_count * m->tick_rate, committed = 0;
+    for (uint32_t i = 0; i < s->match_count; i++) {
+        const srv_match* o = s->matches[i];
+        if (o != m && o->admitted && !o->ended) committed += (uint64_t)o->player_count * o->tick_rate;
+    }
+    const uint64_t predicted_ns = (committed + pt_per_s) * s->cost_ns; /* busy ns per second */
+    if (predicted_us) *predicted_us = predicted_ns / 1000u;
+    if (s->overload_threshold > 1000u || committed == 0) return 1;
+    return predicted_ns <= (uint64_t)s->overload_threshold * 1000000u;
+}
+
 /* ---- creating, reading, destroying (the parts of blendsync/server.h that are not the transport's) */
 
 bsync_result srv_init(bsync_server* s, const bsync_server_config* cfg, const srv_transport* t, bsync_error* err) {
@@ -496,6 +517,7 @@ bsync_result srv_init(bsync_server* s, const bsync_server_config* cfg, const srv
     s->cfg = *cfg;
     s->transport = *t;
     s->overload_threshold = cfg->overload_busy_permille ? cfg->overload_busy_permille : SRV_OVERLOAD_DEFAULT;
+    s->cost_ns = SRV_COST_PRIOR_NS;
     for (uint32_t i = 0; i < cfg->match_count; i++) {
         s->matches[i] = srv_match_create(s, i, cfg->match_paths[i], err);
         if (!s->matches[i]) return err ? err->code : BSYNC_CONFIG_ERROR;
@@ -553,9 +575,10 @@ bsync_result srv_create_on(const bsync_server_config* cfg, const srv_transport* 
 void bsync_server_destroy(bsync_server* s) {
     if (!s) return;
     if (s->peers)
-        srv_log(s, "info", "event=load_summary busy_permille_max=%u overload_episodes=%llu overload_refusals=%llu",
+        srv_log(s, "info", "event=load_summary busy_permille_max=%u overload_episodes=%llu overload_refusals=%llu "
+                "player_tick_ns=%llu",
                 s->host_stats.busy_permille_max, (unsigned long long)s->host_stats.overload_episodes,
-                (unsigned long long)s->host_stats.overload_refusals);
+                (unsigned long long)s->host_stats.overload_refusals, (unsigned long long)s->cost_ns);
     for (uint32_t i = 0; i < s->match_count; i++) srv_match_destroy(s->matches[i]);
     if (s->transport.release) s->transport.release(s->transport.user);
     if (s->peers)

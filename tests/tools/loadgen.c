@@ -5,10 +5,21 @@
  * acknowledged by FRAME's input ack (or INPUT_ACK before the first frame); targets held for 20..90 ticks as a joystick does), until END and BYE. It does not simulate (no checksums are sent: the server compares only
  * what it gets), so its own cost stays small next to the server's.
  *
+ * When each player sends (--phase): real clients send from their own game loops, so each player's INPUT
+ * leaves at its own point of the server's tick, not at one instant for everybody. With `spread` (the
+ * default) player i draws a phase phi_i uniform in [0, period) once (splitmix64 of --seed and i), and its
+ * k-th INPUT leaves at start + (k - 1) x period + phi_i + u_k, u_k uniform in [0, --jitter-us] drawn per
+ * send (a game loop's frame time and the network's jitter). With `burst` phi_i = 0 and u_k = 0: every
+ * player at the tick's boundary together (clients paced by the same clock, the worst case for one
+ * socket). The tick each INPUT carries follows the pacing rule whatever the phase. The generator's loop
+ * waits at most 1 ms, so times are kept to about 1 ms.
+ *
  * Players are spread over ENet hosts of PEERS_PER_HOST peers, each bound to its own loopback address
  * (127.0.x.y), because the server admits at most 8 new connections per second per address.
  *
- * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] [--json]
+ * usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N]
+ *                      [--phase spread|burst] [--jitter-us J] [--seed N] [--json]
+ *   --phase, --jitter-us (default 1000), --seed (default 1): when each player sends (above)
  *   --address-base N: start the loopback addresses at index N (several generators side by side, each
  *   with its own addresses, so the per-address connect limit counts each generator's own peers)
  *   LIST: a text file, one match config path per line (the server's --match files), optionally
@@ -30,6 +41,7 @@
 #include "blendsync/match.h"
 #include "blendsync/net.h"
 #include "blendsync/proto.h"
+#include "platform.h" /* bsync_platform_sleep_us */
 
 #define PEERS_PER_HOST 4u
 #define MAX_MATCHES 1024u
@@ -48,7 +60,10 @@ typedef struct lg_player {
     uint32_t start_tick;
     uint32_t last_sent;      /* newest input tick sent (UINT32_MAX: none) */
     uint32_t acked_next;     /* the server holds our inputs below this tick */
-    uint64_t next_send_us;
+    uint64_t next_send_us;      /* UINT64_MAX until START */
+    uint64_t phase_us;          /* its point in the tick (--phase) */
+    uint64_t rng;               /* its jitter draws */
+    uint32_t send_k;            /* sends so far on the tick grid */
     uint32_t frames, end_ticks;
     uint64_t bytes_down, bytes_up;
     uint64_t first_us, last_us; /* first packet received, END received */
@@ -65,6 +80,29 @@ typedef struct lg_match {
     uint64_t hash;
     uint16_t port; /* 0: --server's */
 } lg_match;
+
+static uint32_t g_burst;              /* --phase burst */
+static uint32_t g_jitter_us = 1000u;  /* --jitter-us */
+static uint64_t g_seed = 1u;          /* --seed */
+
+/* splitmix64: the players' phases and jitter (a fixed, documented generator: runs repeat) */
+static uint64_t splitmix64(uint64_t* state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* When the player's next INPUT leaves: tick slot send_k of its grid (slot 0 is one period before the
+ * start tick's deadline), at its phase, plus this send's jitter. */
+static uint64_t next_send_time(lg_player* pl) {
+    if (!pl->rate) return UINT64_MAX; /* no WELCOME yet */
+    const uint64_t period = 1000000u / pl->rate;
+    const uint64_t slot = pl->start_local_us + ((uint64_t)pl->send_k * 1000000u) / pl->rate;
+    const uint64_t base = slot > period ? slot - period : 0u;
+    const uint64_t jitter = g_burst || !g_jitter_us ? 0u : splitmix64(&pl->rng) % ((uint64_t)g_jitter_us + 1u);
+    return base + pl->phase_us + jitter;
+}
 
 static uint64_t rtt_half_us(const ENetPeer* p) { return p ? 500ull * p->roundTripTime : 0; }
 
@@ -130,6 +168,8 @@ static void on_packet(lg_player* pl, const uint8_t* d, size_t len, uint64_t now)
         pl->start_local_us = due > half ? due - half : 0;
         pl->start_tick = m.start.tick;
         pl->started = 1;
+        pl->send_k = 0;
+        pl->next_send_us = next_send_time(pl);
         break;
     }
     case BSYNC_PROTO_INPUT_ACK:
@@ -186,7 +226,11 @@ static void send_input(lg_player* pl, uint64_t now) {
     }
     send_raw(pl, &m);
     pl->last_sent = newest;
-    pl->next_send_us = now + per_tick;
+    /* the next slot of its grid that is still ahead (a late loop skips slots instead of bursting) */
+    do {
+        pl->send_k++;
+        pl->next_send_us = next_send_time(pl);
+    } while (pl->next_send_us + per_tick <= now);
 }
 
 static uint32_t g_address_base; /* --address-base: this generator's first loopback address index */
@@ -205,6 +249,12 @@ static int parse_args(int argc, char** argv, const char** server, const char** l
         else if (!strcmp(argv[i], "--seconds")) *seconds = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(argv[i], "--stagger")) *stagger = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(argv[i], "--address-base")) g_address_base = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "--jitter-us")) g_jitter_us = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(argv[i], "--seed")) g_seed = strtoull(v, NULL, 10);
+        else if (!strcmp(argv[i], "--phase")) {
+            if (!strcmp(v, "burst")) g_burst = 1;
+            else if (strcmp(v, "spread") != 0) return -1;
+        }
         else return -1;
         i++;
     }
@@ -217,7 +267,8 @@ int main(int argc, char** argv) {
     uint32_t seconds = 120, stagger_ms = 0;
     int json = 0;
     if (parse_args(argc, argv, &server, &list, &seconds, &stagger_ms, &json) != 0) {
-        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] [--json]\n");
+        fprintf(stderr, "usage: bsync_loadgen --server HOST:PORT --matches LIST [--seconds S] [--stagger MS] [--address-base N] "
+                        "[--phase spread|burst] [--jitter-us J] [--seed N] [--json]\n");
         return 2;
     }
     char host_text[256];
@@ -296,17 +347,45 @@ int main(int argc, char** argv) {
             p->slot = (uint8_t)s;
             p->bye_reason = UINT32_MAX;
             p->last_sent = UINT32_MAX;
+            p->next_send_us = UINT64_MAX;
+            { /* its phase: uniform in [0, period) of its match's rate, from (seed, player index) */
+                uint64_t st = g_seed * 0x100000001B3ull + n;
+                const uint32_t rate = bsync_match_config_tick_rate(matches[mi].cfg);
+                p->phase_us = g_burst || !rate ? 0u : splitmix64(&st) % (1000000u / rate);
+                p->rng = st;
+            }
             p->to = to;
             if (matches[mi].port) p->to.port = matches[mi].port;
             p->cfg = matches[mi].cfg;
             p->hash = matches[mi].hash;
             p->connect_at_us = 1000ull * stagger_ms * mi; /* from the start (below) */
         }
+    /* The loop runs every millisecond and services only the hosts whose socket has datagrams (one
+     * select over every socket) and flushes only the hosts it queued something on; every 20 ms it
+     * services and flushes them all (ENet's retransmissions and pings). Servicing 500 hosts each round
+     * cost about as much CPU as the server it measures. */
+    uint8_t* dirty = calloc(host_count ? host_count : 1, 1);
+    if (!dirty) return 2;
+    static ENetSocketSet ready;
+    int selectable = 1, have_ready = 0;
+    ENetSocket max_socket = 0;
+    for (uint32_t h = 0; h < host_count; h++) {
+#if defined(_WIN32)
+        selectable = 0;
+#else
+        if (hosts[h]->socket >= FD_SETSIZE) selectable = 0;
+#endif
+        if (hosts[h]->socket > max_socket) max_socket = hosts[h]->socket;
+    }
+    uint64_t last_full = 0;
     uint64_t begin = bsync_net_now_us(), deadline = begin + 1000000ull * seconds;
     for (uint32_t i = 0; i < player_count; i++) pl[i].connect_at_us += begin;
     uint32_t done = 0;
     while (done < player_count && bsync_net_now_us() < deadline) {
         uint64_t now = bsync_net_now_us();
+        const uint64_t round_start = now;
+        const int full = !selectable || !have_ready || now - last_full >= 20000u;
+        if (full) last_full = now;
         for (uint32_t i = 0; i < player_count; i++) { /* the players whose match is due begin connecting */
             lg_player* p = &pl[i];
             if (p->peer || p->ended || p->connect_at_us == 0 || now < p->connect_at_us) continue;
@@ -315,8 +394,10 @@ int main(int argc, char** argv) {
             if (!p->peer) return 2;
             p->peer->data = p;
             bsync_net_peer_limits(p->peer);
+            dirty[i / PEERS_PER_HOST] = 1;
         }
         for (uint32_t h = 0; h < host_count; h++) {
+            if (!full && !ENET_SOCKETSET_CHECK(ready, hosts[h]->socket)) continue;
             ENetEvent e;
             while (enet_host_service(hosts[h], &e, 0) > 0) {
                 lg_player* p = e.peer ? e.peer->data : NULL;
@@ -356,13 +437,22 @@ int main(int argc, char** argv) {
         for (uint32_t i = 0; i < player_count; i++) {
             lg_player* p = &pl[i];
             if (p->peer && p->started && !p->got_end && p->bye_reason == UINT32_MAX && now >= p->next_send_us &&
-                now + 1000000u / p->rate >= p->start_local_us)
+                now + 1000000u / p->rate >= p->start_local_us) {
                 send_input(p, now);
+                dirty[i / PEERS_PER_HOST] = 1;
+            }
         }
-        for (uint32_t h = 0; h < host_count; h++) enet_host_flush(hosts[h]);
-        /* about 1 ms: wait on one socket without taking its datagrams (every host is drained next round) */
-        enet_uint32 cond = ENET_SOCKET_WAIT_RECEIVE;
-        if (host_count) enet_socket_wait(hosts[0]->socket, &cond, 1);
+        for (uint32_t h = 0; h < host_count; h++)
+            if (full || dirty[h]) enet_host_flush(hosts[h]), dirty[h] = 0;
+        /* the rest of the millisecond, then which sockets have datagrams (taken next round) */
+        now = bsync_net_now_us();
+        if (now < round_start + 1000u) bsync_platform_sleep_us(round_start + 1000u - now);
+        have_ready = 0;
+        if (selectable && host_count) {
+            ENET_SOCKETSET_EMPTY(ready);
+            for (uint32_t h = 0; h < host_count; h++) ENET_SOCKETSET_ADD(ready, hosts[h]->socket);
+            have_ready = enet_socketset_select(max_socket, &ready, NULL, 0) >= 0;
+        }
     }
     /* summary */
     uint32_t connected = 0, welcomed = 0, completed = 0, timeouts = 0, byes[16] = {0}, no_bye = 0;
@@ -416,6 +506,7 @@ int main(int argc, char** argv) {
     for (uint32_t h = 0; h < host_count; h++) enet_host_destroy(hosts[h]);
     for (uint32_t i = 0; i < match_count; i++) bsync_match_config_destroy(matches[i].cfg);
     free(hosts);
+    free(dirty);
     free(pl);
     bsync_net_deinit();
     return completed + refused_players == player_count ? 0 : 1;

@@ -138,6 +138,18 @@ uint64_t bsync_platform_thread_cpu_ns(void) {
 #endif
 }
 
+void bsync_platform_sleep_us(uint64_t us) {
+#if defined(_WIN32)
+    Sleep((DWORD)((us + 999u) / 1000u));
+#else
+    struct timespec ts;
+    ts.tv_sec = (time_t)(us / 1000000u);
+    ts.tv_nsec = (long)(us % 1000000u) * 1000L;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+#endif
+}
+
 /* ---- interrupts (bsync_platform_catch_interrupts) ---- */
 static atomic_int g_interrupted; /* set by the handler; see platform.h (signals are process-wide) */
 

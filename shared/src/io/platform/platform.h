@@ -44,6 +44,8 @@ long bsync_platform_getpid(void);
 uint64_t bsync_platform_now_ns(void);
 /* CPU time the calling thread has used, in nanoseconds (benchmarks; 0 when unavailable). */
 uint64_t bsync_platform_thread_cpu_ns(void);
+/* Sleep about us microseconds (nanosleep; Sleep in whole milliseconds, rounded up, under _WIN32). */
+void bsync_platform_sleep_us(uint64_t us);
 
 /* Interrupts (Ctrl-C, SIGINT / SIGTERM; on Windows the console's Ctrl-C, Ctrl-Break and close
  * events): bsync_platform_catch_interrupts installs the handlers, after which an interrupt no longer
