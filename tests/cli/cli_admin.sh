@@ -17,6 +17,9 @@ rm -rf "$work" && mkdir -p "$work/assets" "$work/replays" && cd "$work" || exit 
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+# the four players' joystick paths, by tick (the seeded random path draws once per send, so a send
+# that lands one tick later shifts it; a script's input depends on the tick alone)
+for s in 0 1 2 3; do printf 'tick,speed\n0,0.%d\n%d,1.4\n%d,3.25\n%d,0.5\n' $s $((20 + s)) $((60 + 3 * s)) $((100 + s)) >path$s.csv; done
 cat >assets/loco.json <<'JSON'
 { "tick_rate": 30, "parameters": { "speed": { "default": 0, "smooth_time": 0.25, "max_speed": 10 } },
   "root": "locomotion",
@@ -98,7 +101,7 @@ ntok=$(field created.json 'len(d["players"])')
 pids=()
 for s in 0 1 2 3; do
     tok=$(field created.json "d['players'][$s]['token']")
-    "$bin" bot --server "$addr" --config assets/m41.json --slot $s --token "$tok" --seed $((s + 5)) --quiet >bot$s.out 2>&1 & pids+=($!)
+    "$bin" bot --server "$addr" --config assets/m41.json --slot $s --token "$tok" --script path$s.csv --quiet >bot$s.out 2>&1 & pids+=($!)
 done
 running=0
 for _ in $(seq 1 300); do
@@ -165,7 +168,7 @@ fport=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' file.out)
 pids=()
 for s in 0 1 2 3; do
     tok=$(field created.json "d['players'][$s]['token']")
-    "$bin" bot --server "127.0.0.1:$fport" --config assets/m41.json --slot $s --token "$tok" --seed $((s + 5)) --quiet >fbot$s.out 2>&1 & pids+=($!)
+    "$bin" bot --server "127.0.0.1:$fport" --config assets/m41.json --slot $s --token "$tok" --script path$s.csv --quiet >fbot$s.out 2>&1 & pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
 wait $fpid
