@@ -27,7 +27,7 @@ namespace Blendsync
         /// <summary>Record this client's own view of the match as a replay file (null: none); its header
         /// is the match config's (bsync_match_config_replay_header) with BuildVersion as the writer.</summary>
         public string ReplayPath;
-        public string BuildVersion = "Blendsync.dll " + "0.4.0";
+        public string BuildVersion = "Blendsync.dll " + "0.5.0";
         /// <summary>When the server reports a desync of this client, also keep its own dump here.</summary>
         public string DesyncDir;
         /// <summary>Predict and roll back (docs/prediction.md): the shown match runs ahead of the confirmed

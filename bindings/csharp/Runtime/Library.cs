@@ -7,7 +7,7 @@ namespace Blendsync
     /// <summary>The loaded library's version (bsync_version) and the one this binding was made for.</summary>
     public static class Library
     {
-        public const uint BindingVersion = 0x000400; // 0.4.0: BSYNC_VERSION_NUMBER of the headers mirrored
+        public const uint BindingVersion = 0x000500; // 0.5.0: BSYNC_VERSION_NUMBER of the headers mirrored
         public static uint Version { get { return Native.bsync_version(); } }
         public static string VersionString { get { return Utf8.Read(Native.bsync_version_string()); } }
         /// <summary>Throws when the loaded library is another 0.MINOR (another ABI, docs/library.md).</summary>

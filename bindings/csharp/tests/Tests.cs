@@ -45,8 +45,8 @@ static class T
         Src = args[1];
         Work = args[2];
         Directory.CreateDirectory(Work);
-        Check(Library.Version == Library.BindingVersion && Library.VersionString == "0.4.0",
-              "the loaded library is 0.4.0 (bsync_version " + Library.Version.ToString("x6") + ")");
+        Check(Library.Version == Library.BindingVersion && Library.VersionString == "0.5.0",
+              "the loaded library is 0.5.0 (bsync_version " + Library.Version.ToString("x6") + ")");
         Library.CheckVersion();
         Fix16Tests.Run();
         GraphTests.Run();

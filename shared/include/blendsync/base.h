@@ -21,10 +21,10 @@ extern "C" {
 #endif
 
 #define BSYNC_VERSION_MAJOR 0
-#define BSYNC_VERSION_MINOR 4
+#define BSYNC_VERSION_MINOR 5
 #define BSYNC_VERSION_PATCH 0
-#define BSYNC_VERSION_STRING "0.4.0"
-/* major << 16 | minor << 8 | patch: what bsync_version() returns (0.4.0 -> 0x000400). */
+#define BSYNC_VERSION_STRING "0.5.0"
+/* major << 16 | minor << 8 | patch: what bsync_version() returns (0.5.0 -> 0x000500). */
 #define BSYNC_VERSION_NUMBER \
     (((uint32_t)BSYNC_VERSION_MAJOR << 16) | ((uint32_t)BSYNC_VERSION_MINOR << 8) | (uint32_t)BSYNC_VERSION_PATCH)
 
