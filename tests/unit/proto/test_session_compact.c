@@ -33,10 +33,11 @@ static void keyed(bsync_session* c, bsync_session* s, bsync_session_mode mode, u
     memcpy(c2s_key, keys, 32);
 }
 
-/* A version 7 INPUT as docs/protocol.md's worked example gives it (body 26). */
-static const uint8_t k_input[] = {0x42, 0x53, 0x07, 0x03, 0x1A, 0x00, 0x00, 0x00, 0x02, 0x04, 0x01, 0x02, 0xF4, 0x01,
-                                  0x00, 0x00, 0x03, 0x80, 0x80, 0x04, 0xFF, 0xFF, 0x01, 0x80, 0x80, 0x08, 0x00, 0x03,
-                                  0x80, 0x01, 0x00, 0x01, 0x04, 0x00};
+/* A version 7 INPUT as docs/protocol.md's worked example gives it (body 23). */
+#define BODY 23
+static const uint8_t k_input[] = {0x42, 0x53, 0x07, 0x03, BODY, 0x00, 0x00, 0x00, 0x12, 0x04, 0x01, 0xF4,
+                                  0x03, 0x03, 0x80, 0x80, 0x04, 0xFF, 0xFF, 0x01, 0x80, 0x80, 0x08, 0x00,
+                                  0x03, 0x80, 0x01, 0x00, 0x01, 0x04, 0x00};
 
 static void test_compact_bytes(void** state) {
     (void)state;
@@ -48,15 +49,15 @@ static void test_compact_bytes(void** state) {
         size_t n = 0, m = 0;
         for (int i = 0; i < 3; i++) /* the third on lane 1: counter 2 */
             assert_int_equal(bsync_session_seal(&c, 1, k_input, sizeof k_input, sealed, sizeof sealed, &n), BSYNC_OK);
-        assert_int_equal(n, sizeof k_input + 12); /* 46: a message's 8-byte header becomes 1, the seal adds 19 */
+        assert_int_equal(n, sizeof k_input + 12); /* 43: a message's 8-byte header becomes 1, the seal adds 19 */
         const uint8_t head[3] = {(uint8_t)(0xC0 | (mode == BSYNC_SESSION_AUTHENTICATE ? 8 : 0) | 1), 2, 0};
         assert_memory_equal(sealed, head, 3);
         uint8_t nonce[24] = {0};
         nonce[16] = 2, nonce[23] = 1; /* direction 0 (client -> server); counter LE with lane 1 in its top byte */
-        uint8_t plain[1 + 26];
+        uint8_t plain[1 + BODY];
         plain[0] = 0x03; /* the type, then the body */
-        memcpy(plain + 1, k_input + 8, 26);
-        uint8_t want[1 + 26 + 16];
+        memcpy(plain + 1, k_input + 8, BODY);
+        uint8_t want[1 + BODY + 16];
         unsigned long long wl = 0;
         if (mode == BSYNC_SESSION_ENCRYPT) {
             crypto_aead_xchacha20poly1305_ietf_encrypt(want, &wl, plain, sizeof plain, head, 3, NULL, nonce, key);
@@ -92,7 +93,7 @@ static void test_what_goes_long(void** state) {
         memcpy(msg, k_input, sizeof msg);
         if (variant == 1) msg[2] = 6;
         if (variant == 2) msg[6] = 1;
-        if (variant == 3) msg[4] = 0x19;
+        if (variant == 3) msg[4] = BODY - 1;
         assert_int_equal(bsync_session_seal(&c, 1, msg, sizeof msg, sealed, sizeof sealed, &n), BSYNC_OK);
         assert_int_equal(n, sizeof msg + (variant == 0 ? 12u : 26u));
         assert_int_equal(sealed[0], variant == 0 ? 0xC1 : BSYNC_SESSION_MARKER);
