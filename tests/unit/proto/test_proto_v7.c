@@ -108,6 +108,31 @@ static void test_input_frame_ack(void** state) {
     free(m);
 }
 
+/* A version 7 INPUT with payloads and a 3-byte first tick, as tests/conformance/bsync_wire.py (written
+ * from the document alone) encodes it: byte 0 = slot 2 | (r - 1 = 1) << 4 | payload bit 0x40 = 0x52,
+ * first tick 70000 = F0 A2 04, lag 10; record 1 carries the payload 01 02 03 (record 0 length 0). */
+static void test_input_v7_payload_independent(void** state) {
+    (void)state;
+    static const uint8_t pk[] = {0x42, 0x53, 0x07, 0x03, 0x1F, 0x00, 0x00, 0x00, 0x52, 0x04, 0x01, 0xF0, 0xA2,
+                                 0x04, 0x0A, 0x80, 0x80, 0x04, 0xFF, 0xFF, 0x01, 0x80, 0x80, 0x08, 0x00, 0x03,
+                                 0x00, 0x00, 0x80, 0x01, 0x00, 0x01, 0x04, 0x00, 0x03, 0x00, 0x01, 0x02, 0x03};
+    bsync_proto_msg* d = new_msg();
+    assert_int_equal(bsync_proto_decode(pk, sizeof pk, d), BSYNC_PROTO_OK);
+    assert_int_equal(d->input.slot, 2);
+    assert_int_equal(d->input.record_count, 2);
+    assert_int_equal(d->input.first_tick, 70000);
+    assert_int_equal(d->input.frame_ack, 69990);
+    assert_int_equal(d->input.records[0].payload_len, 0);
+    assert_int_equal(d->input.records[1].payload_len, 3);
+    assert_int_equal(d->input.records[1].payload[2], 3);
+    size_t n = 0;
+    assert_int_equal(bsync_proto_encode(d, g_buf, sizeof g_buf, &n), BSYNC_PROTO_OK);
+    assert_int_equal(n, sizeof pk);
+    assert_memory_equal(g_buf, pk, sizeof pk);
+    assert_cuts_truncated(pk, sizeof pk);
+    free(d);
+}
+
 /* FRAMES: ticks 100..102 of a 2-player match (1 parameter, 1 trigger), input ack 4 (no input of the
  * receiver needed up to 102 + 4). Frame 100 FULL (no coding byte): speeds 1.0 and 0.5. Frame 101:
  * player 0 moves to 1.5, CHANGES with mask 1. Frame 102: player 1 defaulted, nobody changed: CHANGES
@@ -269,6 +294,7 @@ static void test_start_match_length(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_input_frame_ack),
+        cmocka_unit_test(test_input_v7_payload_independent),
         cmocka_unit_test(test_frames_bytes),
         cmocka_unit_test(test_frames_rules),
         cmocka_unit_test(test_start_match_length),
