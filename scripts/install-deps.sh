@@ -41,6 +41,7 @@ studio_packages=(
 # Debian's Prometheus and its promtool. Not for --demo.
 ops_packages=(
   libcurl4-openssl-dev prometheus
+  python3-cryptography                # cli_conformance_seal: the document-only decoder opens sealed packets
 )
 # The matrix unpacks the target's libfixmath, cJSON, cmocka, stb and ENet from Debian's arm64,
 # s390x and i386 packages (apt-get download, dpkg -x into its work folder; nothing of theirs is

@@ -394,12 +394,19 @@ static void write_body(writer_* w, const bsync_proto_msg* msg, uint32_t version)
         const bsync_proto_input* m = &msg->input;
         unsigned payloads = 0;
         for (unsigned r = 0; r < m->record_count; r++) payloads |= m->records[r].payload_len != 0;
-        put_u8(w, m->slot);
-        put_u8(w, m->param_count);
-        put_u8(w, m->trigger_count);
-        put_u8(w, m->record_count | (payloads ? 0x80u : 0u));
-        put_u32(w, m->first_tick);
-        if (version >= 7u) put_varint(w, (uint64_t)(m->first_tick - m->frame_ack)); /* <= first_tick: validated */
+        if (version >= 7u) { /* slot, record count - 1 and the payload flag in one byte; the ticks as varints */
+            put_u8(w, (uint32_t)m->slot | (uint32_t)(m->record_count - 1u) << 4 | (payloads ? 0x40u : 0u));
+            put_u8(w, m->param_count);
+            put_u8(w, m->trigger_count);
+            put_varint(w, m->first_tick);
+            put_varint(w, (uint64_t)(m->first_tick - m->frame_ack)); /* <= first_tick: validated */
+        } else {
+            put_u8(w, m->slot);
+            put_u8(w, m->param_count);
+            put_u8(w, m->trigger_count);
+            put_u8(w, m->record_count | (payloads ? 0x80u : 0u));
+            put_u32(w, m->first_tick);
+        }
         for (unsigned r = 0; r < m->record_count; r++) {
             for (unsigned p = 0; p < m->param_count; p++) {
                 int64_t v = m->records[r].params[p];
@@ -622,21 +629,36 @@ static bsync_proto_result read_body(reader_* r, bsync_proto_msg* msg, uint32_t v
     }
     case BSYNC_PROTO_INPUT: {
         bsync_proto_input* m = &msg->input;
-        TRY_(get_u8(r, &m->slot));
-        TRY_(get_u8(r, &m->param_count));
-        TRY_(get_u8(r, &m->trigger_count));
-        TRY_(get_u8(r, &m->record_count));
-        unsigned payloads = (m->record_count & 0x80u) != 0;
-        m->record_count &= 0x7Fu;
-        if (m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS ||
-            m->record_count < 1 || m->record_count > BSYNC_PROTO_MAX_INPUT_RECORDS)
-            return BSYNC_PROTO_BAD_COUNT;
-        TRY_(get_u32(r, &m->first_tick));
+        unsigned payloads;
         if (version >= 7u) {
-            uint64_t lag;
+            uint8_t packed;
+            TRY_(get_u8(r, &packed));
+            if (packed & 0x80u) return BSYNC_PROTO_RESERVED_NONZERO;
+            m->slot = packed & 0x0Fu;
+            m->record_count = (uint8_t)(((packed >> 4) & 3u) + 1u);
+            payloads = (packed & 0x40u) != 0;
+            TRY_(get_u8(r, &m->param_count));
+            TRY_(get_u8(r, &m->trigger_count));
+            if (m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS)
+                return BSYNC_PROTO_BAD_COUNT;
+            uint64_t first, lag;
+            TRY_(get_varint(r, &first));
+            if (first > UINT32_MAX) return BSYNC_PROTO_BAD_VALUE;
+            m->first_tick = (uint32_t)first;
             TRY_(get_varint(r, &lag));
             if (lag > m->first_tick) return BSYNC_PROTO_BAD_VALUE;
             m->frame_ack = m->first_tick - (uint32_t)lag;
+        } else {
+            TRY_(get_u8(r, &m->slot));
+            TRY_(get_u8(r, &m->param_count));
+            TRY_(get_u8(r, &m->trigger_count));
+            TRY_(get_u8(r, &m->record_count));
+            payloads = (m->record_count & 0x80u) != 0;
+            m->record_count &= 0x7Fu;
+            if (m->param_count > BSYNC_PROTO_MAX_PARAMS || m->trigger_count > BSYNC_PROTO_MAX_TRIGGERS ||
+                m->record_count < 1 || m->record_count > BSYNC_PROTO_MAX_INPUT_RECORDS)
+                return BSYNC_PROTO_BAD_COUNT;
+            TRY_(get_u32(r, &m->first_tick));
         }
         unsigned any = 0;
         for (unsigned i = 0; i < m->record_count; i++) {

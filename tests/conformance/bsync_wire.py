@@ -146,14 +146,25 @@ def dec_welcome(r):
 
 
 def dec_input(r, version):
-    m = {"slot": r.u8("slot")}
-    need(m["slot"] < MAX_PLAYERS, "BAD_VALUE", "slot")
-    p, g, rc = r.u8("parameter count"), r.u8("trigger count"), r.u8("record count")
-    need(p <= MAX_PARAMS, "BAD_COUNT", "parameter count")
-    need(g <= MAX_TRIGGERS, "BAD_COUNT", "trigger count")
-    n, with_payload = rc & 0x7F, bool(rc & 0x80)
-    need(1 <= n <= MAX_RECORDS, "BAD_COUNT", "record count")
-    m["first_tick"] = r.u32("first tick")
+    if version >= 7:  # slot (bits 0-3), record count - 1 (bits 4-5), payload (bit 6), bit 7 reserved
+        packed = r.u8("slot, record count, payload")
+        need(not packed & 0x80, "RESERVED_NONZERO", "INPUT byte 0 bit 7")
+        m = {"slot": packed & 0x0F}
+        n, with_payload = ((packed >> 4) & 3) + 1, bool(packed & 0x40)
+        p, g = r.u8("parameter count"), r.u8("trigger count")
+        need(p <= MAX_PARAMS, "BAD_COUNT", "parameter count")
+        need(g <= MAX_TRIGGERS, "BAD_COUNT", "trigger count")
+        m["first_tick"] = r.varint("first tick")
+        need(m["first_tick"] <= 0xFFFFFFFF, "BAD_VALUE", "first tick above 2^32 - 1")
+    else:
+        m = {"slot": r.u8("slot")}
+        need(m["slot"] < MAX_PLAYERS, "BAD_VALUE", "slot")
+        p, g, rc = r.u8("parameter count"), r.u8("trigger count"), r.u8("record count")
+        need(p <= MAX_PARAMS, "BAD_COUNT", "parameter count")
+        need(g <= MAX_TRIGGERS, "BAD_COUNT", "trigger count")
+        n, with_payload = rc & 0x7F, bool(rc & 0x80)
+        need(1 <= n <= MAX_RECORDS, "BAD_COUNT", "record count")
+        m["first_tick"] = r.u32("first tick")
     need(m["first_tick"] + n - 1 <= 0xFFFFFFFF, "BAD_VALUE", "first tick + records")
     if version >= 7:  # the frame ack: varint first tick - F, F = the first frame the sender lacks
         lag = r.varint("frame ack")
@@ -403,10 +414,12 @@ def encode(m):
     elif t == "INPUT":
         recs = m["records"]
         with_payload = any(rec["payload"] for rec in recs)
-        w.u8(m["slot"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(len(recs) | (0x80 if with_payload else 0))
-        w.u32(m["first_tick"])
         if m["version"] >= 7:
-            w.varint(m["first_tick"] - m["frame_ack"])
+            w.u8(m["slot"] | (len(recs) - 1) << 4 | (0x40 if with_payload else 0)); w.u8(m["p"]); w.u8(m["g"])
+            w.varint(m["first_tick"]); w.varint(m["first_tick"] - m["frame_ack"])
+        else:
+            w.u8(m["slot"]); w.u8(m["p"]); w.u8(m["g"]); w.u8(len(recs) | (0x80 if with_payload else 0))
+            w.u32(m["first_tick"])
         prev = None
         for rec in recs:
             for k, v in enumerate(rec["params"]):

@@ -83,8 +83,7 @@ static uint32_t en_parse(const uint8_t* d, size_t len, en_cmd* out, uint32_t cap
 }
 
 static int sealed_data(const uint8_t* d, const en_cmd* c) {
-    return c->data_len >= BSYNC_SESSION_OVERHEAD && d[c->data_off] == BSYNC_SESSION_MARKER &&
-           (d[c->data_off + 1u] == BSYNC_SESSION_ENCRYPT || d[c->data_off + 1u] == BSYNC_SESSION_AUTHENTICATE);
+    return bsync_session_is_sealed(d + c->data_off, c->data_len);
 }
 
 typedef struct flipper {

@@ -408,7 +408,7 @@ int vn_raw_packet_on(vn_net* n, uint32_t conn, uint32_t channel, const uint8_t* 
 int vn_raw_packet(vn_net* n, uint32_t conn, const uint8_t* data, size_t len) {
     /* on its type's channel (a sealed packet: on its lane) */
     uint32_t channel = 0;
-    if (data && bsync_session_is_sealed(data, len)) channel = data[9];
+    if (data && bsync_session_is_sealed(data, len)) channel = (uint32_t)bsync_session_lane(data, len);
     else if (data && len >= 4) channel = bsync_proto_channel(data[3]);
     return vn_raw_packet_on(n, conn, channel, data, len);
 }

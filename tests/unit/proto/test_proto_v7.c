@@ -30,7 +30,8 @@ static void assert_cuts_truncated(const uint8_t* p, size_t n) {
 
 /* The worked example of docs/protocol.md "INPUT (3)", in version 7: slot 2, 4 parameters, 1 trigger, 2
  * records from tick 500, and the frame ack 497 (the sender holds every frame below tick 497) as the
- * varint of 500 - 497 = 3 right after the first tick. */
+ * varint of 500 - 497 = 3 right after the first tick. Version 7 packs slot, record count - 1 and the
+ * payload flag in byte 0 (2 | 1 << 4 = 0x12) and the first tick is a varint (500 = 0x1F4: F4 03). */
 static void test_input_frame_ack(void** state) {
     (void)state;
     bsync_proto_msg* m = new_msg();
@@ -50,8 +51,8 @@ static void test_input_frame_ack(void** state) {
     in->records[1].params[1] = -16384;
     in->records[1].params[2] = 65536 - 1;
     in->records[1].params[3] = 2;
-    static const uint8_t want7[] = {0x42, 0x53, 0x07, 0x03, 26, 0, 0, 0,
-                                    0x02, 0x04, 0x01, 0x02, 0xF4, 0x01, 0x00, 0x00, 0x03,
+    static const uint8_t want7[] = {0x42, 0x53, 0x07, 0x03, 23, 0, 0, 0,
+                                    0x12, 0x04, 0x01, 0xF4, 0x03, 0x03,
                                     0x80, 0x80, 0x04, 0xFF, 0xFF, 0x01, 0x80, 0x80, 0x08, 0x00, 0x03,
                                     0x80, 0x01, 0x00, 0x01, 0x04, 0x00};
     size_t n = 0;
@@ -80,11 +81,56 @@ static void test_input_frame_ack(void** state) {
     assert_int_equal(bsync_proto_encode(m, g_buf, sizeof g_buf, &n), BSYNC_PROTO_BAD_VALUE);
     uint8_t bad[sizeof want7];
     memcpy(bad, want7, sizeof bad);
-    bad[12] = 0x02;
-    bad[13] = bad[14] = bad[15] = 0; /* first tick 2, lag 3 */
-    assert_int_equal(bsync_proto_decode(bad, sizeof bad, d), BSYNC_PROTO_BAD_VALUE);
+    bad[4] = 22;
+    bad[11] = 0x02; /* first tick 2 (one byte), lag 3 */
+    memmove(bad + 12, want7 + 13, sizeof want7 - 13);
+    assert_int_equal(bsync_proto_decode(bad, sizeof bad - 1, d), BSYNC_PROTO_BAD_VALUE);
+    /* byte 0's bit 7 is reserved */
+    memcpy(bad, want7, sizeof bad);
+    bad[8] |= 0x80;
+    assert_int_equal(bsync_proto_decode(bad, sizeof bad, d), BSYNC_PROTO_RESERVED_NONZERO);
+    /* a first tick of 2^32 (varint 80 80 80 80 10) is out of range; 2^32 - 1 (FF FF FF FF 0F) with one
+     * record and lag 0 decodes */
+    static const uint8_t big[] = {0x42, 0x53, 0x07, 0x03, 9, 0, 0, 0, 0x05, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x10, 0x00};
+    assert_int_equal(bsync_proto_decode(big, sizeof big, d), BSYNC_PROTO_BAD_VALUE);
+    static const uint8_t top[] = {0x42, 0x53, 0x07, 0x03, 9, 0, 0, 0, 0x05, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x00};
+    assert_int_equal(bsync_proto_decode(top, sizeof top, d), BSYNC_PROTO_OK);
+    assert_int_equal(d->input.slot, 5);
+    assert_int_equal(d->input.record_count, 1);
+    assert_int_equal(d->input.first_tick, UINT32_MAX);
+    assert_int_equal(d->input.frame_ack, UINT32_MAX);
+    /* four records (bits 4-5 = 3) from 2^32 - 1 would pass the last tick */
+    uint8_t four[sizeof top];
+    memcpy(four, top, sizeof four);
+    four[8] = 0x35;
+    assert_int_equal(bsync_proto_decode(four, sizeof four, d), BSYNC_PROTO_BAD_VALUE);
     free(d);
     free(m);
+}
+
+/* A version 7 INPUT with payloads and a 3-byte first tick, as tests/conformance/bsync_wire.py (written
+ * from the document alone) encodes it: byte 0 = slot 2 | (r - 1 = 1) << 4 | payload bit 0x40 = 0x52,
+ * first tick 70000 = F0 A2 04, lag 10; record 1 carries the payload 01 02 03 (record 0 length 0). */
+static void test_input_v7_payload_independent(void** state) {
+    (void)state;
+    static const uint8_t pk[] = {0x42, 0x53, 0x07, 0x03, 0x1F, 0x00, 0x00, 0x00, 0x52, 0x04, 0x01, 0xF0, 0xA2,
+                                 0x04, 0x0A, 0x80, 0x80, 0x04, 0xFF, 0xFF, 0x01, 0x80, 0x80, 0x08, 0x00, 0x03,
+                                 0x00, 0x00, 0x80, 0x01, 0x00, 0x01, 0x04, 0x00, 0x03, 0x00, 0x01, 0x02, 0x03};
+    bsync_proto_msg* d = new_msg();
+    assert_int_equal(bsync_proto_decode(pk, sizeof pk, d), BSYNC_PROTO_OK);
+    assert_int_equal(d->input.slot, 2);
+    assert_int_equal(d->input.record_count, 2);
+    assert_int_equal(d->input.first_tick, 70000);
+    assert_int_equal(d->input.frame_ack, 69990);
+    assert_int_equal(d->input.records[0].payload_len, 0);
+    assert_int_equal(d->input.records[1].payload_len, 3);
+    assert_int_equal(d->input.records[1].payload[2], 3);
+    size_t n = 0;
+    assert_int_equal(bsync_proto_encode(d, g_buf, sizeof g_buf, &n), BSYNC_PROTO_OK);
+    assert_int_equal(n, sizeof pk);
+    assert_memory_equal(g_buf, pk, sizeof pk);
+    assert_cuts_truncated(pk, sizeof pk);
+    free(d);
 }
 
 /* FRAMES: ticks 100..102 of a 2-player match (1 parameter, 1 trigger), input ack 4 (no input of the
@@ -248,6 +294,7 @@ static void test_start_match_length(void** state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_input_frame_ack),
+        cmocka_unit_test(test_input_v7_payload_independent),
         cmocka_unit_test(test_frames_bytes),
         cmocka_unit_test(test_frames_rules),
         cmocka_unit_test(test_start_match_length),

@@ -28,7 +28,13 @@ extern "C" {
 #define BSYNC_SESSION_MARKER 0xB5u
 #define BSYNC_SESSION_HEADER_BYTES 10u
 #define BSYNC_SESSION_TAG_BYTES 16u
-#define BSYNC_SESSION_OVERHEAD (BSYNC_SESSION_HEADER_BYTES + BSYNC_SESSION_TAG_BYTES)
+#define BSYNC_SESSION_OVERHEAD (BSYNC_SESSION_HEADER_BYTES + BSYNC_SESSION_TAG_BYTES) /* the most seal adds */
+/* Compact form (protocol 7 messages): 0xC0 | authenticate << 3 | lane, u16 counter low bits; the
+ * message's 8-byte header shrinks to its type byte. Sealed = message + 12 bytes. */
+#define BSYNC_SESSION_COMPACT_FORM 0xC0u
+#define BSYNC_SESSION_COMPACT_VERSION 7u
+#define BSYNC_SESSION_COMPACT_HEADER_BYTES 3u
+#define BSYNC_SESSION_COMPACT_OVERHEAD (BSYNC_SESSION_COMPACT_HEADER_BYTES + BSYNC_SESSION_TAG_BYTES)
 #define BSYNC_SESSION_WINDOW 64u
 #define BSYNC_SESSION_LANES 8u   /* ENet channels */
 
@@ -69,14 +75,15 @@ BSYNC_API bsync_result bsync_session_derive(bsync_session* s, bsync_session_role
                                             const uint8_t secret[BSYNC_SESSION_SECRET_BYTES], uint64_t match_id,
                                             uint32_t slot, const uint8_t client_nonce[BSYNC_SESSION_NONCE_BYTES],
                                             const uint8_t server_nonce[BSYNC_SESSION_NONCE_BYTES]);
-/* out: len + BSYNC_SESSION_OVERHEAD bytes; lane: the ENet channel. */
+/* cap >= len + BSYNC_SESSION_OVERHEAD; lane: the ENet channel. A plain version 7 message (flags 0)
+ * goes compact (len + 12 bytes), anything else long (len + 26). */
 BSYNC_API bsync_result bsync_session_seal(bsync_session* s, unsigned lane, const uint8_t* msg, size_t len, uint8_t* out,
                                           size_t cap, size_t* out_len);
 /* The window moves only for a right tag; every result is counted. */
 BSYNC_API bsync_session_open_result bsync_session_open(bsync_session* s, const uint8_t* packet, size_t len, uint8_t* out,
                                                        size_t cap, size_t* out_len);
 BSYNC_API int bsync_session_is_sealed(const uint8_t* packet, size_t len);
-/* The lane a sealed packet claims (its counter's top byte, unauthenticated until opened); -1 if not sealed. */
+/* The lane a sealed packet claims (unauthenticated until opened); -1 if not sealed. */
 BSYNC_API int bsync_session_lane(const uint8_t* packet, size_t len);
 BSYNC_API void bsync_session_clear(bsync_session* s);
 BSYNC_API const char* bsync_session_open_result_string(bsync_session_open_result r);
