@@ -1,6 +1,9 @@
 /* server_admin.c — the admin HTTP API (server_admin.h; docs/operations.md): libmicrohttpd on its own
  * thread, bearer-token authentication, the routes, cJSON for every body. It talks to the workers only
  * through the pool's thread-safe calls (server_admin_pool.c), so no tick waits for HTTP. */
+/* Only with libmicrohttpd (server/CMakeLists.txt defines BSYNC_HAVE_ADMIN); builds that compile every
+ * server source without it (the platform matrix) get an empty unit. */
+#if defined(BSYNC_HAVE_ADMIN)
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -426,3 +429,6 @@ void bsync_server_admin_stop(bsync_server_admin* a) {
     if (a->daemon) MHD_stop_daemon(a->daemon);
     free(a);
 }
+#else
+typedef int bsync_server_admin_unavailable; /* ISO C wants a declaration in every unit */
+#endif

@@ -3,6 +3,9 @@
  * /gameserver, PUT /metadata/label {"key","value"}), with libcurl, on a thread of its own: nothing here
  * runs on the server's tick path. Edge code (HTTP, a thread, malloc). */
 #define _POSIX_C_SOURCE 200809L /* gmtime_r */
+/* Only with libcurl (server/CMakeLists.txt defines BSYNC_HAVE_AGONES); builds that compile every
+ * server source without it (the platform matrix) get an empty unit. */
+#if defined(BSYNC_HAVE_AGONES)
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -247,3 +250,6 @@ int srv_agones_shutdown(srv_agones* a) {
     free(a);
     return st == 200 ? 0 : -1;
 }
+#else
+typedef int bsync_server_agones_unavailable; /* ISO C wants a declaration in every unit */
+#endif
