@@ -929,8 +929,8 @@ static void snapshot_chunk(bsync_client* c, uint32_t index, const uint8_t* data,
     if (c->incoming_have == c->incoming_size) on_snapshot_complete(c);
 }
 
-/* The WELCOME of a reconnect: a resume (snapshot size 0, start tick = our next frame: keep the state,
- * the frames from there follow) or a snapshot to load (the server no longer holds the frames). */
+/* The WELCOME of a reconnect: a resume (snapshot size 0, start tick = our next frame or one we have
+ * passed: keep the state, the frames from there follow) or a snapshot to load (the server no longer holds the frames). */
 static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     c->reconnecting = 0;
     c->state = BSYNC_CLIENT_JOINING;
@@ -938,7 +938,9 @@ static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
     if (c->stats.start_known) event_simple(c, BSYNC_CLIENT_EVENT_START, c->stats.start_tick);
     if (w->snapshot_size == 0) {
-        if (!c->have_state || w->start_tick != c->next_frame) { /* not what we asked for */
+        /* what we asked for: our next frame, or earlier when the resumed frames (on their own channel)
+         * overtook the WELCOME and were applied already (a lost WELCOME waits for its retransmission) */
+        if (!c->have_state || w->start_tick > c->next_frame) {
             finish(c, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
             return;
         }

@@ -64,6 +64,7 @@ t_kill=$(tick_of server1.log)
   || bad "server was not killed mid-match (last status tick '${t_kill}')"
 cp replays/m41.bsreplay killed.bsreplay
 sleep 0.5
+t_restart=$(date +%s.%N)
 "$server" --listen 127.0.0.1:$sport --recover replays --status 1 --exit-when-done >server2.out 2>server2.log &
 spid=$!; pids+=($spid)
 rcs=()
@@ -77,6 +78,18 @@ rtick=$(sed -n 's/.*event=recovered match=41 .* tick=\([0-9]*\) .*/\1/p' server2
   || bad "recovered tick '$rtick' is before the last status tick $t_kill"
 grep -q "event=match_resume match=41 tick=$rtick players=3/3" server2.log && ok "the clock resumed with all 3 players back" \
   || { bad "no match_resume with 3/3"; grep -E "join|resume" server2.log; }
+# Restart to running: the clients notice the silent server max(1 s, 8 round trips) after its last
+# packet (client.c; 8 x 180 ms at most on this 30-90 ms path = 1.44 s), i.e. at most 0.94 s after the
+# restart 0.5 s later; then a reconnect of a few round trips (ENet's handshake, HELLO, WELCOME) and the
+# server's START 100 ms ahead. Bound: 2.5 s (the 10% loss may cost a retransmission or two of the
+# handshake). Before (ENet's 5 s peer timeout) this was 4.5 s or more.
+ts_resume=$(sed -n 's/^ts=\([^ ]*\)Z .*event=match_resume match=41 .*/\1/p' server2.log | head -1)
+if [ -n "$ts_resume" ]; then
+  run_s=$(awk -v a="$(date -u -d "$ts_resume" +%s.%N)" -v b="$t_restart" 'BEGIN { printf "%.2f", a - b }')
+  awk -v r="$run_s" 'BEGIN { exit !(r > 0 && r <= 2.5) }' \
+    && ok "restart to running again: $run_s s (<= 2.5 s; silence noticed after $(sed -n 's/.*, \([0-9]*\) ms after the last packet.*/\1/p' bot*.out | sort -n | tail -1) ms at most)" \
+    || bad "restart to running again: $run_s s (> 2.5 s)"
+else bad "no match_resume time in the log"; fi
 for s in 0 1 2; do
   if [ "${rcs[$s]}" -eq 0 ] && grep -q "300 frames applied, .* 0 desyncs" bot$s.out && grep -q "reconnected" bot$s.out; then
     ok "bot $s: exit 0, all 300 frames, no desync, $(grep -o 'resumed [0-9]* from frames' bot$s.out)"
