@@ -1225,7 +1225,7 @@ void cl_disconnected(bsync_client* c) {
 }
 
 /* A running match's server sends a FRAME every tick: silence for max(1 s, 8 round trips) after START's
- * deadline means it is gone (killed, or the path is), and waiting for the transport's peer timeout (5
+ * deadline (1 s more when the match length is unknown) means it is gone (killed, or the path is), and waiting for the transport's peer timeout (5
  * s for ENet) only delays the reconnect. A resumed or recovered match waits for its new START
  * (start_known is cleared at the reconnect), so a server that stands still between is not counted. */
 static int server_silent(const bsync_client* c, uint64_t now) {
@@ -1236,6 +1236,11 @@ static int server_silent(const bsync_client* c, uint64_t now) {
     c->transport.rtt(c->transport.user, &rtt, &variance);
     uint64_t limit = 1000ull * CL_SILENCE_RTTS * rtt;
     if (limit < CL_SILENCE_MIN_US) limit = CL_SILENCE_MIN_US;
+    /* after the last frame the server holds END up to 1 s for the last checksums (docs/lockstep.md):
+     * with every frame of a known length here that silence is expected; with the length unknown
+     * (a version 6 server, an open match) any silence may be that hold, so it counts 1 s more */
+    if (c->match_ticks && c->frames_received_upto >= c->match_ticks) return 0;
+    if (!c->match_ticks) limit += CL_END_HOLD_US;
     return now > since && now - since > limit;
 }
 

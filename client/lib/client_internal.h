@@ -27,6 +27,7 @@
 #define CL_PAUSE_EVERY 4u
 #define CL_SILENCE_MIN_US 1000000ull /* a running match's server silent this long (or 8 RTTs) is gone */
 #define CL_SILENCE_RTTS 8u
+#define CL_END_HOLD_US 1000000ull /* the server holds END this long after the last frame at most */
 /* uploads (TRAIL, DUMP) paced under the server's 32 KiB/s per peer: a burst of 6 KiB, then 22 KiB/s
  * (docs/lockstep.md "Checksums and desyncs") */
 #define CL_UPLOADS 4u
