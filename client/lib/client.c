@@ -930,7 +930,8 @@ static void snapshot_chunk(bsync_client* c, uint32_t index, const uint8_t* data,
 }
 
 /* The WELCOME of a reconnect: a resume (snapshot size 0, start tick = our next frame or one we have
- * passed: keep the state, the frames from there follow) or a snapshot to load (the server no longer holds the frames). */
+ * passed: keep the state, the frames from there follow) or a snapshot to load (the server no longer
+ * holds the frames). */
 static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     c->reconnecting = 0;
     c->state = BSYNC_CLIENT_JOINING;
@@ -1225,9 +1226,10 @@ void cl_disconnected(bsync_client* c) {
 }
 
 /* A running match's server sends a FRAME every tick: silence for max(1 s, 8 round trips) after START's
- * deadline (1 s more when the match length is unknown) means it is gone (killed, or the path is), and waiting for the transport's peer timeout (5
- * s for ENet) only delays the reconnect. A resumed or recovered match waits for its new START
- * (start_known is cleared at the reconnect), so a server that stands still between is not counted. */
+ * deadline (1 s more when the match length is unknown) means it is gone (killed, or the path is), and
+ * waiting for the transport's peer timeout (5 s for ENet) only delays the reconnect. A resumed or
+ * recovered match waits for its new START (start_known is cleared at the reconnect), so a server that
+ * stands still between is not counted. */
 static int server_silent(const bsync_client* c, uint64_t now) {
     if (!c->connected || c->state != BSYNC_CLIENT_RUNNING || !c->stats.start_known || c->have_end || c->bye_pending)
         return 0;
@@ -1246,10 +1248,7 @@ static int server_silent(const bsync_client* c, uint64_t now) {
 
 void cl_step(bsync_client* c) {
     if (!c) return;
-    if (server_silent(c, now_us(c))) {
-        c->silent_drops++;
-        cl_drop_connection(c); /* as after any drop: reconnect and resume (or end, reconnects off) */
-    }
+    if (server_silent(c, now_us(c))) cl_drop_connection(c); /* as any drop: reconnect and resume */
     if (c->upload_count && (!c->attempting || !c->connected)) uploads_clear(c); /* that connection is gone */
     upload_pump(c);
     cl_predict_update(c);

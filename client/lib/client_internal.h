@@ -94,7 +94,6 @@ struct bsync_client {
     int reconnecting;          /* connecting again after a drop mid-match (client.h reconnect_timeout_ms) */
     int welcomed;              /* a WELCOME came on some connection: the session had begun */
     uint64_t last_recv_us;     /* the newest packet from the server (a silent server: client.c) */
-    uint64_t silent_drops;     /* connections dropped because the server fell silent mid-match */
     bsync_client_state state;
     /* match */
     void* match_mem;
