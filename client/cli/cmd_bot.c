@@ -501,11 +501,17 @@ int bsync_cmd_bot(int argc, char** argv) {
     static bot_shown shown; /* large (the advantage samples) */
     memset(&shown, 0, sizeof shown);
     if (want_latency) latency = calloc(1, sizeof *latency); /* NULL: no measurement */
+    uint64_t rx_bytes = 0, rx_us = bsync_net_now_us(); /* when the last packet came (a silent server) */
     while (status < 0) {
         bsync_client_service(c, 2);
         bsync_client_event ev;
         while (bsync_client_poll_event(c, &ev)) {
             switch (ev.type) {
+            case BSYNC_CLIENT_EVENT_RECONNECTING:
+                printf("bot slot %llu: connection lost at frame %u, %llu ms after the last packet: reconnecting\n",
+                       (unsigned long long)slot, ev.tick, (unsigned long long)((bsync_net_now_us() - rx_us) / 1000u));
+                fflush(stdout);
+                break;
             case BSYNC_CLIENT_EVENT_WELCOME:
                 period = 1000000u / bsync_client_tick_rate(c);
                 next_input = bsync_net_now_us();
@@ -545,6 +551,12 @@ int bsync_cmd_bot(int argc, char** argv) {
                 break;
             default: break;
             }
+        }
+        {
+            bsync_client_stats rx;
+            bsync_client_get_stats(c, &rx);
+            if (rx.bytes_received != rx_bytes) rx_us = bsync_net_now_us();
+            rx_bytes = rx.bytes_received;
         }
         if (actions) print_opened_ranges(c, mc, slot, &opened);
         if (predict.enabled && period) bot_present(c, &shown, period);

@@ -37,14 +37,15 @@ static const fix16_t k_thresholds[CLIPS] = {BSYNC_PROCEDURAL_SPEED_IDLE, BSYNC_P
  * screen", the model; measured: docs/benchmarks.md), at the demo match's input delay d = 3, a 100 ms
  * round trip and a 60 Hz display. Lockstep: the input goes to tick s + max(d, ceil(RTT/2 * rate)) ahead
  * of the server's tick s, is confirmed one tick later and reaches the client half a round trip after
- * that; then the next display frame (half a frame on average). Prediction: shown at the next display
- * frame while the ticks ahead of confirmation fit the rollback window (8). */
+ * that; then the next display frame (half a frame on average). Prediction: the predicted tick (where
+ * the input goes, local delay 0) is s + max(1, ceil(RTT/2 * rate)), and the input is shown at the next
+ * display frame while the ticks ahead of confirmation fit the rollback window (8). */
 static void print_latency(long rate) {
     const double rtt = 0.100, frame = 1.0 / 60.0;
     long need = (long)(rtt / 2 * (double)rate + 0.999999);
     const long ahead = need > 3 ? need : 3;
     const double lockstep = (double)(ahead + 1) / (double)rate + rtt / 2 + frame / 2;
-    const long depth = ahead + 1 + (long)(rtt / 2 * (double)rate + 0.999999);
+    const long depth = (need > 1 ? need : 1) + 1 + need;
     const double predicted = depth <= 8 ? frame / 2 : (double)(depth - 8) / (double)rate + frame / 2;
     printf("\ninput-to-screen at 100 ms round trip, 60 Hz display (model, docs/prediction.md): lockstep %.0f ms, "
            "with prediction %.0f ms (%ld ticks ahead of confirmation, window 8)\n",

@@ -416,19 +416,28 @@ static uint32_t pacing_tick(const bsync_client* c) {
     return clock > s ? (uint32_t)clock : s;
 }
 
-/* Extra ticks of lead when the input delay is shorter than the path (docs/lockstep.md "Pacing"): an
- * input sent now for tick b + d has d periods to reach the server; when the one-way delay (half ENet's
- * round trip plus twice its mean deviation) needs more, the input goes that many ticks later instead
- * of arriving late and being defaulted (a defaulted tick repeats the previous input and loses its
- * triggers). 0 on a path shorter than the input delay (loopback); at most CL_MAX_LEAD. */
-static uint32_t input_lead(const bsync_client* c) {
+/* The ticks the path needs (docs/lockstep.md "Pacing"): an input sent now for tick b + n has n periods
+ * to reach the server, and the one-way delay (half ENet's round trip plus twice its mean deviation)
+ * needs n = ceil(one way x rate); at most d + CL_MAX_LEAD. 0 without a connection. */
+static uint32_t path_ticks(const bsync_client* c) {
     uint32_t rtt = 0, variance = 0;
     if (!c->attempting || !c->tick_rate) return 0;
     c->transport.rtt(c->transport.user, &rtt, &variance);
     uint64_t one_way_us = 500ull * rtt + 2000ull * variance;
     uint64_t need = (one_way_us * c->tick_rate + 999999u) / 1000000u; /* ticks, rounded up */
-    if (need <= c->input_delay) return 0;
-    return need - c->input_delay > CL_MAX_LEAD ? CL_MAX_LEAD : (uint32_t)(need - c->input_delay);
+    return need > c->input_delay + CL_MAX_LEAD ? c->input_delay + CL_MAX_LEAD : (uint32_t)need;
+}
+
+/* How far past the pacing base b an input goes (docs/lockstep.md "Pacing", docs/prediction.md "Time
+ * sync"). Lockstep: d + L, with the lead L the ticks the path needs beyond the input delay (an input
+ * that would arrive late goes L ticks later instead of being defaulted; 0 on loopback). Predicting:
+ * the predicted tick is b + the path's ticks (half the round trip plus the jitter margin ahead of the
+ * server), and the input goes to it + the local delay: the match's input delay is a lockstep
+ * client's, a predicting client shows its input at once and needs only that it arrives in time. */
+static uint32_t input_ahead(const bsync_client* c) {
+    const uint32_t need = path_ticks(c);
+    if (c->predict) return (need ? need : 1u) + c->cfg.predict.local_delay; /* b's deadline may be near */
+    return need > c->input_delay ? need : c->input_delay;
 }
 
 /* An input the server's default reproduces exactly (docs/lockstep.md "Pacing"): the same parameter
@@ -483,7 +492,7 @@ bsync_result bsync_client_send_input_payload(bsync_client* c, const bsync_match_
      * CL_PAUSE_EVERY sends in a row: one send is paused (an input the server's default reproduces is
      * merged into the tick before; else, after twice as many, it is refused), so the lead follows the
      * path back down by at most one tick per CL_PAUSE_EVERY and never oscillates on a one-tick wobble */
-    const uint32_t want = pacing_tick(c) + c->input_delay + input_lead(c);
+    const uint32_t want = pacing_tick(c) + input_ahead(c);
     uint32_t t = want;
     if (c->sent_any && c->next_input_tick > want) {
         t = c->next_input_tick;
@@ -920,8 +929,9 @@ static void snapshot_chunk(bsync_client* c, uint32_t index, const uint8_t* data,
     if (c->incoming_have == c->incoming_size) on_snapshot_complete(c);
 }
 
-/* The WELCOME of a reconnect: a resume (snapshot size 0, start tick = our next frame: keep the state,
- * the frames from there follow) or a snapshot to load (the server no longer holds the frames). */
+/* The WELCOME of a reconnect: a resume (snapshot size 0, start tick = our next frame or one we have
+ * passed: keep the state, the frames from there follow) or a snapshot to load (the server no longer
+ * holds the frames). */
 static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     c->reconnecting = 0;
     c->state = BSYNC_CLIENT_JOINING;
@@ -929,7 +939,9 @@ static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
     if (c->stats.start_known) event_simple(c, BSYNC_CLIENT_EVENT_START, c->stats.start_tick);
     if (w->snapshot_size == 0) {
-        if (!c->have_state || w->start_tick != c->next_frame) { /* not what we asked for */
+        /* what we asked for: our next frame, or earlier when the resumed frames (on their own channel)
+         * overtook the WELCOME and were applied already (a lost WELCOME waits for its retransmission) */
+        if (!c->have_state || w->start_tick > c->next_frame) {
             finish(c, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
             return;
         }
@@ -995,6 +1007,7 @@ static void refine_start_clock(bsync_client* c, uint32_t tick) {
 static void on_packet(bsync_client* c, unsigned channel, const uint8_t* data, size_t len) {
     bsync_proto_msg* mp = &c->rx;
     c->stats.bytes_received += len;
+    c->last_recv_us = now_us(c);
     if (c->auth_state == 2) { /* sealed, all of it; a plain BYE only while the handshake is unfinished */
         size_t n = 0;
         if (bsync_session_open(&c->sess, data, len, c->opened, sizeof c->opened, &n) == BSYNC_SESSION_OPENED) {
@@ -1212,8 +1225,30 @@ void cl_disconnected(bsync_client* c) {
     connection_lost(c, c->bye_pending ? c->bye_pending_reason : UINT32_MAX);
 }
 
+/* A running match's server sends a FRAME every tick: silence for max(1 s, 8 round trips) after START's
+ * deadline (1 s more when the match length is unknown) means it is gone (killed, or the path is), and
+ * waiting for the transport's peer timeout (5 s for ENet) only delays the reconnect. A resumed or
+ * recovered match waits for its new START (start_known is cleared at the reconnect), so a server that
+ * stands still between is not counted. */
+static int server_silent(const bsync_client* c, uint64_t now) {
+    if (!c->connected || c->state != BSYNC_CLIENT_RUNNING || !c->stats.start_known || c->have_end || c->bye_pending)
+        return 0;
+    const uint64_t since = c->last_recv_us > c->stats.start_deadline_us ? c->last_recv_us : c->stats.start_deadline_us;
+    uint32_t rtt = 0, variance = 0;
+    c->transport.rtt(c->transport.user, &rtt, &variance);
+    uint64_t limit = 1000ull * CL_SILENCE_RTTS * rtt;
+    if (limit < CL_SILENCE_MIN_US) limit = CL_SILENCE_MIN_US;
+    /* after the last frame the server holds END up to 1 s for the last checksums (docs/lockstep.md):
+     * with every frame of a known length here that silence is expected; with the length unknown
+     * (a version 6 server, an open match) any silence may be that hold, so it counts 1 s more */
+    if (c->match_ticks && c->frames_received_upto >= c->match_ticks) return 0;
+    if (!c->match_ticks) limit += CL_END_HOLD_US;
+    return now > since && now - since > limit;
+}
+
 void cl_step(bsync_client* c) {
     if (!c) return;
+    if (server_silent(c, now_us(c))) cl_drop_connection(c); /* as any drop: reconnect and resume */
     if (c->upload_count && (!c->attempting || !c->connected)) uploads_clear(c); /* that connection is gone */
     upload_pump(c);
     cl_predict_update(c);

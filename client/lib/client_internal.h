@@ -25,6 +25,9 @@
  * ahead of the target at most */
 #define CL_MAX_LEAD 24u
 #define CL_PAUSE_EVERY 4u
+#define CL_SILENCE_MIN_US 1000000ull /* a running match's server silent this long (or 8 RTTs) is gone */
+#define CL_SILENCE_RTTS 8u
+#define CL_END_HOLD_US 1000000ull /* the server holds END this long after the last frame at most */
 /* uploads (TRAIL, DUMP) paced under the server's 32 KiB/s per peer: a burst of 6 KiB, then 22 KiB/s
  * (docs/lockstep.md "Checksums and desyncs") */
 #define CL_UPLOADS 4u
@@ -90,6 +93,7 @@ struct bsync_client {
     uint32_t connect_attempts;
     int reconnecting;          /* connecting again after a drop mid-match (client.h reconnect_timeout_ms) */
     int welcomed;              /* a WELCOME came on some connection: the session had begun */
+    uint64_t last_recv_us;     /* the newest packet from the server (a silent server: client.c) */
     bsync_client_state state;
     /* match */
     void* match_mem;

@@ -219,9 +219,9 @@ static int step(bsync_client* c, cl_predict* p) {
     return 0;
 }
 
-/* The predicted match's poses (alpha 0) into out; -1 when they cannot be computed. */
-static int pose_of(cl_predict* p, bsync_trs* out) {
-    return bsync_present_match(p->match, 0, p->scratch, p->scratch_size, out, NULL, NULL) == BSYNC_OK ? 0 : -1;
+/* The predicted match's poses at `alpha` into out; -1 when they cannot be computed. */
+static int pose_of(cl_predict* p, fix16_t alpha, bsync_trs* out) {
+    return bsync_present_match(p->match, alpha, p->scratch, p->scratch_size, out, NULL, NULL) == BSYNC_OK ? 0 : -1;
 }
 
 /* After a rollback re-simulated to the tick shown before it (root_before: the roots then), or after a
@@ -229,8 +229,8 @@ static int pose_of(cl_predict* p, bsync_trs* out) {
  * off o raw stays continuous, so off takes up the difference (before o after^-1 per joint, before -
  * after for roots); a character whose root moved more than the teleport distance drops its offsets
  * instead. Only rollbacks are counted. */
-static void take_correction(cl_predict* p, const bsync_vec3* root_before) {
-    if (pose_of(p, p->after) != 0) return;
+static void take_correction(cl_predict* p, fix16_t alpha, const bsync_vec3* root_before) {
+    if (pose_of(p, alpha, p->after) != 0) return;
     for (uint32_t i = 0; i < p->chars; i++) {
         const bsync_vec3 dr = root_before ? bsync_vec3_sub(root_before[i], p->proot[i]) : bsync_vec3_make(0, 0, 0);
         int changed = dr.x || dr.y || dr.z;
@@ -271,6 +271,11 @@ static void synctest(bsync_client* c, cl_predict* p) {
     if (a.blend != b.blend || a.pose != b.pose) p->st.synctest_mismatches++;
 }
 
+/* The alpha the predicted match is shown at now (its presentation clock). */
+static fix16_t shown_alpha(const bsync_client* c, cl_predict* p) {
+    return p->clock.started ? bsync_present_clock_alpha(&p->clock, 1000u * c->transport.now_us(c->transport.user)) : 0;
+}
+
 void cl_predict_update(bsync_client* c) {
     cl_predict* p = c ? c->predict : NULL;
     if (!p) return;
@@ -289,7 +294,12 @@ void cl_predict_update(bsync_client* c) {
     if (!p->valid || p->dirty || p->tick < confirmed) {
         const uint32_t shown = p->valid ? p->tick : 0;
         const int rollback = p->valid && p->dirty && p->tick > confirmed;
-        const int measure = rollback && p->presenting && pose_of(p, p->before) == 0;
+        /* the correction is measured where the screen is: at the clock's alpha within the shown tick, or
+         * at its end (alpha 1) when this update also moves on to the next tick, whose boundary step is
+         * taken from there (measured at alpha 0 instead, a remote move that began in the shown tick
+         * would pop at that boundary) */
+        const fix16_t at = target > shown ? BSYNC_FX_ONE : shown_alpha(c, p);
+        const int measure = rollback && p->presenting && pose_of(p, at, p->before) == 0;
         bsync_vec3 root_before[BSYNC_MATCH_MAX_CHARACTERS];
         if (measure) memcpy(root_before, p->proot, sizeof root_before[0] * p->chars);
         /* restore the confirmed state: only the per-tick state (match.h "rollback state"); the whole
@@ -312,7 +322,7 @@ void cl_predict_update(bsync_client* c) {
                 } else {
                     p->st.resimulated_ticks++;
                 }
-            if (measure) take_correction(p, root_before);
+            if (measure) take_correction(p, at, root_before);
         }
     } else if (p->check) {
         synctest(c, p);
@@ -329,7 +339,7 @@ void cl_predict_update(bsync_client* c) {
         }
         p->st.predicted_ticks++;
     }
-    if (boundary) take_correction(p, NULL);
+    if (boundary) take_correction(p, 0, NULL);
     if (p->clock.tick != p->tick || !p->clock.started) {
         p->clock.tick_rate = c->tick_rate;
         bsync_present_clock_frame(&p->clock, p->tick, 1000u * c->transport.now_us(c->transport.user));

@@ -7,6 +7,8 @@
 #       verifies, the predicting bots rolled back and no rollback was deeper than the window;
 #   (c) slot 0 runs the sync test over prediction (every predicted span re-simulated from the
 #       confirmed state): checks > 0, 0 mismatches;
+#   (d) time sync: the 20 ms and 200 ms clients keep their frame advantage over the server's clock
+#       (first against last third: no drift), and on the 20 ms path the rollback depth is the path's;
 #   (b) a predicting bot whose own state is corrupted on purpose (--inject-desync) is reported by the
 #       server within one checksum interval.
 # The issue's full size, 3,000 ticks (about 65 s here); `cli_predict.sh BIN DIR TICKS` runs a shorter one.
@@ -101,6 +103,33 @@ for i in 0 1 2 3; do
   [ -n "$rb" ] && [ "$rb" -gt 0 ] && [ -n "$mx" ] && [ "$mx" -le $window ] && [ "$mx" -ge 1 ] \
     && ok "slot $i: $rb rollbacks, deepest $mx <= window $window" || bad "slot $i: prediction line '$line'"
 done
+# Time sync (docs/prediction.md "Time sync"): the input (and, with local delay 0, the predicted) tick is
+# the server's tick by the client's clock + n, n = ceil((RTT/2 + 2 sigma) * 60) with ENet's estimates,
+# and the bot samples it up to one period after the send (+0 to 1). So: never under ceil(RTT/2 * 60)
+# (1 on 20 ms, 6 on 200 ms); ENet's estimates start at its 500 ms default with a deviation of half the
+# first sample and converge from above, so the last third is at most the first + 1 (the ceiling's and
+# the sampling's step); the 20 ms client's last third is at most 3 (n <= 2 once 2 sigma is under a
+# period, + 1), below the 3 + 1 of pacing by the input delay d = 3. The two clients see the same
+# host and the same start, so their deviations are alike and the gap is ceil(6.0 + x) - ceil(0.6 + x)
+# (+-1 sampling): in [3.4, 7.4] in both thirds and moving by at most 2: they do not drift apart. On
+# the 20 ms path the ticks ahead of confirmation (n + 1 + the 10 ms the frames take + a period) fit
+# the window, so the shown tick is the input's (within half a tick on average) and the rollback depth
+# is the path's (p50 <= 5), not the window's.
+adv_of() { sed -n 's/.*first \/ last third of the match: shown tick \([-0-9.]*\) \/ \([-0-9.]*\), input tick \([-0-9.]*\) \/ \([-0-9.]*\)$/\1 \2 \3 \4/p' "$1"; }
+a0=$(adv_of bot0.out); a1=$(adv_of bot1.out)
+if [ -n "$a0" ] && [ -n "$a1" ]; then
+  set -- $a0 $a1
+  awk -v s0f=$1 -v s0l=$2 -v i0f=$3 -v i0l=$4 -v i1f=$7 -v i1l=$8 'BEGIN {
+    g1 = i1f - i0f; g2 = i1l - i0l; e1 = s0f - i0f; e2 = s0l - i0l; if (e1 < 0) e1 = -e1; if (e2 < 0) e2 = -e2
+    dg = g2 - g1; if (dg < 0) dg = -dg
+    exit !(i0f >= 1 && i0l >= 1 && i1f >= 6 && i1l >= 6 && i0l <= i0f + 1 && i1l <= i1f + 1 && i0l <= 3 &&
+           g1 >= 3.4 && g1 <= 7.4 && g2 >= 3.4 && g2 <= 7.4 && dg <= 2 && e1 <= 0.5 && e2 <= 0.5) }' \
+    && ok "frame advantage, first / last third: 20 ms input tick $3 / $4 (shown $1 / $2), 200 ms $7 / $8: no drift" \
+    || bad "frame advantage: 20 ms '$a0', 200 ms '$a1' (shown, shown, input, input)"
+else bad "no frame advantage lines: '$a0' '$a1'"; fi
+p50_0=$(grep "^bot slot 0: prediction:" bot0.out | sed -n 's/.*depth p50 \([0-9]*\) .*/\1/p')
+[ -n "$p50_0" ] && [ "$p50_0" -le 5 ] && ok "20 ms path: rollback depth p50 $p50_0 <= 5 (the path's, not the window's $((window - 1)))" \
+  || bad "20 ms path: rollback depth p50 '$p50_0'"
 grep -q "^bot slot 4: prediction:" bot4.out && bad "the lockstep bot printed a prediction line" \
   || ok "slot 4 plays lockstep (no prediction)"
 st=$(grep "^bot slot 0: prediction:" bot0.out | sed -n 's/.*synctest \([0-9]*\) checks \([0-9]*\) mismatches.*/\1 \2/p')

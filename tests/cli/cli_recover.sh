@@ -6,7 +6,8 @@
 # lost on the path with the server are sent again from the rebuilt ring) and finish with all 300 frames
 # and no desync (its checksums agreed with the server's), the server's replay (continued in place) must
 # verify from tick 0 to 300 and end normal, each bot's own replay too; the log says what was recovered.
-# A second part cuts a replay mid-record (a torn tail) and checks that --recover cuts it back and
+# The clients notice the silent server after max(1 s, 8 round trips) and the match runs again within
+# 3 s of the restart (measured from the server's log). A second part cuts a replay mid-record (a torn tail) and checks that --recover cuts it back and
 # counts it. About 20 s. usage: cli_recover.sh PATH_TO_BLENDSYNC WORK_DIR
 set -uo pipefail
 bin=$1; work=$2
@@ -64,6 +65,7 @@ t_kill=$(tick_of server1.log)
   || bad "server was not killed mid-match (last status tick '${t_kill}')"
 cp replays/m41.bsreplay killed.bsreplay
 sleep 0.5
+t_restart=$(date +%s.%N)
 "$server" --listen 127.0.0.1:$sport --recover replays --status 1 --exit-when-done >server2.out 2>server2.log &
 spid=$!; pids+=($spid)
 rcs=()
@@ -77,6 +79,20 @@ rtick=$(sed -n 's/.*event=recovered match=41 .* tick=\([0-9]*\) .*/\1/p' server2
   || bad "recovered tick '$rtick' is before the last status tick $t_kill"
 grep -q "event=match_resume match=41 tick=$rtick players=3/3" server2.log && ok "the clock resumed with all 3 players back" \
   || { bad "no match_resume with 3/3"; grep -E "join|resume" server2.log; }
+# Restart to running: the clients notice the silent server max(1 s, 8 round trips) after its last
+# packet (client.c; 8 x 180 ms at most on this 30-90 ms path = 1.44 s), i.e. at most 0.94 s after the
+# restart 0.5 s later; then a reconnect of four round trips (ENet's connect and verify, HELLO and
+# WELCOME: 0.72 s at 180 ms) and the server's START 100 ms ahead; the 10% loss costs a resend of a
+# handshake packet after the round trip + 4 deviations (the reconnect starts from the last connection's
+# estimate, client_enet.c), up to 0.4 s each: three of them in the slowest of the three bots give
+# 0.94 + 0.72 + 0.1 + 1.2 = 2.96 s. Bound: 3 s. Before (ENet's 5 s peer timeout) this was 4.5 s or more.
+ts_resume=$(sed -n 's/^ts=\([^ ]*\)Z .*event=match_resume match=41 .*/\1/p' server2.log | head -1)
+if [ -n "$ts_resume" ]; then
+  run_s=$(awk -v a="$(date -u -d "$ts_resume" +%s.%N)" -v b="$t_restart" 'BEGIN { printf "%.2f", a - b }')
+  awk -v r="$run_s" 'BEGIN { exit !(r > 0 && r <= 3.0) }' \
+    && ok "restart to running again: $run_s s (<= 3 s; silence noticed after $(sed -n 's/.*, \([0-9]*\) ms after the last packet.*/\1/p' bot*.out | sort -n | tail -1) ms at most)" \
+    || bad "restart to running again: $run_s s (> 3 s)"
+else bad "no match_resume time in the log"; fi
 for s in 0 1 2; do
   if [ "${rcs[$s]}" -eq 0 ] && grep -q "300 frames applied, .* 0 desyncs" bot$s.out && grep -q "reconnected" bot$s.out; then
     ok "bot $s: exit 0, all 300 frames, no desync, $(grep -o 'resumed [0-9]* from frames' bot$s.out)"

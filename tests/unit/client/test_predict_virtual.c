@@ -379,12 +379,82 @@ static void test_corrections_and_triggers_smooth_at_144hz(void** state) {
     finish(&w);
 }
 
+/* ---- a silent server is noticed in a second (client.c), not after the transport's 5 s peer timeout */
+
+typedef struct silence {
+    uint64_t rx_bytes, rx_us;  /* client 0: bytes received, and when they last changed */
+    uint64_t cut_us, noticed_us, rx_at_notice;
+    uint32_t cut_at;           /* frames applied when the link is cut */
+} silence;
+
+static void still_input(uint32_t slot, uint32_t k, bsync_match_input* in, void* user) {
+    (void)user;
+    in->params[0] = slot == 0 && (k / 20u) % 2u ? 92000 : 0;
+}
+
+static void watch_silence(world* w, void* user) {
+    silence* s = user;
+    bsync_client_stats st;
+    bsync_client_get_stats(w->clients[0], &st);
+    const uint64_t now = vn_now(w->net);
+    if (st.bytes_received != s->rx_bytes) {
+        s->rx_bytes = st.bytes_received;
+        s->rx_us = now;
+    }
+    if (!s->cut_us && st.frames_applied >= s->cut_at) { /* every packet to and from client 0 lost from now */
+        const vn_link cut = {30000, 1000};
+        vn_client_link(w->net, 0, &cut);
+        s->cut_us = now;
+    }
+    if (s->cut_us && !s->noticed_us && st.reconnects) {
+        s->noticed_us = now;
+        s->rx_at_notice = s->rx_us;
+        const vn_link back = {30000, 0};
+        vn_client_link(w->net, 0, &back);
+    }
+}
+
+static void test_silent_server_noticed_in_a_second(void** state) {
+    (void)state;
+    world w;
+    start(&w, 30, 300, 8, 30);
+    bsync_client_predict_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.enabled = 1;
+    const vn_link link = {30000, 0};
+    connect_client(&w, 0, &link, &pc);
+    connect_client(&w, 1, &link, NULL);
+    silence s;
+    memset(&s, 0, sizeof s);
+    s.cut_at = 90;
+    pump(&w, 30000000u, still_input, watch_silence, &s);
+    print_message("link cut at %.3f s, last packet %.3f s, reconnecting at %.3f s\n", s.cut_us / 1e6, s.rx_at_notice / 1e6,
+                  s.noticed_us / 1e6);
+    assert_true(s.cut_us > 0 && s.noticed_us > s.cut_us);
+    /* the limit is max(1 s, 8 round trips) = 1 s on a 60 ms round trip, checked every 1 ms step; the
+     * last packet came at most one tick period (33 ms) + the 30 ms on the way before the cut */
+    assert_true(s.noticed_us - s.rx_at_notice > 1000000u);
+    assert_true(s.noticed_us - s.rx_at_notice <= 1002000u);
+    assert_true(s.noticed_us - s.cut_us <= 1002000u + 30000u);
+    /* then it reconnects, resumes (the server hands the silent slot over) and finishes the match */
+    assert_int_equal(w.bye[0], BSYNC_PROTO_BYE_MATCH_OVER);
+    assert_int_equal(w.bye[1], BSYNC_PROTO_BYE_MATCH_OVER);
+    bsync_client_stats cs;
+    bsync_client_get_stats(w.clients[0], &cs);
+    assert_int_equal(cs.reconnects, 1);
+    assert_int_equal(cs.resumes, 1);
+    assert_int_equal(cs.frames_applied, 300);
+    assert_int_equal(w.desyncs[0] + w.desyncs[1], 0);
+    finish(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicting_and_lockstep_agree),
         cmocka_unit_test(test_window_holds_under_loss),
         cmocka_unit_test(test_corrupted_predicting_client_reported),
         cmocka_unit_test(test_corrections_and_triggers_smooth_at_144hz),
+        cmocka_unit_test(test_silent_server_noticed_in_a_second),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
