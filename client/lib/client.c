@@ -626,7 +626,10 @@ static void trail_keep(bsync_client* c, uint32_t tick) {
 }
 
 static void apply_frames(bsync_client* c) {
-    if (!c->have_state) return;
+    /* a reconnect holds what arrives before its WELCOME: only the WELCOME says whether the state is
+     * kept (resume at next_frame) or replaced (snapshot); applied early, next_frame would no longer be
+     * the tick the HELLO asked for (docs/protocol.md "Resume") */
+    if (!c->have_state || c->reconnecting) return;
     while (c->next_frame < c->frames_received_upto) {
         ring_frame* f = &c->frames[c->next_frame % FRAME_RING];
         if (!f->valid || f->tick != c->next_frame) break;
@@ -661,7 +664,7 @@ static void apply_frames(bsync_client* c) {
         uint32_t t = c->next_frame++;
         trail_keep(c, t + 1u);
         if (bsync_replay_recorder_checksum_due(&c->recorder, t)) send_checksum(c, t);
-        if (!c->reconnecting) c->state = BSYNC_CLIENT_RUNNING; /* a resume's frames may precede its WELCOME */
+        c->state = BSYNC_CLIENT_RUNNING;
     }
 }
 
@@ -946,7 +949,7 @@ static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
             return;
         }
         c->stats.resumes++;
-        apply_frames(c);
+        apply_frames(c); /* the frames from start_tick that came first */
         return;
     }
     /* a snapshot: frames next_frame .. start - 1 will never be applied here, which an append-only

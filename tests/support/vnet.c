@@ -46,6 +46,9 @@ typedef struct vn_cli {
     int up;
     uint64_t up_due, down_due; /* the newest packet's arrival each way: a shorter latency never reorders */
     uint32_t misroute_from, misroute_to, misroute_left; /* vn_client_misroute */
+    uint32_t late_type, late_us, late_left;              /* vn_client_late: the next such packet, late */
+    uint32_t late_channel;
+    uint64_t late_due; /* its arrival: the later packets of its channel wait for it (ENet's order) */
 } vn_cli;
 
 struct vn_net {
@@ -252,7 +255,15 @@ static int srv_tx_send(void* user, uint32_t conn, uint32_t channel, int reliable
     if (k->c && k->conn == conn && k->gen == c->gen && !lost(n, k, reliable)) {
         uint64_t due = n->now + latency(k);
         if (due < k->down_due) due = k->down_due;
-        k->down_due = due;
+        if (k->late_left && len >= 4 && data[3] == k->late_type) { /* data[3]: the header's type */
+            k->late_left = 0;
+            k->late_channel = channel;
+            k->late_due = due + k->late_us; /* not down_due: the other channels go on meanwhile */
+            push(n, k->late_due, VN_CLIENT_PACKET, conn, c->client, channel, data, len);
+            return 0;
+        }
+        if (channel == k->late_channel && due < k->late_due) due = k->late_due;
+        else k->down_due = due;
         push(n, due, VN_CLIENT_PACKET, conn, c->client, channel, data, len);
     }
     return 0;
@@ -397,6 +408,13 @@ void vn_client_misroute(vn_net* n, uint32_t client, uint32_t from_channel, uint3
     n->clients[client].misroute_from = from_channel;
     n->clients[client].misroute_to = to_channel;
     n->clients[client].misroute_left = count;
+}
+
+void vn_client_late(vn_net* n, uint32_t client, uint32_t type, uint32_t late_us) {
+    if (!n || client >= n->client_count) return;
+    n->clients[client].late_type = type;
+    n->clients[client].late_us = late_us;
+    n->clients[client].late_left = 1;
 }
 
 int vn_raw_packet_on(vn_net* n, uint32_t conn, uint32_t channel, const uint8_t* data, size_t len) {

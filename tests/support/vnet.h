@@ -53,6 +53,10 @@ bsync_result vn_client(vn_net* n, const bsync_client_config* config, const vn_li
 void vn_client_link(vn_net* n, uint32_t client, const vn_link* link);
 /* Its next `count` packets sent on from_channel arrive on to_channel (sealed ones keep their lane). */
 void vn_client_misroute(vn_net* n, uint32_t client, uint32_t from_channel, uint32_t to_channel, uint32_t count);
+/* The next packet of message type `type` the server sends it (an unsealed header's type byte) arrives
+ * late_us after the link's latency, as a reliable packet resent after a loss: the later packets of its
+ * channel wait for it, those of the other channels do not. */
+void vn_client_late(vn_net* n, uint32_t client, uint32_t type, uint32_t late_us);
 
 /* Advance virtual time by us, at most 1 ms at a time: every event falls due at its own time, then the
  * server (srv_step) and every client (cl_step) take their step. */

@@ -3,8 +3,8 @@
  * ports, in one process, no socket, no clock. Every run is the same run, so what the tests here assert
  * is exact: a clean match agrees and two runs are byte for byte alike; a planted desync (client_testing.h)
  * is reported at the next checksum tick and traced to its frame; lost inputs are defaulted and nothing
- * desyncs; a connection dropped on the client's side is taken over and resumed from the frame ring; a
- * client that leaves says BYE. (Real sockets: tests/net.) */
+ * desyncs; a connection dropped on the client's side is taken over and resumed from the frame ring,
+ * also when the frames come before the resume's WELCOME; a client that leaves says BYE. (Real sockets: tests/net.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -299,6 +299,44 @@ static void test_dropped_connection_resumes(void** state) {
     stop(&w);
 }
 
+/* The same drop, but the resume's WELCOME comes 200 ms late (a reliable packet resent after a loss)
+ * while the frames from the resume tick on travel on their own channel and arrive first. Those frames
+ * are held until the WELCOME says "keep your state from R": it must find the client still at R (the
+ * tick its HELLO asked for), resume, and apply every frame once. Applied early, the client stood past
+ * R when the WELCOME came, took it for a protocol error and ended INCOMPLETE. */
+static void test_resume_frames_before_welcome(void** state) {
+    (void)state;
+    const uint32_t ticks = 360;
+    world w;
+    start(&w, 2, 20, ticks, 11);
+    const vn_link link = {10000u, 0};
+    for (uint32_t p = 0; p < 2; p++) connect_client(&w, p, &link);
+    pump(&w, 1500000u);
+    bsync_client_fault_drop(w.clients[1]);
+    vn_client_late(w.net, 1, BSYNC_PROTO_WELCOME, 200000u); /* 12 ticks of 60 Hz */
+    run_to_end(&w, 30);
+    bsync_server_match_stats st;
+    bsync_server_get_match_stats(w.server, 0, &st);
+    assert_int_equal(st.resumes, 1);
+    assert_int_equal(st.desyncs, 0);
+    bsync_client_stats cs;
+    bsync_client_get_stats(w.clients[1], &cs);
+    assert_true(cs.frames_early >= 6); /* the case itself: frames came before the WELCOME */
+    assert_int_equal(cs.reconnects, 1);
+    assert_int_equal(cs.resumes, 1);
+    assert_int_equal(cs.resumes_snapshot, 0);
+    assert_int_equal(cs.incomplete, 0);
+    assert_int_equal(cs.frames_applied, ticks);
+    assert_int_equal(w.welcomes[1], 2);
+    assert_int_equal(w.bye[1], BSYNC_PROTO_BYE_MATCH_OVER);
+    bsync_match_checksums a, b;
+    checksums(&w, 0, &a);
+    checksums(&w, 1, &b);
+    assert_int_equal(b.tick, ticks);
+    assert_true(a.blend == b.blend && a.pose == b.pose);
+    stop(&w);
+}
+
 /* A client destroyed mid-match says BYE: the server logs it and frees the slot; the match goes on. */
 static void test_leaving_client_says_bye(void** state) {
     (void)state;
@@ -326,6 +364,7 @@ int main(void) {
         cmocka_unit_test(test_planted_desync_reported_and_traced),
         cmocka_unit_test(test_lost_inputs_defaulted_alike),
         cmocka_unit_test(test_dropped_connection_resumes),
+        cmocka_unit_test(test_resume_frames_before_welcome),
         cmocka_unit_test(test_leaving_client_says_bye),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
