@@ -942,8 +942,9 @@ static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     event_simple(c, BSYNC_CLIENT_EVENT_WELCOME, w->start_tick);
     if (c->stats.start_known) event_simple(c, BSYNC_CLIENT_EVENT_START, c->stats.start_tick);
     if (w->snapshot_size == 0) {
-        /* what we asked for: our next frame, or earlier when the resumed frames (on their own channel)
-         * overtook the WELCOME and were applied already (a lost WELCOME waits for its retransmission) */
+        /* what we asked for: our next frame. Resumed frames that overtook the WELCOME (their own
+         * channel; a lost WELCOME waits for its retransmission) were held, not applied (apply_frames
+         * applies nothing while reconnecting); an earlier start only resends frames we have. */
         if (!c->have_state || w->start_tick > c->next_frame) {
             finish(c, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
             return;
