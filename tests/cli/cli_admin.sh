@@ -42,7 +42,8 @@ cat <<JSON
 JSON
 }
 mk 41 150 m41.bsreplay >assets/m41.json
-mk 42 100000 m42.bsreplay 500 >assets/m42.json  # starts 0.5 s after its creation with whoever is in
+mk 42 100000 m42.bsreplay 3000 >assets/m42.json  # starts 3 s after its creation with whoever is in
+# (3 s: a bot of the sanitizer build takes over 0.5 s to load its graphs and connect)
 echo "s3cret-admin-token-0123456789" >token
 echo "wrong-token" >wrong
 

@@ -115,6 +115,9 @@ done
 # the 20 ms path the ticks ahead of confirmation (n + 1 + the 10 ms the frames take + a period) fit
 # the window, so the shown tick is the input's (within half a tick on average) and the rollback depth
 # is the path's (p50 <= 5), not the window's.
+# Shorter runs (the sanitizer build plays 900 ticks, slowed several times) skip these two: ENet's
+# estimates settle over the first seconds, so a first third of a few seconds measures the settling.
+if [ "$ticks" -ge 3000 ]; then
 adv_of() { sed -n 's/.*first \/ last third of the match: shown tick \([-0-9.]*\) \/ \([-0-9.]*\), input tick \([-0-9.]*\) \/ \([-0-9.]*\)$/\1 \2 \3 \4/p' "$1"; }
 a0=$(adv_of bot0.out); a1=$(adv_of bot1.out)
 if [ -n "$a0" ] && [ -n "$a1" ]; then
@@ -130,6 +133,9 @@ else bad "no frame advantage lines: '$a0' '$a1'"; fi
 p50_0=$(grep "^bot slot 0: prediction:" bot0.out | sed -n 's/.*depth p50 \([0-9]*\) .*/\1/p')
 [ -n "$p50_0" ] && [ "$p50_0" -le 5 ] && ok "20 ms path: rollback depth p50 $p50_0 <= 5 (the path's, not the window's $((window - 1)))" \
   || bad "20 ms path: rollback depth p50 '$p50_0'"
+else
+  echo "note: the time-sync checks (frame advantage, 20 ms depth) need the full 3,000 ticks; this run has $ticks"
+fi
 grep -q "^bot slot 4: prediction:" bot4.out && bad "the lockstep bot printed a prediction line" \
   || ok "slot 4 plays lockstep (no prediction)"
 st=$(grep "^bot slot 0: prediction:" bot0.out | sed -n 's/.*synctest \([0-9]*\) checks \([0-9]*\) mismatches.*/\1 \2/p')
