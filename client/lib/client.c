@@ -944,8 +944,8 @@ static void on_rewelcome(bsync_client* c, const bsync_proto_welcome* w) {
     if (w->snapshot_size == 0) {
         /* what we asked for: our next frame. Resumed frames that overtook the WELCOME (their own
          * channel; a lost WELCOME waits for its retransmission) were held, not applied (apply_frames
-         * applies nothing while reconnecting); an earlier start only resends frames we have. */
-        if (!c->have_state || w->start_tick > c->next_frame) {
+         * applies nothing while reconnecting), so next_frame is still the tick our HELLO named. */
+        if (!c->have_state || w->start_tick != c->next_frame) {
             finish(c, BSYNC_PROTO_BYE_PROTOCOL_ERROR);
             return;
         }
